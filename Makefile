@@ -1,0 +1,76 @@
+# arbench: `make` builds build/arbench; `make test` runs the CPU suites (no GPU needed).
+CUDA_HOME ?= $(firstword $(wildcard /usr/local/cuda /usr/local/cuda-13.0 /usr/local/cuda-12*))
+# NCCL sits with the CUDA toolkit on the CPU machines and in /usr on the GPU machines.
+NCCL_HOME ?= $(firstword $(foreach d,$(CUDA_HOME) /usr,$(if $(wildcard $(d)/include/nccl.h),$(d))))
+NCCL_LIB  ?= $(firstword $(foreach d,$(NCCL_HOME)/lib64 $(NCCL_HOME)/lib /usr/lib/x86_64-linux-gnu,$(if $(wildcard $(d)/libnccl.so*),$(d))))
+CUDA_LIB  ?= $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
+
+CC      ?= gcc
+NVCC    ?= $(CUDA_HOME)/bin/nvcc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -Iharness
+GPU_INC  = -I$(CUDA_HOME)/include $(if $(NCCL_HOME),-I$(NCCL_HOME)/include)
+NVFLAGS ?= -O3 -g -lineinfo
+NVFLAGS += -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+           -Xcompiler -Wall,-Wextra,-Werror -Isrc -Iharness $(GPU_INC) -MMD -MP
+LDLIBS   = -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(NCCL_LIB) -lnccl -lcudart_static \
+           -lpthread -ldl -lrt -lm -lstdc++
+
+B = build
+CORE_SRC    = $(wildcard src/*.c algorithms/*.c)
+HARNESS_SRC = $(filter-out harness/main.c,$(wildcard harness/*.c))
+CUDA_SRC    = $(wildcard src/cuda/*.cu)
+CORE_OBJ    = $(CORE_SRC:%.c=$(B)/obj/%.o)
+HARNESS_OBJ = $(HARNESS_SRC:%.c=$(B)/obj/%.o)
+CUDA_OBJ    = $(CUDA_SRC:%.cu=$(B)/obj/%.o)
+TEST_SRC    = $(wildcard tests/test_*.c)
+TEST_BIN    = $(TEST_SRC:tests/%.c=$(B)/tests/%)
+
+.PHONY: all test gputest run plots clean format
+all: $(B)/arbench
+
+$(B)/libarcore.a: $(CORE_OBJ)
+	ar rcs $@ $^
+
+$(B)/arbench: $(B)/obj/harness/main.o $(HARNESS_OBJ) $(CUDA_OBJ) $(B)/libarcore.a
+	$(CC) -o $@ $^ $(LDLIBS)
+
+$(B)/obj/src/%.o $(B)/obj/algorithms/%.o: CFLAGS += -fPIC
+$(B)/obj/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/obj/algorithms/%.o: algorithms/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+# the harness is plain C that calls the CUDA runtime and NCCL
+$(B)/obj/harness/%.o: harness/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(GPU_INC) -c -o $@ $<
+$(B)/obj/src/cuda/%.o: src/cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c -o $@ $<
+
+# CPU test suites link the pure-C core and the argument parsers only
+$(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(B)/obj/harness/args.o $(B)/libarcore.a -lm -lpthread -ldl
+
+test: $(B)/arbench $(TEST_BIN)
+	@bash tests/run.sh $(SUITES)
+
+gputest: $(B)/arbench
+	@bash tests/gpu/run.sh
+
+run: $(B)/arbench
+	@bash tests/../configs/run-main.sh
+
+plots:
+	@bash plots/plot.sh $(RUN)
+
+format:
+	clang-format -i src/*.[ch] src/cuda/*.cu algorithms/*.c harness/*.[ch] tests/*.[ch]
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,53 @@
+/* Parsing of command-line values shared by every subcommand. Each parser returns 0 on success
+ * and -1 on bad input after printing one line naming the flag and the value (exit status 2). */
+#ifndef ARGS_H
+#define ARGS_H
+
+#include <stdint.h>
+
+#include "ar.h"
+
+#define AR_MAX_STRAGGLERS 8
+
+/* One straggler: delay fixed (lo == hi), uniform in [lo, hi], or read per iteration from a file. */
+struct straggler_spec {
+  int rank;
+  double delay_lo_us, delay_hi_us;
+  char file[256]; /* non-empty: per-iteration delays (us, one per line) */
+};
+
+struct degrade_spec {
+  int n;
+  int rank[AR_MAX_DEGRADED];
+  double factor[AR_MAX_DEGRADED];
+};
+
+/* Prints "arbench: FLAG: bad value 'VALUE': WHY" to stderr; returns -1. */
+int args_bad(const char *flag, const char *value, const char *why);
+
+int args_parse_int(const char *flag, const char *s, int lo, int hi, int *out);
+/* Bytes with binary units: 1024, 1K, 8M, 8G, 1T (also KiB/KB/k); at least 1. */
+int args_parse_size(const char *flag, const char *s, uint64_t *out);
+/* A duration, default unit us: 100us, 8ms, 1.5s, 250ns; must not be negative. */
+int args_parse_time_us(const char *flag, const char *s, double *out);
+/* RANK[:DELAY] | RANK:LO-HI | RANK:@FILE, comma-separated; delay_required for the harness. */
+int args_parse_stragglers(const char *flag, const char *s, int delay_required,
+                          struct straggler_spec *out, int *count);
+/* RANK:FACTOR[,RANK:FACTOR]; factors >= 1; distinct ranks. */
+int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out);
+/* AxB[xC[xD]], each >= 2. */
+int args_parse_torus(const char *flag, const char *s, int *ndims, int dims[AR_MAX_TORUS_DIMS]);
+
+/* Checks ranks given in specs against n, and the torus product; prints and returns -1 if bad. */
+int args_check_ranks(int n, const struct straggler_spec *st, int nst,
+                     const struct degrade_spec *dg, int torus_ndims, const int *torus,
+                     const char *torus_text);
+
+/* Fills algorithm parameters from the parsed specs. */
+void args_fill_params(struct ar_params *p, int n, const struct straggler_spec *st, int nst,
+                      const struct degrade_spec *dg, int torus_ndims, const int *torus);
+
+/* Looks up an algorithm; for an unknown name prints one line listing the known ones. */
+const struct ar_algo *args_find_algo(const char *flag, const char *name);
+
+#endif

@@ -1,0 +1,153 @@
+/* arbench public types: status codes, parameters, the schedule IR, the algorithm registry.
+ * An AllReduce algorithm is a schedule: rounds of chunk transfers (copy or reduce) between
+ * ranks. Chunk c always names the same slice of the vector on every rank; a transfer moves
+ * chunks [chunk, chunk + count) of src's data buffer into the same chunks of dst's. */
+#ifndef AR_H
+#define AR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum {
+  AR_OK = 0,
+  AR_ERR_INVALID,     /* bad input: exit 2 */
+  AR_ERR_UNSUPPORTED, /* algorithm cannot run for these parameters: n/a, exit 3 */
+  AR_ERR_NOMEM,
+  AR_ERR_VERIFY,      /* schedule or data failed a check: exit 1 */
+  AR_ERR_CUDA,
+  AR_ERR_NCCL,
+  AR_ERR_OOM,         /* GPU memory: the row says oom */
+  AR_ERR_TIMEOUT,
+  AR_ERR_SYSTEM,
+} ar_status;
+
+const char *ar_status_str(ar_status s);
+
+#define AR_MAX_RANKS 1024
+#define AR_MAX_DEGRADED 8
+#define AR_MAX_TORUS_DIMS 4
+
+/* What a generator is asked to build. Fields not used by an algorithm are ignored. */
+struct ar_params {
+  int nranks;
+  int straggler;                     /* -1: none; straggler-aware algorithms default to n-1 */
+  int ndegraded;                     /* degraded GPUs (OPTCC) */
+  int degraded[AR_MAX_DEGRADED];
+  double factor[AR_MAX_DEGRADED];    /* slowdown l >= 1 of each degraded GPU */
+  int torus_ndims;                   /* 0: the most square 2-D factorisation of nranks */
+  int torus[AR_MAX_TORUS_DIMS];
+  int segments;                      /* OPTCC k; 0 = the generator's default */
+};
+
+void ar_params_init(struct ar_params *p, int nranks);
+
+enum ar_op { AR_COPY = 0, AR_REDUCE = 1 }; /* dst = src | dst += src */
+
+struct ar_xfer {
+  int round;
+  int src, dst;
+  int chunk, count; /* chunks [chunk, chunk + count) */
+  int op;           /* enum ar_op */
+  float weight;     /* cost multiplier: 1, or l for a transfer touching a degraded GPU */
+};
+
+enum ar_sched_flags {
+  AR_SCHED_PIPELINED = 1u << 0, /* tagged for the copy-engine pipelined transport (async-ring) */
+};
+
+struct ar_schedule {
+  char algo[32];
+  int nranks, nchunks;
+  int nrounds;        /* total rounds, precondition included */
+  int nprecond;       /* rounds [0, nprecond) run among non-stragglers before the straggler arrives */
+  int straggler;      /* -1 when none */
+  int ports;          /* max distinct peers a rank sends to (and receives from) per round */
+  unsigned flags;
+  size_t nxfers, cap;
+  struct ar_xfer *xfers; /* sorted by round once built (sched_finish) */
+  char reason[192];      /* why AR_ERR_UNSUPPORTED / AR_ERR_INVALID */
+};
+
+/* schedule.c: building */
+ar_status sched_init(struct ar_schedule *s, const char *algo, int nranks, int nchunks);
+void sched_free(struct ar_schedule *s);
+ar_status sched_add(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
+                    int count);
+/* Sorts by round (stable), sets nrounds; call once the generator has added everything. */
+ar_status sched_finish(struct ar_schedule *s);
+/* Sets s->reason (printf-style) and returns st: `return sched_fail(s, AR_ERR_UNSUPPORTED, ...)`. */
+ar_status sched_fail(struct ar_schedule *s, ar_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Renames ranks: rank r becomes perm[r] (used to move the straggler anywhere). */
+void sched_relabel(struct ar_schedule *s, const int *perm);
+
+/* schedule.c: checking and pricing */
+struct sched_report {
+  int rounds, precond_rounds, max_ports_used;
+  double sent[AR_MAX_RANKS]; /* per rank, bytes sent as a fraction of the buffer */
+  double recv[AR_MAX_RANKS];
+  char error[256];           /* first problem found, empty when verified */
+};
+/* Symbolic verifier: AR_OK when every rank ends with every chunk reduced over all ranks
+ * exactly once, no reduce double-counts, port limits hold, and the straggler sits out the
+ * precondition. Fills rep (may be NULL). */
+ar_status sched_verify(const struct ar_schedule *s, struct sched_report *rep);
+/* Weighted cost in units of "one whole buffer over one port": per round, the most loaded
+ * rank's weighted bytes sent or received divided by its ports; summed over rounds from
+ * first_round. */
+double sched_cost(const struct ar_schedule *s, int first_round);
+
+/* Chunk c covers elements [ar_chunk_begin(n, k, c), ar_chunk_begin(n, k, c + 1)). */
+static inline size_t ar_chunk_begin(size_t nelem, int nchunks, int c) {
+  return (size_t)(((unsigned __int128)nelem * (unsigned)c) / (unsigned)nchunks);
+}
+
+/* exec_cpu.c: runs a schedule on host float buffers bufs[rank][nelem] (round snapshots). */
+ar_status sched_exec_cpu(const struct ar_schedule *s, float **bufs, size_t nelem);
+
+/* dump.c */
+void sched_print_text(const struct ar_schedule *s, FILE *f);
+void sched_print_json(const struct ar_schedule *s, const struct sched_report *rep, FILE *f);
+
+/* registry.c */
+enum ar_algo_flags {
+  AR_ALGO_NATIVE = 1u << 0,          /* nccl: no schedule */
+  AR_ALGO_STRAGGLER_AWARE = 1u << 1, /* has a precondition overlapping the straggler's delay */
+  AR_ALGO_DEGRADE_AWARE = 1u << 2,   /* built for degraded GPUs (OPTCC) */
+  AR_ALGO_TORUS = 1u << 3,           /* uses the logical torus of --torus */
+  AR_ALGO_PIPELINED = 1u << 4,       /* copy-engine pipelined ring */
+};
+
+struct ar_algo {
+  const char *name;
+  const char *ranks; /* supported n, in words */
+  const char *desc;
+  const char *paper;
+  ar_status (*build)(const struct ar_params *, struct ar_schedule *); /* NULL for nccl */
+  unsigned flags;
+};
+
+const struct ar_algo *ar_algo_find(const char *name);
+const struct ar_algo *const *ar_algo_all(size_t *count);
+/* Builds and finishes the schedule for an algorithm; fills s->reason on failure. */
+ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s);
+
+/* util.c: logging to stderr, level from AR_DEBUG=info|trace */
+enum { AR_LOG_WARN = 0, AR_LOG_INFO = 1, AR_LOG_TRACE = 2 };
+int ar_log_level(void);
+void ar_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ar_is_pow2(int n);
+int ar_log2(int n); /* floor */
+
+#define AR_CHECK(call)                                                                   \
+  do {                                                                                   \
+    ar_status st_ = (call);                                                              \
+    if (st_ != AR_OK) {                                                                  \
+      if (ar_log_level() >= AR_LOG_TRACE)                                                \
+        ar_log(AR_LOG_TRACE, "%s:%d -> %s", __FILE__, __LINE__, ar_status_str(st_));     \
+      return st_;                                                                        \
+    }                                                                                    \
+  } while (0)
+
+#endif

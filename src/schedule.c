@@ -1,0 +1,259 @@
+/* The schedule IR: building, relabelling, the symbolic verifier and a weighted cost. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ar.h"
+
+ar_status sched_init(struct ar_schedule *s, const char *algo, int nranks, int nchunks) {
+  memset(s, 0, sizeof(*s));
+  snprintf(s->algo, sizeof(s->algo), "%s", algo);
+  s->nranks = nranks;
+  s->nchunks = nchunks;
+  s->straggler = -1;
+  s->ports = 1;
+  if (nranks < 2 || nranks > AR_MAX_RANKS)
+    return sched_fail(s, AR_ERR_INVALID, "ranks must be 2..%d, got %d", AR_MAX_RANKS, nranks);
+  if (nchunks < 1) return sched_fail(s, AR_ERR_INVALID, "a schedule needs at least one chunk");
+  return AR_OK;
+}
+
+void sched_free(struct ar_schedule *s) {
+  free(s->xfers);
+  s->xfers = NULL;
+  s->nxfers = s->cap = 0;
+}
+
+ar_status sched_fail(struct ar_schedule *s, ar_status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->reason, sizeof(s->reason), fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+ar_status sched_add(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
+                    int count) {
+  if (src < 0 || src >= s->nranks || dst < 0 || dst >= s->nranks || chunk < 0 || count < 1 ||
+      chunk + count > s->nchunks || round < 0)
+    return sched_fail(s, AR_ERR_INVALID, "bad transfer r%d %d->%d chunks %d+%d", round, src,
+                      dst, chunk, count);
+  if (s->nxfers == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 256;
+    struct ar_xfer *x = realloc(s->xfers, cap * sizeof(*x));
+    if (!x) return AR_ERR_NOMEM;
+    s->xfers = x;
+    s->cap = cap;
+  }
+  s->xfers[s->nxfers++] = (struct ar_xfer){.round = round, .src = src, .dst = dst,
+                                           .chunk = chunk, .count = count, .op = op,
+                                           .weight = 1.0f};
+  return AR_OK;
+}
+
+ar_status sched_finish(struct ar_schedule *s) {
+  /* counting sort by round: keeps the generator's order inside a round */
+  int maxr = -1;
+  for (size_t k = 0; k < s->nxfers; k++)
+    if (s->xfers[k].round > maxr) maxr = s->xfers[k].round;
+  s->nrounds = maxr + 1;
+  if (s->nxfers < 2) return AR_OK;
+  struct ar_xfer *sorted = malloc(s->nxfers * sizeof(*sorted));
+  size_t *start = calloc((size_t)maxr + 2, sizeof(*start));
+  if (!sorted || !start) {
+    free(sorted);
+    free(start);
+    return AR_ERR_NOMEM;
+  }
+  for (size_t k = 0; k < s->nxfers; k++) start[s->xfers[k].round + 1]++;
+  for (int r = 0; r <= maxr; r++) start[r + 1] += start[r];
+  for (size_t k = 0; k < s->nxfers; k++) sorted[start[s->xfers[k].round]++] = s->xfers[k];
+  free(s->xfers);
+  free(start);
+  s->xfers = sorted;
+  s->cap = s->nxfers;
+  return AR_OK;
+}
+
+void sched_relabel(struct ar_schedule *s, const int *perm) {
+  for (size_t i = 0; i < s->nxfers; i++) {
+    s->xfers[i].src = perm[s->xfers[i].src];
+    s->xfers[i].dst = perm[s->xfers[i].dst];
+  }
+  if (s->straggler >= 0) s->straggler = perm[s->straggler];
+}
+
+/* ---- symbolic verifier: per (rank, chunk), the set of ranks whose data it holds ---- */
+
+struct bitsets {
+  int words;       /* 64-bit words per set */
+  uint64_t *cur;   /* [rank][chunk][word] */
+  uint64_t *snap;  /* state at the start of the round being applied */
+};
+
+static uint64_t *set_at(const struct bitsets *b, uint64_t *base, const struct ar_schedule *s,
+                        int rank, int chunk) {
+  return base + ((size_t)rank * s->nchunks + chunk) * b->words;
+}
+
+static int sets_overlap(const uint64_t *a, const uint64_t *b, int words) {
+  for (int w = 0; w < words; w++)
+    if (a[w] & b[w]) return 1;
+  return 0;
+}
+
+static ar_status verify_fail(struct sched_report *rep, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static ar_status verify_fail(struct sched_report *rep, const char *fmt, ...) {
+  if (rep) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rep->error, sizeof(rep->error), fmt, ap);
+    va_end(ap);
+  }
+  return AR_ERR_VERIFY;
+}
+
+/* Port use of one round: distinct peers each rank sends to and receives from. */
+static ar_status check_ports(const struct ar_schedule *s, size_t lo, size_t hi, char *pair,
+                             struct sched_report *rep) {
+  int n = s->nranks, worst = 0;
+  for (size_t i = lo; i < hi; i++) pair[(size_t)s->xfers[i].src * n + s->xfers[i].dst] = 1;
+  for (int r = 0; r < n; r++) {
+    int out = 0, in = 0;
+    for (int q = 0; q < n; q++) {
+      out += pair[(size_t)r * n + q];
+      in += pair[(size_t)q * n + r];
+    }
+    if (out > worst) worst = out;
+    if (in > worst) worst = in;
+    if (out > s->ports || in > s->ports)
+      return verify_fail(rep, "round %d: rank %d uses %d send / %d receive peers, ports %d",
+                         s->xfers[lo].round, r, out, in, s->ports);
+  }
+  for (size_t i = lo; i < hi; i++) pair[(size_t)s->xfers[i].src * n + s->xfers[i].dst] = 0;
+  if (rep && worst > rep->max_ports_used) rep->max_ports_used = worst;
+  return AR_OK;
+}
+
+/* Applies transfers [lo, hi) of one round against the snapshot; flags double counting. */
+static ar_status apply_round(const struct ar_schedule *s, struct bitsets *b, size_t lo,
+                             size_t hi, int *written, struct sched_report *rep) {
+  int round = s->xfers[lo].round;
+  for (size_t i = lo; i < hi; i++) {
+    const struct ar_xfer *x = &s->xfers[i];
+    if (x->src == x->dst) return verify_fail(rep, "round %d: rank %d sends to itself", round, x->src);
+    if (round < s->nprecond && (x->src == s->straggler || x->dst == s->straggler))
+      return verify_fail(rep, "round %d: straggler %d takes part in the precondition", round,
+                         s->straggler);
+    for (int c = x->chunk; c < x->chunk + x->count; c++) {
+      uint64_t *dst = set_at(b, b->cur, s, x->dst, c);
+      const uint64_t *src = set_at(b, b->snap, s, x->src, c);
+      int *w = &written[(size_t)x->dst * s->nchunks + c];
+      if (x->op == AR_COPY) {
+        if (*w == round + 1 || *w == -(round + 1))
+          return verify_fail(rep, "round %d: rank %d chunk %d written twice (copy)", round,
+                             x->dst, c);
+        memcpy(dst, src, sizeof(uint64_t) * b->words);
+        *w = round + 1;
+      } else {
+        if (*w == round + 1)
+          return verify_fail(rep, "round %d: copy and reduce into rank %d chunk %d", round,
+                             x->dst, c);
+        if (sets_overlap(dst, src, b->words))
+          return verify_fail(rep, "round %d: rank %d chunk %d reduce from %d double-counts",
+                             round, x->dst, c, x->src);
+        for (int k = 0; k < b->words; k++) dst[k] |= src[k];
+        *w = -(round + 1); /* marked: reduced this round */
+      }
+    }
+  }
+  return AR_OK;
+}
+
+ar_status sched_verify(const struct ar_schedule *s, struct sched_report *rep) {
+  int n = s->nranks;
+  if (rep) {
+    memset(rep, 0, sizeof(*rep));
+    rep->rounds = s->nrounds - s->nprecond;
+    rep->precond_rounds = s->nprecond;
+    for (size_t i = 0; i < s->nxfers; i++) {
+      double frac = (double)s->xfers[i].count / s->nchunks;
+      rep->sent[s->xfers[i].src] += frac;
+      rep->recv[s->xfers[i].dst] += frac;
+    }
+  }
+  struct bitsets b = {.words = (n + 63) / 64};
+  size_t cells = (size_t)n * s->nchunks;
+  b.cur = calloc(cells * b.words, sizeof(uint64_t));
+  b.snap = malloc(cells * b.words * sizeof(uint64_t));
+  int *written = calloc(cells, sizeof(int));
+  char *pair = calloc((size_t)n * n, 1);
+  ar_status st = AR_OK;
+  if (!b.cur || !b.snap || !written || !pair) {
+    st = AR_ERR_NOMEM;
+    goto out;
+  }
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < s->nchunks; c++) set_at(&b, b.cur, s, r, c)[r / 64] |= 1ull << (r % 64);
+  for (size_t lo = 0; lo < s->nxfers;) {
+    size_t hi = lo;
+    while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round) hi++;
+    if (hi < s->nxfers && s->xfers[hi].round < s->xfers[lo].round) {
+      st = verify_fail(rep, "transfers not sorted by round (call sched_finish)");
+      goto out;
+    }
+    memcpy(b.snap, b.cur, cells * b.words * sizeof(uint64_t));
+    if ((st = check_ports(s, lo, hi, pair, rep)) != AR_OK) goto out;
+    if ((st = apply_round(s, &b, lo, hi, written, rep)) != AR_OK) goto out;
+    lo = hi;
+  }
+  for (int r = 0; r < n; r++)
+    for (int c = 0; c < s->nchunks; c++) {
+      const uint64_t *set = set_at(&b, b.cur, s, r, c);
+      for (int q = 0; q < n; q++)
+        if (!(set[q / 64] >> (q % 64) & 1)) {
+          st = verify_fail(rep, "rank %d chunk %d lacks rank %d's data at the end", r, c, q);
+          goto out;
+        }
+    }
+out:
+  free(b.cur);
+  free(b.snap);
+  free(written);
+  free(pair);
+  return st;
+}
+
+double sched_cost(const struct ar_schedule *s, int first_round) {
+  int n = s->nranks;
+  double *out = calloc((size_t)n, sizeof(double)), *in = calloc((size_t)n, sizeof(double));
+  double total = 0;
+  if (!out || !in) {
+    free(out);
+    free(in);
+    return -1;
+  }
+  for (size_t lo = 0; lo < s->nxfers;) {
+    size_t hi = lo;
+    while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round) hi++;
+    if (s->xfers[lo].round >= first_round) {
+      double worst = 0;
+      for (size_t i = lo; i < hi; i++) {
+        double bytes = (double)s->xfers[i].weight * s->xfers[i].count / s->nchunks;
+        out[s->xfers[i].src] += bytes;
+        in[s->xfers[i].dst] += bytes;
+      }
+      for (int r = 0; r < n; r++) {
+        if (out[r] > worst) worst = out[r];
+        if (in[r] > worst) worst = in[r];
+        out[r] = in[r] = 0;
+      }
+      total += worst / s->ports;
+    }
+    lo = hi;
+  }
+  free(out);
+  free(in);
+  return total;
+}

@@ -1,0 +1,58 @@
+/* Status strings, logging and small integer helpers shared by every module. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ar.h"
+
+const char *ar_status_str(ar_status s) {
+  switch (s) {
+  case AR_OK: return "ok";
+  case AR_ERR_INVALID: return "invalid input";
+  case AR_ERR_UNSUPPORTED: return "not supported";
+  case AR_ERR_NOMEM: return "out of host memory";
+  case AR_ERR_VERIFY: return "verification failed";
+  case AR_ERR_CUDA: return "CUDA error";
+  case AR_ERR_NCCL: return "NCCL error";
+  case AR_ERR_OOM: return "out of GPU memory";
+  case AR_ERR_TIMEOUT: return "timeout";
+  case AR_ERR_SYSTEM: return "system error";
+  }
+  return "unknown";
+}
+
+/* Returns the level from AR_DEBUG (read once): warn by default. */
+int ar_log_level(void) {
+  static int level = -1;
+  if (level < 0) {
+    const char *e = getenv("AR_DEBUG");
+    level = !e ? AR_LOG_WARN : !strcmp(e, "trace") ? AR_LOG_TRACE
+                             : !strcmp(e, "info")  ? AR_LOG_INFO
+                                                   : AR_LOG_WARN;
+  }
+  return level;
+}
+
+void ar_log(int level, const char *fmt, ...) {
+  if (level > ar_log_level()) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs(level == AR_LOG_WARN ? "arbench: " : "arbench[debug]: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int ar_is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+int ar_log2(int n) {
+  int l = 0;
+  while ((1 << (l + 1)) <= n) l++;
+  return l;
+}
+
+void ar_params_init(struct ar_params *p, int nranks) {
+  memset(p, 0, sizeof(*p));
+  p->nranks = nranks;
+  p->straggler = -1;
+}

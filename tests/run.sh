@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the CPU test suites (all, or those named: `make test SUITES="schedules cli"`) and sums
+# their "N passed, N failed" lines into one closing line.
+set -u
+cd "$(dirname "$0")/.."
+suites=("$@")
+if [ ${#suites[@]} -eq 0 ]; then
+  suites=()
+  for f in build/tests/test_* tests/test_*.sh; do
+    [ -e "$f" ] || continue
+    n=$(basename "$f"); n=${n#test_}; n=${n%.sh}
+    suites+=("$n")
+  done
+fi
+passed=0 failed=0
+for s in "${suites[@]}"; do
+  if [ -x "build/tests/test_$s" ]; then cmd=("build/tests/test_$s")
+  elif [ -f "tests/test_$s.sh" ]; then cmd=(bash "tests/test_$s.sh")
+  else echo "no such suite: $s"; failed=$((failed + 1)); continue; fi
+  out=$("${cmd[@]}" 2>&1); rc=$?
+  line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+  printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$' | sed "s/^/[$s] /"
+  if [ -z "$line" ]; then
+    echo "[$s] no result line (exit $rc)"; failed=$((failed + 1)); continue
+  fi
+  p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
+  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  echo "[$s] $line"
+  passed=$((passed + p)); failed=$((failed + f))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

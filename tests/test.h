@@ -1,0 +1,36 @@
+/* A tiny test helper: CHECK_* record a pass or print file:line with both values on failure;
+ * TEST_DONE() prints "N passed, N failed" and returns the exit status. */
+#ifndef TEST_H
+#define TEST_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int test_passed, test_failed;
+
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (cond) {                                                                \
+      test_passed++;                                                           \
+    } else {                                                                   \
+      test_failed++;                                                           \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
+      printf(__VA_ARGS__);                                                     \
+      putchar('\n');                                                           \
+    }                                                                          \
+  } while (0)
+#define CHECK_INT(a, op, b)                                                    \
+  do {                                                                         \
+    long long a_ = (long long)(a), b_ = (long long)(b);                        \
+    CHECK(a_ op b_, "%s = %lld, %s = %lld", #a, a_, #b, b_);                   \
+  } while (0)
+#define CHECK_STR(a, b)                                                        \
+  do {                                                                         \
+    const char *a_ = (a), *b_ = (b);                                           \
+    CHECK(a_ && b_ && !strcmp(a_, b_), "'%s' vs '%s'", a_ ? a_ : "(null)",     \
+          b_ ? b_ : "(null)");                                                 \
+  } while (0)
+#define TEST_DONE()                                                            \
+  (printf("%d passed, %d failed\n", test_passed, test_failed), test_failed != 0)
+
+#endif

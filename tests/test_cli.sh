@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The command-line contract of SPEC.md sections 6 and 7: exit codes and one-line messages.
+set -u
+cd "$(dirname "$0")/.."
+A=build/arbench
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect CODE PATTERN CMD...: exit status CODE and (stdout+stderr) matching PATTERN
+expect() {
+  local code=$1 pat=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code: $out"; return; fi
+  if ! printf '%s' "$out" | grep -qE -- "$pat"; then bad "$* -> output lacks /$pat/: $out"; return; fi
+  ok
+}
+# one_line CMD...: bad input answered with exactly one line on stderr, nothing on stdout
+one_line() {
+  local out err
+  out=$("$@" 2>/dev/null); err=$("$@" 2>&1 >/dev/null)
+  if [ -n "$out" ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then
+    bad "$* -> want one stderr line, got stdout='$out' stderr='$err'"; else ok; fi
+}
+
+expect 0 "^ring " $A --list
+expect 0 "verified: yes" $A schedule --algo ring --ranks 4
+expect 0 "rounds: 6" $A schedule --algo ring --ranks 4
+expect 0 '"verified":true' $A schedule --algo ring --ranks 5 --format json
+expect 3 "^n/a: " $A schedule --algo nccl --ranks 4
+expect 3 "^n/a: .*even" $A schedule --algo stragglar --ranks 5
+
+# bad input: exit 2, one line naming the flag and the value
+expect 2 "--algo: bad value 'foo'.*known:.* ring" $A schedule --algo foo --ranks 4
+expect 2 "--ranks: bad value '1'" $A schedule --algo ring --ranks 1
+expect 2 "--ranks: bad value 'x4'" $A schedule --algo ring --ranks x4
+expect 2 "--straggler: bad value '4'" $A schedule --algo stragglar --ranks 4 --straggler 4
+expect 2 "--straggler: bad value '-1ms'.*negative" $A schedule --algo stragglar --ranks 4 --straggler 1:-1ms
+expect 2 "--degrade: bad value '0.5'.*>= 1" $A schedule --algo optcc --ranks 4 --degrade 1:0.5
+expect 2 "--degrade: bad value '9'" $A schedule --algo optcc --ranks 4 --degrade 9:2
+expect 2 "--torus: bad value '2x3'.*multiply" $A schedule --algo swing-mp --ranks 4 --torus 2x3
+expect 2 "--torus: bad value '2y2'" $A schedule --algo swing-mp --ranks 4 --torus 2y2
+expect 2 "--format: bad value 'xml'" $A schedule --algo ring --ranks 4 --format xml
+expect 2 "--segments: bad value '0'" $A schedule --algo optcc --ranks 4 --segments 0
+expect 2 "unknown option" $A schedule --algo ring --ranks 4 --bogus
+expect 2 "needs a value" $A schedule --algo ring --ranks
+expect 2 "unknown subcommand" $A frobnicate
+for c in "schedule --algo foo --ranks 4" "schedule --algo ring --ranks 0" \
+         "schedule --algo optcc --ranks 4 --degrade 1:0.5" "schedule --algo ring --ranks 4 --torus 3x3"; do
+  one_line $A $c
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

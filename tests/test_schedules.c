@@ -1,0 +1,156 @@
+/* Every generator, n = 2..16 on the CPU executor with real floats and n up to 64 through the
+ * symbolic verifier; and the verifier itself catches broken schedules. */
+#include <stdlib.h>
+
+#include "ar.h"
+#include "test.h"
+
+/* Inputs differ per rank and per element; small integers so float sums are exact. */
+static float input(int rank, size_t i) { return (float)((rank * 7 + (int)(i % 13) * 3) % 17 - 8); }
+
+/* Which n each algorithm must support (a generator answering n/a where it should not fails). */
+static int must_support(const char *algo, int n) {
+  if (!strcmp(algo, "stragglar")) return n % 2 == 0;
+  if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi")) return n >= 3;
+  return 1;
+}
+
+/* Parameters the algorithm needs to be meaningful: a degraded GPU for OPTCC, etc. */
+static void params_for(const struct ar_algo *a, int n, struct ar_params *p) {
+  ar_params_init(p, n);
+  if (a->flags & AR_ALGO_STRAGGLER_AWARE) p->straggler = n / 2; /* not the default n-1 */
+  if (!strcmp(a->name, "optcc")) {
+    p->ndegraded = 1;
+    p->degraded[0] = 1 % n;
+    p->factor[0] = 2.0;
+  }
+  if (!strcmp(a->name, "optcc-multi")) {
+    p->ndegraded = 2;
+    p->degraded[0] = 0;
+    p->degraded[1] = n - 1;
+    p->factor[0] = p->factor[1] = 1.5;
+  }
+}
+
+/* Runs s on the CPU with nelem elements per rank; returns the number of wrong elements. */
+static long run_cpu(const struct ar_schedule *s, size_t nelem) {
+  int n = s->nranks;
+  float **bufs = malloc(sizeof(float *) * n);
+  for (int r = 0; r < n; r++) {
+    bufs[r] = malloc(sizeof(float) * (nelem + 1));
+    for (size_t i = 0; i < nelem; i++) bufs[r][i] = input(r, i);
+  }
+  long wrong = sched_exec_cpu(s, bufs, nelem) == AR_OK ? 0 : -1;
+  for (size_t i = 0; wrong >= 0 && i < nelem; i++) {
+    float want = 0;
+    for (int r = 0; r < n; r++) want += input(r, i);
+    for (int r = 0; r < n; r++) wrong += bufs[r][i] != want;
+  }
+  for (int r = 0; r < n; r++) free(bufs[r]);
+  free(bufs);
+  return wrong;
+}
+
+static void test_every_algorithm(void) {
+  size_t count;
+  const struct ar_algo *const *all = ar_algo_all(&count);
+  for (size_t i = 0; i < count; i++) {
+    const struct ar_algo *a = all[i];
+    if (a->flags & AR_ALGO_NATIVE) continue;
+    for (int n = 2; n <= 64; n = n < 16 ? n + 1 : n * 2) {
+      struct ar_params p;
+      params_for(a, n, &p);
+      struct ar_schedule s;
+      ar_status st = ar_build(a, &p, &s);
+      if (!must_support(a->name, n)) {
+        CHECK(st == AR_ERR_UNSUPPORTED || st == AR_OK, "%s n=%d: %s", a->name, n, s.reason);
+        if (st == AR_OK) sched_free(&s);
+        continue;
+      }
+      CHECK(st == AR_OK, "%s n=%d: %s (%s)", a->name, n, ar_status_str(st), s.reason);
+      if (st != AR_OK) continue;
+      struct sched_report rep;
+      ar_status v = sched_verify(&s, &rep);
+      CHECK(v == AR_OK, "%s n=%d: %s", a->name, n, rep.error);
+      if (n <= 16) {
+        long w1 = run_cpu(&s, 1000003 % (97 * n) + 7 * n); /* not a multiple of the chunks */
+        long w2 = run_cpu(&s, (size_t)s.nchunks * 3);
+        CHECK(w1 == 0 && w2 == 0, "%s n=%d: %ld / %ld wrong elements", a->name, n, w1, w2);
+      }
+      sched_free(&s);
+    }
+  }
+}
+
+static void test_round_counts(void) {
+  struct ar_params p;
+  struct ar_schedule s;
+  for (int n = 2; n <= 64; n *= 2) {
+    ar_params_init(&p, n);
+    CHECK_INT(ar_build(ar_algo_find("ring"), &p, &s), ==, AR_OK);
+    CHECK_INT(s.nrounds, ==, 2 * (n - 1));
+    sched_free(&s);
+  }
+}
+
+/* A schedule broken in each way the verifier must see. */
+static void test_verifier_catches(void) {
+  struct ar_params p;
+  struct ar_schedule s;
+  struct sched_report rep;
+  ar_params_init(&p, 4);
+  const struct ar_algo *ring = ar_algo_find("ring");
+
+  CHECK_INT(ar_build(ring, &p, &s), ==, AR_OK);
+  s.nxfers--; /* a missing transfer: someone lacks a chunk */
+  CHECK_INT(sched_verify(&s, &rep), ==, AR_ERR_VERIFY);
+  CHECK(strstr(rep.error, "lacks") != NULL, "%s", rep.error);
+  sched_free(&s);
+
+  CHECK_INT(ar_build(ring, &p, &s), ==, AR_OK);
+  s.xfers[5].op = AR_COPY; /* reduce turned copy: data lost */
+  CHECK_INT(sched_verify(&s, &rep), ==, AR_ERR_VERIFY);
+  sched_free(&s);
+
+  CHECK_INT(ar_build(ring, &p, &s), ==, AR_OK);
+  s.xfers[s.nxfers - 1].op = AR_REDUCE; /* allgather step reduced: counted twice */
+  CHECK_INT(sched_verify(&s, &rep), ==, AR_ERR_VERIFY);
+  CHECK(strstr(rep.error, "double") != NULL, "%s", rep.error);
+  sched_free(&s);
+
+  CHECK_INT(ar_build(ring, &p, &s), ==, AR_OK);
+  s.xfers[1].dst = 2; /* two sends from rank 0 in one round with one port */
+  s.xfers[1].src = 0;
+  CHECK_INT(sched_verify(&s, &rep), ==, AR_ERR_VERIFY);
+  CHECK(strstr(rep.error, "ports") != NULL, "%s", rep.error);
+  sched_free(&s);
+
+  CHECK_INT(ar_build(ring, &p, &s), ==, AR_OK);
+  s.nprecond = 1;
+  s.straggler = 3; /* the straggler may not act before it arrives */
+  CHECK_INT(sched_verify(&s, &rep), ==, AR_ERR_VERIFY);
+  CHECK(strstr(rep.error, "straggler") != NULL, "%s", rep.error);
+  /* and the CPU executor shows the data damage of a broken schedule too */
+  s.nprecond = 0;
+  s.xfers[5].op = AR_COPY;
+  CHECK(run_cpu(&s, 101) > 0, "a broken schedule must give wrong sums");
+  sched_free(&s);
+}
+
+static void test_chunk_ranges(void) {
+  /* chunks tile the vector exactly, whatever the remainder */
+  for (int k = 1; k < 40; k++)
+    for (size_t nelem = 1; nelem < 200; nelem += 7) {
+      CHECK_INT(ar_chunk_begin(nelem, k, 0), ==, 0);
+      CHECK_INT(ar_chunk_begin(nelem, k, k), ==, nelem);
+    }
+  CHECK_INT(ar_chunk_begin((size_t)1 << 31, 4032, 4031), ==, ((size_t)1 << 31) * 4031 / 4032);
+}
+
+int main(void) {
+  test_every_algorithm();
+  test_round_counts();
+  test_verifier_catches();
+  test_chunk_ranges();
+  return TEST_DONE();
+}
