@@ -56,7 +56,7 @@ $(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(B)/obj/harness/args.o $(B)/libarcore.a -lm -lpthread -ldl
 
 test: $(B)/arbench $(TEST_BIN)
-	@bash tests/run.sh $(SUITES)
+	@B=$(B) bash tests/run.sh $(SUITES)
 
 gputest: $(B)/arbench
 	@bash tests/gpu/run.sh

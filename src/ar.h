@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
   AR_OK = 0,
   AR_ERR_INVALID,     /* bad input: exit 2 */
@@ -150,4 +154,7 @@ int ar_log2(int n); /* floor */
     }                                                                                    \
   } while (0)
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -3,10 +3,11 @@
 # their "N passed, N failed" lines into one closing line.
 set -u
 cd "$(dirname "$0")/.."
+B=${B:-build}
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
   suites=()
-  for f in build/tests/test_* tests/test_*.sh; do
+  for f in $B/tests/test_* tests/test_*.sh; do
     [ -e "$f" ] || continue
     n=$(basename "$f"); n=${n#test_}; n=${n%.sh}
     suites+=("$n")
@@ -14,7 +15,7 @@ if [ ${#suites[@]} -eq 0 ]; then
 fi
 passed=0 failed=0
 for s in "${suites[@]}"; do
-  if [ -x "build/tests/test_$s" ]; then cmd=("build/tests/test_$s")
+  if [ -x "$B/tests/test_$s" ]; then cmd=("$B/tests/test_$s")
   elif [ -f "tests/test_$s.sh" ]; then cmd=(bash "tests/test_$s.sh")
   else echo "no such suite: $s"; failed=$((failed + 1)); continue; fi
   out=$("${cmd[@]}" 2>&1); rc=$?

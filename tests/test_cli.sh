@@ -2,7 +2,7 @@
 # The command-line contract of SPEC.md sections 6 and 7: exit codes and one-line messages.
 set -u
 cd "$(dirname "$0")/.."
-A=build/arbench
+A=${B:-build}/arbench
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
