@@ -51,9 +51,9 @@ $(B)/obj/src/cuda/%.o: src/cuda/%.cu
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
 
 # CPU test suites link the pure-C core and the argument parsers only
-$(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o
+$(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o $(B)/obj/harness/config.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(B)/obj/harness/args.o $(B)/libarcore.a -lm -lpthread -ldl
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(B)/obj/harness/args.o $(B)/obj/harness/config.o $(B)/libarcore.a -lm -lpthread -ldl
 
 test: $(B)/arbench $(TEST_BIN)
 	@B=$(B) bash tests/run.sh $(SUITES)
@@ -62,7 +62,7 @@ gputest: $(B)/arbench
 	@bash tests/gpu/run.sh
 
 run: $(B)/arbench
-	@bash tests/../configs/run-main.sh
+	@B=$(B) bash configs/run-main.sh
 
 plots:
 	@bash plots/plot.sh $(RUN)

@@ -1,0 +1,36 @@
+/* Config files expand into the words the command line would have had. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "test.h"
+
+int main(void) {
+  char path[] = "/tmp/arbench-test-configXXXXXX";
+  int fd = mkstemp(path);
+  FILE *f = fdopen(fd, "w");
+  fputs("# a comment\n-b 1K -e 8G   # trailing comment\n--algo \"ring,nccl\"\n\n--straggler 3:8ms\n", f);
+  fclose(f);
+  char *extra[] = {"-n", "5"};
+  struct config_args a;
+  CHECK_INT(config_expand(path, "arbench", 2, extra, &a), ==, 0);
+  CHECK_INT(a.argc, ==, 11);
+  if (a.argc == 11) {
+    CHECK_STR(a.argv[0], "arbench");
+    CHECK_STR(a.argv[1], "-b");
+    CHECK_STR(a.argv[4], "8G");
+    CHECK_STR(a.argv[6], "ring,nccl");
+    CHECK_STR(a.argv[8], "3:8ms");
+    CHECK_STR(a.argv[10], "5");
+    CHECK(a.argv[11] == NULL, "argv is NULL-terminated");
+  }
+  config_free(&a);
+
+  f = fopen(path, "w");
+  fputs("--algo \"ring\n", f);
+  fclose(f);
+  CHECK_INT(config_expand(path, "arbench", 0, NULL, &a), ==, -1);
+  CHECK_INT(config_expand("/nonexistent/x.conf", "arbench", 0, NULL, &a), ==, -1);
+  unlink(path);
+  return TEST_DONE();
+}
