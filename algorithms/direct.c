@@ -1,15 +1,27 @@
-/* TODO: generator stub, to be written. */
+/* direct: one-shot AllReduce. Round 0: every rank sends chunk j to rank j, which reduces it
+ * (a direct reduce-scatter); round 1: rank j sends its reduced chunk j to every other rank (a
+ * direct allgather). n chunks, 2 rounds, n - 1 ports (every rank talks to all others at once).
+ * Bytes sent per rank: 2(n-1)/n of the buffer.
+ * Source: stragglar.txt App. E (the "Direct AllReduce" baseline). Any n >= 2. */
 #include "ar.h"
 
 static ar_status build_direct(const struct ar_params *p, struct ar_schedule *s) {
-  (void)p;
-  return sched_fail(s, AR_ERR_UNSUPPORTED, "direct is not implemented yet");
+  int n = p->nranks;
+  AR_CHECK(sched_init(s, "direct", n, n));
+  s->ports = n - 1;
+  for (int r = 0; r < n; r++)
+    for (int j = 0; j < n; j++)
+      if (j != r) AR_CHECK(sched_add(s, 0, AR_REDUCE, r, j, j, 1));
+  for (int j = 0; j < n; j++)
+    for (int r = 0; r < n; r++)
+      if (r != j) AR_CHECK(sched_add(s, 1, AR_COPY, j, r, j, 1));
+  return AR_OK;
 }
 
 const struct ar_algo ar_algo_direct = {
     .name = "direct",
     .ranks = "any n >= 2",
-    .desc = "one-shot: reduce-scatter directly with every rank, then allgather",
+    .desc = "one-shot: direct reduce-scatter then allgather, n chunks, 2 rounds, n-1 ports",
     .paper = "stragglar.txt App. E",
     .build = build_direct,
     .flags = 0,

@@ -1,15 +1,58 @@
-/* TODO: generator stub, to be written. */
+/* rhd: recursive halving/doubling (Rabenseifner). A reduce-scatter by recursive halving (the
+ * data halves and the distance doubles: step s pairs r with r XOR 2^s), then the mirror-image
+ * allgather by recursive doubling, over p = 2^floor(log2 n) chunks.
+ * Rounds: 2 log2 n for a power of 2. Bytes sent per rank: 2(n-1)/n of the buffer.
+ * Other n: the standard fold-in (swing.txt s2.3.2, "Non-power-of-two"): with p the largest power
+ * of 2 below n, extra rank p+j hands its whole vector to rank j in a first round, the p ranks run
+ * the above, and rank j hands the whole result back in a last round: 2 log2 p + 2 rounds, and
+ * the folded pairs move one extra buffer each way.
+ * Source: stragglar.txt s4.1 (RHD baseline), swing.txt s2.3.3. Any n >= 2. */
 #include "ar.h"
 
+/* The chunk range [*lo, *lo + *len) that rank r (of p, a power of 2) owns after t halving
+ * steps: step i keeps the lower half when bit i of r is 0 and the upper half when it is 1. */
+static void rhd_range(int r, int t, int p, int *lo, int *len) {
+  *lo = 0;
+  *len = p;
+  for (int i = 0; i < t; i++) {
+    *len /= 2;
+    if (r >> i & 1) *lo += *len;
+  }
+}
+
+/* Adds the reduce-scatter and allgather among ranks 0..p-1 from round `first`; returns the
+ * status of the first failing sched_add. */
+static ar_status rhd_core(struct ar_schedule *s, int p, int first) {
+  int k = ar_log2(p), lo, len;
+  for (int step = 0; step < k; step++) /* halving: send the half the partner keeps */
+    for (int r = 0; r < p; r++) {
+      int q = r ^ (1 << step);
+      rhd_range(q, step + 1, p, &lo, &len);
+      AR_CHECK(sched_add(s, first + step, AR_REDUCE, r, q, lo, len));
+    }
+  for (int step = k - 1; step >= 0; step--) /* doubling: send what this rank owns so far */
+    for (int r = 0; r < p; r++) {
+      rhd_range(r, step + 1, p, &lo, &len);
+      AR_CHECK(sched_add(s, first + k + (k - 1 - step), AR_COPY, r, r ^ (1 << step), lo, len));
+    }
+  return AR_OK;
+}
+
 static ar_status build_rhd(const struct ar_params *p, struct ar_schedule *s) {
-  (void)p;
-  return sched_fail(s, AR_ERR_UNSUPPORTED, "rhd is not implemented yet");
+  int n = p->nranks, pw = 1 << ar_log2(n), extra = n - pw;
+  AR_CHECK(sched_init(s, "rhd", n, pw));
+  int off = extra > 0; /* the fold-in round, when there is one */
+  for (int j = 0; j < extra; j++) AR_CHECK(sched_add(s, 0, AR_REDUCE, pw + j, j, 0, pw));
+  AR_CHECK(rhd_core(s, pw, off));
+  int last = off + 2 * ar_log2(pw);
+  for (int j = 0; j < extra; j++) AR_CHECK(sched_add(s, last, AR_COPY, j, pw + j, 0, pw));
+  return AR_OK;
 }
 
 const struct ar_algo ar_algo_rhd = {
     .name = "rhd",
     .ranks = "any n >= 2 (non-powers of 2 fold in)",
-    .desc = "recursive halving/doubling (Rabenseifner), 2 log2 n rounds",
+    .desc = "recursive halving/doubling (Rabenseifner), 2 log2 n rounds (+2 folding non-pow2)",
     .paper = "stragglar.txt s4.1; swing.txt s2.3.3",
     .build = build_rhd,
     .flags = 0,

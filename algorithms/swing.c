@@ -1,9 +1,446 @@
-/* TODO: generator stub, to be written. */
+/* Swing (swing.txt) and the bucket baseline, as schedules.
+ *
+ * All four generators share one engine. A *line* is the reduce-scatter among the d coordinates
+ * of one torus dimension, kept as a table: coordinate a sends (its partial sum of) block
+ * coordinate i at step f[a][i] to coordinate to[a][i]; -1 means never (a keeps i to the end).
+ * A *collective* runs such lines over the torus, one dimension per step, in a given step
+ * order, on its own share of the vector (p chunks, one per rank). At a step in dimension j a
+ * rank sends the blocks whose j-coordinate its line sends at that step and whose other
+ * coordinates it is still responsible for in their own lines; the allgather is the exact
+ * transpose (same blocks, reversed direction, reversed step order, copies).
+ * Correct when each line is: every non-owner sends each block exactly once, and the receiver
+ * either owns it or sends it at a strictly later step (the verifier checks the whole result).
+ *
+ * Ranks sit on the torus with dimension 0 at stride 1 (rank = a0 + d0 * (a1 + d1 * ...)), the
+ * layout src/model.c prices; on 4x4 node 0 then pairs with 1 and 3 in dimension 0 and with 4
+ * and 12 in dimension 1, as in swing.txt Fig. 5. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "ar.h"
 
+struct sw_line {
+  int d, steps;
+  int *f;  /* f[a * d + i]: step at which coordinate a sends block i; -1: never (a's own) */
+  int *to; /* to[a * d + i]: the coordinate it goes to */
+};
+
+struct sw_torus {
+  int n, ndims;
+  int dims[AR_MAX_TORUS_DIMS], stride[AR_MAX_TORUS_DIMS];
+};
+
+/* One collective: its lines (already mirrored where it runs the other way) and its steps. */
+struct sw_coll {
+  struct sw_line line[AR_MAX_TORUS_DIMS];
+  int nsteps;
+  int dim[AR_MAX_RANKS], sig[AR_MAX_RANKS]; /* step g runs step sig[g] of dimension dim[g] */
+};
+
+/* Returns rho(s) = sum_{i<=s} (-2)^i = 1, -1, 3, -5, 11, ... (swing.txt Table 1, Eq. 2). */
+static long sw_rho(int s) {
+  long v = 0, t = 1;
+  for (int i = 0; i <= s; i++, t *= -2)
+    v += t;
+  return v;
+}
+
+/* Returns a mod d in [0, d). */
+static int sw_mod(long a, int d) {
+  long m = a % d;
+  return (int)(m < 0 ? m + d : m);
+}
+
+/* Returns pi(r, s) on a ring of even size d: r + rho(s) for even r, r - rho(s) for odd r. */
+static int sw_pi(int r, int s, int d) {
+  return sw_mod(r % 2 == 0 ? r + sw_rho(s) : r - sw_rho(s), d);
+}
+
+/* Returns the smallest k with 2^k >= x. */
+static int sw_ceil_log2(int x) {
+  int k = 0;
+  while ((1 << k) < x)
+    k++;
+  return k;
+}
+
+/* Frees a line's tables (safe on a zeroed or half-built line); returns nothing. */
+static void sw_line_free(struct sw_line *ln) {
+  free(ln->f);
+  free(ln->to);
+  ln->f = ln->to = NULL;
+}
+
+/* Allocates a d x d line with nothing sent; returns AR_ERR_NOMEM on failure. */
+static ar_status sw_line_alloc(struct sw_line *ln, int d, int steps) {
+  ln->d = d;
+  ln->steps = steps;
+  ln->f = malloc(sizeof(int) * d * d);
+  ln->to = malloc(sizeof(int) * d * d);
+  if (!ln->f || !ln->to) {
+    sw_line_free(ln);
+    return AR_ERR_NOMEM;
+  }
+  for (int k = 0; k < d * d; k++)
+    ln->f[k] = ln->to[k] = -1;
+  return AR_OK;
+}
+
+/* Marks block b as sent by r at step s to q. A later step overwrites an earlier one: a block
+ * that would go out twice goes only in the last step (swing.txt s3.2, App. A.2). */
+static void sw_line_set(struct sw_line *ln, int r, int b, int s, int q) {
+  if (b == r) return;
+  ln->f[r * ln->d + b] = s;
+  ln->to[r * ln->d + b] = q;
+}
+
+/* Marks, as sent by r at step s to q, every node that q reaches from step t on (the blocks q
+ * forwards later, swing.txt s3.1.1): the Swing tree below q on the even ring of size e. */
+static void sw_line_reach(struct sw_line *ln, int e, int L, int r, int s, int q, int from, int t) {
+  for (int u = t; u < L; u++) {
+    int z = sw_pi(from, u, e);
+    sw_line_set(ln, r, z, s, q);
+    sw_line_reach(ln, e, L, r, s, q, z, u + 1);
+  }
+}
+
+/* Fills the Swing reduce-scatter line on d coordinates; returns its status.
+ * Even d: ceil(log2 d) steps, at step s rank r sends to q = pi(r, s) block q and every block
+ * q reaches after s; duplicates go in the last step only (s3.2). Odd d: the even line on the
+ * first d-1 coordinates (which never touch E's block), and the last coordinate E trades one
+ * block with each of them: it adds its share of block i into i, and i adds its share of block
+ * E into E; ceil(rem/2) partners per step, all the rest in the last step: 3, 2, 1 for d = 7
+ * as in s3.2 / Fig. 4. */
+static ar_status sw_line_swing(struct sw_line *ln, int d) {
+  int e = d % 2 ? d - 1 : d, L = e > 1 ? sw_ceil_log2(e) : 0;
+  AR_CHECK(sw_line_alloc(ln, d, L));
+  for (int r = 0; r < e; r++)
+    for (int s = 0; s < L; s++) {
+      int q = sw_pi(r, s, e);
+      sw_line_set(ln, r, q, s, q);
+      sw_line_reach(ln, e, L, r, s, q, q, s + 1);
+    }
+  if (d % 2 && d > 1) {
+    int last = d - 1, next = 0, rem = d - 1;
+    for (int s = 0; s < L; s++) {
+      int k = s == L - 1 ? rem : (rem + 1) / 2;
+      for (int i = next; i < next + k; i++) {
+        sw_line_set(ln, last, i, s, i);
+        sw_line_set(ln, i, last, s, last);
+      }
+      next += k;
+      rem -= k;
+    }
+  }
+  return AR_OK;
+}
+
+/* Fills a ring reduce-scatter line: at step s coordinate a sends block a-s-1 to a+1, so block
+ * i passes i+1, i+2, ... and ends at i after d-1 steps; returns its status. */
+static ar_status sw_line_ring(struct sw_line *ln, int d) {
+  AR_CHECK(sw_line_alloc(ln, d, d - 1));
+  for (int a = 0; a < d; a++)
+    for (int i = 0; i < d; i++)
+      sw_line_set(ln, a, i, sw_mod(a - i - 1, d), (a + 1) % d);
+  return AR_OK;
+}
+
+/* The mirror image of coordinate x: x -> -x, on the even sub-ring when fix_last (Swing with
+ * odd d, whose extra coordinate stays put). Parity is kept, so Swing's signs flip. */
+static int sw_mirror_of(int x, int d, int fix_last) {
+  if (fix_last && d % 2) return x == d - 1 ? x : sw_mod(-x, d - 1);
+  return sw_mod(-x, d);
+}
+
+/* Fills out with in, run in the opposite direction (the mirrored collective of s4.1, the
+ * reverse ring of s2.3.4); returns its status. */
+static ar_status sw_line_mirror(const struct sw_line *in, struct sw_line *out, int fix_last) {
+  int d = in->d;
+  AR_CHECK(sw_line_alloc(out, d, in->steps));
+  for (int a = 0; a < d; a++)
+    for (int i = 0; i < d; i++) {
+      int ma = sw_mirror_of(a, d, fix_last), mi = sw_mirror_of(i, d, fix_last);
+      out->f[ma * d + mi] = in->f[a * d + i];
+      out->to[ma * d + mi] =
+          in->to[a * d + i] < 0 ? -1 : sw_mirror_of(in->to[a * d + i], d, fix_last);
+    }
+  return AR_OK;
+}
+
+/* Reads the logical torus from p (default: the most square a x b with a <= b, or a 1-D ring
+ * of n when n is prime); returns AR_ERR_INVALID when the shape does not fit n. */
+static ar_status sw_torus_init(const struct ar_params *p, struct sw_torus *t,
+                               struct ar_schedule *s) {
+  int n = p->nranks;
+  memset(t, 0, sizeof(*t));
+  t->n = n;
+  if (p->torus_ndims <= 0) {
+    int a = 1;
+    for (int k = 1; k * k <= n; k++)
+      if (n % k == 0) a = k;
+    t->ndims = a == 1 ? 1 : 2;
+    t->dims[0] = a == 1 ? n : a;
+    t->dims[1] = n / a;
+  } else {
+    long prod = 1;
+    if (p->torus_ndims > AR_MAX_TORUS_DIMS)
+      return sched_fail(s, AR_ERR_INVALID, "torus has %d dimensions, at most %d", p->torus_ndims,
+                        AR_MAX_TORUS_DIMS);
+    t->ndims = p->torus_ndims;
+    for (int k = 0; k < t->ndims; k++) {
+      if (p->torus[k] < 1)
+        return sched_fail(s, AR_ERR_INVALID, "torus dimension %d is %d", k, p->torus[k]);
+      t->dims[k] = p->torus[k];
+      prod *= p->torus[k];
+    }
+    if (prod != n)
+      return sched_fail(s, AR_ERR_INVALID, "torus dimensions multiply to %ld, not %d ranks", prod,
+                        n);
+  }
+  for (int k = 0, st = 1; k < t->ndims; st *= t->dims[k], k++)
+    t->stride[k] = st;
+  return AR_OK;
+}
+
+/* Returns coordinate k of rank r. */
+static int sw_coord(const struct sw_torus *t, int r, int k) {
+  return r / t->stride[k] % t->dims[k];
+}
+
+/* Frees the lines of a collective; returns nothing. */
+static void sw_coll_free(struct sw_coll *c, int ndims) {
+  for (int k = 0; k < ndims; k++)
+    sw_line_free(&c->line[k]);
+}
+
+/* Fills the step order: round-robin over the dimensions from `first`, skipping those whose
+ * line is done (s4.1 omega(s), s4.2 non-square), or, when sequential, every step of one
+ * dimension before the next (bucket). */
+static void sw_coll_order_steps(struct sw_coll *c, int ndims, int first, int sequential) {
+  int done[AR_MAX_TORUS_DIMS] = {0}, left = 0;
+  for (int k = 0; k < ndims; k++)
+    left += c->line[k].steps;
+  c->nsteps = 0;
+  for (int turn = 0; left > 0; turn++) {
+    int j = (first + turn) % ndims;
+    while (done[j] < c->line[j].steps && left > 0) {
+      c->dim[c->nsteps] = j;
+      c->sig[c->nsteps++] = done[j]++;
+      left--;
+      if (!sequential) break;
+    }
+  }
+}
+
+/* Places the blocks in chunk order by walking the send tree from rank 0: what x still holds
+ * after step g first, then, for each rank x sends to at step g, what that one holds after it.
+ * Writes order[] at the leaves (one block per rank). On a power-of-2 torus every set a rank
+ * sends is then one contiguous run (swing.txt s3.1.1, contiguous block remapping); elsewhere
+ * most are. */
+static void sw_dfs_order(const struct sw_torus *t, const struct sw_coll *c, int x, int g,
+                         unsigned char *seen, int *order, int *next) {
+  if (g == c->nsteps) {
+    if (order[x] < 0) order[x] = (*next)++;
+    return;
+  }
+  if (seen[(size_t)g * t->n + x]) return;
+  seen[(size_t)g * t->n + x] = 1;
+  sw_dfs_order(t, c, x, g + 1, seen, order, next);
+  int j = c->dim[g], d = t->dims[j], xj = sw_coord(t, x, j);
+  const struct sw_line *ln = &c->line[j];
+  for (int i = 0; i < d; i++) {
+    if (ln->f[xj * d + i] != c->sig[g]) continue;
+    int b = ln->to[xj * d + i], dup = 0;
+    for (int i2 = 0; i2 < i; i2++) /* each destination once */
+      dup |= ln->f[xj * d + i2] == c->sig[g] && ln->to[xj * d + i2] == b;
+    if (!dup) sw_dfs_order(t, c, x + (b - xj) * t->stride[j], g + 1, seen, order, next);
+  }
+}
+
+/* Fills order[rank] = chunk offset of that rank's block by the send tree; returns status. */
+static ar_status sw_order_tree(const struct sw_torus *t, const struct sw_coll *c, int *order) {
+  unsigned char *seen = calloc((size_t)(c->nsteps + 1) * t->n, 1);
+  if (!seen) return AR_ERR_NOMEM;
+  int next = 0;
+  for (int r = 0; r < t->n; r++)
+    order[r] = -1;
+  sw_dfs_order(t, c, 0, 0, seen, order, &next);
+  for (int r = 0; r < t->n; r++) /* unreachable only if a line were wrong: keep a bijection */
+    if (order[r] < 0) order[r] = next++;
+  free(seen);
+  return AR_OK;
+}
+
+/* Fills order[] mixed-radix with the first dimension processed most significant: each ring
+ * step of the bucket algorithm then sends one contiguous run. */
+static void sw_order_radix(const struct sw_torus *t, const struct sw_coll *c, int *order) {
+  int seq[AR_MAX_TORUS_DIMS], nseq = 0;
+  for (int g = 0; g < c->nsteps; g++)
+    if (!nseq || seq[nseq - 1] != c->dim[g]) seq[nseq++] = c->dim[g];
+  for (int k = 0; k < t->ndims; k++) { /* dimensions without steps (size 1) go last */
+    int have = 0;
+    for (int m = 0; m < nseq; m++)
+      have |= seq[m] == k;
+    if (!have) seq[nseq++] = k;
+  }
+  for (int r = 0; r < t->n; r++) {
+    int v = 0;
+    for (int m = 0; m < nseq; m++)
+      v = v * t->dims[seq[m]] + sw_coord(t, r, seq[m]);
+    order[r] = v;
+  }
+}
+
+struct sw_pair {
+  int dst, chunk;
+};
+
+/* Orders pairs by destination, then chunk. */
+static int sw_pair_cmp(const void *a, const void *b) {
+  const struct sw_pair *x = a, *y = b;
+  if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+  return (x->chunk > y->chunk) - (x->chunk < y->chunk);
+}
+
+/* Adds collective c on chunks [base, base + n): reduce-scatter in rounds 0..S-1, the
+ * transposed allgather in rounds S..2S-1; returns the status of the first failure. At step g
+ * (dimension j) rank x sends the blocks whose j-coordinate its line sends now and whose other
+ * coordinates it still holds in their lines: a product of per-dimension lists, walked like an
+ * odometer so the work is the data sent, not n per rank and step. */
+static ar_status sw_emit(struct ar_schedule *s, const struct sw_torus *t, const struct sw_coll *c,
+                         const int *order, int base) {
+  int n = t->n, S = c->nsteps, D = t->ndims, before[AR_MAX_TORUS_DIMS] = {0};
+  struct sw_pair *pr = malloc(sizeof(*pr) * n);
+  int *list = malloc(sizeof(int) * D * n); /* list[k * n + m]: m-th coordinate in dim k */
+  if (!pr || !list) {
+    free(pr);
+    free(list);
+    return AR_ERR_NOMEM;
+  }
+  ar_status st = AR_OK;
+  for (int g = 0; g < S && st == AR_OK; g++) {
+    int j = c->dim[g];
+    for (int x = 0; x < n && st == AR_OK; x++) {
+      int cnt[AR_MAX_TORUS_DIMS], pos[AR_MAX_TORUS_DIMS] = {0}, np = 0, empty = 0;
+      for (int k = 0; k < D; k++) {
+        int d = t->dims[k], xk = sw_coord(t, x, k);
+        const int *f = c->line[k].f + xk * d;
+        cnt[k] = 0;
+        for (int i = 0; i < d; i++)
+          if (k == j ? f[i] == c->sig[g] : f[i] < 0 || f[i] >= before[k])
+            list[k * n + cnt[k]++] = i;
+        empty |= cnt[k] == 0;
+      }
+      int xj = sw_coord(t, x, j);
+      while (!empty) {
+        int y = 0;
+        for (int k = 0; k < D; k++)
+          y += list[k * n + pos[k]] * t->stride[k];
+        int b = c->line[j].to[xj * t->dims[j] + list[j * n + pos[j]]];
+        pr[np++] = (struct sw_pair){x + (b - xj) * t->stride[j], base + order[y]};
+        int k = D - 1; /* next tuple */
+        while (k >= 0 && ++pos[k] == cnt[k])
+          pos[k--] = 0;
+        if (k < 0) break;
+      }
+      qsort(pr, (size_t)np, sizeof(*pr), sw_pair_cmp);
+      for (int lo = 0, hi; lo < np && st == AR_OK; lo = hi) {
+        for (hi = lo + 1;
+             hi < np && pr[hi].dst == pr[lo].dst && pr[hi].chunk == pr[hi - 1].chunk + 1;)
+          hi++;
+        st = sched_add(s, g, AR_REDUCE, x, pr[lo].dst, pr[lo].chunk, hi - lo);
+        if (st == AR_OK)
+          st = sched_add(s, 2 * S - 1 - g, AR_COPY, pr[lo].dst, x, pr[lo].chunk, hi - lo);
+      }
+    }
+    before[j]++;
+  }
+  free(pr);
+  free(list);
+  return st;
+}
+
+struct sw_port_key {
+  int round, a, b;
+};
+
+/* Orders port keys by round, then a, then b. */
+static int sw_port_cmp(const void *p, const void *q) {
+  const struct sw_port_key *x = p, *y = q;
+  if (x->round != y->round) return x->round < y->round ? -1 : 1;
+  if (x->a != y->a) return x->a < y->a ? -1 : 1;
+  return (x->b > y->b) - (x->b < y->b);
+}
+
+/* Sets s->ports to the most distinct peers any rank sends to or receives from in one round;
+ * returns AR_ERR_NOMEM on failure. */
+static ar_status sw_set_ports(struct ar_schedule *s) {
+  struct sw_port_key *k = malloc(sizeof(*k) * (s->nxfers ? s->nxfers : 1));
+  if (!k) return AR_ERR_NOMEM;
+  int most = 1;
+  for (int dir = 0; dir < 2; dir++) {
+    for (size_t i = 0; i < s->nxfers; i++) {
+      const struct ar_xfer *x = &s->xfers[i];
+      k[i] = (struct sw_port_key){x->round, dir ? x->dst : x->src, dir ? x->src : x->dst};
+    }
+    qsort(k, s->nxfers, sizeof(*k), sw_port_cmp);
+    for (size_t i = 0, run = 0; i < s->nxfers; i++) {
+      int same_rank = i > 0 && k[i].round == k[i - 1].round && k[i].a == k[i - 1].a;
+      if (!same_rank) run = 0;
+      if (!same_rank || k[i].b != k[i - 1].b) run++;
+      if ((int)run > most) most = (int)run;
+    }
+  }
+  s->ports = most;
+  free(k);
+  return AR_OK;
+}
+
+/* Adds the given collectives (already filled) on consecutive shares of the vector, with the
+ * tree or radix block order, then sets the ports; returns the status. */
+static ar_status sw_build_colls(struct ar_schedule *s, const struct sw_torus *t, struct sw_coll *c,
+                                int ncoll, int radix) {
+  ar_status st = AR_OK;
+  int *order = malloc(sizeof(int) * t->n);
+  if (!order) st = AR_ERR_NOMEM;
+  for (int k = 0; k < ncoll && st == AR_OK; k++) {
+    if (radix)
+      sw_order_radix(t, &c[k], order);
+    else
+      st = sw_order_tree(t, &c[k], order);
+    if (st == AR_OK) st = sw_emit(s, t, &c[k], order, k * t->n);
+  }
+  if (st == AR_OK) st = sw_set_ports(s);
+  free(order);
+  return st;
+}
+
+/* swing-bw: bandwidth-optimal Swing on a 1-D ring of n: reduce-scatter over n blocks with peers
+ * pi(r, s), then the mirror-image allgather.
+ * Rounds: 2 log2 n for a power of 2, 2 ceil(log2 n) for other even n, 2 ceil(log2(n-1)) for
+ * odd n. Bytes sent per rank: 2(n-1)/n of the buffer for every n (no block sent twice).
+ * One port, except odd n: the extra rank trades one block with up to ceil((n-1)/2) ranks in a
+ * round and those ranks talk to it and their Swing peer (ports set to match).
+ * Source: swing.txt s3.1.1, s3.2, App. A. The text's rule is followed (r sends q's block and
+ * what q forwards later); Fig. 3's get_rs_idxs(r, s) would also send what r forwards later.
+ * Any n >= 2. */
 static ar_status build_swing_bw(const struct ar_params *p, struct ar_schedule *s) {
-  (void)p;
-  return sched_fail(s, AR_ERR_UNSUPPORTED, "swing-bw is not implemented yet");
+  struct ar_params q = *p;
+  struct sw_torus t;
+  struct sw_coll *c = calloc(1, sizeof(*c));
+  if (!c) return AR_ERR_NOMEM;
+  q.torus_ndims = 1;
+  q.torus[0] = p->nranks;
+  ar_status st = sched_init(s, "swing-bw", p->nranks, p->nranks);
+  if (st == AR_OK) st = sw_torus_init(&q, &t, s);
+  if (st == AR_OK) st = sw_line_swing(&c->line[0], p->nranks);
+  if (st == AR_OK) {
+    sw_coll_order_steps(c, 1, 0, 0);
+    st = sw_build_colls(s, &t, c, 1, 0);
+  }
+  sw_coll_free(c, 1);
+  free(c);
+  return st;
 }
 
 const struct ar_algo ar_algo_swing_bw = {
@@ -15,43 +452,117 @@ const struct ar_algo ar_algo_swing_bw = {
     .flags = 0,
 };
 
+/* swing-lat: latency-optimal Swing: at step s every rank adds its whole vector into that of
+ * pi(r, s) (both ways in one round), one chunk.
+ * Rounds: log2 n for a power of 2. Bytes sent per rank: log2 n buffers.
+ * Other n: whole-vector sums cannot avoid counting a rank twice in the last step (App. A.2),
+ * so the standard fold-in of s2.3.2: with p the largest power of 2 below n and e = n - p, rank
+ * 2j+1 (j < e) hands its vector to its ring neighbour 2j first, the p remaining ranks run the
+ * above (in ring order, so Swing's short distances stay short), and 2j hands the result back:
+ * log2 p + 2 rounds. Source: swing.txt s3.1.2, s2.3.2. Any n >= 2. */
 static ar_status build_swing_lat(const struct ar_params *p, struct ar_schedule *s) {
-  (void)p;
-  return sched_fail(s, AR_ERR_UNSUPPORTED, "swing-lat is not implemented yet");
+  int n = p->nranks, L = ar_log2(n), pw = 1 << L, extra = n - pw, off = extra > 0;
+  int phys[AR_MAX_RANKS]; /* virtual rank v of the power-of-2 group -> real rank */
+  AR_CHECK(sched_init(s, "swing-lat", n, 1));
+  for (int v = 0; v < pw; v++)
+    phys[v] = v < extra ? 2 * v : v + extra;
+  for (int j = 0; j < extra; j++)
+    AR_CHECK(sched_add(s, 0, AR_REDUCE, 2 * j + 1, 2 * j, 0, 1));
+  for (int step = 0; step < L; step++)
+    for (int v = 0; v < pw; v++)
+      AR_CHECK(sched_add(s, off + step, AR_REDUCE, phys[v], phys[sw_pi(v, step, pw)], 0, 1));
+  for (int j = 0; j < extra; j++)
+    AR_CHECK(sched_add(s, off + L, AR_COPY, 2 * j, 2 * j + 1, 0, 1));
+  return AR_OK;
 }
 
 const struct ar_algo ar_algo_swing_lat = {
     .name = "swing-lat",
-    .ranks = "any n >= 2",
+    .ranks = "any n >= 2 (non-powers of 2 fold in)",
     .desc = "Swing latency-optimal: whole vector per step",
     .paper = "swing.txt s3.1.2",
     .build = build_swing_lat,
     .flags = 0,
 };
 
+/* swing-mp: multiport Swing on the logical torus d0 x ... x d(D-1) (--torus; default the most
+ * square 2-D shape, a 1-D ring for prime n). The vector is cut into 2D shares; plain collective
+ * k runs bandwidth-optimal Swing starting from dimension k (step s in dimension (k+s) mod D,
+ * skipping dimensions already done: s4.2), and mirrored collective k does the same with every
+ * direction reversed, so each uses its own port (s4.1, Fig. 5). Each dimension runs the 1-D
+ * line of swing-bw, so any size works (odd sizes with the extra-node exchange of s3.2).
+ * Rounds: 2 sum_k L(d_k), L(d) = ceil(log2 d) for even d, ceil(log2(d-1)) for odd d: 2 log2 n
+ * for a power-of-2 torus. Bytes sent per rank: 2(n-1)/n of the buffer, over up to 2D ports
+ * (ports set to the most distinct peers used in a round).
+ * Source: swing.txt s4.1, s4.2 (s3.2 per dimension). Any n >= 2, any shape. */
 static ar_status build_swing_mp(const struct ar_params *p, struct ar_schedule *s) {
-  (void)p;
-  return sched_fail(s, AR_ERR_UNSUPPORTED, "swing-mp is not implemented yet");
+  struct sw_torus t;
+  AR_CHECK(sw_torus_init(p, &t, s));
+  int D = t.ndims, ncoll = 2 * D;
+  AR_CHECK(sched_init(s, "swing-mp", p->nranks, ncoll * p->nranks));
+  struct sw_coll *c = calloc((size_t)ncoll, sizeof(*c));
+  if (!c) return AR_ERR_NOMEM;
+  ar_status st = AR_OK;
+  for (int k = 0; k < D && st == AR_OK; k++) {
+    struct sw_coll *plain = &c[2 * k], *mirror = &c[2 * k + 1];
+    for (int j = 0; j < D && st == AR_OK; j++) {
+      st = sw_line_swing(&plain->line[j], t.dims[j]);
+      if (st == AR_OK) st = sw_line_mirror(&plain->line[j], &mirror->line[j], 1);
+    }
+    sw_coll_order_steps(plain, D, k, 0);
+    sw_coll_order_steps(mirror, D, k, 0);
+  }
+  if (st == AR_OK) st = sw_build_colls(s, &t, c, ncoll, 0);
+  for (int k = 0; k < ncoll; k++)
+    sw_coll_free(&c[k], D);
+  free(c);
+  return st;
 }
 
 const struct ar_algo ar_algo_swing_mp = {
     .name = "swing-mp",
-    .ranks = "torus given by --torus",
+    .ranks = "any n >= 2, any --torus shape",
     .desc = "multiport Swing on a logical torus, plain + mirrored per port",
     .paper = "swing.txt s4",
     .build = build_swing_mp,
     .flags = AR_ALGO_TORUS,
 };
 
+/* bucket: on the torus d0 x ... x d(D-1), a ring reduce-scatter along each dimension in turn
+ * (each on the part the previous ones left), then ring allgathers in the reverse order. To use
+ * all 2D ports the vector is cut into 2D shares, one bucket per share, each starting from a
+ * different dimension and ring direction (s2.3.4). Blocks are laid out so each ring step sends
+ * one contiguous run.
+ * Rounds: 2 sum_k (d_k - 1). Bytes sent per rank: 2(n-1)/n of the buffer, over up to 2D ports.
+ * Source: swing.txt s2.3.4. Any n >= 2, any shape (a prime n is one bidirectional ring). */
 static ar_status build_bucket(const struct ar_params *p, struct ar_schedule *s) {
-  (void)p;
-  return sched_fail(s, AR_ERR_UNSUPPORTED, "bucket is not implemented yet");
+  struct sw_torus t;
+  AR_CHECK(sw_torus_init(p, &t, s));
+  int D = t.ndims, ncoll = 2 * D;
+  AR_CHECK(sched_init(s, "bucket", p->nranks, ncoll * p->nranks));
+  struct sw_coll *c = calloc((size_t)ncoll, sizeof(*c));
+  if (!c) return AR_ERR_NOMEM;
+  ar_status st = AR_OK;
+  for (int k = 0; k < D && st == AR_OK; k++) {
+    struct sw_coll *fwd = &c[2 * k], *rev = &c[2 * k + 1];
+    for (int j = 0; j < D && st == AR_OK; j++) {
+      st = sw_line_ring(&fwd->line[j], t.dims[j]);
+      if (st == AR_OK) st = sw_line_mirror(&fwd->line[j], &rev->line[j], 0);
+    }
+    sw_coll_order_steps(fwd, D, k, 1);
+    sw_coll_order_steps(rev, D, k, 1);
+  }
+  if (st == AR_OK) st = sw_build_colls(s, &t, c, ncoll, 1);
+  for (int k = 0; k < ncoll; k++)
+    sw_coll_free(&c[k], D);
+  free(c);
+  return st;
 }
 
 const struct ar_algo ar_algo_bucket = {
     .name = "bucket",
-    .ranks = "torus given by --torus",
-    .desc = "bucket: one ring per torus dimension",
+    .ranks = "any n >= 2, any --torus shape",
+    .desc = "bucket: one ring per torus dimension, 2D shares on 2D ports",
     .paper = "swing.txt s2.3.4",
     .build = build_bucket,
     .flags = AR_ALGO_TORUS,

@@ -8,6 +8,7 @@ suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
   suites=()
   for f in $B/tests/test_* tests/test_*.sh; do
+    case "$f" in *.d) continue ;; esac
     [ -e "$f" ] || continue
     n=$(basename "$f"); n=${n#test_}; n=${n%.sh}
     suites+=("$n")
