@@ -1,0 +1,20 @@
+# common.gp: the look every picture shares. A driver written by prep.awk sets data (blocks, one
+# per series, in key order), out (path without extension), ptitle, n (series count) and the word
+# lists names, colors, pts, dts, lws; plot.sh passes pngterm (pngcairo, or png without cairo).
+if (!exists("pngterm")) pngterm = "pngcairo"
+png_on = "set terminal ".pngterm." size 1280,720 noenhanced".(pngterm eq "pngcairo" ? " font 'sans,12'" : "")."; set output out.'.png'"
+svg_on = "set terminal svg size 1280,720 noenhanced font 'sans,12' background '#ffffff'; set output out.'.svg'"
+# style of series i: its colour, point, dash and width from the driver's lists
+style = "lc rgb word(colors,i) pt int(word(pts,i)) dt int(word(dts,i)) lw real(word(lws,i)) ps 1.1"
+
+set title ptitle font ",14"
+set key outside right top vertical Left reverse samplen 3 spacing 1.2 box lc rgb "#bbbbbb"
+set grid xtics ytics mxtics lt 1 lc rgb "#e4e4e4" lw 1, lt 1 lc rgb "#f2f2f2" lw 1
+set border 3 lc rgb "#444444"
+set tics nomirror
+set datafile commentschars "#"
+set bmargin 4
+
+# sizelab(b): bytes as a binary-unit tick label (1KiB, 256MiB, 8GiB)
+sizelab(b) = b >= 2.0**40 ? sprintf("%gTiB", b / 2.0**40) : b >= 2.0**30 ? sprintf("%gGiB", b / 2.0**30) : \
+             b >= 2.0**20 ? sprintf("%gMiB", b / 2.0**20) : b >= 2.0**10 ? sprintf("%gKiB", b / 2.0**10) : sprintf("%gB", b)

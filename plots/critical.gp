@@ -1,0 +1,16 @@
+# critical.gp: critical straggler delay (ms) vs size on log-log axes: above it the
+# straggler-aware algorithm beats the best bulk-synchronous one (named next to each point, from
+# column 3). Measured solid, the model's prediction dashed.
+load gpdir.'/sizeaxis.gp'
+set ylabel "critical delay (ms, log scale)"
+set logscale y 10
+set format y "%g"
+# a little room above and below, without autoscale running out to whole decades
+stats data using 2 nooutput
+set yrange [STATS_min / 1.6 : STATS_max * 1.6]
+eval png_on
+plot for [i = 1:n] data index (i - 1) using 1:2 with linespoints @style title word(names, i), \
+     for [i = 1:n] data index (i - 1) using 1:2:3 with labels left offset 0.8, -0.8 font ",10" tc rgb "#555555" notitle
+eval svg_on
+replot
+set output

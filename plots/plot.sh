@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# plots/plot.sh RUN_DIR: draws a run folder's results.csv (and critical.csv, if there) as
+# RUN_DIR/plots/*.png and *.svg with gnuplot; no GPU needed. prep.awk says which pictures exist
+# and why some are not drawn; the *.gp scripts draw them.
+# Exit status: 0 drawn, or gnuplot missing (it says how to install it: the run that made the CSV
+# must never fail because of plots); 1 no results.csv, a malformed one, or a picture gnuplot
+# could not draw; 2 usage. AR_PLOT_KEEP=1 keeps the data and drivers in RUN_DIR/plots/data/.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+  echo "usage: plots/plot.sh RUN_DIR   (or: make plots RUN=RUN_DIR)" >&2
+  exit 2
+fi
+run=$1
+if [ ! -s "$run/results.csv" ]; then
+  echo "plot.sh: $run/results.csv: missing or empty" >&2
+  exit 1
+fi
+if ! command -v gnuplot >/dev/null 2>&1; then
+  echo "plot.sh: gnuplot is not installed, so no pictures were drawn for $run; the results are fine." >&2
+  echo "plot.sh: install it with: sudo apt-get update && sudo apt-get install -y gnuplot-nox" \
+       "(Fedora/RHEL: sudo dnf install -y gnuplot; macOS: brew install gnuplot)," \
+       "then run: plots/plot.sh $run" >&2
+  exit 0
+fi
+# pngcairo draws anti-aliased lines; plain png (libgd) is the fallback on builds without cairo
+pngterm=pngcairo
+gnuplot -e 'set terminal pngcairo' </dev/null >/dev/null 2>&1 || pngterm=png
+
+run_abs=$(cd "$run" && pwd)
+mkdir -p "$run_abs/plots" || exit 1
+if [ "${AR_PLOT_KEEP:-0}" = 1 ]; then
+  tmp=$run_abs/plots/data
+  rm -rf "$tmp" && mkdir -p "$tmp" || exit 1
+else
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-plots.XXXXXX") || exit 1
+  trap 'rm -rf "$tmp"' EXIT
+fi
+crit=()
+[ -s "$run_abs/critical.csv" ] && crit=("$run_abs/critical.csv")
+
+if ! awk -f "$here/csv.awk" -f "$here/prep.awk" -v tmp="$tmp" -v out="$run_abs/plots" \
+     -v gpdir="$here" -v crit="${crit[0]:-}" "$run_abs/results.csv" "${crit[@]}" >"$tmp/drivers.txt"; then
+  echo "plot.sh: could not read $run/results.csv" >&2
+  exit 1
+fi
+
+drawn=0 failed=0
+while IFS= read -r drv; do
+  name=$(basename "$drv" .gp)
+  if ! err=$(gnuplot -e "pngterm='$pngterm'" "$drv" 2>&1); then
+    echo "plot.sh: gnuplot failed on $name:" >&2
+    printf '%s\n' "$err" | sed 's/^/  /' >&2
+    rm -f "$run_abs/plots/$name.png" "$run_abs/plots/$name.svg"   # no half-drawn pictures
+    failed=$((failed + 1)); continue
+  fi
+  [ -n "$err" ] && printf '%s\n' "$err" | sed "s/^/plot.sh: $name: /" >&2
+  drawn=$((drawn + 1))
+done <"$tmp/drivers.txt"
+if [ "$failed" -gt 0 ]; then echo "plot.sh: $drawn pictures (PNG and SVG) in $run/plots, $failed failed" >&2
+else echo "plot.sh: $drawn pictures (PNG and SVG) in $run/plots"; fi
+[ "$failed" -eq 0 ]

@@ -1,0 +1,372 @@
+# prep.awk: turns a run folder's results.csv (and critical.csv, when given) into gnuplot data
+# blocks and one small driver script per picture, all under `tmp`; prints the drivers' paths on
+# stdout and, on stderr, which pictures were not drawn for lack of data. Load csv.awk first.
+#   awk -f csv.awk -f prep.awk -v tmp=DIR -v out=RUN/plots -v gpdir=plots -v crit=FILE \
+#       RUN/results.csv [RUN/critical.csv]
+#
+# What it reads (by column name; missing optional columns take the defaults in brackets):
+#   results.csv: algorithm, transport, bytes, status, time_us_median, algbw_gbps, busbw_gbps,
+#     source [gpu], pipeline, dtype, n_gpus, straggler_rank [-1], delay_us [0], degraded_rank
+#     [-1], factor [1], model_time_us, lower_bound_us, gpu, timestamp. Rows whose status is not
+#     `ok` are skipped. Rows with source=model are "the model"; all others are measurements. A CSV
+#     with no measurements at all (arbench model) is drawn from its model rows instead.
+#   OPTCC's lower bound for the time-vs-factor pictures comes from either a `lower_bound_us`
+#     column (on any row with that size and factor) or rows with source=model and algorithm
+#     `lower-bound` (their time_us_median, else model_time_us), matched on n_gpus, bytes, factor.
+#   critical.csv: bytes, algorithm, baseline, critical_delay_us; optional `source` (rows with
+#     source=model are the model's prediction) or `model_critical_delay_us` column. Empty,
+#     negative or non-numeric delays (stragglar never won) are skipped.
+#
+# Pictures (each PNG + SVG; the file names are the driver names):
+#   algbw_<scen>, busbw_<scen>: S-curves vs size for every scenario with enough sizes: clean
+#     (2+ sizes), straggler_r<R>_d<D>ms and degraded_r<R>_f<F> (4+ sizes, so that a delay or
+#     factor sweep over a few sizes does not turn into a pile of 3-point "curves").
+#   straggler_delay_<size>: time vs delay at one size (2+ delays), critical delays marked.
+#   critical_delay: critical delay vs size from critical.csv.
+#   degraded_factor_<size>: time vs degradation factor at one size (2+ factors) + lower bound.
+#   model_vs_measured_<scen>: measured time (solid) and the model's (dashed) vs size.
+
+# files come in the order results [critical]: roles go by position
+FNR == 1 {
+    is_crit = (++fileno == 2)
+    if (is_crit) { csv_header($0, ccol); next }
+    csv_header($0, col)
+    for (i = split("algorithm bytes status time_us_median", req, " "); i > 0; i--)
+        if (!(req[i] in col)) {
+            print "plot.sh: " FILENAME " has no column " req[i] > "/dev/stderr"
+            bad_header = 1; exit 1
+        }
+    next
+}
+
+/^[ \t\r]*$/ { next }
+
+is_crit {
+    csv_split($0, f)
+    cv = get(f, ccol, "critical_delay_us", "")
+    b = get(f, ccol, "bytes", "")
+    if (!is_num(b)) next
+    if (is_num(cv) && cv + 0 >= 0) {
+        NC++
+        C_b[NC] = b; C_d[NC] = cv + 0
+        C_alg[NC] = clean_text(get(f, ccol, "algorithm", "stragglar"))
+        C_base[NC] = clean_text(get(f, ccol, "baseline", "best"))
+        C_model[NC] = (tolower(get(f, ccol, "source", "gpu")) == "model")
+    }
+    mv = get(f, ccol, "model_critical_delay_us", "")
+    if (is_num(mv) && mv + 0 >= 0) {
+        NC++
+        C_b[NC] = b; C_d[NC] = mv + 0; C_model[NC] = 1
+        C_alg[NC] = clean_text(get(f, ccol, "algorithm", "stragglar"))
+        C_base[NC] = clean_text(get(f, ccol, "baseline", "best"))
+    }
+    next
+}
+
+{
+    nf = csv_split($0, f)
+    if (tolower(get(f, col, "status", "")) != "ok") { skipped++; next }
+    b = get(f, col, "bytes", ""); med = get(f, col, "time_us_median", "")
+    src = tolower(get(f, col, "source", "gpu"))
+    lb = get(f, col, "lower_bound_us", ""); mt = get(f, col, "model_time_us", "")
+    alg = clean_text(get(f, col, "algorithm", "?"))
+    if (!is_num(b) || b + 0 <= 0) next
+    n = get(f, col, "n_gpus", "")
+    fac = get(f, col, "factor", "1"); if (!is_num(fac)) fac = 1
+    nkey = (is_num(n) ? n + 0 : "")
+    # the lower bound may ride on any row, or be a model row of its own
+    if (is_num(lb) && lb + 0 > 0) LB[nkey, b + 0, fac + 0] = lb + 0
+    if (src == "model" && alg == "lower-bound") {
+        v = is_num(med) && med + 0 > 0 ? med : mt
+        if (is_num(v) && v + 0 > 0) LB[nkey, b + 0, fac + 0] = v + 0
+        next
+    }
+    if (!is_num(med) || med + 0 <= 0) {
+        if (src == "model" && is_num(mt) && mt + 0 > 0) med = mt; else { skipped++; next }
+    }
+    R++
+    S_src[R] = src; S_alg[R] = alg; S_b[R] = b + 0; S_med[R] = med + 0
+    S_tp[R] = clean_text(get(f, col, "transport", ""))
+    S_pipe[R] = clean_text(get(f, col, "pipeline", ""))
+    S_dt[R] = clean_text(get(f, col, "dtype", ""))
+    S_n[R] = nkey
+    S_sr[R] = get(f, col, "straggler_rank", "-1") + 0
+    S_d[R] = get(f, col, "delay_us", "0") + 0
+    S_dr[R] = get(f, col, "degraded_rank", "-1") + 0
+    S_f[R] = fac + 0
+    S_mt[R] = (is_num(mt) && mt + 0 > 0) ? mt + 0 : ""
+    # algbw/busbw as written; derived from bytes/time (nccl-tests' rules) when absent
+    v = get(f, col, "algbw_gbps", "")
+    S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
+    v = get(f, col, "busbw_gbps", "")
+    S_bus[R] = is_num(v) ? v + 0 : (is_num(n) && n > 0 ? S_bw[R] * 2 * (n - 1) / n : S_bw[R])
+    if (src != "model") has_measured = 1
+    if (meta_gpu == "" || (src != "model" && !meta_from_gpu)) {
+        meta_gpu = clean_text(get(f, col, "gpu", "")); meta_n = nkey
+        meta_date = date_of(get(f, col, "timestamp", ""))
+        meta_from_gpu = (src != "model")
+    }
+}
+
+END {
+    if (bad_header) exit 1
+    # the rows that are drawn as "measured"
+    for (r = 1; r <= R; r++) {
+        M[r] = has_measured ? (S_src[r] != "model") : 1
+        if (!M[r]) continue
+        if (!(S_n[r] in seen_n)) { seen_n[S_n[r]] = 1; n_count++ }
+        if (!(S_dt[r] in seen_dt)) { seen_dt[S_dt[r]] = 1; dt_count++ }
+        k = S_alg[r] SUBSEP S_tp[r]
+        if (!((k, S_pipe[r]) in seen_pipe)) { seen_pipe[k, S_pipe[r]] = ++pipe_count[k] }
+    }
+    for (r = 1; r <= R; r++) {
+        S_key[r] = scen_key(r); S_lab[r] = series_label(r)
+        if (M[r] && !((S_key[r], S_b[r]) in seen_kb)) { seen_kb[S_key[r], S_b[r]] = 1; sizes[S_key[r]]++ }
+        if (M[r] && !(S_key[r] in key_row)) { key_row[S_key[r]] = r; keys[++nkeys] = S_key[r] }
+    }
+    # the model's times per scenario, n, algorithm and size: source=model rows first, else the
+    # model_time_us column of the measured rows (n is part of the key: the scenario names carry
+    # it only when the measured rows have several)
+    for (r = 1; r <= R; r++)
+        if (has_measured && !M[r]) MODEL[S_key[r], S_n[r], S_alg[r], S_b[r]] = S_med[r]
+    for (r = 1; r <= R; r++)
+        if (M[r] && has_measured && S_mt[r] != "" && !((S_key[r], S_n[r], S_alg[r], S_b[r]) in MODEL))
+            MODEL[S_key[r], S_n[r], S_alg[r], S_b[r]] = S_mt[r]
+    suffix = has_measured ? "" : " (model)"
+
+    drawn_s = drawn_d = drawn_f = drawn_m = 0
+    for (i = 1; i <= nkeys; i++) {
+        key = keys[i]; r0 = key_row[key]
+        if (sizes[key] < ((key ~ /clean$/) ? 2 : 4)) continue
+        for (what = 1; what <= 2; what++) {
+            pic_reset()
+            for (r = 1; r <= R; r++)
+                if (M[r] && S_key[r] == key)
+                    add_row(r, S_b[r], sprintf("%.6g %.6g", S_bw[r], S_bus[r]))
+            name = (what == 1 ? "algbw_" : "busbw_") key
+            extra = "ycol = " (what + 1) "\nylab = '" (what == 1 ? "algbw" : "busbw") " (GB/s, 1 GB = 1e9 B)'\n"
+            drawn_s += pic_write(name, "scurve", (what == 1 ? "algbw" : "busbw") " vs size, " scen_title(r0) suffix, extra)
+        }
+        # measured vs model for the same scenario
+        pic_reset(); nmod = 0
+        for (r = 1; r <= R; r++)
+            if (M[r] && S_key[r] == key && ((key, S_n[r], S_alg[r], S_b[r]) in MODEL)) want[S_alg[r]] = 1
+        for (r = 1; r <= R; r++)
+            if (M[r] && S_key[r] == key && (S_alg[r] in want)) add_row(r, S_b[r], sprintf("%.6g", S_med[r]))
+        for (m in MODEL) {
+            split(m, p, SUBSEP)
+            if (p[1] != key || p[2] != S_n[r0] || !(p[3] in want)) continue
+            pic_add(p[3] " model", 2, algo_color(p[3]), -1, 2, 2, p[4], sprintf("%.6g", MODEL[m])); nmod++
+        }
+        delete want
+        if (nmod > 0 && has_measured)
+            drawn_m += pic_write("model_vs_measured_" key, "model", "measured (solid) vs model (dashed), " scen_title(r0), "")
+    }
+    if (!drawn_s) note("no scenario with enough sizes: algbw_*/busbw_* S-curves not drawn")
+    if (!has_measured) note("no measured rows: model_vs_measured_* not drawn (model-only CSV)")
+    else if (!drawn_m) note("no model rows or model_time_us next to measured rows: model_vs_measured_* not drawn")
+
+    # time vs straggler delay, one picture per size (and straggler rank, if several)
+    for (r = 1; r <= R; r++)
+        if (M[r] && S_sr[r] >= 0 && S_dr[r] < 0) {
+            g = (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_sr[r]
+            if (!((g, S_d[r]) in seen_gd)) { seen_gd[g, S_d[r]] = 1; delays[g]++ }
+            if (!(g in grow)) { grow[g] = r; groups[++ngroups] = g }
+            if (!(S_sr[r] in seen_sr)) { seen_sr[S_sr[r]] = 1; sr_count++ }
+        }
+    for (i = 1; i <= ngroups; i++) {
+        g = groups[i]; r0 = grow[g]
+        if (delays[g] < 2) continue
+        pic_reset(); extra = ""; nmark = 0; xmax = 0
+        for (r = 1; r <= R; r++)
+            if (M[r] && S_sr[r] >= 0 && S_dr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_sr[r] == S_sr[r0]) {
+                add_row(r, S_d[r] / 1000, sprintf("%.6g", S_med[r] / 1000))
+                if (S_d[r] > xmax) xmax = S_d[r]
+            }
+        for (c = 1; c <= NC; c++)
+            if (C_b[c] + 0 == S_b[r0] && !C_model[c]) {
+                nmark++
+                extra = extra sprintf("set arrow from %.6g, graph 0 to %.6g, graph 1 nohead lw 2 dt 2 lc rgb '#d62728' front\n", C_d[c] / 1000, C_d[c] / 1000)
+                # the label sits right of the line, or left of it near the right edge
+                extra = extra sprintf("set label \"critical delay %.3g ms\\n(%s vs %s)\" at %.6g, graph %.2f %s front tc rgb '#d62728'\n", C_d[c] / 1000, C_alg[c], C_base[c], C_d[c] / 1000, 0.95 - 0.09 * (nmark - 1), C_d[c] > 0.7 * xmax ? "offset -0.6, 0 right" : "offset 0.6, 0 left")
+            }
+        name = "straggler_delay_" size_label(S_b[r0], "") (sr_count > 1 ? "_r" S_sr[r0] : "")
+        if (n_count > 1) name = "n" S_n[r0] "_" name
+        drawn_d += pic_write(name, "delay", "time vs straggler delay, " size_label(S_b[r0], " ") ", straggler rank " S_sr[r0] suffix, extra)
+        if (!nmark) note(name ": no critical delay for this size in critical.csv: none marked")
+    }
+    if (!drawn_d) note("no straggler delay sweep (2+ delays at one size): straggler_delay_* not drawn")
+
+    # critical delay vs size
+    pic_reset()
+    # one line per algorithm (measured, model); the baseline it beats labels each measured point
+    for (c = 1; c <= NC; c++)
+        pic_add(C_alg[c] (C_model[c] ? " (model)" : " (measured)"), C_model[c] ? 2 : 1,
+                algo_color(C_alg[c]), C_model[c] ? -1 : 7, C_model[c] ? 2 : 1, 2, C_b[c],
+                sprintf("%.6g \"%s\"", C_d[c] / 1000, C_model[c] ? "" : "vs " C_base[c]))
+    if (!pic_write("critical_delay", "critical", "critical straggler delay vs size", ""))
+        note(crit == "" ? "no critical.csv: critical_delay not drawn" : "no usable rows in critical.csv: critical_delay not drawn")
+
+    # time vs degradation factor, one picture per size (and degraded rank, if several)
+    for (r = 1; r <= R; r++)
+        if (M[r] && S_dr[r] >= 0 && S_sr[r] < 0) {
+            g = (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_dr[r]
+            if (!((g, S_f[r]) in seen_gf)) { seen_gf[g, S_f[r]] = 1; factors[g]++ }
+            if (!(g in frow)) { frow[g] = r; fgroups[++nfgroups] = g }
+            if (!(S_dr[r] in seen_dr)) { seen_dr[S_dr[r]] = 1; dr_count++ }
+        }
+    for (i = 1; i <= nfgroups; i++) {
+        g = fgroups[i]; r0 = frow[g]
+        if (factors[g] < 2) continue
+        pic_reset(); ymax = 0
+        for (r = 1; r <= R; r++)
+            if (M[r] && S_dr[r] >= 0 && S_sr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_dr[r] == S_dr[r0]) {
+                add_row(r, S_f[r], S_med[r]); if (S_med[r] > ymax) ymax = S_med[r]
+                fac_seen[S_f[r]] = 1
+            }
+        nlb = 0
+        for (fc in fac_seen)
+            if ((S_n[r0], S_b[r0], fc + 0) in LB) {
+                pic_add("OPTCC lower bound", 3, "#555555", -1, 3, 3, fc + 0, LB[S_n[r0], S_b[r0], fc + 0]); nlb++
+            }
+        delete fac_seen
+        # ms when the times are long, so the tick labels stay short
+        unit = ymax >= 10000 ? "ms" : "us"
+        for (s = 1; s <= P_NS; s++)
+            for (k = 1; k <= P_np[s]; k++) P_y[s, k] = sprintf("%.6g", unit == "ms" ? P_y[s, k] / 1000 : P_y[s, k])
+        name = "degraded_factor_" size_label(S_b[r0], "") (dr_count > 1 ? "_r" S_dr[r0] : "")
+        if (n_count > 1) name = "n" S_n[r0] "_" name
+        drawn_f += pic_write(name, "factor", "time vs degradation factor, " size_label(S_b[r0], " ") ", degraded rank " S_dr[r0] suffix, "ylab = 'time per AllReduce, median (" unit ")'\n")
+        if (!nlb) note(name ": no OPTCC lower bound (lower_bound_us column or model rows named lower-bound): not drawn")
+    }
+    if (!drawn_f) note("no degradation factor sweep (2+ factors at one size): degraded_factor_* not drawn")
+}
+
+# note(msg): tells the user on stderr why a picture is missing
+function note(msg) { print "plot.sh: " msg > "/dev/stderr" }
+
+# date_of(ts): returns the YYYY-MM-DD of an ISO timestamp or of Unix seconds, else ts itself
+function date_of(ts,    z, era, doe, yoe, y, doy, mp, d, m) {
+    if (ts ~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]/) return substr(ts, 1, 10)
+    if (ts !~ /^[0-9]+(\.[0-9]*)?$/ || ts + 0 < 86400) return clean_text(ts)
+    # days since 1970-01-01 to a civil date (H. Hinnant's algorithm)
+    z = int(ts / 86400) + 719468; era = int(z / 146097); doe = z - era * 146097
+    yoe = int((doe - int(doe / 1460) + int(doe / 36524) - int(doe / 146096)) / 365)
+    y = yoe + era * 400; doy = doe - (365 * yoe + int(yoe / 4) - int(yoe / 100))
+    mp = int((5 * doy + 2) / 153); d = doy - int((153 * mp + 2) / 5) + 1
+    m = mp < 10 ? mp + 3 : mp - 9
+    return sprintf("%04d-%02d-%02d", y + (m <= 2), m, d)
+}
+
+# scen_key(r): returns row r's scenario as a file-name part (clean, straggler_r3_d8ms, ...)
+function scen_key(r,    k) {
+    k = n_count > 1 ? "n" S_n[r] "_" : ""
+    if (S_sr[r] < 0 && S_dr[r] < 0) return k "clean"
+    if (S_sr[r] >= 0) k = k "straggler_r" S_sr[r] "_d" num_str(S_d[r] / 1000) "ms"
+    if (S_sr[r] >= 0 && S_dr[r] >= 0) k = k "_"
+    if (S_dr[r] >= 0) k = k "degraded_r" S_dr[r] "_f" num_str(S_f[r])
+    return k
+}
+
+# scen_title(r): returns row r's scenario in words, for titles
+function scen_title(r,    t) {
+    t = n_count > 1 ? "n=" S_n[r] ", " : ""
+    if (S_sr[r] < 0 && S_dr[r] < 0) return t "clean"
+    if (S_sr[r] >= 0) t = t "straggler rank " S_sr[r] " delayed " num_str(S_d[r] / 1000) " ms"
+    if (S_sr[r] >= 0 && S_dr[r] >= 0) t = t ", "
+    if (S_dr[r] >= 0) t = t "rank " S_dr[r] " degraded x" num_str(S_f[r])
+    return t
+}
+
+# series_label(r): returns "nccl" or "algorithm/transport", plus the pipeline where one
+# algorithm/transport ran with several, plus the dtype where the CSV has several
+function series_label(r,    l) {
+    l = S_alg[r] == "nccl" ? "nccl" : S_alg[r] (S_tp[r] != "" && S_tp[r] != "-" && S_tp[r] != "model" ? "/" S_tp[r] : "")
+    if (pipe_count[S_alg[r], S_tp[r]] > 1) l = l "/p" S_pipe[r]
+    if (dt_count > 1) l = l " " S_dt[r]
+    return l
+}
+
+# algo_color(a): returns the colour of algorithm a, the same in every picture of every run
+function algo_color(a) {
+    if (a == "nccl") return "#000000"
+    if (!("ring" in ACOL)) {
+        ACOL["ring"] = "#1f77b4"; ACOL["rhd"] = "#ff7f0e"; ACOL["rd"] = "#2ca02c"
+        ACOL["swing-bw"] = "#9467bd"; ACOL["swing-lat"] = "#c49c94"; ACOL["swing-mp"] = "#8c564b"
+        ACOL["bucket"] = "#e377c2"; ACOL["direct"] = "#17becf"; ACOL["bcast"] = "#bcbd22"
+        ACOL["stragglar"] = "#d62728"; ACOL["optcc"] = "#393b79"; ACOL["optcc-multi"] = "#637939"
+        ACOL["async-ring"] = "#6baed6"
+        split("#7f7f7f #843c39 #5254a3 #8ca252 #bd9e39 #e7969c", SPARE, " ")
+    }
+    if (!(a in ACOL)) ACOL[a] = SPARE[(nspare++ % 6) + 1]
+    return ACOL[a]
+}
+
+# transport_point(t, variant): returns the gnuplot point type of a transport (filled circle,
+# square, triangle, diamond); later pipeline variants get the open shape
+function transport_point(t, variant,    p) {
+    p = t == "ce" ? 5 : t == "sm" ? 9 : (t == "nccl-p2p" || t == "nccl" || t == "" || t == "-") ? 7 : 13
+    return variant > 1 ? p - 1 : p
+}
+
+# add_row(r, x, y): adds measured row r as point (x, y) of its series
+function add_row(r, x, y,    nccl) {
+    nccl = (S_alg[r] == "nccl")
+    pic_add(S_lab[r], nccl ? 0 : 1, algo_color(S_alg[r]),
+            transport_point(S_tp[r], seen_pipe[S_alg[r], S_tp[r], S_pipe[r]]), 1, nccl ? 4 : 2, x, y)
+}
+
+# pic_reset(): starts a new picture with no series
+function pic_reset() {
+    delete P_idx; delete P_np; P_NS = 0
+}
+
+# pic_add(label, group, color, pt, dt, lw, x, y): adds point (x, y) to the series called label,
+# creating it with that style; group orders the key (0 nccl, 1 measured, 2 model, 3 bounds)
+function pic_add(label, group, color, pt, dt, lw, x, y,    s) {
+    if (!(label in P_idx)) {
+        s = P_idx[label] = ++P_NS
+        P_lab[s] = label; P_grp[s] = group; P_col[s] = color; P_pt[s] = pt; P_dt[s] = dt; P_lw[s] = lw
+        P_np[s] = 0
+    }
+    s = P_idx[label]
+    P_x[s, ++P_np[s]] = x + 0; P_y[s, P_np[s]] = y
+}
+
+# pic_write(name, kind, title, extra): writes the picture's data blocks (series in key order,
+# points by x) and its driver (which loads kind.gp); returns 1, or 0 when it has no series
+function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx, ty, names, colors, pts, dts, lws, hdr) {
+    if (P_NS == 0) return 0
+    data = tmp "/" name ".dat"; drv = tmp "/" name ".gp"
+    for (i = 1; i <= P_NS; i++) o[i] = i
+    for (i = 2; i <= P_NS; i++)
+        for (j = i; j > 1 && (P_grp[o[j]] "" P_lab[o[j]]) < (P_grp[o[j - 1]] "" P_lab[o[j - 1]]); j--) {
+            t = o[j]; o[j] = o[j - 1]; o[j - 1] = t
+        }
+    printf "" > data
+    for (i = 1; i <= P_NS; i++) {
+        s = o[i]
+        for (k = 2; k <= P_np[s]; k++)
+            for (j = k; j > 1 && P_x[s, j] < P_x[s, j - 1]; j--) {
+                tx = P_x[s, j]; P_x[s, j] = P_x[s, j - 1]; P_x[s, j - 1] = tx
+                ty = P_y[s, j]; P_y[s, j] = P_y[s, j - 1]; P_y[s, j - 1] = ty
+            }
+        if (i > 1) printf "\n\n" > data
+        printf "# %s\n", P_lab[s] > data
+        for (k = 1; k <= P_np[s]; k++) printf "%s %s\n", num_str(P_x[s, k]), P_y[s, k] > data
+        names = names " \"" P_lab[s] "\""; colors = colors " \"" P_col[s] "\""
+        pts = pts " " P_pt[s]; dts = dts " " P_dt[s]; lws = lws " " P_lw[s]
+    }
+    close(data)
+    hdr = meta_gpu != "" ? meta_gpu : (has_measured ? "GPU" : "model")
+    if (meta_n != "" && n_count <= 1) hdr = hdr " x" meta_n
+    if (meta_date != "") hdr = hdr ", " meta_date
+    printf "# %s: written by plots/prep.awk\n", name > drv
+    printf "data = '%s'\nout = '%s/%s'\nptitle = '%s  |  %s'\nn = %d\n", data, out, name, title, hdr, P_NS > drv
+    printf "names = '%s'\ncolors = '%s'\npts = '%s'\ndts = '%s'\nlws = '%s'\n", names, colors, pts, dts, lws > drv
+    printf "gpdir = '%s'\n%s", gpdir, extra > drv
+    printf "load '%s/common.gp'\nload '%s/%s.gp'\n", gpdir, gpdir, kind > drv
+    close(drv)
+    print drv
+    return 1
+}

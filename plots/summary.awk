@@ -1,0 +1,269 @@
+# summary.awk: writes the markdown of a run's summary.md (less its pictures) on stdout, from
+# results.csv, with the critical delays of critical.csv and the regressions against a baseline
+# run's results.csv when given. Load csv.awk first.
+#   awk -f csv.awk -f summary.awk -v res=RUN/results.csv -v crit=FILE|"" -v base=FILE|"" \
+#       -v basedir=DIR [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
+# Columns are found by name (see prep.awk for the optional ones). Rows whose status is not ok are
+# counted and listed, never ranked. A CSV with no measured rows is summarised from its model rows.
+
+# files come in the order [baseline] results [critical]; roles go by position, not by name, so
+# that a run compared with itself still works
+FNR == 1 {
+    fileno++
+    role = (base != "" && fileno == 1) ? "base" : (crit != "" && fileno == (base != "" ? 3 : 2)) ? "crit" : "res"
+    if (role == "crit") csv_header($0, ccol)
+    else if (role == "base") csv_header($0, bcol)
+    else {
+        csv_header($0, col)
+        for (i = split("algorithm bytes status time_us_median", req, " "); i > 0; i--)
+            if (!(req[i] in col)) {
+                print "summary.sh: " FILENAME " has no column " req[i] > "/dev/stderr"
+                bad_header = 1; exit 1
+            }
+    }
+    next
+}
+
+/^[ \t\r]*$/ { next }
+
+role == "crit" {
+    csv_split($0, f)
+    NC++
+    C_b[NC] = get(f, ccol, "bytes", "") + 0; C_d[NC] = get(f, ccol, "critical_delay_us", "")
+    C_alg[NC] = clean_text(get(f, ccol, "algorithm", "stragglar"))
+    C_base[NC] = clean_text(get(f, ccol, "baseline", "-"))
+    C_src[NC] = tolower(get(f, ccol, "source", "gpu"))
+    C_mod[NC] = get(f, ccol, "model_critical_delay_us", "")
+    next
+}
+
+# the baseline run: measured ok rows by identity
+role == "base" {
+    csv_split($0, f)
+    if (tolower(get(f, bcol, "status", "")) != "ok" || tolower(get(f, bcol, "source", "gpu")) == "model") next
+    v = get(f, bcol, "time_us_median", "")
+    if (!is_num(v) || v + 0 <= 0) next
+    k = row_id(f, bcol)
+    B_med[k] = v + 0
+    s = get(f, bcol, "time_us_stdev", "0"); B_sd[k] = is_num(s) ? s + 0 : 0
+    if (base_run == "") { base_run = clean_text(get(f, bcol, "run_id", "")); base_gpu = clean_text(get(f, bcol, "gpu", "")) }
+    next
+}
+
+{
+    csv_split($0, f)
+    st = tolower(get(f, col, "status", "?")); src = tolower(get(f, col, "source", "gpu"))
+    alg = clean_text(get(f, col, "algorithm", "?")); b = get(f, col, "bytes", "")
+    wr = get(f, col, "wrong", "0")
+    nst[st]++; total++
+    if (st != "ok" || (is_num(wr) && wr + 0 > 0)) {
+        if (st != "n/a" && st != "oom" || (is_num(wr) && wr + 0 > 0)) {
+            NB++
+            NB_line[NB] = sprintf("| %s | %s | %s | %s | %s | %s |", alg, clean_text(get(f, col, "transport", "-")),
+                                  is_num(b) ? size_label(b + 0, " ") : clean_text(b), scen_words(f), st, clean_text(wr))
+        }
+        next   # failed, n/a, oom or wrong results are never ranked
+    }
+    med = get(f, col, "time_us_median", ""); lb = get(f, col, "lower_bound_us", "")
+    n = get(f, col, "n_gpus", ""); fac = get(f, col, "factor", "1")
+    if (!is_num(b) || b + 0 <= 0) next
+    if (is_num(lb) && lb + 0 > 0) LB[n, b + 0, fac + 0] = lb + 0
+    if (src == "model" && alg == "lower-bound") {
+        v = is_num(med) && med + 0 > 0 ? med : get(f, col, "model_time_us", "")
+        if (is_num(v) && v + 0 > 0) LB[n, b + 0, fac + 0] = v + 0
+        next
+    }
+    if (!is_num(med) || med + 0 <= 0) next
+    R++
+    S_src[R] = src; S_alg[R] = alg; S_b[R] = b + 0; S_med[R] = med + 0; S_n[R] = n
+    S_lab[R] = alg == "nccl" ? "nccl" : alg label_tail(f)
+    S_sr[R] = get(f, col, "straggler_rank", "-1") + 0; S_d[R] = get(f, col, "delay_us", "0") + 0
+    S_dr[R] = get(f, col, "degraded_rank", "-1") + 0; S_f[R] = fac + 0
+    v = get(f, col, "algbw_gbps", ""); S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
+    s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
+    S_id[R] = row_id(f, col)
+    if (src != "model") has_measured = 1
+    if (meta_run == "" || (src != "model" && !meta_gpu_row)) {
+        meta_run = clean_text(get(f, col, "run_id", "?")); meta_ts = clean_text(get(f, col, "timestamp", "?"))
+        meta_gpu = clean_text(get(f, col, "gpu", "?")); meta_n = clean_text(n)
+        meta_host = clean_text(get(f, col, "host", "?")); meta_drv = clean_text(get(f, col, "driver", "?"))
+        meta_cuda = clean_text(get(f, col, "cuda", "?")); meta_nccl = clean_text(get(f, col, "nccl", "?"))
+        meta_gpu_row = (src != "model")
+    }
+}
+
+END {
+    if (bad_header) exit 1
+    for (r = 1; r <= R; r++) M[r] = has_measured ? (S_src[r] != "model") : 1
+
+    printf "# arbench run %s\n\n", meta_run
+    printf "- GPUs: %s x%s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, meta_n, meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
+    printf "- rows: %d, %d ok", total, nst["ok"]
+    for (s in nst) if (s != "ok") printf ", %d %s", nst[s], s
+    printf "\n"
+    if (!has_measured) printf "- no measured rows: everything below is the model's (source=model)\n"
+    printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
+    printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
+    printf "comparison says something); **vs nccl** = nccl's median / best's median (> 1: faster than nccl).\n"
+
+    table("clean", "Clean")
+    table("straggler", "Straggler")
+    table("degraded", "Degraded link")
+    critical_section()
+    if (base != "") regressions()
+    if (NB > 0) {
+        printf "\n## Rows that failed\n\n| algorithm | transport | size | scenario | status | wrong |\n|---|---|---:|---|---|---:|\n"
+        for (i = 1; i <= NB && i <= 50; i++) print NB_line[i]
+        if (NB > 50) printf "\n(%d more not shown)\n", NB - 50
+    }
+}
+
+# row_id(f, c): returns the identity of a row, for matching it with the baseline's: scenario,
+# algorithm, transport, pipeline, dtype, n, bytes
+function row_id(f, c) {
+    return get(f, c, "n_gpus", "") "|" get(f, c, "straggler_rank", "-1") + 0 "|" get(f, c, "delay_us", "0") + 0 \
+        "|" get(f, c, "degraded_rank", "-1") + 0 "|" get(f, c, "factor", "1") + 0 "|" get(f, c, "algorithm", "") \
+        "|" get(f, c, "transport", "") "|" get(f, c, "pipeline", "") "|" get(f, c, "dtype", "") "|" get(f, c, "bytes", "") + 0
+}
+
+# label_tail(f): returns "/transport" plus "/p<pipeline>" where it is not 1
+function label_tail(f,    t, p) {
+    t = clean_text(get(f, col, "transport", "")); p = clean_text(get(f, col, "pipeline", ""))
+    return (t != "" && t != "-" && t != "model" ? "/" t : "") (p != "" && p != "1" && p != "0" && p != "-" ? "/p" p : "")
+}
+
+# scen_words(f): returns a row's scenario in words (for the failed-rows table)
+function scen_words(f,    sr, dr) {
+    sr = get(f, col, "straggler_rank", "-1") + 0; dr = get(f, col, "degraded_rank", "-1") + 0
+    if (sr >= 0) return "straggler " sr " +" num_str(get(f, col, "delay_us", "0") / 1000) " ms"
+    if (dr >= 0) return "degraded " dr " x" num_str(get(f, col, "factor", "1") + 0)
+    return "clean"
+}
+
+# kind_of(r): returns the scenario kind of row r: clean, straggler or degraded
+function kind_of(r) { return S_sr[r] >= 0 ? "straggler" : S_dr[r] >= 0 ? "degraded" : "clean" }
+
+# fmt_t(x): returns a time with as many decimals as make sense
+function fmt_t(x) { return x < 100 ? sprintf("%.2f", x) : x < 10000 ? sprintf("%.1f", x) : sprintf("%.0f", x) }
+
+# isort(key, idx, n): sorts idx[1..n] by the strings key[idx[i]] (insertion sort; tables are short)
+function isort(key, idx, n,    i, j, t) {
+    for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && key[idx[j]] < key[idx[j - 1]]; j--) { t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t }
+}
+
+# table(kind, heading): prints the best-per-size table of one scenario kind (nothing if empty)
+function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, has_lb, has_nc, line) {
+    delete gk; delete best; delete nc; delete gi; delete first; ng = 0; has_lb = 0
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || kind_of(r) != kind) continue
+        g = sprintf("%s|%06d|%014.3f|%06d|%010.3f|%020.0f", S_n[r], S_sr[r] + 1, S_d[r] / 1000, S_dr[r] + 1, S_f[r], S_b[r])
+        if (!(g in gk)) { gk[g] = g; gi[++ng] = g; first[g] = r }
+        if (S_alg[r] == "nccl") { if (!(g in nc) || S_med[r] < S_med[nc[g]]) nc[g] = r }
+        else if (!(g in best) || S_med[r] < S_med[best[g]]) best[g] = r
+        if ((S_n[r], S_b[r], S_f[r]) in LB) has_lb = 1
+    }
+    if (ng == 0) return
+    isort(gk, gi, ng)
+    printf "\n## %s\n\n", heading
+    if (kind == "straggler") printf "Time runs from when the non-straggler ranks enter to when the last rank finishes.\n\n"
+    if (kind == "degraded") printf "nccl cannot be degraded, so it has no column here%s.\n\n", has_lb ? "; the lower bound is OPTCC's (Theorem 1)" : ""
+    TH = "|"; TS = "|"
+    if (n_multi()) addcol("n", 1)
+    if (kind == "straggler") { addcol("straggler", 1); addcol("delay (ms)", 1) }
+    if (kind == "degraded") { addcol("slow GPU", 1); addcol("factor", 1) }
+    addcol("size", 1); addcol("best", 0); addcol("median (us)", 1); addcol("algbw (GB/s)", 1)
+    # nccl columns only where nccl ran (not in a model-only CSV, nor when it was left out)
+    has_nc = 0; for (g in nc) has_nc = 1
+    if (kind != "degraded" && has_nc) { addcol("nccl median (us)", 1); addcol("nccl algbw (GB/s)", 1); addcol("vs nccl", 1) }
+    else if (has_lb) { addcol("lower bound (us)", 1); addcol("best / bound", 1) }
+    print TH; print TS
+    for (i = 1; i <= ng; i++) {
+        g = gi[i]; r = first[g]
+        line = "| "
+        if (n_multi()) line = line S_n[r] " | "
+        if (kind == "straggler") line = line S_sr[r] " | " num_str(S_d[r] / 1000) " | "
+        if (kind == "degraded") line = line S_dr[r] " | " num_str(S_f[r]) " | "
+        line = line size_label(S_b[r], " ") " | "
+        if (g in best) line = line S_lab[best[g]] " | " fmt_t(S_med[best[g]]) " | " sprintf("%.2f", S_bw[best[g]]) " |"
+        else line = line "- | - | - |"
+        if (kind == "degraded") {
+            if (has_lb) {
+                lbv = ((S_n[r], S_b[r], S_f[r]) in LB) ? LB[S_n[r], S_b[r], S_f[r]] : ""
+                line = line " " (lbv == "" ? "-" : fmt_t(lbv)) " | " (lbv != "" && (g in best) ? sprintf("%.2f", S_med[best[g]] / lbv) : "-") " |"
+            }
+        } else if (!has_nc) {
+        } else if (g in nc) {
+            sp = (g in best) ? sprintf("%.2fx", S_med[nc[g]] / S_med[best[g]]) : "-"
+            line = line " " fmt_t(S_med[nc[g]]) " | " sprintf("%.2f", S_bw[nc[g]]) " | " sp " |"
+        } else line = line " - | - | - |"
+        print line
+    }
+}
+
+# addcol(name, right): appends a column to the table header TH and its separator TS
+function addcol(name, right) {
+    TH = TH " " name " |"; TS = TS (right ? "---:|" : "---|")
+}
+
+# n_multi(): returns 1 when the measured rows come from several GPU counts
+function n_multi(    r, first_n) {
+    if (n_multi_done) return n_multi_val
+    n_multi_done = 1; first_n = "?"
+    for (r = 1; r <= R; r++) {
+        if (!M[r]) continue
+        if (first_n == "?") first_n = S_n[r]
+        else if (S_n[r] != first_n) n_multi_val = 1
+    }
+    return n_multi_val
+}
+
+# critical_section(): prints critical.csv's delays with the model's prediction next to them
+function critical_section(    c, i, idx, key, mv, d, n) {
+    if (NC == 0) return
+    for (c = 1; c <= NC; c++)
+        if (C_src[c] == "model") MCRIT[C_b[c], C_alg[c]] = C_d[c]
+    for (c = 1; c <= NC; c++) if (C_src[c] != "model") { idx[++n] = c; key[c] = sprintf("%020.0f|%s", C_b[c], C_alg[c]) }
+    if (n == 0) return
+    isort(key, idx, n)
+    printf "\n## Critical straggler delay\n\nThe smallest delay at which the straggler-aware algorithm beats the best bulk-synchronous one.\n\n"
+    printf "| size | algorithm | beats | critical delay (ms) | model (ms) |\n|---:|---|---|---:|---:|\n"
+    for (i = 1; i <= n; i++) {
+        c = idx[i]
+        d = is_num(C_d[c]) && C_d[c] + 0 >= 0 ? sprintf("%.2f", C_d[c] / 1000) : "not found (" clean_text(C_d[c] == "" ? "empty" : C_d[c]) ")"
+        mv = C_mod[c] != "" ? C_mod[c] : ((C_b[c], C_alg[c]) in MCRIT) ? MCRIT[C_b[c], C_alg[c]] : ""
+        mv = is_num(mv) && mv + 0 >= 0 ? sprintf("%.2f", mv / 1000) : (mv == "" ? "-" : clean_text(mv))
+        printf "| %s | %s | %s | %s | %s |\n", size_label(C_b[c], " "), C_alg[c], C_base[c], d, mv
+    }
+}
+
+# regressions(): prints the rows slower than the baseline's by more than
+# max(3 x the larger stdev, 5% of the baseline median)
+function regressions(    r, k, thr, sd, nreg, nimp, ncmp, idx, key, i, scen) {
+    printf "\n## Regressions against %s\n\n", basedir (base_run != "" ? " (" base_run ")" : "")
+    printf "A row regressed when its median is slower than the baseline's by more than max(3 x the larger\n"
+    printf "stdev, 5%%) (same scenario, algorithm, transport, pipeline, dtype, size).\n\n"
+    if (base_gpu != "" && meta_gpu != "" && base_gpu != meta_gpu) printf "Note: the baseline ran on %s, this run on %s.\n\n", base_gpu, meta_gpu
+    for (r = 1; r <= R; r++) {
+        if (S_src[r] == "model" || !(S_id[r] in B_med)) continue
+        k = S_id[r]; ncmp++
+        sd = S_sd[r] > B_sd[k] ? S_sd[r] : B_sd[k]
+        thr = 3 * sd > 0.05 * B_med[k] ? 3 * sd : 0.05 * B_med[k]
+        if (S_med[r] - B_med[k] > thr) {
+            idx[++nreg] = r
+            key[r] = sprintf("%s|%06d|%014.3f|%06d|%010.3f|%s|%020.0f", kind_of(r), S_sr[r] + 1, S_d[r] / 1000, S_dr[r] + 1, S_f[r], S_lab[r], S_b[r])
+            THR[r] = thr
+        } else if (B_med[k] - S_med[r] > thr) nimp++
+    }
+    if (ncmp == 0) { printf "No rows in common with the baseline.\n"; return }
+    if (nreg == 0) { printf "None: %d rows compared, %d faster beyond noise.\n", ncmp, nimp; return }
+    isort(key, idx, nreg)
+    printf "**%d regressions** (%d rows compared, %d faster beyond noise):\n\n", nreg, ncmp, nimp
+    printf "| scenario | algorithm | size | baseline (us) | now (us) | change | threshold (us) |\n|---|---|---:|---:|---:|---:|---:|\n"
+    for (i = 1; i <= nreg; i++) {
+        r = idx[i]; k = S_id[r]
+        scen = kind_of(r) == "straggler" ? "straggler " S_sr[r] " +" num_str(S_d[r] / 1000) " ms" : kind_of(r) == "degraded" ? "degraded " S_dr[r] " x" num_str(S_f[r]) : "clean"
+        printf "| %s | %s | %s | %s | %s | +%.1f%% | %s |\n", scen, S_lab[r], size_label(S_b[r], " "),
+               fmt_t(B_med[k]), fmt_t(S_med[r]), 100 * (S_med[r] / B_med[k] - 1), fmt_t(THR[r])
+    }
+}

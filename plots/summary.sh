@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# plots/summary.sh RUN_DIR [BASELINE_RUN_DIR]: writes RUN_DIR/summary.md: per scenario the best
+# algorithm/transport per size against nccl, the critical delays of critical.csv, regressions
+# against the baseline run (if given), the rows that failed, and links to RUN_DIR/plots/*.
+# awk and bash only (the GPU machine may have no Python). Prints "summary.sh: ..., N regressions".
+# Exit status: 0 written; 1 a results.csv missing or malformed; 2 usage.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+if [ $# -lt 1 ] || [ $# -gt 2 ] || [ -z "$1" ]; then
+  echo "usage: plots/summary.sh RUN_DIR [BASELINE_RUN_DIR]" >&2
+  exit 2
+fi
+run=$1 basedir=${2:-}
+for d in "$run" ${basedir:+"$basedir"}; do
+  if [ ! -s "$d/results.csv" ] || [ ! -r "$d/results.csv" ]; then
+    echo "summary.sh: $d/results.csv: missing or empty" >&2
+    exit 1
+  fi
+done
+crit=
+[ -s "$run/critical.csv" ] && crit=$run/critical.csv
+base=
+[ -n "$basedir" ] && base=$basedir/results.csv
+
+tmp=$(mktemp "$run/.summary.md.XXXXXX") || exit 1
+trap 'rm -f "$tmp"' EXIT
+files=()
+[ -n "$base" ] && files+=("$base")
+files+=("$run/results.csv")
+[ -n "$crit" ] && files+=("$crit")
+if ! awk -f "$here/csv.awk" -f "$here/summary.awk" -v crit="$crit" -v base="$base" \
+         -v basedir="$basedir" "${files[@]}" >"$tmp"; then
+  echo "summary.sh: could not summarise $run/results.csv" >&2
+  exit 1
+fi
+
+# the pictures plot.sh drew, PNG linked with its SVG
+{
+  printf '\n## Pictures\n\n'
+  found=0
+  for png in "$run"/plots/*.png; do
+    [ -e "$png" ] || continue
+    name=$(basename "$png" .png); found=1
+    svg=
+    [ -e "$run/plots/$name.svg" ] && svg=" ([svg](plots/$name.svg))"
+    printf -- '- [%s](plots/%s.png)%s\n' "$name" "$name" "$svg"
+  done
+  # shellcheck disable=SC2016 # the backquotes are markdown
+  [ "$found" = 1 ] || printf 'None yet: run `plots/plot.sh %s` (or `make plots RUN=%s`).\n' "$run" "$run"
+} >>"$tmp"
+
+mv "$tmp" "$run/summary.md" || exit 1
+trap - EXIT
+nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\*\*' "$run/summary.md" | tr -dc 0-9)
+echo "summary.sh: wrote $run/summary.md${basedir:+, ${nreg:-0} regressions against $basedir}"

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# plots/plot.sh and plots/summary.sh on the synthetic run folders of tests/fixtures/ (see
+# gen.sh there): the pictures exist and are real images, summary.md names the expected best
+# algorithms, critical delays and regressions. Without gnuplot the picture checks say skipped.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-test-plots.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cp -r tests/fixtures/nightly tests/fixtures/regressed tests/fixtures/small "$tmp/"
+
+# check NAME CMD...: one check that passes when CMD succeeds
+check() { local name=$1; shift; if "$@"; then ok; else bad "$name"; fi; }
+# not CMD...: CMD fails
+not() { ! "$@"; }
+# has FILE REGEX: FILE has a line matching the extended REGEX
+has() { grep -qE -- "$2" "$1"; }
+# section FILE HEADING: prints the lines of one "## HEADING" section of a markdown file
+section() { awk -v h="## $2" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$1"; }
+# in_section FILE HEADING REGEX: a line of that section matches REGEX
+in_section() { section "$1" "$2" | grep -qE -- "$3"; }
+
+# ---- summary.md (awk and bash only: always checked) ----
+S=$tmp/nightly/summary.md
+out=$(bash plots/summary.sh "$tmp/nightly" 2>&1); rc=$?
+check "summary.sh nightly exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+check "summary.md written" test -s "$S"
+check "title names the run" has "$S" '^# arbench run 20261121T030000Z_dgx-h200-07$'
+check "row counts" has "$S" '^- rows: 618, 582 ok, .*34 n/a'
+# direct/sm wins small sizes, nccl is 10.36 us there: 1.48x
+check "clean 1 KiB best is direct/sm at 1.48x nccl" in_section "$S" Clean '^\| 1 KiB \| direct/sm \| 7\.00 \| 0\.15 \| 10\.36 \| 0\.10 \| 1\.48x \|$'
+check "clean 1 GiB best is ring/ce at 1.04x nccl" in_section "$S" Clean '^\| 1 GiB \| ring/ce \| 4348\.2 \| 246\.94 \| 4539\.7 \| 236\.52 \| 1\.04x \|$'
+check "clean 8 MiB: nccl faster than the best (< 1x)" in_section "$S" Clean '^\| 8 MiB \| [^|]+ \|.*\| 0\.9[0-9]x \|$'
+check "an error row (rd 2 KiB, 0.01 us) is never the best" in_section "$S" Clean '^\| 2 KiB \| direct/sm \|'
+check "an oom row (direct 8 GiB) is never the best" in_section "$S" Clean '^\| 8 GiB \| ring/ce \|'
+check "one clean row per size (24)" [ "$(section "$S" Clean | grep -cE '^\| [0-9]+ [KMG]iB \|')" -eq 24 ]
+check "straggler 8 ms at 1 GiB: stragglar wins" in_section "$S" Straggler '^\| 3 \| 8 \| 1 GiB \| stragglar/nccl-p2p \| 11301 \|.*\| 1\.11x \|$'
+check "straggler 8 ms at 4 GiB: ring/ce wins" in_section "$S" Straggler '^\| 3 \| 8 \| 4 GiB \| ring/ce \|'
+check "straggler no delay at 1 GiB: ring/ce wins" in_section "$S" Straggler '^\| 3 \| 0 \| 1 GiB \| ring/ce \|'
+check "degraded x1 at 1 GiB: ring/ce" in_section "$S" "Degraded link" '^\| 3 \| 1 \| 1 GiB \| ring/ce \|'
+check "degraded x4 at 1 GiB: optcc, 1.07 x the lower bound" in_section "$S" "Degraded link" '^\| 3 \| 4 \| 1 GiB \| optcc/nccl-p2p \| 10143 \| [0-9.]+ \| 9448\.9 \| 1\.07 \|$'
+check "degraded table has no nccl column" not in_section "$S" "Degraded link" 'nccl median'
+check "critical delay 1 GiB with the model next to it" in_section "$S" "Critical straggler delay" '^\| 1 GiB \| stragglar \| ring/ce \| 4\.94 \| 4\.54 \|$'
+check "failed rows listed" in_section "$S" "Rows that failed" '^\| rd \| nccl-p2p \| 2 KiB \| clean \| error \| 512 \|$'
+check "no baseline, no regression section" not has "$S" '^## Regressions'
+check "no pictures yet: says how to draw them" in_section "$S" Pictures 'plots/plot.sh'
+
+R=$tmp/regressed/summary.md
+out=$(bash plots/summary.sh "$tmp/regressed" "$tmp/nightly" 2>&1); rc=$?
+check "summary.sh with a baseline exits 0 and counts 2 regressions (got $rc: $out)" \
+  test "$rc" -eq 0 -a -n "$(printf '%s' "$out" | grep '2 regressions')"
+check "regression count" has "$R" '^\*\*2 regressions\*\* \(500 rows compared'
+check "ring/ce clean 1 GiB +20% flagged" in_section "$R" "Regressions against $tmp/nightly (20261121T030000Z_dgx-h200-07)" '^\| clean \| ring/ce \| 1 GiB \| 4348\.2 \| 5217\.9 \| \+20\.0% \|'
+check "stragglar straggler 4 GiB +10% flagged" in_section "$R" "Regressions against $tmp/nightly (20261121T030000Z_dgx-h200-07)" '^\| straggler 3 \+8 ms \| stragglar/nccl-p2p \| 4 GiB \|.*\+10\.0% \|'
+check "rhd 1 MiB +8% within 3 x the larger (baseline's) stdev: not flagged" not has "$R" '^\| clean \| rhd/nccl-p2p \| 1 MiB \|'
+check "direct 1 KiB +3% under 5%: not flagged" not has "$R" '^\| clean \| direct/sm \| 1 KiB \|'
+check "regressed night's 1 GiB best moves to async-ring" in_section "$R" Clean '^\| 1 GiB \| async-ring/ce/p4 \|'
+bash plots/summary.sh "$tmp/nightly" "$tmp/nightly" >/dev/null 2>&1
+check "a run against itself: no regressions" has "$S" '^None: 500 rows compared, 0 faster beyond noise\.$'
+bash plots/summary.sh "$tmp/nightly" "$tmp/regressed" >/dev/null 2>&1
+check "the other way round: 2 faster beyond noise" has "$S" '^None: 500 rows compared, 2 faster beyond noise\.$'
+
+M=$tmp/small/summary.md
+bash plots/summary.sh "$tmp/small" >/dev/null 2>&1
+check "columns in another order: best found by name; no nccl, no nccl columns" in_section "$M" Clean '^\| 1 MiB \| rhd/nccl-p2p \| 25\.47 \| 41\.18 \|$'
+check "small: the error row (8 MiB, 99999 GB/s) is skipped" not has "$M" '^\| 8 MiB \|'
+check "small: a critical delay that is not a number" in_section "$M" "Critical straggler delay" '^\| 1 MiB \| stragglar \| rhd/nccl-p2p \| not found \(inf\) \| - \|$'
+check "small: lower bound from a lower_bound_us column" in_section "$M" "Degraded link" '^\| 1 \| 2 \| 1 MiB \| ring/ce \| 62\.21 \| 16\.86 \| 5\.87 \| 10\.60 \|$'
+
+out=$(bash plots/summary.sh 2>&1); rc=$?
+check "summary.sh without arguments: usage, exit 2 (got $rc)" [ "$rc" -eq 2 ]
+out=$(bash plots/summary.sh "$tmp/nowhere" 2>&1); rc=$?
+check "summary.sh on a missing run: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+mkdir -p "$tmp/broken"
+printf 'run_id,algorithm,bytes,status\nx,ring,1024,ok\n' >"$tmp/broken/results.csv"
+out=$(bash plots/summary.sh "$tmp/broken" 2>&1); rc=$?
+check "summary.sh on a CSV without time_us_median: exit 1 naming it (got $rc: $out)" \
+  test "$rc" -eq 1 -a -n "$(printf '%s' "$out" | grep 'no column time_us_median')"
+
+# a model-only CSV (arbench model) is summarised from its model rows
+mkdir -p "$tmp/model"
+awk -F, 'NR == 1 || $9 == "model"' "$tmp/nightly/results.csv" >"$tmp/model/results.csv"
+bash plots/summary.sh "$tmp/model" >/dev/null 2>&1
+check "model-only CSV: says so and ranks the model rows" \
+  test -n "$(grep 'no measured rows' "$tmp/model/summary.md")" -a -n "$(section "$tmp/model/summary.md" Clean | grep -E '^\| 1 KiB \| direct \|')"
+
+# ---- plot.sh without gnuplot: says how to install it, exit 0 (always checked) ----
+mkdir -p "$tmp/bin"
+for t in bash dirname; do ln -sf "$(command -v $t)" "$tmp/bin/$t"; done
+out=$(PATH=$tmp/bin bash plots/plot.sh "$tmp/small" 2>&1); rc=$?
+check "no gnuplot: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+check "no gnuplot: says how to install it ($out)" test -n "$(printf '%s' "$out" | grep 'apt-get install -y gnuplot-nox')"
+check "no gnuplot: nothing drawn" test ! -e "$tmp/small/plots"
+out=$(bash plots/plot.sh 2>&1); rc=$?
+check "plot.sh without arguments: usage, exit 2 (got $rc)" [ "$rc" -eq 2 ]
+out=$(bash plots/plot.sh "$tmp/nowhere" 2>&1); rc=$?
+check "plot.sh on a missing run: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+
+# ---- the pictures ----
+# is_png FILE: PNG magic, 1280x720 in the IHDR, more than 15 kB (a real picture, not an empty frame)
+is_png() {
+  [ -f "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+    [ "$(od -An -j16 -N8 -tx1 "$1" | tr -d ' \n')" = 00000500000002d0 ] && [ "$(wc -c <"$1")" -gt 15000 ]
+}
+# is_svg FILE: an SVG document with drawn paths, more than 5 kB
+is_svg() {
+  [ -f "$1" ] && head -c 200 "$1" | grep -q '<svg\|<?xml' && grep -q '</svg>' "$1" && grep -q '<path' "$1" &&
+    [ "$(wc -c <"$1")" -gt 5000 ]
+}
+pictures="algbw_clean busbw_clean algbw_straggler_r3_d8ms busbw_straggler_r3_d8ms straggler_delay_1GiB
+  straggler_delay_4GiB critical_delay degraded_factor_256MiB degraded_factor_1GiB model_vs_measured_clean"
+# without gnuplot plot.sh still runs (and says how to install it) but these checks are skipped
+have_gp=0
+command -v gnuplot >/dev/null 2>&1 && have_gp=1
+pcheck() { if [ "$have_gp" = 1 ]; then check "$@"; else skip=$((skip + 1)); fi; }
+P=$tmp/nightly/plots
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/nightly" 2>&1); rc=$?
+pcheck "plot.sh nightly exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+for p in $pictures; do
+  pcheck "$p.png is a 1280x720 PNG" is_png "$P/$p.png"
+  pcheck "$p.svg is an SVG" is_svg "$P/$p.svg"
+done
+pcheck "exactly 10 PNGs (no S-curves for the 2-size degraded sweep)" [ "$(ls "$P"/*.png 2>/dev/null | wc -l)" -eq 10 ]
+pcheck "title has GPU, n and date" grep -q 'algbw vs size, clean  |  NVIDIA H200 x4, 2026-11-21' "$P/algbw_clean.svg"
+pcheck "critical delay marked on the 1 GiB delay sweep" grep -q 'critical delay 4.94 ms' "$P/straggler_delay_1GiB.svg"
+pcheck "nccl first, black and thick" test -n "$(grep -E "^names = ' \"nccl\"" "$P/data/algbw_clean.gp" 2>/dev/null)" -a \
+  -n "$(grep -E "^colors = ' \"#000000\"" "$P/data/algbw_clean.gp" 2>/dev/null)" -a -n "$(grep -E "^lws = ' 4 " "$P/data/algbw_clean.gp" 2>/dev/null)"
+pcheck "OPTCC lower bound drawn from model rows" grep -q 'OPTCC lower bound' "$P/data/degraded_factor_1GiB.gp"
+pcheck "model series next to the measured ones" grep -q '"ring model"' "$P/data/model_vs_measured_clean.gp"
+pcheck "error row (rd 2 KiB, 204.8 GB/s) not drawn" not grep -q '^2048 204.8' "$P/data/algbw_clean.dat"
+bash plots/summary.sh "$tmp/nightly" >/dev/null 2>&1
+pcheck "summary links the pictures" in_section "$S" Pictures '^- \[algbw_clean\]\(plots/algbw_clean\.png\) \(\[svg\]\(plots/algbw_clean\.svg\)\)$'
+
+Q=$tmp/small/plots
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/small" 2>&1); rc=$?
+pcheck "plot.sh small exits 0 (got $rc)" [ "$rc" -eq 0 ]
+pcheck "small: 4 pictures drawn" [ "$(ls "$Q"/*.png 2>/dev/null | wc -l)" -eq 4 ]
+pcheck "small: says the delay sweep is missing" test -n "$(printf '%s' "$out" | grep 'straggler_delay_\* not drawn')"
+pcheck "small: says critical_delay has no data" test -n "$(printf '%s' "$out" | grep 'critical_delay not drawn')"
+pcheck "small: shuffled columns read by name" grep -q '^1048576 41.18 61.76$' "$Q/data/algbw_clean.dat"
+pcheck "small: error row (99999 GB/s) skipped" not grep -q 99999 "$Q/data/algbw_clean.dat"
+
+out=$(bash plots/plot.sh "$tmp/broken" 2>&1); rc=$?
+pcheck "plot.sh on a CSV without time_us_median: exit 1 naming it (got $rc: $out)" \
+  test "$rc" -eq 1 -a -n "$(printf '%s' "$out" | grep 'no column time_us_median')"
+pcheck "plot.sh on a broken CSV draws nothing" test -z "$(ls "$tmp/broken/plots" 2>/dev/null)"
+
+out=$(bash plots/plot.sh "$tmp/model" 2>&1); rc=$?
+pcheck "model-only CSV drawn from its model rows ($out)" test "$rc" -eq 0 -a -n "$(grep -l '(model)' "$tmp/model/plots/algbw_clean.svg" 2>/dev/null)"
+
+[ "$skip" -gt 0 ] && echo "skipped: $skip picture checks (gnuplot is not installed: apt-get install -y gnuplot-nox)"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
