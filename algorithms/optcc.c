@@ -1,9 +1,251 @@
-/* TODO: generator stub, to be written. */
+/* optcc, optcc-multi: AllReduce with degraded GPUs (slowdown l: every byte into or out of
+ * the GPU takes l times longer). Source: optcc.txt s4, App. C (one degraded GPU), App. D (m).
+ *
+ * Four-stage decomposition (s4.1): k segments of q = n - m sections (q healthy GPUs). Per
+ * section: S1 reduce-scatter over the ring of the healthy GPUs (q-1 hops), S2 upload of the
+ * healthy partial sum to the degraded GPU, S3 download of the global sum, S4 allgather over
+ * the healthy ring (q-1 hops).
+ *
+ * Rounds: one flow per NIC and direction at a time (s4.1), so ports = 1. In round r degraded
+ * GPU 1 takes the "gap" edge of the healthy ring at node r: node r uploads to it and it
+ * downloads to node r+1, i.e. it sits inside the ring for that round, one node further on
+ * each round. The other q-1 healthy edges each carry two sections a round, one S1 and one S4
+ * flow, and every section travels at a fixed offset ("frame", 1..q-1) ahead of the gap, so it
+ * never meets it; frames cycle over the sections so each frame carries exactly one S1 and
+ * one S4 flow a round. A round thus overlays S1 of one segment, S2 and S3 at the gap and S4
+ * of an earlier segment, which is what the four staggered patterns of s4.2 do; a parallel
+ * body is q rounds and lasts max(l, 2) q sections' time.
+ * Bubble filling (l < 2, App. C): every upload and download also carries a block of a
+ * point-to-point AllReduce through the degraded GPU: block b goes up from each healthy GPU
+ * in body b and comes back in body b+1. Sections are a chunks and blocks d, d/a ~ (2-l)/l,
+ * so that a flow of the degraded GPU lasts as long as two ring flows (a <= 8 searched).
+ * Time (units of n, sched_cost): l >= 2: at most l (k+1.5)/k, s4.3 eq. 1 has l (k+1)/k;
+ * l < 2: ~2(n-1)l/((n-2)l+2) (k+1.5)/k, App. C has (k+l-1)/k; within 2.5% at k = 64.
+ * Rounds ~(k+2) q. Bytes: the degraded GPU sends and receives n once (l >= 2; plus the
+ * bubble blocks for l < 2), a healthy GPU sends (2q-1)/q n.
+ *
+ * m > 1 (App. D): degraded GPU i has its gap at node r-(i-1). GPU 1 runs S1 -> S2 -> S3 ->
+ * S4 as above; GPUs i >= 2 run S3 -> S1 -> S4 -> S2 (patterns B/D): they add their own value
+ * into the section's S1 end node a body before its S2 and take the global sum back from the
+ * S3 target node after it, so each degraded GPU moves every section once each way. Only
+ * q-m frames are free of gaps, so (m-1)/(q-1) of the sections do S1 in a bulk healthy-ring
+ * phase before the pipeline and S4 in one after it: these are D.3's 2(m-1) extra healthy
+ * flows per body. Time: within 5% above max(2(n-1)/(n-m), l1 + 2(m-1)/(n-m)) for n <= 64,
+ * k = 64 (head, tail and the bulk phases' uneven split), below D.3's (k+4)/k times that.
+ *
+ * Limits: n >= 3 (n = 2 is n/a); optcc-multi needs q >= m gap edges and otherwise moves the
+ * least degraded GPUs into the healthy ring (priced at their factor, not optimal). optcc
+ * uses degraded[0] (others join the ring, priced); none given: l = 1 on rank n-1. Every
+ * transfer's weight is the larger factor of its two ends. Default k = 64 up to n ~ 360, then
+ * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers. */
+#include <string.h>
+
 #include "ar.h"
 
+#define OPTCC_DEFAULT_SEGMENTS 64
+#define OPTCC_MAX_UNITS 8         /* largest section size, in chunks, tried for bubble filling */
+#define OPTCC_MAX_XFERS (1 << 24) /* default k shrinks beyond this (n > ~360) */
+
+struct optcc_plan {
+  int q, m;               /* healthy ring 0..q-1, degraded GPUs q..q+m-1 (internal) */
+  int k;                  /* segments */
+  int a, d;               /* chunks per section and per bubble-filling block */
+  int u0;                 /* round of the first S2 upload */
+  double f[AR_MAX_RANKS]; /* slowdown of each internal rank */
+  int real[AR_MAX_RANKS]; /* internal rank -> real rank */
+};
+
+/* Returns x mod q in [0, q). */
+static int wrap(int x, int q) {
+  return ((x % q) + q) % q;
+}
+
+/* Adds a transfer between internal ranks, weighted by the slower end; returns the status. */
+static ar_status add(struct ar_schedule *s, const struct optcc_plan *pl, int round, int op, int src,
+                     int dst, int chunk, int count) {
+  AR_CHECK(sched_add(s, round, op, src, dst, chunk, count));
+  double w = pl->f[src] > pl->f[dst] ? pl->f[src] : pl->f[dst];
+  s->xfers[s->nxfers - 1].weight = (float)w;
+  return AR_OK;
+}
+
+/* Returns the first chunk of section sig (the sig-th section to reach degraded GPU 1). */
+static int section_chunk(const struct optcc_plan *pl, int sig) {
+  return (sig / pl->q) * (pl->q * pl->a + pl->d) + (sig % pl->q) * pl->a;
+}
+
+/* Picks the section size a and bubble block d (in chunks) for one degraded GPU with l < 2:
+ * the pair with the least steady-state time per element, q max(l(a+d), 2a) / (qa + d). */
+static void pick_units(struct optcc_plan *pl, double l) {
+  pl->a = 1;
+  pl->d = 0;
+  if (pl->m != 1 || l >= 2) return;
+  double best = 1e30;
+  for (int a = 1; a <= OPTCC_MAX_UNITS; a++) {
+    int lo = (int)(a * (2 - l) / l);
+    for (int d = lo; d <= lo + 1; d++) {
+      double slot = l * (a + d) > 2.0 * a ? l * (a + d) : 2.0 * a;
+      double t = pl->q * slot / (pl->q * a + d);
+      if (t < best - 1e-12) {
+        best = t;
+        pl->a = a;
+        pl->d = d;
+      }
+    }
+  }
+}
+
+/* Fills the plan: which real ranks are degraded (demoting the least degraded until the
+ * healthy ring has q >= m GPUs); returns AR_OK or the reason it cannot. */
+static ar_status make_plan(struct ar_schedule *s, struct optcc_plan *pl, int n, int m,
+                           const int *deg, const double *fac) {
+  double fr[AR_MAX_RANKS];
+  int is_deg[AR_MAX_RANKS] = {0}, order[AR_MAX_DEGRADED];
+  if (m < 0 || m > AR_MAX_DEGRADED)
+    return sched_fail(s, AR_ERR_INVALID, "%d degraded GPUs (at most %d)", m, AR_MAX_DEGRADED);
+  for (int r = 0; r < n; r++)
+    fr[r] = 1.0;
+  for (int i = 0; i < m; i++) {
+    if (deg[i] < 0 || deg[i] >= n)
+      return sched_fail(s, AR_ERR_INVALID, "degraded rank %d not in 0..%d", deg[i], n - 1);
+    if (fac[i] < 1.0) return sched_fail(s, AR_ERR_INVALID, "degradation factor %g < 1", fac[i]);
+    if (is_deg[deg[i]])
+      return sched_fail(s, AR_ERR_INVALID, "degraded rank %d given twice", deg[i]);
+    is_deg[deg[i]] = 1;
+    fr[deg[i]] = fac[i];
+    order[i] = deg[i];
+  }
+  /* every degraded GPU needs its own gap edge in the healthy ring: q >= m (and q >= 2) */
+  while (m > 1 && n - m < m) {
+    int low = 0;
+    for (int i = 1; i < m; i++)
+      if (fr[order[i]] < fr[order[low]]) low = i;
+    is_deg[order[low]] = 0;
+    memmove(&order[low], &order[low + 1], sizeof(int) * (m - low - 1));
+    m--;
+  }
+  if (m == 0) { /* nothing degraded: build for l = 1 on the last rank */
+    m = 1;
+    order[0] = n - 1;
+    is_deg[n - 1] = 1;
+  }
+  memset(pl, 0, sizeof(*pl));
+  pl->m = m;
+  pl->q = n - m;
+  int h = 0;
+  for (int r = 0; r < n; r++)
+    if (!is_deg[r]) pl->real[h++] = r;
+  for (int i = 0; i < m; i++)
+    pl->real[pl->q + i] = order[i];
+  for (int r = 0; r < n; r++)
+    pl->f[r] = fr[pl->real[r]];
+  pick_units(pl, pl->f[pl->q]);
+  /* m > 1: the bulk S1 phase (rounds 0..q-2) runs before any degraded GPU starts */
+  pl->u0 = m > 1 ? 2 * pl->q - 1 : pl->q;
+  return AR_OK;
+}
+
+/* Adds S1 of section sig: in-pipeline at frame rho, or (rho == 0) in the bulk phase at the
+ * start; either way it ends at node u0+sig, the gap of degraded GPU 1 at its S2 round. */
+static ar_status add_reduce_scatter(struct ar_schedule *s, const struct optcc_plan *pl, int sig,
+                                    int rho) {
+  int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
+  int first = rho ? u - rho - q + 1 : 0; /* one hop a round at a fixed offset to the gap */
+  for (int t = 0; t < q - 1; t++)
+    AR_CHECK(add(s, pl, first + t, AR_REDUCE, wrap(u + 1 + t, q), wrap(u + 2 + t, q), c, pl->a));
+  return AR_OK;
+}
+
+/* Adds S2/S3 of section sig. Degraded GPU 1 (gap at node r in round r) takes the healthy
+ * partial sum from node u in round u and sends the global sum to node u+2 in round u+1
+ * (pattern S1 -> S2 -> S3 -> S4). GPU i >= 2 (gap at node r-(i-1)) works the other way
+ * round (S3 -> S1 -> S4 -> S2): it adds its own value into node u a body before round u and
+ * takes the global sum back from node u+2 in round u+1+i. */
+static ar_status add_chain(struct ar_schedule *s, const struct optcc_plan *pl, int sig) {
+  int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
+  AR_CHECK(add(s, pl, u, AR_REDUCE, wrap(u, q), q, c, pl->a));
+  AR_CHECK(add(s, pl, u + 1, AR_COPY, q, wrap(u + 2, q), c, pl->a));
+  for (int i = 2; i <= pl->m; i++) {
+    AR_CHECK(add(s, pl, u + i - 2 - q, AR_REDUCE, q + i - 1, wrap(u, q), c, pl->a));
+    AR_CHECK(add(s, pl, u + 1 + i, AR_COPY, wrap(u + 2, q), q + i - 1, c, pl->a));
+  }
+  return AR_OK;
+}
+
+/* Adds S4 of section sig from node u+2: in-pipeline at frame rho (after waiting for the
+ * frame to come round), or (rho == 0) in the bulk phase starting at round post. */
+static ar_status add_allgather(struct ar_schedule *s, const struct optcc_plan *pl, int sig, int rho,
+                               int post) {
+  int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
+  int x = u + 2;
+  int first = rho ? u + 2 + q - rho : post;
+  for (int t = 0; t < q - 1; t++)
+    AR_CHECK(add(s, pl, first + t, AR_COPY, wrap(x + t, q), wrap(x + t + 1, q), c, pl->a));
+  return AR_OK;
+}
+
+/* Adds the bubble-filling AllReduce (App. C): block b is uploaded by every healthy GPU in the
+ * gap rounds of body b (reduced on the degraded GPU) and sent back in body b+1. */
+static ar_status add_bubbles(struct ar_schedule *s, const struct optcc_plan *pl) {
+  int q = pl->q, g = q;
+  for (int b = 0; b < pl->k && pl->d > 0; b++) {
+    int c = b * (q * pl->a + pl->d) + q * pl->a;
+    for (int j = 0; j < q; j++) {
+      int up = pl->u0 - q + b * q + j, down = pl->u0 + 1 + b * q + j;
+      AR_CHECK(add(s, pl, up, AR_REDUCE, wrap(up, q), g, c, pl->d));
+      AR_CHECK(add(s, pl, down, AR_COPY, g, wrap(down + 1, q), c, pl->d));
+    }
+  }
+  return AR_OK;
+}
+
+/* Builds the whole pipeline for m >= 1 degraded GPUs; returns the status. */
+static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, int m,
+                                const int *deg, const double *fac, int segments) {
+  struct optcc_plan pl;
+  AR_CHECK(sched_init(s, name, n, 1));
+  if (n < 3) return sched_fail(s, AR_ERR_UNSUPPORTED, "%s needs at least 3 GPUs", name);
+  AR_CHECK(make_plan(s, &pl, n, m, deg, fac));
+  /* default k: 64, fewer (a multiple of 4, the paper's choice) for large n, where every
+   * segment costs ~2q^2 transfers, to stay under OPTCC_MAX_XFERS */
+  int k = segments > 0 ? segments : OPTCC_DEFAULT_SEGMENTS;
+  while (segments <= 0 && k > 4 && (double)k * pl.q * (2 * pl.q + 2 * pl.m) > OPTCC_MAX_XFERS)
+    k -= 4;
+  pl.k = k;
+  long chunks = (long)k * (pl.q * pl.a + pl.d);
+  if (chunks > 1 << 24) return sched_fail(s, AR_ERR_UNSUPPORTED, "too many chunks (%ld)", chunks);
+  AR_CHECK(sched_init(s, name, n, (int)chunks));
+  int q = pl.q, lanes = q - pl.m; /* frames 1..q-m are free of gaps */
+  /* the bulk S4 phase starts once the degraded GPUs are done (GPU m's last round) */
+  int post = pl.u0 + k * q + (pl.m > 1 ? pl.m : 0) + 1;
+  for (int sig = 0; sig < k * q; sig++) {
+    /* frames cycle over the sections so each frame carries one S1 and one S4 flow a round */
+    int j = sig % (q - 1), rho = j < lanes ? j + 1 : 0;
+    AR_CHECK(add_reduce_scatter(s, &pl, sig, rho));
+    AR_CHECK(add_chain(s, &pl, sig));
+    AR_CHECK(add_allgather(s, &pl, sig, rho, post));
+  }
+  AR_CHECK(add_bubbles(s, &pl));
+  sched_relabel(s, pl.real);
+  return AR_OK;
+}
+
+/* optcc: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none); returns the status. */
 static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
-  (void)p;
-  return sched_fail(s, AR_ERR_UNSUPPORTED, "optcc is not implemented yet");
+  int deg = p->nranks - 1;
+  double fac = 1.0;
+  if (p->ndegraded > 0) {
+    deg = p->degraded[0];
+    fac = p->factor[0];
+  }
+  AR_CHECK(build_pipeline(s, "optcc", p->nranks, 1, &deg, &fac, p->segments));
+  /* the other degraded GPUs, if any, are ring members: price their flows at their factor */
+  for (int i = 1; i < p->ndegraded; i++)
+    for (size_t x = 0; x < s->nxfers; x++)
+      if ((s->xfers[x].src == p->degraded[i] || s->xfers[x].dst == p->degraded[i]) &&
+          s->xfers[x].weight < p->factor[i])
+        s->xfers[x].weight = (float)p->factor[i];
+  return AR_OK;
 }
 
 const struct ar_algo ar_algo_optcc = {
@@ -15,9 +257,10 @@ const struct ar_algo ar_algo_optcc = {
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
+/* optcc-multi: all of degraded[0..ndegraded); returns the status. */
 static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule *s) {
-  (void)p;
-  return sched_fail(s, AR_ERR_UNSUPPORTED, "optcc-multi is not implemented yet");
+  return build_pipeline(s, "optcc-multi", p->nranks, p->ndegraded, p->degraded, p->factor,
+                        p->segments);
 }
 
 const struct ar_algo ar_algo_optcc_multi = {
