@@ -1,22 +1,131 @@
-/* TODO: the nccl-p2p transport (stub until it lands). */
+/* The nccl-p2p transport: each round of a schedule is one NCCL group of this rank's
+ * ncclSend/ncclRecv (receives into scratch), then reduce kernels (REDUCE) or copies (COPY)
+ * from scratch into the data buffer on the same stream. Because every receive of a round lands
+ * in scratch and is applied only after the group, a rank may send a chunk it also receives in
+ * that round: round-snapshot semantics. A copy into a range the rank does not send that round
+ * is received in place (no scratch, no extra copy). Sends and receives are issued in the
+ * schedule's order on both sides, which is how NCCL matches several messages between one pair.
+ * The pipeline option is not used (each round is one group). */
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "p2p_plan.h"
 #include "transport.h"
 
+struct tp_ctx {
+  int n, dtype;
+  size_t esize;
+  ncclDataType_t nccl_type;
+  int dev[AR_MAX_GPUS];
+  ncclComm_t comm[AR_MAX_GPUS];
+  char *data[AR_MAX_GPUS];
+  char *scratch[AR_MAX_GPUS];
+  struct p2p_plan plan[AR_MAX_GPUS];
+};
+
+/* NCCL's type for an enum ar_dtype. */
+static ncclDataType_t nccl_type_of(int dtype) {
+  return dtype == AR_DT_F32 ? ncclFloat32 : dtype == AR_DT_BF16 ? ncclBfloat16 : ncclFloat16;
+}
+
+/* Frees every rank's scratch and plan. */
+static void teardown(struct tp_ctx *c) {
+  if (!c) return;
+  for (int r = 0; r < c->n; r++) {
+    if (c->scratch[r]) {
+      cudaSetDevice(c->dev[r]);
+      cudaFree(c->scratch[r]);
+    }
+    p2p_plan_free(&c->plan[r]);
+  }
+  free(c);
+}
+
+/* Plans every rank and allocates its scratch; AR_ERR_OOM when scratch does not fit. */
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
-  (void)w;
-  (void)job;
+  const struct ar_schedule *s = job->sched;
   *ctx = NULL;
-  snprintf(reason, reason_len, "the nccl-p2p transport is not implemented yet");
-  return AR_ERR_UNSUPPORTED;
+  if (s->nranks != w->n) {
+    snprintf(reason, reason_len, "schedule for %d ranks, world of %d", s->nranks, w->n);
+    return AR_ERR_UNSUPPORTED;
+  }
+  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
+  if (!c) return AR_ERR_NOMEM;
+  c->n = w->n;
+  c->dtype = job->dtype;
+  c->esize = ar_dtype_size(job->dtype);
+  c->nccl_type = nccl_type_of(job->dtype);
+  if (job->nelem * c->esize > w->data_bytes) {
+    snprintf(reason, reason_len, "%zu elements do not fit the data buffer", job->nelem);
+    free(c);
+    return AR_ERR_OOM;
+  }
+  size_t align = 16 / c->esize; /* keeps scratch slots 16-byte aligned for the vector path */
+  for (int r = 0; r < c->n; r++) {
+    c->dev[r] = w->dev[r];
+    c->comm[r] = w->comm[r];
+    c->data[r] = (char *)w->data[r];
+    ar_status st = p2p_plan_build(s, r, job->nelem, align, &c->plan[r]);
+    if (st != AR_OK) {
+      teardown(c);
+      return st;
+    }
+    if (!c->plan[r].scratch) continue;
+    cudaSetDevice(c->dev[r]);
+    cudaError_t e = cudaMalloc((void **)&c->scratch[r], c->plan[r].scratch * c->esize);
+    if (e != cudaSuccess) {
+      cudaGetLastError(); /* an allocation failure is not sticky: clear it */
+      c->scratch[r] = NULL;
+      snprintf(reason, reason_len, "rank %d: scratch of %zu bytes: %s", r,
+               c->plan[r].scratch * c->esize, cudaGetErrorString(e));
+      teardown(c);
+      return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
+    }
+  }
+  *ctx = c;
+  return AR_OK;
 }
-static ar_status enqueue(struct tp_ctx *ctx, int rank, cudaStream_t stream) {
-  (void)ctx;
-  (void)rank;
-  (void)stream;
-  return AR_ERR_UNSUPPORTED;
+
+/* Enqueues every round of `rank`: one group of sends and receives, then the applies. */
+static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
+  const struct p2p_plan *p = &c->plan[rank];
+  char *data = c->data[rank], *scratch = c->scratch[rank];
+  size_t es = c->esize;
+  for (int k = 0; k < p->nrounds; k++) {
+    const struct p2p_round *R = &p->rounds[k];
+    NCCL_CHECK(ncclGroupStart());
+    for (int i = 0; i < R->nsend; i++) {
+      const struct p2p_op *o = &R->send[i];
+      ncclResult_t nr = ncclSend(data + o->off * es, o->cnt, c->nccl_type, o->peer,
+                                 c->comm[rank], stream);
+      if (nr != ncclSuccess) {
+        ncclGroupEnd();
+        NCCL_CHECK(nr);
+      }
+    }
+    for (int i = 0; i < R->nrecv; i++) {
+      const struct p2p_op *o = &R->recv[i];
+      char *dst = o->direct ? data + o->off * es : scratch + o->soff * es;
+      ncclResult_t nr = ncclRecv(dst, o->cnt, c->nccl_type, o->peer, c->comm[rank], stream);
+      if (nr != ncclSuccess) {
+        ncclGroupEnd();
+        NCCL_CHECK(nr);
+      }
+    }
+    NCCL_CHECK(ncclGroupEnd());
+    for (int i = 0; i < R->nrecv; i++) { /* apply after the group: round snapshot */
+      const struct p2p_op *o = &R->recv[i];
+      if (o->direct) continue;
+      if (o->op == AR_REDUCE)
+        AR_CHECK(ar_reduce_launch(data + o->off * es, scratch + o->soff * es, o->cnt, c->dtype,
+                                  stream));
+      else
+        CUDA_CHECK(cudaMemcpyAsync(data + o->off * es, scratch + o->soff * es, o->cnt * es,
+                                   cudaMemcpyDeviceToDevice, stream));
+    }
+  }
+  return AR_OK;
 }
-static void teardown(struct tp_ctx *ctx) { (void)ctx; }
 
 extern "C" const struct tp_ops tp_nccl_p2p = {"nccl-p2p", setup, enqueue, teardown};

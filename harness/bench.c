@@ -1,0 +1,763 @@
+/* The GPU benchmark (SPEC.md section 3). One pthread per GPU owns its device, stream, events,
+ * data buffer and NCCL communicator; all threads walk the same list of jobs (size x algorithm x
+ * transport) in lockstep, separated by a barrier, and rank 0's thread does the single-threaded
+ * parts (transport setup and teardown, statistics, the CSV row) while the others wait.
+ *
+ * One iteration on rank r's stream:
+ *   [gate] wait on every rank's `finished` (of the last iteration), fill inputs, record ready
+ *   | barrier | wait on every rank's ready, record start, [straggler delay], the AllReduce,
+ *   record end, check, record finished | barrier | rank 0 opens the gates
+ * The gate (timed iterations only) holds the stream until every rank's host has enqueued the
+ * whole iteration, so host launch overhead never lands between the start and end events; the
+ * cross-GPU waits align the start events; the fill and the check sit outside them. The
+ * iteration time is the largest (end - start) over the ranks. */
+#include "bench.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <nccl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuda/kernels.h"
+#include "cuda/transport.h"
+
+_Static_assert(HX_MAX_DEVS == AR_MAX_GPUS, "one rank per GPU slot");
+_Static_assert((int)HX_DT_F32 == (int)AR_DT_F32 && (int)HX_DT_BF16 == (int)AR_DT_BF16 &&
+                   (int)HX_DT_F16 == (int)AR_DT_F16,
+               "dtype numbering");
+
+/* ---- a spinning barrier that also agrees on "did anyone fail" ---- */
+
+struct hx_barrier {
+  int n;
+  atomic_int count, gen;
+  atomic_int err[2]; /* per generation parity: OR of the errors brought to it */
+};
+
+/* Waits for all n threads; returns nonzero on every thread when any of them passed err != 0. */
+static int barrier_wait(struct hx_barrier *b, int err) {
+  int gen = atomic_load(&b->gen);
+  if (err) atomic_store(&b->err[gen & 1], 1);
+  if (atomic_fetch_add(&b->count, 1) == b->n - 1) {
+    atomic_store(&b->err[(gen + 1) & 1], 0); /* nobody can be in the next generation yet */
+    atomic_store(&b->count, 0);
+    atomic_store(&b->gen, gen + 1);
+  } else {
+    for (long spins = 0; atomic_load(&b->gen) == gen; spins++) {
+      if (spins > 20000) usleep(20); /* a long phase (a big size): stop burning a core */
+      else if (spins > 200) sched_yield();
+    }
+  }
+  return atomic_load(&b->err[gen & 1]);
+}
+
+/* ---- state ---- */
+
+enum job_state { JOB_RUN, JOB_NA, JOB_OOM, JOB_ERROR };
+
+struct job_desc { /* one row to measure */
+  int size_idx, algo_idx;
+  const char *tname; /* "nccl" for the native algorithm, else the transport's name */
+};
+
+struct bench;
+
+struct rank {
+  struct bench *b;
+  int rank, dev, straggler_k; /* straggler_k: index in --straggler, -1 when none */
+  pthread_t th;
+  cudaStream_t stream;
+  cudaEvent_t ready, *start, *end;
+  cudaEvent_t finished; /* the end of the rank's last iteration (after its check) */
+  unsigned long long *d_wrong; /* one counter per iteration of a job */
+  unsigned *d_expired;         /* gates that timed out */
+  unsigned long long gate_seq; /* gate targets used so far (equal on every rank) */
+  ncclComm_t comm;
+  void *data;
+  size_t cap; /* bytes of data this rank could allocate */
+  char err[512];
+};
+
+struct job {
+  int index;
+  const struct job_desc *d;
+  const struct ar_algo *algo;
+  uint64_t bytes; /* payload: nelem * element size */
+  size_t nelem;
+  const struct tp_ops *tp;
+  struct tp_ctx *ctx;
+  int state;
+  char reason[512];
+};
+
+struct bench {
+  const struct hx_bench_cfg *cfg;
+  const struct run_opts *o;
+  int n, total; /* total = warmup + iters */
+  int esize;
+  struct hx_barrier bar;
+  ncclUniqueId id;
+  struct tp_world world;
+  struct rank rk[HX_MAX_DEVS];
+  volatile unsigned long long *gate_host; /* mapped pinned memory seen by every GPU */
+  size_t cap;                             /* bytes every rank's data buffer holds */
+  struct ar_schedule sched[HX_MAX_ALGOS];
+  ar_status sched_st[HX_MAX_ALGOS];
+  int njobs;
+  struct job_desc *jobs;
+  struct job job;
+  double *times;            /* [rank][iters], us */
+  unsigned long long *wrong; /* [rank][total] */
+  unsigned expired[HX_MAX_DEVS];
+  double *delays; /* [straggler][total], us */
+  int failed;     /* a row had wrong elements or an error */
+  unsigned char na_said[HX_MAX_ALGOS][HX_MAX_TRANSPORTS + 1];
+  /* watchdog */
+  pthread_t wd_th;
+  pthread_mutex_t wd_mu;
+  int wd_active, wd_stop, wd_row_ok;
+  double wd_t0;
+  char wd_label[256];
+  struct hx_csv_row wd_row;
+  atomic_int done[HX_MAX_DEVS];
+};
+
+/* Monotonic seconds. */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Records a rank's first error message (printf-style); returns 1 for `err |= fail(...)`. */
+static int rank_fail(struct rank *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int rank_fail(struct rank *R, const char *fmt, ...) {
+  if (!R->err[0]) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(R->err, sizeof(R->err), fmt, ap);
+    va_end(ap);
+  }
+  return 1;
+}
+
+/* CUDA call on a rank: records "rank R: call: error" and yields 1 on failure, else 0. */
+#define RK_CUDA(R, call)                                                                   \
+  __extension__({                                                                          \
+    cudaError_t e_ = (call);                                                               \
+    e_ == cudaSuccess ? 0                                                                  \
+                      : rank_fail((R), "rank %d (GPU %d): %s: %s", (R)->rank, (R)->dev,    \
+                                  #call, cudaGetErrorString(e_));                          \
+  })
+#define RK_NCCL(R, call)                                                                   \
+  __extension__({                                                                          \
+    ncclResult_t r_ = (call);                                                              \
+    r_ == ncclSuccess ? 0                                                                  \
+                      : rank_fail((R), "rank %d (GPU %d): %s: %s", (R)->rank, (R)->dev,    \
+                                  #call, ncclGetErrorString(r_));                          \
+  })
+#define RK_AR(R, call)                                                                     \
+  __extension__({                                                                          \
+    ar_status s_ = (call);                                                                 \
+    s_ == AR_OK ? 0                                                                        \
+                : rank_fail((R), "rank %d (GPU %d): %s: %s", (R)->rank, (R)->dev, #call,   \
+                            ar_status_str(s_));                                            \
+  })
+
+/* NCCL's type for an HX_DT_* dtype. */
+static ncclDataType_t nccl_type(int dt) {
+  return dt == HX_DT_F32 ? ncclFloat32 : dt == HX_DT_BF16 ? ncclBfloat16 : ncclFloat16;
+}
+
+/* ---- the watchdog ---- */
+
+/* Starts the deadline of a phase; row (may be NULL) is written with status timeout if it hangs. */
+static void wd_begin(struct bench *b, const char *label, const struct hx_csv_row *row) {
+  pthread_mutex_lock(&b->wd_mu);
+  snprintf(b->wd_label, sizeof(b->wd_label), "%s", label);
+  b->wd_row_ok = row != NULL;
+  if (row) b->wd_row = *row;
+  for (int r = 0; r < b->n; r++) atomic_store(&b->done[r], 0);
+  b->wd_t0 = now_s();
+  b->wd_active = 1;
+  pthread_mutex_unlock(&b->wd_mu);
+}
+
+/* Ends the deadline of the current phase. */
+static void wd_end(struct bench *b) {
+  pthread_mutex_lock(&b->wd_mu);
+  b->wd_active = 0;
+  pthread_mutex_unlock(&b->wd_mu);
+}
+
+/* The monitor thread: names the phase and the ranks that did not finish, keeps the CSV,
+ * exits 1 (hung GPU work cannot be cancelled). */
+static void *wd_main(void *arg) {
+  struct bench *b = arg;
+  for (;;) {
+    usleep(50 * 1000);
+    pthread_mutex_lock(&b->wd_mu);
+    if (b->wd_stop) {
+      pthread_mutex_unlock(&b->wd_mu);
+      return NULL;
+    }
+    if (b->wd_active && now_s() - b->wd_t0 > b->o->timeout_s) {
+      char ranks[256] = "";
+      size_t len = 0;
+      for (int r = 0; r < b->n; r++)
+        if (!atomic_load(&b->done[r]) && len < sizeof(ranks) - 8)
+          len += (size_t)snprintf(ranks + len, sizeof(ranks) - len, " %d", r);
+      fflush(stdout);
+      fprintf(stderr,
+              "arbench: timeout: %s did not finish within %d s (-T); ranks not finished:%s\n",
+              b->wd_label, b->o->timeout_s, len ? ranks : " (none: stuck on the host)");
+      printf("# timeout: %s; ranks not finished:%s\n", b->wd_label, len ? ranks : " none");
+      fflush(stdout);
+      if (b->wd_row_ok) {
+        char ts[32];
+        b->wd_row.timestamp = hx_utc_iso(ts, sizeof(ts));
+        b->wd_row.status = "timeout";
+        hx_csv_append(b->cfg->csv, &b->wd_row);
+      }
+      fflush(NULL);
+      _exit(1);
+    }
+    pthread_mutex_unlock(&b->wd_mu);
+  }
+}
+
+/* ---- per-rank setup and teardown ---- */
+
+/* Device, peer access, stream, events, communicator and buffers of one rank; 0 or 1. */
+static int rank_init(struct rank *R) {
+  struct bench *b = R->b;
+  int err = 0, n = b->n;
+  if (RK_CUDA(R, cudaSetDevice(R->dev))) return 1;
+  for (int q = 0; q < n; q++) {
+    if (q == R->rank) continue;
+    int can = 0;
+    if (RK_CUDA(R, cudaDeviceCanAccessPeer(&can, R->dev, b->rk[q].dev))) return 1;
+    if (!can) {
+      ar_log(AR_LOG_WARN, "rank %d: GPU %d cannot access GPU %d directly", R->rank, R->dev,
+             b->rk[q].dev);
+      continue;
+    }
+    cudaError_t e = cudaDeviceEnablePeerAccess(b->rk[q].dev, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+    else if (RK_CUDA(R, e)) return 1;
+  }
+  err |= RK_CUDA(R, cudaStreamCreateWithFlags(&R->stream, cudaStreamNonBlocking));
+  err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->ready, cudaEventDisableTiming));
+  err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->finished, cudaEventDisableTiming));
+  R->start = calloc((size_t)b->o->iters, sizeof(cudaEvent_t));
+  R->end = calloc((size_t)b->o->iters, sizeof(cudaEvent_t));
+  if (!R->start || !R->end) return rank_fail(R, "rank %d: out of host memory", R->rank);
+  for (int i = 0; i < b->o->iters && !err; i++) {
+    err |= RK_CUDA(R, cudaEventCreate(&R->start[i]));
+    err |= RK_CUDA(R, cudaEventCreate(&R->end[i]));
+  }
+  err |= RK_CUDA(R, cudaMalloc((void **)&R->d_wrong, (size_t)b->total * sizeof(*R->d_wrong)));
+  err |= RK_CUDA(R, cudaMalloc((void **)&R->d_expired, sizeof(*R->d_expired)));
+  /* load the harness's kernels now, while nothing spins (see job_run) */
+  err |= RK_AR(R, ar_fill_launch(R->d_wrong, 0, b->o->dtype, R->rank, R->stream));
+  err |= RK_AR(R, ar_check_launch(R->d_wrong, 0, b->o->dtype, n, R->d_wrong, R->stream));
+  err |= RK_AR(R, ar_delay_launch(0.001, R->stream));
+  err |= RK_AR(R, ar_gate_launch(b->gate_host, 0, 1e3, R->d_expired, R->stream));
+  err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
+  if (err) return 1;
+  /* the communicator before the big buffer, so NCCL gets its memory first */
+  if (RK_NCCL(R, ncclCommInitRank(&R->comm, n, b->id, R->rank))) return 1;
+  /* the largest size; if it does not fit, halve: bigger sizes become oom rows */
+  size_t want = 0;
+  for (int s = 0; s < b->o->nsizes; s++) {
+    size_t bytes = sweep_nelem(b->o->sizes[s], b->esize) * (size_t)b->esize;
+    if (bytes > want) want = bytes;
+  }
+  for (size_t sz = want; sz >= (size_t)b->esize; sz = sz / 2 / b->esize * b->esize) {
+    if (cudaMalloc(&R->data, sz) == cudaSuccess) {
+      R->cap = sz;
+      break;
+    }
+    cudaGetLastError(); /* an allocation failure is not sticky */
+    R->data = NULL;
+  }
+  if (R->cap < want)
+    ar_log(AR_LOG_WARN, "rank %d: data buffer of %zu bytes did not fit; using %zu", R->rank,
+           want, R->cap);
+  return 0;
+}
+
+/* Destroys what rank_init made (whatever part of it exists). */
+static void rank_free(struct rank *R) {
+  struct bench *b = R->b;
+  cudaSetDevice(R->dev);
+  if (R->comm) ncclCommDestroy(R->comm);
+  for (int i = 0; R->start && i < b->o->iters; i++) {
+    if (R->start[i]) cudaEventDestroy(R->start[i]);
+    if (R->end[i]) cudaEventDestroy(R->end[i]);
+  }
+  free(R->start);
+  free(R->end);
+  if (R->ready) cudaEventDestroy(R->ready);
+  if (R->finished) cudaEventDestroy(R->finished);
+  cudaFree(R->data);
+  cudaFree(R->d_wrong);
+  cudaFree(R->d_expired);
+  if (R->stream) cudaStreamDestroy(R->stream);
+}
+
+/* ---- rows ---- */
+
+/* The CSV row of the current job with every measured field empty. */
+static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t tslen) {
+  const struct hx_meta *m = b->cfg->meta;
+  const struct job *J = &b->job;
+  memset(row, 0, sizeof(*row));
+  row->run_id = b->cfg->run_id;
+  row->timestamp = hx_utc_iso(ts, tslen);
+  row->host = m->host;
+  row->gpu = m->gpu;
+  row->n_gpus = b->n;
+  row->driver = m->driver;
+  row->cuda = m->cuda;
+  row->nccl = m->nccl;
+  row->source = "gpu";
+  row->algorithm = J->algo->name;
+  row->transport = J->d->tname;
+  row->pipeline = J->tp ? b->o->pipeline : 1;
+  row->dtype = sweep_dtype_name(b->o->dtype);
+  row->bytes = J->bytes;
+  row->straggler_rank = b->o->nst ? b->o->st[0].rank : -1;
+  row->delay_us = 0;
+  row->degraded_rank = -1;
+  row->factor = 1;
+  row->iters = b->o->iters;
+  row->t.n = 0;
+  row->time_after_arrival_us = row->algbw_gbps = row->busbw_gbps = row->model_time_us = NAN;
+  row->wrong = -1;
+  row->status = "error";
+}
+
+/* Prints the stdout table's header. */
+static void table_header(struct bench *b) {
+  printf("#\n#%12s %12s %8s %12s %10s %10s %8s %8s %7s %7s%s\n", "size", "count", "type",
+         "algorithm", "transport", "time", "algbw", "busbw", "#wrong", "status",
+         b->o->nst ? "      delay      after" : "");
+  printf("#%12s %12s %8s %12s %10s %10s %8s %8s %7s %7s%s\n", "(B)", "(elements)", "", "", "",
+         "(us)", "(GB/s)", "(GB/s)", "", "", b->o->nst ? "       (us)       (us)" : "");
+  fflush(stdout);
+}
+
+/* Prints one table line for a row. */
+static void table_row(struct bench *b, const struct hx_csv_row *row) {
+  char wrong[32] = "-";
+  if (row->wrong >= 0) snprintf(wrong, sizeof(wrong), "%lld", row->wrong);
+  printf(" %12llu %12zu %8s %12s %10s", (unsigned long long)row->bytes, b->job.nelem, row->dtype,
+         row->algorithm, row->transport);
+  if (row->t.n > 0)
+    printf(" %10.2f %8.2f %8.2f", row->t.median, row->algbw_gbps, row->busbw_gbps);
+  else
+    printf(" %10s %8s %8s", "-", "-", "-");
+  printf(" %7s %7s", wrong, row->status);
+  if (b->o->nst && row->t.n > 0) printf(" %10.1f %10.2f", row->delay_us, row->time_after_arrival_us);
+  printf("\n");
+  fflush(stdout);
+}
+
+/* ---- one job: prepared and finished by rank 0, measured by all ---- */
+
+/* Index of a transport name in the options (the native algorithm uses the spare last slot). */
+static int transport_slot(struct bench *b, const char *name) {
+  for (int t = 0; t < b->o->ntransports; t++)
+    if (!strcmp(b->o->transports[t], name)) return t;
+  return HX_MAX_TRANSPORTS;
+}
+
+/* Rank 0: resolves job j (schedule, memory, transport setup) into b->job. */
+static void job_prepare(struct bench *b, int j) {
+  const struct run_opts *o = b->o;
+  struct job *J = &b->job;
+  memset(J, 0, sizeof(*J));
+  J->index = j;
+  J->d = &b->jobs[j];
+  J->algo = o->algos[J->d->algo_idx];
+  J->nelem = sweep_nelem(o->sizes[J->d->size_idx], b->esize);
+  J->bytes = (uint64_t)J->nelem * (uint64_t)b->esize;
+  J->state = JOB_RUN;
+
+  char label[256], ts[32];
+  snprintf(label, sizeof(label), "size %llu B, algorithm %s, transport %s",
+           (unsigned long long)J->bytes, J->algo->name, J->d->tname);
+  struct hx_csv_row row;
+  row_base(b, &row, ts, sizeof(ts));
+  wd_begin(b, label, &row);
+  ar_log(AR_LOG_INFO, "job %d/%d: %s", j + 1, b->njobs, label);
+  if (isatty(2) && ar_log_level() < AR_LOG_INFO)
+    fprintf(stderr, "\r[%d/%d] %-60.60s\r", j + 1, b->njobs, label);
+
+  if (!(J->algo->flags & AR_ALGO_NATIVE)) {
+    ar_status st = b->sched_st[J->d->algo_idx];
+    if (st != AR_OK) {
+      J->state = st == AR_ERR_UNSUPPORTED ? JOB_NA : JOB_ERROR;
+      snprintf(J->reason, sizeof(J->reason), "%s", b->sched[J->d->algo_idx].reason);
+      goto delays;
+    }
+  }
+  if (J->bytes > b->cap) {
+    J->state = JOB_OOM;
+    snprintf(J->reason, sizeof(J->reason), "%llu bytes do not fit the data buffer (%zu)",
+             (unsigned long long)J->bytes, b->cap);
+    goto delays;
+  }
+  if (!(J->algo->flags & AR_ALGO_NATIVE)) {
+    J->tp = tp_find(J->d->tname);
+    if (!J->tp) {
+      J->state = JOB_ERROR;
+      snprintf(J->reason, sizeof(J->reason), "no transport named %s", J->d->tname);
+      goto delays;
+    }
+    struct tp_job tj = {.sched = &b->sched[J->d->algo_idx], .nelem = J->nelem,
+                        .dtype = o->dtype, .pipeline = o->pipeline};
+    b->world.data_bytes = b->cap;
+    ar_status st = J->tp->setup(&b->world, &tj, &J->ctx, J->reason, sizeof(J->reason));
+    cudaSetDevice(b->rk[0].dev); /* setup may have moved this thread to another device */
+    if (st != AR_OK) {
+      J->ctx = NULL;
+      J->state = st == AR_ERR_UNSUPPORTED ? JOB_NA : st == AR_ERR_OOM ? JOB_OOM : JOB_ERROR;
+      if (!J->reason[0]) snprintf(J->reason, sizeof(J->reason), "setup: %s", ar_status_str(st));
+    }
+  }
+delays:
+  for (int k = 0; k < o->nst; k++)
+    for (int it = 0; it < b->total; it++)
+      b->delays[k * b->total + it] = sweep_delay_us(o, k, j, it);
+}
+
+/* Rank 0, every rank idle: statistics, check results, the row; ends the process on a fault. */
+static void job_finish(struct bench *b) {
+  const struct run_opts *o = b->o;
+  struct job *J = &b->job;
+  char ts[32];
+  struct hx_csv_row row;
+  row_base(b, &row, ts, sizeof(ts));
+  int fatal = 0;
+  if (J->state == JOB_RUN) {
+    for (int r = 0; r < b->n; r++)
+      if (b->rk[r].err[0]) {
+        fprintf(stderr, "arbench: %s (size %llu B, %s/%s)\n", b->rk[r].err,
+                (unsigned long long)J->bytes, J->algo->name, J->d->tname);
+        fatal = 1;
+      }
+  }
+  if (J->state == JOB_RUN && !fatal) {
+    int it = o->iters, w = o->warmup;
+    double *t = malloc((size_t)it * sizeof(double)), *after = malloc((size_t)it * sizeof(double));
+    double delay_sum = 0;
+    long long worst = 0;
+    int worst_i = -1;
+    for (int i = 0; i < it; i++) {
+      double tmax = 0, dmax = 0;
+      long long wr = 0;
+      for (int r = 0; r < b->n; r++) {
+        tmax = fmax(tmax, b->times[r * it + i]);
+        wr += (long long)b->wrong[r * b->total + w + i];
+      }
+      for (int k = 0; k < o->nst; k++) dmax = fmax(dmax, b->delays[k * b->total + w + i]);
+      if (t) t[i] = tmax;
+      if (after) after[i] = tmax - dmax;
+      delay_sum += dmax;
+      if (wr > worst) worst = wr, worst_i = i;
+    }
+    struct hx_stats sa;
+    if (!t || !after || hx_stats_compute(t, it, &row.t) || hx_stats_compute(after, it, &sa)) {
+      fprintf(stderr, "arbench: out of host memory\n");
+      fatal = 1;
+    } else {
+      row.delay_us = delay_sum / it;
+      row.time_after_arrival_us = sa.median;
+      row.algbw_gbps = hx_algbw((double)J->bytes, row.t.median);
+      row.busbw_gbps = hx_busbw(row.algbw_gbps, b->n);
+      row.wrong = o->check ? worst : -1;
+      row.status = worst > 0 ? "error" : "ok";
+      if (worst > 0) {
+        b->failed = 1;
+        fprintf(stderr, "arbench: %s/%s size %llu B: %lld wrong elements in timed iteration %d:",
+                J->algo->name, J->d->tname, (unsigned long long)J->bytes, worst, worst_i);
+        for (int r = 0; r < b->n; r++)
+          fprintf(stderr, " rank %d: %llu", r, b->wrong[r * b->total + w + worst_i]);
+        fprintf(stderr, "\n");
+      }
+      for (int r = 0; r < b->n; r++)
+        if (b->expired[r])
+          ar_log(AR_LOG_WARN, "rank %d: %u launch gates timed out (%s/%s, %llu B): host enqueue "
+                 "was slow; those iterations may include launch overhead", r, b->expired[r],
+                 J->algo->name, J->d->tname, (unsigned long long)J->bytes);
+    }
+    free(t);
+    free(after);
+  } else if (J->state == JOB_NA) {
+    row.status = "n/a";
+    int slot = transport_slot(b, J->d->tname);
+    if (!b->na_said[J->d->algo_idx][slot]) {
+      b->na_said[J->d->algo_idx][slot] = 1;
+      printf("n/a: %s (%s): %s\n", J->algo->name, J->d->tname, J->reason);
+    }
+  } else if (J->state == JOB_OOM) {
+    row.status = "oom";
+    ar_log(AR_LOG_INFO, "oom: %s/%s: %s", J->algo->name, J->d->tname, J->reason);
+  } else {
+    row.status = "error";
+    b->failed = 1;
+    fprintf(stderr, "arbench: %s/%s size %llu B: %s\n", J->algo->name, J->d->tname,
+            (unsigned long long)J->bytes, J->reason);
+  }
+  if (fatal) row.status = "error";
+  if (J->ctx && !fatal) J->tp->teardown(J->ctx); /* a faulted GPU could block a cudaFree */
+  J->ctx = NULL;
+  if (hx_csv_append(b->cfg->csv, &row)) ar_log(AR_LOG_WARN, "could not write results.csv");
+  if (row.t.n > 0 || J->state == JOB_OOM || J->state == JOB_ERROR || fatal) table_row(b, &row);
+  if (fatal) { /* the GPUs may be in any state: keep what was measured and stop */
+    fflush(NULL);
+    _exit(1);
+  }
+  wd_end(b);
+}
+
+/* Every rank: warm-up and timed iterations of the current job, then the results. 0 or 1. */
+static int job_run(struct rank *R) {
+  struct bench *b = R->b;
+  const struct run_opts *o = b->o;
+  struct job *J = &b->job;
+  int err = 0, n = b->n, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
+  cudaStream_t s = R->stream;
+  err |= RK_CUDA(R, cudaSetDevice(R->dev));
+  err |= RK_CUDA(R, cudaMemsetAsync(R->d_wrong, 0, (size_t)b->total * sizeof(*R->d_wrong), s));
+  err |= RK_CUDA(R, cudaMemsetAsync(R->d_expired, 0, sizeof(*R->d_expired), s));
+  double gate_us = fmin(o->timeout_s, 30) * 1e6;
+  int it;
+  for (it = 0; it < b->total; it++) {
+    int timed = it >= o->warmup, i = it - o->warmup;
+    /* a job's first iteration runs ungated: it may connect peers on the host and load
+     * kernels lazily, and a lazy load can wait for a running kernel (the gate) to end */
+    if (timed && it > 0 && !err)
+      err |= RK_AR(R, ar_gate_launch(b->gate_host, R->gate_seq + 1, gate_us, R->d_expired, s));
+    /* refill only once every rank is done with the last iteration: a peer may still be
+     * reading this rank's data (its `finished` event was recorded before the last barrier) */
+    for (int q = 0; q < n && !err; q++)
+      if (q != R->rank) err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].finished, 0));
+    if (!err) err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, s));
+    if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
+    if (barrier_wait(&b->bar, err)) break;
+    for (int q = 0; q < n && !err; q++)
+      if (q != R->rank) err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
+    if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->start[i], s));
+    if (R->straggler_k >= 0 && !err)
+      err |= RK_AR(R, ar_delay_launch(b->delays[R->straggler_k * b->total + it], s));
+    if (!err) {
+      if (native)
+        err |= RK_NCCL(R, ncclAllReduce(R->data, R->data, J->nelem, nccl_type(o->dtype), ncclSum,
+                                        R->comm, s));
+      else
+        err |= RK_AR(R, J->tp->enqueue(J->ctx, R->rank, s));
+    }
+    if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->end[i], s));
+    if (o->check && !err)
+      err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, R->d_wrong + it, s));
+    if (!err) err |= RK_CUDA(R, cudaEventRecord(R->finished, s));
+    if (barrier_wait(&b->bar, err)) break;
+    if (timed) {
+      R->gate_seq++;
+      if (R->rank == 0) __atomic_store_n(b->gate_host, R->gate_seq, __ATOMIC_SEQ_CST);
+    }
+  }
+  if (it < b->total) { /* someone failed: the gates stay shut, nothing more is enqueued */
+    if (!err) rank_fail(R, "rank %d: stopped because another rank failed", R->rank);
+    return 1;
+  }
+  if (RK_CUDA(R, cudaStreamSynchronize(s))) return 1;
+  atomic_store(&b->done[R->rank], 1);
+  for (int i = 0; i < o->iters; i++) {
+    float ms = 0;
+    err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[i], R->end[i]));
+    b->times[R->rank * o->iters + i] = ms * 1e3;
+  }
+  err |= RK_CUDA(R, cudaMemcpy(b->wrong + (size_t)R->rank * b->total, R->d_wrong,
+                               (size_t)b->total * sizeof(*R->d_wrong), cudaMemcpyDeviceToHost));
+  err |= RK_CUDA(R, cudaMemcpy(&b->expired[R->rank], R->d_expired, sizeof(unsigned),
+                               cudaMemcpyDeviceToHost));
+  return err;
+}
+
+/* A rank's thread: set up, walk every job in lockstep, tear down. */
+static void *rank_main(void *arg) {
+  struct rank *R = arg;
+  struct bench *b = R->b;
+  char name[16];
+  snprintf(name, sizeof(name), "rank %d", R->rank);
+  pthread_setname_np(pthread_self(), name);
+  int err = rank_init(R);
+  if (err) fprintf(stderr, "arbench: %s (initialisation)\n", R->err); /* peers may hang now */
+  else atomic_store(&b->done[R->rank], 1);
+  if (barrier_wait(&b->bar, err)) {
+    if (R->rank == 0) b->failed = 2;
+    rank_free(R);
+    return NULL;
+  }
+  if (R->rank == 0) {
+    wd_end(b);
+    b->cap = b->rk[0].cap;
+    for (int r = 0; r < b->n; r++) {
+      if (b->rk[r].cap < b->cap) b->cap = b->rk[r].cap;
+      b->world.comm[r] = b->rk[r].comm;
+      b->world.data[r] = b->rk[r].data;
+    }
+    b->world.data_bytes = b->cap;
+    table_header(b);
+  }
+  for (int j = 0; j < b->njobs; j++) {
+    if (R->rank == 0) job_prepare(b, j);
+    barrier_wait(&b->bar, 0);
+    if (b->job.state == JOB_RUN) job_run(R);
+    barrier_wait(&b->bar, 0);
+    if (R->rank == 0) job_finish(b);
+  }
+  barrier_wait(&b->bar, 0);
+  rank_free(R);
+  return NULL;
+}
+
+/* Builds each algorithm's schedule once (they do not depend on the size). */
+static void build_schedules(struct bench *b) {
+  const struct run_opts *o = b->o;
+  struct ar_params p;
+  args_fill_params(&p, b->n, o->st, o->nst, NULL, o->torus_ndims, o->torus);
+  for (int a = 0; a < o->nalgos; a++) {
+    if (o->algos[a]->flags & AR_ALGO_NATIVE) continue;
+    b->sched_st[a] = ar_build(o->algos[a], &p, &b->sched[a]);
+    if (b->sched_st[a] == AR_OK && sched_verify(&b->sched[a], NULL) != AR_OK) {
+      b->sched_st[a] = AR_ERR_VERIFY;
+      snprintf(b->sched[a].reason, sizeof(b->sched[a].reason),
+               "the schedule does not verify (arbench schedule --algo %s --ranks %d)",
+               o->algos[a]->name, b->n);
+    }
+  }
+}
+
+/* The jobs in order: size, then algorithm, then transport (one job for nccl). */
+static int build_jobs(struct bench *b) {
+  const struct run_opts *o = b->o;
+  b->jobs = calloc((size_t)o->nsizes * o->nalgos * (o->ntransports + 1), sizeof(*b->jobs));
+  if (!b->jobs) return -1;
+  for (int s = 0; s < o->nsizes; s++)
+    for (int a = 0; a < o->nalgos; a++) {
+      if (o->algos[a]->flags & AR_ALGO_NATIVE) {
+        b->jobs[b->njobs++] = (struct job_desc){s, a, "nccl"};
+        continue;
+      }
+      for (int t = 0; t < o->ntransports; t++)
+        b->jobs[b->njobs++] = (struct job_desc){s, a, o->transports[t]};
+    }
+  return 0;
+}
+
+/* Prints the devices block that opens the table. */
+static void print_devices(struct bench *b) {
+  const struct run_opts *o = b->o;
+  printf("# arbench: %d GPUs, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
+         b->n, sweep_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
+         (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
+  printf("# driver %s, CUDA runtime %s, NCCL %s, run %s\n", b->cfg->meta->driver,
+         b->cfg->meta->cuda, b->cfg->meta->nccl, b->cfg->run_id);
+  for (int r = 0; r < b->n; r++) {
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, b->rk[r].dev) == cudaSuccess)
+      printf("#  rank %2d device %2d [%04x:%02x:%02x] %s\n", r, b->rk[r].dev, p.pciDomainID,
+             p.pciBusID, p.pciDeviceID, p.name);
+  }
+  fflush(stdout);
+}
+
+int hx_bench_run(const struct hx_bench_cfg *cfg) {
+  struct bench *b = calloc(1, sizeof(*b));
+  if (!b) return 1;
+  const struct run_opts *o = cfg->o;
+  b->cfg = cfg;
+  b->o = o;
+  b->n = cfg->n;
+  b->total = o->warmup + o->iters;
+  b->esize = sweep_dtype_size(o->dtype);
+  b->bar.n = b->n;
+  b->world.n = b->n;
+  pthread_mutex_init(&b->wd_mu, NULL);
+  setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast can take a shared host's GPUs down */
+  int rc = 1;
+  b->times = calloc((size_t)b->n * o->iters, sizeof(*b->times));
+  b->wrong = calloc((size_t)b->n * b->total, sizeof(*b->wrong));
+  b->delays = calloc((size_t)(o->nst ? o->nst : 1) * b->total, sizeof(*b->delays));
+  if (!b->times || !b->wrong || !b->delays || build_jobs(b)) {
+    fprintf(stderr, "arbench: out of host memory\n");
+    goto out;
+  }
+  for (int r = 0; r < b->n; r++) {
+    struct rank *R = &b->rk[r];
+    R->b = b;
+    R->rank = r;
+    R->dev = cfg->dev[r];
+    R->straggler_k = -1;
+    for (int k = 0; k < o->nst; k++)
+      if (o->st[k].rank == r) R->straggler_k = k;
+    b->world.dev[r] = R->dev;
+  }
+  build_schedules(b);
+  print_devices(b);
+  ncclResult_t nr = ncclGetUniqueId(&b->id);
+  if (nr != ncclSuccess) {
+    fprintf(stderr, "arbench: ncclGetUniqueId: %s\n", ncclGetErrorString(nr));
+    goto out;
+  }
+  cudaError_t ce = cudaSetDevice(cfg->dev[0]);
+  void *gate = NULL;
+  if (ce == cudaSuccess)
+    ce = cudaHostAlloc(&gate, sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable);
+  if (ce != cudaSuccess) {
+    fprintf(stderr, "arbench: GPU %d: cudaHostAlloc (launch gate): %s\n", cfg->dev[0],
+            cudaGetErrorString(ce));
+    goto out;
+  }
+  b->gate_host = gate;
+  *b->gate_host = 0;
+  for (int r = 0; r < b->n; r++) b->rk[r].gate_seq = 0;
+  if (pthread_create(&b->wd_th, NULL, wd_main, b)) goto out;
+  wd_begin(b, "initialisation (peer access, ncclCommInitRank, buffers)", NULL);
+  int started = 0;
+  for (int r = 0; r < b->n; r++, started++)
+    if (pthread_create(&b->rk[r].th, NULL, rank_main, &b->rk[r])) {
+      fprintf(stderr, "arbench: cannot start the thread of rank %d\n", r);
+      fflush(NULL);
+      _exit(1); /* the started threads wait in ncclCommInitRank for the missing one */
+    }
+  for (int r = 0; r < started; r++) pthread_join(b->rk[r].th, NULL);
+  pthread_mutex_lock(&b->wd_mu);
+  b->wd_stop = 1;
+  pthread_mutex_unlock(&b->wd_mu);
+  pthread_join(b->wd_th, NULL);
+  if (isatty(2) && ar_log_level() < AR_LOG_INFO) fprintf(stderr, "\r%70s\r", "");
+  rc = b->failed ? 1 : 0;
+  cudaFreeHost(gate);
+out:
+  for (int a = 0; a < o->nalgos; a++) sched_free(&b->sched[a]);
+  free(b->jobs);
+  free(b->times);
+  free(b->wrong);
+  free(b->delays);
+  free(b);
+  return rc;
+}

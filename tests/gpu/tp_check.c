@@ -1,0 +1,1027 @@
+/* tp_check: focused checks of the ce and sm transports, independent of the harness.
+ *
+ *   tp_check sim [--ranks-max N] [--seeds K] [--algos LIST]
+ *       CPU only: compiles every schedule (registry + synthetic ones below) for n = 2..N into
+ *       ce (pipeline 1, 2, 3) and sm programs and runs them in a simulator that interleaves
+ *       ranks and streams at random (copies split into read and write steps, sm blocks
+ *       unordered between barriers, one rank made slow at times), also with every stream of a
+ *       rank squeezed into one FIFO (worst-case hardware queue aliasing), three back-to-back
+ *       iterations with the data re-initialised between them as the harness does. Any race
+ *       the protocol allows shows up as a wrong sum; any deadlock as a stall.
+ *   tp_check gpu --transport ce|sm [--algos LIST] [--sizes LIST] [--dtypes LIST]
+ *                [--pipelines LIST] [--iters N] [--ranks N]
+ *       One pthread per GPU; each iteration re-initialises data from a pristine copy on the
+ *       rank's stream and enqueues the AllReduce, iterations back to back with no host sync;
+ *       every iteration's result is checked (sizes up to 64 MiB; the last one above).
+ *   tp_check time --transport ce|sm [--algos ..] [--sizes ..] [--pipelines ..] [--iters N]
+ *       Back-to-back iterations between two host barriers: mean time per AllReduce.
+ *   tp_check reduce: bandwidth of ar_reduce_launch / ar_sum_launch on GPU 0.
+ *   tp_check bw: copy-engine bandwidth, pull vs push, 1/2/4 streams, one pair and all.
+ * Sizes: bytes with K/M/G, or a count of elements with a trailing e (1000003e). Prints one
+ * line per case and ends with "N passed, N failed"; exit 1 on any failure. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ar.h"
+#include "tp_flags.h"
+#include "tp_prog.h"
+
+static int npass, nfail;
+
+/* ------------------------------------------------------------------ schedules */
+
+/* x-pair: pairs exchange with a copy one way and a reduce the other in the same round (both
+ * sides read what they overwrite), then the pair leaders reduce into two leaders (several
+ * reduces into one chunk in a round) which copy to everyone (multi-port). Even n. */
+static ar_status build_x_pair(int n, struct ar_schedule *s) {
+  if (n % 2) return sched_fail(s, AR_ERR_UNSUPPORTED, "x-pair needs even n");
+  AR_CHECK(sched_init(s, "x-pair", n, 2));
+  for (int a = 0; a < n; a += 2) {
+    AR_CHECK(sched_add(s, 0, AR_COPY, a, a + 1, 0, 2));
+    AR_CHECK(sched_add(s, 0, AR_REDUCE, a + 1, a, 0, 2));
+    AR_CHECK(sched_add(s, 1, AR_COPY, a, a + 1, 0, 2));
+  }
+  if (n > 2) {
+    for (int a = 2; a < n; a += 2) AR_CHECK(sched_add(s, 2, AR_REDUCE, a, 0, 0, 1));
+    for (int a = 0; a < n; a += 2)
+      if (a != 2) AR_CHECK(sched_add(s, 2, AR_REDUCE, a, 2, 1, 1));
+    for (int r = 0; r < n; r++) {
+      if (r != 0) AR_CHECK(sched_add(s, 3, AR_COPY, 0, r, 0, 1));
+      if (r != 2) AR_CHECK(sched_add(s, 3, AR_COPY, 2, r, 1, 1));
+    }
+  }
+  s->ports = n - 1;
+  return AR_OK;
+}
+
+/* x-precond: a precondition among ranks 0..n-2 (a reduce chain over 5 chunks while the
+ * straggler n-1 is away), then the straggler and rank n-2 exchange reduces of the whole
+ * vector (each overwrites what the other reads), then n-2 copies to the rest. n >= 2. */
+static ar_status build_x_precond(int n, struct ar_schedule *s) {
+  AR_CHECK(sched_init(s, "x-precond", n, 5));
+  int k = 0;
+  for (; k < n - 2; k++) AR_CHECK(sched_add(s, k, AR_REDUCE, k, k + 1, 0, 5));
+  AR_CHECK(sched_add(s, k, AR_REDUCE, n - 2, n - 1, 0, 5));
+  AR_CHECK(sched_add(s, k, AR_REDUCE, n - 1, n - 2, 0, 5));
+  for (int r = 0; r < n - 2; r++) AR_CHECK(sched_add(s, k + 1, AR_COPY, n - 2, r, 0, 5));
+  s->nprecond = n - 2;
+  s->straggler = n - 1;
+  s->ports = n > 3 ? n - 2 : 1;
+  return AR_OK;
+}
+
+/* x-rd: recursive doubling with every step sent as two transfers (chunks 0 and 1..2 of 3):
+ * both partners overwrite what the other reads. Power-of-2 n. */
+static ar_status build_x_rd(int n, struct ar_schedule *s) {
+  if (!ar_is_pow2(n)) return sched_fail(s, AR_ERR_UNSUPPORTED, "x-rd needs a power of 2");
+  AR_CHECK(sched_init(s, "x-rd", n, 3));
+  for (int d = 1, k = 0; d < n; d <<= 1, k++)
+    for (int r = 0; r < n; r++) {
+      AR_CHECK(sched_add(s, k, AR_REDUCE, r, r ^ d, 0, 1));
+      AR_CHECK(sched_add(s, k, AR_REDUCE, r, r ^ d, 1, 2));
+    }
+  return AR_OK;
+}
+
+static const char *const synth_names[] = {"x-pair", "x-precond", "x-rd"};
+#define NSYNTH 3
+
+/* Builds algorithm `name` for n ranks: a synthetic one or a registry entry (OPTCC gets one
+ * degraded GPU, optcc-multi two). Returns AR_OK, AR_ERR_UNSUPPORTED (skip) or an error. */
+static ar_status build_sched(const char *name, int n, struct ar_schedule *s) {
+  memset(s, 0, sizeof(*s));
+  ar_status st;
+  if (!strcmp(name, "x-pair")) st = build_x_pair(n, s);
+  else if (!strcmp(name, "x-precond")) st = build_x_precond(n, s);
+  else if (!strcmp(name, "x-rd")) st = build_x_rd(n, s);
+  else {
+    const struct ar_algo *a = ar_algo_find(name);
+    if (!a) {
+      snprintf(s->reason, sizeof(s->reason), "unknown algorithm");
+      return AR_ERR_INVALID;
+    }
+    struct ar_params p;
+    ar_params_init(&p, n);
+    if (a->flags & AR_ALGO_DEGRADE_AWARE) {
+      p.ndegraded = strstr(name, "multi") && n > 3 ? 2 : 1;
+      for (int i = 0; i < p.ndegraded; i++) {
+        p.degraded[i] = n - 1 - i;
+        p.factor[i] = 2.0;
+      }
+    }
+    return ar_build(a, &p, s);
+  }
+  if (st == AR_OK) st = sched_finish(s);
+  if (st != AR_OK) sched_free(s);
+  return st;
+}
+
+/* Fills names[] with the algorithms of a comma list ("all": registry + synthetic); returns
+ * the count. */
+static int algo_list(const char *list, const char **names, int max) {
+  int cnt = 0;
+  if (!list || !strcmp(list, "all")) {
+    size_t na;
+    const struct ar_algo *const *all = ar_algo_all(&na);
+    for (size_t i = 0; i < na && cnt < max; i++)
+      if (all[i]->build) names[cnt++] = all[i]->name;
+    for (int i = 0; i < NSYNTH && cnt < max; i++) names[cnt++] = synth_names[i];
+    return cnt;
+  }
+  char *dup = strdup(list), *save = NULL;
+  for (char *t = strtok_r(dup, ",", &save); t && cnt < max; t = strtok_r(NULL, ",", &save))
+    names[cnt++] = strdup(t); /* lives until exit */
+  free(dup);
+  return cnt;
+}
+
+/* ------------------------------------------------------------------ data pattern */
+
+/* Small integers, different per rank and element: sums are exact in bf16 and fp16 too. */
+static float pattern(int r, size_t i) {
+  return (float)((int)((i * 7 + (size_t)r * 13 + (i >> 5) * 3) % 17) - 8);
+}
+static float expected(int n, size_t i) {
+  float s = 0;
+  for (int r = 0; r < n; r++) s += pattern(r, i);
+  return s;
+}
+
+/* ------------------------------------------------------------------ simulator */
+
+enum { SIM_REINIT = 100, SIM_CAPTURE, SIM_KERNEL }; /* harness items on stream 0 */
+
+struct sim_item {
+  const struct tp_op *op; /* NULL for harness items */
+  int kind, iter;
+  int rec;     /* RECORD: its record id; WAIT_EVENT: the captured record id (-1 none) */
+  int step;    /* COPY/SUM progress: 0 read A, 1 write A, 2 read B, 3 write B */
+  float *tmp;  /* values read, awaiting their write */
+  /* SIM_KERNEL (sm): the program runs region by region */
+  size_t reg0, reg1; /* current region [reg0, reg1) of the rank's ops */
+  unsigned char *done;
+  int *kstep;
+  float **ktmp;
+};
+
+struct sim_queue {
+  struct sim_item *it;
+  size_t n, head;
+};
+
+struct sim {
+  const struct tp_prog *p;
+  int n, iters, fifo;
+  size_t nelem;
+  float *data[AR_MAX_GPUS], *scratch[AR_MAX_GPUS], *result[4][AR_MAX_GPUS];
+  uint32_t flags[AR_MAX_GPUS][2 * AR_MAX_GPUS];
+  struct sim_queue q[AR_MAX_GPUS][2 * AR_MAX_GPUS + 2];
+  int nq[AR_MAX_GPUS];
+  unsigned char *rec_done[AR_MAX_GPUS];
+  int nrec[AR_MAX_GPUS];
+  double weight[AR_MAX_GPUS];
+  uint64_t rng;
+};
+
+/* Returns a pseudo-random 64-bit number (xorshift). */
+static uint64_t sim_rand(struct sim *m) {
+  m->rng ^= m->rng << 13;
+  m->rng ^= m->rng >> 7;
+  m->rng ^= m->rng << 17;
+  return m->rng;
+}
+
+static float *sim_ptr(struct sim *m, const struct tp_ref *x) {
+  return (x->buf == TP_BUF_DATA ? m->data[x->rank] : m->scratch[x->rank]) + x->off / 4;
+}
+
+static void sim_push(struct sim_queue *q, struct sim_item it) {
+  q->it = realloc(q->it, (q->n + 1) * sizeof(*q->it));
+  q->it[q->n++] = it;
+}
+
+/* Enqueues everything of every rank, as the harness and the transports would. */
+static void sim_enqueue(struct sim *m) {
+  for (int r = 0; r < m->n; r++) {
+    const struct tp_rank_prog *rp = &m->p->rank[r];
+    int nstreams = rp->nstreams;
+    m->nq[r] = m->fifo ? 1 : nstreams;
+    int *latest = calloc(rp->nevents + 1, sizeof(int));
+    for (int e = 0; e <= rp->nevents; e++) latest[e] = -1;
+    for (int it = 0; it < m->iters; it++) {
+      struct sim_item h = {.kind = SIM_REINIT, .iter = it};
+      sim_push(&m->q[r][0], h);
+      if (m->p->mode == TP_MODE_SM) {
+        struct sim_item k = {.kind = SIM_KERNEL, .iter = it};
+        sim_push(&m->q[r][0], k);
+      } else
+        for (size_t i = 0; i < rp->nops; i++) {
+          const struct tp_op *o = &rp->ops[i];
+          struct sim_item x = {.op = o, .kind = o->kind, .iter = it, .rec = -1};
+          if (o->kind == TP_OP_RECORD) latest[o->event] = x.rec = m->nrec[r]++;
+          if (o->kind == TP_OP_WAIT_EVENT) x.rec = latest[o->event];
+          sim_push(&m->q[r][m->fifo ? 0 : o->stream], x);
+        }
+      struct sim_item c = {.kind = SIM_CAPTURE, .iter = it};
+      sim_push(&m->q[r][0], c);
+    }
+    m->rec_done[r] = calloc(m->nrec[r] + 1, 1);
+    free(latest);
+  }
+}
+
+/* Flag value of an op for an iteration. */
+static uint32_t sim_val(const struct sim *m, const struct tp_op *o, int iter) {
+  return (uint32_t)iter * m->p->span + o->val;
+}
+
+static int sim_flag_ok(const struct sim *m, int r, const struct tp_op *o, int iter) {
+  return (int32_t)(m->flags[r][o->slot] - sim_val(m, o, iter)) >= 0;
+}
+
+/* One step of a copy or sum (half the range read, or half written); returns 1 when done. */
+static int sim_data_step(struct sim *m, const struct tp_op *o, int *step, float **tmp) {
+  size_t ne = o->bytes / 4, half = ne / 2;
+  size_t lo = *step < 2 ? 0 : half, hi = *step < 2 ? half : ne;
+  float *dst = sim_ptr(m, &o->dst);
+  if (!*tmp) *tmp = calloc(ne + 1, sizeof(float));
+  if (*step % 2 == 0)
+    for (size_t i = lo; i < hi; i++) {
+      float s = 0;
+      for (int q = 0; q < o->nsrc; q++) s += sim_ptr(m, &o->src[q])[i];
+      (*tmp)[i] = s;
+    }
+  else
+    for (size_t i = lo; i < hi; i++) dst[i] = (*tmp)[i];
+  if (++*step < 4) return 0;
+  free(*tmp);
+  *tmp = NULL;
+  *step = 0;
+  return 1;
+}
+
+/* sm kernel: extends the current region to the next SYNC (exclusive). */
+static void sim_region(const struct tp_rank_prog *rp, struct sim_item *k) {
+  size_t e = k->reg0;
+  while (e < rp->nops && rp->ops[e].kind != TP_OP_SYNC) e++;
+  k->reg1 = e;
+}
+
+/* sm kernel: the op indices runnable now (every WAIT before them in the region satisfied). */
+static int sim_kernel_ready(struct sim *m, int r, struct sim_item *k, size_t *out) {
+  const struct tp_rank_prog *rp = &m->p->rank[r];
+  int cnt = 0;
+  for (size_t i = k->reg0; i < k->reg1; i++) {
+    const struct tp_op *o = &rp->ops[i];
+    if (k->done[i]) continue;
+    if (o->kind == TP_OP_WAIT_FLAG) {
+      if (sim_flag_ok(m, r, o, k->iter)) out[cnt++] = i;
+      break; /* later ops wait for this one */
+    }
+    out[cnt++] = i;
+  }
+  return cnt;
+}
+
+/* Runs one step of queue head (r, qi) if it can; returns 1 if it did something. */
+static int sim_step(struct sim *m, int r, int qi) {
+  struct sim_queue *q = &m->q[r][qi];
+  if (q->head == q->n) return 0;
+  struct sim_item *x = &q->it[q->head];
+  const struct tp_op *o = x->op;
+  int done = 1;
+  switch (x->kind) {
+  case SIM_REINIT:
+    for (size_t i = 0; i < m->nelem; i++) m->data[r][i] = pattern(r, i);
+    break;
+  case SIM_CAPTURE: memcpy(m->result[x->iter][r], m->data[r], m->nelem * sizeof(float)); break;
+  case SIM_KERNEL: {
+    const struct tp_rank_prog *rp = &m->p->rank[r];
+    if (!x->done) {
+      x->done = calloc(rp->nops + 1, 1);
+      x->kstep = calloc(rp->nops + 1, sizeof(int));
+      x->ktmp = calloc(rp->nops + 1, sizeof(float *));
+      x->reg0 = 0;
+      sim_region(rp, x);
+    }
+    size_t *cand = malloc((rp->nops + 1) * sizeof(size_t));
+    int nc = sim_kernel_ready(m, r, x, cand);
+    size_t pick = nc ? cand[sim_rand(m) % nc] : 0;
+    free(cand);
+    if (nc) {
+      size_t i = pick;
+      const struct tp_op *ko = &rp->ops[i];
+      if (ko->kind == TP_OP_WAIT_FLAG) x->done[i] = 1;
+      else if (ko->kind == TP_OP_WRITE_FLAG) {
+        m->flags[ko->peer][ko->slot] = sim_val(m, ko, x->iter);
+        x->done[i] = 1;
+      } else
+        x->done[i] = (unsigned char)sim_data_step(m, ko, &x->kstep[i], &x->ktmp[i]);
+      done = 0;
+    } else {
+      size_t i = x->reg0;
+      while (i < x->reg1 && x->done[i]) i++;
+      if (i < x->reg1) return 0; /* blocked on a flag */
+      if (x->reg1 == rp->nops) { /* kernel finished */
+        free(x->done);
+        free(x->kstep);
+        free(x->ktmp);
+        break;
+      }
+      x->reg0 = x->reg1 + 1;          /* pass the SYNC */
+      sim_region(rp, x);
+      done = 0;
+    }
+    if (!done) return 1;
+    break;
+  }
+  case TP_OP_WRITE_FLAG: m->flags[o->peer][o->slot] = sim_val(m, o, x->iter); break;
+  case TP_OP_WAIT_FLAG:
+    if (!sim_flag_ok(m, r, o, x->iter)) return 0;
+    break;
+  case TP_OP_RECORD: m->rec_done[r][x->rec] = 1; break;
+  case TP_OP_WAIT_EVENT:
+    if (x->rec >= 0 && !m->rec_done[r][x->rec]) return 0;
+    break;
+  case TP_OP_COPY:
+  case TP_OP_SUM: done = sim_data_step(m, o, &x->step, &x->tmp); break;
+  default: fprintf(stderr, "sim: unknown op %d\n", x->kind); exit(2);
+  }
+  if (done) q->head++;
+  return 1;
+}
+
+/* Runs the simulation to the end; returns 0, or -1 on a stall (printed). */
+static int sim_run(struct sim *m, const char *what) {
+  for (;;) {
+    int cand_r[AR_MAX_GPUS * (2 * AR_MAX_GPUS + 2)], cand_q[AR_MAX_GPUS * (2 * AR_MAX_GPUS + 2)];
+    double w[AR_MAX_GPUS * (2 * AR_MAX_GPUS + 2)], tot = 0;
+    int nc = 0, left = 0;
+    for (int r = 0; r < m->n; r++)
+      for (int qi = 0; qi < m->nq[r]; qi++)
+        if (m->q[r][qi].head < m->q[r][qi].n) {
+          left = 1;
+          cand_r[nc] = r;
+          cand_q[nc] = qi;
+          w[nc] = m->weight[r];
+          tot += w[nc++];
+        }
+    if (!left) return 0;
+    /* try queues in a weighted random order until one moves */
+    int moved = 0;
+    while (nc && !moved) {
+      double pick = (double)(sim_rand(m) % 1000000) / 1e6 * tot;
+      int j = 0;
+      while (j < nc - 1 && pick >= w[j]) pick -= w[j++];
+      moved = sim_step(m, cand_r[j], cand_q[j]);
+      if (!moved) {
+        tot -= w[j];
+        cand_r[j] = cand_r[nc - 1];
+        cand_q[j] = cand_q[nc - 1];
+        w[j] = w[nc - 1];
+        nc--;
+      }
+    }
+    if (!moved) {
+      printf("STALL %s:", what);
+      for (int r = 0; r < m->n; r++)
+        for (int qi = 0; qi < m->nq[r]; qi++) {
+          struct sim_queue *q = &m->q[r][qi];
+          if (q->head < q->n)
+            printf(" r%d.s%d@%zu(kind %d it %d round %d)", r, qi, q->head, q->it[q->head].kind,
+                   q->it[q->head].iter, q->it[q->head].op ? q->it[q->head].op->round : -1);
+        }
+      printf("\n");
+      return -1;
+    }
+  }
+}
+
+/* Simulates one program; returns the number of wrong elements (or -1 for a stall). */
+static long sim_one(const struct tp_prog *p, size_t nelem, int fifo, uint64_t seed,
+                    const char *what) {
+  struct sim *m = calloc(1, sizeof(*m));
+  m->p = p;
+  m->n = p->n;
+  m->iters = 3;
+  m->fifo = fifo;
+  m->nelem = nelem;
+  m->rng = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int r = 0; r < m->n; r++) {
+    m->data[r] = calloc(nelem + 1, sizeof(float));
+    m->scratch[r] = calloc(p->rank[r].scratch_bytes / 4 + 1, sizeof(float));
+    for (int it = 0; it < m->iters; it++) m->result[it][r] = calloc(nelem + 1, sizeof(float));
+    /* some seeds make one rank (or a few) much slower: a straggler, a busy GPU */
+    m->weight[r] = (seed % 3 == 1 && sim_rand(m) % 3 == 0) ? 0.02 : 1.0;
+  }
+  sim_enqueue(m);
+  long wrong = sim_run(m, what) ? -1 : 0;
+  for (int it = 0; wrong >= 0 && it < m->iters; it++)
+    for (int r = 0; r < m->n; r++)
+      for (size_t i = 0; i < nelem; i++)
+        if (m->result[it][r][i] != expected(m->n, i)) {
+          if (!wrong)
+            printf("WRONG %s: iter %d rank %d elem %zu: %g, want %g\n", what, it, r, i,
+                   m->result[it][r][i], expected(m->n, i));
+          wrong++;
+        }
+  for (int r = 0; r < m->n; r++) {
+    free(m->data[r]);
+    free(m->scratch[r]);
+    for (int it = 0; it < m->iters; it++) free(m->result[it][r]);
+    for (int qi = 0; qi < 2 * AR_MAX_GPUS + 2; qi++) free(m->q[r][qi].it);
+    free(m->rec_done[r]);
+  }
+  free(m);
+  return wrong;
+}
+
+/* The sim command. */
+static int cmd_sim(int nmax, int seeds, const char *algos) {
+  const char *names[64];
+  int na = algo_list(algos, names, 64);
+  static const size_t sizes[] = {1, 5, 67, 1003, 4099};
+  for (int a = 0; a < na; a++)
+    for (int n = 2; n <= nmax; n++) {
+      struct ar_schedule s;
+      ar_status st = build_sched(names[a], n, &s);
+      if (st == AR_ERR_UNSUPPORTED) continue;
+      if (st != AR_OK) {
+        printf("SKIP %s n=%d: %s (%s)\n", names[a], n, ar_status_str(st), s.reason);
+        continue;
+      }
+      if (sched_verify(&s, NULL) != AR_OK) {
+        printf("FAIL %s n=%d: the schedule does not verify\n", names[a], n);
+        nfail++;
+        sched_free(&s);
+        continue;
+      }
+      long bad = 0;
+      int cases = 0;
+      for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+        for (int variant = 0; variant < 4; variant++) { /* ce p=1, p=2, p=3, sm */
+          int mode = variant == 3 ? TP_MODE_SM : TP_MODE_CE, pipe = variant + 1;
+          struct tp_prog *p;
+          char reason[256] = "", what[160];
+          st = tp_prog_build(&s, sizes[si], 4, mode, pipe, &p, reason, sizeof(reason));
+          snprintf(what, sizeof(what), "%s n=%d nelem=%zu %s pipe=%d", names[a], n, sizes[si],
+                   mode == TP_MODE_SM ? "sm" : "ce", mode == TP_MODE_SM ? 1 : pipe);
+          if (st != AR_OK) {
+            printf("FAIL %s: build: %s: %s\n", what, ar_status_str(st), reason);
+            bad++;
+            continue;
+          }
+          for (int seed = 0; seed < seeds; seed++)
+            for (int fifo = 0; fifo < 2; fifo++) {
+              if (fifo && seed > 1) continue;
+              long w = sim_one(p, sizes[si], fifo, (uint64_t)seed * 7919 + n * 31 + si, what);
+              cases++;
+              if (w) bad++;
+            }
+          tp_prog_free(p);
+        }
+      if (bad) {
+        printf("FAIL %s n=%d: %ld of %d simulated runs wrong or stalled\n", names[a], n, bad, cases);
+        nfail++;
+      } else {
+        printf("ok   %s n=%d: %d simulated runs\n", names[a], n, cases);
+        npass++;
+      }
+      sched_free(&s);
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ GPU runs */
+
+#define CU(call)                                                                       \
+  do {                                                                                 \
+    cudaError_t e_ = (call);                                                           \
+    if (e_ != cudaSuccess) {                                                           \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      exit(2);                                                                         \
+    }                                                                                  \
+  } while (0)
+
+#define CAPTURE_MAX (64u << 20) /* keep every iteration's result up to this size */
+
+struct gpu {
+  int n;
+  struct tp_world w;
+  cudaStream_t stream[AR_MAX_GPUS];
+  void *pristine[AR_MAX_GPUS];
+  void *capture[AR_MAX_GPUS]; /* iters x CAPTURE_MAX */
+  int iters_max;
+  pthread_barrier_t bar;
+};
+
+struct job_run {
+  struct gpu *g;
+  const struct tp_ops *tp;
+  struct tp_ctx *ctx;
+  struct tp_job job;
+  int iters, reinit, capture;
+  ar_status st[AR_MAX_GPUS];
+  double t0, t1;
+  volatile int finished;
+};
+
+struct rank_arg {
+  struct job_run *j;
+  int rank;
+};
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* One rank's thread: iterations back to back on its stream, then wait for them. */
+static void *rank_main(void *arg) {
+  struct rank_arg *ra = arg;
+  struct job_run *j = ra->j;
+  struct gpu *g = j->g;
+  int r = ra->rank;
+  size_t bytes = j->job.nelem * ar_dtype_size(j->job.dtype);
+  CU(cudaSetDevice(g->w.dev[r]));
+  pthread_barrier_wait(&g->bar);
+  if (r == 0) j->t0 = now_s();
+  ar_status st = AR_OK;
+  for (int it = 0; it < j->iters && st == AR_OK; it++) {
+    if (j->reinit)
+      CU(cudaMemcpyAsync(g->w.data[r], g->pristine[r], bytes, cudaMemcpyDeviceToDevice, g->stream[r]));
+    st = j->tp->enqueue(j->ctx, r, g->stream[r]);
+    if (j->capture && st == AR_OK)
+      CU(cudaMemcpyAsync((char *)g->capture[r] + (size_t)it * CAPTURE_MAX, g->w.data[r], bytes,
+                         cudaMemcpyDeviceToDevice, g->stream[r]));
+  }
+  cudaError_t e = cudaStreamSynchronize(g->stream[r]);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "rank %d: %s\n", r, cudaGetErrorString(e));
+    st = AR_ERR_CUDA;
+  }
+  j->st[r] = st;
+  pthread_barrier_wait(&g->bar);
+  if (r == 0) j->t1 = now_s();
+  return NULL;
+}
+
+/* Runs a job's iterations on every rank; exits the process if it hangs. */
+static ar_status run_job(struct job_run *j, double timeout_s) {
+  pthread_t th[AR_MAX_GPUS];
+  struct rank_arg ra[AR_MAX_GPUS];
+  struct gpu *g = j->g;
+  for (int r = 0; r < g->n; r++) {
+    ra[r].j = j;
+    ra[r].rank = r;
+    pthread_create(&th[r], NULL, rank_main, &ra[r]);
+  }
+  double start = now_s();
+  for (int r = 0; r < g->n; r++) {
+    for (;;) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_sec += 1;
+      if (pthread_timedjoin_np(th[r], NULL, &ts) == 0) break;
+      if (now_s() - start > timeout_s) {
+        printf("HANG %s on %s: rank %d did not finish in %.0f s\n", j->job.sched->algo,
+               j->tp->name, r, timeout_s);
+        fflush(stdout);
+        _exit(3);
+      }
+    }
+  }
+  for (int r = 0; r < g->n; r++)
+    if (j->st[r] != AR_OK) return j->st[r];
+  return AR_OK;
+}
+
+/* Host value of element i of a buffer of dtype. */
+static float host_get(const void *buf, int dtype, size_t i) {
+  if (dtype == AR_DT_F32) return ((const float *)buf)[i];
+  uint16_t h = ((const uint16_t *)buf)[i];
+  if (dtype == AR_DT_BF16) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  int sign = h >> 15, ex = (h >> 10) & 31, man = h & 1023;
+  float v = ex ? (1.0f + man / 1024.0f) * (float)(1 << ex) / 32768.0f : man / 1024.0f / 16384.0f;
+  return sign ? -v : v;
+}
+
+/* Stores an exactly representable small integer v into element i. */
+static void host_put(void *buf, int dtype, size_t i, float v) {
+  if (dtype == AR_DT_F32) {
+    ((float *)buf)[i] = v;
+    return;
+  }
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  if (dtype == AR_DT_BF16) {
+    ((uint16_t *)buf)[i] = (uint16_t)(u >> 16);
+    return;
+  }
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+  int ex = (int)((u >> 23) & 255);
+  uint16_t h = v == 0 ? 0 : (uint16_t)(sign | ((ex - 127 + 15) << 10) | ((u >> 13) & 1023));
+  ((uint16_t *)buf)[i] = v == 0 ? sign : h;
+}
+
+struct fill_arg {
+  struct gpu *g;
+  int rank, dtype;
+  size_t nelem;
+  int iters, capture;
+  long wrong;
+  size_t first;
+  int first_iter;
+  float got, want;
+};
+
+/* Writes the rank's pristine input (fill) or checks its results (check). */
+static void *fill_main(void *arg) {
+  struct fill_arg *f = arg;
+  size_t es = ar_dtype_size(f->dtype), bytes = f->nelem * es;
+  void *h = malloc(bytes + 16);
+  CU(cudaSetDevice(f->g->w.dev[f->rank]));
+  for (size_t i = 0; i < f->nelem; i++) host_put(h, f->dtype, i, pattern(f->rank, i));
+  CU(cudaMemcpy(f->g->pristine[f->rank], h, bytes, cudaMemcpyHostToDevice));
+  free(h);
+  return NULL;
+}
+
+static void *check_main(void *arg) {
+  struct fill_arg *f = arg;
+  size_t es = ar_dtype_size(f->dtype), bytes = f->nelem * es;
+  void *h = malloc(bytes + 16);
+  CU(cudaSetDevice(f->g->w.dev[f->rank]));
+  f->wrong = 0;
+  /* every iteration's captured result, or only the final data */
+  for (int it = f->capture ? 0 : f->iters - 1; it < f->iters; it++) {
+    const void *src = f->capture ? (const char *)f->g->capture[f->rank] + (size_t)it * CAPTURE_MAX
+                                 : f->g->w.data[f->rank];
+    CU(cudaMemcpy(h, src, bytes, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < f->nelem; i++) {
+      float got = host_get(h, f->dtype, i), want = expected(f->g->n, i);
+      if (got != want) {
+        if (!f->wrong) {
+          f->first = i;
+          f->first_iter = it;
+          f->got = got;
+          f->want = want;
+        }
+        f->wrong++;
+      }
+    }
+  }
+  free(h);
+  return NULL;
+}
+
+/* Runs fn(arg[r]) on one thread per rank and waits. */
+static void per_rank(struct gpu *g, void *(*fn)(void *), struct fill_arg *fa) {
+  pthread_t th[AR_MAX_GPUS];
+  for (int r = 0; r < g->n; r++) pthread_create(&th[r], NULL, fn, &fa[r]);
+  for (int r = 0; r < g->n; r++) pthread_join(th[r], NULL);
+}
+
+/* Returns bytes for "1K", "3M", "1G", "12345" or elements for "1000003e" (*is_elem set). */
+static size_t parse_size(const char *t, int *is_elem) {
+  char *end;
+  double v = strtod(t, &end);
+  *is_elem = 0;
+  switch (*end) {
+  case 'K': case 'k': v *= 1024; break;
+  case 'M': case 'm': v *= 1024 * 1024; break;
+  case 'G': case 'g': v *= 1024.0 * 1024 * 1024; break;
+  case 'e': *is_elem = 1; break;
+  default: break;
+  }
+  return (size_t)v;
+}
+
+static int split(const char *list, char **out, int max) {
+  int cnt = 0;
+  char *dup = strdup(list), *save = NULL;
+  for (char *t = strtok_r(dup, ",", &save); t && cnt < max; t = strtok_r(NULL, ",", &save))
+    out[cnt++] = strdup(t);
+  free(dup);
+  return cnt;
+}
+
+static int dtype_of(const char *s) {
+  if (!strcmp(s, "bf16")) return AR_DT_BF16;
+  if (!strcmp(s, "fp16") || !strcmp(s, "f16")) return AR_DT_F16;
+  return AR_DT_F32;
+}
+
+/* Opens the GPUs: peer access everywhere, streams, data, pristine and capture buffers. */
+static void gpu_open(struct gpu *g, int nranks, size_t max_bytes, int iters) {
+  int count = 0;
+  CU(cudaGetDeviceCount(&count));
+  g->n = nranks > 0 && nranks <= count ? nranks : count;
+  if (g->n > AR_MAX_GPUS) g->n = AR_MAX_GPUS;
+  memset(&g->w, 0, sizeof(g->w));
+  g->w.n = g->n;
+  g->w.data_bytes = max_bytes;
+  g->iters_max = iters;
+  for (int r = 0; r < g->n; r++) {
+    g->w.dev[r] = r;
+    CU(cudaSetDevice(r));
+    for (int q = 0; q < g->n; q++)
+      if (q != r) {
+        cudaError_t e = cudaDeviceEnablePeerAccess(q, 0);
+        if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) CU(e);
+        (void)cudaGetLastError();
+      }
+    CU(cudaStreamCreateWithFlags(&g->stream[r], cudaStreamNonBlocking));
+    CU(cudaMalloc(&g->w.data[r], max_bytes));
+    CU(cudaMalloc(&g->pristine[r], max_bytes));
+    size_t cap = max_bytes < CAPTURE_MAX ? max_bytes : CAPTURE_MAX; /* per iteration */
+    CU(cudaMalloc(&g->capture[r], (size_t)iters * CAPTURE_MAX));
+    (void)cap;
+  }
+  pthread_barrier_init(&g->bar, NULL, g->n);
+}
+
+struct opts {
+  const char *transport, *algos, *sizes, *dtypes, *pipelines;
+  int iters, ranks, warmup;
+  double timeout;
+};
+
+/* The gpu and time commands. */
+static int cmd_gpu(const struct opts *o, int timing) {
+  const struct tp_ops *tp = tp_find(o->transport);
+  if (!tp) {
+    fprintf(stderr, "unknown transport %s\n", o->transport);
+    return 2;
+  }
+  char *sz[64], *dt[8], *pl[16];
+  const char *names[64];
+  int nsz = split(o->sizes, sz, 64), ndt = split(o->dtypes, dt, 8), npl = split(o->pipelines, pl, 16);
+  int na = algo_list(o->algos, names, 64);
+  size_t max_bytes = 1024;
+  for (int i = 0; i < nsz; i++) {
+    int el;
+    size_t v = parse_size(sz[i], &el);
+    for (int d = 0; d < ndt; d++) {
+      size_t b = el ? v * ar_dtype_size(dtype_of(dt[d])) : v;
+      if (b > max_bytes) max_bytes = b;
+    }
+  }
+  struct gpu g;
+  gpu_open(&g, o->ranks, max_bytes, timing ? 1 : o->iters);
+  printf("# %s on %d GPUs, flags by %s\n", tp->name, g.n, tp_flags_name(tp_flags_mode()));
+  for (int d = 0; d < ndt; d++)
+    for (int i = 0; i < nsz; i++) {
+      int dtype = dtype_of(dt[d]), el;
+      size_t v = parse_size(sz[i], &el), es = ar_dtype_size(dtype);
+      size_t nelem = el ? v : v / es, bytes = nelem * es;
+      struct fill_arg fa[AR_MAX_GPUS];
+      memset(fa, 0, sizeof(fa));
+      for (int r = 0; r < g.n; r++) {
+        fa[r].g = &g;
+        fa[r].rank = r;
+        fa[r].dtype = dtype;
+        fa[r].nelem = nelem;
+      }
+      per_rank(&g, fill_main, fa);
+      for (int a = 0; a < na; a++) {
+        struct ar_schedule s;
+        ar_status st = build_sched(names[a], g.n, &s);
+        if (st != AR_OK) {
+          printf("n/a  %-12s %s: %s\n", names[a], ar_dtype_name(dtype), s.reason);
+          continue;
+        }
+        for (int pi = 0; pi < npl; pi++) {
+          int pipe = atoi(pl[pi]);
+          if (strcmp(tp->name, "ce") && pi > 0) break; /* only ce pipelines */
+          struct job_run j;
+          memset(&j, 0, sizeof(j));
+          j.g = &g;
+          j.tp = tp;
+          j.job.sched = &s;
+          j.job.nelem = nelem;
+          j.job.dtype = dtype;
+          j.job.pipeline = pipe;
+          char reason[256] = "";
+          double ts = now_s();
+          st = tp->setup(&g.w, &j.job, &j.ctx, reason, sizeof(reason));
+          double setup_ms = (now_s() - ts) * 1e3;
+          char tag[200];
+          snprintf(tag, sizeof(tag), "%-12s %-3s pipe=%-2d %-7s %11zu B (%zu elems)", names[a],
+                   tp->name, pipe, ar_dtype_name(dtype), bytes, nelem);
+          if (st != AR_OK) {
+            printf("%s  %s: %s\n", st == AR_ERR_OOM ? "oom " : "FAIL", tag, reason);
+            if (st != AR_ERR_OOM) nfail++;
+            continue;
+          }
+          if (!timing) {
+            j.iters = o->iters;
+            j.reinit = 1;
+            j.capture = bytes <= CAPTURE_MAX;
+            st = run_job(&j, o->timeout);
+            long wrong = 0;
+            if (st == AR_OK) {
+              for (int r = 0; r < g.n; r++) {
+                fa[r].iters = j.iters;
+                fa[r].capture = j.capture;
+              }
+              per_rank(&g, check_main, fa);
+              for (int r = 0; r < g.n; r++) wrong += fa[r].wrong;
+            }
+            if (st != AR_OK || wrong) {
+              printf("FAIL %s: %s", tag, ar_status_str(st));
+              for (int r = 0; st == AR_OK && r < g.n; r++)
+                if (fa[r].wrong)
+                  printf(" | rank %d: %ld wrong, first iter %d elem %zu got %g want %g", r,
+                         fa[r].wrong, fa[r].first_iter, fa[r].first, fa[r].got, fa[r].want);
+              printf("\n");
+              nfail++;
+            } else {
+              printf("ok   %s: %d iters (setup %.1f ms)\n", tag, j.iters, setup_ms);
+              npass++;
+            }
+          } else {
+            j.iters = o->warmup;
+            st = run_job(&j, o->timeout);
+            j.iters = o->iters;
+            if (st == AR_OK) st = run_job(&j, o->timeout);
+            if (st != AR_OK) {
+              printf("FAIL %s: %s\n", tag, ar_status_str(st));
+              nfail++;
+            } else {
+              double us = (j.t1 - j.t0) / j.iters * 1e6;
+              printf("time %s: %10.1f us  algbw %7.2f GB/s  busbw %7.2f GB/s\n", tag, us,
+                     bytes / us / 1e3, bytes / us / 1e3 * 2 * (g.n - 1) / g.n);
+              npass++;
+            }
+          }
+          fflush(stdout);
+          tp->teardown(j.ctx);
+        }
+        sched_free(&s);
+      }
+    }
+  return 0;
+}
+
+/* The reduce command: bandwidth of the sum kernel (reads nsrc + writes 1 buffer). */
+static int cmd_reduce(void) {
+  size_t bytes = 1u << 30;
+  void *buf[5];
+  CU(cudaSetDevice(0));
+  for (int i = 0; i < 5; i++) {
+    CU(cudaMalloc(&buf[i], bytes));
+    CU(cudaMemset(buf[i], 0, bytes));
+  }
+  cudaEvent_t e0, e1;
+  CU(cudaEventCreate(&e0));
+  CU(cudaEventCreate(&e1));
+  for (int dtype = 0; dtype < 3; dtype++)
+    for (int nsrc = 2; nsrc <= 4; nsrc++) {
+      size_t nelem = bytes / ar_dtype_size(dtype);
+      const void *srcs[4] = {buf[0], buf[1], buf[2], buf[3]};
+      for (int w = 0; w < 2; w++) ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0);
+      CU(cudaEventRecord(e0, 0));
+      for (int it = 0; it < 10; it++)
+        if (ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0) != AR_OK) return 2;
+      CU(cudaEventRecord(e1, 0));
+      CU(cudaEventSynchronize(e1));
+      float ms;
+      CU(cudaEventElapsedTime(&ms, e0, e1));
+      double us = ms * 1e3 / 10;
+      printf("reduce %-7s nsrc=%d 1 GiB: %8.1f us, %7.1f GB/s of memory traffic\n",
+             ar_dtype_name(dtype), nsrc, us, (nsrc + 1) * bytes / us / 1e3);
+      npass++;
+    }
+  /* misaligned and odd sizes agree with the host */
+  size_t n = 1000003;
+  float *h = malloc(n * 4 * 2);
+  for (size_t i = 0; i < 2 * n; i++) h[i] = (float)(i % 11);
+  CU(cudaMemcpy(buf[0], h, n * 8, cudaMemcpyHostToDevice));
+  CU(cudaMemcpy(buf[1], h, n * 8, cudaMemcpyHostToDevice));
+  ar_reduce_launch((float *)buf[0] + 1, (float *)buf[1] + 1, n, AR_DT_F32, 0); /* co-aligned */
+  ar_reduce_launch((float *)buf[0] + n + 3, (float *)buf[1] + n + 2, n - 5, AR_DT_F32, 0); /* not */
+  float *o = malloc(n * 8);
+  CU(cudaMemcpy(o, buf[0], n * 8, cudaMemcpyDeviceToHost));
+  long bad = 0;
+  for (size_t i = 0; i < 2 * n; i++) {
+    float want = h[i];
+    if (i >= 1 && i < n + 1) want = h[i] + h[i];
+    if (i >= n + 3 && i < 2 * n - 2) want = h[i] + h[i - 1];
+    if (o[i] != want) bad++;
+  }
+  printf("%s reduce odd/misaligned ranges: %ld wrong\n", bad ? "FAIL" : "ok  ", bad);
+  bad ? nfail++ : npass++;
+  free(h);
+  free(o);
+  return 0;
+}
+
+/* The bw command: copy-engine bandwidth GPU1 -> GPU0 pulled (stream on 0) and pushed (stream
+ * on 1), split over k streams; then all GPUs pulling from their ring predecessor at once. */
+static int cmd_bw(void) {
+  int n = 0;
+  CU(cudaGetDeviceCount(&n));
+  if (n < 2) return 0;
+  if (n > AR_MAX_GPUS) n = AR_MAX_GPUS;
+  size_t bytes = 1u << 30;
+  void *buf[AR_MAX_GPUS];
+  cudaStream_t st[AR_MAX_GPUS][4];
+  for (int r = 0; r < n; r++) {
+    CU(cudaSetDevice(r));
+    for (int q = 0; q < n; q++)
+      if (q != r) {
+        cudaError_t e = cudaDeviceEnablePeerAccess(q, 0);
+        if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) CU(e);
+        (void)cudaGetLastError();
+      }
+    CU(cudaMalloc(&buf[r], 2 * bytes));
+    for (int k = 0; k < 4; k++) CU(cudaStreamCreateWithFlags(&st[r][k], cudaStreamNonBlocking));
+  }
+  for (int all = 0; all < 2; all++)
+    for (int push = 0; push < 2; push++)
+      for (int k = 1; k <= 4; k *= 2) {
+        double best = 1e30;
+        for (int rep = 0; rep < 4; rep++) {
+          for (int r = 0; r < n; r++) {
+            CU(cudaSetDevice(r));
+            CU(cudaDeviceSynchronize());
+          }
+          double t0 = now_s();
+          for (int r = 0; r < (all ? n : 1); r++) {
+            int dst = r, src = (r + 1) % n, dev = push ? src : dst;
+            CU(cudaSetDevice(dev));
+            for (int q = 0; q < k; q++)
+              CU(cudaMemcpyAsync((char *)buf[dst] + bytes + q * (bytes / k),
+                                 (char *)buf[src] + q * (bytes / k), bytes / k,
+                                 cudaMemcpyDeviceToDevice, st[dev][q]));
+          }
+          for (int r = 0; r < n; r++) {
+            CU(cudaSetDevice(r));
+            CU(cudaDeviceSynchronize());
+          }
+          double t = now_s() - t0;
+          if (rep && t < best) best = t;
+        }
+        printf("bw %s %-4s %d stream(s): 1 GiB in %7.1f us = %6.1f GB/s per GPU\n",
+               all ? "all-ring" : "one-pair", push ? "push" : "pull", k, best * 1e6,
+               bytes / best / 1e9);
+      }
+  npass++;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc < 2) {
+    fprintf(stderr, "usage: tp_check sim|gpu|time|reduce [options] (see the file comment)\n");
+    return 2;
+  }
+  struct opts o = {.transport = "ce", .algos = "all", .sizes = "1K,12345e,1M,1000003e,16M",
+                   .dtypes = "f32", .pipelines = "1", .iters = 3, .ranks = 0, .warmup = 3,
+                   .timeout = 120};
+  int nmax = 8, seeds = 6;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp(a, "--transport")) o.transport = v;
+    else if (!strcmp(a, "--algos")) o.algos = v;
+    else if (!strcmp(a, "--sizes")) o.sizes = v;
+    else if (!strcmp(a, "--dtypes")) o.dtypes = v;
+    else if (!strcmp(a, "--pipelines")) o.pipelines = v;
+    else if (!strcmp(a, "--iters")) o.iters = atoi(v);
+    else if (!strcmp(a, "--warmup")) o.warmup = atoi(v);
+    else if (!strcmp(a, "--ranks")) o.ranks = atoi(v);
+    else if (!strcmp(a, "--timeout")) o.timeout = atof(v);
+    else if (!strcmp(a, "--ranks-max")) nmax = atoi(v);
+    else if (!strcmp(a, "--seeds")) seeds = atoi(v);
+    else {
+      fprintf(stderr, "unknown option %s\n", a);
+      return 2;
+    }
+    i++;
+  }
+  if (!strcmp(argv[1], "gpu") && o.iters > 4) o.iters = 4; /* capture buffers hold 4 */
+  if (!strcmp(argv[1], "sim")) cmd_sim(nmax, seeds, o.algos);
+  else if (!strcmp(argv[1], "gpu")) cmd_gpu(&o, 0);
+  else if (!strcmp(argv[1], "time")) cmd_gpu(&o, 1);
+  else if (!strcmp(argv[1], "reduce")) cmd_reduce();
+  else if (!strcmp(argv[1], "bw")) cmd_bw();
+  else {
+    fprintf(stderr, "unknown command %s\n", argv[1]);
+    return 2;
+  }
+  printf("%d passed, %d failed\n", npass, nfail);
+  return nfail != 0;
+}

@@ -1,0 +1,466 @@
+/* The GPU harness's pure-C parts, without a GPU: statistics, the CSV header and rows, sizes
+ * and run options, straggler delays, the inputs and their closed-form sums, and the nccl-p2p
+ * transport's plan, emulated on host buffers (NCCL's in-order matching of sends and receives
+ * between a pair, receives into scratch, applies after the round) for every algorithm.
+ * The harness sources are compiled in (the test link line has only the core and args.o). */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#include "csv.c"
+#include "cuda/inputs.h"
+#include "cuda/p2p_plan.h"
+#include "stats.c"
+#include "sweep.c"
+
+#define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))
+
+static void test_stats(void) {
+  struct hx_stats st;
+  double a[] = {5, 1, 4, 2, 3};
+  CHECK_INT(hx_stats_compute(a, 5, &st), ==, 0);
+  CHECK(NEAR(st.mean, 3) && NEAR(st.median, 3) && NEAR(st.min, 1) && NEAR(st.max, 5),
+        "mean %g median %g min %g max %g", st.mean, st.median, st.min, st.max);
+  CHECK(NEAR(st.p95, 5), "p95 %g", st.p95);
+  CHECK(NEAR(st.stdev, sqrt(2.5)), "stdev %g", st.stdev);
+  CHECK(a[0] == 5 && a[1] == 1, "input reordered");
+  double b[] = {4, 1, 3, 2};
+  hx_stats_compute(b, 4, &st);
+  CHECK(NEAR(st.median, 2.5) && NEAR(st.p95, 4), "median %g p95 %g", st.median, st.p95);
+  double c[20];
+  for (int i = 0; i < 20; i++) c[i] = 20 - i;
+  hx_stats_compute(c, 20, &st);
+  CHECK(NEAR(st.p95, 19) && NEAR(st.median, 10.5), "p95 %g median %g", st.p95, st.median);
+  double one = 7;
+  hx_stats_compute(&one, 1, &st);
+  CHECK(NEAR(st.stdev, 0) && NEAR(st.p95, 7), "one value: stdev %g p95 %g", st.stdev, st.p95);
+  hx_stats_compute(NULL, 0, &st);
+  CHECK(st.n == 0 && isnan(st.median), "empty: n %d median %g", st.n, st.median);
+  CHECK(NEAR(hx_algbw(1e9, 1e6), 1.0), "algbw %g", hx_algbw(1e9, 1e6));
+  CHECK(NEAR(hx_busbw(2.0, 4), 3.0), "busbw %g", hx_busbw(2.0, 4));
+  CHECK(NEAR(hx_busbw(2.0, 2), 2.0), "busbw n=2 %g", hx_busbw(2.0, 2));
+  /* nccl-tests' 1 GiB row on 4 H200s: 4533.37 us -> 236.85 / 355.28 GB/s */
+  double alg = hx_algbw(1073741824.0, 4533.37);
+  CHECK(fabs(alg - 236.85) < 0.01 && fabs(hx_busbw(alg, 4) - 355.28) < 0.01, "algbw %g", alg);
+}
+
+/* Splits a CSV line into fields (handles quotes); returns the count. */
+static int split_csv(const char *line, char fields[][128], int max) {
+  int n = 0;
+  const char *p = line;
+  for (;;) {
+    char *out = fields[n];
+    size_t k = 0;
+    if (*p == '"') {
+      for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+        if (*p == '"') p++;
+        if (k < 127) out[k++] = *p;
+      }
+      if (*p == '"') p++;
+    } else {
+      for (; *p && *p != ',' && *p != '\n'; p++)
+        if (k < 127) out[k++] = *p;
+    }
+    out[k] = 0;
+    n++;
+    if (*p != ',' || n == max) break;
+    p++;
+  }
+  return n;
+}
+
+static void test_csv(void) {
+  /* SPEC.md section 5, copied by hand: the header must be exactly this */
+  CHECK_STR(hx_csv_header,
+            "run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,"
+            "pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,"
+            "time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,"
+            "time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status");
+  char path[] = "/tmp/arbench_test_csv_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0, "mkstemp");
+  if (fd < 0) return;
+  close(fd);
+  struct hx_csv c;
+  CHECK_INT(hx_csv_open(&c, path), ==, 0);
+  double t[] = {10, 12, 11};
+  struct hx_csv_row r = {.run_id = "20261121T000000Z_h", .timestamp = "2026-11-21T00:00:00Z",
+                         .host = "h", .gpu = "NVIDIA \"H200\", SXM", .n_gpus = 4,
+                         .driver = "580.159.04", .cuda = "13.0", .nccl = "2.28.3",
+                         .source = "gpu", .algorithm = "ring", .transport = "nccl-p2p",
+                         .pipeline = 1, .dtype = "float32", .bytes = 1048576,
+                         .straggler_rank = -1, .delay_us = 0, .degraded_rank = -1,
+                         .factor = 1, .iters = 3, .time_after_arrival_us = 11,
+                         .algbw_gbps = 95.325, .busbw_gbps = 142.98,
+                         .model_time_us = NAN, .wrong = 0, .status = "ok"};
+  hx_stats_compute(t, 3, &r.t);
+  CHECK_INT(hx_csv_append(&c, &r), ==, 0);
+  struct hx_csv_row na = r;
+  na.t.n = 0;
+  na.time_after_arrival_us = na.algbw_gbps = na.busbw_gbps = NAN;
+  na.wrong = -1;
+  na.status = "n/a";
+  CHECK_INT(hx_csv_append(&c, &na), ==, 0);
+  hx_csv_close(&c);
+  FILE *f = fopen(path, "r");
+  char line[2048], fields[40][128];
+  CHECK(f && fgets(line, sizeof(line), f), "read header");
+  CHECK_INT(split_csv(line, fields, 40), ==, 31);
+  CHECK(fgets(line, sizeof(line), f) != NULL, "read row");
+  CHECK_INT(split_csv(line, fields, 40), ==, 31);
+  CHECK_STR(fields[3], "NVIDIA \"H200\", SXM");
+  CHECK_STR(fields[8], "gpu");
+  CHECK_STR(fields[13], "1048576");
+  CHECK_STR(fields[14], "-1");
+  CHECK_STR(fields[17], "1");
+  CHECK_STR(fields[20], "11.000"); /* median */
+  CHECK_STR(fields[23], "12.000"); /* p95 of 3 values: the largest */
+  CHECK_STR(fields[28], "");       /* no model time on a GPU row */
+  CHECK_STR(fields[29], "0");
+  CHECK_STR(fields[30], "ok");
+  CHECK(fgets(line, sizeof(line), f) != NULL, "read n/a row");
+  CHECK_INT(split_csv(line, fields, 40), ==, 31);
+  CHECK(!fields[20][0] && !fields[26][0] && !fields[29][0], "n/a row has empty measurements");
+  CHECK_STR(fields[30], "n/a");
+  if (f) fclose(f);
+  unlink(path);
+}
+
+/* Parses a command line given as one string; returns run_opts_parse's value. */
+static int parse_line_loud(struct run_opts *o, const char *line) {
+  char buf[1024], *argv[64];
+  int argc = 0;
+  snprintf(buf, sizeof(buf), "run %s", line);
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 63;
+       t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  argv[argc] = NULL;
+  run_opts_free(o);
+  return run_opts_parse(argc, argv, o);
+}
+
+static int saved_out = -1, saved_err = -1;
+
+/* Hides stdout and stderr (the messages of bad input) until quiet_off(). */
+static void quiet_on(void) {
+  fflush(stdout);
+  fflush(stderr);
+  saved_out = dup(1);
+  saved_err = dup(2);
+  int null = open("/dev/null", O_WRONLY);
+  dup2(null, 1);
+  dup2(null, 2);
+  close(null);
+}
+
+static void quiet_off(void) {
+  fflush(stdout);
+  fflush(stderr);
+  dup2(saved_out, 1);
+  dup2(saved_err, 2);
+  close(saved_out);
+  close(saved_err);
+}
+
+/* Parses a command line given as one string, its messages hidden; returns run_opts_parse's. */
+static int parse_line(struct run_opts *o, const char *line) {
+  quiet_on();
+  int rc = parse_line_loud(o, line);
+  quiet_off();
+  return rc;
+}
+
+/* run_opts_check_ranks with its message hidden. */
+static int check_ranks_quiet(const struct run_opts *o, int n) {
+  quiet_on();
+  int rc = run_opts_check_ranks(o, n);
+  quiet_off();
+  return rc;
+}
+
+static void test_sweep(void) {
+  uint64_t s[HX_MAX_SIZES];
+  int n = sweep_sizes(1024, 8ull << 30, 2, 0, s, HX_MAX_SIZES);
+  CHECK_INT(n, ==, 24);
+  CHECK(s[0] == 1024 && s[23] == 8ull << 30, "%llu..%llu", (unsigned long long)s[0],
+        (unsigned long long)s[n - 1]);
+  n = sweep_sizes(1024, 4096, 2, 1024, s, HX_MAX_SIZES);
+  CHECK(n == 4 && s[2] == 3072, "step: n %d", n);
+  n = sweep_sizes(1000, 5000, 4, 0, s, HX_MAX_SIZES);
+  CHECK(n == 2 && s[1] == 4000, "factor 4: n %d", n);
+  CHECK_INT(sweep_sizes(1, 1ull << 40, 2, 1, s, 16), ==, -1);
+  CHECK_INT(sweep_nelem(1000003, 4), ==, 250000);
+  CHECK_INT(sweep_nelem(1000003, 2), ==, 500001);
+  CHECK_INT(sweep_nelem(1, 4), ==, 1);
+
+  static struct run_opts o;
+  size_t nall;
+  ar_algo_all(&nall);
+  CHECK_INT(parse_line(&o, ""), ==, 0);
+  CHECK(o.iters == 20 && o.warmup == 5 && o.timeout_s == 120 && o.check == 1 &&
+            o.pipeline == 1 && o.dtype == HX_DT_F32 && o.ngpus == 0,
+        "defaults: n %d w %d T %d", o.iters, o.warmup, o.timeout_s);
+  CHECK(o.nsizes == 24 && o.sizes[0] == 1024 && o.sizes[23] == 8ull << 30, "default sizes %d",
+        o.nsizes);
+  CHECK_INT(o.nalgos, ==, nall);
+  CHECK(o.ntransports == 1 && !strcmp(o.transports[0], "nccl-p2p"), "default transport");
+  CHECK_INT(parse_line(&o, "--algo ring,nccl,ring --transport all -b 1K -e 1M -f 4 "
+                           "--gpus 2,0,1 --dtype bf16 --check 0 -n 3 -w 0 -T 9 --pipeline 4"),
+            ==, 0);
+  CHECK(o.nalgos == 2 && !strcmp(o.algos[0]->name, "ring") && !strcmp(o.algos[1]->name, "nccl"),
+        "algos %d", o.nalgos);
+  CHECK_INT(o.ntransports, ==, 3);
+  CHECK(o.nsizes == 6 && o.sizes[5] == 1048576, "sizes %d", o.nsizes);
+  CHECK(o.ngpus == 3 && o.gpus[0] == 2 && o.gpus[2] == 1, "gpus %d", o.ngpus);
+  CHECK(o.dtype == HX_DT_BF16 && o.check == 0 && o.iters == 3 && o.warmup == 0 &&
+            o.timeout_s == 9 && o.pipeline == 4,
+        "values");
+  CHECK_INT(parse_line(&o, "--sizes 1K,1000003,1M -b 8G"), ==, 0);
+  CHECK(o.nsizes == 3 && o.sizes[1] == 1000003, "explicit sizes %d", o.nsizes);
+  CHECK_INT(parse_line(&o, "-i 1K -b 1K -e 3K"), ==, 0);
+  CHECK_INT(o.nsizes, ==, 3);
+  CHECK_INT(parse_line(&o, "--help"), ==, 1);
+  /* each of these is bad input (the message goes to stderr) */
+  const char *bad[] = {"-b 8X",           "-b 2M -e 1M",     "-f 1",         "--algo foo",
+                       "--transport nccl", "--gpus 0",       "--gpus 0,0",   "--gpus a,b",
+                       "-n 0",             "-w -1",          "-T 0",         "--dtype f64",
+                       "--check 2",        "--pipeline 0",   "--straggler 1", "--straggler 1:-2ms",
+                       "--torus 2y2",      "--bogus",        "stray",        "--sizes 1K,,x",
+                       "-n"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    CHECK(parse_line(&o, bad[i]) == -1, "'%s' accepted", bad[i]);
+  CHECK_INT(parse_line(&o, "--gpus 0,1 --straggler 1:2ms"), ==, 0);
+  CHECK_INT(run_opts_check_ranks(&o, 2), ==, 0);
+  CHECK_INT(check_ranks_quiet(&o, 1), ==, -1);
+  CHECK(NEAR(sweep_delay_us(&o, 0, 3, 7), 2000), "fixed delay %g", sweep_delay_us(&o, 0, 3, 7));
+  CHECK_INT(parse_line(&o, "--straggler 0:1ms-3ms,2:5ms"), ==, 0);
+  double lo = 1e9, hi = 0, same = sweep_delay_us(&o, 0, 1, 1);
+  for (int it = 0; it < 1000; it++) {
+    double d = sweep_delay_us(&o, 0, 1, it);
+    lo = fmin(lo, d);
+    hi = fmax(hi, d);
+  }
+  CHECK(lo >= 1000 && hi < 3000 && hi - lo > 1800, "uniform delays in [%g, %g]", lo, hi);
+  CHECK(sweep_delay_us(&o, 0, 1, 1) == same, "uniform delays are reproducible");
+  CHECK(NEAR(sweep_delay_us(&o, 1, 1, 5), 5000), "second straggler %g", sweep_delay_us(&o, 1, 1, 5));
+  char path[] = "/tmp/arbench_test_delays_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd >= 0) {
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "# delays\n100us\n\n2ms\n 300 \n");
+    fclose(f);
+    char line[128];
+    snprintf(line, sizeof(line), "--straggler 3:@%s", path);
+    CHECK_INT(parse_line(&o, line), ==, 0);
+    CHECK(o.ndelays[0] == 3 && NEAR(sweep_delay_us(&o, 0, 0, 1), 2000) &&
+              NEAR(sweep_delay_us(&o, 0, 0, 5), 300),
+          "file delays: %d", o.ndelays[0]);
+    f = fopen(path, "w");
+    fprintf(f, "100us\nsoon\n");
+    fclose(f);
+    CHECK_INT(parse_line(&o, line), ==, -1);
+    unlink(path);
+  }
+  run_opts_free(&o);
+}
+
+static void test_inputs(void) {
+  int seen[9] = {0}, differ = 0, out_of_range = 0;
+  for (uint64_t i = 0; i < 100000; i++) {
+    int v0 = ar_input_value(0, i), v1 = ar_input_value(1, i);
+    if (v0 < -4 || v0 > 4) out_of_range++;
+    else seen[v0 + 4]++;
+    differ += v0 != v1;
+  }
+  CHECK_INT(out_of_range, ==, 0);
+  for (int k = 0; k < 9; k++) CHECK(seen[k] > 9000, "value %d seen %d times", k - 4, seen[k]);
+  CHECK(differ > 80000, "ranks 0 and 1 differ at %d of 100000 positions", differ);
+  /* neighbouring elements and far ones (beyond 2^32) differ too: position matters */
+  int adj = 0, far = 0;
+  for (uint64_t i = 0; i < 1000; i++) {
+    adj += ar_input_value(2, i) != ar_input_value(2, i + 1);
+    far += ar_input_value(2, i) != ar_input_value(2, i + (1ull << 32));
+  }
+  CHECK(adj > 800 && far > 800, "adjacent %d, 2^32 apart %d differ", adj, far);
+  int worst = 0;
+  for (uint64_t i = 0; i < 10000; i++) {
+    int e = ar_expected_value(16, i), s = 0;
+    for (int r = 0; r < 16; r++) s += ar_input_value(r, i);
+    if (e != s) worst = 1000;
+    if (abs(e) > worst) worst = abs(e);
+  }
+  CHECK(worst <= 64, "16-rank sums reach %d (bf16 is exact to 256)", worst);
+}
+
+/* ---- the nccl-p2p plan, emulated ---- */
+
+struct emu {
+  int n;
+  size_t nelem;
+  struct p2p_plan plan[AR_MAX_RANKS];
+  float *buf[64], *scratch[64];
+};
+
+/* The plan round of rank r numbered `round`, or NULL. */
+static const struct p2p_round *find_round(const struct p2p_plan *p, int round) {
+  for (int k = 0; k < p->nrounds; k++)
+    if (p->rounds[k].round == round) return &p->rounds[k];
+  return NULL;
+}
+
+/* Runs schedule s through per-rank plans on host buffers; returns wrong elements (or -1 for a
+ * send/receive mismatch, which NCCL would turn into a hang or garbage). */
+static long emulate(const struct ar_schedule *s, size_t nelem, const char *what) {
+  static struct emu e;
+  int n = s->nranks;
+  long wrong = 0;
+  e.n = n;
+  for (int r = 0; r < n; r++) {
+    if (p2p_plan_build(s, r, nelem, 4, &e.plan[r]) != AR_OK) return -1;
+    e.buf[r] = malloc(nelem * sizeof(float));
+    e.scratch[r] = malloc((e.plan[r].scratch + 1) * sizeof(float));
+    for (size_t i = 0; i < nelem; i++) e.buf[r][i] = (float)ar_input_value(r, i);
+  }
+  for (int round = 0; round < s->nrounds && wrong >= 0; round++) {
+    /* plans must agree pairwise: the k-th send a->b is the k-th receive on b from a */
+    for (int b = 0; b < n && wrong >= 0; b++) {
+      const struct p2p_round *Rb = find_round(&e.plan[b], round);
+      for (int a = 0; a < n && Rb; a++) {
+        const struct p2p_round *Ra = find_round(&e.plan[a], round);
+        int ks = 0;
+        for (int k = 0; k < Rb->nrecv; k++) {
+          const struct p2p_op *rv = &Rb->recv[k];
+          if (rv->peer != a) continue;
+          while (Ra && ks < Ra->nsend && Ra->send[ks].peer != b) ks++;
+          if (!Ra || ks == Ra->nsend || Ra->send[ks].cnt != rv->cnt || Ra->send[ks].off != rv->off) {
+            printf("FAIL %s: round %d: receive %d<-%d has no matching send\n", what, round, b, a);
+            wrong = -1;
+            break;
+          }
+          ks++;
+        }
+      }
+    }
+    if (wrong < 0) break;
+    /* a direct receive must not overlap what the rank sends in the same round */
+    for (int r = 0; r < n; r++) {
+      const struct p2p_round *R = find_round(&e.plan[r], round);
+      for (int k = 0; R && k < R->nrecv; k++)
+        for (int j = 0; R->recv[k].direct && j < R->nsend; j++)
+          if (R->recv[k].off < R->send[j].off + R->send[j].cnt &&
+              R->send[j].off < R->recv[k].off + R->recv[k].cnt) {
+            printf("FAIL %s: round %d: rank %d receives in place what it sends\n", what, round, r);
+            wrong = -1;
+          }
+    }
+    /* the group: receives read the senders' live buffers (direct ones first, the worst case),
+     * then every rank applies its scratch in order */
+    for (int pass = 0; pass < 2; pass++)
+      for (int r = 0; r < n; r++) {
+        const struct p2p_round *R = find_round(&e.plan[r], round);
+        for (int k = 0; R && k < R->nrecv; k++) {
+          const struct p2p_op *o = &R->recv[k];
+          if (o->direct != (pass == 0)) continue;
+          float *dst = o->direct ? e.buf[r] + o->off : e.scratch[r] + o->soff;
+          if (!o->direct && (o->soff % 4 || o->soff + o->cnt > e.plan[r].scratch)) wrong = -1;
+          memcpy(dst, e.buf[o->peer] + o->off, o->cnt * sizeof(float));
+        }
+      }
+    for (int r = 0; r < n; r++) {
+      const struct p2p_round *R = find_round(&e.plan[r], round);
+      for (int k = 0; R && k < R->nrecv; k++) {
+        const struct p2p_op *o = &R->recv[k];
+        if (o->direct) continue;
+        for (size_t i = 0; i < o->cnt; i++) {
+          if (o->op == AR_REDUCE) e.buf[r][o->off + i] += e.scratch[r][o->soff + i];
+          else e.buf[r][o->off + i] = e.scratch[r][o->soff + i];
+        }
+      }
+    }
+  }
+  for (int r = 0; r < n && wrong >= 0; r++)
+    for (size_t i = 0; i < nelem; i++)
+      wrong += e.buf[r][i] != (float)ar_expected_value(n, i);
+  for (int r = 0; r < n; r++) {
+    free(e.buf[r]);
+    free(e.scratch[r]);
+    p2p_plan_free(&e.plan[r]);
+  }
+  return wrong;
+}
+
+static void test_p2p_plan(void) {
+  size_t nall;
+  const struct ar_algo *const *all = ar_algo_all(&nall);
+  int ran = 0;
+  for (size_t a = 0; a < nall; a++) {
+    if (!all[a]->build) continue;
+    for (int n = 2; n <= 9; n++) {
+      struct ar_params p;
+      ar_params_init(&p, n);
+      struct ar_schedule s;
+      if (ar_build(all[a], &p, &s) != AR_OK) continue; /* n/a (or not written yet) */
+      if (sched_verify(&s, NULL) != AR_OK) {             /* test_schedules reports those */
+        sched_free(&s);
+        continue;
+      }
+      size_t sizes[] = {1, (size_t)s.nchunks - 1 ? (size_t)s.nchunks - 1 : 1, 1000, 250001};
+      for (int k = 0; k < 4; k++) {
+        char what[96];
+        snprintf(what, sizeof(what), "%s n=%d nelem=%zu", all[a]->name, n, sizes[k]);
+        long w = emulate(&s, sizes[k], what);
+        CHECK(w == 0, "%s: %ld wrong", what, w);
+        ran++;
+      }
+      sched_free(&s);
+    }
+  }
+  CHECK(ran >= 32, "only %d schedules emulated", ran);
+  /* a rank that receives a copy of a chunk it sends in the same round must go through scratch:
+   * n = 3, one chunk: 1->0 reduce; 0->2 reduce; 2->0 copy while 0->1 copies; 2->1 copy */
+  struct ar_schedule h;
+  sched_init(&h, "swap", 3, 1);
+  sched_add(&h, 0, AR_REDUCE, 1, 0, 0, 1);
+  sched_add(&h, 1, AR_REDUCE, 0, 2, 0, 1);
+  sched_add(&h, 2, AR_COPY, 2, 0, 0, 1);
+  sched_add(&h, 2, AR_COPY, 0, 1, 0, 1);
+  sched_add(&h, 3, AR_COPY, 2, 1, 0, 1);
+  sched_finish(&h);
+  CHECK_INT(sched_verify(&h, NULL), ==, AR_OK);
+  CHECK_INT(emulate(&h, 1001, "hand-made swap"), ==, 0);
+  struct p2p_plan hp;
+  p2p_plan_build(&h, 0, 1001, 4, &hp);
+  CHECK(hp.nrounds == 3 && hp.rounds[2].nrecv == 1 && !hp.rounds[2].recv[0].direct &&
+            hp.scratch == 1004,
+        "rank 0 round 2: %d rounds, scratch %zu", hp.nrounds, hp.scratch);
+  p2p_plan_free(&hp);
+  sched_free(&h);
+  /* ring's allgather copies land in place (no scratch for them): the scratch a rank needs
+   * is one chunk, for the reduce-scatter */
+  struct ar_params p;
+  ar_params_init(&p, 4);
+  struct ar_schedule s;
+  if (ar_build(ar_algo_find("ring"), &p, &s) == AR_OK) {
+    struct p2p_plan pl;
+    p2p_plan_build(&s, 0, 1000, 4, &pl);
+    int direct = 0;
+    for (int k = 0; k < pl.nrounds; k++)
+      for (int i = 0; i < pl.rounds[k].nrecv; i++) direct += pl.rounds[k].recv[i].direct;
+    CHECK(pl.nrounds == 6 && direct == 3 && pl.scratch == 252, "ring plan: %d rounds, %d direct, "
+          "scratch %zu", pl.nrounds, direct, pl.scratch);
+    p2p_plan_free(&pl);
+    sched_free(&s);
+  }
+}
+
+int main(void) {
+  test_stats();
+  test_csv();
+  test_sweep();
+  test_inputs();
+  test_p2p_plan();
+  return TEST_DONE();
+}

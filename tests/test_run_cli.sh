@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# `arbench run` without a GPU (SPEC.md sections 6 and 7): every bad flag answered with one line
+# naming the flag and the value, exit 2, nothing written; a good command on a machine with no
+# GPU says so in one line, points at model/schedule, exits 1, and writes nothing either.
+set -u
+cd "$(dirname "$0")/.."
+A=${B:-build}/arbench
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# bad_input PATTERN ARGS...: exit 2, one stderr line matching PATTERN, empty stdout, no folder
+bad_input() {
+  local pat=$1; shift
+  local out err rc
+  if [ "$1" = run ]; then shift; set -- run --out "$tmp/run" "$@"
+  else set -- --out "$tmp/run" "$@"; fi
+  out=$("$A" "$@" 2>"$tmp/err"); rc=$?
+  err=$(cat "$tmp/err")
+  if [ "$rc" -ne 2 ]; then bad "$* -> exit $rc, want 2 ($err)"; return; fi
+  if [ -n "$out" ]; then bad "$* -> printed on stdout: $out"; return; fi
+  if [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then bad "$* -> want one line: $err"; return; fi
+  if ! printf '%s' "$err" | grep -qE -- "$pat"; then bad "$* -> '$err' lacks /$pat/"; return; fi
+  if [ -e "$tmp/run" ]; then bad "$* -> wrote $tmp/run"; rm -rf "$tmp/run"; return; fi
+  ok
+}
+
+out=$("$A" run --help 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q -- "--transport LIST|all"; then ok
+else bad "run --help -> exit $rc: $out"; fi
+
+bad_input "^arbench: -b: bad value '8X'" run -b 8X
+bad_input "^arbench: -b: bad value '8X'" -b 8X              # run is the default subcommand
+bad_input "^arbench: -b: bad value '2M': larger than -e" run -b 2M -e 1M
+bad_input "^arbench: -e: bad value '1Q'" run -e 1Q
+bad_input "^arbench: -f: bad value '1'" run -f 1
+bad_input "^arbench: --algo: bad value 'foo'.*known:.* ring" run --algo ring,foo
+bad_input "^arbench: --transport: bad value 'tcp'" run --transport nccl-p2p,tcp
+bad_input "^arbench: --gpus: bad value '0'.*at least 2" run --gpus 0
+bad_input "^arbench: --gpus: bad value '0,1,0'.*twice" run --gpus 0,1,0
+bad_input "^arbench: --gpus: bad value 'x'" run --gpus 0,x
+bad_input "^arbench: -n: bad value '0'" run -n 0
+bad_input "^arbench: -w: bad value 'many'" run -w many
+bad_input "^arbench: -T: bad value '0'" run -T 0
+bad_input "^arbench: --dtype: bad value 'int8'" run --dtype int8
+bad_input "^arbench: --check: bad value 'yes'" run --check yes
+bad_input "^arbench: --pipeline: bad value '0'" run --pipeline 0
+bad_input "^arbench: --straggler: bad value '2'.*< 2 GPUs" run --gpus 0,1 --straggler 2:1ms
+bad_input "^arbench: --straggler: bad value '1'.*RANK:DELAY" run --straggler 1
+bad_input "^arbench: --straggler: bad value '-3ms'.*negative" run --straggler 1:-3ms
+bad_input "^arbench: --straggler: bad value '@/nonexistent/d'.*read" run --straggler 1:@/nonexistent/d
+bad_input "^arbench: --torus: bad value '2x3'.*multiply" run --gpus 0,1,2,3 --torus 2x3
+bad_input "^arbench: --sizes: bad value 'x'" run --sizes 1K,x
+bad_input "^arbench: run: unknown option '--frobnicate'" run --frobnicate
+bad_input "^arbench: run: unexpected argument 'now'" run now
+bad_input "^arbench: -n: needs a value" run -n
+
+# a good command with no GPU: one line, exit 1, no run folder (skipped where a GPU exists)
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "(a GPU is present: the no-GPU check is skipped)"
+else
+  out=$("$A" run -b 1K -e 1M --algo ring,nccl --out "$tmp/run" 2>"$tmp/err"); rc=$?
+  err=$(cat "$tmp/err")
+  if [ "$rc" -eq 1 ] && [ -z "$out" ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] &&
+     printf '%s' "$err" | grep -q "no GPU" && printf '%s' "$err" | grep -q "arbench model" &&
+     [ ! -e "$tmp/run" ]; then ok
+  else bad "no GPU -> exit $rc, stdout '$out', stderr '$err'"; fi
+  out=$("$A" --out "$tmp/run" 2>&1); rc=$?
+  if [ "$rc" -eq 1 ] && [ ! -e "$tmp/run" ]; then ok; else bad "default run, no GPU -> exit $rc: $out"; fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
