@@ -1,0 +1,141 @@
+/* Model mode: prices a schedule without GPUs. Every round is bulk-synchronous: its flows are
+ * routed on a topology (a full switch, or a D-dimensional torus with shortest-path
+ * dimension-order routing) and the round lasts
+ *     alpha + hops * hop_latency + bytes_on_the_most_loaded_link * slowdown * beta
+ *           + bytes_reduced_at_the_busiest_rank * gamma.
+ * A degraded GPU (--degrade R:F) has every link into and out of it F times slower (a slow
+ * port). Pricing reduces a schedule to a few size-independent sums (struct model_cost), so a
+ * size sweep prices each schedule once. Closed forms from the papers sit beside the pricing so
+ * tests can hold the two against each other. Pure C, no CUDA. */
+#ifndef AR_MODEL_H
+#define AR_MODEL_H
+
+#include <stddef.h>
+
+#include "ar.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum model_topology { MODEL_SWITCH = 0, MODEL_TORUS = 1 };
+
+/* The network the flows are routed on. */
+struct model_net {
+  int topology;                /* enum model_topology */
+  int ndims;                   /* torus only */
+  int dims[AR_MAX_TORUS_DIMS]; /* dimension 0 varies fastest: rank = a0 + d0*(a1 + ...) */
+  int ndegraded;
+  int degraded[AR_MAX_DEGRADED];
+  double factor[AR_MAX_DEGRADED]; /* slowdown of every link touching that rank */
+};
+
+/* Hardware constants: times in microseconds, beta and gamma in microseconds per byte. */
+struct model_hw {
+  double alpha_us; /* per round */
+  double hop_us;   /* per hop of the longest route of a round (torus; 1 hop on a switch) */
+  double beta;     /* per byte over one link (1e6 / bytes per second) */
+  double gamma;    /* per byte reduced at one rank; 0 to ignore reduction cost */
+};
+
+/* One phase of a schedule (precondition or main) reduced to sums over its non-empty rounds.
+ * Loads are in buffer fractions (1 = the whole vector) so any size prices in O(1). */
+struct model_cost {
+  int rounds;        /* non-empty rounds */
+  double hops;       /* sum of each round's longest route, in hops */
+  double load;       /* sum of each round's most loaded link (fraction x slowdown) */
+  double load_ideal; /* the same with every flow charged to its first and last link only */
+  double reduce;     /* sum of each round's largest fraction reduced at one rank */
+};
+
+struct model_price {
+  int nranks;
+  struct model_cost pre;  /* rounds [0, nprecond): among the non-stragglers, during the delay */
+  struct model_cost main; /* the rest: after the straggler arrives */
+};
+
+/* Predicted times of one AllReduce, as the harness reports them. */
+struct model_times {
+  double pre_us, main_us;
+  double time_us;          /* from the non-stragglers' entry to the last rank's finish */
+  double after_arrival_us; /* time_us minus the straggler's delay */
+};
+
+/* The most square 2-D factorisation a x b of n with a <= b (1-D {n} when n is prime);
+ * returns the number of dimensions written to dims. */
+int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]);
+
+/* Fills net for n ranks from the generator's parameters (torus shape, degraded GPUs).
+ * Returns AR_OK, or AR_ERR_INVALID when the torus does not multiply to n. */
+ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p);
+
+/* Routes every round of s on net and sums the costs of each phase into out. Linear in the
+ * number of transfers times the route length; never runs the verifier. Rounds are priced
+ * independently, so schedules of millions of transfers split across threads
+ * (AR_MODEL_THREADS=N forces N). */
+ar_status model_price_schedule(const struct ar_schedule *s, const struct model_net *net,
+                               struct model_price *out);
+
+/* Time of one phase for a buffer of `bytes` bytes. */
+double model_cost_us(const struct model_cost *c, const struct model_hw *hw, double bytes);
+
+/* Times with a straggler delay (0: none). Straggler-aware schedules (a precondition) overlap
+ * the precondition with the delay; bulk-synchronous ones start after it. */
+void model_times(const struct model_price *pr, const struct model_hw *hw, double bytes,
+                 double delay_us, struct model_times *out);
+
+/* Parses a bandwidth: 450GB/s, 400Gb/s (bits), 1.5TB/s, 200GiB/s, 4.5e11 (bytes/s); must be
+ * > 0. Returns 0 and sets *bytes_per_s, or -1 with a reason in *why. */
+int model_parse_bw(const char *s, double *bytes_per_s, const char **why);
+
+/* ---- closed forms from the papers (buffer of `bytes`, alpha-beta on a switch) ---- */
+
+/* stragglar.txt Table 1 and s4.1: ring, 2(n-1) alpha + 2(n-1)/n S beta (any n). */
+double model_closed_ring(int n, const struct model_hw *hw, double bytes);
+/* stragglar.txt Table 1: RH/D, 2 log2 n alpha + 2(n-1)/n S beta; n a power of 2, else -1. */
+double model_closed_rhd(int n, const struct model_hw *hw, double bytes);
+/* swing.txt s2.3.2: latency-optimal recursive doubling, log2 n (alpha + S beta); pow2 or -1. */
+double model_closed_rd(int n, const struct model_hw *hw, double bytes);
+/* stragglar.txt Table 1: StragglAR after the straggler arrives,
+ * (n + log2 n - 2) alpha + (n + log2 n - 2)/(n-1) S beta; n a power of 2 >= 4, else -1. */
+double model_closed_stragglar(int n, const struct model_hw *hw, double bytes);
+/* stragglar.txt s4.1: Broadcast baseline after arrival, log2 n (alpha + S beta); pow2 or -1. */
+double model_closed_bcast(int n, const struct model_hw *hw, double bytes);
+
+/* swing.txt s4.1: congestion deficiency of multiport Swing (bandwidth-optimal) on a torus with
+ * power-of-2 dimensions: sum_s delta(sigma(s)) / 2^(s+1) over the log2 p steps, divided by
+ * (1 - 1/p), the no-congestion bytes; sigma advances only over dimensions still active. */
+double model_swing_congestion(int ndims, const int *dims);
+/* swing.txt Table 2: Swing (B) congestion deficiency for D = 2, 3, 4 (p -> infinity). */
+double model_swing_table2(int ndims);
+
+/* optcc.txt App. C / Table 3: OPTCC time over T0 = 2(p-1)/p n for one GPU slowed by l, with
+ * k segments (k <= 0: k -> infinity). l < 2: p l/((p-2)l+2) (k+l-1)/k; l >= 2: l n (k+1)/k. */
+double model_optcc_ratio(int p, double l, int k);
+/* optcc.txt Theorem 6 (Table 2 row 1): lower bound on T/T0, max{2l(p-1)/(l(p-2)+2), l} n / T0. */
+double model_optcc_bound_ratio(int p, double l);
+
+/* optcc.txt Theorems 6 and 2 (Table 2): the time no AllReduce can beat with m >= 1 degraded
+ * GPUs of slowdowns l[0..m) among p, bandwidth only: max{2l(p-1)/(l(p-2)+2), l} S beta for
+ * m = 1, max{2(p-1)/(p-m+sum 1/l_i), max l_i} S beta for m > 1; -1 when p < 3 or m < 1. */
+double model_degraded_bound_us(int p, int m, const double *l, const struct model_hw *hw,
+                               double bytes);
+
+/* ---- calibration: fitting alpha and beta to measured times ---- */
+
+struct model_sample {
+  double rounds;     /* coefficient of alpha: the phase's rounds (plus hops x hop/alpha: 0) */
+  double beta_bytes; /* coefficient of beta: bytes x load (most loaded link per round, summed) */
+  double fixed_us;   /* time not explained by alpha or beta (gamma, delay): subtracted */
+  double time_us;    /* measured */
+};
+
+/* Least squares on relative error: minimises sum ((alpha R + beta B + fixed - t) / t)^2 with
+ * alpha >= 0 and beta > 0. Returns 0, or -1 when the samples cannot fix beta. */
+int model_fit(const struct model_sample *smp, size_t n, double *alpha_us, double *beta,
+              double *rel_rms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

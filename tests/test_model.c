@@ -1,0 +1,498 @@
+/* Model mode: the pricing of src/model.c on hand-made rounds (switch incast, torus routes,
+ * ties, slow ports), the straggler timing rules, the alpha/beta fit, and the priced schedules
+ * of the generators against the papers' closed forms (StragglAR Table 1 and Fig. 6b, Swing
+ * Table 2 and Fig. 7, OPTCC App. C / Table 3). A generator that is still a stub prints
+ * "skipped: generator missing" and counts nothing. */
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "ar.h"
+#include "model.h"
+#include "test.h"
+
+/* |a - b| <= tol * |b| */
+static int near(double a, double b, double tol) {
+  return fabs(a - b) <= tol * fabs(b);
+}
+
+static const struct model_hw paper_hw = {.alpha_us = 3.0, .beta = 1e6 / 450e9};
+
+/* Builds the named schedule; returns AR_OK, or prints a skip line for a missing generator and
+ * returns AR_ERR_UNSUPPORTED (other failures are checked by the caller). */
+static ar_status build(const char *name, const struct ar_params *p, struct ar_schedule *s) {
+  const struct ar_algo *a = ar_algo_find(name);
+  if (!a) {
+    memset(s, 0, sizeof(*s));
+    snprintf(s->reason, sizeof(s->reason), "not implemented (not registered)");
+    printf("skipped: generator missing: %s is not registered\n", name);
+    return AR_ERR_UNSUPPORTED;
+  }
+  ar_status st = ar_build(a, p, s);
+  if (st == AR_ERR_UNSUPPORTED && strstr(s->reason, "not implemented")) {
+    printf("skipped: generator missing: %s (%s)\n", name, s->reason);
+    return st;
+  }
+  return st;
+}
+
+/* Builds and prices a schedule; returns 1 when priced, 0 when skipped or failed (checked). */
+static int price(const char *name, const struct ar_params *p, int topology,
+                 struct model_price *pr) {
+  struct ar_schedule s;
+  ar_status st = build(name, p, &s);
+  if (st == AR_ERR_UNSUPPORTED && strstr(s.reason, "not implemented")) return 0;
+  CHECK(st == AR_OK, "%s n=%d: %s", name, p->nranks, s.reason);
+  if (st != AR_OK) return 0;
+  struct model_net net;
+  CHECK_INT(model_net_init(&net, topology, p), ==, AR_OK);
+  CHECK_INT(model_price_schedule(&s, &net, pr), ==, AR_OK);
+  sched_free(&s);
+  return 1;
+}
+
+static void test_parse_bw(void) {
+  double v;
+  const char *why;
+  CHECK(!model_parse_bw("450GB/s", &v, &why) && v == 450e9, "450GB/s -> %g", v);
+  CHECK(!model_parse_bw("400Gb/s", &v, &why) && v == 50e9, "400Gb/s -> %g", v);
+  CHECK(!model_parse_bw("1.5TB/s", &v, &why) && v == 1.5e12, "1.5TB/s -> %g", v);
+  CHECK(!model_parse_bw("2GiB/s", &v, &why) && v == 2147483648.0, "2GiB/s -> %g", v);
+  CHECK(!model_parse_bw("4.5e11", &v, &why) && v == 4.5e11, "plain bytes/s -> %g", v);
+  CHECK(model_parse_bw("0GB/s", &v, &why) == -1, "zero bandwidth accepted");
+  CHECK(model_parse_bw("-3GB/s", &v, &why) == -1, "negative bandwidth accepted");
+  CHECK(model_parse_bw("450XB/s", &v, &why) == -1, "unknown unit accepted");
+  CHECK(model_parse_bw("fast", &v, &why) == -1, "a word accepted");
+}
+
+static void test_default_torus(void) {
+  int d[AR_MAX_TORUS_DIMS];
+  CHECK(model_default_torus(16, d) == 2 && d[0] == 4 && d[1] == 4, "16 -> %dx%d", d[0], d[1]);
+  CHECK(model_default_torus(8, d) == 2 && d[0] == 2 && d[1] == 4, "8 -> %dx%d", d[0], d[1]);
+  CHECK(model_default_torus(12, d) == 2 && d[0] == 3 && d[1] == 4, "12 -> %dx%d", d[0], d[1]);
+  CHECK(model_default_torus(7, d) == 1 && d[0] == 7, "7 -> %d", d[0]);
+}
+
+/* Prices a hand-made one-round schedule of the given flows (src, dst, chunk count) out of
+ * nchunks on net; returns the main-phase cost. */
+static struct model_cost one_round(int n, int nchunks, const int (*flows)[3], int nflows,
+                                   const struct model_net *net) {
+  struct ar_schedule s;
+  struct model_price pr;
+  memset(&pr, 0, sizeof(pr));
+  CHECK_INT(sched_init(&s, "hand", n, nchunks), ==, AR_OK);
+  for (int i = 0; i < nflows; i++)
+    CHECK_INT(sched_add(&s, 0, AR_REDUCE, flows[i][0], flows[i][1], 0, flows[i][2]), ==, AR_OK);
+  CHECK_INT(sched_finish(&s), ==, AR_OK);
+  CHECK_INT(model_price_schedule(&s, net, &pr), ==, AR_OK);
+  sched_free(&s);
+  return pr.main;
+}
+
+static void test_switch_links(void) {
+  struct model_net net = {.topology = MODEL_SWITCH};
+  /* incast: three ranks send a quarter each to rank 0; rank 0's ingress carries 3/4 */
+  const int incast[][3] = {{1, 0, 1}, {2, 0, 1}, {3, 0, 1}};
+  struct model_cost c = one_round(4, 4, incast, 3, &net);
+  CHECK(near(c.load, 0.75, 1e-12), "incast load %g", c.load);
+  CHECK(near(c.reduce, 0.75, 1e-12), "incast reduce %g", c.reduce);
+  CHECK_INT(c.rounds, ==, 1);
+  /* a permutation: every port carries one quarter */
+  const int perm[][3] = {{0, 1, 1}, {1, 2, 1}, {2, 3, 1}, {3, 0, 1}};
+  c = one_round(4, 4, perm, 4, &net);
+  CHECK(near(c.load, 0.25, 1e-12), "permutation load %g", c.load);
+  /* a slow port: rank 2 at factor 3 makes its ingress 3 x 1/4; a healthy sender's own
+   * egress still carries only what it sends */
+  net.ndegraded = 1;
+  net.degraded[0] = 2;
+  net.factor[0] = 3;
+  c = one_round(4, 4, perm, 4, &net);
+  CHECK(near(c.load, 0.75, 1e-12), "slow port load %g", c.load);
+  const int fan[][3] = {{0, 2, 1}, {0, 1, 2}};
+  c = one_round(4, 4, fan, 2, &net); /* rank 0 egress 3/4 at 1; rank 2 ingress 1/4 at 3 */
+  CHECK(near(c.load, 0.75, 1e-12), "fan-out with a slow receiver %g", c.load);
+}
+
+/* Rounds of different sizes in a row (the pricer scans small rounds sparsely and big ones
+ * densely): nothing of one round may leak into the next. */
+static void test_round_isolation(void) {
+  struct model_net sw = {.topology = MODEL_SWITCH};
+  struct model_net tor = {.topology = MODEL_TORUS, .ndims = 1, .dims = {8}};
+  const struct model_net *nets[] = {&sw, &tor};
+  for (int k = 0; k < 2; k++) {
+    struct ar_schedule s;
+    struct model_price pr;
+    CHECK_INT(sched_init(&s, "hand", 8, 8), ==, AR_OK);
+    CHECK_INT(sched_add(&s, 0, AR_REDUCE, 0, 1, 0, 8), ==, AR_OK); /* sparse: all of it */
+    for (int r = 0; r < 8; r++) /* dense: an eighth around the ring */
+      CHECK_INT(sched_add(&s, 1, AR_COPY, r, (r + 1) % 8, r, 1), ==, AR_OK);
+    CHECK_INT(sched_add(&s, 2, AR_REDUCE, 2, 3, 0, 2), ==, AR_OK); /* sparse again: a quarter */
+    for (int r = 0; r < 8; r++)
+      CHECK_INT(sched_add(&s, 3, AR_REDUCE, r, (r + 1) % 8, r, 1), ==, AR_OK);
+    CHECK_INT(sched_finish(&s), ==, AR_OK);
+    CHECK_INT(model_price_schedule(&s, nets[k], &pr), ==, AR_OK);
+    CHECK(near(pr.main.load, 1 + 0.125 + 0.25 + 0.125, 1e-12), "%s: load %g, want 1.5",
+          k ? "torus" : "switch", pr.main.load);
+    CHECK(near(pr.main.reduce, 1 + 0.25 + 0.125, 1e-12), "%s: reduce %g, want 1.375",
+          k ? "torus" : "switch", pr.main.reduce);
+    CHECK_INT(pr.main.rounds, ==, 4);
+    sched_free(&s);
+  }
+}
+
+/* Splitting the rounds across threads changes nothing: ring and direct at n = 256 priced with
+ * one thread and with three (forced through AR_MODEL_THREADS). */
+static void test_threads(void) {
+  const char *names[] = {"ring", "direct"};
+  for (int i = 0; i < 2; i++)
+    for (int topo = MODEL_SWITCH; topo <= MODEL_TORUS; topo++) {
+      struct ar_params p;
+      struct model_price one, three;
+      ar_params_init(&p, 256);
+      setenv("AR_MODEL_THREADS", "1", 1);
+      int ok = price(names[i], &p, topo, &one);
+      setenv("AR_MODEL_THREADS", "3", 1);
+      ok = ok && price(names[i], &p, topo, &three);
+      unsetenv("AR_MODEL_THREADS");
+      if (!ok) continue;
+      CHECK(one.main.rounds == three.main.rounds && near(three.main.load, one.main.load, 1e-12) &&
+                near(three.main.hops, one.main.hops, 1e-12) &&
+                near(three.main.reduce, one.main.reduce, 1e-12),
+            "%s topo %d: 1 thread %d rounds load %g, 3 threads %d rounds load %g", names[i], topo,
+            one.main.rounds, one.main.load, three.main.rounds, three.main.load);
+    }
+}
+
+static void test_torus_routes(void) {
+  struct model_net net = {.topology = MODEL_TORUS, .ndims = 1, .dims = {8}};
+  /* 0 -> 3: three hops on the + links; 1 -> 2 shares the link 1->2 */
+  const int a[][3] = {{0, 3, 1}, {1, 2, 1}};
+  struct model_cost c = one_round(8, 1, a, 2, &net);
+  CHECK(near(c.load, 2.0, 1e-12), "shared link load %g", c.load);
+  CHECK(near(c.hops, 3, 1e-12), "hops %g", c.hops);
+  CHECK(near(c.load_ideal, 1.0, 1e-12), "ideal load %g", c.load_ideal);
+  /* 0 -> 5 goes the short way (3 hops backwards), 0 -> 4 is a tie split half each way */
+  const int b[][3] = {{0, 5, 1}};
+  c = one_round(8, 1, b, 1, &net);
+  CHECK(near(c.hops, 3, 1e-12) && near(c.load, 1, 1e-12), "backwards: %g hops", c.hops);
+  const int tie[][3] = {{0, 4, 1}};
+  c = one_round(8, 1, tie, 1, &net);
+  CHECK(near(c.hops, 4, 1e-12) && near(c.load, 0.5, 1e-12), "tie: %g hops load %g", c.hops, c.load);
+  /* 2-D, dimension order: on 4x4, 0 -> 5 is one hop in dim 0 then one in dim 1; with 1 -> 5
+   * both flows use the link 1 -> 5 */
+  struct model_net t2 = {.topology = MODEL_TORUS, .ndims = 2, .dims = {4, 4}};
+  const int d[][3] = {{0, 5, 1}, {1, 5, 1}};
+  c = one_round(16, 1, d, 2, &t2);
+  CHECK(near(c.load, 2.0, 1e-12) && near(c.hops, 2, 1e-12), "2-D: load %g hops %g", c.load, c.hops);
+  /* a slow node on the path slows the links it touches, even when only forwarding */
+  t2.ndegraded = 1;
+  t2.degraded[0] = 1;
+  t2.factor[0] = 4;
+  const int e[][3] = {{0, 5, 1}};
+  c = one_round(16, 1, e, 1, &t2);
+  CHECK(near(c.load, 4.0, 1e-12), "forwarding through a slow node: load %g", c.load);
+}
+
+static void test_times(void) {
+  struct model_price pr = {.nranks = 4};
+  struct model_hw hw = {.alpha_us = 1, .beta = 1e-3}; /* 1 us per round, 1 ns per byte */
+  pr.main = (struct model_cost){.rounds = 2, .load = 1.0};
+  struct model_times t;
+  model_times(&pr, &hw, 1000, 0, &t); /* 2 + 1000 * 1 * 1e-3 */
+  CHECK(near(t.time_us, 3.0, 1e-12), "bulk, no delay: %g", t.time_us);
+  model_times(&pr, &hw, 1000, 50, &t); /* bulk-synchronous waits for the straggler */
+  CHECK(near(t.time_us, 53.0, 1e-12) && near(t.after_arrival_us, 3.0, 1e-12), "bulk: %g",
+        t.time_us);
+  pr.pre = (struct model_cost){.rounds = 10, .load = 10}; /* 10 + 10 = 20 us */
+  model_times(&pr, &hw, 1000, 50, &t); /* the precondition hides inside the delay */
+  CHECK(near(t.time_us, 53.0, 1e-12) && near(t.pre_us, 20, 1e-12), "aware, long delay: %g",
+        t.time_us);
+  model_times(&pr, &hw, 1000, 5, &t); /* the delay hides inside the precondition */
+  CHECK(near(t.time_us, 23.0, 1e-12) && near(t.after_arrival_us, 18.0, 1e-12),
+        "aware, short delay: %g", t.time_us);
+  hw.gamma = 2e-3;
+  pr.main.reduce = 0.5;
+  CHECK(near(model_cost_us(&pr.main, &hw, 1000), 4.0, 1e-12), "gamma term");
+}
+
+static void test_fit(void) {
+  struct model_sample smp[40];
+  double alpha = 2.5, beta = 1e6 / 397e9, a, b, rms;
+  int k = 0;
+  unsigned seed = 12345;
+  for (int n = 2; n <= 8; n *= 2)
+    for (double bytes = 1024; bytes <= 8.0 * (1 << 30) && k < 40; bytes *= 8, k++) {
+      double rounds = 2.0 * (n - 1), load = 2.0 * (n - 1) / n;
+      smp[k] = (struct model_sample){.rounds = rounds, .beta_bytes = bytes * load};
+      smp[k].time_us = alpha * rounds + beta * bytes * load;
+    }
+  CHECK(!model_fit(smp, k, &a, &b, &rms), "fit failed");
+  CHECK(near(a, alpha, 1e-6) && near(b, beta, 1e-6), "exact fit: alpha %g beta %g", a, b);
+  CHECK(rms < 1e-9, "exact fit rms %g", rms);
+  for (int i = 0; i < k; i++) { /* +-1% noise */
+    seed = seed * 1103515245u + 12345u;
+    smp[i].time_us *= 1 + ((int)((seed >> 16) % 2001) - 1000) / 1e5;
+  }
+  CHECK(!model_fit(smp, k, &a, &b, &rms), "noisy fit failed");
+  CHECK(near(a, alpha, 0.05) && near(b, beta, 0.02), "noisy fit: alpha %g beta %g", a, b);
+  CHECK(rms > 0 && rms < 0.01, "noisy fit rms %g", rms);
+  smp[0].time_us = 0;
+  CHECK(model_fit(smp, k, &a, &b, &rms) == -1, "a zero time must be refused");
+}
+
+/* Ring, RH/D, RD, StragglAR, Bcast priced on a switch equal their closed forms. */
+static void test_closed_forms(void) {
+  const double bytes = 1 << 30;
+  struct model_price pr;
+  struct model_times t;
+  for (int n = 2; n <= 64; n = n < 16 ? n + 1 : n * 2) {
+    struct ar_params p;
+    ar_params_init(&p, n);
+    if (price("ring", &p, MODEL_SWITCH, &pr)) {
+      model_times(&pr, &paper_hw, bytes, 0, &t);
+      CHECK(near(t.time_us, model_closed_ring(n, &paper_hw, bytes), 1e-9), "ring n=%d: %g vs %g", n,
+            t.time_us, model_closed_ring(n, &paper_hw, bytes));
+    }
+    if (!ar_is_pow2(n)) continue;
+    if (price("rhd", &p, MODEL_SWITCH, &pr)) {
+      model_times(&pr, &paper_hw, bytes, 0, &t);
+      CHECK(near(t.time_us, model_closed_rhd(n, &paper_hw, bytes), 1e-9), "rhd n=%d: %g vs %g", n,
+            t.time_us, model_closed_rhd(n, &paper_hw, bytes));
+    }
+    if (price("rd", &p, MODEL_SWITCH, &pr)) {
+      model_times(&pr, &paper_hw, bytes, 0, &t);
+      CHECK(near(t.time_us, model_closed_rd(n, &paper_hw, bytes), 1e-9), "rd n=%d: %g vs %g", n,
+            t.time_us, model_closed_rd(n, &paper_hw, bytes));
+    }
+    if (n < 4) continue;
+    /* straggler-aware: the delay (1 s) hides the precondition; after arrival = Table 1 */
+    p.straggler = n - 1;
+    if (price("stragglar", &p, MODEL_SWITCH, &pr)) {
+      model_times(&pr, &paper_hw, bytes, 1e6, &t);
+      double want = model_closed_stragglar(n, &paper_hw, bytes);
+      CHECK(near(t.after_arrival_us, want, 1e-9), "stragglar n=%d: %g vs Table 1 %g", n,
+            t.after_arrival_us, want);
+      CHECK_INT(pr.main.rounds, ==, n + ar_log2(n) - 2);
+    }
+    if (price("bcast", &p, MODEL_SWITCH, &pr)) {
+      model_times(&pr, &paper_hw, bytes, 1e6, &t);
+      double want = model_closed_bcast(n, &paper_hw, bytes);
+      CHECK(near(t.after_arrival_us, want, 1e-9), "bcast n=%d: %g vs %g", n, t.after_arrival_us,
+            want);
+    }
+  }
+}
+
+/* stragglar.txt Fig. 6b: n = 256, 1 GiB, alpha = 3 us, 450 GB/s: ring over StragglAR after
+ * arrival is nearly 2x (1.85 .. 2.0). */
+static void test_fig6b(void) {
+  struct ar_params p;
+  struct model_price ring, sar;
+  struct model_times tr, ts;
+  const double bytes = 1 << 30;
+  ar_params_init(&p, 256);
+  if (!price("ring", &p, MODEL_SWITCH, &ring)) return;
+  p.straggler = 255;
+  if (!price("stragglar", &p, MODEL_SWITCH, &sar)) return;
+  model_times(&ring, &paper_hw, bytes, 0, &tr);
+  model_times(&sar, &paper_hw, bytes, 1e6, &ts);
+  double ratio = tr.time_us / ts.after_arrival_us;
+  printf("fig6b: ring %.1f us, stragglar after arrival %.1f us, ratio %.3f\n", tr.time_us,
+         ts.after_arrival_us, ratio);
+  CHECK(ratio >= 1.85 && ratio <= 2.0, "ring/stragglar at n=256 = %.3f", ratio);
+}
+
+/* Congestion deficiency of a priced swing-mp schedule on its own torus: the most loaded link
+ * per round, summed, over the optimum 2(p-1)/p / (2D) of the buffer per port. */
+static double swing_xi(int ndims, const int *dims, int *ok) {
+  struct ar_params p;
+  struct model_price pr;
+  int n = 1;
+  for (int d = 0; d < ndims; d++)
+    n *= dims[d];
+  ar_params_init(&p, n);
+  p.torus_ndims = ndims;
+  for (int d = 0; d < ndims; d++)
+    p.torus[d] = dims[d];
+  *ok = price("swing-mp", &p, MODEL_TORUS, &pr);
+  if (!*ok) return -1;
+  return pr.main.load / (2.0 * (n - 1) / n / (2 * ndims));
+}
+
+/* swing.txt Table 2: Swing (B) congestion deficiency 1.19, 1.03, 1.008 on 2-, 3-, 4-D tori,
+ * within 2% on the largest power-of-2 square torus the IR allows (AR_MAX_RANKS). */
+static void test_swing_table2(void) {
+  for (int D = 2; D <= 4; D++) {
+    int side = 2, dims[AR_MAX_TORUS_DIMS], ok;
+    while (pow(2 * side, D) <= AR_MAX_RANKS)
+      side *= 2;
+    for (int d = 0; d < D; d++)
+      dims[d] = side;
+    double xi = swing_xi(D, dims, &ok);
+    if (!ok) return;
+    double closed = model_swing_congestion(D, dims), table = model_swing_table2(D);
+    printf("swing table 2: D=%d side %d: priced %.4f, closed form %.4f, paper %.3f\n", D, side, xi,
+           closed, table);
+    CHECK(near(xi, closed, 1e-9), "D=%d: priced %g vs closed form %g", D, xi, closed);
+    CHECK(near(xi, table, 0.02), "D=%d: priced %g vs Table 2 %g", D, xi, table);
+  }
+  int dims[2] = {8, 8}, ok; /* and a small torus, exactly: sum delta/2^(s+1) / (1 - 1/p) */
+  double xi = swing_xi(2, dims, &ok);
+  if (ok)
+    CHECK(near(xi, (0.5 + 0.25 + 0.125 + 0.0625 + 3.0 / 32 + 3.0 / 64) / (1 - 1.0 / 64), 1e-9),
+          "8x8: %g", xi);
+}
+
+/* swing.txt Fig. 7 (SST: 400 Gb/s links, 100 ns latency, 300 ns per hop) on the largest
+ * square power-of-2 2-D torus the IR allows (64x64 in the paper): at 2 MiB the best Swing
+ * variant is at least 1.5x faster than the best recursive doubling variant. */
+static void test_swing_fig7(void) {
+  int side = 2;
+  while (4 * side * side <= AR_MAX_RANKS)
+    side *= 2;
+  if (side < 64)
+    printf("note: swing fig7 on %dx%d: AR_MAX_RANKS %d is below the paper's 64x64 (4096)\n", side,
+           side, AR_MAX_RANKS);
+  const struct model_hw sst = {.alpha_us = 0.1, .hop_us = 0.3, .beta = 1e6 / 50e9};
+  const char *swing[] = {"swing-bw", "swing-lat", "swing-mp"}, *rd[] = {"rd", "rhd"};
+  double best_sw = INFINITY, best_rd = INFINITY;
+  struct ar_params p;
+  ar_params_init(&p, side * side);
+  p.torus_ndims = 2;
+  p.torus[0] = p.torus[1] = side;
+  for (int i = 0; i < 5; i++) {
+    const char *name = i < 3 ? swing[i] : rd[i - 3];
+    struct model_price pr;
+    struct model_times t;
+    if (!price(name, &p, MODEL_TORUS, &pr)) continue;
+    model_times(&pr, &sst, 2 << 20, 0, &t);
+    printf("swing fig7 %dx%d 2MiB: %-9s %9.2f us\n", side, side, name, t.time_us);
+    double *best = i < 3 ? &best_sw : &best_rd;
+    if (t.time_us < *best) *best = t.time_us;
+  }
+  if (isinf(best_sw) || isinf(best_rd)) return;
+  CHECK(best_rd / best_sw >= 1.5, "best swing %g us vs best rd %g us", best_sw, best_rd);
+}
+
+/* optcc.txt App. C / Table 3 with p = 5: T/T0 (bandwidth terms only) against
+ * p l / ((p-2) l + 2) for l = 1.5 and l n / T0 for l >= 2, each with the paper's finite-k
+ * factor; and never below Theorem 6's lower bound. */
+static void test_optcc(void) {
+  const int p = 5;
+  const double ls[] = {1.5, 2.0, 3.0};
+  struct model_hw bw_only = {.beta = 1e-3};
+  struct ar_params q;
+  struct model_price ring;
+  ar_params_init(&q, p);
+  if (!price("ring", &q, MODEL_SWITCH, &ring)) return;
+  double t0 = model_cost_us(&ring.main, &bw_only, 1e6); /* 2(p-1)/p n */
+  for (int i = 0; i < 3; i++) {
+    struct ar_params o;
+    struct ar_schedule s;
+    struct model_price pr;
+    ar_params_init(&o, p);
+    o.segments = 64; /* k, the paper's (k + l - 1)/k head and tail factor */
+    o.ndegraded = 1;
+    o.degraded[0] = 0;
+    o.factor[0] = ls[i];
+    ar_status st = build("optcc", &o, &s);
+    if (st == AR_ERR_UNSUPPORTED && strstr(s.reason, "not implemented")) return;
+    CHECK(st == AR_OK, "optcc p=%d l=%g: %s", p, ls[i], s.reason);
+    if (st != AR_OK) continue;
+    int k = o.segments;
+    sched_free(&s);
+    if (!price("optcc", &o, MODEL_SWITCH, &pr)) continue;
+    double ratio =
+        (model_cost_us(&pr.pre, &bw_only, 1e6) + model_cost_us(&pr.main, &bw_only, 1e6)) / t0;
+    double want = model_optcc_ratio(p, ls[i], k), lim = model_optcc_ratio(p, ls[i], 0);
+    double bound = model_optcc_bound_ratio(p, ls[i]);
+    printf("optcc p=%d l=%g k=%d: T/T0 priced %.4f, App. C %.4f (k -> inf %.4f), bound %.4f\n", p,
+           ls[i], k, ratio, want, lim, bound);
+    CHECK(near(ratio, want, 0.05), "optcc l=%g: T/T0 %g vs %g", ls[i], ratio, want);
+    CHECK(ratio >= bound * (1 - 1e-9), "optcc l=%g: T/T0 %g below the lower bound %g", ls[i], ratio,
+          bound);
+  }
+}
+
+/* Returns a monotonic wall-clock time in seconds (pricing may use several threads). */
+static double wall_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* optcc.txt Theorems 6 and 2 in time units: S beta times the Table 2 factor. */
+static void test_degraded_bound(void) {
+  struct model_hw hw = {.beta = 1e-3};
+  double l15 = 1.5, l3 = 3, two[2] = {1.5, 1.25};
+  CHECK(near(model_degraded_bound_us(5, 1, &l15, &hw, 1000), 12 / 6.5, 1e-12), "p=5 l=1.5: %g",
+        model_degraded_bound_us(5, 1, &l15, &hw, 1000));
+  CHECK(near(model_degraded_bound_us(5, 1, &l3, &hw, 1000), 3, 1e-12), "p=5 l=3");
+  /* m = 2 at p = 8: max{2(p-1)/(p-m+1/1.5+1/1.25), 1.5} = 14/7.4667 */
+  CHECK(near(model_degraded_bound_us(8, 2, two, &hw, 1000), 14 / (6 + 1 / 1.5 + 1 / 1.25), 1e-12),
+        "p=8 m=2: %g", model_degraded_bound_us(8, 2, two, &hw, 1000));
+  CHECK(model_degraded_bound_us(2, 1, &l3, &hw, 1000) < 0, "p=2 has no bound");
+  /* and it is Theorem 6's T/T0 times T0 = 2(p-1)/p S beta */
+  CHECK(near(model_degraded_bound_us(5, 1, &l15, &hw, 1000) / (2.0 * 4 / 5),
+             model_optcc_bound_ratio(5, 1.5), 1e-12),
+        "bound vs ratio");
+}
+
+/* Pricing any algorithm's schedule at n = 1024 takes under a second (pricing alone, wall
+ * clock), on the switch and on the default 32x32 torus. */
+static void test_speed(void) {
+  size_t count;
+  const struct ar_algo *const *all = ar_algo_all(&count);
+  for (size_t i = 0; i < count; i++) {
+    const struct ar_algo *a = all[i];
+    if (a->flags & AR_ALGO_NATIVE) continue;
+    struct ar_params p;
+    struct ar_schedule s;
+    ar_params_init(&p, 1024);
+    if (a->flags & AR_ALGO_DEGRADE_AWARE) {
+      p.ndegraded = 1;
+      p.degraded[0] = 1;
+      p.factor[0] = 1.5;
+    }
+    double c0 = wall_s();
+    ar_status st = build(a->name, &p, &s);
+    double build_s = wall_s() - c0;
+    if (st != AR_OK) {
+      if (!strstr(s.reason, "not implemented"))
+        printf("note: %s at n=1024: %s\n", a->name, s.reason);
+      continue;
+    }
+    for (int topo = MODEL_SWITCH; topo <= MODEL_TORUS; topo++) {
+      struct model_net net;
+      struct model_price pr;
+      CHECK_INT(model_net_init(&net, topo, &p), ==, AR_OK);
+      double t0 = wall_s();
+      CHECK_INT(model_price_schedule(&s, &net, &pr), ==, AR_OK);
+      double secs = wall_s() - t0;
+      printf("speed n=1024: %-11s build %.3f s, price %.3f s (%s), %zu transfers\n", a->name,
+             build_s, secs, topo == MODEL_TORUS ? "torus" : "switch", s.nxfers);
+      CHECK(secs < 1.0, "%s n=1024 %s: pricing took %.2f s", a->name, topo ? "torus" : "switch",
+            secs);
+    }
+    sched_free(&s);
+  }
+}
+
+int main(void) {
+  test_parse_bw();
+  test_default_torus();
+  test_switch_links();
+  test_torus_routes();
+  test_round_isolation();
+  test_threads();
+  test_times();
+  test_fit();
+  test_closed_forms();
+  test_fig6b();
+  test_swing_table2();
+  test_swing_fig7();
+  test_optcc();
+  test_degraded_bound();
+  test_speed();
+  return TEST_DONE();
+}

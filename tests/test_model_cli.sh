@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# `arbench model`: the command-line contract of SPEC.md s7 (model_time_us lines, n/a, bad input
+# in one line with exit 2), the CSV it writes (SPEC.md s5 header, source=model), and a
+# --calibrate round trip that must recover the alpha and bandwidth a run was made with.
+set -u
+cd "$(dirname "$0")/.."
+A=${B:-build}/arbench
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect CODE PATTERN CMD...: exit status CODE and (stdout+stderr) matching PATTERN
+expect() {
+  local code=$1 pat=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code: $out"; return; fi
+  if ! printf '%s' "$out" | grep -qE -- "$pat"; then bad "$* -> output lacks /$pat/: $out"; return; fi
+  ok
+}
+# bad_input FLAG VALUE CMD...: exit 2, one stderr line naming the flag and the value, no stdout
+bad_input() {
+  local flag=$1 val=$2; shift 2
+  local out err rc
+  out=$("$@" 2>/dev/null); err=$("$@" 2>&1 >/dev/null); "$@" >/dev/null 2>&1; rc=$?
+  if [ "$rc" -ne 2 ] || [ -n "$out" ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] ||
+     ! printf '%s' "$err" | grep -qF -- "$flag: bad value '$val'"; then
+    bad "$* -> want exit 2 and one line '$flag: bad value '$val'', got $rc stdout='$out' stderr='$err'"
+  else ok; fi
+}
+# close A B TOL: |A - B| <= TOL * |B|
+close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= t * m) }'; }
+# value KEY TEXT: the number after "KEY: " in TEXT
+value() { printf '%s\n' "$2" | sed -n "s/^$1: //p" | head -n 1; }
+
+# one case: ring n=4, 1 GiB at 3 us / 450 GB/s is 6 alpha + 1.5 S / bw
+out=$($A model --algo ring --ranks 4 --bytes 1G 2>&1); rc=$?
+want=$(awk 'BEGIN { printf "%.3f", 6 * 3 + 1.5 * 1073741824 / 450e9 * 1e6 }')
+if [ "$rc" -eq 0 ] && close "$(value model_time_us "$out")" "$want" 1e-6; then ok
+else bad "ring n=4 1G: want model_time_us $want: $out"; fi
+expect 0 "^closed_form_us: $want" $A model --algo ring --ranks 4 --bytes 1G
+# bandwidth units: 400Gb/s is 50 GB/s; alpha in ns
+out=$($A model --algo ring --ranks 2 --bytes 1M --bw 400Gb/s --alpha 500ns 2>&1)
+want=$(awk 'BEGIN { printf "%.3f", 2 * 0.5 + 1048576 / 50e9 * 1e6 }')
+close "$(value model_time_us "$out")" "$want" 1e-6 && ok || bad "400Gb/s, 500ns: want $want: $out"
+
+# a straggler: bulk-synchronous ring waits for it; after arrival is the plain time
+out=$($A model --algo ring --ranks 4 --bytes 1G --straggler 2:10ms 2>&1)
+t=$(value model_time_us "$out"); aa=$(value model_time_after_arrival_us "$out")
+if [ -n "$aa" ] && close "$t" "$(awk -v a="$aa" 'BEGIN { printf "%.3f", a + 10000 }')" 1e-9; then ok
+else bad "ring with a 10 ms straggler: $out"; fi
+expect 0 "^delay_us: 10000" $A model --algo ring --ranks 4 --bytes 1G --straggler 2:10ms
+# a uniform delay range stands for its midpoint
+expect 0 "^delay_us: 6000" $A model --algo ring --ranks 4 --bytes 1G --straggler 2:2ms-10ms
+# no straggler: no after-arrival line
+out=$($A model --algo ring --ranks 4 --bytes 1G 2>&1)
+printf '%s' "$out" | grep -q after_arrival && bad "after-arrival line without a straggler" || ok
+
+# a degraded GPU at factor 2 doubles a ring's bandwidth term (every round touches it)
+o1=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 2>&1)
+o2=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 3:2 2>&1)
+close "$(value model_time_us "$o2")" "$(awk -v a="$(value model_time_us "$o1")" 'BEGIN { print 2 * a }')" 1e-6 \
+  && ok || bad "degrade 3:2 should double ring's time: $o1 // $o2"
+
+# torus: multiport Swing's congestion deficiency on 8x8 (swing.txt s4.1's sum)
+if $A model --algo swing-mp --ranks 64 --bytes 1M 2>&1 | grep -q "not implemented"; then
+  echo "skipped: generator missing: swing-mp"
+else
+  expect 0 "^congestion_deficiency: 1.0952" $A model --algo swing-mp --ranks 64 --torus 8x8 --topology torus --bytes 2M
+  expect 0 "^topology: torus 8x8" $A model --algo swing-mp --ranks 64 --torus 8x8 --topology torus --bytes 2M
+fi
+expect 0 "^topology: torus 4x4" $A model --algo ring --ranks 16 --topology torus --bytes 1M
+
+# n/a: exit 3 with the reason on stdout
+expect 3 "^n/a: " $A model --algo nccl --ranks 4 --bytes 1M
+expect 3 "^n/a: " $A model --algo stragglar --ranks 5 --bytes 1M
+expect 0 "usage: arbench model" $A model --help
+
+# bad input: exit 2, one line naming the flag and the value
+bad_input --bw 0GB/s $A model --algo ring --ranks 4 --bytes 1M --bw 0GB/s
+bad_input --bw 450XB/s $A model --algo ring --ranks 4 --bytes 1M --bw 450XB/s
+bad_input --gamma fast $A model --algo ring --ranks 4 --bytes 1M --gamma fast
+bad_input --alpha -3us $A model --algo ring --ranks 4 --bytes 1M --alpha -3us
+bad_input --hop-latency 3parsec $A model --algo ring --ranks 4 --bytes 1M --hop-latency 3parsec
+bad_input --topology ring $A model --algo ring --ranks 4 --bytes 1M --topology ring
+bad_input --torus 2x3 $A model --algo ring --ranks 4 --bytes 1M --torus 2x3
+bad_input --ranks 1 $A model --algo ring --ranks 1 --bytes 1M
+bad_input --ranks x $A model --algo ring --ranks 4,x --bytes 1M
+bad_input --algo foo $A model --algo ring,foo --ranks 4 --bytes 1M
+bad_input --straggler 4 $A model --algo ring --ranks 4 --bytes 1M --straggler 4:1ms
+bad_input --straggler 1 $A model --algo ring --ranks 4 --bytes 1M --straggler 1
+bad_input --degrade 0.5 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:0.5
+bad_input --bytes 8X $A model --algo ring --ranks 4 --bytes 8X
+bad_input --bytes "" $A model --algo ring --ranks 4
+bad_input -e 1024 $A model --algo ring --ranks 4 -b 1M -e 1K
+bad_input --calibrate "$T/nowhere" $A model --calibrate "$T/nowhere"
+bad_input --csv "$T/no/such/dir.csv" $A model --algo ring --ranks 4 --bytes 1M --csv "$T/no/such/dir.csv"
+[ -e "$T/no" ] && bad "a bad --csv left something behind" || ok
+expect 2 "unknown option" $A model --algo ring --ranks 4 --bytes 1M --bogus
+expect 2 "needs a value" $A model --algo ring --ranks 4 --bytes
+
+# a sweep writes the CSV of SPEC.md s5 with source=model, one row per (algorithm, n, size)
+header='run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status'
+$A model --algo ring,rhd --ranks 4,8 -b 1K -e 1M -f 4 --alpha 5us --bw 300GB/s --csv "$T/sweep.csv" >"$T/sweep.txt" 2>&1
+[ "$(head -n 1 "$T/sweep.csv")" = "$header" ] && ok || bad "CSV header: $(head -n 1 "$T/sweep.csv")"
+rows=$(tail -n +2 "$T/sweep.csv" | wc -l)
+[ "$rows" -eq 24 ] && ok || bad "sweep rows: $rows, want 2 algorithms x 2 n x 6 sizes = 24"
+[ "$(tail -n +2 "$T/sweep.csv" | cut -d, -f9 | sort -u)" = model ] && ok || bad "source column not model"
+[ "$(tail -n +2 "$T/sweep.csv" | cut -d, -f31 | sort -u)" = ok ] && ok || bad "status column not ok"
+# model_time_us (col 29) equals the median (col 21) and algbw (27) = bytes / time
+awk -F, 'NR > 1 && ($29 != $21 || ($27 - $14 / ($21 * 1e3)) ^ 2 > 1e-6) { bad = 1 } END { exit bad }' \
+  "$T/sweep.csv" && ok || bad "CSV times or algbw inconsistent"
+grep -q "^ring  *8  *1048576 model" "$T/sweep.txt" && ok || bad "sweep table lacks ring 8 1M: $(cat "$T/sweep.txt")"
+# n/a rows stay in the sweep with status n/a
+$A model --algo ring,nccl --ranks 4 --bytes 1M --csv "$T/na.csv" >/dev/null 2>&1
+[ "$(grep -c ',nccl,.*,n/a$' "$T/na.csv")" -eq 1 ] && ok || bad "nccl n/a row: $(cat "$T/na.csv")"
+
+# degraded sweeps carry the optcc.txt Theorem 6 lower bound as algorithm lower-bound rows
+$A model --algo ring --ranks 5 --bytes 1G --degrade 1:1.5 --alpha 0 --csv "$T/lb.csv" >/dev/null 2>&1
+lb=$(awk -F, '$10 == "lower-bound" { print $21 }' "$T/lb.csv")
+want=$(awk 'BEGIN { printf "%.3f", 12 / 6.5 * 1073741824 / 450e9 * 1e6 }')
+[ -n "$lb" ] && close "$lb" "$want" 1e-6 && ok || bad "lower-bound row: '$lb', want $want"
+expect 0 "^lower_bound_us: $want" $A model --algo ring --ranks 5 --bytes 1G --degrade 1:1.5
+
+# --calibrate: a run folder made by the model at 5 us / 300 GB/s (relabelled as a GPU run)
+# must give back alpha 5 us and 300 GB/s, then price every row at ratio 1
+mkdir -p "$T/run"
+sed -e '2,$s/,model,ring,model,/,gpu,ring,nccl-p2p,/' -e '2,$s/,model,rhd,model,/,gpu,rhd,nccl-p2p,/' \
+  "$T/sweep.csv" >"$T/run/results.csv"
+out=$($A model --calibrate "$T/run" --csv "$T/mirror.csv" 2>&1); rc=$?
+# (the CSV keeps 3 decimals of a microsecond, so the fit is exact to about 1e-4)
+fit=$(printf '%s\n' "$out" | grep "^calibration: transport=nccl-p2p rows=24 ")
+fa=$(printf '%s' "$fit" | sed -n 's/.*alpha_us=\([^ ]*\).*/\1/p')
+fb=$(printf '%s' "$fit" | sed -n 's/.*bw_GBps=\([^ ]*\).*/\1/p')
+if [ "$rc" -eq 0 ] && [ -n "$fa" ] && close "$fa" 5 1e-3 && close "$fb" 300 1e-3; then ok
+else bad "calibration round trip (want alpha 5, 300 GB/s): $out"; fi
+[ "$(tail -n +2 "$T/mirror.csv" | wc -l)" -eq 24 ] && ok || bad "mirror CSV rows: $(wc -l <"$T/mirror.csv")"
+printf '%s\n' "$out" | awk '/nccl-p2p/ && NF >= 9 && $NF != "1.0000" { bad = 1 } END { exit bad }' \
+  && ok || bad "mirror rows should sit on the measurement: $out"
+# with --algo the sweep is priced with each transport's fit
+expect 0 "^ring .* nccl-p2p .*" $A model --calibrate "$T/run" --algo ring --ranks 16 --bytes 1G
+# a file without the needed columns is bad input
+printf 'a,b\n1,2\n' >"$T/bad.csv"
+bad_input --calibrate "$T/bad.csv" $A model --calibrate "$T/bad.csv"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
