@@ -1,51 +1,72 @@
-/* Reduction kernels: dst += src, vectorised, for float, bf16 and fp16; and the transport table. */
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+/* Reduction kernels: dst = src0 + src1 + ... (n-way, float accumulation), 16-byte vectors,
+ * for float, bf16 and fp16; and the transport table. */
 #include <string.h>
 
-#include "transport.h"
+#include "tp_prog.h"
+#include "tp_sum.cuh"
 
-template <typename T> __device__ __forceinline__ T add(T a, T b) { return a + b; }
+#define SUM_THREADS 512
 
-/* Grid-stride sum; 16-byte vectors where both pointers are aligned, scalars for the rest. */
-template <typename T> __global__ void reduce_kernel(T *dst, const T *src, size_t nelem) {
-  size_t tid = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  size_t stride = (size_t)gridDim.x * blockDim.x;
-  const size_t per_vec = 16 / sizeof(T);
-  size_t nvec = (((uintptr_t)dst | (uintptr_t)src) % 16 == 0) ? nelem / per_vec : 0;
-  for (size_t v = tid; v < nvec; v += stride) {
-    uint4 a = reinterpret_cast<const uint4 *>(dst)[v];
-    uint4 b = reinterpret_cast<const uint4 *>(src)[v];
-    T *pa = reinterpret_cast<T *>(&a);
-    const T *pb = reinterpret_cast<const T *>(&b);
-
-    for (size_t k = 0; k < per_vec; k++) pa[k] = add(pa[k], pb[k]);
-    reinterpret_cast<uint4 *>(dst)[v] = a;
-  }
-  for (size_t i = nvec * per_vec + tid; i < nelem; i += stride) dst[i] = add(dst[i], src[i]);
+/* Grid-wide n-way sum (tp_sum_range does the work). */
+template <typename T>
+__global__ void __launch_bounds__(SUM_THREADS)
+    sum_kernel(T *dst, tp_srcs a, int nsrc, size_t nelem) {
+  tp_sum_range<T>(dst, a, nsrc, nelem, blockIdx.x * (size_t)blockDim.x + threadIdx.x,
+                  (size_t)gridDim.x * blockDim.x);
 }
 
-extern "C" ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, int dtype,
-                                      cudaStream_t s) {
+extern "C" int tp_sm_count(void) {
+  static int cache[64];
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
+  if (!cache[dev]) {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || v < 1)
+      v = 132;
+    cache[dev] = v; /* benign race: every thread stores the same value */
+  }
+  return cache[dev];
+}
+
+extern "C" ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem,
+                                   int dtype, cudaStream_t s) {
   if (!nelem) return AR_OK;
-  size_t bytes = nelem * ar_dtype_size(dtype);
-  int threads = 512;
-  size_t blocks = (bytes / 16 + threads - 1) / threads;
-  if (blocks > 132 * 8) blocks = 132 * 8;
+  if (nsrc < 1 || nsrc > TP_MAX_SUM) return AR_ERR_INVALID;
+  tp_srcs a;
+  memset(&a, 0, sizeof(a));
+  for (int i = 0; i < nsrc; i++)
+    a.p[i] = srcs[i];
+  /* enough threads that each has TP_SUM_UNROLL vectors, at most 4 blocks per SM */
+  size_t vecs = nelem * ar_dtype_size(dtype) / 16;
+  size_t blocks = (vecs / TP_SUM_UNROLL + SUM_THREADS - 1) / SUM_THREADS;
+  size_t most = (size_t)tp_sm_count() * 4;
+  if (blocks > most) blocks = most;
   if (blocks < 1) blocks = 1;
   switch (dtype) {
-  case AR_DT_F32: reduce_kernel<<<blocks, threads, 0, s>>>((float *)dst, (const float *)src, nelem); break;
-  case AR_DT_BF16:
-    reduce_kernel<<<blocks, threads, 0, s>>>((__nv_bfloat16 *)dst, (const __nv_bfloat16 *)src, nelem);
+  case AR_DT_F32:
+    sum_kernel<float><<<blocks, SUM_THREADS, 0, s>>>((float *)dst, a, nsrc, nelem);
     break;
-  case AR_DT_F16: reduce_kernel<<<blocks, threads, 0, s>>>((__half *)dst, (const __half *)src, nelem); break;
+  case AR_DT_BF16:
+    sum_kernel<__nv_bfloat16><<<blocks, SUM_THREADS, 0, s>>>((__nv_bfloat16 *)dst, a, nsrc, nelem);
+    break;
+  case AR_DT_F16:
+    sum_kernel<__half><<<blocks, SUM_THREADS, 0, s>>>((__half *)dst, a, nsrc, nelem);
+    break;
   default: return AR_ERR_INVALID;
   }
   CUDA_CHECK(cudaGetLastError());
   return AR_OK;
 }
 
-extern "C" size_t ar_dtype_size(int dtype) { return dtype == AR_DT_F32 ? 4 : 2; }
+extern "C" ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, int dtype,
+                                      cudaStream_t s) {
+  const void *srcs[2] = {dst, src};
+  return ar_sum_launch(dst, srcs, 2, nelem, dtype, s);
+}
+
+extern "C" size_t ar_dtype_size(int dtype) {
+  return dtype == AR_DT_F32 ? 4 : 2;
+}
 extern "C" const char *ar_dtype_name(int dtype) {
   return dtype == AR_DT_F32 ? "float32" : dtype == AR_DT_BF16 ? "bf16" : "fp16";
 }

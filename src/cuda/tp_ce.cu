@@ -1,22 +1,169 @@
-/* TODO: the ce transport (stub until it lands). */
-#include <stdio.h>
+/* The ce transport: data moves only by copy engines (cudaMemcpyAsync on peer pointers, pushed
+ * by the sender from its own streams into the receiver's scratch or data), sums by reduce
+ * kernels, and ranks synchronise through sequence numbers in device flag words (tp_flags.h),
+ * never through the host and never through cross-GPU events: enqueue() runs concurrently on
+ * every rank with no host ordering, so a peer's event might not be recorded yet for this
+ * iteration, while a flag that must reach a value cannot be stale. Every flag wait is on local
+ * memory and every copy is issued by the GPU whose data it reads.
+ *
+ * The schedule is compiled once per job (tp_prog.cu, emit_ce_push): per round, one copy stream
+ * per receiver sends our chunks once the receiver says READY; the harness's stream sums scratch
+ * into data mini-batch by mini-batch as DATA flags say they landed (AsyncAllReduce-style
+ * pipelining: the copy of batch b+1 overlaps the sum of batch b). Pipelining: job->pipeline
+ * mini-batches per transfer; <= 0 chooses about 8 MiB per batch (at most 8); a schedule
+ * flagged AR_SCHED_PIPELINED (async-ring) with pipeline 1 also gets the automatic choice.
+ * AR_CE_DIR=pull selects the older receiver-pulls program (see tp_prog.cu). */
+#include <stdlib.h>
+#include <string.h>
 
-#include "transport.h"
+#include "tp_flags.h"
+#include "tp_prog.h"
+
+struct tp_ctx {
+  struct tp_world w;
+  struct tp_job job;
+  struct tp_prog *prog;
+  int flag_mode;
+  uint32_t *flags[AR_MAX_GPUS]; /* 2n words per rank, in that rank's memory, then one
+                                 * staging word per stream (memop flag writes) */
+  void *scratch[AR_MAX_GPUS];
+  cudaStream_t *streams[AR_MAX_GPUS]; /* copy streams 1..nstreams-1 (index 0 unused) */
+  cudaEvent_t *events[AR_MAX_GPUS];
+  uint32_t iter[AR_MAX_GPUS]; /* touched only by that rank's thread */
+};
+
+/* Frees whatever setup managed to create. */
+static void teardown(struct tp_ctx *c) {
+  if (!c) return;
+  for (int r = 0; r < c->w.n; r++) {
+    if (cudaSetDevice(c->w.dev[r]) != cudaSuccess) continue;
+    const struct tp_rank_prog *rp = c->prog ? &c->prog->rank[r] : NULL;
+    if (c->streams[r] && rp)
+      for (int i = 1; i < rp->nstreams; i++)
+        if (c->streams[r][i]) cudaStreamDestroy(c->streams[r][i]);
+    if (c->events[r] && rp)
+      for (int i = 0; i < rp->nevents; i++)
+        if (c->events[r][i]) cudaEventDestroy(c->events[r][i]);
+    free(c->streams[r]);
+    free(c->events[r]);
+    cudaFree(c->flags[r]);
+    cudaFree(c->scratch[r]);
+  }
+  tp_prog_free(c->prog);
+  free(c);
+}
+
+/* Allocates rank r's flags, scratch, streams and events; AR_ERR_OOM when memory runs out. */
+static ar_status setup_rank(struct tp_ctx *c, int r) {
+  const struct tp_rank_prog *rp = &c->prog->rank[r];
+  CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
+  size_t fbytes = (size_t)(c->prog->nslots + rp->nstreams) * sizeof(uint32_t);
+  CUDA_CHECK(cudaMalloc((void **)&c->flags[r], fbytes));
+  CUDA_CHECK(cudaMemset(c->flags[r], 0, fbytes));
+  if (rp->scratch_bytes) {
+    cudaError_t e = cudaMalloc(&c->scratch[r], rp->scratch_bytes);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      c->scratch[r] = NULL;
+      ar_log(AR_LOG_INFO, "ce: rank %d: %zu bytes of scratch do not fit", r, rp->scratch_bytes);
+      return AR_ERR_OOM;
+    }
+  }
+  c->streams[r] = (cudaStream_t *)calloc(rp->nstreams, sizeof(cudaStream_t));
+  c->events[r] = (cudaEvent_t *)calloc(rp->nevents ? rp->nevents : 1, sizeof(cudaEvent_t));
+  if (!c->streams[r] || !c->events[r]) return AR_ERR_NOMEM;
+  for (int i = 1; i < rp->nstreams; i++)
+    CUDA_CHECK(cudaStreamCreateWithFlags(&c->streams[r][i], cudaStreamNonBlocking));
+  for (int i = 0; i < rp->nevents; i++)
+    CUDA_CHECK(cudaEventCreateWithFlags(&c->events[r][i], cudaEventDisableTiming));
+  return AR_OK;
+}
+
+/* Returns the device address of a program reference. */
+static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
+  char *base = (char *)(x->buf == TP_BUF_DATA ? c->w.data[x->rank] : c->scratch[x->rank]);
+  return base + x->off;
+}
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
-  (void)w;
-  (void)job;
   *ctx = NULL;
-  snprintf(reason, reason_len, "the ce transport is not implemented yet");
-  return AR_ERR_UNSUPPORTED;
+  const struct ar_schedule *s = job->sched;
+  if (s->nranks != w->n) {
+    snprintf(reason, reason_len, "schedule for %d ranks on %d GPUs", s->nranks, w->n);
+    return AR_ERR_INVALID;
+  }
+  size_t es = ar_dtype_size(job->dtype);
+  if (job->nelem * es > w->data_bytes) {
+    snprintf(reason, reason_len, "%zu elements exceed the data buffers", job->nelem);
+    return AR_ERR_INVALID;
+  }
+  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
+  if (!c) return AR_ERR_NOMEM;
+  c->w = *w;
+  c->job = *job;
+  c->flag_mode = tp_flags_mode();
+  int pipeline = job->pipeline;
+  if ((s->flags & AR_SCHED_PIPELINED) && pipeline == 1) pipeline = 0;
+  const char *dir = getenv("AR_CE_DIR");
+  int mode = dir && !strcmp(dir, "pull") ? TP_MODE_CE_PULL : TP_MODE_CE;
+  ar_status st =
+      tp_prog_build(s, job->nelem, (int)es, mode, pipeline, &c->prog, reason, reason_len);
+  for (int r = 0; st == AR_OK && r < w->n; r++)
+    st = setup_rank(c, r);
+  for (int r = 0; st == AR_OK && r < w->n; r++) { /* the flag memsets are done before use */
+    if (cudaSetDevice(w->dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+      st = AR_ERR_CUDA;
+  }
+  if (st != AR_OK) {
+    if (st == AR_ERR_OOM) snprintf(reason, reason_len, "ce scratch does not fit in GPU memory");
+    teardown(c);
+    return st;
+  }
+  ar_log(AR_LOG_INFO,
+         "ce: %s, %zu elements: %s, flags by %s, up to %d mini-batches, scratch %zu bytes", s->algo,
+         job->nelem, mode == TP_MODE_CE ? "push" : "pull", tp_flags_name(c->flag_mode),
+         c->prog->batches_max, c->prog->rank[0].scratch_bytes);
+  if (ar_log_level() >= AR_LOG_TRACE)
+    for (int r = 0; r < w->n; r++)
+      tp_prog_print(c->prog, r, stderr);
+  *ctx = c;
+  return AR_OK;
 }
-static ar_status enqueue(struct tp_ctx *ctx, int rank, cudaStream_t stream) {
-  (void)ctx;
-  (void)rank;
-  (void)stream;
-  return AR_ERR_UNSUPPORTED;
+
+/* Interprets rank's program: every op goes on its stream in program order. */
+static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
+  const struct tp_rank_prog *rp = &c->prog->rank[rank];
+  uint32_t base = c->iter[rank]++ * c->prog->span;
+  for (size_t i = 0; i < rp->nops; i++) {
+    const struct tp_op *o = &rp->ops[i];
+    cudaStream_t st = o->stream ? c->streams[rank][o->stream] : stream;
+    switch (o->kind) {
+    case TP_OP_WRITE_FLAG:
+      AR_CHECK(tp_flag_write(c->flag_mode, st, c->flags[o->peer] + o->slot, base + o->val,
+                             c->flags[rank] + c->prog->nslots + o->stream));
+      break;
+    case TP_OP_WAIT_FLAG:
+      AR_CHECK(tp_flag_wait(c->flag_mode, st, c->flags[rank] + o->slot, base + o->val));
+      break;
+    case TP_OP_COPY:
+      CUDA_CHECK(cudaMemcpyAsync(resolve(c, &o->dst), resolve(c, &o->src[0]), o->bytes,
+                                 cudaMemcpyDeviceToDevice, st));
+      break;
+    case TP_OP_SUM: {
+      const void *srcs[TP_MAX_SUM];
+      for (int q = 0; q < o->nsrc; q++)
+        srcs[q] = resolve(c, &o->src[q]);
+      AR_CHECK(ar_sum_launch(resolve(c, &o->dst), srcs, o->nsrc, o->bytes / c->prog->esize,
+                             c->job.dtype, st));
+      break;
+    }
+    case TP_OP_RECORD: CUDA_CHECK(cudaEventRecord(c->events[rank][o->event], st)); break;
+    case TP_OP_WAIT_EVENT: CUDA_CHECK(cudaStreamWaitEvent(st, c->events[rank][o->event], 0)); break;
+    default: return AR_ERR_INVALID;
+    }
+  }
+  return AR_OK;
 }
-static void teardown(struct tp_ctx *ctx) { (void)ctx; }
 
 extern "C" const struct tp_ops tp_ce = {"ce", setup, enqueue, teardown};

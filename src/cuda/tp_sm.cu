@@ -1,22 +1,218 @@
-/* TODO: the sm transport (stub until it lands). */
-#include <stdio.h>
+/* The sm transport: one persistent cooperative kernel per rank and AllReduce reads its peers'
+ * data over NVLink (peer pointers) and sums it into its own data in one pass; ranks
+ * synchronise through flag words in device memory written with release stores at system scope
+ * and polled with acquire loads: no host round trip, no copy engine, one launch per rank.
+ *
+ * The program comes from tp_prog.cu (TP_MODE_SM): per round, READY to our readers, wait READY
+ * from our sources, then each destination range is summed in one pass (dst + peers) straight
+ * into data when no one reads that range from us this round, or into scratch when someone
+ * does (round snapshot); grid barrier, DONE to the sources; wait DONE from our readers, then
+ * scratch goes to data. Blocks run the program in lockstep only at SYNC (grid.sync()). */
+#include <cooperative_groups.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "transport.h"
+#include "tp_prog.h"
+#include "tp_sum.cuh"
+
+namespace cg = cooperative_groups;
+
+#define SM_THREADS 512
+
+/* A program op with every address resolved for the device. */
+struct sm_op {
+  int kind, nsrc;
+  uint32_t val;
+  uint32_t *flag;
+  void *dst;
+  size_t nelem;
+  tp_srcs src;
+};
+
+struct tp_ctx {
+  struct tp_world w;
+  struct tp_job job;
+  struct tp_prog *prog;
+  uint32_t *flags[AR_MAX_GPUS];
+  void *scratch[AR_MAX_GPUS];
+  struct sm_op *ops[AR_MAX_GPUS]; /* device copies */
+  int nops[AR_MAX_GPUS];
+  int blocks[AR_MAX_GPUS];
+  uint32_t iter[AR_MAX_GPUS];
+};
+
+/* Runs one rank's program with every block; see the file comment. */
+template <typename T>
+__global__ void __launch_bounds__(SM_THREADS)
+    sm_kernel(const sm_op *__restrict__ ops, int nops, uint32_t base) {
+  cg::grid_group grid = cg::this_grid();
+  size_t tid = blockIdx.x * (size_t)blockDim.x + threadIdx.x, nth = (size_t)gridDim.x * blockDim.x;
+  for (int i = 0; i < nops; i++) {
+    const sm_op *o = &ops[i];
+    switch (o->kind) {
+    case TP_OP_WRITE_FLAG:
+      if (blockIdx.x == 0 && threadIdx.x == 0) tp_flag_store(o->flag, base + o->val);
+      break;
+    case TP_OP_WAIT_FLAG:
+      if (threadIdx.x == 0) tp_flag_spin(o->flag, base + o->val);
+      __syncthreads();
+      break;
+    case TP_OP_SUM: tp_sum_range<T>((T *)o->dst, o->src, o->nsrc, o->nelem, tid, nth); break;
+    case TP_OP_SYNC:
+      __threadfence_system();
+      grid.sync();
+      break;
+    default: break;
+    }
+  }
+}
+
+/* Returns the kernel for a dtype. */
+static const void *kernel_for(int dtype) {
+  switch (dtype) {
+  case AR_DT_F32: return (const void *)sm_kernel<float>;
+  case AR_DT_BF16: return (const void *)sm_kernel<__nv_bfloat16>;
+  case AR_DT_F16: return (const void *)sm_kernel<__half>;
+  default: return NULL;
+  }
+}
+
+/* Frees whatever setup created. */
+static void teardown(struct tp_ctx *c) {
+  if (!c) return;
+  for (int r = 0; r < c->w.n; r++) {
+    if (cudaSetDevice(c->w.dev[r]) != cudaSuccess) continue;
+    cudaFree(c->flags[r]);
+    cudaFree(c->scratch[r]);
+    cudaFree(c->ops[r]);
+  }
+  tp_prog_free(c->prog);
+  free(c);
+}
+
+/* Returns the device address of a program reference. */
+static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
+  char *base = (char *)(x->buf == TP_BUF_DATA ? c->w.data[x->rank] : c->scratch[x->rank]);
+  return base + x->off;
+}
+
+/* Allocates rank r's flags and scratch; AR_ERR_OOM when scratch does not fit. */
+static ar_status alloc_rank(struct tp_ctx *c, int r) {
+  CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
+  size_t fbytes = (size_t)c->prog->nslots * sizeof(uint32_t);
+  CUDA_CHECK(cudaMalloc((void **)&c->flags[r], fbytes));
+  CUDA_CHECK(cudaMemset(c->flags[r], 0, fbytes));
+  size_t sb = c->prog->rank[r].scratch_bytes;
+  if (sb && cudaMalloc(&c->scratch[r], sb) != cudaSuccess) {
+    (void)cudaGetLastError();
+    c->scratch[r] = NULL;
+    return AR_ERR_OOM;
+  }
+  return AR_OK;
+}
+
+/* Uploads rank r's program with resolved addresses and picks its grid. */
+static ar_status load_rank(struct tp_ctx *c, int r) {
+  const struct tp_rank_prog *rp = &c->prog->rank[r];
+  CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
+  struct sm_op *h = (struct sm_op *)calloc(rp->nops ? rp->nops : 1, sizeof(*h));
+  if (!h) return AR_ERR_NOMEM;
+  size_t most = 0;
+  for (size_t i = 0; i < rp->nops; i++) {
+    const struct tp_op *o = &rp->ops[i];
+    h[i].kind = o->kind;
+    h[i].val = o->val;
+    if (o->kind == TP_OP_WRITE_FLAG) h[i].flag = c->flags[o->peer] + o->slot;
+    if (o->kind == TP_OP_WAIT_FLAG) h[i].flag = c->flags[r] + o->slot;
+    if (o->kind == TP_OP_SUM || o->kind == TP_OP_COPY) {
+      h[i].kind = TP_OP_SUM; /* a copy is a one-source sum */
+      h[i].dst = resolve(c, &o->dst);
+      h[i].nelem = o->bytes / c->prog->esize;
+      h[i].nsrc = o->nsrc;
+      for (int q = 0; q < o->nsrc; q++)
+        h[i].src.p[q] = resolve(c, &o->src[q]);
+      if (o->bytes > most) most = o->bytes;
+    }
+  }
+  ar_status st = AR_OK;
+  cudaError_t e = cudaMalloc((void **)&c->ops[r], (rp->nops ? rp->nops : 1) * sizeof(*h));
+  if (e == cudaSuccess) e = cudaMemcpy(c->ops[r], h, rp->nops * sizeof(*h), cudaMemcpyHostToDevice);
+  free(h);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
+  }
+  c->nops[r] = (int)rp->nops;
+  /* one block per 128 KiB of the largest op, at most what can be co-resident (grid.sync) */
+  int per_sm = 0, sms = tp_sm_count();
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_for(c->job.dtype),
+                                                           SM_THREADS, 0));
+  if (per_sm > 2) per_sm = 2;
+  if (per_sm < 1) return AR_ERR_CUDA;
+  size_t blocks = (most + (128u << 10) - 1) >> 17;
+  if (blocks > (size_t)sms * per_sm) blocks = (size_t)sms * per_sm;
+  c->blocks[r] = blocks < 1 ? 1 : (int)blocks;
+  return st;
+}
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
-  (void)w;
-  (void)job;
   *ctx = NULL;
-  snprintf(reason, reason_len, "the sm transport is not implemented yet");
-  return AR_ERR_UNSUPPORTED;
+  const struct ar_schedule *s = job->sched;
+  if (s->nranks != w->n) {
+    snprintf(reason, reason_len, "schedule for %d ranks on %d GPUs", s->nranks, w->n);
+    return AR_ERR_INVALID;
+  }
+  size_t es = ar_dtype_size(job->dtype);
+  if (job->nelem * es > w->data_bytes || !kernel_for(job->dtype)) {
+    snprintf(reason, reason_len, "%zu elements of dtype %d do not fit the data buffers", job->nelem,
+             job->dtype);
+    return AR_ERR_INVALID;
+  }
+  int coop = 0;
+  for (int r = 0; r < w->n; r++) {
+    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, w->dev[r]) != cudaSuccess ||
+        !coop) {
+      snprintf(reason, reason_len, "GPU %d cannot launch cooperative kernels", w->dev[r]);
+      return AR_ERR_UNSUPPORTED;
+    }
+  }
+  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
+  if (!c) return AR_ERR_NOMEM;
+  c->w = *w;
+  c->job = *job;
+  ar_status st = tp_prog_build(s, job->nelem, (int)es, TP_MODE_SM, 1, &c->prog, reason, reason_len);
+  for (int r = 0; st == AR_OK && r < w->n; r++)
+    st = alloc_rank(c, r);
+  for (int r = 0; st == AR_OK && r < w->n; r++)
+    st = load_rank(c, r); /* needs every flags[] */
+  for (int r = 0; st == AR_OK && r < w->n; r++)
+    if (cudaSetDevice(w->dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+      st = AR_ERR_CUDA;
+  if (st != AR_OK) {
+    if (st == AR_ERR_OOM) snprintf(reason, reason_len, "sm scratch does not fit in GPU memory");
+    teardown(c);
+    return st;
+  }
+  ar_log(AR_LOG_INFO, "sm: %s, %zu elements: %d blocks on rank 0, %d ops, scratch %zu bytes",
+         s->algo, job->nelem, c->blocks[0], c->nops[0], c->prog->rank[0].scratch_bytes);
+  if (ar_log_level() >= AR_LOG_TRACE)
+    for (int r = 0; r < w->n; r++)
+      tp_prog_print(c->prog, r, stderr);
+  *ctx = c;
+  return AR_OK;
 }
-static ar_status enqueue(struct tp_ctx *ctx, int rank, cudaStream_t stream) {
-  (void)ctx;
-  (void)rank;
-  (void)stream;
-  return AR_ERR_UNSUPPORTED;
+
+/* One cooperative launch runs the whole AllReduce of this rank. */
+static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
+  if (!c->nops[rank]) return AR_OK;
+  uint32_t base = c->iter[rank]++ * c->prog->span;
+  const sm_op *ops = c->ops[rank];
+  int nops = c->nops[rank];
+  void *args[] = {(void *)&ops, (void *)&nops, (void *)&base};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(kernel_for(c->job.dtype), dim3(c->blocks[rank]),
+                                         dim3(SM_THREADS), args, 0, stream));
+  return AR_OK;
 }
-static void teardown(struct tp_ctx *ctx) { (void)ctx; }
 
 extern "C" const struct tp_ops tp_sm = {"sm", setup, enqueue, teardown};

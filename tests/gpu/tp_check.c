@@ -1,13 +1,15 @@
 /* tp_check: focused checks of the ce and sm transports, independent of the harness.
  *
- *   tp_check sim [--ranks-max N] [--seeds K] [--algos LIST]
+ *   tp_check sim [--ranks-max N] [--seeds K] [--algos LIST] [--xq 0|1|2]
  *       CPU only: compiles every schedule (registry + synthetic ones below) for n = 2..N into
- *       ce (pipeline 1, 2, 3) and sm programs and runs them in a simulator that interleaves
- *       ranks and streams at random (copies split into read and write steps, sm blocks
- *       unordered between barriers, one rank made slow at times), also with every stream of a
+ *       ce push (pipeline 1, 2, 3), ce pull (pipeline 2) and sm programs and runs them in a
+ * simulator that interleaves ranks and streams at random (copies split into read and write steps,
+ * sm blocks unordered between barriers, one rank made slow at times), also with every stream of a
  *       rank squeezed into one FIFO (worst-case hardware queue aliasing), three back-to-back
- *       iterations with the data re-initialised between them as the harness does. Any race
- *       the protocol allows shows up as a wrong sum; any deadlock as a stall.
+ *       iterations with the data re-initialised between them as the harness does, host threads
+ *       enqueueing in a random interleaving. Any race the protocol allows shows up as a wrong
+ *       sum; any deadlock as a stall. --xq 1|2 (an experiment, FIFO runs only): a copy between
+ *       GPUs executes in the queue of the GPU owning its source (1) or destination (2).
  *   tp_check gpu --transport ce|sm [--algos LIST] [--sizes LIST] [--dtypes LIST]
  *                [--pipelines LIST] [--iters N] [--ranks N]
  *       One pthread per GPU; each iteration re-initialises data from a pristine copy on the
@@ -48,7 +50,8 @@ static ar_status build_x_pair(int n, struct ar_schedule *s) {
     AR_CHECK(sched_add(s, 1, AR_COPY, a, a + 1, 0, 2));
   }
   if (n > 2) {
-    for (int a = 2; a < n; a += 2) AR_CHECK(sched_add(s, 2, AR_REDUCE, a, 0, 0, 1));
+    for (int a = 2; a < n; a += 2)
+      AR_CHECK(sched_add(s, 2, AR_REDUCE, a, 0, 0, 1));
     for (int a = 0; a < n; a += 2)
       if (a != 2) AR_CHECK(sched_add(s, 2, AR_REDUCE, a, 2, 1, 1));
     for (int r = 0; r < n; r++) {
@@ -66,10 +69,12 @@ static ar_status build_x_pair(int n, struct ar_schedule *s) {
 static ar_status build_x_precond(int n, struct ar_schedule *s) {
   AR_CHECK(sched_init(s, "x-precond", n, 5));
   int k = 0;
-  for (; k < n - 2; k++) AR_CHECK(sched_add(s, k, AR_REDUCE, k, k + 1, 0, 5));
+  for (; k < n - 2; k++)
+    AR_CHECK(sched_add(s, k, AR_REDUCE, k, k + 1, 0, 5));
   AR_CHECK(sched_add(s, k, AR_REDUCE, n - 2, n - 1, 0, 5));
   AR_CHECK(sched_add(s, k, AR_REDUCE, n - 1, n - 2, 0, 5));
-  for (int r = 0; r < n - 2; r++) AR_CHECK(sched_add(s, k + 1, AR_COPY, n - 2, r, 0, 5));
+  for (int r = 0; r < n - 2; r++)
+    AR_CHECK(sched_add(s, k + 1, AR_COPY, n - 2, r, 0, 5));
   s->nprecond = n - 2;
   s->straggler = n - 1;
   s->ports = n > 3 ? n - 2 : 1;
@@ -97,9 +102,12 @@ static const char *const synth_names[] = {"x-pair", "x-precond", "x-rd"};
 static ar_status build_sched(const char *name, int n, struct ar_schedule *s) {
   memset(s, 0, sizeof(*s));
   ar_status st;
-  if (!strcmp(name, "x-pair")) st = build_x_pair(n, s);
-  else if (!strcmp(name, "x-precond")) st = build_x_precond(n, s);
-  else if (!strcmp(name, "x-rd")) st = build_x_rd(n, s);
+  if (!strcmp(name, "x-pair"))
+    st = build_x_pair(n, s);
+  else if (!strcmp(name, "x-precond"))
+    st = build_x_precond(n, s);
+  else if (!strcmp(name, "x-rd"))
+    st = build_x_rd(n, s);
   else {
     const struct ar_algo *a = ar_algo_find(name);
     if (!a) {
@@ -131,7 +139,8 @@ static int algo_list(const char *list, const char **names, int max) {
     const struct ar_algo *const *all = ar_algo_all(&na);
     for (size_t i = 0; i < na && cnt < max; i++)
       if (all[i]->build) names[cnt++] = all[i]->name;
-    for (int i = 0; i < NSYNTH && cnt < max; i++) names[cnt++] = synth_names[i];
+    for (int i = 0; i < NSYNTH && cnt < max; i++)
+      names[cnt++] = synth_names[i];
     return cnt;
   }
   char *dup = strdup(list), *save = NULL;
@@ -149,25 +158,33 @@ static float pattern(int r, size_t i) {
 }
 static float expected(int n, size_t i) {
   float s = 0;
-  for (int r = 0; r < n; r++) s += pattern(r, i);
+  for (int r = 0; r < n; r++)
+    s += pattern(r, i);
   return s;
 }
 
 /* ------------------------------------------------------------------ simulator */
 
-enum { SIM_REINIT = 100, SIM_CAPTURE, SIM_KERNEL }; /* harness items on stream 0 */
+enum {
+  SIM_REINIT = 100,
+  SIM_CAPTURE,
+  SIM_KERNEL, /* harness items on stream 0 */
+  SIM_XCOPY,
+  SIM_XWAIT
+}; /* --xq: a copy run by another GPU's queue, and its issuer's wait */
 
 struct sim_item {
   const struct tp_op *op; /* NULL for harness items */
   int kind, iter;
-  int rec;     /* RECORD: its record id; WAIT_EVENT: the captured record id (-1 none) */
-  int step;    /* COPY/SUM progress: 0 read A, 1 write A, 2 read B, 3 write B */
-  float *tmp;  /* values read, awaiting their write */
+  int rec;    /* RECORD: its record id; WAIT_EVENT: the captured record id (-1 none) */
+  int step;   /* COPY/SUM progress: 0 read A, 1 write A, 2 read B, 3 write B */
+  float *tmp; /* values read, awaiting their write */
   /* SIM_KERNEL (sm): the program runs region by region */
   size_t reg0, reg1; /* current region [reg0, reg1) of the rank's ops */
   unsigned char *done;
   int *kstep;
   float **ktmp;
+  int xid; /* SIM_XCOPY / SIM_XWAIT pair */
 };
 
 struct sim_queue {
@@ -177,7 +194,10 @@ struct sim_queue {
 
 struct sim {
   const struct tp_prog *p;
-  int n, iters, fifo;
+  int n, iters, fifo, xq;
+  unsigned char *xdone; /* per cross copy: done */
+  int *xwaiting;        /* per cross copy: its issuer's queue has reached the wait */
+  int nx;
   size_t nelem;
   float *data[AR_MAX_GPUS], *scratch[AR_MAX_GPUS], *result[4][AR_MAX_GPUS];
   uint32_t flags[AR_MAX_GPUS][2 * AR_MAX_GPUS];
@@ -206,33 +226,76 @@ static void sim_push(struct sim_queue *q, struct sim_item it) {
   q->it[q->n++] = it;
 }
 
-/* Enqueues everything of every rank, as the harness and the transports would. */
+/* One host-side call of a rank: a program op of an iteration, or a harness item. */
+struct sim_call {
+  const struct tp_op *op;
+  int kind, iter;
+};
+
+/* Appends rank r's calls, in its thread's order, to *out; returns their count. */
+static int sim_calls(const struct sim *m, int r, struct sim_call **out) {
+  const struct tp_rank_prog *rp = &m->p->rank[r];
+  int cnt = 0, cap = (int)(m->iters * (rp->nops + 3));
+  struct sim_call *c = calloc(cap + 1, sizeof(*c));
+  for (int it = 0; it < m->iters; it++) {
+    c[cnt++] = (struct sim_call){NULL, SIM_REINIT, it};
+    if (m->p->mode == TP_MODE_SM)
+      c[cnt++] = (struct sim_call){NULL, SIM_KERNEL, it};
+    else
+      for (size_t i = 0; i < rp->nops; i++)
+        c[cnt++] = (struct sim_call){&rp->ops[i], rp->ops[i].kind, it};
+    c[cnt++] = (struct sim_call){NULL, SIM_CAPTURE, it};
+  }
+  *out = c;
+  return cnt;
+}
+
+/* Enqueues everything of every rank, as the harness and the transports would: host threads
+ * interleave at random. With xq (fifo only), a copy between GPUs is executed in the FIFO of
+ * the GPU owning its source (xq 1) or its destination (xq 2), in the order the calls reach
+ * that GPU, while the issuing stream waits for it. */
 static void sim_enqueue(struct sim *m) {
+  struct sim_call *calls[AR_MAX_GPUS];
+  int ncall[AR_MAX_GPUS], at[AR_MAX_GPUS], *latest[AR_MAX_GPUS], left = 0;
   for (int r = 0; r < m->n; r++) {
     const struct tp_rank_prog *rp = &m->p->rank[r];
-    int nstreams = rp->nstreams;
-    m->nq[r] = m->fifo ? 1 : nstreams;
-    int *latest = calloc(rp->nevents + 1, sizeof(int));
-    for (int e = 0; e <= rp->nevents; e++) latest[e] = -1;
-    for (int it = 0; it < m->iters; it++) {
-      struct sim_item h = {.kind = SIM_REINIT, .iter = it};
-      sim_push(&m->q[r][0], h);
-      if (m->p->mode == TP_MODE_SM) {
-        struct sim_item k = {.kind = SIM_KERNEL, .iter = it};
-        sim_push(&m->q[r][0], k);
-      } else
-        for (size_t i = 0; i < rp->nops; i++) {
-          const struct tp_op *o = &rp->ops[i];
-          struct sim_item x = {.op = o, .kind = o->kind, .iter = it, .rec = -1};
-          if (o->kind == TP_OP_RECORD) latest[o->event] = x.rec = m->nrec[r]++;
-          if (o->kind == TP_OP_WAIT_EVENT) x.rec = latest[o->event];
-          sim_push(&m->q[r][m->fifo ? 0 : o->stream], x);
-        }
-      struct sim_item c = {.kind = SIM_CAPTURE, .iter = it};
-      sim_push(&m->q[r][0], c);
-    }
+    m->nq[r] = m->fifo ? 1 : rp->nstreams;
+    ncall[r] = sim_calls(m, r, &calls[r]);
+    at[r] = 0;
+    left += ncall[r];
+    latest[r] = calloc(rp->nevents + 1, sizeof(int));
+    for (int e = 0; e <= rp->nevents; e++)
+      latest[r][e] = -1;
+  }
+  m->xdone = calloc(left + 1, 1);
+  m->xwaiting = calloc(left + 1, sizeof(int));
+  while (left) {
+    int r = (int)(sim_rand(m) % m->n);
+    if (at[r] == ncall[r]) continue;
+    struct sim_call *c = &calls[r][at[r]++];
+    left--;
+    const struct tp_op *o = c->op;
+    struct sim_item x = {.op = o, .kind = c->kind, .iter = c->iter, .rec = -1};
+    int q = !o || m->fifo ? 0 : o->stream;
+    if (o && o->kind == TP_OP_RECORD) latest[r][o->event] = x.rec = m->nrec[r]++;
+    if (o && o->kind == TP_OP_WAIT_EVENT) x.rec = latest[r][o->event];
+    int exec = !o || !m->fifo || o->kind != TP_OP_COPY ? r
+               : m->xq == 1                            ? o->src[0].rank
+               : m->xq == 2                            ? o->dst.rank
+                                                       : r;
+    if (exec != r) {
+      struct sim_item w = {.kind = SIM_XWAIT, .iter = c->iter, .xid = m->nx};
+      x.kind = SIM_XCOPY;
+      x.xid = m->nx++;
+      sim_push(&m->q[exec][0], x);
+      sim_push(&m->q[r][q], w);
+    } else
+      sim_push(&m->q[r][q], x);
+  }
+  for (int r = 0; r < m->n; r++) {
     m->rec_done[r] = calloc(m->nrec[r] + 1, 1);
-    free(latest);
+    free(latest[r]);
+    free(calls[r]);
   }
 }
 
@@ -254,11 +317,13 @@ static int sim_data_step(struct sim *m, const struct tp_op *o, int *step, float 
   if (*step % 2 == 0)
     for (size_t i = lo; i < hi; i++) {
       float s = 0;
-      for (int q = 0; q < o->nsrc; q++) s += sim_ptr(m, &o->src[q])[i];
+      for (int q = 0; q < o->nsrc; q++)
+        s += sim_ptr(m, &o->src[q])[i];
       (*tmp)[i] = s;
     }
   else
-    for (size_t i = lo; i < hi; i++) dst[i] = (*tmp)[i];
+    for (size_t i = lo; i < hi; i++)
+      dst[i] = (*tmp)[i];
   if (++*step < 4) return 0;
   free(*tmp);
   *tmp = NULL;
@@ -269,7 +334,8 @@ static int sim_data_step(struct sim *m, const struct tp_op *o, int *step, float 
 /* sm kernel: extends the current region to the next SYNC (exclusive). */
 static void sim_region(const struct tp_rank_prog *rp, struct sim_item *k) {
   size_t e = k->reg0;
-  while (e < rp->nops && rp->ops[e].kind != TP_OP_SYNC) e++;
+  while (e < rp->nops && rp->ops[e].kind != TP_OP_SYNC)
+    e++;
   k->reg1 = e;
 }
 
@@ -298,7 +364,8 @@ static int sim_step(struct sim *m, int r, int qi) {
   int done = 1;
   switch (x->kind) {
   case SIM_REINIT:
-    for (size_t i = 0; i < m->nelem; i++) m->data[r][i] = pattern(r, i);
+    for (size_t i = 0; i < m->nelem; i++)
+      m->data[r][i] = pattern(r, i);
     break;
   case SIM_CAPTURE: memcpy(m->result[x->iter][r], m->data[r], m->nelem * sizeof(float)); break;
   case SIM_KERNEL: {
@@ -317,7 +384,8 @@ static int sim_step(struct sim *m, int r, int qi) {
     if (nc) {
       size_t i = pick;
       const struct tp_op *ko = &rp->ops[i];
-      if (ko->kind == TP_OP_WAIT_FLAG) x->done[i] = 1;
+      if (ko->kind == TP_OP_WAIT_FLAG)
+        x->done[i] = 1;
       else if (ko->kind == TP_OP_WRITE_FLAG) {
         m->flags[ko->peer][ko->slot] = sim_val(m, ko, x->iter);
         x->done[i] = 1;
@@ -326,7 +394,8 @@ static int sim_step(struct sim *m, int r, int qi) {
       done = 0;
     } else {
       size_t i = x->reg0;
-      while (i < x->reg1 && x->done[i]) i++;
+      while (i < x->reg1 && x->done[i])
+        i++;
       if (i < x->reg1) return 0; /* blocked on a flag */
       if (x->reg1 == rp->nops) { /* kernel finished */
         free(x->done);
@@ -334,7 +403,7 @@ static int sim_step(struct sim *m, int r, int qi) {
         free(x->ktmp);
         break;
       }
-      x->reg0 = x->reg1 + 1;          /* pass the SYNC */
+      x->reg0 = x->reg1 + 1; /* pass the SYNC */
       sim_region(rp, x);
       done = 0;
     }
@@ -351,6 +420,15 @@ static int sim_step(struct sim *m, int r, int qi) {
     break;
   case TP_OP_COPY:
   case TP_OP_SUM: done = sim_data_step(m, o, &x->step, &x->tmp); break;
+  case SIM_XWAIT:
+    m->xwaiting[x->xid] = 1;
+    if (!m->xdone[x->xid]) return 0;
+    break;
+  case SIM_XCOPY:
+    if (!m->xwaiting[x->xid]) return 0; /* its stream has not reached it */
+    done = sim_data_step(m, o, &x->step, &x->tmp);
+    if (done) m->xdone[x->xid] = 1;
+    break;
   default: fprintf(stderr, "sim: unknown op %d\n", x->kind); exit(2);
   }
   if (done) q->head++;
@@ -378,7 +456,8 @@ static int sim_run(struct sim *m, const char *what) {
     while (nc && !moved) {
       double pick = (double)(sim_rand(m) % 1000000) / 1e6 * tot;
       int j = 0;
-      while (j < nc - 1 && pick >= w[j]) pick -= w[j++];
+      while (j < nc - 1 && pick >= w[j])
+        pick -= w[j++];
       moved = sim_step(m, cand_r[j], cand_q[j]);
       if (!moved) {
         tot -= w[j];
@@ -404,19 +483,21 @@ static int sim_run(struct sim *m, const char *what) {
 }
 
 /* Simulates one program; returns the number of wrong elements (or -1 for a stall). */
-static long sim_one(const struct tp_prog *p, size_t nelem, int fifo, uint64_t seed,
+static long sim_one(const struct tp_prog *p, size_t nelem, int fifo, int xq, uint64_t seed,
                     const char *what) {
   struct sim *m = calloc(1, sizeof(*m));
   m->p = p;
   m->n = p->n;
   m->iters = 3;
   m->fifo = fifo;
+  m->xq = xq;
   m->nelem = nelem;
   m->rng = seed * 0x9E3779B97F4A7C15ull + 1;
   for (int r = 0; r < m->n; r++) {
     m->data[r] = calloc(nelem + 1, sizeof(float));
     m->scratch[r] = calloc(p->rank[r].scratch_bytes / 4 + 1, sizeof(float));
-    for (int it = 0; it < m->iters; it++) m->result[it][r] = calloc(nelem + 1, sizeof(float));
+    for (int it = 0; it < m->iters; it++)
+      m->result[it][r] = calloc(nelem + 1, sizeof(float));
     /* some seeds make one rank (or a few) much slower: a straggler, a busy GPU */
     m->weight[r] = (seed % 3 == 1 && sim_rand(m) % 3 == 0) ? 0.02 : 1.0;
   }
@@ -434,16 +515,20 @@ static long sim_one(const struct tp_prog *p, size_t nelem, int fifo, uint64_t se
   for (int r = 0; r < m->n; r++) {
     free(m->data[r]);
     free(m->scratch[r]);
-    for (int it = 0; it < m->iters; it++) free(m->result[it][r]);
-    for (int qi = 0; qi < 2 * AR_MAX_GPUS + 2; qi++) free(m->q[r][qi].it);
+    for (int it = 0; it < m->iters; it++)
+      free(m->result[it][r]);
+    for (int qi = 0; qi < 2 * AR_MAX_GPUS + 2; qi++)
+      free(m->q[r][qi].it);
     free(m->rec_done[r]);
   }
+  free(m->xdone);
+  free(m->xwaiting);
   free(m);
   return wrong;
 }
 
 /* The sim command. */
-static int cmd_sim(int nmax, int seeds, const char *algos) {
+static int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
   const char *names[64];
   int na = algo_list(algos, names, 64);
   static const size_t sizes[] = {1, 5, 67, 1003, 4099};
@@ -465,13 +550,17 @@ static int cmd_sim(int nmax, int seeds, const char *algos) {
       long bad = 0;
       int cases = 0;
       for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
-        for (int variant = 0; variant < 4; variant++) { /* ce p=1, p=2, p=3, sm */
-          int mode = variant == 3 ? TP_MODE_SM : TP_MODE_CE, pipe = variant + 1;
+        for (int variant = 0; variant < 5; variant++) { /* ce push p=1,2,3, sm, ce pull p=2 */
+          int mode = variant == 3 ? TP_MODE_SM : variant == 4 ? TP_MODE_CE_PULL : TP_MODE_CE;
+          int pipe = variant == 4 ? 2 : variant + 1;
           struct tp_prog *p;
           char reason[256] = "", what[160];
           st = tp_prog_build(&s, sizes[si], 4, mode, pipe, &p, reason, sizeof(reason));
           snprintf(what, sizeof(what), "%s n=%d nelem=%zu %s pipe=%d", names[a], n, sizes[si],
-                   mode == TP_MODE_SM ? "sm" : "ce", mode == TP_MODE_SM ? 1 : pipe);
+                   mode == TP_MODE_SM   ? "sm"
+                   : mode == TP_MODE_CE ? "ce"
+                                        : "ce-pull",
+                   mode == TP_MODE_SM ? 1 : pipe);
           if (st != AR_OK) {
             printf("FAIL %s: build: %s: %s\n", what, ar_status_str(st), reason);
             bad++;
@@ -480,14 +569,16 @@ static int cmd_sim(int nmax, int seeds, const char *algos) {
           for (int seed = 0; seed < seeds; seed++)
             for (int fifo = 0; fifo < 2; fifo++) {
               if (fifo && seed > 1) continue;
-              long w = sim_one(p, sizes[si], fifo, (uint64_t)seed * 7919 + n * 31 + si, what);
+              if (xq && !fifo) continue;
+              long w = sim_one(p, sizes[si], fifo, xq, (uint64_t)seed * 7919 + n * 31 + si, what);
               cases++;
               if (w) bad++;
             }
           tp_prog_free(p);
         }
       if (bad) {
-        printf("FAIL %s n=%d: %ld of %d simulated runs wrong or stalled\n", names[a], n, bad, cases);
+        printf("FAIL %s n=%d: %ld of %d simulated runs wrong or stalled\n", names[a], n, bad,
+               cases);
         nfail++;
       } else {
         printf("ok   %s n=%d: %d simulated runs\n", names[a], n, cases);
@@ -500,13 +591,13 @@ static int cmd_sim(int nmax, int seeds, const char *algos) {
 
 /* ------------------------------------------------------------------ GPU runs */
 
-#define CU(call)                                                                       \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                           \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(2);                                                                         \
-    }                                                                                  \
+#define CU(call)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
+      exit(2);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 #define CAPTURE_MAX (64u << 20) /* keep every iteration's result up to this size */
@@ -556,7 +647,8 @@ static void *rank_main(void *arg) {
   ar_status st = AR_OK;
   for (int it = 0; it < j->iters && st == AR_OK; it++) {
     if (j->reinit)
-      CU(cudaMemcpyAsync(g->w.data[r], g->pristine[r], bytes, cudaMemcpyDeviceToDevice, g->stream[r]));
+      CU(cudaMemcpyAsync(g->w.data[r], g->pristine[r], bytes, cudaMemcpyDeviceToDevice,
+                         g->stream[r]));
     st = j->tp->enqueue(j->ctx, r, g->stream[r]);
     if (j->capture && st == AR_OK)
       CU(cudaMemcpyAsync((char *)g->capture[r] + (size_t)it * CAPTURE_MAX, g->w.data[r], bytes,
@@ -591,8 +683,8 @@ static ar_status run_job(struct job_run *j, double timeout_s) {
       ts.tv_sec += 1;
       if (pthread_timedjoin_np(th[r], NULL, &ts) == 0) break;
       if (now_s() - start > timeout_s) {
-        printf("HANG %s on %s: rank %d did not finish in %.0f s\n", j->job.sched->algo,
-               j->tp->name, r, timeout_s);
+        printf("HANG %s on %s: rank %d did not finish in %.0f s\n", j->job.sched->algo, j->tp->name,
+               r, timeout_s);
         fflush(stdout);
         _exit(3);
       }
@@ -653,7 +745,8 @@ static void *fill_main(void *arg) {
   size_t es = ar_dtype_size(f->dtype), bytes = f->nelem * es;
   void *h = malloc(bytes + 16);
   CU(cudaSetDevice(f->g->w.dev[f->rank]));
-  for (size_t i = 0; i < f->nelem; i++) host_put(h, f->dtype, i, pattern(f->rank, i));
+  for (size_t i = 0; i < f->nelem; i++)
+    host_put(h, f->dtype, i, pattern(f->rank, i));
   CU(cudaMemcpy(f->g->pristine[f->rank], h, bytes, cudaMemcpyHostToDevice));
   free(h);
   return NULL;
@@ -690,8 +783,10 @@ static void *check_main(void *arg) {
 /* Runs fn(arg[r]) on one thread per rank and waits. */
 static void per_rank(struct gpu *g, void *(*fn)(void *), struct fill_arg *fa) {
   pthread_t th[AR_MAX_GPUS];
-  for (int r = 0; r < g->n; r++) pthread_create(&th[r], NULL, fn, &fa[r]);
-  for (int r = 0; r < g->n; r++) pthread_join(th[r], NULL);
+  for (int r = 0; r < g->n; r++)
+    pthread_create(&th[r], NULL, fn, &fa[r]);
+  for (int r = 0; r < g->n; r++)
+    pthread_join(th[r], NULL);
 }
 
 /* Returns bytes for "1K", "3M", "1G", "12345" or elements for "1000003e" (*is_elem set). */
@@ -700,9 +795,12 @@ static size_t parse_size(const char *t, int *is_elem) {
   double v = strtod(t, &end);
   *is_elem = 0;
   switch (*end) {
-  case 'K': case 'k': v *= 1024; break;
-  case 'M': case 'm': v *= 1024 * 1024; break;
-  case 'G': case 'g': v *= 1024.0 * 1024 * 1024; break;
+  case 'K':
+  case 'k': v *= 1024; break;
+  case 'M':
+  case 'm': v *= 1024 * 1024; break;
+  case 'G':
+  case 'g': v *= 1024.0 * 1024 * 1024; break;
   case 'e': *is_elem = 1; break;
   default: break;
   }
@@ -768,7 +866,8 @@ static int cmd_gpu(const struct opts *o, int timing) {
   }
   char *sz[64], *dt[8], *pl[16];
   const char *names[64];
-  int nsz = split(o->sizes, sz, 64), ndt = split(o->dtypes, dt, 8), npl = split(o->pipelines, pl, 16);
+  int nsz = split(o->sizes, sz, 64), ndt = split(o->dtypes, dt, 8),
+      npl = split(o->pipelines, pl, 16);
   int na = algo_list(o->algos, names, 64);
   size_t max_bytes = 1024;
   for (int i = 0; i < nsz; i++) {
@@ -838,7 +937,8 @@ static int cmd_gpu(const struct opts *o, int timing) {
                 fa[r].capture = j.capture;
               }
               per_rank(&g, check_main, fa);
-              for (int r = 0; r < g.n; r++) wrong += fa[r].wrong;
+              for (int r = 0; r < g.n; r++)
+                wrong += fa[r].wrong;
             }
             if (st != AR_OK || wrong) {
               printf("FAIL %s: %s", tag, ar_status_str(st));
@@ -892,7 +992,8 @@ static int cmd_reduce(void) {
     for (int nsrc = 2; nsrc <= 4; nsrc++) {
       size_t nelem = bytes / ar_dtype_size(dtype);
       const void *srcs[4] = {buf[0], buf[1], buf[2], buf[3]};
-      for (int w = 0; w < 2; w++) ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0);
+      for (int w = 0; w < 2; w++)
+        ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0);
       CU(cudaEventRecord(e0, 0));
       for (int it = 0; it < 10; it++)
         if (ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0) != AR_OK) return 2;
@@ -908,7 +1009,8 @@ static int cmd_reduce(void) {
   /* misaligned and odd sizes agree with the host */
   size_t n = 1000003;
   float *h = malloc(n * 4 * 2);
-  for (size_t i = 0; i < 2 * n; i++) h[i] = (float)(i % 11);
+  for (size_t i = 0; i < 2 * n; i++)
+    h[i] = (float)(i % 11);
   CU(cudaMemcpy(buf[0], h, n * 8, cudaMemcpyHostToDevice));
   CU(cudaMemcpy(buf[1], h, n * 8, cudaMemcpyHostToDevice));
   ar_reduce_launch((float *)buf[0] + 1, (float *)buf[1] + 1, n, AR_DT_F32, 0); /* co-aligned */
@@ -948,7 +1050,8 @@ static int cmd_bw(void) {
         (void)cudaGetLastError();
       }
     CU(cudaMalloc(&buf[r], 2 * bytes));
-    for (int k = 0; k < 4; k++) CU(cudaStreamCreateWithFlags(&st[r][k], cudaStreamNonBlocking));
+    for (int k = 0; k < 4; k++)
+      CU(cudaStreamCreateWithFlags(&st[r][k], cudaStreamNonBlocking));
   }
   for (int all = 0; all < 2; all++)
     for (int push = 0; push < 2; push++)
@@ -989,23 +1092,42 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: tp_check sim|gpu|time|reduce [options] (see the file comment)\n");
     return 2;
   }
-  struct opts o = {.transport = "ce", .algos = "all", .sizes = "1K,12345e,1M,1000003e,16M",
-                   .dtypes = "f32", .pipelines = "1", .iters = 3, .ranks = 0, .warmup = 3,
+  struct opts o = {.transport = "ce",
+                   .algos = "all",
+                   .sizes = "1K,12345e,1M,1000003e,16M",
+                   .dtypes = "f32",
+                   .pipelines = "1",
+                   .iters = 3,
+                   .ranks = 0,
+                   .warmup = 3,
                    .timeout = 120};
-  int nmax = 8, seeds = 6;
+  int nmax = 8, seeds = 6, xq = 0;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
-    if (!strcmp(a, "--transport")) o.transport = v;
-    else if (!strcmp(a, "--algos")) o.algos = v;
-    else if (!strcmp(a, "--sizes")) o.sizes = v;
-    else if (!strcmp(a, "--dtypes")) o.dtypes = v;
-    else if (!strcmp(a, "--pipelines")) o.pipelines = v;
-    else if (!strcmp(a, "--iters")) o.iters = atoi(v);
-    else if (!strcmp(a, "--warmup")) o.warmup = atoi(v);
-    else if (!strcmp(a, "--ranks")) o.ranks = atoi(v);
-    else if (!strcmp(a, "--timeout")) o.timeout = atof(v);
-    else if (!strcmp(a, "--ranks-max")) nmax = atoi(v);
-    else if (!strcmp(a, "--seeds")) seeds = atoi(v);
+    if (!strcmp(a, "--transport"))
+      o.transport = v;
+    else if (!strcmp(a, "--algos"))
+      o.algos = v;
+    else if (!strcmp(a, "--sizes"))
+      o.sizes = v;
+    else if (!strcmp(a, "--dtypes"))
+      o.dtypes = v;
+    else if (!strcmp(a, "--pipelines"))
+      o.pipelines = v;
+    else if (!strcmp(a, "--iters"))
+      o.iters = atoi(v);
+    else if (!strcmp(a, "--warmup"))
+      o.warmup = atoi(v);
+    else if (!strcmp(a, "--ranks"))
+      o.ranks = atoi(v);
+    else if (!strcmp(a, "--timeout"))
+      o.timeout = atof(v);
+    else if (!strcmp(a, "--ranks-max"))
+      nmax = atoi(v);
+    else if (!strcmp(a, "--seeds"))
+      seeds = atoi(v);
+    else if (!strcmp(a, "--xq"))
+      xq = atoi(v);
     else {
       fprintf(stderr, "unknown option %s\n", a);
       return 2;
@@ -1013,11 +1135,16 @@ int main(int argc, char **argv) {
     i++;
   }
   if (!strcmp(argv[1], "gpu") && o.iters > 4) o.iters = 4; /* capture buffers hold 4 */
-  if (!strcmp(argv[1], "sim")) cmd_sim(nmax, seeds, o.algos);
-  else if (!strcmp(argv[1], "gpu")) cmd_gpu(&o, 0);
-  else if (!strcmp(argv[1], "time")) cmd_gpu(&o, 1);
-  else if (!strcmp(argv[1], "reduce")) cmd_reduce();
-  else if (!strcmp(argv[1], "bw")) cmd_bw();
+  if (!strcmp(argv[1], "sim"))
+    cmd_sim(nmax, seeds, o.algos, xq);
+  else if (!strcmp(argv[1], "gpu"))
+    cmd_gpu(&o, 0);
+  else if (!strcmp(argv[1], "time"))
+    cmd_gpu(&o, 1);
+  else if (!strcmp(argv[1], "reduce"))
+    cmd_reduce();
+  else if (!strcmp(argv[1], "bw"))
+    cmd_bw();
   else {
     fprintf(stderr, "unknown command %s\n", argv[1]);
     return 2;

@@ -1,0 +1,808 @@
+/* Compiles a schedule into per-rank programs for the ce and sm transports (see tp_prog.h for
+ * the protocol). Host code only: tests/gpu/tp_check.c simulates the result on the CPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_prog.h"
+
+#define TP_UNIT 64 /* mini-batch boundaries fall on multiples of 64 elements */
+/* automatic pipelining: a mini-batch costs a flag write (a few us of copy-engine bubble) and
+ * the last one's sum is not overlapped, so aim at about 8 MiB each, at most 8 */
+#define TP_AUTO_BATCH (8u << 20)
+#define TP_AUTO_MAX 8
+
+/* One destination range of a rank in a round: the chunks with the same sources and op. */
+struct seg {
+  size_t b, e; /* elements */
+  int op;      /* AR_COPY / AR_REDUCE */
+  int nsrc, src[AR_MAX_GPUS];
+  int hazard;              /* we also send these chunks this round (snapshot at stake) */
+  int nb;                  /* mini-batches (ce) */
+  size_t scr[AR_MAX_GPUS]; /* ce: scratch byte offset per source; sm: scr[0] for a hazard */
+};
+
+/* ce: one copy of a round from one source to one receiver (kept in the receiver's record). */
+struct item {
+  int seg, batch;
+  size_t b, e;
+  int to_scratch;
+  size_t soff;
+  int signal; /* pull: write DONE(count) to the source after this copy; push: DATA(count) to
+               * the receiver */
+  int event;  /* pull: event recorded after it (main waits for it), -1 none */
+  int pevent; /* push: event the sender records after it (its own hazard writes wait), -1 */
+};
+
+/* A rank's view of one round. */
+struct rr {
+  int nseg;
+  struct seg *segs;
+  int nsrc, srcs[AR_MAX_GPUS]; /* sources with something to read, in rank order */
+  int nitem[AR_MAX_GPUS];      /* ce: items per source index */
+  struct item *items[AR_MAX_GPUS];
+  int nreader, readers[AR_MAX_GPUS]; /* who reads us this round */
+  size_t scratch;                    /* bytes of scratch this round */
+};
+
+struct build {
+  const struct ar_schedule *s;
+  int n, nr, mode, esize, pipeline;
+  size_t nelem;
+  struct rr *rr; /* [rank * nr + round] */
+  struct tp_prog *p;
+  char *reason;
+  size_t reason_len;
+};
+
+/* Returns the rank-round record. */
+static struct rr *rr_at(struct build *bd, int r, int k) {
+  return &bd->rr[(size_t)r * bd->nr + k];
+}
+
+/* Returns the index of src in rr's sources, or -1. */
+static int src_index(const struct rr *x, int src) {
+  for (int i = 0; i < x->nsrc; i++)
+    if (x->srcs[i] == src) return i;
+  return -1;
+}
+
+/* Returns AR_ERR_UNSUPPORTED with the reason filled in. */
+static ar_status fail(struct build *bd, const char *msg, int k, int r, int c) {
+  snprintf(bd->reason, bd->reason_len, "round %d, rank %d, chunk %d: %s", k, r, c, msg);
+  return AR_ERR_UNSUPPORTED;
+}
+
+/* Appends an op to rank r's program; returns AR_OK or AR_ERR_NOMEM. */
+static ar_status emit(struct tp_prog *p, int r, const struct tp_op *op) {
+  struct tp_rank_prog *rp = &p->rank[r];
+  if (rp->nops == rp->cap) {
+    size_t cap = rp->cap ? 2 * rp->cap : 64;
+    struct tp_op *o = (struct tp_op *)realloc(rp->ops, cap * sizeof(*o));
+    if (!o) return AR_ERR_NOMEM;
+    rp->ops = o;
+    rp->cap = cap;
+  }
+  rp->ops[rp->nops++] = *op;
+  if (op->stream + 1 > rp->nstreams) rp->nstreams = op->stream + 1;
+  if ((op->kind == TP_OP_RECORD || op->kind == TP_OP_WAIT_EVENT) && op->event + 1 > rp->nevents)
+    rp->nevents = op->event + 1;
+  return AR_OK;
+}
+
+/* Returns a zeroed op of the given kind on a stream. */
+static struct tp_op op_new(int kind, int stream, int round) {
+  struct tp_op o;
+  memset(&o, 0, sizeof(o));
+  o.kind = kind;
+  o.stream = stream;
+  o.round = round;
+  o.event = -1;
+  return o;
+}
+
+/* Returns a buffer reference. */
+static struct tp_ref ref(int buf, int rank, size_t off) {
+  struct tp_ref x = {buf, rank, off};
+  return x;
+}
+
+/* Scratch offsets are co-aligned with the data offset modulo 256 bytes so that the sum kernel
+ * can use 16-byte vectors; returns the offset for a region of `bytes` and advances *cursor. */
+static size_t scratch_take(size_t *cursor, size_t data_off, size_t bytes) {
+  size_t base = (*cursor + 255) & ~(size_t)255;
+  size_t off = base + data_off % 256;
+  *cursor = off + bytes;
+  return off;
+}
+
+/* Number of mini-batches for a segment that the ce main stream writes. */
+static int batches_for(const struct build *bd, size_t len) {
+  size_t units = (len + TP_UNIT - 1) / TP_UNIT;
+  size_t nb;
+  if (bd->pipeline > 0)
+    nb = (size_t)bd->pipeline;
+  else {
+    nb = len * (size_t)bd->esize / TP_AUTO_BATCH;
+    if (nb > TP_AUTO_MAX) nb = TP_AUTO_MAX;
+  }
+  if (nb > units) nb = units;
+  return nb < 1 ? 1 : (int)nb;
+}
+
+/* Element range of batch j of nb over [b, e): boundaries on TP_UNIT multiples. */
+static void batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi) {
+  size_t units = (e - b + TP_UNIT - 1) / TP_UNIT;
+  size_t u0 = units * (size_t)j / (size_t)nb, u1 = units * (size_t)(j + 1) / (size_t)nb;
+  *lo = b + u0 * TP_UNIT;
+  *hi = b + u1 * TP_UNIT;
+  if (*lo > e) *lo = e;
+  if (*hi > e || j == nb - 1) *hi = e;
+}
+
+/* Builds the segments of every rank in round k from the transfers [lo, hi). */
+static ar_status build_round(struct build *bd, int k, size_t lo, size_t hi) {
+  const struct ar_schedule *s = bd->s;
+  int n = bd->n, nc = s->nchunks;
+  size_t cells = (size_t)n * nc;
+  uint32_t *mask = (uint32_t *)calloc(cells, sizeof(uint32_t));
+  signed char *cop = (signed char *)malloc(cells);
+  unsigned char *sent = (unsigned char *)calloc(cells, 1);
+  ar_status st = AR_OK;
+  if (!mask || !cop || !sent) {
+    st = AR_ERR_NOMEM;
+    goto out;
+  }
+  memset(cop, -1, cells);
+  for (size_t i = lo; i < hi; i++) {
+    const struct ar_xfer *x = &s->xfers[i];
+    if (x->src == x->dst) {
+      st = fail(bd, "a transfer to itself", k, x->src, x->chunk);
+      goto out;
+    }
+    for (int c = x->chunk; c < x->chunk + x->count; c++) {
+      size_t at = (size_t)x->dst * nc + c;
+      if (mask[at] & (1u << x->src)) {
+        st = fail(bd, "the same source twice", k, x->dst, c);
+        goto out;
+      }
+      if (cop[at] >= 0 && (cop[at] != x->op || x->op == AR_COPY)) {
+        st = fail(bd, "a copy together with other transfers into one chunk", k, x->dst, c);
+        goto out;
+      }
+      cop[at] = (signed char)x->op;
+      mask[at] |= 1u << x->src;
+      sent[(size_t)x->src * nc + c] = 1;
+    }
+  }
+  for (int r = 0; r < n; r++) {
+    struct rr *x = rr_at(bd, r, k);
+    const uint32_t *m = mask + (size_t)r * nc;
+    const signed char *o = cop + (size_t)r * nc;
+    const unsigned char *sn = sent + (size_t)r * nc;
+    for (int c = 0; c < nc;) {
+      if (!m[c]) {
+        c++;
+        continue;
+      }
+      int c1 = c + 1;
+      while (c1 < nc && m[c1] == m[c] && o[c1] == o[c] && sn[c1] == sn[c])
+        c1++;
+      struct seg g;
+      memset(&g, 0, sizeof(g));
+      g.b = ar_chunk_begin(bd->nelem, nc, c);
+      g.e = ar_chunk_begin(bd->nelem, nc, c1);
+      g.op = o[c];
+      g.hazard = sn[c];
+      for (int q = 0; q < n; q++)
+        if (m[c] & (1u << q)) g.src[g.nsrc++] = q;
+      if (g.e > g.b) {
+        struct seg *ns = (struct seg *)realloc(x->segs, (x->nseg + 1) * sizeof(*ns));
+        if (!ns) {
+          st = AR_ERR_NOMEM;
+          goto out;
+        }
+        x->segs = ns;
+        x->segs[x->nseg++] = g;
+        for (int q = 0; q < g.nsrc; q++)
+          if (src_index(x, g.src[q]) < 0) x->srcs[x->nsrc++] = g.src[q];
+      }
+      c = c1;
+    }
+    /* sources in rank order, so every rank lays its copy streams out the same way */
+    for (int i = 1; i < x->nsrc; i++)
+      for (int j = i; j > 0 && x->srcs[j - 1] > x->srcs[j]; j--) {
+        int t = x->srcs[j];
+        x->srcs[j] = x->srcs[j - 1];
+        x->srcs[j - 1] = t;
+      }
+  }
+out:
+  free(mask);
+  free(cop);
+  free(sent);
+  return st;
+}
+
+/* Appends a ce item for source index si of rank-round x; returns its index or -1 (no memory). */
+static int item_add(struct rr *x, int si, const struct item *it) {
+  struct item *ni = (struct item *)realloc(x->items[si], (x->nitem[si] + 1) * sizeof(*ni));
+  if (!ni) return -1;
+  x->items[si] = ni;
+  ni[x->nitem[si]] = *it;
+  return x->nitem[si]++;
+}
+
+/* ce: batches, scratch and the copy items of every rank-round. */
+static ar_status plan_ce(struct build *bd) {
+  int es = bd->esize;
+  for (int r = 0; r < bd->n; r++)
+    for (int k = 0; k < bd->nr; k++) {
+      struct rr *x = rr_at(bd, r, k);
+      size_t cursor = 0;
+      for (int g = 0; g < x->nseg; g++) {
+        struct seg *sg = &x->segs[g];
+        int main_writes = sg->op == AR_REDUCE || sg->hazard;
+        sg->nb = main_writes ? batches_for(bd, sg->e - sg->b) : 1;
+        if (sg->nb > bd->p->batches_max) bd->p->batches_max = sg->nb;
+        if (main_writes)
+          for (int q = 0; q < (sg->op == AR_REDUCE ? sg->nsrc : 1); q++)
+            sg->scr[q] = scratch_take(&cursor, sg->b * es, (sg->e - sg->b) * es);
+        for (int q = 0; q < sg->nsrc; q++)
+          for (int j = 0; j < sg->nb; j++) {
+            struct item it;
+            memset(&it, 0, sizeof(it));
+            it.seg = g;
+            it.batch = j;
+            batch_range(sg->b, sg->e, sg->nb, j, &it.b, &it.e);
+            if (it.e <= it.b) continue;
+            it.to_scratch = main_writes;
+            it.soff = sg->scr[sg->op == AR_REDUCE ? q : 0] + (it.b - sg->b) * es;
+            it.event = -1;
+            it.pevent = -1;
+            if (item_add(x, src_index(x, sg->src[q]), &it) < 0) return AR_ERR_NOMEM;
+          }
+      }
+      x->scratch = cursor;
+    }
+  return AR_OK;
+}
+
+/* sm: scratch for the hazard segments (the sum lands there until readers are done). */
+static void plan_sm(struct build *bd) {
+  int es = bd->esize;
+  for (int r = 0; r < bd->n; r++)
+    for (int k = 0; k < bd->nr; k++) {
+      struct rr *x = rr_at(bd, r, k);
+      size_t cursor = 0;
+      for (int g = 0; g < x->nseg; g++) {
+        struct seg *sg = &x->segs[g];
+        sg->nb = 1;
+        if (sg->hazard) sg->scr[0] = scratch_take(&cursor, sg->b * es, (sg->e - sg->b) * es);
+      }
+      x->scratch = cursor;
+    }
+}
+
+/* Fills every rank-round's readers from the others' sources. */
+static void find_readers(struct build *bd) {
+  for (int k = 0; k < bd->nr; k++)
+    for (int p = 0; p < bd->n; p++) {
+      struct rr *x = rr_at(bd, p, k);
+      for (int i = 0; i < x->nsrc; i++) {
+        struct rr *w = rr_at(bd, x->srcs[i], k);
+        w->readers[w->nreader++] = p;
+      }
+    }
+}
+
+/* Number of copies reader p makes from w in round k (ce), or 1 (sm). */
+static int reads_of(struct build *bd, int p, int w, int k) {
+  struct rr *x = rr_at(bd, p, k);
+  int si = src_index(x, w);
+  if (si < 0) return 0;
+  return bd->mode == TP_MODE_SM ? 1 : x->nitem[si];
+}
+
+/* ce: the DONE count of reader p that must be reached before w writes [b, e) in round k (0:
+ * none), and marks p's copy after which it signals. */
+static int need_of(struct build *bd, int p, int w, int k, size_t b, size_t e) {
+  struct rr *x = rr_at(bd, p, k);
+  int si = src_index(x, w), need = 0;
+  if (si < 0) return 0;
+  for (int j = 0; j < x->nitem[si]; j++)
+    if (x->items[si][j].b < e && b < x->items[si][j].e) need = j + 1;
+  if (need) x->items[si][need - 1].signal = 1;
+  return need;
+}
+
+/* Flag values (iteration-relative) of READY in round k and of the c-th DONE/DATA. */
+static uint32_t ready_val(const struct build *bd, int k) {
+  return (uint32_t)(k + 1) * bd->p->stride;
+}
+static uint32_t done_val(const struct build *bd, int k, int c) {
+  return (uint32_t)k * bd->p->stride + (uint32_t)c;
+}
+
+/* Emits the READY writes of rank r for round k on `stream`. */
+static ar_status emit_ready(struct build *bd, int r, int k, int stream) {
+  struct rr *x = rr_at(bd, r, k);
+  for (int i = 0; i < x->nreader; i++) {
+    struct tp_op o = op_new(TP_OP_WRITE_FLAG, stream, k);
+    o.peer = x->readers[i];
+    o.slot = r;
+    o.val = ready_val(bd, k);
+    AR_CHECK(emit(bd->p, r, &o));
+  }
+  return AR_OK;
+}
+
+/* Emits waits for DONE(k, count) from each reader whose count exceeds waited[]. */
+static ar_status emit_done_waits(struct build *bd, int r, int k, const int *want, int *waited) {
+  struct rr *x = rr_at(bd, r, k);
+  for (int i = 0; i < x->nreader; i++) {
+    if (want[i] <= waited[i]) continue;
+    struct tp_op o = op_new(TP_OP_WAIT_FLAG, 0, k);
+    o.slot = bd->n + x->readers[i];
+    o.val = done_val(bd, k, want[i]);
+    AR_CHECK(emit(bd->p, r, &o));
+    waited[i] = want[i];
+  }
+  return AR_OK;
+}
+
+/* ce: marks, before any program is emitted, every reader copy after which the reader must
+ * signal DONE because a writer waits for exactly that count. */
+static void mark_ce(struct build *bd) {
+  for (int w = 0; w < bd->n; w++)
+    for (int k = 0; k < bd->nr; k++) {
+      struct rr *x = rr_at(bd, w, k);
+      for (int g = 0; g < x->nseg; g++) {
+        struct seg *sg = &x->segs[g];
+        if (!sg->hazard) continue;
+        for (int j = 0; j < sg->nb; j++) {
+          size_t b, e;
+          batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
+          for (int i = 0; e > b && i < x->nreader; i++)
+            need_of(bd, x->readers[i], w, k, b, e);
+        }
+      }
+    }
+}
+
+/* ce pull program of rank r (the receiver copies from its sources; see tp_prog.h). Kept for
+ * experiments (AR_CE_DIR=pull): on 4 x H200 it hung at once, both with stream memory operations
+ * and with flag kernels, while the CPU simulation of the same program passes; the push program
+ * above is the default. */
+static ar_status emit_ce(struct build *bd, int r) {
+  int es = bd->esize;
+  for (int k = 0; k < bd->nr; k++) {
+    struct rr *x = rr_at(bd, r, k);
+    if (!x->nsrc && !x->nreader) continue;
+    AR_CHECK(emit_ready(bd, r, k, 0));
+    int waited[AR_MAX_GPUS] = {0}, full[AR_MAX_GPUS];
+    if (x->nsrc) {
+      /* event 0 forks the copy streams off stream 0, 1+i joins copy stream i back, and the
+       * copies that land in scratch get the ids after those */
+      int nev = 1 + x->nsrc;
+      struct tp_op o = op_new(TP_OP_RECORD, 0, k);
+      o.event = 0;
+      AR_CHECK(emit(bd->p, r, &o));
+      for (int i = 0; i < x->nsrc; i++) {
+        int src = x->srcs[i], cs = 1 + i;
+        o = op_new(TP_OP_WAIT_EVENT, cs, k);
+        o.event = 0;
+        AR_CHECK(emit(bd->p, r, &o));
+        o = op_new(TP_OP_WAIT_FLAG, cs, k);
+        o.slot = src;
+        o.val = ready_val(bd, k);
+        AR_CHECK(emit(bd->p, r, &o));
+        for (int j = 0; j < x->nitem[i]; j++) {
+          struct item *it = &x->items[i][j];
+          o = op_new(TP_OP_COPY, cs, k);
+          o.bytes = (it->e - it->b) * es;
+          o.nsrc = 1;
+          o.src[0] = ref(TP_BUF_DATA, src, it->b * es);
+          o.dst =
+              it->to_scratch ? ref(TP_BUF_SCRATCH, r, it->soff) : ref(TP_BUF_DATA, r, it->b * es);
+          AR_CHECK(emit(bd->p, r, &o));
+          if (it->to_scratch) {
+            it->event = nev++;
+            o = op_new(TP_OP_RECORD, cs, k);
+            o.event = it->event;
+            AR_CHECK(emit(bd->p, r, &o));
+          }
+          if (it->signal || j == x->nitem[i] - 1) {
+            o = op_new(TP_OP_WRITE_FLAG, cs, k);
+            o.peer = src;
+            o.slot = bd->n + r;
+            o.val = done_val(bd, k, j + 1);
+            AR_CHECK(emit(bd->p, r, &o));
+          }
+        }
+        o = op_new(TP_OP_RECORD, cs, k);
+        o.event = 1 + i;
+        AR_CHECK(emit(bd->p, r, &o));
+      }
+      /* stream 0: apply what landed in scratch, batch by batch */
+      for (int g = 0; g < x->nseg; g++) {
+        struct seg *sg = &x->segs[g];
+        if (sg->op != AR_REDUCE && !sg->hazard) continue;
+        for (int j = 0; j < sg->nb; j++) {
+          size_t b, e;
+          batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
+          if (e <= b) continue;
+          for (int i = 0; i < x->nsrc; i++)
+            for (int t = 0; t < x->nitem[i]; t++)
+              if (x->items[i][t].seg == g && x->items[i][t].batch == j) {
+                o = op_new(TP_OP_WAIT_EVENT, 0, k);
+                o.event = x->items[i][t].event;
+                AR_CHECK(emit(bd->p, r, &o));
+              }
+          if (sg->hazard) {
+            int want[AR_MAX_GPUS];
+            for (int i = 0; i < x->nreader; i++)
+              want[i] = need_of(bd, x->readers[i], r, k, b, e);
+            AR_CHECK(emit_done_waits(bd, r, k, want, waited));
+          }
+          size_t off = (b - sg->b) * es;
+          if (sg->op == AR_REDUCE) {
+            o = op_new(TP_OP_SUM, 0, k);
+            o.src[o.nsrc++] = ref(TP_BUF_DATA, r, b * es);
+            for (int q = 0; q < sg->nsrc; q++)
+              o.src[o.nsrc++] = ref(TP_BUF_SCRATCH, r, sg->scr[q] + off);
+          } else {
+            o = op_new(TP_OP_COPY, 0, k);
+            o.nsrc = 1;
+            o.src[0] = ref(TP_BUF_SCRATCH, r, sg->scr[0] + off);
+          }
+          o.dst = ref(TP_BUF_DATA, r, b * es);
+          o.bytes = (e - b) * es;
+          AR_CHECK(emit(bd->p, r, &o));
+        }
+      }
+      for (int i = 0; i < x->nsrc; i++) {
+        o = op_new(TP_OP_WAIT_EVENT, 0, k);
+        o.event = 1 + i;
+        AR_CHECK(emit(bd->p, r, &o));
+      }
+    }
+    for (int i = 0; i < x->nreader; i++)
+      full[i] = reads_of(bd, x->readers[i], r, k);
+    AR_CHECK(emit_done_waits(bd, r, k, full, waited));
+  }
+  return AR_OK;
+}
+
+/* ce push: marks the copies after which a sender signals DATA because the receiver applies
+ * that mini-batch as soon as it lands. */
+static void mark_push(struct build *bd) {
+  for (int r = 0; r < bd->n; r++)
+    for (int k = 0; k < bd->nr; k++) {
+      struct rr *x = rr_at(bd, r, k);
+      for (int i = 0; i < x->nsrc; i++)
+        for (int j = 0; j < x->nitem[i]; j++)
+          if (x->items[i][j].to_scratch) x->items[i][j].signal = 1;
+    }
+}
+
+/* ce push program of rank r: the sender copies into the receiver's memory on its own streams,
+ * so every cross-GPU wait is on local memory and every copy depends only on its own GPU:
+ *   1. READY(k) to each rank that sends to us (our round k-1 is complete: scratch free, our
+ *      data in its round-start state, our own round k-1 sends joined);
+ *   2. per receiver q (copy stream 1+i): wait READY(k) from q, copy each item from our data into
+ *      q's scratch (or q's data when q does not send that chunk this round), DATA(count) to q
+ *      after the copies q applies;
+ *   3. stream 0: per mini-batch, wait DATA from its senders, and for a range we also send this
+ *      round, wait (events) for our own sends of it; then sum or copy scratch into data;
+ *   4. round end: wait DATA(all) from every sender (direct copies landed), join the streams. */
+static ar_status emit_ce_push(struct build *bd, int r) {
+  int es = bd->esize;
+  for (int k = 0; k < bd->nr; k++) {
+    struct rr *x = rr_at(bd, r, k);
+    if (!x->nsrc && !x->nreader) continue;
+    struct tp_op o;
+    for (int i = 0; i < x->nsrc; i++) { /* we are ready to be written */
+      o = op_new(TP_OP_WRITE_FLAG, 0, k);
+      o.peer = x->srcs[i];
+      o.slot = r;
+      o.val = ready_val(bd, k);
+      AR_CHECK(emit(bd->p, r, &o));
+    }
+    int nev = 1 + x->nreader; /* 0 forks, 1+i joins stream 1+i, then the item events */
+    if (x->nreader) {
+      o = op_new(TP_OP_RECORD, 0, k);
+      o.event = 0;
+      AR_CHECK(emit(bd->p, r, &o));
+    }
+    for (int i = 0; i < x->nreader; i++) {
+      int q = x->readers[i], cs = 1 + i;
+      struct rr *y = rr_at(bd, q, k);
+      int si = src_index(y, r);
+      o = op_new(TP_OP_WAIT_EVENT, cs, k);
+      o.event = 0;
+      AR_CHECK(emit(bd->p, r, &o));
+      o = op_new(TP_OP_WAIT_FLAG, cs, k);
+      o.slot = q;
+      o.val = ready_val(bd, k);
+      AR_CHECK(emit(bd->p, r, &o));
+      for (int j = 0; j < y->nitem[si]; j++) {
+        struct item *it = &y->items[si][j];
+        o = op_new(TP_OP_COPY, cs, k);
+        o.bytes = (it->e - it->b) * es;
+        o.nsrc = 1;
+        o.src[0] = ref(TP_BUF_DATA, r, it->b * es);
+        o.dst = it->to_scratch ? ref(TP_BUF_SCRATCH, q, it->soff) : ref(TP_BUF_DATA, q, it->b * es);
+        AR_CHECK(emit(bd->p, r, &o));
+        int overlaps = 0; /* does one of our own hazard writes of this round cover it? */
+        for (int g = 0; g < x->nseg; g++)
+          if (x->segs[g].hazard && x->segs[g].b < it->e && it->b < x->segs[g].e) overlaps = 1;
+        it->pevent = -1;
+        if (overlaps) {
+          it->pevent = nev++;
+          o = op_new(TP_OP_RECORD, cs, k);
+          o.event = it->pevent;
+          AR_CHECK(emit(bd->p, r, &o));
+        }
+        if (it->signal || j == y->nitem[si] - 1) {
+          o = op_new(TP_OP_WRITE_FLAG, cs, k);
+          o.peer = q;
+          o.slot = bd->n + r;
+          o.val = done_val(bd, k, j + 1);
+          AR_CHECK(emit(bd->p, r, &o));
+        }
+      }
+      o = op_new(TP_OP_RECORD, cs, k);
+      o.event = 1 + i;
+      AR_CHECK(emit(bd->p, r, &o));
+    }
+    int waited[AR_MAX_GPUS] = {0};
+    for (int g = 0; g < x->nseg; g++) {
+      struct seg *sg = &x->segs[g];
+      if (sg->op != AR_REDUCE && !sg->hazard) continue;
+      for (int j = 0; j < sg->nb; j++) {
+        size_t b, e;
+        batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
+        if (e <= b) continue;
+        for (int i = 0; i < x->nsrc; i++) /* the mini-batch landed */
+          for (int t = 0; t < x->nitem[i]; t++)
+            if (x->items[i][t].seg == g && x->items[i][t].batch == j && t + 1 > waited[i]) {
+              o = op_new(TP_OP_WAIT_FLAG, 0, k);
+              o.slot = bd->n + x->srcs[i];
+              o.val = done_val(bd, k, t + 1);
+              AR_CHECK(emit(bd->p, r, &o));
+              waited[i] = t + 1;
+            }
+        if (sg->hazard) /* our own sends of this range are done */
+          for (int i = 0; i < x->nreader; i++) {
+            struct rr *y = rr_at(bd, x->readers[i], k);
+            int si = src_index(y, r);
+            for (int t = 0; t < y->nitem[si]; t++) {
+              struct item *it = &y->items[si][t];
+              if (it->pevent >= 0 && it->b < e && b < it->e) {
+                o = op_new(TP_OP_WAIT_EVENT, 0, k);
+                o.event = it->pevent;
+                AR_CHECK(emit(bd->p, r, &o));
+              }
+            }
+          }
+        size_t off = (b - sg->b) * es;
+        if (sg->op == AR_REDUCE) {
+          o = op_new(TP_OP_SUM, 0, k);
+          o.src[o.nsrc++] = ref(TP_BUF_DATA, r, b * es);
+          for (int q = 0; q < sg->nsrc; q++)
+            o.src[o.nsrc++] = ref(TP_BUF_SCRATCH, r, sg->scr[q] + off);
+        } else {
+          o = op_new(TP_OP_COPY, 0, k);
+          o.nsrc = 1;
+          o.src[0] = ref(TP_BUF_SCRATCH, r, sg->scr[0] + off);
+        }
+        o.dst = ref(TP_BUF_DATA, r, b * es);
+        o.bytes = (e - b) * es;
+        AR_CHECK(emit(bd->p, r, &o));
+      }
+    }
+    for (int i = 0; i < x->nsrc; i++)
+      if (x->nitem[i] > waited[i]) {
+        o = op_new(TP_OP_WAIT_FLAG, 0, k);
+        o.slot = bd->n + x->srcs[i];
+        o.val = done_val(bd, k, x->nitem[i]);
+        AR_CHECK(emit(bd->p, r, &o));
+      }
+    for (int i = 0; i < x->nreader; i++) {
+      o = op_new(TP_OP_WAIT_EVENT, 0, k);
+      o.event = 1 + i;
+      AR_CHECK(emit(bd->p, r, &o));
+    }
+  }
+  return AR_OK;
+}
+
+/* sm program of rank r (one stream, interpreted by every block of a persistent kernel). */
+static ar_status emit_sm(struct build *bd, int r) {
+  int es = bd->esize, first = 1;
+  for (int k = 0; k < bd->nr; k++) {
+    struct rr *x = rr_at(bd, r, k);
+    if (!x->nsrc && !x->nreader) continue;
+    struct tp_op o;
+    if (!first) { /* our earlier writes are complete and visible before anyone reads them */
+      o = op_new(TP_OP_SYNC, 0, k);
+      AR_CHECK(emit(bd->p, r, &o));
+    }
+    first = 0;
+    AR_CHECK(emit_ready(bd, r, k, 0));
+    int waited[AR_MAX_GPUS] = {0}, full[AR_MAX_GPUS], nhaz = 0;
+    for (int i = 0; i < x->nsrc; i++) {
+      o = op_new(TP_OP_WAIT_FLAG, 0, k);
+      o.slot = x->srcs[i];
+      o.val = ready_val(bd, k);
+      AR_CHECK(emit(bd->p, r, &o));
+    }
+    for (int g = 0; g < x->nseg; g++) { /* read and sum in one pass */
+      struct seg *sg = &x->segs[g];
+      o = op_new(TP_OP_SUM, 0, k);
+      if (sg->op == AR_REDUCE) o.src[o.nsrc++] = ref(TP_BUF_DATA, r, sg->b * es);
+      for (int q = 0; q < sg->nsrc; q++)
+        o.src[o.nsrc++] = ref(TP_BUF_DATA, sg->src[q], sg->b * es);
+      o.dst = sg->hazard ? ref(TP_BUF_SCRATCH, r, sg->scr[0]) : ref(TP_BUF_DATA, r, sg->b * es);
+      o.bytes = (sg->e - sg->b) * es;
+      nhaz += sg->hazard;
+      AR_CHECK(emit(bd->p, r, &o));
+    }
+    if (x->nsrc) { /* every block's reads are done: release the sources */
+      o = op_new(TP_OP_SYNC, 0, k);
+      AR_CHECK(emit(bd->p, r, &o));
+      for (int i = 0; i < x->nsrc; i++) {
+        o = op_new(TP_OP_WRITE_FLAG, 0, k);
+        o.peer = x->srcs[i];
+        o.slot = bd->n + r;
+        o.val = done_val(bd, k, 1);
+        AR_CHECK(emit(bd->p, r, &o));
+      }
+    }
+    for (int i = 0; i < x->nreader; i++)
+      full[i] = reads_of(bd, x->readers[i], r, k);
+    if (nhaz) {
+      AR_CHECK(emit_done_waits(bd, r, k, full, waited));
+      for (int g = 0; g < x->nseg; g++) {
+        struct seg *sg = &x->segs[g];
+        if (!sg->hazard) continue;
+        o = op_new(TP_OP_SUM, 0, k);
+        o.nsrc = 1;
+        o.src[0] = ref(TP_BUF_SCRATCH, r, sg->scr[0]);
+        o.dst = ref(TP_BUF_DATA, r, sg->b * es);
+        o.bytes = (sg->e - sg->b) * es;
+        AR_CHECK(emit(bd->p, r, &o));
+      }
+    }
+    AR_CHECK(emit_done_waits(bd, r, k, full, waited));
+  }
+  return AR_OK;
+}
+
+/* Frees the builder's per-round records. */
+static void build_free(struct build *bd) {
+  if (!bd->rr) return;
+  for (size_t i = 0; i < (size_t)bd->n * bd->nr; i++) {
+    free(bd->rr[i].segs);
+    for (int q = 0; q < AR_MAX_GPUS; q++)
+      free(bd->rr[i].items[q]);
+  }
+  free(bd->rr);
+}
+
+/* Compiles all ranks; see tp_prog.h. */
+static ar_status build_all(struct build *bd) {
+  const struct ar_schedule *s = bd->s;
+  for (size_t lo = 0; lo < s->nxfers;) {
+    size_t hi = lo;
+    while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round)
+      hi++;
+    AR_CHECK(build_round(bd, s->xfers[lo].round, lo, hi));
+    lo = hi;
+  }
+  if (bd->mode != TP_MODE_SM)
+    AR_CHECK(plan_ce(bd));
+  else
+    plan_sm(bd);
+  find_readers(bd);
+  int most = 1;
+  for (int r = 0; r < bd->n; r++)
+    for (int k = 0; k < bd->nr; k++) {
+      struct rr *x = rr_at(bd, r, k);
+      for (int i = 0; i < x->nsrc; i++)
+        if (x->nitem[i] + 1 > most) most = x->nitem[i] + 1;
+    }
+  bd->p->stride = (uint32_t)most + 1;
+  bd->p->span = bd->p->stride * (uint32_t)(bd->nr + 1);
+  if (bd->mode == TP_MODE_CE_PULL) mark_ce(bd);
+  if (bd->mode == TP_MODE_CE) mark_push(bd);
+  for (int r = 0; r < bd->n; r++) {
+    AR_CHECK(bd->mode == TP_MODE_CE        ? emit_ce_push(bd, r)
+             : bd->mode == TP_MODE_CE_PULL ? emit_ce(bd, r)
+                                           : emit_sm(bd, r));
+    size_t most_scr = 0;
+    for (int k = 0; k < bd->nr; k++)
+      if (rr_at(bd, r, k)->scratch > most_scr) most_scr = rr_at(bd, r, k)->scratch;
+    bd->p->rank[r].scratch_bytes = most_scr;
+    if (bd->p->rank[r].nstreams < 1) bd->p->rank[r].nstreams = 1;
+  }
+  return AR_OK;
+}
+
+extern "C" ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
+                                   int pipeline, struct tp_prog **out, char *reason,
+                                   size_t reason_len) {
+  *out = NULL;
+  if (s->nranks > AR_MAX_GPUS) {
+    snprintf(reason, reason_len, "%d ranks: the GPU transports take at most %d", s->nranks,
+             AR_MAX_GPUS);
+    return AR_ERR_UNSUPPORTED;
+  }
+  struct build bd;
+  memset(&bd, 0, sizeof(bd));
+  bd.s = s;
+  bd.n = s->nranks;
+  bd.nr = s->nrounds;
+  bd.mode = mode;
+  bd.esize = esize;
+  bd.pipeline = mode == TP_MODE_SM ? 1 : pipeline;
+  bd.nelem = nelem;
+  bd.reason = reason;
+  bd.reason_len = reason_len;
+  bd.p = (struct tp_prog *)calloc(1, sizeof(struct tp_prog));
+  bd.rr = (struct rr *)calloc((size_t)bd.n * (bd.nr ? bd.nr : 1), sizeof(struct rr));
+  if (!bd.p || !bd.rr) {
+    free(bd.p);
+    free(bd.rr);
+    return AR_ERR_NOMEM;
+  }
+  bd.p->n = bd.n;
+  bd.p->mode = mode;
+  bd.p->esize = esize;
+  bd.p->nelem = nelem;
+  bd.p->nrounds = bd.nr;
+  bd.p->nslots = 2 * bd.n;
+  bd.p->batches_max = 1;
+  ar_status st = build_all(&bd);
+  build_free(&bd);
+  if (st != AR_OK) {
+    tp_prog_free(bd.p);
+    return st;
+  }
+  *out = bd.p;
+  return AR_OK;
+}
+
+extern "C" void tp_prog_free(struct tp_prog *p) {
+  if (!p) return;
+  for (int r = 0; r < AR_MAX_GPUS; r++)
+    free(p->rank[r].ops);
+  free(p);
+}
+
+extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
+  static const char *const names[] = {"write", "wait", "copy", "sum", "record", "waitev", "sync"};
+  static const char *const bufs[] = {"data", "scr"};
+  const struct tp_rank_prog *rp = &p->rank[r];
+  fprintf(f, "rank %d: %zu ops, %d streams, %d events, scratch %zu bytes\n", r, rp->nops,
+          rp->nstreams, rp->nevents, rp->scratch_bytes);
+  for (size_t i = 0; i < rp->nops; i++) {
+    const struct tp_op *o = &rp->ops[i];
+    fprintf(f, "  r%-3d s%d %-6s", o->round, o->stream, names[o->kind]);
+    switch (o->kind) {
+    case TP_OP_WRITE_FLAG: fprintf(f, " rank %d slot %d = %u", o->peer, o->slot, o->val); break;
+    case TP_OP_WAIT_FLAG: fprintf(f, " slot %d >= %u", o->slot, o->val); break;
+    case TP_OP_RECORD:
+    case TP_OP_WAIT_EVENT: fprintf(f, " ev %d", o->event); break;
+    case TP_OP_COPY:
+    case TP_OP_SUM:
+      fprintf(f, " %s%d+%zu <=", bufs[o->dst.buf], o->dst.rank, o->dst.off);
+      for (int q = 0; q < o->nsrc; q++)
+        fprintf(f, " %s%d+%zu", bufs[o->src[q].buf], o->src[q].rank, o->src[q].off);
+      fprintf(f, " (%zu bytes)", o->bytes);
+      break;
+    default: break;
+    }
+    fputc('\n', f);
+  }
+}

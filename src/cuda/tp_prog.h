@@ -1,0 +1,120 @@
+/* A schedule compiled for the ce and sm transports: one program of stream operations per rank.
+ *
+ * Why a program: both transports must keep the IR's round-snapshot semantics on GPUs that run
+ * with no host ordering between ranks. The compiler (tp_prog.cu) decides, once per job, every
+ * copy, sum, flag write and flag wait; the transports only interpret the list (ce: CUDA calls
+ * on several streams; sm: a persistent kernel), and tests/gpu/tp_check.c runs the very same
+ * lists in a CPU simulator that interleaves ranks and streams adversarially.
+ *
+ * Synchronisation is by monotonically increasing 32-bit sequence numbers in device memory;
+ * every wait is on the waiter's own memory: (int32_t)(flag - value) >= 0. Each rank owns 2n
+ * flag words; values are iteration-relative (the interpreter adds iter * span). For round k:
+ *   ready(k) = (k + 1) * stride,  done(k, c) = k * stride + c  (1 <= c < stride).
+ *
+ * ce (TP_MODE_CE, push; emit_ce_push): the sender copies from its own data into the receiver's
+ * scratch, or into the receiver's data when the receiver does not send that chunk this round.
+ *   READY[q] (slot q): receiver q finished round k-1 and may be written;
+ *   DATA[s] (slot n+s): sender s's first c copies to us of round k landed (done(k, c)).
+ * Only a rank itself reads its data, so a write into data that the rank also sends this round
+ * ("hazard") waits for the rank's own sends by local events. Every copy is issued by the GPU
+ * whose data it reads: the pull variant below, where the receiver issues the copy, hung on the
+ * first run on 4 x H200 (copies between GPUs seem to depend on the source GPU's queues, where
+ * blocking waits sit; tp_check sim --xq 1 reproduces it), which NCCL's copy-engine collectives
+ * also avoid by pushing.
+ *
+ * ce pull (TP_MODE_CE_PULL, AR_CE_DIR=pull, experiments only) and sm (TP_MODE_SM): the receiver
+ * reads its sources. READY[s] (slot s): source s is in the round-start state; DONE[p] (slot
+ * n+p): reader p finished reading us (ce pull: after its c-th copy). Per round on rank r:
+ *   1. (after all of r's round k-1 writes) READY to every rank that reads r in round k;
+ *   2. wait READY from each source, read (ce: copy engine into scratch or, when no one reads
+ *      the destination this round, straight into data; sm: kernel loads fused with the sum);
+ *   3. DONE to each source once its reads are complete;
+ *   4. before writing a destination that others read this round ("hazard"), wait for DONE
+ *      from those readers, then apply scratch (sum or copy);
+ *   5. at the round's end wait DONE from every reader, so no read of r is outstanding when
+ *      round k+1 (or the next iteration, or the harness) writes r's data. */
+#ifndef TP_PROG_H
+#define TP_PROG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum tp_mode { TP_MODE_CE = 0, TP_MODE_SM = 1, TP_MODE_CE_PULL = 2 };
+
+enum tp_op_kind {
+  TP_OP_WRITE_FLAG = 0, /* flags[peer][slot] = base + val, after the stream's earlier work */
+  TP_OP_WAIT_FLAG,      /* stream waits until own flags[slot] >= base + val */
+  TP_OP_COPY,           /* dst = src[0], bytes (ce: copy engine) */
+  TP_OP_SUM,            /* dst = src[0] + ... + src[nsrc-1], bytes / esize elements */
+  TP_OP_RECORD,         /* ce: record event `event` on the stream */
+  TP_OP_WAIT_EVENT,     /* ce: stream waits for the latest record of `event` */
+  TP_OP_SYNC,           /* sm: every block's earlier work done and visible system-wide */
+};
+
+enum tp_buf { TP_BUF_DATA = 0, TP_BUF_SCRATCH = 1 };
+
+#define TP_MAX_SUM (AR_MAX_GPUS + 1) /* a sum reads the destination and up to n-1 peers */
+
+struct tp_ref {
+  int buf;    /* enum tp_buf */
+  int rank;   /* whose buffer */
+  size_t off; /* bytes */
+};
+
+struct tp_op {
+  int kind;   /* enum tp_op_kind */
+  int stream; /* ce: 0 = the harness's stream, 1.. = the transport's copy streams */
+  int round;  /* schedule round, for traces */
+  int peer, slot;
+  uint32_t val;
+  int event;
+  int nsrc;
+  size_t bytes;
+  struct tp_ref dst, src[TP_MAX_SUM];
+};
+
+struct tp_rank_prog {
+  struct tp_op *ops;
+  size_t nops, cap;
+  int nstreams; /* including stream 0 */
+  int nevents;
+  size_t scratch_bytes; /* this rank's scratch (bytes) */
+};
+
+struct tp_prog {
+  int n, mode, esize;
+  size_t nelem;
+  int nrounds;
+  uint32_t stride, span; /* flag values: see above; an iteration adds span */
+  int nslots;            /* flag words per rank: 2n */
+  int batches_max;       /* most mini-batches any transfer was split into */
+  struct tp_rank_prog rank[AR_MAX_GPUS];
+};
+
+/* Compiles s for nelem elements of esize bytes. pipeline: mini-batches per transfer (ce only):
+ * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8). Returns AR_OK,
+ * AR_ERR_UNSUPPORTED (reason set) for schedules outside the IR's rules (e.g. a copy and a reduce
+ * into one chunk in a round), or AR_ERR_NOMEM. */
+ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
+                        int pipeline, struct tp_prog **out, char *reason, size_t reason_len);
+void tp_prog_free(struct tp_prog *p);
+/* Prints rank r's program (AR_DEBUG=trace, and tp_check --dump). */
+void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
+
+/* reduce.cu: dst = srcs[0] + ... + srcs[nsrc-1] for nelem elements (dst may equal srcs[0]);
+ * 16-byte vectors where every pointer shares dst's alignment. nsrc <= TP_MAX_SUM. */
+ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem, int dtype,
+                        cudaStream_t s);
+/* Streaming multiprocessors of the current device (cached). */
+int tp_sm_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
