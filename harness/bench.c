@@ -10,7 +10,14 @@
  * The gate (timed iterations only) holds the stream until every rank's host has enqueued the
  * whole iteration, so host launch overhead never lands between the start and end events; the
  * cross-GPU waits align the start events; the fill and the check sit outside them. The
- * iteration time is the largest (end - start) over the ranks. */
+ * iteration time is the largest (end - start) over the ranks: with a straggler, from the
+ * non-stragglers' entry (every rank's start event, aligned) to the last rank's finish; the
+ * straggler-aware schedules' precondition runs at once on the others' streams (dataflow), so
+ * it overlaps the delay, while every other schedule waits for the straggler's data.
+ *
+ * Jobs come from a list (the size sweep) or, with --find-critical, from the critical-delay
+ * search (critical.c), which picks each next (size, algorithm, transport, delay) from the
+ * times measured so far. */
 #include "bench.h"
 
 #include <cuda_runtime.h>
@@ -26,8 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "critical.h"
+#include "cuda/delay.h"
 #include "cuda/kernels.h"
 #include "cuda/transport.h"
+#include "model.h"
 
 _Static_assert(HX_MAX_DEVS == AR_MAX_GPUS, "one rank per GPU slot");
 _Static_assert((int)HX_DT_F32 == (int)AR_DT_F32 && (int)HX_DT_BF16 == (int)AR_DT_BF16 &&
@@ -66,6 +76,29 @@ enum job_state { JOB_RUN, JOB_NA, JOB_OOM, JOB_ERROR };
 struct job_desc { /* one row to measure */
   int size_idx, algo_idx;
   const char *tname; /* "nccl" for the native algorithm, else the transport's name */
+  double delay_us;   /* >= 0: the first straggler's delay (critical search); < 0: its spec */
+};
+
+const char hx_delays_header[] =
+    "scenario,algorithm,transport,bytes,iteration,straggler_rank,delay_us,time_us";
+const char hx_critical_header[] =
+    "bytes,algorithm,baseline,critical_delay_us,model_critical_delay_us,n_gpus,straggler_rank,"
+    "transport,status,probes,scenario,note";
+
+/* The critical-delay search of one scenario (rank 0's thread only). */
+struct crit_state {
+  int on, size, started;
+  int ncand;
+  int cand_algo[CRIT_MAX_CAND];
+  const char *cand_tname[CRIT_MAX_CAND];
+  unsigned char cand_target[CRIT_MAX_CAND];
+  const struct model_price *cand_price[CRIT_MAX_CAND]; /* NULL: the model has none */
+  struct model_price price[HX_MAX_ALGOS];
+  struct crit_search cs;
+  struct job_desc desc; /* the job being measured */
+  int rows;             /* rows written for the current size */
+  double seconds;       /* their estimated seconds */
+  int live_t, live_b, dead; /* candidates, as the plan counts them */
 };
 
 struct bench;
@@ -111,8 +144,10 @@ struct bench {
   size_t cap;                             /* bytes every rank's data buffer holds */
   struct ar_schedule sched[HX_MAX_ALGOS];
   ar_status sched_st[HX_MAX_ALGOS];
-  int njobs;
+  int njobs, next; /* jobs[next] is the next job of the size sweep */
   struct job_desc *jobs;
+  struct crit_state crit;
+  int have_job;
   struct job job;
   double *times;            /* [rank][iters], us */
   unsigned long long *wrong; /* [rank][total] */
@@ -273,6 +308,12 @@ static int rank_init(struct rank *R) {
   err |= RK_AR(R, ar_gate_launch(b->gate_host, 0, 1e3, R->d_expired, R->stream));
   err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
   if (err) return 1;
+  /* the delay kernel's fixed cost on this device, taken off every delay (delay.h) */
+  double bias = 0;
+  if (ar_delay_calibrate(R->stream, &bias) == AR_OK)
+    ar_log(AR_LOG_INFO, "rank %d: delay kernel fixed cost %.2f us (subtracted from delays)",
+           R->rank, bias);
+  if (RK_CUDA(R, cudaGetLastError())) return 1;
   /* the communicator before the big buffer, so NCCL gets its memory first */
   if (RK_NCCL(R, ncclCommInitRank(&R->comm, n, b->id, R->rank))) return 1;
   /* the largest size; if it does not fit, halve: bigger sizes become oom rows */
@@ -337,8 +378,8 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->bytes = J->bytes;
   row->straggler_rank = b->o->nst ? b->o->st[0].rank : -1;
   row->delay_us = 0;
-  row->degraded_rank = -1;
-  row->factor = 1;
+  row->degraded_rank = b->o->dg.n ? b->o->dg.rank[0] : -1;
+  row->factor = b->o->dg.n ? b->o->dg.factor[0] : 1;
   row->iters = b->o->iters;
   row->t.n = 0;
   row->time_after_arrival_us = row->algbw_gbps = row->busbw_gbps = row->model_time_us = NAN;
@@ -372,6 +413,26 @@ static void table_row(struct bench *b, const struct hx_csv_row *row) {
   fflush(stdout);
 }
 
+/* Rank 0: shows the progress line for the row about to start (see struct hx_progress). */
+static void progress_show(struct bench *b, const char *label) {
+  struct hx_progress *p = b->cfg->progress;
+  if (!p || !p->on) return;
+  double now = now_s();
+  if (!p->tty && p->done > 0 && now - p->last < 10) return;
+  char line[512], lab[400];
+  snprintf(lab, sizeof(lab), "%s%s%s", b->o->scenario, b->o->scenario[0] ? ": " : "", label);
+  hx_progress_format(line, sizeof(line), p, now, lab);
+  if (p->tty) fprintf(stderr, "\r%-119.119s", line);
+  else fprintf(stderr, "%s\n", line);
+  p->last = now;
+}
+
+/* Clears a terminal's progress line before stdout writes over it. */
+static void progress_clear(struct bench *b) {
+  struct hx_progress *p = b->cfg->progress;
+  if (p && p->on && p->tty) fprintf(stderr, "\r%119s\r", "");
+}
+
 /* ---- one job: prepared and finished by rank 0, measured by all ---- */
 
 /* Index of a transport name in the options (the native algorithm uses the spare last slot). */
@@ -381,35 +442,34 @@ static int transport_slot(struct bench *b, const char *name) {
   return HX_MAX_TRANSPORTS;
 }
 
-/* Rank 0: resolves job j (schedule, memory, transport setup) into b->job. */
-static void job_prepare(struct bench *b, int j) {
+/* Rank 0: resolves a job (schedule, memory, transport setup) into b->job. */
+static void job_prepare(struct bench *b, const struct job_desc *d) {
   const struct run_opts *o = b->o;
   struct job *J = &b->job;
   memset(J, 0, sizeof(*J));
-  J->index = j;
-  J->d = &b->jobs[j];
+  J->index = d->size_idx; /* uniform delay draws depend on the size only: fair to every algorithm */
+  J->d = d;
   J->algo = o->algos[J->d->algo_idx];
   J->nelem = sweep_nelem(o->sizes[J->d->size_idx], b->esize);
   J->bytes = (uint64_t)J->nelem * (uint64_t)b->esize;
   J->state = JOB_RUN;
 
-  char label[256], ts[32];
-  snprintf(label, sizeof(label), "size %llu B, algorithm %s, transport %s",
-           (unsigned long long)J->bytes, J->algo->name, J->d->tname);
+  char label[256], ts[32], dl[48] = "";
+  if (d->delay_us >= 0) snprintf(dl, sizeof(dl), ", delay %.1f ms", d->delay_us / 1000);
+  snprintf(label, sizeof(label), "size %llu B, algorithm %s, transport %s%s",
+           (unsigned long long)J->bytes, J->algo->name, J->d->tname, dl);
   struct hx_csv_row row;
   row_base(b, &row, ts, sizeof(ts));
   wd_begin(b, label, &row);
-  ar_log(AR_LOG_INFO, "job %d/%d: %s", j + 1, b->njobs, label);
-  if (isatty(2) && ar_log_level() < AR_LOG_INFO)
-    fprintf(stderr, "\r[%d/%d] %-60.60s\r", j + 1, b->njobs, label);
+  ar_log(AR_LOG_INFO, "job %d: %s", b->cfg->progress ? b->cfg->progress->done + 1 : 0, label);
+  progress_show(b, label);
 
-  if (!(J->algo->flags & AR_ALGO_NATIVE)) {
+  const char *na = sweep_row_na(o, J->d->algo_idx, b->sched, b->sched_st);
+  if (na) {
     ar_status st = b->sched_st[J->d->algo_idx];
-    if (st != AR_OK) {
-      J->state = st == AR_ERR_UNSUPPORTED ? JOB_NA : JOB_ERROR;
-      snprintf(J->reason, sizeof(J->reason), "%s", b->sched[J->d->algo_idx].reason);
-      goto delays;
-    }
+    J->state = o->dg.n || st == AR_ERR_UNSUPPORTED ? JOB_NA : JOB_ERROR;
+    snprintf(J->reason, sizeof(J->reason), "%s", na);
+    goto delays;
   }
   if (J->bytes > b->cap) {
     J->state = JOB_OOM;
@@ -438,7 +498,24 @@ static void job_prepare(struct bench *b, int j) {
 delays:
   for (int k = 0; k < o->nst; k++)
     for (int it = 0; it < b->total; it++)
-      b->delays[k * b->total + it] = sweep_delay_us(o, k, j, it);
+      b->delays[k * b->total + it] =
+          k == 0 && d->delay_us >= 0 ? d->delay_us : sweep_delay_us(o, k, J->index, it);
+}
+
+/* Rank 0: writes every timed iteration's delays and time of the finished job to delays.csv. */
+static void write_delays(struct bench *b, const double *t) {
+  FILE *f = b->cfg->delays_csv;
+  const struct job *J = &b->job;
+  if (!f || !t) return;
+  for (int i = 0; i < b->o->iters; i++)
+    for (int k = 0; k < b->o->nst; k++) {
+      hx_csv_field(f, b->o->scenario);
+      fputc(',', f);
+      hx_csv_field(f, J->algo->name);
+      fprintf(f, ",%s,%llu,%d,%d,%.3f,%.3f\n", J->d->tname, (unsigned long long)J->bytes, i,
+              b->o->st[k].rank, b->delays[k * b->total + b->o->warmup + i], t[i]);
+    }
+  fflush(f);
 }
 
 /* Rank 0, every rank idle: statistics, check results, the row; ends the process on a fault. */
@@ -449,6 +526,7 @@ static void job_finish(struct bench *b) {
   struct hx_csv_row row;
   row_base(b, &row, ts, sizeof(ts));
   int fatal = 0;
+  progress_clear(b);
   if (J->state == JOB_RUN) {
     for (int r = 0; r < b->n; r++)
       if (b->rk[r].err[0]) {
@@ -476,6 +554,7 @@ static void job_finish(struct bench *b) {
       delay_sum += dmax;
       if (wr > worst) worst = wr, worst_i = i;
     }
+    write_delays(b, t);
     struct hx_stats sa;
     if (!t || !after || hx_stats_compute(t, it, &row.t) || hx_stats_compute(after, it, &sa)) {
       fprintf(stderr, "arbench: out of host memory\n");
@@ -524,6 +603,16 @@ static void job_finish(struct bench *b) {
   J->ctx = NULL;
   if (hx_csv_append(b->cfg->csv, &row)) ar_log(AR_LOG_WARN, "could not write results.csv");
   if (row.t.n > 0 || J->state == JOB_OOM || J->state == JOB_ERROR || fatal) table_row(b, &row);
+  double est = J->state == JOB_RUN ? sweep_row_seconds(o, J->bytes, row.delay_us) : 0;
+  if (b->cfg->progress) {
+    b->cfg->progress->done++;
+    b->cfg->progress->done_s += est;
+  }
+  if (b->crit.on) { /* the search decides on the median of ok rows only */
+    crit_feed(&b->crit.cs, !fatal && !strcmp(row.status, "ok") ? row.t.median : NAN);
+    b->crit.rows++;
+    b->crit.seconds += est;
+  }
   if (fatal) { /* the GPUs may be in any state: keep what was measured and stop */
     fflush(NULL);
     _exit(1);
@@ -596,6 +685,8 @@ static int job_run(struct rank *R) {
   return err;
 }
 
+static int next_job(struct bench *b);
+
 /* A rank's thread: set up, walk every job in lockstep, tear down. */
 static void *rank_main(void *arg) {
   struct rank *R = arg;
@@ -622,9 +713,10 @@ static void *rank_main(void *arg) {
     b->world.data_bytes = b->cap;
     table_header(b);
   }
-  for (int j = 0; j < b->njobs; j++) {
-    if (R->rank == 0) job_prepare(b, j);
+  for (;;) {
+    if (R->rank == 0) b->have_job = next_job(b);
     barrier_wait(&b->bar, 0);
+    if (!b->have_job) break;
     if (b->job.state == JOB_RUN) job_run(R);
     barrier_wait(&b->bar, 0);
     if (R->rank == 0) job_finish(b);
@@ -636,19 +728,151 @@ static void *rank_main(void *arg) {
 
 /* Builds each algorithm's schedule once (they do not depend on the size). */
 static void build_schedules(struct bench *b) {
+  sweep_build_schedules(b->o, b->n, b->sched, b->sched_st);
+}
+
+/* Rank 0: the critical-delay search's candidates (every algorithm on one side, on each
+ * transport; nccl once) and the model's price of each schedule. */
+static void crit_setup(struct bench *b) {
   const struct run_opts *o = b->o;
+  struct crit_state *c = &b->crit;
   struct ar_params p;
-  args_fill_params(&p, b->n, o->st, o->nst, NULL, o->torus_ndims, o->torus);
+  struct model_net net;
+  args_fill_params(&p, b->n, o->st, o->nst, &o->dg, o->torus_ndims, o->torus);
+  int have_net = model_net_init(&net, MODEL_SWITCH, &p) == AR_OK;
+  c->on = 1;
   for (int a = 0; a < o->nalgos; a++) {
-    if (o->algos[a]->flags & AR_ALGO_NATIVE) continue;
-    b->sched_st[a] = ar_build(o->algos[a], &p, &b->sched[a]);
-    if (b->sched_st[a] == AR_OK && sched_verify(&b->sched[a], NULL) != AR_OK) {
-      b->sched_st[a] = AR_ERR_VERIFY;
-      snprintf(b->sched[a].reason, sizeof(b->sched[a].reason),
-               "the schedule does not verify (arbench schedule --algo %s --ranks %d)",
-               o->algos[a]->name, b->n);
+    int side = sweep_crit_side(o, a), native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
+    if (side < 0) continue;
+    int priced = !native && b->sched_st[a] == AR_OK && have_net &&
+                 model_price_schedule(&b->sched[a], &net, &c->price[a]) == AR_OK;
+    int na = sweep_row_na(o, a, b->sched, b->sched_st) != NULL;
+    for (int t = 0; t < (native ? 1 : o->ntransports) && c->ncand < CRIT_MAX_CAND; t++) {
+      c->cand_algo[c->ncand] = a;
+      c->cand_tname[c->ncand] = native ? "nccl" : o->transports[t];
+      c->cand_target[c->ncand] = side == 1;
+      c->cand_price[c->ncand] = priced ? &c->price[a] : NULL;
+      c->ncand++;
+      if (na) c->dead++;
+      else if (side == 1) c->live_t++;
+      else c->live_b++;
     }
   }
+}
+
+/* A candidate's name for critical.csv: "nccl" or "algorithm/transport"; returns buf. */
+static char *cand_label(const struct bench *b, int k, char *buf, size_t len) {
+  const struct crit_state *c = &b->crit;
+  const char *name = b->o->algos[c->cand_algo[k]]->name;
+  if (!strcmp(c->cand_tname[k], "nccl")) snprintf(buf, len, "%s", name);
+  else snprintf(buf, len, "%s/%s", name, c->cand_tname[k]);
+  return buf;
+}
+
+/* A delay for critical.csv: "%.1f" when found, "inf" when never, else empty; returns buf. */
+static char *crit_value(int outcome, double us, char *buf, size_t len) {
+  if (outcome == CRIT_FOUND) snprintf(buf, len, "%.1f", us);
+  else snprintf(buf, len, "%s", outcome == CRIT_NEVER ? "inf" : "");
+  return buf;
+}
+
+/* Rank 0: one size's search is over: its line in critical.csv and on stdout, and the
+ * progress estimate trimmed to what the search actually took. */
+static void crit_report(struct bench *b) {
+  const struct run_opts *o = b->o;
+  struct crit_state *c = &b->crit;
+  const struct crit_search *cs = &c->cs;
+  uint64_t bytes = sweep_nelem(o->sizes[c->size], b->esize) * (uint64_t)b->esize;
+  struct model_hw hw;
+  double model_us;
+  crit_model_hw(&hw);
+  int mo = crit_model(c->cand_price, c->cand_target, c->ncand, &hw, (double)bytes,
+                      o->crit_max_us, &model_us);
+  char base[96] = "", tgt[96], cv[32], mv[32], note[512];
+  snprintf(tgt, sizeof(tgt), "%s", o->crit_algo->name);
+  if (cs->best_base >= 0) cand_label(b, cs->best_base, base, sizeof(base));
+  if (cs->best_target >= 0) cand_label(b, cs->best_target, tgt, sizeof(tgt));
+  const char *tname = cs->best_target >= 0 ? c->cand_tname[cs->best_target] : "";
+  switch (cs->outcome) {
+  case CRIT_FOUND:
+    snprintf(note, sizeof(note), "%s %.1f us vs %s %.1f us at %.1f ms", tgt, cs->t_target, base,
+             cs->t_base, cs->decided_at_us / 1000);
+    break;
+  case CRIT_NEVER:
+    snprintf(note, sizeof(note), "did not win up to %.1f ms (%s %.1f us vs %s %.1f us there)",
+             cs->decided_at_us / 1000, tgt, cs->t_target, base, cs->t_base);
+    break;
+  case CRIT_FAILED:
+    snprintf(note, sizeof(note), "a row failed at delay %.1f ms", cs->decided_at_us / 1000);
+    break;
+  default: {
+    int a = -1; /* the first algorithm of the missing side, for its reason */
+    for (int k = 0; k < c->ncand && a < 0; k++)
+      if (c->cand_target[k] == (cs->outcome == CRIT_NO_TARGET)) a = c->cand_algo[k];
+    const char *why = a >= 0 ? sweep_row_na(o, a, b->sched, b->sched_st) : NULL;
+    snprintf(note, sizeof(note), "no %s row could be measured at delay 0%s%s",
+             cs->outcome == CRIT_NO_TARGET ? o->crit_algo->name : "baseline", why ? ": " : "",
+             why ? why : " (see the n/a and error lines)");
+  }
+  }
+  FILE *f = b->cfg->critical_csv;
+  if (f) {
+    fprintf(f, "%llu,", (unsigned long long)bytes);
+    hx_csv_field(f, o->crit_algo->name);
+    fputc(',', f);
+    hx_csv_field(f, base);
+    fprintf(f, ",%s,%s,%d,%d,%s,%s,%d,", crit_value(cs->outcome, cs->critical_us, cv, sizeof(cv)),
+            crit_value(mo, model_us, mv, sizeof(mv)), b->n, o->st[0].rank, tname,
+            crit_outcome_name(cs->outcome), cs->probes);
+    hx_csv_field(f, o->scenario);
+    fputc(',', f);
+    hx_csv_field(f, note);
+    fputc('\n', f);
+    fflush(f);
+  }
+  progress_clear(b);
+  printf("# critical delay, %llu B: %s%s; model %s%s; %s\n", (unsigned long long)bytes,
+         cs->outcome == CRIT_FOUND ? cv : crit_outcome_name(cs->outcome),
+         cs->outcome == CRIT_FOUND ? " us" : "", mo == CRIT_FOUND ? mv : crit_outcome_name(mo),
+         mo == CRIT_FOUND ? " us" : "", note);
+  fflush(stdout);
+  struct hx_progress *p = b->cfg->progress;
+  if (p) { /* the plan counted this size at its longest */
+    int rows;
+    double secs;
+    sweep_crit_bound(o, bytes, c->live_t, c->live_b, c->dead, &rows, &secs);
+    p->total -= rows - c->rows;
+    p->total_s -= secs - c->seconds;
+  }
+}
+
+/* Rank 0: prepares the next job into b->job; returns 0 when there is none left. */
+static int next_job(struct bench *b) {
+  if (!b->crit.on) {
+    if (b->next >= b->njobs) return 0;
+    job_prepare(b, &b->jobs[b->next++]);
+    return 1;
+  }
+  struct crit_state *c = &b->crit;
+  while (c->size < b->o->nsizes) {
+    if (!c->started) {
+      crit_init(&c->cs, c->ncand, c->cand_target, b->o->crit_max_us);
+      c->started = 1;
+      c->rows = 0;
+      c->seconds = 0;
+    }
+    int k;
+    double d;
+    if (crit_next(&c->cs, &k, &d)) {
+      c->desc = (struct job_desc){c->size, c->cand_algo[k], c->cand_tname[k], d};
+      job_prepare(b, &c->desc);
+      return 1;
+    }
+    crit_report(b);
+    c->size++;
+    c->started = 0;
+  }
+  return 0;
 }
 
 /* The jobs in order: size, then algorithm, then transport (one job for nccl). */
@@ -659,11 +883,11 @@ static int build_jobs(struct bench *b) {
   for (int s = 0; s < o->nsizes; s++)
     for (int a = 0; a < o->nalgos; a++) {
       if (o->algos[a]->flags & AR_ALGO_NATIVE) {
-        b->jobs[b->njobs++] = (struct job_desc){s, a, "nccl"};
+        b->jobs[b->njobs++] = (struct job_desc){s, a, "nccl", -1};
         continue;
       }
       for (int t = 0; t < o->ntransports; t++)
-        b->jobs[b->njobs++] = (struct job_desc){s, a, o->transports[t]};
+        b->jobs[b->njobs++] = (struct job_desc){s, a, o->transports[t], -1};
     }
   return 0;
 }
@@ -717,6 +941,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
     b->world.dev[r] = R->dev;
   }
   build_schedules(b);
+  if (o->find_critical) crit_setup(b);
   print_devices(b);
   ncclResult_t nr = ncclGetUniqueId(&b->id);
   if (nr != ncclSuccess) {
@@ -749,7 +974,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->wd_stop = 1;
   pthread_mutex_unlock(&b->wd_mu);
   pthread_join(b->wd_th, NULL);
-  if (isatty(2) && ar_log_level() < AR_LOG_INFO) fprintf(stderr, "\r%70s\r", "");
+  progress_clear(b);
   rc = b->failed ? 1 : 0;
   cudaFreeHost(gate);
 out:
@@ -760,4 +985,43 @@ out:
   free(b->delays);
   free(b);
   return rc;
+}
+
+int hx_selftest_delay(int dev) {
+  static const double req[] = {100, 1000, 8000};
+  cudaStream_t s;
+  struct cudaDeviceProp prop;
+  cudaError_t e = cudaSetDevice(dev);
+  if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, dev);
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "arbench: self-test delay: GPU %d: %s\n", dev, cudaGetErrorString(e));
+    return 1;
+  }
+  printf("# self-test delay on GPU %d (%s): CUDA events around the %%globaltimer spin kernel,\n"
+         "# median of 20, the stream kept busy while the host enqueues (as in a timed "
+         "iteration)\n", dev, prop.name);
+  double bias = 0;
+  int fail = ar_delay_calibrate(s, &bias) != AR_OK;
+  printf("# fixed cost of a kernel between two events: %.2f us, subtracted from every delay%s\n",
+         bias, fail ? " (calibration FAILED)" : "");
+  printf("%12s %12s %10s %12s %7s\n", "requested_us", "measured_us", "error_%", "uncorr_us",
+         "result");
+  for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+    double m = 0, raw = 0;
+    if (ar_delay_measure(req[i], 0, 20, s, &m) != AR_OK ||
+        ar_delay_measure(req[i], 1, 20, s, &raw) != AR_OK) {
+      fprintf(stderr, "arbench: self-test delay: GPU %d: the measurement failed\n", dev);
+      fail = 1;
+      break;
+    }
+    double err = 100 * (m - req[i]) / req[i];
+    int ok = fabs(err) <= 1.0; /* SPEC.md s4: within 1% at >= 100 us */
+    fail |= !ok;
+    printf("%12.1f %12.2f %10.3f %12.2f %7s\n", req[i], m, err, raw, ok ? "pass" : "FAIL");
+  }
+  printf("self-test delay: %s\n", fail ? "FAIL" : "pass");
+  fflush(stdout);
+  cudaStreamDestroy(s);
+  return fail;
 }

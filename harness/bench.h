@@ -3,22 +3,39 @@
 #ifndef HX_BENCH_H
 #define HX_BENCH_H
 
+#include <stdio.h>
+
 #include "csv.h"
 #include "meta.h"
 #include "sweep.h"
 
 struct hx_bench_cfg {
-  const struct run_opts *o;
-  int n;                /* ranks */
-  int dev[HX_MAX_DEVS]; /* CUDA ordinal of each rank */
+  const struct run_opts *o; /* one scenario */
+  int n;                    /* ranks */
+  int dev[HX_MAX_DEVS];     /* CUDA ordinal of each rank */
   struct hx_csv *csv;
   const struct hx_meta *meta;
   const char *run_id;
+  FILE *critical_csv;            /* critical.csv (header written), or NULL: no search */
+  FILE *delays_csv;              /* delays.csv (header written), or NULL: no stragglers */
+  struct hx_progress *progress;  /* shared by the scenarios of a run; may be NULL */
 };
 
-/* Measures every (size, algorithm, transport) of cfg->o and writes one CSV row each.
- * Returns the exit status: 0 when every row is ok, n/a or oom; 1 when a row had wrong
- * elements or an error (a timeout or a fault during a measurement ends the process with 1). */
+/* The header of delays.csv: every timed iteration's drawn delay, per straggler. */
+extern const char hx_delays_header[];
+/* The header of critical.csv (SPEC.md s4's four columns first). */
+extern const char hx_critical_header[];
+
+/* Measures every (size, algorithm, transport) of cfg->o and writes one CSV row each; with
+ * --find-critical, runs the critical-delay search instead (its rows to results.csv, one line
+ * per size to critical.csv). Returns the exit status: 0 when every row is ok, n/a or oom; 1
+ * when a row had wrong elements or an error (a timeout or a fault during a measurement ends
+ * the process with 1). */
 int hx_bench_run(const struct hx_bench_cfg *cfg);
+
+/* `arbench run --self-test delay` on CUDA device dev: requested vs measured straggler delay
+ * (events around the spin kernel) at 100 us, 1 ms and 8 ms. Returns 0 when each is within 1%,
+ * else 1. */
+int hx_selftest_delay(int dev);
 
 #endif

@@ -1,6 +1,7 @@
 /* Config files: command-line options written one or more per line, '#' starts a comment.
  * A config is expanded into argument words that are parsed exactly like the command line
- * (the command line's own options come after, so they win). */
+ * (the command line's own options come after, so they win). Lines `[scenario NAME]` open
+ * sections: each scenario is the common words (above the first section) plus its own. */
 #ifndef CONFIG_H
 #define CONFIG_H
 
@@ -14,5 +15,25 @@ struct config_args {
 int config_expand(const char *path, const char *prog, int nextra, char **extra,
                   struct config_args *out);
 void config_free(struct config_args *a);
+
+/* A config with scenarios: the words above the first `[scenario NAME]` line are common to
+ * every scenario; each section's words add to them. A file with no section is one scenario
+ * with an empty name. */
+#define CONFIG_MAX_SCENARIOS 32
+struct config_scenario {
+  char name[64];
+  struct config_args words; /* the section's own words (no program name) */
+};
+struct config_file {
+  struct config_args common; /* the words above the first section (no program name) */
+  int nscen;
+  struct config_scenario scen[CONFIG_MAX_SCENARIOS];
+};
+
+/* Reads FILE into common words and scenarios. Returns 0, or -1 after printing one line
+ * "arbench: --config: bad value 'FILE': why" (unreadable, unbalanced quote, a malformed
+ * section line, a repeated or missing scenario name, too many scenarios). */
+int config_load(const char *path, struct config_file *out);
+void config_file_free(struct config_file *c);
 
 #endif

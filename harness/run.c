@@ -1,15 +1,21 @@
-/* `arbench run`: validate every flag, find the GPUs, make the run folder (results.csv,
- * meta.txt, COMMAND), then hand over to the benchmark (bench.c). */
+/* `arbench run`: validate every flag of every scenario, find the GPUs, make the run folder
+ * (results.csv, meta.txt, COMMAND, critical.csv, delays.csv), hand each scenario in turn to the
+ * benchmark (bench.c), then draw and summarise the run with plots/. Also --dry-run (the plan,
+ * no GPU) and --self-test. */
 #include <cuda_runtime.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "cli.h"
+#include "config.h"
 #include "csv.h"
 #include "cuda/transport.h"
 #include "meta.h"
@@ -73,57 +79,294 @@ static int pick_devices(const struct run_opts *o, struct hx_bench_cfg *cfg) {
   return 0;
 }
 
-int cmd_run(int argc, char **argv) {
-  static struct run_opts o; /* large: keep it off the stack */
-  int rc = run_opts_parse(argc, argv, &o);
-  if (rc) {
-    run_opts_free(&o);
-    return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+/* Monotonic seconds (the clock of bench.c's progress line). */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* The GPUs a dry run plans for: --gpus, else CUDA_VISIBLE_DEVICES or /dev/nvidiaN (nothing
+ * is opened), else 8; *how says which. */
+static int dry_gpus(const struct run_opts *o, const char **how) {
+  if (o->ngpus) {
+    *how = "--gpus";
+    return o->ngpus;
   }
-  for (int t = 0; t < o.ntransports; t++)
-    if (!tp_find(o.transports[t])) {
-      args_bad("--transport", o.transports[t], "not built into this binary");
-      run_opts_free(&o);
-      return EXIT_BAD_INPUT;
+  int n = 0;
+  const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+  if (vis && *vis) {
+    n = 1;
+    for (const char *p = vis; *p; p++) n += *p == ',';
+    *how = "CUDA_VISIBLE_DEVICES";
+  } else {
+    DIR *d = opendir("/dev");
+    for (struct dirent *e; d && (e = readdir(d));) {
+      const char *s = e->d_name;
+      if (!strncmp(s, "nvidia", 6) && s[6] && strspn(s + 6, "0123456789") == strlen(s + 6)) n++;
     }
-  /* with --gpus the rank count is known: check ranks before touching CUDA */
-  if (o.ngpus && run_opts_check_ranks(&o, o.ngpus)) {
-    run_opts_free(&o);
-    return EXIT_BAD_INPUT;
+    if (d) closedir(d);
+    *how = "/dev/nvidia*";
   }
-  static struct hx_bench_cfg cfg;
+  if (n > HX_MAX_DEVS) n = HX_MAX_DEVS;
+  if (n >= 2) return n;
+  *how = "assumed: no GPU seen here; --gpus to choose";
+  return 8;
+}
+
+/* --dry-run: checks every scenario against the GPU count and prints the plan; the exit status. */
+static int dry_run(struct run_plan *plan) {
+  const char *how;
+  int n = dry_gpus(&plan->scen[0], &how), rows = 0, measure = 0;
+  double secs = 0;
+  for (int i = 0; i < plan->nscen; i++) {
+    int ni = plan->scen[i].ngpus ? plan->scen[i].ngpus : n;
+    if (run_opts_check_ranks(&plan->scen[i], ni)) return EXIT_BAD_INPUT;
+    run_opts_settle(&plan->scen[i], ni);
+  }
+  printf("dry run: %d scenario%s%s%s, %d GPUs (%s); nothing is measured\n", plan->nscen,
+         plan->nscen == 1 ? "" : "s", plan->config[0] ? " from " : "", plan->config, n, how);
+  for (int i = 0; i < plan->nscen; i++) {
+    struct sweep_plan p;
+    int ni = plan->scen[i].ngpus ? plan->scen[i].ngpus : n;
+    if (sweep_plan(&plan->scen[i], ni, &p)) {
+      fprintf(stderr, "arbench: out of host memory\n");
+      return EXIT_FAIL;
+    }
+    sweep_print_plan(stdout, &plan->scen[i], ni, &p);
+    rows += p.rows;
+    measure += p.measure;
+    secs += p.seconds;
+  }
+  char d[32];
+  printf("plan: %d rows, %d to measure, estimated %s (from bytes / 300 GB/s + 50 us per "
+         "iteration; searches at their longest)\n", rows, measure,
+         sweep_duration(d, sizeof(d), secs));
+  return EXIT_OK;
+}
+
+/* --self-test delay on the first --gpus device (else device 0); the exit status. */
+static int self_test(const struct run_opts *o) {
+  int count = 0, dev = o->ngpus ? o->gpus[0] : 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count <= dev) {
+    fprintf(stderr, "arbench: self-test %s: no GPU %d (%s)\n", o->self_test, dev,
+            e != cudaSuccess ? cudaGetErrorString(e) : "not visible");
+    return EXIT_FAIL;
+  }
+  return hx_selftest_delay(dev) ? EXIT_FAIL : EXIT_OK;
+}
+
+/* Writes s single-quoted for sh into buf; returns buf ("" when it does not fit). */
+static char *sh_quote(char *buf, size_t len, const char *s) {
+  size_t k = 0;
+  if (len < 3) return buf;
+  buf[k++] = '\'';
+  for (; *s && k + 5 < len; s++) {
+    if (*s == '\'') { /* close, an escaped quote, reopen */
+      memcpy(buf + k, "'\\''", 4);
+      k += 4;
+    } else {
+      buf[k++] = *s;
+    }
+  }
+  if (*s) return buf[0] = 0, buf;
+  buf[k++] = '\'';
+  buf[k] = 0;
+  return buf;
+}
+
+/* The folder holding plots/plot.sh and summary.sh: ./plots, else next to the binary's folder
+ * (build/arbench -> plots/). Returns 0, or -1 when there is none. */
+static int find_plots(char *buf, size_t len) {
+  if (!access("plots/summary.sh", R_OK) && !access("plots/plot.sh", R_OK)) {
+    snprintf(buf, len, "plots");
+    return 0;
+  }
+  char exe[PATH_MAX];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (k <= 0) return -1;
+  exe[k] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return -1;
+  *slash = 0;
+  snprintf(buf, len, "%s/../plots", exe);
+  char probe[PATH_MAX + 32];
+  snprintf(probe, sizeof(probe), "%s/summary.sh", buf);
+  return access(probe, R_OK) ? -1 : 0;
+}
+
+/* Runs `bash DIR/SCRIPT ARG [ARG2]`, its output (stdout and stderr) copied to stdout as
+ * "# " lines; returns its exit status (-1 when it could not start). */
+static int run_script(const char *dir, const char *script, const char *arg, const char *arg2) {
+  char q1[2200], q2[2200], q3[2200], cmd[7000];
+  char path[1200];
+  snprintf(path, sizeof(path), "%s/%s", dir, script);
+  sh_quote(q1, sizeof(q1), path);
+  sh_quote(q2, sizeof(q2), arg);
+  sh_quote(q3, sizeof(q3), arg2 ? arg2 : "");
+  if (!q1[0] || !q2[0] || !q3[0]) return -1;
+  snprintf(cmd, sizeof(cmd), "bash %s %s %s 2>&1", q1, q2, arg2 && *arg2 ? q3 : "");
+  fflush(stdout);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  char line[1024];
+  while (fgets(line, sizeof(line), p)) printf("# %s%s", line, strchr(line, '\n') ? "" : "\n");
+  int st = pclose(p);
+  fflush(stdout);
+  return st;
+}
+
+/* The end of a run: plots/plot.sh and plots/summary.sh on the run folder (against the
+ * baseline when given, its regression lines printed). Never fails the run. */
+static void finish_run(const char *dir, const char *baseline) {
+  char plots[PATH_MAX + 16];
+  if (find_plots(plots, sizeof(plots))) {
+    fprintf(stderr, "arbench: plots/ not found: no pictures or summary.md (run plots/plot.sh "
+                    "and plots/summary.sh on %s by hand)\n", dir);
+    return;
+  }
+  int st = run_script(plots, "plot.sh", dir, NULL);
+  if (st) ar_log(AR_LOG_WARN, "plots/plot.sh %s ended with status %d", dir, st);
+  st = run_script(plots, "summary.sh", dir, baseline);
+  if (st) ar_log(AR_LOG_WARN, "plots/summary.sh %s ended with status %d", dir, st);
+  if (!baseline[0]) return;
+  char md[1200];
+  snprintf(md, sizeof(md), "%s/summary.md", dir);
+  printf("# regressions against %s:\n", baseline);
+  if (sweep_print_regressions(md, stdout) < 0) printf("# (none reported: %s has none)\n", md);
+  fflush(stdout);
+}
+
+/* Copies the config file into the run folder as config.conf (what ran, next to COMMAND);
+ * returns 0 or -1. */
+static int copy_config(const char *config, const char *dir) {
+  char path[1200], buf[4096];
+  snprintf(path, sizeof(path), "%s/config.conf", dir);
+  FILE *in = fopen(config, "r"), *out = in ? fopen(path, "w") : NULL;
+  size_t k;
+  int rc = in && out ? 0 : -1;
+  while (rc == 0 && (k = fread(buf, 1, sizeof(buf), in)) > 0)
+    if (fwrite(buf, 1, k, out) != k) rc = -1;
+  if (in) fclose(in);
+  if (out && fclose(out)) rc = -1;
+  return rc;
+}
+
+/* Opens DIR/NAME for writing with its header line; returns the file or NULL (errno set). */
+static FILE *open_extra(const char *dir, const char *name, const char *header) {
+  char path[1200];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (f) {
+    fprintf(f, "%s\n", header);
+    fflush(f);
+  }
+  return f;
+}
+
+int cmd_run(int argc, char **argv) {
+  static struct run_plan plan; /* large: keep it off the stack */
+  static struct hx_bench_cfg cfg[CONFIG_MAX_SCENARIOS];
   static struct hx_meta meta;
+  static struct hx_csv csv;
+  static struct hx_progress progress;
+  int rc = run_plan_parse(argc, argv, &plan);
+  if (rc) return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+  const struct run_opts *o0 = &plan.scen[0];
+  for (int i = 0; i < plan.nscen; i++)
+    for (int t = 0; t < plan.scen[i].ntransports; t++)
+      if (!tp_find(plan.scen[i].transports[t])) {
+        args_bad("--transport", plan.scen[i].transports[t], "not built into this binary");
+        rc = EXIT_BAD_INPUT;
+        goto out;
+      }
+  /* with --gpus the rank count is known: check ranks before touching CUDA */
+  for (int i = 0; i < plan.nscen; i++)
+    if (plan.scen[i].ngpus && run_opts_check_ranks(&plan.scen[i], plan.scen[i].ngpus)) {
+      rc = EXIT_BAD_INPUT;
+      goto out;
+    }
+  if (o0->dry_run) {
+    rc = dry_run(&plan);
+    goto out;
+  }
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* before any NCCL call, whatever the caller set */
   /* load every kernel when a context starts: a lazy load on first launch may wait for the
    * device to drain, and a transport's stream can be held by a wait on a peer at that moment
    * (seen as hangs of the ce transport when it ran first); the caller may still say LAZY */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-  if ((rc = pick_devices(&o, &cfg)) || run_opts_check_ranks(&o, cfg.n)) {
-    run_opts_free(&o);
-    return rc ? rc : EXIT_BAD_INPUT;
+  if (o0->self_test[0]) {
+    rc = self_test(o0);
+    goto out;
+  }
+  int any_crit = 0, any_st = 0;
+  for (int i = 0; i < plan.nscen; i++) {
+    if ((rc = pick_devices(&plan.scen[i], &cfg[i]))) goto out;
+    if (run_opts_check_ranks(&plan.scen[i], cfg[i].n)) {
+      rc = EXIT_BAD_INPUT;
+      goto out;
+    }
+    run_opts_settle(&plan.scen[i], cfg[i].n);
+    any_crit |= plan.scen[i].find_critical;
+    any_st |= plan.scen[i].nst > 0;
   }
   hx_meta_basic(&meta, argc, argv);
-  hx_meta_devices(&meta, cfg.dev[0]);
+  hx_meta_devices(&meta, cfg[0].dev[0]);
   char dir[1100], path[1200];
-  if (o.out[0]) snprintf(dir, sizeof(dir), "%s", o.out);
+  if (o0->out[0]) snprintf(dir, sizeof(dir), "%s", o0->out);
   else default_out(dir, sizeof(dir), meta.host);
-  static struct hx_csv csv;
   snprintf(path, sizeof(path), "%s/results.csv", dir);
   if (make_dirs(dir) || hx_csv_open(&csv, path)) {
     fprintf(stderr, "arbench: --out: cannot write '%s': %s\n", path, strerror(errno));
-    run_opts_free(&o);
-    return EXIT_FAIL;
+    rc = EXIT_FAIL;
+    goto out;
   }
-  if (hx_meta_write(&meta, dir, cfg.dev, cfg.n))
+  if (hx_meta_write(&meta, dir, cfg[0].dev, cfg[0].n))
     fprintf(stderr, "arbench: cannot write %s/meta.txt or COMMAND: %s\n", dir, strerror(errno));
+  if (plan.config[0] && copy_config(plan.config, dir))
+    fprintf(stderr, "arbench: cannot copy %s into %s: %s\n", plan.config, dir, strerror(errno));
+  FILE *crit = any_crit ? open_extra(dir, "critical.csv", hx_critical_header) : NULL;
+  FILE *delays = any_st ? open_extra(dir, "delays.csv", hx_delays_header) : NULL;
+  if ((any_crit && !crit) || (any_st && !delays))
+    fprintf(stderr, "arbench: cannot write %s/critical.csv or delays.csv: %s\n", dir,
+            strerror(errno));
+  /* the progress line: every row of every scenario, weighted by its estimated time */
+  const char *env = getenv("AR_PROGRESS");
+  progress.tty = isatty(2);
+  progress.on = env && *env ? !strcmp(env, "1")
+                            : progress.tty && ar_log_level() < AR_LOG_INFO;
+  for (int i = 0; i < plan.nscen; i++) {
+    struct sweep_plan p;
+    if (sweep_plan(&plan.scen[i], cfg[i].n, &p) == 0) {
+      progress.total += p.rows;
+      progress.total_s += p.seconds;
+    }
+  }
+  progress.t0 = progress.last = now_s();
   const char *slash = strrchr(dir, '/');
-  cfg.o = &o;
-  cfg.csv = &csv;
-  cfg.meta = &meta;
-  cfg.run_id = slash && slash[1] ? slash + 1 : dir;
-  rc = hx_bench_run(&cfg);
+  int failed = 0;
+  for (int i = 0; i < plan.nscen; i++) {
+    cfg[i].o = &plan.scen[i];
+    cfg[i].csv = &csv;
+    cfg[i].meta = &meta;
+    cfg[i].run_id = slash && slash[1] ? slash + 1 : dir;
+    cfg[i].critical_csv = crit;
+    cfg[i].delays_csv = delays;
+    cfg[i].progress = &progress;
+    if (plan.nscen > 1 || plan.scen[i].scenario[0])
+      printf("#\n# scenario %s (%d of %d)\n", plan.scen[i].scenario[0] ? plan.scen[i].scenario
+                                                                      : "(default)",
+             i + 1, plan.nscen);
+    failed |= hx_bench_run(&cfg[i]) != 0;
+  }
   hx_csv_close(&csv);
+  if (crit) fclose(crit);
+  if (delays) fclose(delays);
   printf("# results: %s\n", path);
-  run_opts_free(&o);
-  return rc ? EXIT_FAIL : EXIT_OK;
+  finish_run(dir, o0->baseline);
+  rc = failed ? EXIT_FAIL : EXIT_OK;
+out:
+  run_plan_free(&plan);
+  return rc;
 }

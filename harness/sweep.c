@@ -1,4 +1,5 @@
-/* `arbench run` options: every flag is checked here, before any GPU is touched. */
+/* `arbench run` options: every flag is checked here, before any GPU is touched; config
+ * scenarios; the plan of a run (--dry-run); the progress line. */
 #include "sweep.h"
 
 #include <errno.h>
@@ -7,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "critical.h"
 
 static const char *const transport_names[HX_MAX_TRANSPORTS] = {"nccl-p2p", "ce", "sm"};
 
@@ -29,8 +34,22 @@ void run_opts_usage(void) {
       "      --pipeline K        mini-batches per transfer where the transport pipelines\n"
       "  -c, --check 0|1         check every timed iteration's result (default 1)\n"
       "      --straggler R:D     delay rank R by D (8ms, 2ms-10ms, @FILE) before each\n"
-      "                          iteration's collective; comma-separated for several\n"
-      "      --torus AxB         logical torus for swing-mp and bucket\n");
+      "                          iteration's collective; comma-separated for several (the\n"
+      "                          first is the straggler of stragglar and bcast)\n"
+      "      --degrade R:F       slow GPU R's links by F (accepted; rows n/a until the\n"
+      "                          transports implement it)\n"
+      "      --torus AxB         logical torus for swing-mp and bucket\n"
+      "      --find-critical [SIZES]  instead of the size sweep: per size (default\n"
+      "                          64M,128M,...,4G) the smallest delay (0.1 ms) at which\n"
+      "                          stragglar beats the fastest other algorithm; critical.csv\n"
+      "      --critical-max D    largest delay the search tries (default 64ms)\n"
+      "      --critical-algo A   the straggler-aware algorithm searched (default stragglar)\n"
+      "      --config FILE       options from FILE; [scenario NAME] sections run in turn\n"
+      "                          into one run folder (command-line options win)\n"
+      "      --scenario LIST     only these scenarios of the config\n"
+      "      --dry-run           validate, print the plan and an estimated duration; no GPU\n"
+      "      --baseline RUN_DIR  flag regressions against an earlier run at the end\n"
+      "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n");
 }
 
 /* Parses "0,1,3" into distinct ordinals; 0 or -1. */
@@ -151,8 +170,46 @@ static int load_delays(const char *file, double **out, int *count) {
   return 0;
 }
 
+/* Where the words being parsed come from, for messages (" in scenario 'x' of FILE"). */
+static char parse_where[1200];
+
+/* Parses the --find-critical size list (or the default 64M..4G) into o->sizes; 0 or -1. */
+static int parse_critical_sizes(const char *list, struct run_opts *o) {
+  if (!list) {
+    o->nsizes = sweep_sizes(64ull << 20, 4ull << 30, 2, 0, o->sizes, HX_MAX_SIZES);
+    return 0;
+  }
+  char buf[4096];
+  if (strlen(list) >= sizeof(buf)) return args_bad("--find-critical", list, "too long");
+  snprintf(buf, sizeof(buf), "%s", list);
+  o->nsizes = 0;
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (o->nsizes == HX_MAX_SIZES) return args_bad("--find-critical", list, "too many sizes");
+    if (args_parse_size("--find-critical", t, &o->sizes[o->nsizes])) return -1;
+    o->nsizes++;
+  }
+  if (!o->nsizes) return args_bad("--find-critical", list, "empty");
+  return 0;
+}
+
+/* Checks that a search has both sides among the algorithms; 0 or -1. */
+static int check_critical(const struct run_opts *o) {
+  int target = 0, base = 0;
+  for (int a = 0; a < o->nalgos; a++) {
+    int side = sweep_crit_side(o, a);
+    target += side == 1;
+    base += side == 0;
+  }
+  if (!target || !base)
+    return args_bad("--find-critical", o->crit_algo->name, "needs it and at least one algorithm "
+                    "that is not straggler-aware in --algo");
+  return 0;
+}
+
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
-  enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS };
+  enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
+         O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
+         O_CONFIG, O_SCENARIO };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -164,6 +221,13 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       {"pipeline", required_argument, 0, O_PIPELINE},
       {"check", required_argument, 0, 'c'},      {"straggler", required_argument, 0, O_STRAGGLER},
       {"torus", required_argument, 0, O_TORUS},  {"help", no_argument, 0, 'h'},
+      {"degrade", required_argument, 0, O_DEGRADE},
+      {"find-critical", optional_argument, 0, O_FIND_CRITICAL},
+      {"critical-max", required_argument, 0, O_CRIT_MAX},
+      {"critical-algo", required_argument, 0, O_CRIT_ALGO},
+      {"dry-run", no_argument, 0, O_DRY_RUN},   {"baseline", required_argument, 0, O_BASELINE},
+      {"self-test", required_argument, 0, O_SELF_TEST},
+      {"config", required_argument, 0, O_CONFIG}, {"scenario", required_argument, 0, O_SCENARIO},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->min_bytes = 1024;
@@ -175,10 +239,12 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   o->dtype = HX_DT_F32;
   o->pipeline = 1;
   o->check = 1;
+  o->crit_max_us = CRIT_DEFAULT_MAX_US;
+  o->crit_algo = ar_algo_find("stragglar");
   int explicit_sizes = 0;
-  const char *min_text = "1K";
+  const char *min_text = "1K", *crit_list = NULL;
   if (parse_algos("all", o) || parse_transports("nccl-p2p", o)) return -1;
-  optind = 1;
+  optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":b:e:f:i:n:w:T:o:d:c:h", opts, NULL)) != -1;) {
     switch (c) {
@@ -223,21 +289,62 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       if (args_parse_torus("--torus", optarg, &o->torus_ndims, o->torus)) return -1;
       snprintf(o->torus_text, sizeof(o->torus_text), "%s", optarg);
       break;
+    case O_DEGRADE: if (args_parse_degrade("--degrade", optarg, &o->dg)) return -1; break;
+    case O_FIND_CRITICAL:
+      o->find_critical = 1;
+      crit_list = optarg;
+      /* an optional value may also be the next word: `--find-critical 1G,4G` */
+      if (!crit_list && optind < argc && argv[optind][0] && argv[optind][0] != '-')
+        crit_list = argv[optind++];
+      break;
+    case O_CRIT_MAX:
+      if (args_parse_time_us("--critical-max", optarg, &o->crit_max_us)) return -1;
+      if (o->crit_max_us < CRIT_STEP_US || o->crit_max_us > 10e6)
+        return args_bad("--critical-max", optarg, "must be between 100us and 10s");
+      break;
+    case O_CRIT_ALGO:
+      if (!(o->crit_algo = args_find_algo("--critical-algo", optarg))) return -1;
+      if (!(o->crit_algo->flags & AR_ALGO_STRAGGLER_AWARE))
+        return args_bad("--critical-algo", optarg, "not a straggler-aware algorithm");
+      break;
+    case O_DRY_RUN: o->dry_run = 1; break;
+    case O_BASELINE: {
+      char path[1100];
+      snprintf(path, sizeof(path), "%s/results.csv", optarg);
+      if (!*optarg || strlen(optarg) >= sizeof(o->baseline) || access(path, R_OK))
+        return args_bad("--baseline", optarg, "no readable results.csv in that run folder");
+      snprintf(o->baseline, sizeof(o->baseline), "%s", optarg);
+      break;
+    }
+    case O_SELF_TEST:
+      if (strcmp(optarg, "delay")) return args_bad("--self-test", optarg, "known: delay");
+      snprintf(o->self_test, sizeof(o->self_test), "%s", optarg);
+      break;
+    case O_CONFIG:
+    case O_SCENARIO:
+      fprintf(stderr, "arbench: run: '%s' belongs on the command line, not in a config%s\n",
+              c == O_CONFIG ? "--config" : "--scenario", parse_where);
+      return -1;
     case 'h': run_opts_usage(); return 1;
     case ':':
-      fprintf(stderr, "arbench: %s: needs a value\n", argv[optind - 1]);
+      fprintf(stderr, "arbench: %s: needs a value%s\n", argv[optind - 1], parse_where);
       return -1;
     default: {
       const char *bad = argv[optind - 1];
-      fprintf(stderr, "arbench: run: unknown option '%s' (see arbench run --help)\n", bad);
+      fprintf(stderr, "arbench: run: unknown option '%s'%s (see arbench run --help)\n", bad,
+              parse_where);
       return -1;
     }
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "arbench: run: unexpected argument '%s' (see arbench run --help)\n",
-            argv[optind]);
+    fprintf(stderr, "arbench: run: unexpected argument '%s'%s (see arbench run --help)\n",
+            argv[optind], parse_where);
     return -1;
+  }
+  if (o->find_critical) { /* the search replaces the size sweep */
+    if (parse_critical_sizes(crit_list, o) || check_critical(o)) return -1;
+    explicit_sizes = 1;
   }
   if (!explicit_sizes) {
     if (o->min_bytes > o->max_bytes) return args_bad("-b", min_text, "larger than -e");
@@ -258,7 +365,160 @@ void run_opts_free(struct run_opts *o) {
 }
 
 int run_opts_check_ranks(const struct run_opts *o, int n) {
-  return args_check_ranks(n, o->st, o->nst, NULL, o->torus_ndims, o->torus, o->torus_text);
+  return args_check_ranks(n, o->st, o->nst, &o->dg, o->torus_ndims, o->torus, o->torus_text);
+}
+
+void run_opts_settle(struct run_opts *o, int n) {
+  if (o->find_critical && o->nst == 0) {
+    memset(&o->st[0], 0, sizeof(o->st[0]));
+    o->st[0].rank = n - 1;
+    o->nst = 1;
+  }
+}
+
+/* Is `name` in the comma-separated list? */
+static int in_list(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; *p;) {
+    size_t k = strcspn(p, ",");
+    if (k == len && !strncmp(p, name, len)) return 1;
+    p += k + (p[k] == ',');
+  }
+  return 0;
+}
+
+/* Copies argv without --config FILE and --scenario LIST (noting their values) into rest;
+ * returns rest's count, or -1 after a message. */
+static int strip_plan_words(int argc, char **argv, char **rest, const char **config,
+                            const char **scenarios) {
+  int k = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], **slot = NULL, *val = NULL;
+    if (i > 0 && (!strcmp(a, "--config") || !strncmp(a, "--config=", 9))) slot = config;
+    if (i > 0 && (!strcmp(a, "--scenario") || !strncmp(a, "--scenario=", 11))) slot = scenarios;
+    if (!slot) {
+      rest[k++] = argv[i];
+      continue;
+    }
+    const char *flag = slot == config ? "--config" : "--scenario";
+    if (strchr(a, '=')) val = strchr(a, '=') + 1;
+    else if (i + 1 < argc) val = argv[++i];
+    else {
+      fprintf(stderr, "arbench: %s: needs a value\n", flag);
+      return -1;
+    }
+    if (*slot) return args_bad(flag, val, "given twice");
+    if (!*val) return args_bad(flag, val, "empty");
+    *slot = val;
+  }
+  rest[k] = NULL;
+  return k;
+}
+
+/* Parses one scenario: words = prog, common, the scenario's words, rest[1..]; 0, 1 or -1. */
+static int parse_scenario(const struct config_file *cf, int si, int nrest, char **rest,
+                          struct run_opts *o) {
+  const struct config_args *sw = &cf->scen[si].words;
+  int argc = 1 + cf->common.argc + sw->argc + (nrest - 1);
+  char **argv = calloc((size_t)argc + 1, sizeof(*argv));
+  if (!argv) return args_bad("--config", "", "out of memory");
+  int k = 0;
+  argv[k++] = rest[0];
+  for (int i = 0; i < cf->common.argc; i++) argv[k++] = cf->common.argv[i];
+  for (int i = 0; i < sw->argc; i++) argv[k++] = sw->argv[i];
+  for (int i = 1; i < nrest; i++) argv[k++] = rest[i];
+  int rc = run_opts_parse(argc, argv, o);
+  free(argv);
+  snprintf(o->scenario, sizeof(o->scenario), "%s", cf->scen[si].name);
+  return rc;
+}
+
+/* Checks that the scenarios agree on what belongs to the whole run; 0 or -1. */
+static int check_plan(const struct run_plan *plan) {
+  const struct run_opts *a = &plan->scen[0];
+  for (int i = 1; i < plan->nscen; i++) {
+    const struct run_opts *b = &plan->scen[i];
+    if (strcmp(a->out, b->out)) return args_bad("--out", b->out, "scenarios name different run folders");
+    if (strcmp(a->baseline, b->baseline))
+      return args_bad("--baseline", b->baseline, "scenarios name different baselines");
+    if (a->dry_run != b->dry_run) return args_bad("--dry-run", "", "given in some scenarios only");
+    if (strcmp(a->self_test, b->self_test))
+      return args_bad("--self-test", b->self_test, "given in some scenarios only");
+  }
+  return 0;
+}
+
+int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
+  memset(plan, 0, sizeof(*plan));
+  parse_where[0] = 0;
+  char **rest = calloc((size_t)argc + 1, sizeof(*rest));
+  const char *config = NULL, *scenarios = NULL;
+  if (!rest) return args_bad("run", "", "out of memory");
+  int nrest = strip_plan_words(argc, argv, rest, &config, &scenarios), rc = -1;
+  static struct config_file cf; /* large: keep it off the stack */
+  int loaded = 0;
+  if (nrest < 0) goto out;
+  if (!config) {
+    if (scenarios) {
+      args_bad("--scenario", scenarios, "needs --config");
+      goto out;
+    }
+    if (!(plan->scen = calloc(1, sizeof(*plan->scen)))) goto oom;
+    plan->nscen = 1;
+    rc = run_opts_parse(nrest, rest, &plan->scen[0]);
+    goto out;
+  }
+  if (strlen(config) >= sizeof(plan->config)) {
+    args_bad("--config", config, "too long");
+    goto out;
+  }
+  snprintf(plan->config, sizeof(plan->config), "%s", config);
+  if (config_load(config, &cf)) goto out;
+  loaded = 1;
+  if (scenarios) { /* every name must exist */
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", scenarios);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      int found = 0;
+      for (int i = 0; i < cf.nscen; i++) found |= !strcmp(cf.scen[i].name, t);
+      if (!found) {
+        char why[512] = "no such scenario in the config; known:";
+        for (int i = 0; i < cf.nscen; i++)
+          snprintf(why + strlen(why), sizeof(why) - strlen(why), " %s",
+                   cf.scen[i].name[0] ? cf.scen[i].name : "(none)");
+        args_bad("--scenario", t, why);
+        goto out;
+      }
+    }
+  }
+  if (!(plan->scen = calloc((size_t)cf.nscen, sizeof(*plan->scen)))) goto oom;
+  for (int i = 0; i < cf.nscen; i++) {
+    if (scenarios && !in_list(scenarios, cf.scen[i].name)) continue;
+    if (cf.scen[i].name[0])
+      snprintf(parse_where, sizeof(parse_where), " in scenario '%s' of %s", cf.scen[i].name,
+               config);
+    else
+      snprintf(parse_where, sizeof(parse_where), " in %s", config);
+    rc = parse_scenario(&cf, i, nrest, rest, &plan->scen[plan->nscen++]);
+    if (rc) goto out;
+  }
+  rc = check_plan(plan);
+  goto out;
+oom:
+  rc = args_bad("run", "", "out of memory");
+out:
+  if (loaded) config_file_free(&cf);
+  free(rest);
+  parse_where[0] = 0;
+  if (rc) run_plan_free(plan);
+  return rc;
+}
+
+void run_plan_free(struct run_plan *plan) {
+  for (int i = 0; i < plan->nscen; i++) run_opts_free(&plan->scen[i]);
+  free(plan->scen);
+  plan->scen = NULL;
+  plan->nscen = 0;
 }
 
 int sweep_sizes(uint64_t min, uint64_t max, int factor, uint64_t step, uint64_t *out, int cap) {
@@ -301,3 +561,248 @@ const char *sweep_dtype_name(int dt) {
 }
 
 int sweep_dtype_size(int dt) { return dt == HX_DT_F32 ? 4 : 2; }
+
+double sweep_mean_delay_us(const struct run_opts *o) {
+  double worst = 0;
+  for (int k = 0; k < o->nst; k++) {
+    double m = (o->st[k].delay_lo_us + o->st[k].delay_hi_us) / 2;
+    if (o->delays[k]) {
+      m = 0;
+      for (int i = 0; i < o->ndelays[k]; i++) m += o->delays[k][i] / o->ndelays[k];
+    }
+    worst = fmax(worst, m);
+  }
+  return worst;
+}
+
+void sweep_build_schedules(const struct run_opts *o, int n, struct ar_schedule *sched,
+                           ar_status *st) {
+  struct ar_params p;
+  args_fill_params(&p, n, o->st, o->nst, &o->dg, o->torus_ndims, o->torus);
+  for (int a = 0; a < o->nalgos; a++) {
+    memset(&sched[a], 0, sizeof(sched[a]));
+    if (o->algos[a]->flags & AR_ALGO_NATIVE) {
+      st[a] = AR_ERR_UNSUPPORTED;
+      snprintf(sched[a].reason, sizeof(sched[a].reason), "%s has no schedule", o->algos[a]->name);
+      continue;
+    }
+    st[a] = ar_build(o->algos[a], &p, &sched[a]);
+    if (st[a] == AR_OK && sched_verify(&sched[a], NULL) != AR_OK) {
+      st[a] = AR_ERR_VERIFY;
+      snprintf(sched[a].reason, sizeof(sched[a].reason),
+               "the schedule does not verify (arbench schedule --algo %s --ranks %d)",
+               o->algos[a]->name, n);
+    }
+  }
+}
+
+const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedule *sched,
+                         const ar_status *st) {
+  int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
+  if (o->dg.n > 0) /* SPEC.md s4: nccl cannot be degraded; the transports cannot yet */
+    return native ? "nccl cannot be degraded" : "link degradation not implemented yet";
+  if (native || st[a] == AR_OK) return NULL;
+  return sched[a].reason[0] ? sched[a].reason : ar_status_str(st[a]);
+}
+
+int sweep_crit_side(const struct run_opts *o, int a) {
+  if (o->algos[a] == o->crit_algo) return 1;
+  return o->algos[a]->flags & AR_ALGO_STRAGGLER_AWARE ? -1 : 0;
+}
+
+double sweep_row_seconds(const struct run_opts *o, uint64_t bytes, double delay_us) {
+  double per_iter = (double)bytes / 300e9 + 50e-6 + delay_us * 1e-6;
+  return (o->warmup + o->iters) * per_iter + 0.02;
+}
+
+/* Writes "a, b: why; c: other" into buf: the algorithms with a reason, grouped by reason. */
+static void na_text(char *buf, size_t len, const struct run_opts *o, const char *const *why) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int a = 0; a < o->nalgos && k < len; a++) {
+    int first = 1;
+    for (int b = 0; b < a && first; b++) first = !(why[b] && why[a] && !strcmp(why[a], why[b]));
+    if (!why[a] || !first) continue; /* no reason, or listed with an earlier one */
+    k += (size_t)snprintf(buf + k, len - k, "%s", k ? "; " : "");
+    for (int b = a; b < o->nalgos && k < len; b++)
+      if (why[b] && !strcmp(why[a], why[b]))
+        k += (size_t)snprintf(buf + k, len - k, "%s%s", b > a ? ", " : "", o->algos[b]->name);
+    if (k < len) k += (size_t)snprintf(buf + k, len - k, ": %s", why[a]);
+  }
+}
+
+/* Bisection probes needed for a bracket of `ticks` grid steps: ceil(log2(ticks)). */
+static int bisect_steps(long ticks) {
+  int k = 0;
+  for (long w = 1; w < ticks; w *= 2) k++;
+  return k;
+}
+
+void sweep_crit_bound(const struct run_opts *o, uint64_t bytes, int live_t, int live_b,
+                      int dead, int *rows, double *seconds) {
+  int live = live_t + live_b;
+  *rows = dead + live;
+  *seconds = live * sweep_row_seconds(o, bytes, 0);
+  if (!live_t || !live_b) return; /* the search ends at delay 0 */
+  double coarse[64];
+  int nc = crit_coarse_delays(o->crit_max_us, coarse, 64);
+  double prev = nc > 1 ? coarse[nc - 2] : 0;
+  int nb = bisect_steps(lround((coarse[nc - 1] - prev) / CRIT_STEP_US));
+  double t = nb * sweep_row_seconds(o, bytes, coarse[nc - 1]);
+  for (int i = 0; i < nc; i++) t += sweep_row_seconds(o, bytes, coarse[i]);
+  *rows += live * (nc + nb);
+  *seconds += live * t;
+}
+
+int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
+  memset(p, 0, sizeof(*p));
+  struct ar_schedule *sched = calloc((size_t)o->nalgos + 1, sizeof(*sched));
+  ar_status st[HX_MAX_ALGOS];
+  if (!sched) return -1;
+  sweep_build_schedules(o, n, sched, st);
+  int per_algo[HX_MAX_ALGOS], na[HX_MAX_ALGOS];
+  const char *why[HX_MAX_ALGOS];
+  for (int a = 0; a < o->nalgos; a++) {
+    per_algo[a] = o->algos[a]->flags & AR_ALGO_NATIVE ? 1 : o->ntransports;
+    why[a] = sweep_row_na(o, a, sched, st);
+    na[a] = why[a] != NULL;
+    if (o->find_critical && sweep_crit_side(o, a) < 0) why[a] = NULL; /* not in the search */
+  }
+  na_text(p->na_text, sizeof(p->na_text), o, why);
+  if (!o->find_critical) {
+    double delay = sweep_mean_delay_us(o);
+    for (int s = 0; s < o->nsizes; s++)
+      for (int a = 0; a < o->nalgos; a++) {
+        if (na[a]) {
+          p->na += per_algo[a];
+          continue;
+        }
+        p->measure += per_algo[a];
+        p->seconds += per_algo[a] * sweep_row_seconds(o, o->sizes[s], delay);
+      }
+  } else {
+    int live_t = 0, live_b = 0, dead = 0;
+    for (int a = 0; a < o->nalgos; a++) {
+      int side = sweep_crit_side(o, a);
+      if (side < 0) continue;
+      if (na[a]) dead += per_algo[a];
+      else if (side) live_t += per_algo[a];
+      else live_b += per_algo[a];
+    }
+    for (int s = 0; s < o->nsizes; s++) {
+      int rows;
+      double secs;
+      sweep_crit_bound(o, sweep_nelem(o->sizes[s], sweep_dtype_size(o->dtype)) *
+                              (uint64_t)sweep_dtype_size(o->dtype),
+                       live_t, live_b, dead, &rows, &secs);
+      p->na += dead;
+      p->measure += rows - dead;
+      p->seconds += secs;
+    }
+  }
+  p->rows = p->measure + p->na;
+  if (p->measure) p->seconds += 10; /* communicators, buffers and the first launches */
+  for (int a = 0; a < o->nalgos; a++) sched_free(&sched[a]);
+  free(sched);
+  return 0;
+}
+
+/* A size in binary units where exact ("64M", "1K"), else in bytes; returns buf. */
+static char *size_text(char *buf, size_t len, uint64_t b) {
+  static const char units[] = "KMGT";
+  int u = -1;
+  while (u < 3 && b >= 1024 && b % 1024 == 0) b /= 1024, u++;
+  if (u < 0) snprintf(buf, len, "%llu", (unsigned long long)b);
+  else snprintf(buf, len, "%llu%c", (unsigned long long)b, units[u]);
+  return buf;
+}
+
+char *sweep_duration(char *buf, size_t len, double seconds) {
+  long s = lround(seconds);
+  if (s < 60) snprintf(buf, len, "%lds", s);
+  else if (s < 3600) snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
+  else snprintf(buf, len, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  return buf;
+}
+
+/* Straggler k's delay in words: "8 ms", a uniform range, or the file. */
+static void delay_text(char *buf, size_t len, const struct run_opts *o, int k) {
+  const struct straggler_spec *sp = &o->st[k];
+  if (o->delays[k]) {
+    double m = 0;
+    for (int i = 0; i < o->ndelays[k]; i++) m += o->delays[k][i] / o->ndelays[k];
+    snprintf(buf, len, "per iteration from %s (%d delays, mean %g ms)", sp->file, o->ndelays[k],
+             m / 1e3);
+  } else if (sp->delay_hi_us > sp->delay_lo_us) {
+    snprintf(buf, len, "uniformly %g..%g ms, a new draw each iteration", sp->delay_lo_us / 1e3,
+             sp->delay_hi_us / 1e3);
+  } else {
+    snprintf(buf, len, "%g ms", sp->delay_lo_us / 1e3);
+  }
+}
+
+void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct sweep_plan *p) {
+  char a[32], b[32], d[32], line[1024] = "";
+  size_t k = 0;
+  for (int t = 0; t < o->ntransports && k < sizeof(line); t++)
+    k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", t ? "," : "", o->transports[t]);
+  fprintf(f, "scenario %s: %d GPUs, %d algorithms, transports %s, %s, %d iterations + %d "
+          "warm-up\n", o->scenario[0] ? o->scenario : "(default)", n, o->nalgos, line,
+          sweep_dtype_name(o->dtype), o->iters, o->warmup);
+  size_text(a, sizeof(a), o->sizes[0]);
+  size_text(b, sizeof(b), o->sizes[o->nsizes - 1]);
+  if (o->find_critical)
+    fprintf(f, "  critical-delay search at %d size%s %s%s%s: %s vs the fastest other, "
+            "delays 0..%g ms in 0.1 ms steps, straggler rank %d\n", o->nsizes,
+            o->nsizes > 1 ? "s" : "", a, o->nsizes > 1 ? ".." : "", o->nsizes > 1 ? b : "",
+            o->crit_algo->name, o->crit_max_us / 1000, o->nst ? o->st[0].rank : n - 1);
+  else if (o->nsizes > 1)
+    fprintf(f, "  sizes: %d, %s..%s\n", o->nsizes, a, b);
+  else
+    fprintf(f, "  sizes: 1, %s\n", a);
+  for (int s = 0; s < o->nst; s++) {
+    if (o->find_critical && s == 0) continue;
+    delay_text(line, sizeof(line), o, s);
+    fprintf(f, "  straggler: rank %d delayed %s\n", o->st[s].rank, line);
+  }
+  for (int g = 0; g < o->dg.n; g++)
+    fprintf(f, "  degraded: rank %d links x%g\n", o->dg.rank[g], o->dg.factor[g]);
+  fprintf(f, "  rows: %s%d (%d to measure, %d n/a), estimated %s%s\n",
+          o->find_critical ? "at most " : "", p->rows, p->measure, p->na,
+          o->find_critical ? "at most " : "", sweep_duration(d, sizeof(d), p->seconds));
+  if (p->na_text[0]) fprintf(f, "  n/a: %s\n", p->na_text);
+}
+
+char *hx_progress_format(char *buf, size_t len, const struct hx_progress *p, double now,
+                         const char *label) {
+  double elapsed = now - p->t0, left = p->total_s - p->done_s;
+  if (p->done_s > 0 && elapsed > 0) left *= elapsed / p->done_s; /* scaled by the pace so far */
+  if (left < 0) left = 0;
+  char e[32], l[32];
+  snprintf(buf, len, "[%d/%d rows] %s elapsed, ~%s left: %s", p->done,
+           p->total > p->done ? p->total : p->done, sweep_duration(e, sizeof(e), elapsed),
+           sweep_duration(l, sizeof(l), left), label);
+  return buf;
+}
+
+int sweep_print_regressions(const char *summary_md, FILE *out) {
+  FILE *f = fopen(summary_md, "r");
+  if (!f) return -1;
+  char line[4096];
+  int in = 0, found = 0, n = 0;
+  while (fgets(line, sizeof(line), f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    if (!strncmp(line, "## ", 3)) {
+      in = !strncmp(line, "## Regressions", 14);
+      found |= in;
+      continue;
+    }
+    if (in && (line[0] == '|' || line[0] == '*' || !strncmp(line, "None", 4) ||
+               !strncmp(line, "No rows", 7) || !strncmp(line, "Note", 4))) {
+      fprintf(out, "# %s\n", line);
+      n++;
+    }
+  }
+  fclose(f);
+  return found ? n : -1;
+}

@@ -1,9 +1,11 @@
-/* `arbench run` options: parsing and validation (no GPU), the list of sizes, straggler delays.
- * Pure C so the CPU tests can check every rule; run.c adds what needs the devices. */
+/* `arbench run` options: parsing and validation (no GPU), config scenarios, the list of sizes,
+ * straggler delays, the plan of a run and its estimated duration (--dry-run), the progress
+ * line. Pure C so the CPU tests can check every rule; run.c adds what needs the devices. */
 #ifndef HX_SWEEP_H
 #define HX_SWEEP_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "args.h"
 
@@ -34,6 +36,14 @@ struct run_opts {
   int ndelays[AR_MAX_STRAGGLERS];
   int torus_ndims, torus[AR_MAX_TORUS_DIMS];
   char torus_text[64];
+  struct degrade_spec dg; /* --degrade: dg.n == 0 when none */
+  int find_critical;      /* --find-critical: sizes[] holds the sizes to search */
+  double crit_max_us;     /* --critical-max */
+  const struct ar_algo *crit_algo; /* --critical-algo: the searched side (default stragglar) */
+  int dry_run;            /* --dry-run: validate and print the plan, no GPU */
+  char baseline[1024];    /* --baseline RUN_DIR, or empty */
+  char self_test[16];     /* --self-test NAME ("delay"), or empty */
+  char scenario[64];      /* the config scenario's name (empty: none) */
 };
 
 /* Parses argv (argv[0] is the subcommand or program name). Returns 0 when the options are
@@ -41,9 +51,27 @@ struct run_opts {
 int run_opts_parse(int argc, char **argv, struct run_opts *o);
 /* Frees what parsing allocated (delay lists). */
 void run_opts_free(struct run_opts *o);
-/* Checks the options that depend on the number of ranks n (stragglers, torus); 0 or -1. */
+/* Checks the options that depend on the number of ranks n (stragglers, degraded GPUs, torus);
+ * 0 or -1. */
 int run_opts_check_ranks(const struct run_opts *o, int n);
+/* Completes the options once n is known: a critical-delay search with no --straggler delays
+ * rank n-1 (the papers' choice). */
+void run_opts_settle(struct run_opts *o, int n);
 void run_opts_usage(void);
+
+/* A run: one run_opts per scenario of --config (one scenario without a config). Every
+ * scenario is parsed from: the config's common words, the scenario's words, then the command
+ * line's own words (they win). --scenario LIST keeps only the named scenarios. */
+struct run_plan {
+  char config[1024]; /* empty: no --config */
+  int nscen;
+  struct run_opts *scen; /* heap, nscen of them */
+};
+/* Parses argv into a plan. Returns 0, 1 when --help was printed, or -1 after printing one
+ * line naming the bad flag (or config) and value. The scenarios agree on --out, --baseline,
+ * --dry-run and --self-test (else bad input). */
+int run_plan_parse(int argc, char **argv, struct run_plan *plan);
+void run_plan_free(struct run_plan *plan);
 
 /* The sizes min, min*factor, ... (or min, min+step, ... when step > 0) up to and including
  * max where a step lands on it. Returns the count, or -1 when there would be more than cap. */
@@ -51,9 +79,70 @@ int sweep_sizes(uint64_t min, uint64_t max, int factor, uint64_t step, uint64_t 
 /* Elements for a requested size: bytes / esize rounded down, at least 1. */
 uint64_t sweep_nelem(uint64_t bytes, int esize);
 
-/* Straggler sp's delay in us for iteration `it` of the job numbered `job` (a fixed value, a
- * uniform draw that depends only on (job, it, rank), or the file's it-th line, cycling). */
+/* Straggler k's delay in us for iteration `it` of the job numbered `job` (a fixed value, a
+ * uniform draw that depends only on (job, it, rank), or the file's it-th line, cycling). The
+ * harness numbers jobs by size, so every algorithm of a size sees the same draws. */
 double sweep_delay_us(const struct run_opts *o, int k, int job, int it);
+/* The mean delay per iteration in us that the stragglers add (the largest of their means:
+ * the last one to arrive sets the time); 0 without stragglers. */
+double sweep_mean_delay_us(const struct run_opts *o);
+
+/* Builds and verifies the schedule of every algorithm of o for n ranks (the straggler-aware
+ * ones around the first --straggler rank, n-1 without one); st[a] is AR_OK or why not (the
+ * reason in sched[a].reason); native algorithms get AR_ERR_UNSUPPORTED and no schedule. */
+void sweep_build_schedules(const struct run_opts *o, int n, struct ar_schedule *sched,
+                           ar_status *st);
+/* Why algorithm a's rows are n/a before any GPU work (a schedule that cannot be built for
+ * n, degraded links), or NULL when they are to be measured. */
+const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedule *sched,
+                         const ar_status *st);
+/* Critical-delay search: is algorithm a on the target side (--critical-algo, stragglar) or a
+ * baseline (not straggler-aware)? 1 target, 0 baseline, -1 neither (bcast). */
+int sweep_crit_side(const struct run_opts *o, int a);
+
+/* Estimated seconds of one row: (warm-up + iterations) x (bytes / 300 GB/s + 50 us + delay),
+ * plus 20 ms of setup. A rough guide, not a model. */
+double sweep_row_seconds(const struct run_opts *o, uint64_t bytes, double delay_us);
+
+/* One size of a critical-delay search, at its longest (every coarse probe, then a bisection
+ * of the widest bracket), given its candidates: live_t targets and live_b baselines to
+ * measure, `dead` n/a. Sets the rows it writes and their estimated seconds. */
+void sweep_crit_bound(const struct run_opts *o, uint64_t bytes, int live_t, int live_b,
+                      int dead, int *rows, double *seconds);
+
+/* The plan of one scenario for n ranks. */
+struct sweep_plan {
+  int rows;        /* rows it writes (for a critical-delay search: at most) */
+  int measure;     /* of which measured on the GPUs */
+  int na;          /* of which n/a before any GPU work */
+  double seconds;  /* estimated duration (for a search: at most) */
+  char na_text[1024]; /* "algorithm: reason; ..." */
+};
+/* Fills p for o on n ranks (builds the schedules); returns 0, or -1 when out of memory. */
+int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p);
+/* Prints a scenario's plan (a few lines) to f. */
+void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct sweep_plan *p);
+/* Writes a duration as "45s", "12m30s" or "3h05m" into buf; returns buf. */
+char *sweep_duration(char *buf, size_t len, double seconds);
+
+/* The progress line of a long run: rows done of all rows, time elapsed, time left (from the
+ * estimated durations of the rows done and to do). */
+struct hx_progress {
+  int on;            /* print it (stderr is a terminal, or AR_PROGRESS=1) */
+  int tty;           /* overwrite one line with \r; else whole lines, at most every 10 s */
+  double t0, last;   /* monotonic seconds at the start and at the last line printed */
+  int done, total;   /* rows */
+  double done_s, total_s; /* estimated seconds of the rows done, of all rows */
+};
+/* Formats the line (no \r or newline) for `now` (monotonic seconds) and the row about to
+ * start; returns buf. */
+char *hx_progress_format(char *buf, size_t len, const struct hx_progress *p, double now,
+                         const char *label);
+
+/* Prints the regression lines of RUN_DIR/summary.md's "## Regressions" section (the count
+ * line and the table), each prefixed with "# ". Returns the lines printed, -1 when the file
+ * cannot be read or has no such section. */
+int sweep_print_regressions(const char *summary_md, FILE *out);
 
 /* The names of the dtypes, indexed by HX_DT_*. */
 const char *sweep_dtype_name(int dt);

@@ -1,0 +1,269 @@
+/* A simulated GPU machine for the harness's CPU tests (tests/test_sim.sh): the CUDA runtime,
+ * NCCL, the harness kernels and the transports, replaced by stream clocks. Linked with the
+ * real harness objects it makes `arbench-sim`, which runs `arbench run` end to end (threads,
+ * barriers, jobs, the critical-delay search, the CSVs, plots/) with no GPU.
+ *
+ * Each stream has a clock (us). Recording an event stamps the clock; waiting on an event moves
+ * the clock up to its stamp; the straggler's delay kernel adds the delay; a transport's
+ * AllReduce adds the model's time (alpha 3 us, 450 GB/s: crit_model_hw), where a
+ * straggler-aware schedule's precondition runs on the other ranks only. With the harness's
+ * aligned start events and its max over ranks, an iteration then takes exactly the model's
+ * max(delay, precondition) + the rest, so a search's answer must equal the model's.
+ * Environment: AR_SIM_GPUS (default 4), AR_SIM_MEM (bytes one cudaMalloc may take; default
+ * unlimited), AR_SIM_WRONG=ALGO (every check of that algorithm finds one wrong element),
+ * AR_SIM_SCALE=X (every transport's time times X: a regression to find). */
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "critical.h"
+#include "cuda/delay.h"
+#include "cuda/kernels.h"
+#include "cuda/transport.h"
+#include "model.h"
+
+struct CUstream_st {
+  double clock;
+};
+struct CUevent_st {
+  double t;
+};
+struct ncclComm {
+  int rank, n;
+};
+
+static __thread int cur_dev;
+
+/* ---- the CUDA runtime ---- */
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  const char *e = getenv("AR_SIM_GPUS");
+  *count = e ? atoi(e) : 4;
+  return *count > 0 ? cudaSuccess : cudaErrorNoDevice;
+}
+cudaError_t cudaSetDevice(int device) {
+  cur_dev = device;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceCanAccessPeer(int *can, int a, int b) {
+  *can = a != b;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags) {
+  (void)peer;
+  (void)flags;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev) {
+  memset(p, 0, sizeof(*p));
+  snprintf(p->name, sizeof(p->name), "Simulated GPU");
+  p->pciBusID = 0x10 + dev;
+  return cudaSuccess;
+}
+cudaError_t cudaDriverGetVersion(int *v) {
+  *v = 13000;
+  return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int *v) {
+  *v = 13000;
+  return cudaSuccess;
+}
+const char *cudaGetErrorString(cudaError_t e) { return e ? "simulated error" : "no error"; }
+cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags) {
+  (void)flags;
+  *s = calloc(1, sizeof(**s));
+  return *s ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  free(s);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  (void)s;
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = calloc(1, sizeof(**e));
+  return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags) {
+  (void)flags;
+  return cudaEventCreate(e);
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  free(e);
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  e->t = s->clock;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
+  (void)flags;
+  if (e->t > s->clock) s->clock = e->t;
+  return cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  *ms = (float)((b->t - a->t) / 1000);
+  return cudaSuccess;
+}
+/* Real memory for the harness's small buffers; a token for the big data buffers. */
+cudaError_t cudaMalloc(void **p, size_t bytes) {
+  const char *cap = getenv("AR_SIM_MEM");
+  if (cap && bytes > strtoull(cap, NULL, 10)) return cudaErrorMemoryAllocation;
+  *p = calloc(1, bytes < (1u << 20) ? bytes : 1);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFree(void *p) {
+  free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags) {
+  (void)flags;
+  *p = calloc(1, bytes);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFreeHost(void *p) {
+  free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void *p, int v, size_t bytes, cudaStream_t s) {
+  (void)s;
+  memset(p, v, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind k) {
+  (void)k;
+  memcpy(dst, src, bytes);
+  return cudaSuccess;
+}
+
+/* ---- NCCL: the native AllReduce as a bulk-synchronous ring at 300 GB/s ---- */
+
+ncclResult_t ncclGetVersion(int *v) {
+  *v = 22803;
+  return ncclSuccess;
+}
+const char *ncclGetErrorString(ncclResult_t r) { return r ? "simulated error" : "no error"; }
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
+  memset(id, 0, sizeof(*id));
+  return ncclSuccess;
+}
+ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int rank) {
+  (void)id;
+  *c = calloc(1, sizeof(**c));
+  (*c)->rank = rank;
+  (*c)->n = n;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommDestroy(ncclComm_t c) {
+  free(c);
+  return ncclSuccess;
+}
+ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t t,
+                           ncclRedOp_t op, ncclComm_t c, cudaStream_t s) {
+  (void)a, (void)b, (void)t, (void)op;
+  double bytes = count * 4.0;
+  s->clock += 2.0 * (c->n - 1) * 5 + bytes * 2 * (c->n - 1) / c->n / 300e3;
+  return ncclSuccess;
+}
+
+/* ---- the harness's kernels ---- */
+
+static const char *wrong_algo; /* set by the transport's setup for AR_SIM_WRONG */
+
+ar_status ar_fill_launch(void *d, size_t n, int dt, int rank, cudaStream_t s) {
+  (void)d, (void)n, (void)dt, (void)rank, (void)s;
+  return AR_OK;
+}
+ar_status ar_check_launch(const void *d, size_t n, int dt, int nranks, unsigned long long *wrong,
+                          cudaStream_t s) {
+  (void)d, (void)dt, (void)nranks, (void)s;
+  if (n > 0 && wrong_algo) *wrong += 1;
+  return AR_OK;
+}
+ar_status ar_delay_launch(double us, cudaStream_t s) {
+  if (us > 0) s->clock += us;
+  return AR_OK;
+}
+ar_status ar_gate_launch(const volatile unsigned long long *flag, unsigned long long target,
+                         double timeout_us, unsigned *expired, cudaStream_t s) {
+  (void)flag, (void)target, (void)timeout_us, (void)expired, (void)s;
+  return AR_OK;
+}
+ar_status ar_delay_calibrate(cudaStream_t s, double *bias_us) {
+  (void)s;
+  *bias_us = 0;
+  return AR_OK;
+}
+ar_status ar_delay_measure(double us, int raw, int reps, cudaStream_t s, double *median_us) {
+  (void)raw, (void)reps, (void)s;
+  *median_us = us;
+  return AR_OK;
+}
+
+/* ---- the transports: the model's times ---- */
+
+struct tp_ctx {
+  double pre_us, main_us;
+  int straggler, has_pre;
+};
+
+static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
+                           struct tp_ctx **ctx, char *reason, size_t len) {
+  const struct ar_schedule *s = job->sched;
+  if ((s->flags & AR_SCHED_PIPELINED) && w->n > 2) {
+    snprintf(reason, len, "simulated: pipelined schedules are not simulated");
+    return AR_ERR_UNSUPPORTED;
+  }
+  struct ar_params p;
+  ar_params_init(&p, w->n);
+  struct model_net net;
+  struct model_price pr;
+  struct model_hw hw;
+  crit_model_hw(&hw);
+  if (model_net_init(&net, MODEL_SWITCH, &p) != AR_OK ||
+      model_price_schedule(s, &net, &pr) != AR_OK)
+    return AR_ERR_INVALID;
+  struct tp_ctx *c = calloc(1, sizeof(*c));
+  if (!c) return AR_ERR_NOMEM;
+  double bytes = (double)job->nelem * ar_dtype_size(job->dtype);
+  const char *scale = getenv("AR_SIM_SCALE");
+  double x = scale ? atof(scale) : 1;
+  c->pre_us = x * model_cost_us(&pr.pre, &hw, bytes);
+  c->main_us = x * model_cost_us(&pr.main, &hw, bytes);
+  c->has_pre = pr.pre.rounds > 0;
+  c->straggler = s->straggler;
+  const char *bad = getenv("AR_SIM_WRONG");
+  wrong_algo = bad && !strcmp(bad, s->algo) ? bad : NULL;
+  *ctx = c;
+  return AR_OK;
+}
+
+static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
+  /* the precondition runs among the others at once; the straggler joins for the rest */
+  s->clock += (c->has_pre && rank != c->straggler ? c->pre_us : 0) + c->main_us;
+  return AR_OK;
+}
+
+static void sim_teardown(struct tp_ctx *c) {
+  wrong_algo = NULL;
+  free(c);
+}
+
+static const struct tp_ops sim_ops[3] = {
+    {"nccl-p2p", sim_setup, sim_enqueue, sim_teardown},
+    {"ce", sim_setup, sim_enqueue, sim_teardown},
+    {"sm", sim_setup, sim_enqueue, sim_teardown},
+};
+
+const struct tp_ops *tp_find(const char *name) {
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(sim_ops[i].name, name)) return &sim_ops[i];
+  return NULL;
+}
+
+size_t ar_dtype_size(int dtype) { return dtype == AR_DT_F32 ? 4 : 2; }

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Configs and the run plan without a GPU: every configs/*.conf dry-runs (exit 0, a plan, no run
+# folder); bad configs, bad scenarios and bad new flags (--degrade, --find-critical,
+# --critical-max, --critical-algo, --baseline, --self-test) are one line and exit 2; the
+# command line wins over the config; --scenario picks scenarios; the plan counts rows.
+set -u
+cd "$(dirname "$0")/.."
+A=${B:-build}/arbench
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# bad_input PATTERN ARGS...: exit 2, one stderr line matching PATTERN, empty stdout, no folder
+bad_input() {
+  local pat=$1; shift
+  local out err rc
+  out=$("$A" run --out "$tmp/run" "$@" 2>"$tmp/err"); rc=$?
+  err=$(cat "$tmp/err")
+  if [ "$rc" -ne 2 ]; then bad "$* -> exit $rc, want 2 ($err)"; return; fi
+  if [ -n "$out" ]; then bad "$* -> printed on stdout: $out"; return; fi
+  if [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then bad "$* -> want one line: $err"; return; fi
+  if ! printf '%s' "$err" | grep -qE -- "$pat"; then bad "$* -> '$err' lacks /$pat/"; return; fi
+  if [ -e "$tmp/run" ]; then bad "$* -> wrote $tmp/run"; rm -rf "$tmp/run"; return; fi
+  ok
+}
+
+# plan PATTERN ARGS...: a dry run exits 0, prints a plan matching PATTERN (grep -E, on the
+# whole stdout), writes no run folder
+plan() {
+  local pat=$1; shift
+  local out rc
+  out=$("$A" run --dry-run --out "$tmp/run" "$@" 2>"$tmp/err"); rc=$?
+  if [ "$rc" -ne 0 ]; then bad "dry run $* -> exit $rc: $(cat "$tmp/err")"; return; fi
+  if ! printf '%s\n' "$out" | grep -qE -- "$pat"; then bad "dry run $* -> lacks /$pat/: $out"; return; fi
+  if [ -e "$tmp/run" ]; then bad "dry run $* -> wrote $tmp/run"; rm -rf "$tmp/run"; return; fi
+  ok
+}
+
+# every config in configs/: exit 0, a plan line per scenario and a total
+n=0
+for c in configs/*.conf; do
+  n=$((n + 1))
+  out=$("$A" run --config "$c" --dry-run --out "$tmp/run" 2>"$tmp/err"); rc=$?
+  nscen=$(grep -c '^\[scenario ' "$c")
+  [ "$nscen" -eq 0 ] && nscen=1
+  if [ "$rc" -ne 0 ]; then bad "$c: dry run exit $rc: $(cat "$tmp/err")"; continue; fi
+  if [ -s "$tmp/err" ]; then bad "$c: dry run wrote to stderr: $(cat "$tmp/err")"; continue; fi
+  if ! printf '%s\n' "$out" | grep -qE '^plan: [0-9]+ rows, [0-9]+ to measure, estimated [0-9]'; then
+    bad "$c: no plan line: $out"; continue; fi
+  got=$(printf '%s\n' "$out" | grep -cE '^scenario .*: [0-9]+ GPUs')
+  if [ "$got" -ne "$nscen" ]; then bad "$c: $got scenarios planned, $nscen in the file"; continue; fi
+  if [ "$(printf '%s\n' "$out" | grep -cE '^  rows: (at most )?[0-9]+ \([0-9]+ to measure, [0-9]+ n/a\), estimated')" -ne "$nscen" ]; then
+    bad "$c: a scenario without its rows line: $out"; continue; fi
+  [ -e "$tmp/run" ] && { bad "$c: dry run wrote $tmp/run"; continue; }
+  ok
+done
+[ "$n" -ge 4 ] && ok || bad "only $n configs in configs/"
+for c in quick nightly straggler degraded; do [ -f "configs/$c.conf" ] && ok || bad "configs/$c.conf missing"; done
+# the nightly job covers what SPEC.md s5 asks
+nightly=$("$A" run --config configs/nightly.conf --dry-run --gpus 0,1,2,3 2>&1)
+for pat in 'transports nccl-p2p,ce,sm' 'sizes: 24, 1K\.\.8G' 'straggler: rank 1 delayed 8 ms' \
+           'degraded: rank 1 links x2' 'critical-delay search at 4 sizes 64M\.\.4G' \
+           'link degradation not implemented yet' 'nccl cannot be degraded'; do
+  printf '%s\n' "$nightly" | grep -qE -- "$pat" && ok || bad "nightly plan lacks /$pat/"
+done
+[ "$(printf '%s\n' "$nightly" | grep -c ' 14 algorithms')" -ge 3 ] && ok || bad "nightly: not every algorithm"
+
+# bad configs: one line, exit 2
+printf -- '-n 5\n[scenario a]\n--frobnicate\n' >"$tmp/unknown.conf"
+printf -- '-n 5\n[scenario a]\n-n 3\n[scenario a]\n' >"$tmp/dup.conf"
+printf -- '-n 5\n[scenario]\n' >"$tmp/noname.conf"
+printf -- '-n 5\n[section a]\n' >"$tmp/section.conf"
+printf -- '[scenario a] junk\n' >"$tmp/junk.conf"
+printf -- '--algo "ring\n' >"$tmp/quote.conf"
+printf -- '--config other.conf\n' >"$tmp/nested.conf"
+printf -- '[scenario a]\n-n x\n' >"$tmp/badval.conf"
+mkdir -p "$tmp/b1" "$tmp/b2" && touch "$tmp/b1/results.csv" "$tmp/b2/results.csv"
+printf -- '[scenario a]\n--baseline %s/b1\n[scenario b]\n--baseline %s/b2\n' "$tmp" "$tmp" >"$tmp/bases.conf"
+printf -- '-n 5 --straggler 3:1ms\n' >"$tmp/rank3.conf"
+bad_input "^arbench: --config: bad value '/nonexistent/x.conf': cannot read" --config /nonexistent/x.conf
+bad_input "^arbench: run: unknown option '--frobnicate' in scenario 'a' of .*unknown.conf" \
+  --config "$tmp/unknown.conf" --dry-run
+bad_input "^arbench: --config: bad value '.*dup.conf': line 4: scenario 'a' appears twice" --config "$tmp/dup.conf"
+bad_input "^arbench: --config: bad value '.*noname.conf': line 2: a section line must be" --config "$tmp/noname.conf"
+bad_input "^arbench: --config: bad value '.*section.conf': line 2: a section line must be" --config "$tmp/section.conf"
+bad_input "^arbench: --config: bad value '.*junk.conf': line 1: a section line" --config "$tmp/junk.conf"
+bad_input "^arbench: --config: bad value '.*quote.conf': unbalanced quote on line 1" --config "$tmp/quote.conf"
+bad_input "^arbench: run: '--config' belongs on the command line" --config "$tmp/nested.conf"
+bad_input "^arbench: -n: bad value 'x'" --config "$tmp/badval.conf" --dry-run
+bad_input "^arbench: --baseline: bad value '.*/b2': scenarios name different baselines" --config "$tmp/bases.conf"
+bad_input "^arbench: --config: bad value 'b': given twice" --config a --config b
+bad_input "^arbench: --scenario: bad value 'nope': no such scenario .*known: clean straggler-2ms critical" \
+  --config configs/quick.conf --scenario clean,nope --dry-run
+bad_input "^arbench: --scenario: bad value 'a': needs --config" --scenario a --dry-run
+bad_input "^arbench: --straggler: bad value '3'.*< 2 GPUs" --config "$tmp/rank3.conf" --gpus 0,1 --dry-run
+bad_input "^arbench: --config: needs a value" --config
+
+# the new flags: validated before anything else
+bad_input "^arbench: --degrade: bad value '0.5'.*>= 1" --degrade 1:0.5 --dry-run
+bad_input "^arbench: --degrade: bad value '2'.*< 2 GPUs" --degrade 2:2 --gpus 0,1
+bad_input "^arbench: --degrade: bad value '1'.*RANK:FACTOR" --degrade 1
+bad_input "^arbench: --find-critical: bad value '1X'" --find-critical 1G,1X --dry-run
+bad_input "^arbench: --find-critical: bad value 'stragglar': needs it and at least one" \
+  --find-critical --algo ring,nccl --dry-run
+bad_input "^arbench: --find-critical: bad value 'stragglar'" --find-critical --algo stragglar,bcast
+bad_input "^arbench: --critical-max: bad value '10us': must be between" --critical-max 10us
+bad_input "^arbench: --critical-algo: bad value 'ring': not a straggler-aware" --critical-algo ring
+bad_input "^arbench: --critical-algo: bad value 'nope': unknown algorithm" --critical-algo nope
+bad_input "^arbench: --baseline: bad value '/nonexistent/run'" --baseline /nonexistent/run
+bad_input "^arbench: --self-test: bad value 'disk': known: delay" --self-test disk
+bad_input "^arbench: --dry-run: bad value '': given in some scenarios only" \
+  --config <(printf -- '[scenario a]\n--dry-run\n[scenario b]\n')
+
+# the command line wins over the config; --scenario picks; a file with no section is one scenario
+plan '^scenario clean: .* 3 iterations \+ 2 warm-up' --config configs/quick.conf -n 3
+plan '^plan: ' --config configs/quick.conf --scenario straggler-2ms
+out=$("$A" run --config configs/quick.conf --scenario straggler-2ms,critical --dry-run 2>&1)
+if printf '%s\n' "$out" | grep -q '^scenario straggler-2ms' && printf '%s\n' "$out" | grep -q '^scenario critical' &&
+   ! printf '%s\n' "$out" | grep -q '^scenario clean'; then ok; else bad "--scenario picked: $out"; fi
+printf -- '--algo ring,nccl  # a comment\n--transport nccl-p2p,ce\n-b 1K -e 4K\n' >"$tmp/flat.conf"
+plan '^scenario \(default\): 4 GPUs, 2 algorithms' --config "$tmp/flat.conf" --gpus 0,1,2,3
+plan '^  rows: 9 \(9 to measure, 0 n/a\)' --config "$tmp/flat.conf" --gpus 0,1,2,3
+plan '^  sizes: 4, 1K\.\.8K' --config "$tmp/flat.conf" -e 8K
+plan '^dry run: 1 scenario from .*flat.conf, 4 GPUs \(--gpus\)' --config "$tmp/flat.conf" --gpus 0,1,2,3
+
+# plans: counts, n/a rows, stragglers, degraded links, searches
+plan '^  rows: 9 \(9 to measure, 0 n/a\)' --gpus 0,1,2,3 --algo ring,nccl --transport nccl-p2p,ce -b 1K -e 4K
+plan '^  rows: 6 \(0 to measure, 6 n/a\)' --gpus 0,1,2,3 --algo ring,nccl --transport nccl-p2p -b 1K -e 4K --degrade 1:2
+plan 'n/a: nccl: nccl cannot be degraded; ring, rhd: link degradation not implemented yet' --gpus 0,1,2,3 --algo nccl,ring,rhd --degrade 1:2
+plan '^  rows: 4 \(2 to measure, 2 n/a\)' --gpus 0,1,2 --algo stragglar,ring --transport ce,sm -b 1K -e 1K
+plan '^  n/a: stragglar: ' --gpus 0,1,2 --algo stragglar,ring --transport ce -b 1K -e 1K
+plan '^  sizes: 1, 1K$' --gpus 0,1,2 --algo ring -b 1K -e 1K
+plan '^  straggler: rank 2 delayed uniformly 2\.\.10 ms' --gpus 0,1,2,3 --straggler 2:2ms-10ms
+plan '^  straggler: rank 0 delayed 4 ms' --gpus 0,1,2,3 --straggler 2:8ms,0:4ms
+printf '1ms\n3ms\n' >"$tmp/d.txt"
+plan "delayed per iteration from $tmp/d.txt \(2 delays, mean 2 ms\)" --gpus 0,1 --straggler "1:@$tmp/d.txt"
+plan '^  critical-delay search at 2 sizes 1G\.\.4G: stragglar vs the fastest other, delays 0\.\.64 ms' \
+  --find-critical 1G,4G --gpus 0,1,2,3
+plan 'search at 1 size 1G: .* straggler rank 3$' --find-critical=1G --gpus 0,1,2,3
+plan 'search at 7 sizes 64M\.\.4G: .*delays 0\.\.8 ms.* straggler rank 1$' --find-critical \
+  --critical-max 8ms --straggler 1:0 --algo ring,stragglar
+plan 'search at 7 sizes 64M\.\.4G: bcast vs' --find-critical --critical-algo bcast --algo ring,bcast
+# ring and bcast, one transport, 4 GPUs: 2 live candidates x (delay 0, 8 coarse to 64 ms, 9
+# bisection steps of the 32..64 ms bracket) per size
+plan '^  rows: at most 36 \(36 to measure, 0 n/a\)' --find-critical 1G --critical-algo bcast \
+  --algo ring,bcast --transport ce --gpus 0,1,2,3
+
+# --self-test needs a GPU: one line, exit 1 (where there is none)
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "(a GPU is present: the no-GPU self-test check is skipped)"
+else
+  out=$("$A" run --self-test delay 2>"$tmp/err"); rc=$?
+  if [ "$rc" -eq 1 ] && [ -z "$out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "self-test delay" "$tmp/err"; then ok
+  else bad "self-test without a GPU -> exit $rc: $out $(cat "$tmp/err")"; fi
+fi
+out=$("$A" run --help 2>&1)
+for f in --config --scenario --dry-run --baseline --degrade --find-critical --critical-max --self-test; do
+  printf '%s' "$out" | grep -q -- "$f" && ok || bad "run --help lacks $f"
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

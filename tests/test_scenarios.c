@@ -1,0 +1,291 @@
+/* The pure-C parts of runs with scenarios (harness/config.c, harness/sweep.c): config sections,
+ * the plan's merging of common, scenario and command-line words, the new run flags, the
+ * straggler-aware schedules built around the --straggler rank, the plan's row counts and the
+ * critical search's bound, the progress line, the regression lines of summary.md. sweep.c is
+ * compiled in (the test link line has only the core, args.o and config.o). */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#include "config.h"
+#include "sweep.c"
+
+/* Writes text to a new temporary file; returns its path (static buffer, one at a time). */
+static const char *temp_file(const char *text) {
+  static char path[64];
+  snprintf(path, sizeof(path), "/tmp/arbench-test-scenXXXXXX");
+  int fd = mkstemp(path);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+/* Parses a command line (words separated by spaces, argv[0] = "run") into a plan, with
+ * stdout and stderr silenced; returns run_plan_parse's result. */
+static int plan_line(struct run_plan *p, const char *line) {
+  char buf[2048], *argv[64];
+  int argc = 0;
+  snprintf(buf, sizeof(buf), "run %s", line);
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 63;
+       t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  argv[argc] = NULL;
+  fflush(stdout);
+  fflush(stderr);
+  int out = dup(1), err = dup(2), null = open("/dev/null", O_WRONLY);
+  dup2(null, 1);
+  dup2(null, 2);
+  int rc = run_plan_parse(argc, argv, p);
+  fflush(stdout);
+  fflush(stderr);
+  dup2(out, 1);
+  dup2(err, 2);
+  close(out);
+  close(err);
+  close(null);
+  return rc;
+}
+
+static void test_config_sections(void) {
+  struct config_file cf;
+  const char *path = temp_file("# nightly\n-n 5 --algo ring  # common\n\n[scenario clean]\n"
+                               "  [scenario  late.8ms ]  # a comment\n--straggler 1:8ms\n"
+                               "-w 2\n[scenario x_y-z]\n");
+  CHECK_INT(config_load(path, &cf), ==, 0);
+  CHECK_INT(cf.nscen, ==, 3);
+  CHECK_INT(cf.common.argc, ==, 4);
+  if (cf.nscen == 3 && cf.common.argc == 4) {
+    CHECK_STR(cf.common.argv[3], "ring");
+    CHECK_STR(cf.scen[0].name, "clean");
+    CHECK_INT(cf.scen[0].words.argc, ==, 0);
+    CHECK_STR(cf.scen[1].name, "late.8ms");
+    CHECK_INT(cf.scen[1].words.argc, ==, 4);
+    CHECK_STR(cf.scen[1].words.argv[1], "1:8ms");
+    CHECK_STR(cf.scen[2].name, "x_y-z");
+  }
+  config_file_free(&cf);
+  unlink(path);
+  path = temp_file("-n 5\n--algo ring\n");
+  CHECK_INT(config_load(path, &cf), ==, 0);
+  CHECK(cf.nscen == 1 && cf.scen[0].name[0] == 0 && cf.common.argc == 4, "no section: %d",
+        cf.nscen);
+  config_file_free(&cf);
+  unlink(path);
+  const char *bad[] = {"[scenario]\n", "[scenario a\n", "[scenario a b]\n", "[Scenario a]\n",
+                       "[scenario a]\n[scenario a]\n", "[scenario a] x\n", "[scenario a/b]\n",
+                       "[scenario a]\n--algo \"x\n"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    path = temp_file(bad[i]);
+    fflush(stderr);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    int rc = config_load(path, &cf);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(null);
+    CHECK(rc == -1, "config '%s' accepted", bad[i]);
+    unlink(path);
+  }
+}
+
+static void test_plan_parse(void) {
+  static struct run_plan p;
+  const char *path = temp_file("-n 5 -w 1 --algo ring,nccl -b 1K -e 4K\n[scenario a]\n-n 7\n"
+                               "[scenario b]\n--straggler 1:2ms --find-critical 1M,4M "
+                               "--algo ring,stragglar\n[scenario c]\n--degrade 1:2.5\n");
+  char line[256];
+  snprintf(line, sizeof(line), "--config %s -w 3", path);
+  CHECK_INT(plan_line(&p, line), ==, 0);
+  CHECK_INT(p.nscen, ==, 3);
+  if (p.nscen == 3) {
+    struct run_opts *a = &p.scen[0], *b = &p.scen[1], *c = &p.scen[2];
+    CHECK_STR(a->scenario, "a");
+    CHECK(a->iters == 7 && a->warmup == 3 && a->nsizes == 3, "a: n %d w %d sizes %d", a->iters,
+          a->warmup, a->nsizes); /* the scenario wins over common, the command line over both */
+    CHECK(b->iters == 5 && b->find_critical && b->nsizes == 2 && b->sizes[1] == 4u << 20,
+          "b: n %d critical %d sizes %d", b->iters, b->find_critical, b->nsizes);
+    CHECK(b->nst == 1 && b->st[0].rank == 1 && b->nalgos == 2, "b: stragglers %d", b->nst);
+    CHECK(c->dg.n == 1 && c->dg.rank[0] == 1 && c->dg.factor[0] == 2.5, "c: degrade %d", c->dg.n);
+    CHECK_STR(p.config, path);
+  }
+  run_plan_free(&p);
+  snprintf(line, sizeof(line), "--config=%s --scenario c,a", path);
+  CHECK_INT(plan_line(&p, line), ==, 0);
+  CHECK(p.nscen == 2 && !strcmp(p.scen[0].scenario, "a") && !strcmp(p.scen[1].scenario, "c"),
+        "--scenario c,a: %d", p.nscen); /* the file's order */
+  run_plan_free(&p);
+  snprintf(line, sizeof(line), "--scenario b --config %s", path);
+  CHECK_INT(plan_line(&p, line), ==, 0);
+  CHECK_INT(p.nscen, ==, 1);
+  run_plan_free(&p);
+  snprintf(line, sizeof(line), "--config %s --scenario d", path);
+  CHECK_INT(plan_line(&p, line), ==, -1);
+  CHECK_INT(plan_line(&p, "--scenario a"), ==, -1);
+  CHECK_INT(plan_line(&p, "--help"), ==, 1);
+  unlink(path);
+
+  /* without a config: one scenario, and the new flags */
+  CHECK_INT(plan_line(&p, "-n 3 --dry-run --find-critical --critical-max 8ms"), ==, 0);
+  if (p.nscen == 1) {
+    struct run_opts *o = &p.scen[0];
+    CHECK(o->dry_run && o->find_critical && o->crit_max_us == 8000, "flags");
+    CHECK(o->nsizes == 7 && o->sizes[0] == 64u << 20 && o->sizes[6] == 4ull << 30,
+          "default critical sizes %d", o->nsizes);
+    CHECK(o->nst == 0 && o->crit_algo == ar_algo_find("stragglar"), "no straggler yet");
+    run_opts_settle(o, 4);
+    CHECK(o->nst == 1 && o->st[0].rank == 3, "a search's straggler is rank n-1: %d", o->st[0].rank);
+  }
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--find-critical 1G,2G --algo ring,bcast --critical-algo bcast"), ==, 0);
+  CHECK(p.nscen == 1 && p.scen[0].nsizes == 2 && p.scen[0].sizes[0] == 1u << 30, "sizes after");
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--find-critical=1G -n 2"), ==, 0);
+  CHECK(p.nscen == 1 && p.scen[0].nsizes == 1 && p.scen[0].iters == 2, "=form");
+  run_plan_free(&p);
+  const char *bad[] = {"--degrade 1:0.9", "--degrade x", "--find-critical 1X",
+                       "--find-critical --algo ring", "--find-critical --algo stragglar",
+                       "--critical-max 50us", "--critical-max 11s", "--critical-algo ring",
+                       "--baseline /nonexistent", "--self-test gpu", "--config",
+                       "--config a --config b", "--scenario", "stray"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    CHECK(plan_line(&p, bad[i]) == -1, "'%s' accepted", bad[i]);
+    run_plan_free(&p);
+  }
+  CHECK_INT(plan_line(&p, "--degrade 2:1.5,0:3 --self-test delay"), ==, 0);
+  if (p.nscen == 1) {
+    CHECK(p.scen[0].dg.n == 2 && !strcmp(p.scen[0].self_test, "delay"), "degrade %d",
+          p.scen[0].dg.n);
+    CHECK_INT(run_opts_check_ranks(&p.scen[0], 3), ==, 0);
+  }
+  run_plan_free(&p);
+}
+
+/* The straggler-aware schedules are built around the --straggler rank, not n-1. */
+static void test_straggler_rank(void) {
+  static struct run_plan p;
+  CHECK_INT(plan_line(&p, "--algo bcast,ring,nccl --straggler 2:1ms"), ==, 0);
+  struct ar_schedule sched[3];
+  ar_status st[3];
+  sweep_build_schedules(&p.scen[0], 8, sched, st);
+  CHECK(st[0] == AR_OK && st[1] == AR_OK && st[2] == AR_ERR_UNSUPPORTED, "built %d %d %d",
+        st[0], st[1], st[2]);
+  if (st[0] == AR_OK) {
+    const struct ar_schedule *s = &sched[0];
+    CHECK(s->straggler == 2 && s->nprecond > 0, "bcast straggler %d, precondition %d rounds",
+          s->straggler, s->nprecond);
+    int touches = 0;
+    for (size_t i = 0; i < s->nxfers; i++)
+      if (s->xfers[i].round < s->nprecond) touches += s->xfers[i].src == 2 || s->xfers[i].dst == 2;
+    CHECK_INT(touches, ==, 0); /* the precondition runs among the others */
+  }
+  CHECK(sweep_row_na(&p.scen[0], 0, sched, st) == NULL &&
+            sweep_row_na(&p.scen[0], 2, sched, st) == NULL,
+        "nothing n/a");
+  CHECK_INT(sweep_crit_side(&p.scen[0], 0), ==, -1);
+  CHECK_INT(sweep_crit_side(&p.scen[0], 1), ==, 0);
+  for (int a = 0; a < 3; a++) sched_free(&sched[a]);
+  run_plan_free(&p);
+  /* without --straggler the straggler-aware ones take n-1; with degraded links all are n/a */
+  CHECK_INT(plan_line(&p, "--algo bcast,nccl --degrade 0:2"), ==, 0);
+  sweep_build_schedules(&p.scen[0], 6, sched, st);
+  CHECK(st[0] == AR_OK && sched[0].straggler == 5, "default straggler %d", sched[0].straggler);
+  CHECK_STR(sweep_row_na(&p.scen[0], 0, sched, st), "link degradation not implemented yet");
+  CHECK_STR(sweep_row_na(&p.scen[0], 1, sched, st), "nccl cannot be degraded");
+  for (int a = 0; a < 2; a++) sched_free(&sched[a]);
+  run_plan_free(&p);
+}
+
+static void test_plan_counts(void) {
+  static struct run_plan p;
+  struct sweep_plan sp;
+  CHECK_INT(plan_line(&p, "--algo ring,nccl,bcast --transport nccl-p2p,ce -b 1K -e 4K -n 4 -w 1"),
+            ==, 0);
+  CHECK_INT(sweep_plan(&p.scen[0], 4, &sp), ==, 0);
+  CHECK(sp.rows == 15 && sp.measure == 15 && sp.na == 0, "rows %d measure %d", sp.rows,
+        sp.measure);
+  /* 15 rows x 5 iterations x (bytes / 300 GB/s + 50 us) + 20 ms each + 10 s */
+  double want = 10 + 15 * 0.02 + 15 * 5 * 50e-6 + 5 * 5 * 7168 / 300e9;
+  CHECK(fabs(sp.seconds - want) < 1e-9, "seconds %.9f want %.9f", sp.seconds, want);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--algo ring --transport ce -b 1M -e 1M -n 1 -w 0 --straggler 0:1ms-3ms"),
+            ==, 0);
+  CHECK(fabs(sweep_mean_delay_us(&p.scen[0]) - 2000) < 1e-9, "mean delay %g",
+        sweep_mean_delay_us(&p.scen[0]));
+  CHECK_INT(sweep_plan(&p.scen[0], 2, &sp), ==, 0);
+  CHECK(fabs(sp.seconds - (10 + 0.02 + 1048576 / 300e9 + 50e-6 + 2000e-6)) < 1e-9, "delay %g",
+        sp.seconds);
+  run_plan_free(&p);
+  /* a search: ring, rhd and stragglar-or-bcast on one transport, at most 1 + 8 + 9 probes */
+  CHECK_INT(plan_line(&p, "--find-critical 1G --algo ring,rhd,bcast --critical-algo bcast "
+                          "--transport ce -n 1 -w 0"),
+            ==, 0);
+  CHECK_INT(sweep_plan(&p.scen[0], 4, &sp), ==, 0);
+  CHECK(sp.rows == 3 * 18 && sp.measure == 54 && sp.na == 0, "search rows %d", sp.rows);
+  int rows;
+  double secs, ub = 0;
+  sweep_crit_bound(&p.scen[0], 1u << 30, 1, 2, 0, &rows, &secs);
+  double d[] = {0, 500, 1000, 2000, 4000, 8000, 16000, 32000, 64000};
+  for (int i = 0; i < 9; i++) ub += 3 * sweep_row_seconds(&p.scen[0], 1u << 30, d[i]);
+  ub += 9 * 3 * sweep_row_seconds(&p.scen[0], 1u << 30, 64000);
+  CHECK(rows == 54 && fabs(secs - ub) < 1e-9, "bound %d rows %g s, want %g", rows, secs, ub);
+  CHECK(fabs(sp.seconds - secs - 10) < 1e-9, "plan %g = bound + 10", sp.seconds);
+  sweep_crit_bound(&p.scen[0], 1u << 30, 0, 2, 1, &rows, &secs); /* no target: delay 0 only */
+  CHECK_INT(rows, ==, 3);
+  run_plan_free(&p);
+}
+
+static void test_progress_and_text(void) {
+  char buf[256];
+  struct hx_progress pr = {.on = 1, .t0 = 100, .done = 10, .total = 40, .done_s = 50,
+                           .total_s = 200};
+  /* 60 s for 50 s of estimated work: the 150 s left take 180 s */
+  CHECK_STR(hx_progress_format(buf, sizeof(buf), &pr, 160, "ring"),
+            "[10/40 rows] 1m00s elapsed, ~3m00s left: ring");
+  pr.done = 0, pr.done_s = 0;
+  CHECK_STR(hx_progress_format(buf, sizeof(buf), &pr, 100, "x"), "[0/40 rows] 0s elapsed, ~3m20s left: x");
+  pr.done = 45, pr.done_s = 250;
+  CHECK_STR(hx_progress_format(buf, sizeof(buf), &pr, 130, "y"), "[45/45 rows] 30s elapsed, ~0s left: y");
+  CHECK_STR(sweep_duration(buf, sizeof(buf), 3725), "1h02m");
+  CHECK_STR(sweep_duration(buf, sizeof(buf), 59.4), "59s");
+  CHECK_STR(sweep_duration(buf, sizeof(buf), 61), "1m01s");
+  char s[16];
+  CHECK_STR(size_text(s, sizeof(s), 64ull << 20), "64M");
+  CHECK_STR(size_text(s, sizeof(s), 1000003), "1000003");
+  CHECK_STR(size_text(s, sizeof(s), 8ull << 30), "8G");
+
+  const char *md = temp_file("# arbench run\n\n## Clean\n\n| a | b |\n|---|---|\n\n"
+                             "## Regressions against runs/x (r1)\n\nA row regressed when ...\n"
+                             "stdev, 5%) (same ...).\n\n**2 regressions** (9 rows compared):\n\n"
+                             "| scenario | algorithm |\n|---|---|\n| clean | ring/ce |\n"
+                             "| clean | rhd/ce |\n\n## Pictures\n\n- [x](plots/x.png)\n");
+  FILE *out = tmpfile();
+  CHECK_INT(sweep_print_regressions(md, out), ==, 5);
+  rewind(out);
+  char got[1024] = "";
+  size_t n = fread(got, 1, sizeof(got) - 1, out);
+  got[n] = 0;
+  CHECK_STR(got, "# **2 regressions** (9 rows compared):\n# | scenario | algorithm |\n# |---|---|\n"
+                 "# | clean | ring/ce |\n# | clean | rhd/ce |\n");
+  fclose(out);
+  unlink(md);
+  md = temp_file("## Clean\n| a |\n");
+  out = tmpfile();
+  CHECK_INT(sweep_print_regressions(md, out), ==, -1);
+  CHECK_INT(sweep_print_regressions("/nonexistent/summary.md", out), ==, -1);
+  fclose(out);
+  unlink(md);
+}
+
+int main(void) {
+  test_config_sections();
+  test_plan_parse();
+  test_straggler_rank();
+  test_plan_counts();
+  test_progress_and_text();
+  return TEST_DONE();
+}
