@@ -28,7 +28,7 @@ typedef enum {
 
 const char *ar_status_str(ar_status s);
 
-#define AR_MAX_RANKS 1024
+#define AR_MAX_RANKS 4096
 #define AR_MAX_DEGRADED 8
 #define AR_MAX_TORUS_DIMS 4
 
