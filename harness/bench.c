@@ -38,6 +38,8 @@
 #include "cuda/kernels.h"
 #include "cuda/transport.h"
 #include "model.h"
+#include "nvtx.h"
+#include "phases.h"
 
 _Static_assert(HX_MAX_DEVS == AR_MAX_GPUS, "one rank per GPU slot");
 _Static_assert((int)HX_DT_F32 == (int)AR_DT_F32 && (int)HX_DT_BF16 == (int)AR_DT_BF16 &&
@@ -116,6 +118,7 @@ struct rank {
   ncclComm_t comm;
   void *data;
   size_t cap; /* bytes of data this rank could allocate */
+  struct hx_phase_rank ph; /* NVTX ranges and --phases events */
   char err[512];
 };
 
@@ -352,6 +355,7 @@ static void rank_free(struct rank *R) {
   cudaFree(R->data);
   cudaFree(R->d_wrong);
   cudaFree(R->d_expired);
+  hx_phase_rank_free(&R->ph);
   if (R->stream) cudaStreamDestroy(R->stream);
 }
 
@@ -518,6 +522,20 @@ static void write_delays(struct bench *b, const double *t) {
   fflush(f);
 }
 
+/* Rank 0: writes every rank's phases of the job's last timed iteration to phases.csv. */
+static void write_phases(struct bench *b) {
+  const struct job *J = &b->job;
+  const struct hx_phase_rank *ph[HX_MAX_DEVS];
+  double dmax = 0;
+  if (!b->cfg->phases_csv) return;
+  for (int r = 0; r < b->n; r++) ph[r] = &b->rk[r].ph;
+  for (int k = 0; k < b->o->nst; k++) dmax = fmax(dmax, b->delays[(k + 1) * b->total - 1]);
+  struct hx_phase_job pj = {b->cfg->run_id, b->o->scenario, J->algo->name, J->d->tname,
+                            J->bytes, b->o->iters - 1, dmax};
+  if (hx_phase_write(b->cfg->phases_csv, &pj, ph, b->n))
+    ar_log(AR_LOG_WARN, "could not write phases.csv");
+}
+
 /* Rank 0, every rank idle: statistics, check results, the row; ends the process on a fault. */
 static void job_finish(struct bench *b) {
   const struct run_opts *o = b->o;
@@ -555,6 +573,7 @@ static void job_finish(struct bench *b) {
       if (wr > worst) worst = wr, worst_i = i;
     }
     write_delays(b, t);
+    write_phases(b);
     struct hx_stats sa;
     if (!t || !after || hx_stats_compute(t, it, &row.t) || hx_stats_compute(after, it, &sa)) {
       fprintf(stderr, "arbench: out of host memory\n");
@@ -645,11 +664,19 @@ static int job_run(struct rank *R) {
     if (!err) err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, s));
     if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
     if (barrier_wait(&b->bar, err)) break;
+    hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == b->total - 1);
     for (int q = 0; q < n && !err; q++)
       if (q != R->rank) err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
     if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->start[i], s));
-    if (R->straggler_k >= 0 && !err)
-      err |= RK_AR(R, ar_delay_launch(b->delays[R->straggler_k * b->total + it], s));
+    if (R->straggler_k >= 0 && !err) {
+      double delay = b->delays[R->straggler_k * b->total + it];
+      err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "delay %.0f us", delay));
+      if (!err) err |= RK_AR(R, ar_delay_launch(delay, s));
+      err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
+    }
+    if (!err) /* the collective's range: the transport's rounds nest inside */
+      err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "allreduce %s%s%s", J->algo->name,
+                                      native ? "" : "/", native ? "" : J->d->tname));
     if (!err) {
       if (native)
         err |= RK_NCCL(R, ncclAllReduce(R->data, R->data, J->nelem, nccl_type(o->dtype), ncclSum,
@@ -657,10 +684,12 @@ static int job_run(struct rank *R) {
       else
         err |= RK_AR(R, J->tp->enqueue(J->ctx, R->rank, s));
     }
+    if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
     if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->end[i], s));
     if (o->check && !err)
       err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, R->d_wrong + it, s));
     if (!err) err |= RK_CUDA(R, cudaEventRecord(R->finished, s));
+    hx_phase_iter_end(&R->ph);
     if (barrier_wait(&b->bar, err)) break;
     if (timed) {
       R->gate_seq++;
@@ -678,6 +707,7 @@ static int job_run(struct rank *R) {
     err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[i], R->end[i]));
     b->times[R->rank * o->iters + i] = ms * 1e3;
   }
+  if (R->ph.nev) err |= RK_CUDA(R, hx_phase_collect(&R->ph, R->start[o->iters - 1]));
   err |= RK_CUDA(R, cudaMemcpy(b->wrong + (size_t)R->rank * b->total, R->d_wrong,
                                (size_t)b->total * sizeof(*R->d_wrong), cudaMemcpyDeviceToHost));
   err |= RK_CUDA(R, cudaMemcpy(&b->expired[R->rank], R->d_expired, sizeof(unsigned),
@@ -694,7 +724,10 @@ static void *rank_main(void *arg) {
   char name[16];
   snprintf(name, sizeof(name), "rank %d", R->rank);
   pthread_setname_np(pthread_self(), name);
+  ar_nvtx_name_thread(name);
   int err = rank_init(R);
+  if (!err) err = RK_CUDA(R, hx_phase_rank_init(&R->ph, b->o->phases));
+  if (!err) ar_nvtx_name_stream(R->stream, name);
   if (err) fprintf(stderr, "arbench: %s (initialisation)\n", R->err); /* peers may hang now */
   else atomic_store(&b->done[R->rank], 1);
   if (barrier_wait(&b->bar, err)) {
@@ -717,7 +750,14 @@ static void *rank_main(void *arg) {
     if (R->rank == 0) b->have_job = next_job(b);
     barrier_wait(&b->bar, 0);
     if (!b->have_job) break;
-    if (b->job.state == JOB_RUN) job_run(R);
+    if (b->job.state == JOB_RUN) {
+      const struct job *J = &b->job; /* the straggler takes no part in the precondition */
+      const struct ar_schedule *sc = J->tp ? &b->sched[J->d->algo_idx] : NULL;
+      hx_phase_job_begin(&R->ph, J->bytes, J->algo->name, J->d->tname,
+                         sc && sc->straggler != R->rank ? sc->nprecond : 0);
+      job_run(R);
+      hx_phase_job_end(&R->ph);
+    }
     barrier_wait(&b->bar, 0);
     if (R->rank == 0) job_finish(b);
   }

@@ -18,6 +18,7 @@ struct hx_bench_cfg {
   const char *run_id;
   FILE *critical_csv;            /* critical.csv (header written), or NULL: no search */
   FILE *delays_csv;              /* delays.csv (header written), or NULL: no stragglers */
+  FILE *phases_csv;              /* phases.csv (header written), or NULL: no --phases */
   struct hx_progress *progress;  /* shared by the scenarios of a run; may be NULL */
 };
 

@@ -19,6 +19,7 @@
 #include "csv.h"
 #include "cuda/transport.h"
 #include "meta.h"
+#include "phases.h"
 #include "sweep.h"
 
 /* mkdir -p; returns 0 or -1 with errno set. */
@@ -300,7 +301,7 @@ int cmd_run(int argc, char **argv) {
     rc = self_test(o0);
     goto out;
   }
-  int any_crit = 0, any_st = 0;
+  int any_crit = 0, any_st = 0, any_ph = 0;
   for (int i = 0; i < plan.nscen; i++) {
     if ((rc = pick_devices(&plan.scen[i], &cfg[i]))) goto out;
     if (run_opts_check_ranks(&plan.scen[i], cfg[i].n)) {
@@ -310,6 +311,7 @@ int cmd_run(int argc, char **argv) {
     run_opts_settle(&plan.scen[i], cfg[i].n);
     any_crit |= plan.scen[i].find_critical;
     any_st |= plan.scen[i].nst > 0;
+    any_ph |= plan.scen[i].phases;
   }
   hx_meta_basic(&meta, argc, argv);
   hx_meta_devices(&meta, cfg[0].dev[0]);
@@ -328,8 +330,9 @@ int cmd_run(int argc, char **argv) {
     fprintf(stderr, "arbench: cannot copy %s into %s: %s\n", plan.config, dir, strerror(errno));
   FILE *crit = any_crit ? open_extra(dir, "critical.csv", hx_critical_header) : NULL;
   FILE *delays = any_st ? open_extra(dir, "delays.csv", hx_delays_header) : NULL;
-  if ((any_crit && !crit) || (any_st && !delays))
-    fprintf(stderr, "arbench: cannot write %s/critical.csv or delays.csv: %s\n", dir,
+  FILE *phases = any_ph ? open_extra(dir, "phases.csv", hx_phases_header) : NULL;
+  if ((any_crit && !crit) || (any_st && !delays) || (any_ph && !phases))
+    fprintf(stderr, "arbench: cannot write %s/critical.csv, delays.csv or phases.csv: %s\n", dir,
             strerror(errno));
   /* the progress line: every row of every scenario, weighted by its estimated time */
   const char *env = getenv("AR_PROGRESS");
@@ -353,6 +356,7 @@ int cmd_run(int argc, char **argv) {
     cfg[i].run_id = slash && slash[1] ? slash + 1 : dir;
     cfg[i].critical_csv = crit;
     cfg[i].delays_csv = delays;
+    cfg[i].phases_csv = phases;
     cfg[i].progress = &progress;
     if (plan.nscen > 1 || plan.scen[i].scenario[0])
       printf("#\n# scenario %s (%d of %d)\n", plan.scen[i].scenario[0] ? plan.scen[i].scenario
@@ -363,6 +367,7 @@ int cmd_run(int argc, char **argv) {
   hx_csv_close(&csv);
   if (crit) fclose(crit);
   if (delays) fclose(delays);
+  if (phases) fclose(phases);
   printf("# results: %s\n", path);
   finish_run(dir, o0->baseline);
   rc = failed ? EXIT_FAIL : EXIT_OK;

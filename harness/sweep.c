@@ -49,7 +49,9 @@ void run_opts_usage(void) {
       "      --scenario LIST     only these scenarios of the config\n"
       "      --dry-run           validate, print the plan and an estimated duration; no GPU\n"
       "      --baseline RUN_DIR  flag regressions against an earlier run at the end\n"
-      "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n");
+      "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n"
+      "      --phases            time the phases (delay, collective) of each row's last\n"
+      "                          iteration on every rank with CUDA events: phases.csv\n");
 }
 
 /* Parses "0,1,3" into distinct ordinals; 0 or -1. */
@@ -209,7 +211,7 @@ static int check_critical(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO };
+         O_CONFIG, O_SCENARIO, O_PHASES };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -228,6 +230,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       {"dry-run", no_argument, 0, O_DRY_RUN},   {"baseline", required_argument, 0, O_BASELINE},
       {"self-test", required_argument, 0, O_SELF_TEST},
       {"config", required_argument, 0, O_CONFIG}, {"scenario", required_argument, 0, O_SCENARIO},
+      {"phases", no_argument, 0, O_PHASES},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->min_bytes = 1024;
@@ -308,6 +311,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
         return args_bad("--critical-algo", optarg, "not a straggler-aware algorithm");
       break;
     case O_DRY_RUN: o->dry_run = 1; break;
+    case O_PHASES: o->phases = 1; break;
     case O_BASELINE: {
       char path[1100];
       snprintf(path, sizeof(path), "%s/results.csv", optarg);

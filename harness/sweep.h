@@ -44,6 +44,7 @@ struct run_opts {
   char baseline[1024];    /* --baseline RUN_DIR, or empty */
   char self_test[16];     /* --self-test NAME ("delay"), or empty */
   char scenario[64];      /* the config scenario's name (empty: none) */
+  int phases;             /* --phases: time each phase of one iteration per row (phases.csv) */
 };
 
 /* Parses argv (argv[0] is the subcommand or program name). Returns 0 when the options are

@@ -45,6 +45,13 @@ if ! awk -f "$here/csv.awk" -f "$here/prep.awk" -v tmp="$tmp" -v out="$run_abs/p
   exit 1
 fi
 
+# phases.csv (arbench run --phases): per-rank timelines, drawn by phases.awk and phases.gp
+if [ -s "$run_abs/phases.csv" ] &&
+   ! awk -f "$here/csv.awk" -f "$here/phases.awk" -v tmp="$tmp" -v out="$run_abs/plots" \
+       -v gpdir="$here" "$run_abs/phases.csv" >>"$tmp/drivers.txt"; then
+  echo "plot.sh: could not read $run/phases.csv" >&2
+fi
+
 drawn=0 failed=0
 while IFS= read -r drv; do
   name=$(basename "$drv" .gp)

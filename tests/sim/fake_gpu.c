@@ -23,6 +23,7 @@
 #include "cuda/kernels.h"
 #include "cuda/transport.h"
 #include "model.h"
+#include "nvtx.h"
 
 struct CUstream_st {
   double clock;
@@ -210,6 +211,7 @@ ar_status ar_delay_measure(double us, int raw, int reps, cudaStream_t s, double 
 struct tp_ctx {
   double pre_us, main_us;
   int straggler, has_pre;
+  int nrounds, nprecond; /* for the NVTX round ranges (tests/test_nvtx.sh) */
 };
 
 static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
@@ -237,6 +239,8 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
   c->main_us = x * model_cost_us(&pr.main, &hw, bytes);
   c->has_pre = pr.pre.rounds > 0;
   c->straggler = s->straggler;
+  c->nrounds = s->nrounds;
+  c->nprecond = s->nprecond;
   const char *bad = getenv("AR_SIM_WRONG");
   wrong_algo = bad && !strcmp(bad, s->algo) ? bad : NULL;
   *ctx = c;
@@ -246,6 +250,11 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
 static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
   /* the precondition runs among the others at once; the straggler joins for the rest */
   s->clock += (c->has_pre && rank != c->straggler ? c->pre_us : 0) + c->main_us;
+  /* a range per round, as the real transports mark them (the straggler skips the precondition) */
+  for (int k = rank == c->straggler ? c->nprecond : 0; k < c->nrounds; k++) {
+    ar_nvtx_push("round %d", k);
+    ar_nvtx_pop();
+  }
   return AR_OK;
 }
 

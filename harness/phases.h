@@ -1,0 +1,97 @@
+/* The phases of an iteration, as NVTX ranges (always; free when no tool listens) and, with
+ * --phases, as CUDA events on every rank for one chosen iteration per job (the last timed
+ * one), written to phases.csv (SPEC.md s5). A phase is named by the first word of its range:
+ * "delay 8000 us" is phase `delay`, "allreduce ring/ce" is phase `allreduce`, so the CSV and
+ * the Nsight Systems timeline show the same phases.
+ *
+ * What the harness can see: the straggler's delay and the whole collective (one enqueue call
+ * of the transport). The precondition and the rounds happen inside the transport: the NVTX
+ * "precondition" range is opened and closed by nvtx.c from the transports' "round %d" ranges
+ * (rounds < nprecond); the events of rounds need a hook in the transports (see phases.c). */
+#ifndef HX_PHASES_H
+#define HX_PHASES_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HX_PHASE_MAX 8 /* timed phases a rank records in one iteration */
+
+/* One rank's phases: NVTX range state and, when timing, its events and results. */
+struct hx_phase_rank {
+  int nev;                          /* events created (0: --phases is off) */
+  cudaEvent_t ev[2 * HX_PHASE_MAX]; /* begin and end of each phase, on the rank's device */
+  int timing;                       /* this iteration records events */
+  int n;                            /* phases recorded in the timed iteration */
+  int nprecond;                     /* precondition rounds of this rank's collective */
+  int ranges;                       /* job, iteration and phase ranges open (pops owed) */
+  int sp;                           /* phases open */
+  struct {
+    int idx, coll;
+  } stack[4];                  /* each: its timed index (-1: none), is the collective */
+  char name[HX_PHASE_MAX][16]; /* phase names: the first word of the range */
+  double start_us[HX_PHASE_MAX], end_us[HX_PHASE_MAX]; /* from the iteration's start */
+};
+
+/* Creates the events of --phases on the current device when on; returns cudaSuccess or the
+ * first error (the struct is usable either way: hx_phase_rank_free undoes what was made). */
+cudaError_t hx_phase_rank_init(struct hx_phase_rank *p, int on);
+/* Destroys the events. */
+void hx_phase_rank_free(struct hx_phase_rank *p);
+
+/* Opens the NVTX range of a job on the calling rank's thread: "size 1 MiB ring/ce" (algo
+ * alone when tname is "nccl"); nprecond: precondition rounds this rank runs (0 when none or
+ * when it is the straggler). */
+void hx_phase_job_begin(struct hx_phase_rank *p, uint64_t bytes, const char *algo,
+                        const char *tname, int nprecond);
+/* Closes the job's range (and any phase range left open by an error). */
+void hx_phase_job_end(struct hx_phase_rank *p);
+
+/* Starts an iteration: its NVTX range ("iter i", or "warmup i"); timing: record this one's
+ * phases with events (forgetting the last ones). */
+void hx_phase_iter_begin(struct hx_phase_rank *p, int timed, int i, int timing);
+/* Ends the iteration's range. */
+void hx_phase_iter_end(struct hx_phase_rank *p);
+
+/* Opens a phase: an NVTX range named by fmt and, when timing, an event recorded on s. A
+ * phase named "allreduce" is the collective: the transports' round ranges inside it open and
+ * close the precondition range. Returns cudaSuccess or the event's error. */
+cudaError_t hx_phase_open(struct hx_phase_rank *p, cudaStream_t s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Closes the innermost open phase (its event on s when timing); cudaSuccess or the error. */
+cudaError_t hx_phase_close(struct hx_phase_rank *p, cudaStream_t s);
+
+/* After the stream is idle: each timed phase's start and end in us from `origin` (the
+ * rank's start event of the chosen iteration, aligned across ranks by the harness). */
+cudaError_t hx_phase_collect(struct hx_phase_rank *p, cudaEvent_t origin);
+
+/* The header of phases.csv. */
+extern const char hx_phases_header[];
+
+/* What one job's phases.csv lines share. */
+struct hx_phase_job {
+  const char *run_id, *scenario, *algorithm, *transport;
+  uint64_t bytes;
+  int iteration;   /* the timed iteration recorded (0-based) */
+  double delay_us; /* the largest straggler delay of that iteration (0: none) */
+};
+/* Writes every rank's phases as lines of phases.csv and flushes; returns 0 or -1. */
+int hx_phase_write(FILE *f, const struct hx_phase_job *j, const struct hx_phase_rank *const *rk,
+                   int n);
+
+/* ---- the harness's side of the NVTX ranges (nvtx.c) ---- */
+
+/* The calling thread enters a collective whose first nprecond rounds are the precondition (0:
+ * none here). While inside, nvtx.c opens a "precondition" range at the first "round %d" range
+ * with a round < nprecond and closes it at the first one >= nprecond; when the transport
+ * marked no rounds in the job's previous collective on this thread, the range covers the
+ * whole collective instead, named "precondition (whole collective)". */
+void hx_nvtx_collective_begin(int nprecond);
+/* Leaves the collective: closes a precondition range still open. */
+void hx_nvtx_collective_end(void);
+/* A new job on the calling thread: forget whether its transport marks rounds. */
+void hx_nvtx_job_reset(void);
+/* 1 when a tool listens to the NVTX ranges (an injection library created the domain). */
+int hx_nvtx_active(void);
+
+#endif
