@@ -46,6 +46,9 @@ $(B)/obj/algorithms/%.o: algorithms/%.c
 $(B)/obj/harness/%.o: harness/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(GPU_INC) -c -o $@ $<
+# the git revision is baked in for builds that run where there is no checkout
+GIT_REV := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -modified)
+$(B)/obj/harness/meta.o: CFLAGS += -DAR_BUILD_REV='"$(GIT_REV)"'
 $(B)/obj/src/cuda/%.o: src/cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c -o $@ $<

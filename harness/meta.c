@@ -126,7 +126,11 @@ int hx_meta_write(const struct hx_meta *m, const char *dir, const int *devs, int
   if (first_line("git rev-parse HEAD 2>/dev/null", rev, sizeof(rev)) || strlen(rev) != 40 ||
       strspn(rev, "0123456789abcdef") != 40)
     snprintf(rev, sizeof(rev), "unknown");
-  if (strcmp(rev, "unknown") &&
+#ifdef AR_BUILD_REV
+  /* no checkout here (a copied build on the GPU machine): say what the binary was built from */
+  if (!strcmp(rev, "unknown")) snprintf(rev, sizeof(rev), "%s (of the build)", AR_BUILD_REV);
+#endif
+  if (strcmp(rev, "unknown") && !strstr(rev, "(of the build)") &&
       !first_line("git status --porcelain --untracked-files=no 2>/dev/null | wc -l", dirty,
                   sizeof(dirty)) &&
       atoi(dirty) > 0)
