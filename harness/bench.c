@@ -147,6 +147,7 @@ struct bench {
   size_t cap;                             /* bytes every rank's data buffer holds */
   struct ar_schedule sched[HX_MAX_ALGOS];
   ar_status sched_st[HX_MAX_ALGOS];
+  int sched_k[HX_MAX_ALGOS]; /* OPTCC: the k of sched[a], rebuilt per size (0: not yet) */
   int njobs, next; /* jobs[next] is the next job of the size sweep */
   struct job_desc *jobs;
   struct crit_state crit;
@@ -378,6 +379,8 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->algorithm = J->algo->name;
   row->transport = J->d->tname;
   row->pipeline = J->tp ? b->o->pipeline : 1;
+  if (J->tp && (J->algo->flags & AR_ALGO_DEGRADE_AWARE)) /* OPTCC: its k segments */
+    row->pipeline = b->sched_k[J->d->algo_idx];
   row->dtype = sweep_dtype_name(b->o->dtype);
   row->bytes = J->bytes;
   row->straggler_rank = b->o->nst ? b->o->st[0].rank : -1;
@@ -389,6 +392,7 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->time_after_arrival_us = row->algbw_gbps = row->busbw_gbps = row->model_time_us = NAN;
   row->wrong = -1;
   row->status = "error";
+  row->lower_bound_us = sweep_lower_bound_us(b->o, b->n, J->bytes); /* NaN unless degraded */
 }
 
 /* Prints the stdout table's header. */
@@ -457,6 +461,8 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
   J->nelem = sweep_nelem(o->sizes[J->d->size_idx], b->esize);
   J->bytes = (uint64_t)J->nelem * (uint64_t)b->esize;
   J->state = JOB_RUN;
+  sweep_size_schedule(o, b->n, d->algo_idx, J->bytes, &b->sched[d->algo_idx],
+                      &b->sched_st[d->algo_idx], &b->sched_k[d->algo_idx]); /* OPTCC's k */
 
   char label[256], ts[32], dl[48] = "";
   if (d->delay_us >= 0) snprintf(dl, sizeof(dl), ", delay %.1f ms", d->delay_us / 1000);
@@ -471,7 +477,7 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
   const char *na = sweep_row_na(o, J->d->algo_idx, b->sched, b->sched_st);
   if (na) {
     ar_status st = b->sched_st[J->d->algo_idx];
-    J->state = o->dg.n || st == AR_ERR_UNSUPPORTED ? JOB_NA : JOB_ERROR;
+    J->state = st == AR_ERR_UNSUPPORTED ? JOB_NA : JOB_ERROR;
     snprintf(J->reason, sizeof(J->reason), "%s", na);
     goto delays;
   }
@@ -490,6 +496,12 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
     }
     struct tp_job tj = {.sched = &b->sched[J->d->algo_idx], .nelem = J->nelem,
                         .dtype = o->dtype, .pipeline = o->pipeline};
+    tj.degrade.n = o->dg.n; /* degraded-link emulation (transport.h); 0: healthy */
+    tj.degrade.bw = o->degrade_bw;
+    for (int g = 0; g < o->dg.n; g++) {
+      tj.degrade.rank[g] = o->dg.rank[g];
+      tj.degrade.factor[g] = o->dg.factor[g];
+    }
     b->world.data_bytes = b->cap;
     ar_status st = J->tp->setup(&b->world, &tj, &J->ctx, J->reason, sizeof(J->reason));
     cudaSetDevice(b->rk[0].dev); /* setup may have moved this thread to another device */

@@ -9,7 +9,7 @@ const char hx_csv_header[] =
     "run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,"
     "dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,"
     "time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,"
-    "algbw_gbps,busbw_gbps,model_time_us,wrong,status";
+    "algbw_gbps,busbw_gbps,model_time_us,wrong,status,lower_bound_us";
 
 void hx_csv_field(FILE *f, const char *s) {
   if (!s) s = "";
@@ -68,6 +68,7 @@ int hx_csv_write_row(FILE *f, const struct hx_csv_row *r) {
   if (r->wrong >= 0) fprintf(f, ",%lld", r->wrong);
   else fputc(',', f);
   put_str(f, r->status);
+  put_num(f, r->lower_bound_us > 0 ? r->lower_bound_us : NAN);
   return fputc('\n', f) == EOF ? -1 : 0;
 }
 

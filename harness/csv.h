@@ -29,6 +29,8 @@ struct hx_csv_row {
   double time_after_arrival_us, algbw_gbps, busbw_gbps, model_time_us;
   long long wrong;
   const char *status; /* ok, n/a, oom, error, timeout */
+  double lower_bound_us; /* after status: optcc.txt's lower bound of a degraded row at the
+                          * measured healthy bandwidth; empty unless > 0 */
 };
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a line break. */

@@ -1,7 +1,7 @@
 /* `arbench run`: validate every flag of every scenario, find the GPUs, make the run folder
  * (results.csv, meta.txt, COMMAND, critical.csv, delays.csv), hand each scenario in turn to the
  * benchmark (bench.c), then draw and summarise the run with plots/. Also --dry-run (the plan,
- * no GPU) and --self-test. */
+ * no GPU) and --self-test; with --degrade, the healthy bandwidth the emulation divides. */
 #include <cuda_runtime.h>
 #include <dirent.h>
 #include <errno.h>
@@ -146,7 +146,8 @@ static int dry_run(struct run_plan *plan) {
   return EXIT_OK;
 }
 
-/* --self-test delay on the first --gpus device (else device 0); the exit status. */
+/* --self-test delay on the first --gpus device (else device 0), or --self-test degrade on
+ * the --gpus devices (else the first 4 visible; the first one degraded x2); the exit status. */
 static int self_test(const struct run_opts *o) {
   int count = 0, dev = o->ngpus ? o->gpus[0] : 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -155,7 +156,50 @@ static int self_test(const struct run_opts *o) {
             e != cudaSuccess ? cudaGetErrorString(e) : "not visible");
     return EXIT_FAIL;
   }
+  if (!strcmp(o->self_test, "degrade")) {
+    int devs[HX_MAX_DEVS], n = o->ngpus ? o->ngpus : count < 4 ? count : 4;
+    for (int r = 0; r < n; r++) devs[r] = o->ngpus ? o->gpus[r] : r;
+    return tp_degrade_selftest(devs, n, 2.0, stdout) ? EXIT_FAIL : EXIT_OK;
+  }
   return hx_selftest_delay(dev) ? EXIT_FAIL : EXIT_OK;
+}
+
+/* --degrade: measures the healthy bandwidth once per run, before any scenario (a 512 MiB
+ * copy-engine push into the first degraded GPU from the next rank, median of 5, as the ce
+ * transport copies) and gives it to every scenario: each transport's emulation divides it by
+ * the factors. Writes its description for meta.txt into how. A failure leaves 0 (the
+ * degraded rows then say n/a, why in the line). */
+static void degrade_calibrate(struct run_plan *plan, const struct hx_bench_cfg *cfg, char *how,
+                              size_t len) {
+  int i = 0;
+  while (i < plan->nscen && !plan->scen[i].dg.n) i++;
+  if (i == plan->nscen) return;
+  int d = plan->scen[i].dg.rank[0], n = cfg[i].n;
+  int dst = cfg[i].dev[d], src = cfg[i].dev[(d + 1) % n];
+  double bw = 0;
+  ar_status st = tp_degrade_measure_bw(src, dst, (size_t)512 << 20, 5, &bw);
+  if (st != AR_OK) {
+    snprintf(how, len, "not measured (GPU %d -> GPU %d: %s): degraded rows are n/a", src, dst,
+             ar_status_str(st));
+    bw = 0;
+  } else {
+    snprintf(how, len, "%.2f GB/s (copy engine push GPU %d -> GPU %d, 512 MiB, median of 5; "
+             "every transport's emulation divides it by the --degrade factors)", bw / 1e9, src,
+             dst);
+  }
+  for (int k = 0; k < plan->nscen; k++) plan->scen[k].degrade_bw = bw;
+  printf("# degrade: healthy bandwidth %s\n", how);
+  fflush(stdout);
+}
+
+/* Appends the degrade calibration line to DIR/meta.txt. */
+static void degrade_meta(const char *dir, const char *how) {
+  char path[1200];
+  snprintf(path, sizeof(path), "%s/meta.txt", dir);
+  FILE *f = fopen(path, "a");
+  if (!f) return;
+  fprintf(f, "degrade_healthy_bw: %s\n", how);
+  fclose(f);
 }
 
 /* Writes s single-quoted for sh into buf; returns buf ("" when it does not fit). */
@@ -313,6 +357,8 @@ int cmd_run(int argc, char **argv) {
     any_st |= plan.scen[i].nst > 0;
     any_ph |= plan.scen[i].phases;
   }
+  char dg_how[256] = ""; /* --degrade: the healthy bandwidth, measured once (meta.txt) */
+  degrade_calibrate(&plan, cfg, dg_how, sizeof(dg_how));
   hx_meta_basic(&meta, argc, argv);
   hx_meta_devices(&meta, cfg[0].dev[0]);
   char dir[1100], path[1200];
@@ -326,6 +372,7 @@ int cmd_run(int argc, char **argv) {
   }
   if (hx_meta_write(&meta, dir, cfg[0].dev, cfg[0].n))
     fprintf(stderr, "arbench: cannot write %s/meta.txt or COMMAND: %s\n", dir, strerror(errno));
+  if (dg_how[0]) degrade_meta(dir, dg_how);
   if (plan.config[0] && copy_config(plan.config, dir))
     fprintf(stderr, "arbench: cannot copy %s into %s: %s\n", plan.config, dir, strerror(errno));
   FILE *crit = any_crit ? open_extra(dir, "critical.csv", hx_critical_header) : NULL;

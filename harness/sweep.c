@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "critical.h"
+#include "model.h"
 
 static const char *const transport_names[HX_MAX_TRANSPORTS] = {"nccl-p2p", "ce", "sm"};
 
@@ -36,8 +37,11 @@ void run_opts_usage(void) {
       "      --straggler R:D     delay rank R by D (8ms, 2ms-10ms, @FILE) before each\n"
       "                          iteration's collective; comma-separated for several (the\n"
       "                          first is the straggler of stragglar and bcast)\n"
-      "      --degrade R:F       slow GPU R's links by F (accepted; rows n/a until the\n"
-      "                          transports implement it)\n"
+      "      --degrade R:F       GPU R's links F times slower (emulated on every transport,\n"
+      "                          ingress and egress each capped at healthy/F; nccl rows\n"
+      "                          n/a); comma-separated for several; optcc is built for them\n"
+      "      --segments K        OPTCC's k segments (default: chosen per size, 4..64; the\n"
+      "                          CSV's pipeline column of optcc rows holds the k used)\n"
       "      --torus AxB         logical torus for swing-mp and bucket\n"
       "      --find-critical [SIZES]  instead of the size sweep: per size (default\n"
       "                          64M,128M,...,4G) the smallest delay (0.1 ms) at which\n"
@@ -50,6 +54,8 @@ void run_opts_usage(void) {
       "      --dry-run           validate, print the plan and an estimated duration; no GPU\n"
       "      --baseline RUN_DIR  flag regressions against an earlier run at the end\n"
       "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n"
+      "      --self-test degrade measure the degraded-link emulation: 1-3 peers into and\n"
+      "                          out of a GPU slowed x2, 256 MiB each, every transport\n"
       "      --phases            time the phases (delay, collective) of each row's last\n"
       "                          iteration on every rank with CUDA events: phases.csv\n");
 }
@@ -211,7 +217,7 @@ static int check_critical(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES };
+         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -231,6 +237,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       {"self-test", required_argument, 0, O_SELF_TEST},
       {"config", required_argument, 0, O_CONFIG}, {"scenario", required_argument, 0, O_SCENARIO},
       {"phases", no_argument, 0, O_PHASES},
+      {"segments", required_argument, 0, O_SEGMENTS},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->min_bytes = 1024;
@@ -320,8 +327,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       snprintf(o->baseline, sizeof(o->baseline), "%s", optarg);
       break;
     }
+    case O_SEGMENTS: if (args_parse_int("--segments", optarg, 1, 4096, &o->segments)) return -1; break;
     case O_SELF_TEST:
-      if (strcmp(optarg, "delay")) return args_bad("--self-test", optarg, "known: delay");
+      if (strcmp(optarg, "delay") && strcmp(optarg, "degrade"))
+        return args_bad("--self-test", optarg, "known: delay, degrade");
       snprintf(o->self_test, sizeof(o->self_test), "%s", optarg);
       break;
     case O_CONFIG:
@@ -579,34 +588,77 @@ double sweep_mean_delay_us(const struct run_opts *o) {
   return worst;
 }
 
-void sweep_build_schedules(const struct run_opts *o, int n, struct ar_schedule *sched,
-                           ar_status *st) {
+ar_status sweep_build_one(const struct run_opts *o, int n, int a, int segments,
+                          struct ar_schedule *s) {
   struct ar_params p;
   args_fill_params(&p, n, o->st, o->nst, &o->dg, o->torus_ndims, o->torus);
+  p.segments = segments;
+  sched_free(s);
+  memset(s, 0, sizeof(*s));
+  if (o->algos[a]->flags & AR_ALGO_NATIVE) {
+    snprintf(s->reason, sizeof(s->reason), "%s has no schedule", o->algos[a]->name);
+    return AR_ERR_UNSUPPORTED;
+  }
+  ar_status st = ar_build(o->algos[a], &p, s);
+  if (st == AR_OK && sched_verify(s, NULL) != AR_OK) {
+    st = AR_ERR_VERIFY;
+    snprintf(s->reason, sizeof(s->reason),
+             "the schedule does not verify (arbench schedule --algo %s --ranks %d)",
+             o->algos[a]->name, n);
+  }
+  return st;
+}
+
+void sweep_build_schedules(const struct run_opts *o, int n, struct ar_schedule *sched,
+                           ar_status *st) {
   for (int a = 0; a < o->nalgos; a++) {
     memset(&sched[a], 0, sizeof(sched[a]));
-    if (o->algos[a]->flags & AR_ALGO_NATIVE) {
-      st[a] = AR_ERR_UNSUPPORTED;
-      snprintf(sched[a].reason, sizeof(sched[a].reason), "%s has no schedule", o->algos[a]->name);
-      continue;
-    }
-    st[a] = ar_build(o->algos[a], &p, &sched[a]);
-    if (st[a] == AR_OK && sched_verify(&sched[a], NULL) != AR_OK) {
-      st[a] = AR_ERR_VERIFY;
-      snprintf(sched[a].reason, sizeof(sched[a].reason),
-               "the schedule does not verify (arbench schedule --algo %s --ranks %d)",
-               o->algos[a]->name, n);
-    }
+    st[a] = sweep_build_one(o, n, a, o->segments, &sched[a]);
   }
 }
 
 const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedule *sched,
                          const ar_status *st) {
   int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-  if (o->dg.n > 0) /* SPEC.md s4: nccl cannot be degraded; the transports cannot yet */
-    return native ? "nccl cannot be degraded" : "link degradation not implemented yet";
+  if (native && o->dg.n > 0) return "nccl cannot be degraded"; /* SPEC.md s4 */
   if (native || st[a] == AR_OK) return NULL;
   return sched[a].reason[0] ? sched[a].reason : ar_status_str(st[a]);
+}
+
+/* Synchronisation per schedule round that sweep_segments weighs against the bandwidth term,
+ * us: a flag write, a wait and a copy launch on the ce transport (an estimate). */
+#define SWEEP_ROUND_US 10.0
+/* The bandwidth sweep_segments assumes when none was measured (healthy runs), bytes/s. */
+#define SWEEP_NOMINAL_BW 400e9
+
+int sweep_segments(const struct run_opts *o, int n, uint64_t bytes) {
+  if (o->segments > 0) return o->segments;
+  double bw = o->degrade_bw > 0 ? o->degrade_bw : SWEEP_NOMINAL_BW;
+  struct model_hw hw = {0, 0, 1e6 / bw, 0};
+  double t = o->dg.n ? model_degraded_bound_us(n, o->dg.n, o->dg.factor, &hw, (double)bytes)
+                     : 2.0 * (n - 1) / n * (double)bytes * hw.beta;
+  int q = n - (o->dg.n ? o->dg.n : 1);
+  if (!(t > 0) || q < 1) return 16;
+  /* d/dk of T (k + 1.5) / k + (k + 2) q round is zero at k = sqrt(1.5 T / (q round)) */
+  double k = sqrt(1.5 * t / (q * SWEEP_ROUND_US));
+  int k4 = 4 * (int)lround(k / 4);
+  return k4 < 4 ? 4 : k4 > 64 ? 64 : k4;
+}
+
+void sweep_size_schedule(const struct run_opts *o, int n, int a, uint64_t bytes,
+                         struct ar_schedule *sched, ar_status *st, int *built_k) {
+  if (!(o->algos[a]->flags & AR_ALGO_DEGRADE_AWARE)) return;
+  int k = sweep_segments(o, n, bytes);
+  if (k == *built_k) return;
+  *st = sweep_build_one(o, n, a, k, sched);
+  *built_k = k;
+}
+
+double sweep_lower_bound_us(const struct run_opts *o, int n, uint64_t bytes) {
+  if (!o->dg.n || !(o->degrade_bw > 0)) return NAN;
+  struct model_hw hw = {0, 0, 1e6 / o->degrade_bw, 0};
+  double t = model_degraded_bound_us(n, o->dg.n, o->dg.factor, &hw, (double)bytes);
+  return t > 0 ? t : NAN;
 }
 
 int sweep_crit_side(const struct run_opts *o, int a) {
@@ -615,7 +667,9 @@ int sweep_crit_side(const struct run_opts *o, int a) {
 }
 
 double sweep_row_seconds(const struct run_opts *o, uint64_t bytes, double delay_us) {
-  double per_iter = (double)bytes / 300e9 + 50e-6 + delay_us * 1e-6;
+  double slow = 1; /* a degraded GPU slows a row by up to its factor */
+  for (int g = 0; g < o->dg.n; g++) slow = fmax(slow, o->dg.factor[g]);
+  double per_iter = (double)bytes / 300e9 * slow + 50e-6 + delay_us * 1e-6;
   return (o->warmup + o->iters) * per_iter + 0.02;
 }
 

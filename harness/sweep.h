@@ -42,9 +42,12 @@ struct run_opts {
   const struct ar_algo *crit_algo; /* --critical-algo: the searched side (default stragglar) */
   int dry_run;            /* --dry-run: validate and print the plan, no GPU */
   char baseline[1024];    /* --baseline RUN_DIR, or empty */
-  char self_test[16];     /* --self-test NAME ("delay"), or empty */
+  char self_test[16];     /* --self-test NAME ("delay", "degrade"), or empty */
   char scenario[64];      /* the config scenario's name (empty: none) */
   int phases;             /* --phases: time each phase of one iteration per row (phases.csv) */
+  int segments;           /* --segments K: OPTCC's k (0: chosen per size, sweep_segments) */
+  double degrade_bw;      /* the healthy bandwidth --degrade divides, bytes/s, measured once
+                           * per run by run.c before the scenarios (0: not measured) */
 };
 
 /* Parses argv (argv[0] is the subcommand or program name). Returns 0 when the options are
@@ -94,15 +97,33 @@ double sweep_mean_delay_us(const struct run_opts *o);
 void sweep_build_schedules(const struct run_opts *o, int n, struct ar_schedule *sched,
                            ar_status *st);
 /* Why algorithm a's rows are n/a before any GPU work (a schedule that cannot be built for
- * n, degraded links), or NULL when they are to be measured. */
+ * n, nccl on degraded links), or NULL when they are to be measured. */
 const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedule *sched,
                          const ar_status *st);
+/* Builds and verifies algorithm a's schedule for n ranks with `segments` (OPTCC's k; 0: the
+ * generator's default) into *s (freed first when built before); returns AR_OK or why not. */
+ar_status sweep_build_one(const struct run_opts *o, int n, int a, int segments,
+                          struct ar_schedule *s);
+/* OPTCC's k for a size: --segments when given, else the k that minimises the modelled time
+ * T (k + 1.5) / k + (k + 2) q round (T: optcc.txt's lower bound at the healthy bandwidth,
+ * q = n - degraded GPUs, `round` ~10 us of synchronisation per round), a multiple of 4 in
+ * 4..64: 4 up to ~64 MiB, 16 at 1 GiB, 48 at 8 GiB on 4 GPUs at x2. */
+int sweep_segments(const struct run_opts *o, int n, uint64_t bytes);
+/* Before a size's rows: rebuilds algorithm a's schedule when it is OPTCC's and the size's k
+ * (sweep_segments) differs from *built_k, the k it was built with (0: never); no-op for the
+ * others. Updates sched, st and *built_k. */
+void sweep_size_schedule(const struct run_opts *o, int n, int a, uint64_t bytes,
+                         struct ar_schedule *sched, ar_status *st, int *built_k);
+/* optcc.txt's lower bound (Theorems 1/6 and 2, bandwidth only) on an AllReduce of `bytes` on
+ * n ranks with o's degraded GPUs at the measured healthy bandwidth, us; NAN without --degrade
+ * or before the bandwidth is measured. */
+double sweep_lower_bound_us(const struct run_opts *o, int n, uint64_t bytes);
 /* Critical-delay search: is algorithm a on the target side (--critical-algo, stragglar) or a
  * baseline (not straggler-aware)? 1 target, 0 baseline, -1 neither (bcast). */
 int sweep_crit_side(const struct run_opts *o, int a);
 
-/* Estimated seconds of one row: (warm-up + iterations) x (bytes / 300 GB/s + 50 us + delay),
- * plus 20 ms of setup. A rough guide, not a model. */
+/* Estimated seconds of one row: (warm-up + iterations) x (bytes / 300 GB/s x the largest
+ * --degrade factor + 50 us + delay), plus 20 ms of setup. A rough guide, not a model. */
 double sweep_row_seconds(const struct run_opts *o, uint64_t bytes, double delay_us);
 
 /* One size of a critical-delay search, at its longest (every coarse probe, then a bisection

@@ -62,7 +62,7 @@ for c in quick nightly straggler degraded; do [ -f "configs/$c.conf" ] && ok || 
 nightly=$("$A" run --config configs/nightly.conf --dry-run --gpus 0,1,2,3 2>&1)
 for pat in 'transports nccl-p2p,ce,sm' 'sizes: 24, 1K\.\.8G' 'straggler: rank 1 delayed 8 ms' \
            'degraded: rank 1 links x2' 'critical-delay search at 4 sizes 64M\.\.4G' \
-           'link degradation not implemented yet' 'nccl cannot be degraded'; do
+           'nccl cannot be degraded'; do
   printf '%s\n' "$nightly" | grep -qE -- "$pat" && ok || bad "nightly plan lacks /$pat/"
 done
 [ "$(printf '%s\n' "$nightly" | grep -c ' 14 algorithms')" -ge 3 ] && ok || bad "nightly: not every algorithm"
@@ -127,8 +127,8 @@ plan '^dry run: 1 scenario from .*flat.conf, 4 GPUs \(--gpus\)' --config "$tmp/f
 
 # plans: counts, n/a rows, stragglers, degraded links, searches
 plan '^  rows: 9 \(9 to measure, 0 n/a\)' --gpus 0,1,2,3 --algo ring,nccl --transport nccl-p2p,ce -b 1K -e 4K
-plan '^  rows: 6 \(0 to measure, 6 n/a\)' --gpus 0,1,2,3 --algo ring,nccl --transport nccl-p2p -b 1K -e 4K --degrade 1:2
-plan 'n/a: nccl: nccl cannot be degraded; ring, rhd: link degradation not implemented yet' --gpus 0,1,2,3 --algo nccl,ring,rhd --degrade 1:2
+plan '^  rows: 6 \(3 to measure, 3 n/a\)' --gpus 0,1,2,3 --algo ring,nccl --transport nccl-p2p -b 1K -e 4K --degrade 1:2
+plan '^  n/a: nccl: nccl cannot be degraded$' --gpus 0,1,2,3 --algo nccl,ring,rhd --degrade 1:2
 plan '^  rows: 4 \(2 to measure, 2 n/a\)' --gpus 0,1,2 --algo stragglar,ring --transport ce,sm -b 1K -e 1K
 plan '^  n/a: stragglar: ' --gpus 0,1,2 --algo stragglar,ring --transport ce -b 1K -e 1K
 plan '^  sizes: 1, 1K$' --gpus 0,1,2 --algo ring -b 1K -e 1K

@@ -78,7 +78,8 @@ static void test_csv(void) {
             "run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,"
             "pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,"
             "time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,"
-            "time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status");
+            "time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status,"
+            "lower_bound_us");
   char path[] = "/tmp/arbench_test_csv_XXXXXX";
   int fd = mkstemp(path);
   CHECK(fd >= 0, "mkstemp");
@@ -108,9 +109,9 @@ static void test_csv(void) {
   FILE *f = fopen(path, "r");
   char line[2048], fields[40][128];
   CHECK(f && fgets(line, sizeof(line), f), "read header");
-  CHECK_INT(split_csv(line, fields, 40), ==, 31);
+  CHECK_INT(split_csv(line, fields, 40), ==, 32);
   CHECK(fgets(line, sizeof(line), f) != NULL, "read row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 31);
+  CHECK_INT(split_csv(line, fields, 40), ==, 32);
   CHECK_STR(fields[3], "NVIDIA \"H200\", SXM");
   CHECK_STR(fields[8], "gpu");
   CHECK_STR(fields[13], "1048576");
@@ -121,8 +122,9 @@ static void test_csv(void) {
   CHECK_STR(fields[28], "");       /* no model time on a GPU row */
   CHECK_STR(fields[29], "0");
   CHECK_STR(fields[30], "ok");
+  CHECK_STR(fields[31], ""); /* no lower bound: not degraded */
   CHECK(fgets(line, sizeof(line), f) != NULL, "read n/a row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 31);
+  CHECK_INT(split_csv(line, fields, 40), ==, 32);
   CHECK(!fields[20][0] && !fields[26][0] && !fields[29][0], "n/a row has empty measurements");
   CHECK_STR(fields[30], "n/a");
   if (f) fclose(f);

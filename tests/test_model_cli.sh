@@ -102,7 +102,7 @@ expect 2 "unknown option" $A model --algo ring --ranks 4 --bytes 1M --bogus
 expect 2 "needs a value" $A model --algo ring --ranks 4 --bytes
 
 # a sweep writes the CSV of SPEC.md s5 with source=model, one row per (algorithm, n, size)
-header='run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status'
+header='run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status,lower_bound_us'
 $A model --algo ring,rhd --ranks 4,8 -b 1K -e 1M -f 4 --alpha 5us --bw 300GB/s --csv "$T/sweep.csv" >"$T/sweep.txt" 2>&1
 [ "$(head -n 1 "$T/sweep.csv")" = "$header" ] && ok || bad "CSV header: $(head -n 1 "$T/sweep.csv")"
 rows=$(tail -n +2 "$T/sweep.csv" | wc -l)
@@ -115,7 +115,7 @@ awk -F, 'NR > 1 && ($29 != $21 || ($27 - $14 / ($21 * 1e3)) ^ 2 > 1e-6) { bad = 
 grep -q "^ring  *8  *1048576 model" "$T/sweep.txt" && ok || bad "sweep table lacks ring 8 1M: $(cat "$T/sweep.txt")"
 # n/a rows stay in the sweep with status n/a
 $A model --algo ring,nccl --ranks 4 --bytes 1M --csv "$T/na.csv" >/dev/null 2>&1
-[ "$(grep -c ',nccl,.*,n/a$' "$T/na.csv")" -eq 1 ] && ok || bad "nccl n/a row: $(cat "$T/na.csv")"
+[ "$(grep -c ',nccl,.*,n/a,$' "$T/na.csv")" -eq 1 ] && ok || bad "nccl n/a row: $(cat "$T/na.csv")"
 
 # degraded sweeps carry the optcc.txt Theorem 6 lower bound as algorithm lower-bound rows
 $A model --algo ring --ranks 5 --bytes 1G --degrade 1:1.5 --alpha 0 --csv "$T/lb.csv" >/dev/null 2>&1

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvtx.h"
+#include "tp_degrade.h"
 #include "tp_flags.h"
 #include "tp_prog.h"
 
@@ -27,6 +29,7 @@ struct tp_ctx {
   uint32_t *flags[AR_MAX_GPUS]; /* 2n words per rank, in that rank's memory, then one
                                  * staging word per stream (memop flag writes) */
   void *scratch[AR_MAX_GPUS];
+  uint64_t *stamps[AR_MAX_GPUS];      /* degraded-link emulation: nstamps words, or NULL */
   cudaStream_t *streams[AR_MAX_GPUS]; /* copy streams 1..nstreams-1 (index 0 unused) */
   cudaEvent_t *events[AR_MAX_GPUS];
   uint32_t iter[AR_MAX_GPUS]; /* touched only by that rank's thread */
@@ -48,6 +51,7 @@ static void teardown(struct tp_ctx *c) {
     free(c->events[r]);
     cudaFree(c->flags[r]);
     cudaFree(c->scratch[r]);
+    cudaFree(c->stamps[r]);
   }
   tp_prog_free(c->prog);
   free(c);
@@ -76,6 +80,12 @@ static ar_status setup_rank(struct tp_ctx *c, int r) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&c->streams[r][i], cudaStreamNonBlocking));
   for (int i = 0; i < rp->nevents; i++)
     CUDA_CHECK(cudaEventCreateWithFlags(&c->events[r][i], cudaEventDisableTiming));
+  if (rp->nstamps) { /* degraded-link emulation; a first launch now loads the kernels */
+    CUDA_CHECK(cudaMalloc((void **)&c->stamps[r], rp->nstamps * sizeof(uint64_t)));
+    CUDA_CHECK(cudaMemset(c->stamps[r], 0, rp->nstamps * sizeof(uint64_t)));
+    AR_CHECK(tp_stamp_launch(c->stamps[r], 0));
+    AR_CHECK(tp_pace_launch(c->stamps[r], 0, NULL, 0, 0));
+  }
   return AR_OK;
 }
 
@@ -107,8 +117,8 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   if ((s->flags & AR_SCHED_PIPELINED) && pipeline == 1) pipeline = 0;
   const char *dir = getenv("AR_CE_DIR");
   int mode = dir && !strcmp(dir, "pull") ? TP_MODE_CE_PULL : TP_MODE_CE;
-  ar_status st =
-      tp_prog_build(s, job->nelem, (int)es, mode, pipeline, &c->prog, reason, reason_len);
+  ar_status st = tp_prog_build(s, job->nelem, (int)es, mode, pipeline, &job->degrade, &c->prog,
+                               reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++)
     st = setup_rank(c, r);
   for (int r = 0; st == AR_OK && r < w->n; r++) { /* the flag memsets are done before use */
@@ -131,39 +141,60 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   return AR_OK;
 }
 
-/* Interprets rank's program: every op goes on its stream in program order. */
+/* Enqueues one program op of rank on stream st (iteration base `base`). */
+static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, cudaStream_t st,
+                            uint32_t base) {
+  switch (o->kind) {
+  case TP_OP_WRITE_FLAG:
+    AR_CHECK(tp_flag_write(c->flag_mode, st, c->flags[o->peer] + o->slot, base + o->val,
+                           c->flags[rank] + c->prog->nslots + o->stream));
+    break;
+  case TP_OP_WAIT_FLAG:
+    AR_CHECK(tp_flag_wait(c->flag_mode, st, c->flags[rank] + o->slot, base + o->val));
+    break;
+  case TP_OP_COPY:
+    CUDA_CHECK(cudaMemcpyAsync(resolve(c, &o->dst), resolve(c, &o->src[0]), o->bytes,
+                               cudaMemcpyDeviceToDevice, st));
+    break;
+  case TP_OP_SUM: {
+    const void *srcs[TP_MAX_SUM];
+    for (int q = 0; q < o->nsrc; q++)
+      srcs[q] = resolve(c, &o->src[q]);
+    AR_CHECK(ar_sum_launch(resolve(c, &o->dst), srcs, o->nsrc, o->bytes / c->prog->esize,
+                           c->job.dtype, st));
+    break;
+  }
+  case TP_OP_RECORD: CUDA_CHECK(cudaEventRecord(c->events[rank][o->event], st)); break;
+  case TP_OP_WAIT_EVENT: CUDA_CHECK(cudaStreamWaitEvent(st, c->events[rank][o->event], 0)); break;
+  case TP_OP_STAMP: AR_CHECK(tp_stamp_launch(c->stamps[rank] + o->tslot[0], st)); break;
+  case TP_OP_PACE:
+    AR_CHECK(tp_pace_launch(c->stamps[rank] + o->tslot[0], o->ns[0],
+                            o->tslot[1] >= 0 ? c->stamps[rank] + o->tslot[1] : NULL, o->ns[1],
+                            st));
+    break;
+  default: return AR_ERR_INVALID;
+  }
+  return AR_OK;
+}
+
+/* Interprets rank's program: every op goes on its stream in program order, an NVTX range
+ * around each round's ops. */
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   const struct tp_rank_prog *rp = &c->prog->rank[rank];
   uint32_t base = c->iter[rank]++ * c->prog->span;
-  for (size_t i = 0; i < rp->nops; i++) {
+  int round = -1;
+  ar_status res = AR_OK;
+  for (size_t i = 0; i < rp->nops && res == AR_OK; i++) {
     const struct tp_op *o = &rp->ops[i];
-    cudaStream_t st = o->stream ? c->streams[rank][o->stream] : stream;
-    switch (o->kind) {
-    case TP_OP_WRITE_FLAG:
-      AR_CHECK(tp_flag_write(c->flag_mode, st, c->flags[o->peer] + o->slot, base + o->val,
-                             c->flags[rank] + c->prog->nslots + o->stream));
-      break;
-    case TP_OP_WAIT_FLAG:
-      AR_CHECK(tp_flag_wait(c->flag_mode, st, c->flags[rank] + o->slot, base + o->val));
-      break;
-    case TP_OP_COPY:
-      CUDA_CHECK(cudaMemcpyAsync(resolve(c, &o->dst), resolve(c, &o->src[0]), o->bytes,
-                                 cudaMemcpyDeviceToDevice, st));
-      break;
-    case TP_OP_SUM: {
-      const void *srcs[TP_MAX_SUM];
-      for (int q = 0; q < o->nsrc; q++)
-        srcs[q] = resolve(c, &o->src[q]);
-      AR_CHECK(ar_sum_launch(resolve(c, &o->dst), srcs, o->nsrc, o->bytes / c->prog->esize,
-                             c->job.dtype, st));
-      break;
+    if (o->round != round) {
+      if (round >= 0) ar_nvtx_pop();
+      round = o->round;
+      ar_nvtx_push("round %d", round);
     }
-    case TP_OP_RECORD: CUDA_CHECK(cudaEventRecord(c->events[rank][o->event], st)); break;
-    case TP_OP_WAIT_EVENT: CUDA_CHECK(cudaStreamWaitEvent(st, c->events[rank][o->event], 0)); break;
-    default: return AR_ERR_INVALID;
-    }
+    res = enqueue_op(c, rank, o, o->stream ? c->streams[rank][o->stream] : stream, base);
   }
-  return AR_OK;
+  if (round >= 0) ar_nvtx_pop();
+  return res;
 }
 
 extern "C" const struct tp_ops tp_ce = {"ce", setup, enqueue, teardown};

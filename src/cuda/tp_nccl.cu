@@ -5,11 +5,15 @@
  * that round: round-snapshot semantics. A copy into a range the rank does not send that round
  * is received in place (no scratch, no extra copy). Sends and receives are issued in the
  * schedule's order on both sides, which is how NCCL matches several messages between one pair.
- * The pipeline option is not used (each round is one group). */
+ * The pipeline option is not used (each round is one group). Degraded links (--degrade): a
+ * stamp at a round's start and a pace after its group where tp_p2p_hold.h says so. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "nvtx.h"
 #include "p2p_plan.h"
+#include "tp_degrade.h"
+#include "tp_p2p_hold.h"
 #include "transport.h"
 
 struct tp_ctx {
@@ -21,6 +25,10 @@ struct tp_ctx {
   char *data[AR_MAX_GPUS];
   char *scratch[AR_MAX_GPUS];
   struct p2p_plan plan[AR_MAX_GPUS];
+  /* degraded-link emulation (tp_p2p_hold.h): per plan round, how long after its start the
+   * rank's stream is held once the group is done (NULL: never), and the stamp word */
+  uint64_t *hold_ns[AR_MAX_GPUS];
+  uint64_t *stamp[AR_MAX_GPUS];
 };
 
 /* NCCL's type for an enum ar_dtype. */
@@ -32,11 +40,13 @@ static ncclDataType_t nccl_type_of(int dtype) {
 static void teardown(struct tp_ctx *c) {
   if (!c) return;
   for (int r = 0; r < c->n; r++) {
-    if (c->scratch[r]) {
+    if (c->scratch[r] || c->stamp[r]) {
       cudaSetDevice(c->dev[r]);
       cudaFree(c->scratch[r]);
+      cudaFree(c->stamp[r]);
     }
     p2p_plan_free(&c->plan[r]);
+    free(c->hold_ns[r]);
   }
   free(c);
 }
@@ -83,47 +93,85 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
       return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
     }
   }
+  if (job->degrade.n > 0) {
+    if (!(job->degrade.bw > 0)) {
+      snprintf(reason, reason_len, "degraded links: the healthy bandwidth is not known");
+      teardown(c);
+      return AR_ERR_UNSUPPORTED;
+    }
+    for (int r = 0; r < c->n; r++) {
+      ar_status st = p2p_holds(c->plan, c->n, c->esize, &job->degrade, r, &c->hold_ns[r]);
+      if (st == AR_OK && c->hold_ns[r]) { /* a first launch now loads the kernels */
+        cudaError_t e = cudaSetDevice(c->dev[r]);
+        if (e == cudaSuccess) e = cudaMalloc((void **)&c->stamp[r], sizeof(uint64_t));
+        if (e == cudaSuccess) e = cudaMemset(c->stamp[r], 0, sizeof(uint64_t));
+        if (e == cudaSuccess) st = tp_stamp_launch(c->stamp[r], 0);
+        if (e == cudaSuccess && st == AR_OK) st = tp_pace_launch(c->stamp[r], 0, NULL, 0, 0);
+        if (e == cudaSuccess && st == AR_OK) e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) st = e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
+      }
+      if (st != AR_OK) {
+        snprintf(reason, reason_len, "rank %d: degraded-link emulation: %s", r, ar_status_str(st));
+        teardown(c);
+        return st;
+      }
+    }
+  }
   *ctx = c;
   return AR_OK;
 }
 
-/* Enqueues every round of `rank`: one group of sends and receives, then the applies. */
-static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
-  const struct p2p_plan *p = &c->plan[rank];
+/* Enqueues plan round k of `rank`: one group of sends and receives (held by the degraded-link
+ * emulation where it applies), then the applies. */
+static ar_status enqueue_round(struct tp_ctx *c, int rank, int k, cudaStream_t stream) {
+  const struct p2p_round *R = &c->plan[rank].rounds[k];
   char *data = c->data[rank], *scratch = c->scratch[rank];
   size_t es = c->esize;
+  uint64_t hold = c->hold_ns[rank] ? c->hold_ns[rank][k] : 0;
+  if (hold) AR_CHECK(tp_stamp_launch(c->stamp[rank], stream)); /* the round's start */
+  NCCL_CHECK(ncclGroupStart());
+  for (int i = 0; i < R->nsend; i++) {
+    const struct p2p_op *o = &R->send[i];
+    ncclResult_t nr = ncclSend(data + o->off * es, o->cnt, c->nccl_type, o->peer,
+                               c->comm[rank], stream);
+    if (nr != ncclSuccess) {
+      ncclGroupEnd();
+      NCCL_CHECK(nr);
+    }
+  }
+  for (int i = 0; i < R->nrecv; i++) {
+    const struct p2p_op *o = &R->recv[i];
+    char *dst = o->direct ? data + o->off * es : scratch + o->soff * es;
+    ncclResult_t nr = ncclRecv(dst, o->cnt, c->nccl_type, o->peer, c->comm[rank], stream);
+    if (nr != ncclSuccess) {
+      ncclGroupEnd();
+      NCCL_CHECK(nr);
+    }
+  }
+  NCCL_CHECK(ncclGroupEnd());
+  if (hold) AR_CHECK(tp_pace_launch(c->stamp[rank], hold, NULL, 0, stream));
+  for (int i = 0; i < R->nrecv; i++) { /* apply after the group: round snapshot */
+    const struct p2p_op *o = &R->recv[i];
+    if (o->direct) continue;
+    if (o->op == AR_REDUCE)
+      AR_CHECK(ar_reduce_launch(data + o->off * es, scratch + o->soff * es, o->cnt, c->dtype,
+                                stream));
+    else
+      CUDA_CHECK(cudaMemcpyAsync(data + o->off * es, scratch + o->soff * es, o->cnt * es,
+                                 cudaMemcpyDeviceToDevice, stream));
+  }
+  return AR_OK;
+}
+
+/* Enqueues every round of `rank` (an NVTX range each): one group of sends and receives, then
+ * the applies. */
+static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
+  const struct p2p_plan *p = &c->plan[rank];
   for (int k = 0; k < p->nrounds; k++) {
-    const struct p2p_round *R = &p->rounds[k];
-    NCCL_CHECK(ncclGroupStart());
-    for (int i = 0; i < R->nsend; i++) {
-      const struct p2p_op *o = &R->send[i];
-      ncclResult_t nr = ncclSend(data + o->off * es, o->cnt, c->nccl_type, o->peer,
-                                 c->comm[rank], stream);
-      if (nr != ncclSuccess) {
-        ncclGroupEnd();
-        NCCL_CHECK(nr);
-      }
-    }
-    for (int i = 0; i < R->nrecv; i++) {
-      const struct p2p_op *o = &R->recv[i];
-      char *dst = o->direct ? data + o->off * es : scratch + o->soff * es;
-      ncclResult_t nr = ncclRecv(dst, o->cnt, c->nccl_type, o->peer, c->comm[rank], stream);
-      if (nr != ncclSuccess) {
-        ncclGroupEnd();
-        NCCL_CHECK(nr);
-      }
-    }
-    NCCL_CHECK(ncclGroupEnd());
-    for (int i = 0; i < R->nrecv; i++) { /* apply after the group: round snapshot */
-      const struct p2p_op *o = &R->recv[i];
-      if (o->direct) continue;
-      if (o->op == AR_REDUCE)
-        AR_CHECK(ar_reduce_launch(data + o->off * es, scratch + o->soff * es, o->cnt, c->dtype,
-                                  stream));
-      else
-        CUDA_CHECK(cudaMemcpyAsync(data + o->off * es, scratch + o->soff * es, o->cnt * es,
-                                   cudaMemcpyDeviceToDevice, stream));
-    }
+    ar_nvtx_push("round %d", p->rounds[k].round);
+    ar_status st = enqueue_round(c, rank, k, stream);
+    ar_nvtx_pop();
+    AR_CHECK(st);
   }
   return AR_OK;
 }

@@ -46,6 +46,7 @@ struct rr {
 
 struct build {
   const struct ar_schedule *s;
+  const struct tp_degrade *dg; /* NULL: no emulation */
   int n, nr, mode, esize, pipeline;
   size_t nelem;
   struct rr *rr; /* [rank * nr + round] */
@@ -86,6 +87,9 @@ static ar_status emit(struct tp_prog *p, int r, const struct tp_op *op) {
   if (op->stream + 1 > rp->nstreams) rp->nstreams = op->stream + 1;
   if ((op->kind == TP_OP_RECORD || op->kind == TP_OP_WAIT_EVENT) && op->event + 1 > rp->nevents)
     rp->nevents = op->event + 1;
+  for (int i = 0; i < 2; i++)
+    if ((op->kind == TP_OP_STAMP || op->kind == TP_OP_PACE) && op->tslot[i] + 1 > rp->nstamps)
+      rp->nstamps = op->tslot[i] + 1;
   return AR_OK;
 }
 
@@ -97,6 +101,7 @@ static struct tp_op op_new(int kind, int stream, int round) {
   o.stream = stream;
   o.round = round;
   o.event = -1;
+  o.tslot[0] = o.tslot[1] = -1;
   return o;
 }
 
@@ -350,6 +355,62 @@ static ar_status emit_done_waits(struct build *bd, int r, int k, const int *want
   return AR_OK;
 }
 
+/* ---- degraded-link emulation (transport.h, struct tp_degrade) ---- */
+
+/* The factor of rank r, 0 when it is healthy or nothing is emulated. */
+static double fac(const struct build *bd, int r) {
+  return bd->dg ? tp_degrade_factor(bd->dg, r) : 0;
+}
+
+/* Bytes src sends to dst in round k (dst's segments that read src). */
+static size_t flow_bytes(struct build *bd, int src, int dst, int k) {
+  struct rr *x = rr_at(bd, dst, k);
+  size_t t = 0;
+  for (int g = 0; g < x->nseg; g++)
+    for (int q = 0; q < x->segs[g].nsrc; q++)
+      if (x->segs[g].src[q] == src) t += (x->segs[g].e - x->segs[g].b) * bd->esize;
+  return t;
+}
+
+/* What r's shared budget has carried in round k when one of its flows has carried `x` bytes:
+ * sum over r's flows in (out = 0) or out (out = 1) of min(flow, x); x = SIZE_MAX: every byte. */
+static double shared_bytes(struct build *bd, int r, int k, int out, size_t x) {
+  struct rr *y = rr_at(bd, r, k);
+  double t = 0;
+  int cnt = out ? y->nreader : y->nsrc;
+  for (int i = 0; i < cnt; i++) {
+    size_t b = out ? flow_bytes(bd, r, y->readers[i], k) : flow_bytes(bd, y->srcs[i], r, k);
+    t += (double)(b < x ? b : x);
+  }
+  return t;
+}
+
+/* Nanoseconds `bytes` take at factor f (0: healthy, no wait). */
+static uint64_t pace_ns(const struct build *bd, double f, double bytes) {
+  return tp_degrade_ns(bd->dg, f, bytes);
+}
+
+/* Emits a STAMP of slot on rank r's stream. */
+static ar_status emit_stamp(struct build *bd, int r, int stream, int k, int slot) {
+  struct tp_op o = op_new(TP_OP_STAMP, stream, k);
+  o.tslot[0] = slot;
+  return emit(bd->p, r, &o);
+}
+
+/* Emits a PACE until stamp s0 + n0 and stamp s1 + n1 (s1 -1: none); nothing when both are 0. */
+static ar_status emit_pace(struct build *bd, int r, int stream, int k, int s0, uint64_t n0, int s1,
+                           uint64_t n1) {
+  if (!n0 && !n1) return AR_OK;
+  struct tp_op o = op_new(TP_OP_PACE, stream, k);
+  o.tslot[0] = s0;
+  o.ns[0] = n0;
+  if (n1) {
+    o.tslot[1] = s1;
+    o.ns[1] = n1;
+  }
+  return emit(bd->p, r, &o);
+}
+
 /* ce: marks, before any program is emitted, every reader copy after which the reader must
  * signal DONE because a writer waits for exactly that count. */
 static void mark_ce(struct build *bd) {
@@ -497,10 +558,12 @@ static void mark_push(struct build *bd) {
  *   4. round end: wait DATA(all) from every sender (direct copies landed), join the streams. */
 static ar_status emit_ce_push(struct build *bd, int r) {
   int es = bd->esize;
+  double fr = fac(bd, r); /* emulation: > 0 when r is degraded */
   for (int k = 0; k < bd->nr; k++) {
     struct rr *x = rr_at(bd, r, k);
     if (!x->nsrc && !x->nreader) continue;
     struct tp_op o;
+    if (fr > 0) AR_CHECK(emit_stamp(bd, r, 0, k, 0)); /* slot 0: the round's start */
     for (int i = 0; i < x->nsrc; i++) { /* we are ready to be written */
       o = op_new(TP_OP_WRITE_FLAG, 0, k);
       o.peer = x->srcs[i];
@@ -525,8 +588,14 @@ static ar_status emit_ce_push(struct build *bd, int r) {
       o.slot = q;
       o.val = ready_val(bd, k);
       AR_CHECK(emit(bd->p, r, &o));
+      /* emulation: a flow touching a degraded GPU starts now (slot 1+i), when both ends are
+       * ready; its DATA flags wait for the slow link (and for r's shared egress budget) */
+      double ff = fr > fac(bd, q) ? fr : fac(bd, q);
+      if (ff > 0) AR_CHECK(emit_stamp(bd, r, cs, k, cs));
+      size_t sent = 0;
       for (int j = 0; j < y->nitem[si]; j++) {
         struct item *it = &y->items[si][j];
+        sent += (it->e - it->b) * es;
         o = op_new(TP_OP_COPY, cs, k);
         o.bytes = (it->e - it->b) * es;
         o.nsrc = 1;
@@ -544,6 +613,9 @@ static ar_status emit_ce_push(struct build *bd, int r) {
           AR_CHECK(emit(bd->p, r, &o));
         }
         if (it->signal || j == y->nitem[si] - 1) {
+          if (ff > 0)
+            AR_CHECK(emit_pace(bd, r, cs, k, cs, pace_ns(bd, ff, (double)sent), 0,
+                               pace_ns(bd, fr, shared_bytes(bd, r, k, 1, sent))));
           o = op_new(TP_OP_WRITE_FLAG, cs, k);
           o.peer = q;
           o.slot = bd->n + r;
@@ -556,6 +628,7 @@ static ar_status emit_ce_push(struct build *bd, int r) {
       AR_CHECK(emit(bd->p, r, &o));
     }
     int waited[AR_MAX_GPUS] = {0};
+    uint64_t gate = 0; /* emulation: r's ingress released so far this round (ns after slot 0) */
     for (int g = 0; g < x->nseg; g++) {
       struct seg *sg = &x->segs[g];
       if (sg->op != AR_REDUCE && !sg->hazard) continue;
@@ -585,6 +658,20 @@ static ar_status emit_ce_push(struct build *bd, int r) {
               }
             }
           }
+        if (fr > 0) { /* the mini-batch is usable once the shared ingress has carried it */
+          uint64_t need = 0;
+          for (int i = 0; i < x->nsrc; i++) {
+            size_t got = 0;
+            for (int t = 0; t < x->nitem[i]; t++) {
+              got += (x->items[i][t].e - x->items[i][t].b) * es;
+              if (x->items[i][t].seg != g || x->items[i][t].batch != j) continue;
+              uint64_t v = pace_ns(bd, fr, shared_bytes(bd, r, k, 0, got));
+              if (v > need) need = v;
+            }
+          }
+          if (need > gate) AR_CHECK(emit_pace(bd, r, 0, k, 0, need, -1, 0));
+          if (need > gate) gate = need;
+        }
         size_t off = (b - sg->b) * es;
         if (sg->op == AR_REDUCE) {
           o = op_new(TP_OP_SUM, 0, k);
@@ -608,6 +695,10 @@ static ar_status emit_ce_push(struct build *bd, int r) {
         o.val = done_val(bd, k, x->nitem[i]);
         AR_CHECK(emit(bd->p, r, &o));
       }
+    if (fr > 0 && x->nsrc) { /* every byte received (direct copies too) */
+      uint64_t all = pace_ns(bd, fr, shared_bytes(bd, r, k, 0, SIZE_MAX));
+      if (all > gate) AR_CHECK(emit_pace(bd, r, 0, k, 0, all, -1, 0));
+    }
     for (int i = 0; i < x->nreader; i++) {
       o = op_new(TP_OP_WAIT_EVENT, 0, k);
       o.event = 1 + i;
@@ -620,6 +711,7 @@ static ar_status emit_ce_push(struct build *bd, int r) {
 /* sm program of rank r (one stream, interpreted by every block of a persistent kernel). */
 static ar_status emit_sm(struct build *bd, int r) {
   int es = bd->esize, first = 1;
+  double fr = fac(bd, r); /* emulation: > 0 when r is degraded */
   for (int k = 0; k < bd->nr; k++) {
     struct rr *x = rr_at(bd, r, k);
     if (!x->nsrc && !x->nreader) continue;
@@ -629,6 +721,7 @@ static ar_status emit_sm(struct build *bd, int r) {
       AR_CHECK(emit(bd->p, r, &o));
     }
     first = 0;
+    if (fr > 0) AR_CHECK(emit_stamp(bd, r, 0, k, 0)); /* slot 0: the round's start */
     AR_CHECK(emit_ready(bd, r, k, 0));
     int waited[AR_MAX_GPUS] = {0}, full[AR_MAX_GPUS], nhaz = 0;
     for (int i = 0; i < x->nsrc; i++) {
@@ -637,6 +730,16 @@ static ar_status emit_sm(struct build *bd, int r) {
       o.val = ready_val(bd, k);
       AR_CHECK(emit(bd->p, r, &o));
     }
+    /* emulation: our reads start now (slot 1), every source ready; they are done once our
+     * own ingress has carried them all and each degraded source's shared egress has carried
+     * our share of it */
+    uint64_t rd = x->nsrc ? pace_ns(bd, fr, shared_bytes(bd, r, k, 0, SIZE_MAX)) : 0;
+    for (int i = 0; i < x->nsrc; i++) {
+      int src = x->srcs[i];
+      uint64_t v = pace_ns(bd, fac(bd, src), shared_bytes(bd, src, k, 1, flow_bytes(bd, src, r, k)));
+      if (v > rd) rd = v;
+    }
+    if (rd) AR_CHECK(emit_stamp(bd, r, 0, k, 1));
     for (int g = 0; g < x->nseg; g++) { /* read and sum in one pass */
       struct seg *sg = &x->segs[g];
       o = op_new(TP_OP_SUM, 0, k);
@@ -648,6 +751,7 @@ static ar_status emit_sm(struct build *bd, int r) {
       nhaz += sg->hazard;
       AR_CHECK(emit(bd->p, r, &o));
     }
+    if (rd) AR_CHECK(emit_pace(bd, r, 0, k, 1, rd, -1, 0));
     if (x->nsrc) { /* every block's reads are done: release the sources */
       o = op_new(TP_OP_SYNC, 0, k);
       AR_CHECK(emit(bd->p, r, &o));
@@ -675,6 +779,9 @@ static ar_status emit_sm(struct build *bd, int r) {
       }
     }
     AR_CHECK(emit_done_waits(bd, r, k, full, waited));
+    if (fr > 0 && x->nreader) /* our egress budget carried everything read from us */
+      AR_CHECK(emit_pace(bd, r, 0, k, 0, pace_ns(bd, fr, shared_bytes(bd, r, k, 1, SIZE_MAX)),
+                         -1, 0));
   }
   return AR_OK;
 }
@@ -693,6 +800,14 @@ static void build_free(struct build *bd) {
 /* Compiles all ranks; see tp_prog.h. */
 static ar_status build_all(struct build *bd) {
   const struct ar_schedule *s = bd->s;
+  if (bd->dg && bd->dg->n && bd->mode == TP_MODE_CE_PULL) {
+    snprintf(bd->reason, bd->reason_len, "degraded links are not emulated by the ce pull program");
+    return AR_ERR_UNSUPPORTED;
+  }
+  if (bd->dg && bd->dg->n && !(bd->dg->bw > 0)) {
+    snprintf(bd->reason, bd->reason_len, "degraded links: the healthy bandwidth is not known");
+    return AR_ERR_UNSUPPORTED;
+  }
   for (size_t lo = 0; lo < s->nxfers;) {
     size_t hi = lo;
     while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round)
@@ -730,8 +845,8 @@ static ar_status build_all(struct build *bd) {
 }
 
 extern "C" ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
-                                   int pipeline, struct tp_prog **out, char *reason,
-                                   size_t reason_len) {
+                                   int pipeline, const struct tp_degrade *dg,
+                                   struct tp_prog **out, char *reason, size_t reason_len) {
   *out = NULL;
   if (s->nranks > AR_MAX_GPUS) {
     snprintf(reason, reason_len, "%d ranks: the GPU transports take at most %d", s->nranks,
@@ -741,6 +856,7 @@ extern "C" ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, in
   struct build bd;
   memset(&bd, 0, sizeof(bd));
   bd.s = s;
+  bd.dg = dg && dg->n > 0 ? dg : NULL;
   bd.n = s->nranks;
   bd.nr = s->nrounds;
   bd.mode = mode;
@@ -781,7 +897,8 @@ extern "C" void tp_prog_free(struct tp_prog *p) {
 }
 
 extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
-  static const char *const names[] = {"write", "wait", "copy", "sum", "record", "waitev", "sync"};
+  static const char *const names[] = {"write", "wait",  "copy", "sum",
+                                      "record", "waitev", "sync", "stamp", "pace"};
   static const char *const bufs[] = {"data", "scr"};
   const struct tp_rank_prog *rp = &p->rank[r];
   fprintf(f, "rank %d: %zu ops, %d streams, %d events, scratch %zu bytes\n", r, rp->nops,
@@ -794,6 +911,11 @@ extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
     case TP_OP_WAIT_FLAG: fprintf(f, " slot %d >= %u", o->slot, o->val); break;
     case TP_OP_RECORD:
     case TP_OP_WAIT_EVENT: fprintf(f, " ev %d", o->event); break;
+    case TP_OP_STAMP: fprintf(f, " t%d", o->tslot[0]); break;
+    case TP_OP_PACE:
+      fprintf(f, " t%d + %llu ns", o->tslot[0], (unsigned long long)o->ns[0]);
+      if (o->tslot[1] >= 0) fprintf(f, ", t%d + %llu ns", o->tslot[1], (unsigned long long)o->ns[1]);
+      break;
     case TP_OP_COPY:
     case TP_OP_SUM:
       fprintf(f, " %s%d+%zu <=", bufs[o->dst.buf], o->dst.rank, o->dst.off);

@@ -32,7 +32,13 @@
  *   4. before writing a destination that others read this round ("hazard"), wait for DONE
  *      from those readers, then apply scratch (sum or copy);
  *   5. at the round's end wait DONE from every reader, so no read of r is outstanding when
- *      round k+1 (or the next iteration, or the harness) writes r's data. */
+ *      round k+1 (or the next iteration, or the harness) writes r's data.
+ *
+ * Degraded links (struct tp_degrade, transport.h): STAMP and PACE ops, emitted only when a
+ * job degrades a GPU, hold a stream until a time relative to a stamp of the same rank (the
+ * round's start, slot 0; a flow's start, slots 1..). They never touch data, so the
+ * protocol's correctness does not depend on them (tp_check sim runs them as no-ops, and its
+ * timed simulation, tp_check tsim, checks the times they produce). */
 #ifndef TP_PROG_H
 #define TP_PROG_H
 
@@ -55,6 +61,9 @@ enum tp_op_kind {
   TP_OP_RECORD,         /* ce: record event `event` on the stream */
   TP_OP_WAIT_EVENT,     /* ce: stream waits for the latest record of `event` */
   TP_OP_SYNC,           /* sm: every block's earlier work done and visible system-wide */
+  /* degraded-link emulation only (transport.h, struct tp_degrade): */
+  TP_OP_STAMP, /* stamps[tslot[0]] = the GPU time when the stream gets here */
+  TP_OP_PACE,  /* the stream waits until stamps[tslot[i]] + ns[i] for i = 0, 1 (tslot -1: none) */
 };
 
 enum tp_buf { TP_BUF_DATA = 0, TP_BUF_SCRATCH = 1 };
@@ -77,6 +86,8 @@ struct tp_op {
   int nsrc;
   size_t bytes;
   struct tp_ref dst, src[TP_MAX_SUM];
+  int tslot[2];   /* STAMP, PACE: stamp slots of the rank (ce: device words; sm: per block) */
+  uint64_t ns[2]; /* PACE: nanoseconds after each stamp */
 };
 
 struct tp_rank_prog {
@@ -84,6 +95,7 @@ struct tp_rank_prog {
   size_t nops, cap;
   int nstreams; /* including stream 0 */
   int nevents;
+  int nstamps;          /* stamp slots used (0: no emulation ops) */
   size_t scratch_bytes; /* this rank's scratch (bytes) */
 };
 
@@ -98,11 +110,14 @@ struct tp_prog {
 };
 
 /* Compiles s for nelem elements of esize bytes. pipeline: mini-batches per transfer (ce only):
- * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8). Returns AR_OK,
- * AR_ERR_UNSUPPORTED (reason set) for schedules outside the IR's rules (e.g. a copy and a reduce
- * into one chunk in a round), or AR_ERR_NOMEM. */
+ * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8). dg: degraded GPUs to
+ * emulate (STAMP and PACE ops, see transport.h), or NULL / dg->n == 0 for none (the program is
+ * then what it was before the emulation existed). Returns AR_OK, AR_ERR_UNSUPPORTED (reason
+ * set) for schedules outside the IR's rules (e.g. a copy and a reduce into one chunk in a
+ * round) or an emulation the mode lacks (ce pull), or AR_ERR_NOMEM. */
 ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
-                        int pipeline, struct tp_prog **out, char *reason, size_t reason_len);
+                        int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
+                        char *reason, size_t reason_len);
 void tp_prog_free(struct tp_prog *p);
 /* Prints rank r's program (AR_DEBUG=trace, and tp_check --dump). */
 void tp_prog_print(const struct tp_prog *p, int r, FILE *f);

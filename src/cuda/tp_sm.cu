@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvtx.h"
 #include "tp_prog.h"
 #include "tp_sum.cuh"
 
@@ -19,7 +20,8 @@ namespace cg = cooperative_groups;
 
 #define SM_THREADS 512
 
-/* A program op with every address resolved for the device. */
+/* A program op with every address resolved for the device. The degraded-link emulation's
+ * STAMP and PACE keep their stamp slot in nsrc and PACE its nanoseconds in nelem. */
 struct sm_op {
   int kind, nsrc;
   uint32_t val;
@@ -38,15 +40,21 @@ struct tp_ctx {
   struct sm_op *ops[AR_MAX_GPUS]; /* device copies */
   int nops[AR_MAX_GPUS];
   int blocks[AR_MAX_GPUS];
+  int paced; /* degraded-link emulation: the kernel that runs STAMP and PACE */
   uint32_t iter[AR_MAX_GPUS];
 };
 
-/* Runs one rank's program with every block; see the file comment. */
-template <typename T>
+#define SM_STAMPS 2 /* stamp slots per block: the round's start, the reads' start */
+
+/* Runs one rank's program with every block; see the file comment. PACED (degraded jobs
+ * only) adds STAMP and PACE, each block timing itself: its thread 0 keeps the stamps. */
+template <typename T, bool PACED>
 __global__ void __launch_bounds__(SM_THREADS)
     sm_kernel(const sm_op *__restrict__ ops, int nops, uint32_t base) {
   cg::grid_group grid = cg::this_grid();
   size_t tid = blockIdx.x * (size_t)blockDim.x + threadIdx.x, nth = (size_t)gridDim.x * blockDim.x;
+  uint64_t stamp[SM_STAMPS] = {0, 0};
+  (void)stamp;
   for (int i = 0; i < nops; i++) {
     const sm_op *o = &ops[i];
     switch (o->kind) {
@@ -62,17 +70,31 @@ __global__ void __launch_bounds__(SM_THREADS)
       __threadfence_system();
       grid.sync();
       break;
+    case TP_OP_STAMP:
+      if constexpr (PACED)
+        if (threadIdx.x == 0) stamp[o->nsrc] = tp_globaltimer();
+      break;
+    case TP_OP_PACE:
+      if constexpr (PACED) {
+        if (threadIdx.x == 0) tp_spin_until(stamp[o->nsrc] + o->nelem);
+        __syncthreads();
+      }
+      break;
     default: break;
     }
   }
 }
 
-/* Returns the kernel for a dtype. */
-static const void *kernel_for(int dtype) {
+/* Returns the kernel for a dtype, with the emulation's ops when paced. */
+static const void *kernel_for(int dtype, int paced) {
   switch (dtype) {
-  case AR_DT_F32: return (const void *)sm_kernel<float>;
-  case AR_DT_BF16: return (const void *)sm_kernel<__nv_bfloat16>;
-  case AR_DT_F16: return (const void *)sm_kernel<__half>;
+  case AR_DT_F32:
+    return paced ? (const void *)sm_kernel<float, true> : (const void *)sm_kernel<float, false>;
+  case AR_DT_BF16:
+    return paced ? (const void *)sm_kernel<__nv_bfloat16, true>
+                 : (const void *)sm_kernel<__nv_bfloat16, false>;
+  case AR_DT_F16:
+    return paced ? (const void *)sm_kernel<__half, true> : (const void *)sm_kernel<__half, false>;
   default: return NULL;
   }
 }
@@ -124,6 +146,14 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
     h[i].val = o->val;
     if (o->kind == TP_OP_WRITE_FLAG) h[i].flag = c->flags[o->peer] + o->slot;
     if (o->kind == TP_OP_WAIT_FLAG) h[i].flag = c->flags[r] + o->slot;
+    if (o->kind == TP_OP_STAMP || o->kind == TP_OP_PACE) {
+      if (o->tslot[0] < 0 || o->tslot[0] >= SM_STAMPS || o->tslot[1] >= 0) {
+        free(h);
+        return AR_ERR_INVALID; /* emit_sm uses two slots, one stamp per pace */
+      }
+      h[i].nsrc = o->tslot[0];
+      h[i].nelem = o->ns[0];
+    }
     if (o->kind == TP_OP_SUM || o->kind == TP_OP_COPY) {
       h[i].kind = TP_OP_SUM; /* a copy is a one-source sum */
       h[i].dst = resolve(c, &o->dst);
@@ -145,8 +175,8 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
   c->nops[r] = (int)rp->nops;
   /* one block per 128 KiB of the largest op, at most what can be co-resident (grid.sync) */
   int per_sm = 0, sms = tp_sm_count();
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_for(c->job.dtype),
-                                                           SM_THREADS, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, kernel_for(c->job.dtype, c->paced), SM_THREADS, 0));
   if (per_sm > 2) per_sm = 2;
   if (per_sm < 1) return AR_ERR_CUDA;
   size_t blocks = (most + (128u << 10) - 1) >> 17;
@@ -164,7 +194,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     return AR_ERR_INVALID;
   }
   size_t es = ar_dtype_size(job->dtype);
-  if (job->nelem * es > w->data_bytes || !kernel_for(job->dtype)) {
+  if (job->nelem * es > w->data_bytes || !kernel_for(job->dtype, 0)) {
     snprintf(reason, reason_len, "%zu elements of dtype %d do not fit the data buffers", job->nelem,
              job->dtype);
     return AR_ERR_INVALID;
@@ -181,7 +211,10 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   if (!c) return AR_ERR_NOMEM;
   c->w = *w;
   c->job = *job;
-  ar_status st = tp_prog_build(s, job->nelem, (int)es, TP_MODE_SM, 1, &c->prog, reason, reason_len);
+  ar_status st = tp_prog_build(s, job->nelem, (int)es, TP_MODE_SM, 1, &job->degrade, &c->prog,
+                               reason, reason_len);
+  for (int r = 0; st == AR_OK && r < w->n; r++)
+    c->paced |= c->prog->rank[r].nstamps > 0;
   for (int r = 0; st == AR_OK && r < w->n; r++)
     st = alloc_rank(c, r);
   for (int r = 0; st == AR_OK && r < w->n; r++)
@@ -203,15 +236,20 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   return AR_OK;
 }
 
-/* One cooperative launch runs the whole AllReduce of this rank. */
+/* One cooperative launch runs the whole AllReduce of this rank (one NVTX range: the rounds
+ * all live inside the kernel). */
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   if (!c->nops[rank]) return AR_OK;
   uint32_t base = c->iter[rank]++ * c->prog->span;
   const sm_op *ops = c->ops[rank];
   int nops = c->nops[rank];
   void *args[] = {(void *)&ops, (void *)&nops, (void *)&base};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(kernel_for(c->job.dtype), dim3(c->blocks[rank]),
-                                         dim3(SM_THREADS), args, 0, stream));
+  ar_nvtx_push("schedule");
+  cudaError_t e = cudaLaunchCooperativeKernel(kernel_for(c->job.dtype, c->paced),
+                                              dim3(c->blocks[rank]), dim3(SM_THREADS), args, 0,
+                                              stream);
+  ar_nvtx_pop();
+  CUDA_CHECK(e);
   return AR_OK;
 }
 

@@ -1,5 +1,6 @@
-/* Device helpers shared by reduce.cu (ce's sum kernel) and tp_sm.cu (the persistent kernel):
- * an n-way elementwise sum with 16-byte vectors, and flag words at system scope. */
+/* Device helpers shared by reduce.cu (ce's sum kernel), tp_sm.cu (the persistent kernel) and
+ * tp_degrade.cu: an n-way elementwise sum with 16-byte vectors, flag words at system scope,
+ * the global timer. */
 #ifndef TP_SUM_CUH
 #define TP_SUM_CUH
 
@@ -102,6 +103,14 @@ __device__ __forceinline__ uint64_t tp_globaltimer(void) {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+
+/* Spins until the global timer reaches t (a pace of the degraded-link emulation); a target
+ * further away than the spin timeout is a bug: trap rather than hang. */
+__device__ __forceinline__ void tp_spin_until(uint64_t t) {
+  if (t > tp_globaltimer() + TP_SPIN_TIMEOUT_NS) __trap();
+  while (tp_globaltimer() < t) {
+  }
 }
 
 /* Returns the flag word with acquire semantics at system scope. */

@@ -27,12 +27,61 @@ struct tp_world {
   size_t data_bytes;            /* capacity of each data buffer */
 };
 
+/* Degraded-link emulation (SPEC.md s4, --degrade R:F): every byte into or out of a listed GPU
+ * takes F times longer than at the healthy bandwidth `bw`, with one budget per direction
+ * shared by all of the GPU's peers (a slow NIC). n == 0 is the healthy path: the transports
+ * then emit exactly what they did before the emulation existed.
+ *
+ * How (tp_degrade.h has the kernels): per round of a degraded GPU d, t0 = the GPU time at
+ * which d's stream enters the round (a stamp kernel). The bytes d receives in the round may be
+ * used no earlier than t0 + F * in / bw, and what d sends reaches its receivers no earlier than
+ * t0 + F * out / bw; with several flows per direction, the x-th byte of one flow is released
+ * at t0 + F * sum_j min(b_j, x) / bw (fair sharing of the one budget: the last byte of the
+ * round at F * (sum of all bytes) / bw however many peers). d's rounds run one after another,
+ * so over any run of rounds d moves at most bw / F per direction: ingress and egress are each
+ * capped, independently (full duplex), and a peer gains nothing by talking to d at the same
+ * time as another. Spin kernels on %globaltimer hold streams until those times; only local
+ * clocks are compared (no cross-GPU time). A flow also never ends earlier than its own start
+ * (the moment both ends are ready, measured where the transport can see it) + F * x / bw, so a
+ * peer that arrives late is charged the slow link from when it arrives:
+ *   ce (push): d stamps each round on its main stream; d's copy streams stamp each flow when
+ *     the receiver is ready and hold the DATA flags (egress); senders to d stamp their flow
+ *     and hold their DATA flags for F * x / bw; d's main stream holds every apply (ingress).
+ *   sm (pull): readers stamp when their sources are ready and hold the round's end until
+ *     every byte read from d is released (d's egress, shared among d's readers); d holds its
+ *     own round's end for its reads (ingress) and for its egress budget.
+ *   nccl-p2p: d stamps each round and holds its stream after the round's group until
+ *     F * max(in, out) / bw; receivers of d's data stamp at their round start and hold until
+ *     their share of d's egress budget has passed. NCCL pairs a send with its receive inside
+ *     the group, where no stream sees the transfer start: a flow whose far end arrives late
+ *     is timed from this end's round start (up to (F - 1) x / bw optimistic). */
+struct tp_degrade {
+  int n;                           /* degraded GPUs; 0: none */
+  int rank[AR_MAX_DEGRADED];
+  double factor[AR_MAX_DEGRADED];  /* >= 1 */
+  double bw;                       /* healthy bandwidth, bytes/s (measured by the harness) */
+};
+
+/* The factor of `rank` (0 when it is not degraded). */
+static inline double tp_degrade_factor(const struct tp_degrade *dg, int rank) {
+  for (int i = 0; dg && i < dg->n; i++)
+    if (dg->rank[i] == rank) return dg->factor[i];
+  return 0;
+}
+
+/* Nanoseconds that `bytes` take on a link slowed by `factor` (0 for a healthy one). */
+static inline uint64_t tp_degrade_ns(const struct tp_degrade *dg, double factor, double bytes) {
+  if (!(factor > 0) || !(dg->bw > 0)) return 0;
+  return (uint64_t)(factor * bytes / dg->bw * 1e9 + 0.5);
+}
+
 /* One (schedule, size) to execute repeatedly. */
 struct tp_job {
   const struct ar_schedule *sched;
   size_t nelem;  /* elements per rank; chunk c is [ar_chunk_begin(nelem, nchunks, c), ...) */
   int dtype;     /* enum ar_dtype; the reduction is a sum */
   int pipeline;  /* mini-batches per transfer (1: none); honoured where the transport pipelines */
+  struct tp_degrade degrade; /* zero: healthy links (no emulation) */
 };
 
 struct tp_ctx; /* a transport's private state for one job */
@@ -55,6 +104,17 @@ struct tp_ops {
 
 extern const struct tp_ops tp_nccl_p2p, tp_ce, tp_sm;
 const struct tp_ops *tp_find(const char *name); /* "nccl-p2p", "ce", "sm" */
+
+/* tp_degrade.cu: the healthy bandwidth the emulation divides: the median of `reps` pushes of
+ * `bytes` from device src to device dst by the copy engine (cudaMemcpyAsync on a stream of
+ * src, as the ce transport copies), after one untimed copy. Enables peer access both ways
+ * (harmless if already enabled) and frees what it allocated. *bw in bytes/s. */
+ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int reps, double *bw);
+/* tp_degrade.cu: `arbench run --self-test degrade` on the first ndev (<= 4) devices: 1, 2 and
+ * 3 peers sending to, receiving from, and both at once, a GPU degraded by `factor` (256 MiB per
+ * peer and direction), on every transport; prints requested (healthy / factor) vs measured
+ * rates to `out`. Returns 0 when every measured rate is within 5% of the request, 1 if not. */
+int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE *out);
 
 /* reduce.cu: dst[i] += src[i] for i < nelem, on stream. */
 ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, int dtype, cudaStream_t s);

@@ -10,10 +10,13 @@ A=${B:-build}/arbench
 O=${OUT:-$(mktemp -d)}
 W=$(mktemp -d)
 gpus=0,1,2,3
-common=(--gpus "$gpus" -b 1K -e 8G -f 2 -n 20 -w 5 -T 60)
+common=(--gpus "$gpus" -b 1K -e 8G -f 2 -n 20 -w 5 -T 30)
 log() { echo "$*" | tee -a "$O/reference.log"; }
+T0=$(date +%s)
+# left SECONDS: true while the call has at least SECONDS before its budget (DEADLINE, default 560 s)
+left() { [ $(( ${DEADLINE:-560} - ($(date +%s) - T0) )) -ge "$1" ]; }
 
-nvidia-smi -L | tee "$O/gpus.txt"
+nvidia-smi -L | tee -a "$O/reference.log"
 log "== delay self-test"
 timeout -s KILL 60 "$A" run --self-test delay --gpus 0 2>&1 | tee -a "$O/reference.log"
 
@@ -29,7 +32,7 @@ for a in $algos; do
     cmd=("$A" run "${common[@]}" --algo "$a" --transport "$t" --out "$W/part$i")
     echo "${cmd[*]}" | sed "s|$W/part$i|PART|" >> "$ref/COMMAND"
     start=$(date +%s)
-    timeout -s KILL 240 "${cmd[@]}" > "$W/part$i.log" 2>&1
+    timeout -s KILL 120 "${cmd[@]}" > "$W/part$i.log" 2>&1
     rc=$?
     log "$a/$t: exit $rc in $(( $(date +%s) - start )) s"
     [ "$rc" -ne 0 ] && tail -n 3 "$W/part$i.log" | tee -a "$O/reference.log"
@@ -46,18 +49,22 @@ cp "$ref/COMMAND" "$ref/meta.txt" "$O/" 2>/dev/null
 awk -F, 'NR > 1 { n[$NF]++; w += $30 } END { for (s in n) printf "status %s: %d rows\n", s, n[s]; printf "wrong total: %d\n", w }' \
   "$ref/results.csv" | tee -a "$O/reference.log"
 
-log "== bad runtime input"
+log "== bad runtime input (at $(( $(date +%s) - T0 )) s)"
 timeout -s KILL 60 "$A" run --gpus 0,9 --algo nccl --sizes 1K -n 2 -w 1 --out "$W/bad1" 2>&1 | tail -n 3 | tee -a "$O/reference.log"
 timeout -s KILL 60 "$A" run --gpus "$gpus" --algo nccl,ring -b 4G -e 1T -n 2 -w 1 --out "$W/bad2" > "$W/bad2.log" 2>&1
 log "-e 1T: exit $?"; grep -E "oom|ok" "$W/bad2.log" | cut -c1-120 | tee -a "$O/reference.log"
 timeout -s KILL 60 "$A" run --gpus 0,1,2 --algo stragglar,ring --sizes 1M -n 2 -w 1 --out "$W/bad3" > "$W/bad3.log" 2>&1
 log "stragglar on 3 GPUs: exit $?"; grep -E "n/a|ok" "$W/bad3.log" | cut -c1-140 | tee -a "$O/reference.log"
 
-log "== straggler 8 ms at 1 GiB (rank 3)"
-timeout -s KILL 150 "$A" run --gpus "$gpus" --algo nccl,ring,rhd,direct,bcast,stragglar --transport nccl-p2p,ce,sm \
+log "== straggler 8 ms at 1 GiB (rank 3) (at $(( $(date +%s) - T0 )) s)"
+left 90 && timeout -s KILL 150 "$A" run --gpus "$gpus" --algo nccl,ring,rhd,direct,bcast,stragglar --transport nccl-p2p,ce,sm \
   --sizes 1G --straggler 3:8ms -n 10 -w 3 -T 60 --out "$W/straggler" > "$W/straggler.log" 2>&1
 log "straggler: exit $?"
 cp "$W/straggler/results.csv" "$O/straggler.csv" 2>/dev/null
 echo "$A run --gpus $gpus --algo nccl,ring,rhd,direct,bcast,stragglar --transport nccl-p2p,ce,sm --sizes 1G --straggler 3:8ms -n 10 -w 3 -T 60" > "$O/straggler.COMMAND"
 (cd "$W" && tar czf "$O/logs.tgz" part*.log bad*.log straggler.log 2>/dev/null)
-log "done"
+if [ -n "${NEXT:-}" ] && left 60; then
+  log "== next build: $NEXT (at $(( $(date +%s) - T0 )) s)"
+  DEADLINE=$(( ${DEADLINE:-560} - ($(date +%s) - T0) )) OUT=$O B=$NEXT bash tests/gpu/next.sh 2>&1 | tee -a "$O/reference.log"
+fi
+log "done at $(( $(date +%s) - T0 )) s"

@@ -11,7 +11,9 @@
  * max(delay, precondition) + the rest, so a search's answer must equal the model's.
  * Environment: AR_SIM_GPUS (default 4), AR_SIM_MEM (bytes one cudaMalloc may take; default
  * unlimited), AR_SIM_WRONG=ALGO (every check of that algorithm finds one wrong element),
- * AR_SIM_SCALE=X (every transport's time times X: a regression to find). */
+ * AR_SIM_SCALE=X (every transport's time times X: a regression to find), AR_SIM_NO_BW=1 (the
+ * healthy bandwidth of --degrade cannot be measured). Degraded jobs are priced with the
+ * model's slow ports, and the healthy bandwidth "measured" is the model's. */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdio.h>
@@ -223,6 +225,14 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
   }
   struct ar_params p;
   ar_params_init(&p, w->n);
+  if (job->degrade.n && !(job->degrade.bw > 0)) {
+    snprintf(reason, len, "degraded links: the healthy bandwidth is not known");
+    return AR_ERR_UNSUPPORTED;
+  }
+  for (int i = 0; i < job->degrade.n; i++) { /* degraded links: the model's slow ports */
+    p.degraded[p.ndegraded] = job->degrade.rank[i];
+    p.factor[p.ndegraded++] = job->degrade.factor[i];
+  }
   struct model_net net;
   struct model_price pr;
   struct model_hw hw;
@@ -276,3 +286,20 @@ const struct tp_ops *tp_find(const char *name) {
 }
 
 size_t ar_dtype_size(int dtype) { return dtype == AR_DT_F32 ? 4 : 2; }
+
+/* ---- the degraded-link emulation: the fake's links run at the model's bandwidth ---- */
+
+ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int reps, double *bw) {
+  (void)src, (void)dst, (void)bytes, (void)reps;
+  struct model_hw hw;
+  crit_model_hw(&hw);
+  *bw = 1e6 / hw.beta;
+  return getenv("AR_SIM_NO_BW") ? AR_ERR_CUDA : AR_OK;
+}
+
+int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE *out) {
+  fprintf(out, "# self-test degrade: GPU %d degraded x%g, %d peers (simulated: nothing measured)\n",
+          dev[0], factor, ndev - 1);
+  fprintf(out, "self-test degrade: pass\n");
+  return 0;
+}

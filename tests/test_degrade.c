@@ -1,0 +1,189 @@
+/* The harness's side of degraded links (harness/sweep.c): --degrade rows measured (only nccl
+ * n/a), --segments and --self-test degrade parsing, OPTCC's k per size and its rebuild before
+ * a size, the lower bound printed beside degraded rows. sweep.c is compiled in, as in
+ * test_scenarios.c. The transports' side is checked by tests/gpu/tp_check.c (sim, tsim). */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#include "config.h"
+#include "sweep.c"
+
+/* Parses a command line (words separated by spaces, argv[0] = "run") into a plan, with
+ * stderr silenced; returns run_plan_parse's result. */
+static int plan_line(struct run_plan *p, const char *line) {
+  char buf[2048], *argv[64];
+  int argc = 0;
+  snprintf(buf, sizeof(buf), "run %s", line);
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 63;
+       t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  argv[argc] = NULL;
+  fflush(stderr);
+  int err = dup(2), null = open("/dev/null", O_WRONLY);
+  dup2(null, 2);
+  int rc = run_plan_parse(argc, argv, p);
+  fflush(stderr);
+  dup2(err, 2);
+  close(null);
+  close(err);
+  return rc;
+}
+
+/* The flags: --segments K (1..4096), --self-test degrade, --degrade in several scenarios. */
+static void test_flags(void) {
+  static struct run_plan p;
+  CHECK_INT(plan_line(&p, "--degrade 1:2 --segments 12"), ==, 0);
+  CHECK_INT(p.scen[0].segments, ==, 12);
+  CHECK_INT(p.scen[0].dg.n, ==, 1);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--segments 0"), ==, -1);
+  CHECK_INT(plan_line(&p, "--segments 4097"), ==, -1);
+  CHECK_INT(plan_line(&p, "--segments x"), ==, -1);
+  CHECK_INT(plan_line(&p, "--self-test degrade"), ==, 0);
+  CHECK_STR(p.scen[0].self_test, "degrade");
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--self-test bogus"), ==, -1);
+  /* a factor sweep: one --degrade per scenario; a later --degrade replaces an earlier one */
+  CHECK_INT(plan_line(&p, "--degrade 1:1.0 --degrade 2:4.0"), ==, 0);
+  CHECK(p.scen[0].dg.n == 1 && p.scen[0].dg.rank[0] == 2 && p.scen[0].dg.factor[0] == 4.0,
+        "last --degrade wins: %d %d %g", p.scen[0].dg.n, p.scen[0].dg.rank[0],
+        p.scen[0].dg.factor[0]);
+  run_plan_free(&p);
+}
+
+/* n/a: only nccl on degraded links; an algorithm that cannot be built says why. */
+static void test_row_na(void) {
+  static struct run_plan p;
+  struct ar_schedule sched[4];
+  ar_status st[4];
+  CHECK_INT(plan_line(&p, "--algo nccl,ring,optcc,optcc-multi --degrade 1:2"), ==, 0);
+  sweep_build_schedules(&p.scen[0], 4, sched, st);
+  CHECK_STR(sweep_row_na(&p.scen[0], 0, sched, st), "nccl cannot be degraded");
+  CHECK(sweep_row_na(&p.scen[0], 1, sched, st) == NULL, "ring degraded: n/a");
+  CHECK(sweep_row_na(&p.scen[0], 2, sched, st) == NULL, "optcc degraded: n/a");
+  /* optcc is built for the degraded rank: its transfers touching rank 1 weigh 2 */
+  int heavy = 0, light = 0;
+  for (size_t i = 0; i < sched[2].nxfers; i++) {
+    const struct ar_xfer *x = &sched[2].xfers[i];
+    if (x->src == 1 || x->dst == 1) heavy += x->weight == 2.0f;
+    else light += x->weight == 1.0f;
+  }
+  CHECK(heavy > 0 && light > 0, "optcc weights: %d heavy, %d light", heavy, light);
+  for (int a = 0; a < 4; a++) sched_free(&sched[a]);
+  sweep_build_schedules(&p.scen[0], 2, sched, st); /* optcc needs 3 GPUs */
+  CHECK(sweep_row_na(&p.scen[0], 2, sched, st) && strstr(sweep_row_na(&p.scen[0], 2, sched, st),
+                                                          "at least 3"),
+        "optcc on 2 GPUs: %s", sweep_row_na(&p.scen[0], 2, sched, st));
+  for (int a = 0; a < 4; a++) sched_free(&sched[a]);
+  run_plan_free(&p);
+  /* healthy: nccl is measured */
+  CHECK_INT(plan_line(&p, "--algo nccl,ring"), ==, 0);
+  sweep_build_schedules(&p.scen[0], 4, sched, st);
+  CHECK(sweep_row_na(&p.scen[0], 0, sched, st) == NULL, "healthy nccl n/a");
+  for (int a = 0; a < 2; a++) sched_free(&sched[a]);
+  run_plan_free(&p);
+}
+
+/* OPTCC's k per size: a multiple of 4 in 4..64, growing with the size; --segments wins. */
+static void test_segments(void) {
+  static struct run_plan p;
+  CHECK_INT(plan_line(&p, "--algo optcc --degrade 3:2"), ==, 0);
+  struct run_opts *o = &p.scen[0];
+  o->degrade_bw = 400e9;
+  int prev = 0;
+  for (uint64_t b = 1024; b <= (64ull << 30); b *= 4) {
+    int k = sweep_segments(o, 4, b);
+    CHECK(k % 4 == 0 && k >= 4 && k <= 64 && k >= prev, "k %d at %llu B (before %d)", k,
+          (unsigned long long)b, prev);
+    prev = k;
+  }
+  /* the minimum of T (k + 1.5) / k + (k + 2) q round: T = 2 S / bw at x2, q = 3, round 10 us */
+  CHECK_INT(sweep_segments(o, 4, 4u << 20), ==, 4);
+  CHECK_INT(sweep_segments(o, 4, 256u << 20), ==, 8);
+  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 16);
+  CHECK_INT(sweep_segments(o, 4, 8ull << 30), ==, 48);
+  CHECK_INT(sweep_segments(o, 4, 64ull << 30), ==, 64);
+  o->degrade_bw = 0; /* not measured yet: a nominal 400 GB/s */
+  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 16);
+  o->segments = 12;
+  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 12);
+  CHECK_INT(sweep_segments(o, 4, 1024), ==, 12);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--algo optcc"), ==, 0); /* healthy: T0 = 2 (n-1)/n S / bw */
+  CHECK_INT(sweep_segments(&p.scen[0], 4, 1u << 30), ==, 16);
+  run_plan_free(&p);
+}
+
+/* sweep_size_schedule rebuilds OPTCC when the size's k changes, and only OPTCC. */
+static void test_size_schedule(void) {
+  static struct run_plan p;
+  struct ar_schedule sched[2];
+  ar_status st[2];
+  int k[2] = {0, 0};
+  CHECK_INT(plan_line(&p, "--algo ring,optcc --degrade 3:2"), ==, 0);
+  struct run_opts *o = &p.scen[0];
+  o->degrade_bw = 400e9;
+  sweep_build_schedules(o, 4, sched, st);
+  CHECK(st[0] == AR_OK && st[1] == AR_OK, "built: %d %d", st[0], st[1]);
+  struct ar_xfer *ring = sched[0].xfers;
+  sweep_size_schedule(o, 4, 0, 1u << 30, &sched[0], &st[0], &k[0]);
+  CHECK(sched[0].xfers == ring && k[0] == 0, "ring rebuilt (k %d)", k[0]);
+  sweep_size_schedule(o, 4, 1, 1u << 30, &sched[1], &st[1], &k[1]);
+  CHECK_INT(k[1], ==, 16);
+  CHECK_INT(st[1], ==, AR_OK);
+  int nchunks16 = sched[1].nchunks, nrounds16 = sched[1].nrounds;
+  struct ar_schedule probe;
+  memset(&probe, 0, sizeof(probe));
+  CHECK_INT(sweep_build_one(o, 4, 1, 16, &probe), ==, AR_OK);
+  CHECK(probe.nchunks == nchunks16 && probe.nrounds == nrounds16, "k=16: %d chunks, %d rounds",
+        nchunks16, nrounds16);
+  sched_free(&probe);
+  struct ar_xfer *same = sched[1].xfers;
+  sweep_size_schedule(o, 4, 1, (1u << 30) + 4096, &sched[1], &st[1], &k[1]); /* same k */
+  CHECK(sched[1].xfers == same, "rebuilt for the same k");
+  sweep_size_schedule(o, 4, 1, 4u << 20, &sched[1], &st[1], &k[1]);
+  CHECK(k[1] == 4 && st[1] == AR_OK && sched[1].nrounds < nrounds16, "k %d, %d rounds", k[1],
+        sched[1].nrounds);
+  CHECK_INT(sched_verify(&sched[1], NULL), ==, AR_OK);
+  for (int a = 0; a < 2; a++) sched_free(&sched[a]);
+  run_plan_free(&p);
+}
+
+/* The lower bound of degraded rows: optcc.txt Theorem 6 (one GPU) / 2 (several) x S / bw. */
+static void test_lower_bound(void) {
+  static struct run_plan p;
+  const double s = 1u << 30, bw = 400e9;
+  CHECK_INT(plan_line(&p, "--degrade 3:2"), ==, 0);
+  CHECK(isnan(sweep_lower_bound_us(&p.scen[0], 4, 1u << 30)), "bound before the bandwidth");
+  p.scen[0].degrade_bw = bw;
+  double lb = sweep_lower_bound_us(&p.scen[0], 4, 1u << 30);
+  CHECK(fabs(lb - 2 * s / bw * 1e6) < 1e-6 * lb, "x2: %g us", lb);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--degrade 3:1.5"), ==, 0);
+  p.scen[0].degrade_bw = bw; /* 2 l (p-1) / (l (p-2) + 2) = 9 / 5 */
+  lb = sweep_lower_bound_us(&p.scen[0], 4, 1u << 30);
+  CHECK(fabs(lb - 1.8 * s / bw * 1e6) < 1e-6 * lb, "x1.5: %g us", lb);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--degrade 1:4,0:2"), ==, 0);
+  p.scen[0].degrade_bw = bw; /* max(2 (p-1) / (p - m + sum 1/l), l1) = max(6 / 2.75, 4) */
+  lb = sweep_lower_bound_us(&p.scen[0], 4, 1u << 30);
+  CHECK(fabs(lb - 4 * s / bw * 1e6) < 1e-6 * lb, "two degraded: %g us", lb);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--algo ring"), ==, 0);
+  p.scen[0].degrade_bw = bw;
+  CHECK(isnan(sweep_lower_bound_us(&p.scen[0], 4, 1u << 30)), "bound without --degrade");
+  run_plan_free(&p);
+}
+
+int main(void) {
+  test_flags();
+  test_row_na();
+  test_segments();
+  test_size_schedule();
+  test_lower_bound();
+  return TEST_DONE();
+}
