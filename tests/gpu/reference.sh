@@ -36,6 +36,14 @@ for a in $algos; do
     rc=$?
     log "$a/$t: exit $rc in $(( $(date +%s) - start )) s"
     [ "$rc" -ne 0 ] && tail -n 3 "$W/part$i.log" | tee -a "$O/reference.log"
+    # a failed part is measured again with the fallback build (if given), and that is what is kept
+    if [ "$rc" -ne 0 ] && [ -n "${FALLBACK:-}" ] && left 120; then
+      cmd=("$FALLBACK/arbench" run "${common[@]}" --algo "$a" --transport "$t" --out "$W/part$i")
+      rm -rf "$W/part$i"
+      echo "${cmd[*]}" | sed "s|$W/part$i|PART|" >> "$ref/COMMAND"
+      timeout -s KILL 120 "${cmd[@]}" > "$W/part$i.fallback.log" 2>&1
+      log "$a/$t: fallback exit $?"
+    fi
     # merge: one header, every part's rows, flushed as we go so a cut call keeps them
     if [ -s "$W/part$i/results.csv" ]; then
       [ -s "$ref/results.csv" ] || head -n 1 "$W/part$i/results.csv" > "$ref/results.csv"
@@ -62,7 +70,7 @@ left 90 && timeout -s KILL 150 "$A" run --gpus "$gpus" --algo nccl,ring,rhd,dire
 log "straggler: exit $?"
 cp "$W/straggler/results.csv" "$O/straggler.csv" 2>/dev/null
 echo "$A run --gpus $gpus --algo nccl,ring,rhd,direct,bcast,stragglar --transport nccl-p2p,ce,sm --sizes 1G --straggler 3:8ms -n 10 -w 3 -T 60" > "$O/straggler.COMMAND"
-(cd "$W" && tar czf "$O/logs.tgz" part*.log bad*.log straggler.log 2>/dev/null)
+(cd "$W" && tar czf "$O/logs.tgz" part*.log bad*.log straggler.log straggler/meta.txt 2>/dev/null)
 if [ -n "${NEXT:-}" ] && left 60; then
   log "== next build: $NEXT (at $(( $(date +%s) - T0 )) s)"
   DEADLINE=$(( ${DEADLINE:-560} - ($(date +%s) - T0) )) OUT=$O B=$NEXT bash tests/gpu/next.sh 2>&1 | tee -a "$O/reference.log"

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The straggler and degraded-link checks that follow the reference sweep in one device call
+# (tests/gpu/reference.sh runs this with NEXT=<build dir>): the degrade self-test, ring vs optcc
+# at 1 GiB with one GPU 2x slower, a factor sweep, and a critical-delay search at 1 GiB.
+# Everything lands in $OUT/next.tgz; a summary goes to stdout. DEADLINE: seconds left.
+set -u
+cd "$(dirname "$0")/../.."
+export NCCL_NVLS_ENABLE=0
+A=${B:-build}/arbench
+O=${OUT:-$(mktemp -d)}
+W=$(mktemp -d)
+T0=$(date +%s)
+# step NAME LIMIT CMD...: runs CMD with at most LIMIT seconds, never past DEADLINE
+step() {
+  local name=$1 lim=$2 left=$(( ${DEADLINE:-300} - ($(date +%s) - T0) - 10 ))
+  shift 2
+  if [ "$left" -lt 20 ]; then echo "-- $name: skipped (out of time)"; return; fi
+  [ "$lim" -gt "$left" ] && lim=$left
+  echo "$*" > "$W/$name.COMMAND"
+  local t=$(date +%s)
+  timeout -s KILL "$lim" "$@" > "$W/$name.log" 2>&1
+  echo "-- $name: exit $? in $(( $(date +%s) - t )) s"
+}
+csv() { # csv DIR: the rows that matter, by column name
+  [ -f "$1/results.csv" ] || return
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { printf "  %-10s %-8s %11s delay %8s factor %-4s k %-3s median %10s after %10s wrong %s %s lb %s\n",
+      $c["algorithm"], $c["transport"], $c["bytes"], $c["delay_us"], $c["factor"], $c["pipeline"],
+      $c["time_us_median"], $c["time_after_arrival_us"], $c["wrong"], $c["status"],
+      ("lower_bound_us" in c ? $c["lower_bound_us"] : "") }' "$1/results.csv"
+}
+step selftest 90 "$A" run --self-test degrade --gpus 0,1,2,3
+grep -iE "peer|pass|fail|healthy|requested|measured" "$W/selftest.log" | head -20
+step degraded 120 "$A" run --gpus 0,1,2,3 --algo nccl,ring,optcc --transport ce,sm,nccl-p2p --sizes 1G \
+  --degrade 3:2.0 -n 10 -w 3 -T 60 --out "$W/degraded"
+csv "$W/degraded"; grep -h '^degrade_healthy_bw' "$W/degraded/meta.txt" 2>/dev/null
+cat > "$W/factors.conf" <<CONF
+--gpus 0,1,2,3 --algo ring,optcc --transport ce,sm --sizes 1G -n 5 -w 2 -T 60
+[scenario x1]
+--degrade 3:1.0
+[scenario x1.5]
+--degrade 3:1.5
+[scenario x2]
+--degrade 3:2.0
+[scenario x3]
+--degrade 3:3.0
+[scenario x4]
+--degrade 3:4.0
+CONF
+step factors 120 "$A" run --config "$W/factors.conf" --out "$W/factors"
+csv "$W/factors"
+step critical 120 "$A" run --gpus 0,1,2,3 --find-critical 1G --algo nccl,ring,rhd,direct,stragglar --transport ce \
+  --straggler 3:0 -n 5 -w 2 -T 60 --out "$W/critical"
+cat "$W/critical/critical.csv" 2>/dev/null
+(cd "$W" && tar czf "$O/next.tgz" . 2>/dev/null)
