@@ -18,7 +18,7 @@ left() { [ $(( ${DEADLINE:-560} - ($(date +%s) - T0) )) -ge "$1" ]; }
 
 nvidia-smi -L | tee -a "$O/reference.log"
 log "== delay self-test"
-timeout -s KILL 60 "$A" run --self-test delay --gpus 0 2>&1 | tee -a "$O/reference.log"
+timeout -s KILL 60 "$A" run --self-test delay --gpus 0,1 2>&1 | tee -a "$O/reference.log"
 
 algos=$("$A" --list | awk 'NR > 1 { print $1 }')
 ref=$W/ref
@@ -29,7 +29,8 @@ for a in $algos; do
   if [ "$a" = nccl ]; then groups="nccl"; else groups="nccl-p2p,sm ce"; fi
   for t in $groups; do
     i=$((i + 1))
-    cmd=("$A" run "${common[@]}" --algo "$a" --transport "$t" --out "$W/part$i")
+    tp=(--transport "$t"); [ "$a" = nccl ] && tp=()
+    cmd=("$A" run "${common[@]}" --algo "$a" "${tp[@]}" --out "$W/part$i")
     echo "${cmd[*]}" | sed "s|$W/part$i|PART|" >> "$ref/COMMAND"
     start=$(date +%s)
     timeout -s KILL 120 "${cmd[@]}" > "$W/part$i.log" 2>&1
@@ -38,7 +39,7 @@ for a in $algos; do
     [ "$rc" -ne 0 ] && tail -n 3 "$W/part$i.log" | tee -a "$O/reference.log"
     # a failed part is measured again with the fallback build (if given), and that is what is kept
     if [ "$rc" -ne 0 ] && [ -n "${FALLBACK:-}" ] && left 120; then
-      cmd=("$FALLBACK/arbench" run "${common[@]}" --algo "$a" --transport "$t" --out "$W/part$i")
+      cmd=("$FALLBACK/arbench" run "${common[@]}" --algo "$a" "${tp[@]}" --out "$W/part$i")
       rm -rf "$W/part$i"
       echo "${cmd[*]}" | sed "s|$W/part$i|PART|" >> "$ref/COMMAND"
       timeout -s KILL 120 "${cmd[@]}" > "$W/part$i.fallback.log" 2>&1
@@ -54,7 +55,7 @@ for a in $algos; do
   done
 done
 cp "$ref/COMMAND" "$ref/meta.txt" "$O/" 2>/dev/null
-awk -F, 'NR > 1 { n[$NF]++; w += $30 } END { for (s in n) printf "status %s: %d rows\n", s, n[s]; printf "wrong total: %d\n", w }' \
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { n[$c["status"]]++; w += $c["wrong"] } END { for (s in n) printf "status %s: %d rows\n", s, n[s]; printf "wrong total: %d\n", w }' \
   "$ref/results.csv" | tee -a "$O/reference.log"
 
 log "== bad runtime input (at $(( $(date +%s) - T0 )) s)"
@@ -73,6 +74,6 @@ echo "$A run --gpus $gpus --algo nccl,ring,rhd,direct,bcast,stragglar --transpor
 (cd "$W" && tar czf "$O/logs.tgz" part*.log bad*.log straggler.log straggler/meta.txt 2>/dev/null)
 if [ -n "${NEXT:-}" ] && left 60; then
   log "== next build: $NEXT (at $(( $(date +%s) - T0 )) s)"
-  DEADLINE=$(( ${DEADLINE:-560} - ($(date +%s) - T0) )) OUT=$O B=$NEXT bash tests/gpu/next.sh 2>&1 | tee -a "$O/reference.log"
+  DEADLINE=$(( ${DEADLINE:-560} - ($(date +%s) - T0) )) OUT=$O B=$NEXT bash tests/gpu/${NEXT_SCRIPT:-next.sh} 2>&1 | tee -a "$O/reference.log"
 fi
 log "done at $(( $(date +%s) - T0 )) s"
