@@ -49,6 +49,7 @@ $(B)/obj/harness/%.o: harness/%.c
 # the git revision is baked in for builds that run where there is no checkout
 GIT_REV := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -modified)
 $(B)/obj/harness/meta.o: CFLAGS += -DAR_BUILD_REV='"$(GIT_REV)"'
+$(B)/obj/harness/meta.o: $(wildcard .git/HEAD .git/index)
 $(B)/obj/src/cuda/%.o: src/cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
