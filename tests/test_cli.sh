@@ -1,21 +1,7 @@
 #!/usr/bin/env bash
 # The command-line contract of SPEC.md sections 6 and 7: exit codes and one-line messages.
-set -u
-cd "$(dirname "$0")/.."
-A=${B:-build}/arbench
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 
-# expect CODE PATTERN CMD...: exit status CODE and (stdout+stderr) matching PATTERN
-expect() {
-  local code=$1 pat=$2; shift 2
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code: $out"; return; fi
-  if ! printf '%s' "$out" | grep -qE -- "$pat"; then bad "$* -> output lacks /$pat/: $out"; return; fi
-  ok
-}
 # one_line CMD...: bad input answered with exactly one line on stderr, nothing on stdout
 one_line() {
   local out err
@@ -51,5 +37,4 @@ for c in "schedule --algo foo --ranks 4" "schedule --algo ring --ranks 0" \
   one_line $A $c
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

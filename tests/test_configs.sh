@@ -3,14 +3,7 @@
 # folder); bad configs, bad scenarios and bad new flags (--degrade, --find-critical,
 # --critical-max, --critical-algo, --baseline, --self-test) are one line and exit 2; the
 # command line wins over the config; --scenario picks scenarios; the plan counts rows.
-set -u
-cd "$(dirname "$0")/.."
-A=${B:-build}/arbench
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 # bad_input PATTERN ARGS...: exit 2, one stderr line matching PATTERN, empty stdout, no folder
 bad_input() {
@@ -160,5 +153,4 @@ for f in --config --scenario --dry-run --baseline --degrade --find-critical --cr
   printf '%s' "$out" | grep -q -- "$f" && ok || bad "run --help lacks $f"
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

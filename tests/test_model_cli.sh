@@ -2,24 +2,9 @@
 # `arbench model`: the command-line contract of SPEC.md s7 (model_time_us lines, n/a, bad input
 # in one line with exit 2), the CSV it writes (SPEC.md s5 header, source=model), and a
 # --calibrate round trip that must recover the alpha and bandwidth a run was made with.
-set -u
-cd "$(dirname "$0")/.."
-A=${B:-build}/arbench
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+T=$tmp
 
-# expect CODE PATTERN CMD...: exit status CODE and (stdout+stderr) matching PATTERN
-expect() {
-  local code=$1 pat=$2; shift 2
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  if [ "$rc" -ne "$code" ]; then bad "$* -> exit $rc, want $code: $out"; return; fi
-  if ! printf '%s' "$out" | grep -qE -- "$pat"; then bad "$* -> output lacks /$pat/: $out"; return; fi
-  ok
-}
 # bad_input FLAG VALUE CMD...: exit 2, one stderr line naming the flag and the value, no stdout
 bad_input() {
   local flag=$1 val=$2; shift 2
@@ -145,5 +130,4 @@ expect 0 "^ring .* nccl-p2p .*" $A model --calibrate "$T/run" --algo ring --rank
 printf 'a,b\n1,2\n' >"$T/bad.csv"
 bad_input --calibrate "$T/bad.csv" $A model --calibrate "$T/bad.csv"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

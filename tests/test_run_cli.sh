@@ -2,14 +2,7 @@
 # `arbench run` without a GPU (SPEC.md sections 6 and 7): every bad flag answered with one line
 # naming the flag and the value, exit 2, nothing written; a good command on a machine with no
 # GPU says so in one line, points at model/schedule, exits 1, and writes nothing either.
-set -u
-cd "$(dirname "$0")/.."
-A=${B:-build}/arbench
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 # bad_input PATTERN ARGS...: exit 2, one stderr line matching PATTERN, empty stdout, no folder
 bad_input() {
@@ -71,5 +64,4 @@ else
   if [ "$rc" -eq 1 ] && [ ! -e "$tmp/run" ]; then ok; else bad "default run, no GPU -> exit $rc: $out"; fi
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
