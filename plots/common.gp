@@ -8,7 +8,8 @@ svg_on = "set terminal svg size 1280,720 noenhanced font 'sans,12' background '#
 style = "lc rgb word(colors,i) pt int(word(pts,i)) dt int(word(dts,i)) lw real(word(lws,i)) ps 1.1"
 
 set title ptitle font ",14"
-set key outside right top vertical Left reverse samplen 3 spacing 1.2 box lc rgb "#bbbbbb"
+# the key outside right in a smaller font, so that the plot keeps most of the width
+set key outside right top vertical Left reverse samplen 2.5 spacing 1.1 font ",10" box lc rgb "#bbbbbb"
 set grid xtics ytics mxtics lt 1 lc rgb "#e4e4e4" lw 1, lt 1 lc rgb "#f2f2f2" lw 1
 set border 3 lc rgb "#444444"
 set tics nomirror

@@ -1,9 +1,33 @@
 # delay.gp: time (ms) vs straggler delay (ms) at one size; the driver marks critical delays
-# (arrows and labels); the dotted grey line is time = delay, which no algorithm can beat.
+# (arrows and labels); the dotted grey line is time = delay, which no algorithm can beat. With
+# xlog set (a geometric delay sweep) both axes are logarithmic and delay 0 sits at xzero.
 set xlabel "straggler delay (ms)"
 set ylabel "time per AllReduce from the first rank's entry, median (ms)"
-set xrange [0:*]
-set yrange [0:*]
+if (exists("xlog") && xlog) {
+    stats data using 1 nooutput
+    xmax = STATS_max
+    stats data using 2 nooutput
+    set logscale x 2
+    set xrange [xzero / 1.4 : xmax * 1.4]
+    set xtics ("0" xzero)
+    do for [e = ceil(log(xzero * 2) / log(2) - 1e-9) : floor(log(xmax) / log(2) + 1e-9)] { set xtics add (sprintf("%g", 2.0**e) 2.0**e) }
+    set mxtics 1
+    set xlabel "straggler delay (ms, log2 scale; the first tick is no delay)"
+    # log y where the times span a factor 8 or more, with 1-2-5 ticks
+    if (STATS_max > 8 * STATS_min) {
+        set logscale y 10
+        set yrange [STATS_min / 1.2 : STATS_max * 1.2]
+        set ytics ()
+        do for [e = floor(log10(STATS_min)) : ceil(log10(STATS_max))] { set ytics add (sprintf("%g", 10.0**e) 10.0**e, sprintf("%g", 2 * 10.0**e) 2 * 10.0**e, sprintf("%g", 5 * 10.0**e) 5 * 10.0**e) }
+        set mytics 1
+        set ylabel "time per AllReduce from the first rank's entry, median (ms, log scale)"
+    } else {
+        set yrange [0:*]
+    }
+} else {
+    set xrange [0:*]
+    set yrange [0:*]
+}
 eval png_on
 plot for [i = 1:n] data index (i - 1) using 1:2 with linespoints @style title word(names, i), \
      x with lines dt 3 lw 1.5 lc rgb "#999999" title "time = delay"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # plots/plot.sh RUN_DIR: draws a run folder's results.csv (and critical.csv, if there) as
 # RUN_DIR/plots/*.png and *.svg with gnuplot; no GPU needed. prep.awk says which pictures exist
-# and why some are not drawn; the *.gp scripts draw them.
+# and why some are not drawn; the *.gp scripts draw them. The PNGs and SVGs of an earlier drawing
+# in RUN_DIR/plots are removed first, so that no picture outlives the data or naming it came from.
 # Exit status: 0 drawn, or gnuplot missing (it says how to install it: the run that made the CSV
 # must never fail because of plots); 1 no results.csv, a malformed one, or a picture gnuplot
 # could not draw; 2 usage. AR_PLOT_KEEP=1 keeps the data and drivers in RUN_DIR/plots/data/.
@@ -44,6 +45,9 @@ if ! awk -f "$here/csv.awk" -f "$here/prep.awk" -v tmp="$tmp" -v out="$run_abs/p
   echo "plot.sh: could not read $run/results.csv" >&2
   exit 1
 fi
+
+# the pictures of an earlier drawing go (a picture no longer drawn, or renamed, must not linger)
+rm -f "$run_abs"/plots/*.png "$run_abs"/plots/*.svg
 
 # phases.csv (arbench run --phases): per-rank timelines, drawn by phases.awk and phases.gp
 if [ -s "$run_abs/phases.csv" ] &&

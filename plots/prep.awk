@@ -15,16 +15,35 @@
 #     `lower-bound` (their time_us_median, else model_time_us), matched on n_gpus, bytes, factor.
 #   critical.csv: bytes, algorithm, baseline, critical_delay_us; optional `source` (rows with
 #     source=model are the model's prediction) or `model_critical_delay_us` column. Empty,
-#     negative or non-numeric delays (stragglar never won) are skipped.
+#     negative or non-numeric delays (stragglar never won) are not drawn as points; the delay
+#     picture of that size says so.
+#
+# Series (one line each, the same in every picture and in summary.md): algorithm/transport, plus
+#   the dtype where the CSV has several, plus "/p<pipeline>" only on rows whose algorithm,
+#   transport, dtype, scenario and size were measured with more than one pipeline value (a
+#   pipeline sweep). A pipeline the harness picks per size (OPTCC's segment count k) does not
+#   split a series. A series measured several times at one point (repeated runs merged into one
+#   CSV) is drawn at its fastest row, as summary.md ranks them. Colour = algorithm (nccl thick
+#   and black), point shape = transport (nccl-p2p circle, ce square, sm triangle, other diamond);
+#   the pipeline variants of one series get lighter shades and alternate filled and open points.
 #
 # Pictures (each PNG + SVG; the file names are the driver names):
 #   algbw_<scen>, busbw_<scen>: S-curves vs size for every scenario with enough sizes: clean
-#     (2+ sizes), straggler_r<R>_d<D>ms and degraded_r<R>_f<F> (4+ sizes, so that a delay or
-#     factor sweep over a few sizes does not turn into a pile of 3-point "curves").
-#   straggler_delay_<size>: time vs delay at one size (2+ delays), critical delays marked.
-#   critical_delay: critical delay vs size from critical.csv.
+#     (3+ sizes) and straggler_r<R>_d<D>ms and degraded_r<R>_f<F> (4+ sizes, so that a delay or
+#     factor sweep over a few sizes does not turn into a pile of 3-point "curves"). Where that
+#     would be more than SPLIT_MAX series over 2+ transports, instead one picture per transport,
+#     algbw_<scen>_<transport> and busbw_<scen>_<transport> (that transport's series and nccl),
+#     and algbw_<scen>_best and busbw_<scen>_best: per algorithm its best transport (and
+#     pipeline) at each size, the point shape saying which transport won.
+#   pipeline_<scen>_<size>: time vs pipeline value at one size, for the series measured with
+#     several (2+ values), nccl as a horizontal reference.
+#   straggler_delay_<size>: time vs delay at one size (2+ delays), critical delays (measured and
+#     the model's) marked; log-log when the delays are a geometric sweep (0 drawn at the left).
+#   critical_delay: critical delay vs size from critical.csv (2+ sizes).
 #   degraded_factor_<size>: time vs degradation factor at one size (2+ factors) + lower bound.
 #   model_vs_measured_<scen>: measured time (solid) and the model's (dashed) vs size.
+
+BEGIN { SPLIT_MAX = 12 }
 
 # files come in the order results [critical]: roles go by position
 FNR == 1 {
@@ -46,7 +65,13 @@ is_crit {
     cv = get(f, ccol, "critical_delay_us", "")
     b = get(f, ccol, "bytes", "")
     if (!is_num(b)) next
-    if (is_num(cv) && cv + 0 >= 0) {
+    if (!is_num(cv) || cv + 0 < 0) {
+        # no critical delay found (inf, never, empty): said on the delay picture of that size
+        if (tolower(get(f, ccol, "source", "gpu")) != "model") {
+            NV++; NV_b[NV] = b; NV_alg[NV] = clean_text(get(f, ccol, "algorithm", "stragglar"))
+            NV_base[NV] = clean_text(get(f, ccol, "baseline", "best"))
+        }
+    } else {
         NC++
         C_b[NC] = b; C_d[NC] = cv + 0
         C_alg[NC] = clean_text(get(f, ccol, "algorithm", "stragglar"))
@@ -116,11 +141,36 @@ END {
         if (!M[r]) continue
         if (!(S_n[r] in seen_n)) { seen_n[S_n[r]] = 1; n_count++ }
         if (!(S_dt[r] in seen_dt)) { seen_dt[S_dt[r]] = 1; dt_count++ }
-        k = S_alg[r] SUBSEP S_tp[r]
-        if (!((k, S_pipe[r]) in seen_pipe)) { seen_pipe[k, S_pipe[r]] = ++pipe_count[k] }
+    }
+    for (r = 1; r <= R; r++) S_key[r] = scen_key(r)
+    # the series rule (see the top): which rows belong to a pipeline sweep
+    for (r = 1; r <= R; r++)
+        if (M[r] && !((pipe_group(r), S_pipe[r]) in seen_gp)) { seen_gp[pipe_group(r), S_pipe[r]] = 1; npipe[pipe_group(r)]++ }
+    for (r = 1; r <= R; r++) {
+        SW[r] = M[r] && npipe[pipe_group(r)] > 1
+        S_lab0[r] = series_label(r, 0); S_lab[r] = series_label(r, SW[r])
+        # the pipeline variants of one algorithm/transport, ranked by pipeline value
+        if (SW[r] && !((S_alg[r], S_tp[r], S_pipe[r]) in pv_seen)) {
+            pv_seen[S_alg[r], S_tp[r], S_pipe[r]] = 1
+            pv_list[S_alg[r], S_tp[r], ++pv_n[S_alg[r], S_tp[r]]] = S_pipe[r]
+        }
     }
     for (r = 1; r <= R; r++) {
-        S_key[r] = scen_key(r); S_lab[r] = series_label(r)
+        S_var[r] = 0
+        if (!SW[r]) continue
+        S_var[r] = 1; v = pv_n[S_alg[r], S_tp[r]]
+        for (i = 1; i <= v; i++) if (pv_list[S_alg[r], S_tp[r], i] + 0 < S_pipe[r] + 0) S_var[r]++
+        S_nvar[r] = v
+    }
+    # a series measured several times at one point: its fastest row is drawn
+    for (r = 1; r <= R; r++) {
+        if (!M[r]) continue
+        k = S_lab[r] SUBSEP S_key[r] SUBSEP S_b[r]
+        if (!(k in keep)) keep[k] = r
+        else if (S_med[r] < S_med[keep[k]]) { M[keep[k]] = 0; keep[k] = r }
+        else M[r] = 0
+    }
+    for (r = 1; r <= R; r++) {
         if (M[r] && !((S_key[r], S_b[r]) in seen_kb)) { seen_kb[S_key[r], S_b[r]] = 1; sizes[S_key[r]]++ }
         if (M[r] && !(S_key[r] in key_row)) { key_row[S_key[r]] = r; keys[++nkeys] = S_key[r] }
     }
@@ -128,24 +178,30 @@ END {
     # model_time_us column of the measured rows (n is part of the key: the scenario names carry
     # it only when the measured rows have several)
     for (r = 1; r <= R; r++)
-        if (has_measured && !M[r]) MODEL[S_key[r], S_n[r], S_alg[r], S_b[r]] = S_med[r]
+        if (has_measured && S_src[r] == "model") MODEL[S_key[r], S_n[r], S_alg[r], S_b[r]] = S_med[r]
     for (r = 1; r <= R; r++)
         if (M[r] && has_measured && S_mt[r] != "" && !((S_key[r], S_n[r], S_alg[r], S_b[r]) in MODEL))
             MODEL[S_key[r], S_n[r], S_alg[r], S_b[r]] = S_mt[r]
     suffix = has_measured ? "" : " (model)"
 
-    drawn_s = drawn_d = drawn_f = drawn_m = 0
+    drawn_s = drawn_d = drawn_f = drawn_m = drawn_p = 0
     for (i = 1; i <= nkeys; i++) {
         key = keys[i]; r0 = key_row[key]
-        if (sizes[key] < ((key ~ /clean$/) ? 2 : 4)) continue
-        for (what = 1; what <= 2; what++) {
-            pic_reset()
-            for (r = 1; r <= R; r++)
-                if (M[r] && S_key[r] == key)
-                    add_row(r, S_b[r], sprintf("%.6g %.6g", S_bw[r], S_bus[r]))
-            name = (what == 1 ? "algbw_" : "busbw_") key
-            extra = "ycol = " (what + 1) "\nylab = '" (what == 1 ? "algbw" : "busbw") " (GB/s, 1 GB = 1e9 B)'\n"
-            drawn_s += pic_write(name, "scurve", (what == 1 ? "algbw" : "busbw") " vs size, " scen_title(r0) suffix, extra)
+        if (sizes[key] >= ((key ~ /clean$/) ? 3 : 4)) {
+            # one picture, or one per transport and the best of each algorithm when that is
+            # too many series for one key
+            delete in_ser; delete tp_seen; nser = ntp = 0
+            for (r = 1; r <= R; r++) {
+                if (!M[r] || S_key[r] != key) continue
+                if (!(S_lab[r] in in_ser)) { in_ser[S_lab[r]] = 1; nser++ }
+                if (S_alg[r] != "nccl" && has_tp(S_tp[r]) && !(S_tp[r] in tp_seen)) { tp_seen[S_tp[r]] = 1; TPL[++ntp] = S_tp[r] }
+            }
+            ssort(TPL, ntp)
+            if (nser <= SPLIT_MAX || ntp < 2) scurves(key, r0, "")
+            else {
+                for (t = 1; t <= ntp; t++) scurves(key, r0, TPL[t])
+                scurve_best(key, r0)
+            }
         }
         # measured vs model for the same scenario
         pic_reset(); nmod = 0
@@ -159,12 +215,48 @@ END {
             pic_add(p[3] " model", 2, algo_color(p[3]), -1, 2, 2, p[4], sprintf("%.6g", MODEL[m])); nmod++
         }
         delete want
-        if (nmod > 0 && has_measured)
+        if (nmod > 0 && has_measured && sizes[key] >= 2)
             drawn_m += pic_write("model_vs_measured_" key, "model", "measured (solid) vs model (dashed), " scen_title(r0), "")
     }
-    if (!drawn_s) note("no scenario with enough sizes: algbw_*/busbw_* S-curves not drawn")
+    if (!drawn_s) note("no scenario with enough sizes (clean 3+, others 4+): algbw_*/busbw_* S-curves not drawn")
     if (!has_measured) note("no measured rows: model_vs_measured_* not drawn (model-only CSV)")
     else if (!drawn_m) note("no model rows or model_time_us next to measured rows: model_vs_measured_* not drawn")
+
+    # time vs pipeline value, one picture per scenario and size with a pipeline sweep
+    for (r = 1; r <= R; r++)
+        if (M[r] && SW[r] && is_num(S_pipe[r]) && S_pipe[r] + 0 > 0 && !((S_key[r], S_b[r]) in prow)) {
+            prow[S_key[r], S_b[r]] = r; pgroups[++npg] = r
+        }
+    for (i = 1; i <= npg; i++) {
+        r0 = pgroups[i]; pic_reset(); ymax = 0; nxt = 0; pmin = pmax = nccl_r = 0
+        delete xt_seen
+        for (r = 1; r <= R; r++) {
+            if (!M[r] || S_key[r] != S_key[r0] || S_b[r] != S_b[r0]) continue
+            if (S_alg[r] == "nccl" && !SW[r]) { nccl_r = r; continue }
+            if (!SW[r] || !is_num(S_pipe[r]) || S_pipe[r] + 0 <= 0) continue
+            pic_add(S_lab0[r], 1, algo_color(S_alg[r]), transport_point(S_tp[r], 1), 1, 2, S_pipe[r], S_med[r])
+            if (!((S_pipe[r] + 0) in xt_seen)) { xt_seen[S_pipe[r] + 0] = 1; XT[++nxt] = S_pipe[r] + 0 }
+            if (pmin == 0 || S_pipe[r] + 0 < pmin) pmin = S_pipe[r] + 0
+            if (S_pipe[r] + 0 > pmax) pmax = S_pipe[r] + 0
+            if (S_med[r] > ymax) ymax = S_med[r]
+        }
+        if (nccl_r) {
+            # nccl has no pipeline: a horizontal line across the sweep
+            pic_add(S_lab[nccl_r], 0, "#000000", -1, 1, 4, pmin, S_med[nccl_r])
+            pic_add(S_lab[nccl_r], 0, "#000000", -1, 1, 4, pmax, S_med[nccl_r])
+            if (S_med[nccl_r] > ymax) ymax = S_med[nccl_r]
+        }
+        # the x tick labels: the pipeline values, in increasing order
+        for (k = 2; k <= nxt; k++)
+            for (j = k; j > 1 && XT[j] < XT[j - 1]; j--) { t = XT[j]; XT[j] = XT[j - 1]; XT[j - 1] = t }
+        xt = ""; for (k = 1; k <= nxt; k++) xt = xt " " num_str(XT[k])
+        unit = ymax >= 10000 ? "ms" : "us"
+        for (s = 1; s <= P_NS; s++)
+            for (k = 1; k <= P_np[s]; k++) P_y[s, k] = sprintf("%.6g", unit == "ms" ? P_y[s, k] / 1000 : P_y[s, k])
+        name = "pipeline_" S_key[r0] "_" size_label(S_b[r0], "")
+        drawn_p += pic_write(name, "pipeline", "time vs pipeline, " size_label(S_b[r0], " ") ", " scen_title(r0) suffix,
+                             "xt = '" xt "'\nylab = 'time per AllReduce, median (" unit ")'\n")
+    }
 
     # time vs straggler delay, one picture per size (and straggler rank, if several)
     for (r = 1; r <= R; r++)
@@ -177,18 +269,39 @@ END {
     for (i = 1; i <= ngroups; i++) {
         g = groups[i]; r0 = grow[g]
         if (delays[g] < 2) continue
-        pic_reset(); extra = ""; nmark = 0; xmax = 0
+        # a geometric delay sweep (4+ nonzero delays over 16x or more) is drawn on log axes,
+        # with delay 0 one step left of the smallest
+        delete d_seen; nnz = 0; dmin = dmax = 0
         for (r = 1; r <= R; r++)
-            if (M[r] && S_sr[r] >= 0 && S_dr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_sr[r] == S_sr[r0]) {
-                add_row(r, S_d[r] / 1000, sprintf("%.6g", S_med[r] / 1000))
-                if (S_d[r] > xmax) xmax = S_d[r]
+            if (M[r] && in_delay_group(r, r0) && S_d[r] > 0 && !(S_d[r] in d_seen)) {
+                d_seen[S_d[r]] = 1; nnz++
+                if (dmin == 0 || S_d[r] < dmin) dmin = S_d[r]
+                if (S_d[r] > dmax) dmax = S_d[r]
             }
+        logx = (nnz >= 4 && dmax >= 16 * dmin)
+        xzero = logx ? dmin / 2000 : 0
+        pic_reset(); extra = logx ? sprintf("xlog = 1\nxzero = %.6g\n", xzero) : ""; nmark = 0
+        for (r = 1; r <= R; r++)
+            if (M[r] && in_delay_group(r, r0))
+                add_row(r, S_d[r] > 0 ? S_d[r] / 1000 : xzero, sprintf("%.6g", S_med[r] / 1000))
         for (c = 1; c <= NC; c++)
-            if (C_b[c] + 0 == S_b[r0] && !C_model[c]) {
+            if (C_b[c] + 0 == S_b[r0]) {
                 nmark++
-                extra = extra sprintf("set arrow from %.6g, graph 0 to %.6g, graph 1 nohead lw 2 dt 2 lc rgb '#d62728' front\n", C_d[c] / 1000, C_d[c] / 1000)
+                xc = C_d[c] > 0 || !logx ? C_d[c] / 1000 : xzero
                 # the label sits right of the line, or left of it near the right edge
-                extra = extra sprintf("set label \"critical delay %.3g ms\\n(%s vs %s)\" at %.6g, graph %.2f %s front tc rgb '#d62728'\n", C_d[c] / 1000, C_alg[c], C_base[c], C_d[c] / 1000, 0.95 - 0.09 * (nmark - 1), C_d[c] > 0.7 * xmax ? "offset -0.6, 0 right" : "offset 0.6, 0 left")
+                fr = logx ? log(xc / xzero) / log(dmax / 1000 / xzero) : (dmax > 0 ? C_d[c] / dmax : 0)
+                extra = extra sprintf("set arrow from %.6g, graph 0 to %.6g, graph 1 nohead lw 2 dt %d lc rgb '%s' front\n",
+                                      xc, xc, C_model[c] ? 3 : 2, C_model[c] ? "#e377c2" : "#d62728")
+                extra = extra sprintf("set label \"%s %.3g ms\\n(%s vs %s)\" at %.6g, graph %.2f %s front tc rgb '%s'\n",
+                                      C_model[c] ? "model: critical delay" : "critical delay", C_d[c] / 1000, C_alg[c], C_base[c],
+                                      xc, 0.95 - 0.1 * (nmark - 1), fr > 0.7 ? "offset -0.6, 0 right" : "offset 0.6, 0 left",
+                                      C_model[c] ? "#c0509d" : "#d62728")
+            }
+        for (c = 1; c <= NV; c++)
+            if (NV_b[c] + 0 == S_b[r0]) {
+                nmark++
+                extra = extra sprintf("set label \"measured: no critical delay, %s never beat %s up to %s ms\" at graph 0.02, graph %.2f left front tc rgb '#d62728'\n",
+                                      NV_alg[c], NV_base[c], num_str(dmax / 1000), 0.95 - 0.1 * (nmark - 1))
             }
         name = "straggler_delay_" size_label(S_b[r0], "") (sr_count > 1 ? "_r" S_sr[r0] : "")
         if (n_count > 1) name = "n" S_n[r0] "_" name
@@ -197,15 +310,16 @@ END {
     }
     if (!drawn_d) note("no straggler delay sweep (2+ delays at one size): straggler_delay_* not drawn")
 
-    # critical delay vs size
-    pic_reset()
+    # critical delay vs size (2+ sizes: one size is marked on its delay picture)
+    pic_reset(); ncs = 0
+    for (c = 1; c <= NC; c++) if (!((C_b[c] + 0) in c_sizes)) { c_sizes[C_b[c] + 0] = 1; ncs++ }
     # one line per algorithm (measured, model); the baseline it beats labels each measured point
-    for (c = 1; c <= NC; c++)
+    for (c = 1; c <= NC && ncs >= 2; c++)
         pic_add(C_alg[c] (C_model[c] ? " (model)" : " (measured)"), C_model[c] ? 2 : 1,
-                algo_color(C_alg[c]), C_model[c] ? -1 : 7, C_model[c] ? 2 : 1, 2, C_b[c],
+                algo_color(C_alg[c]), C_model[c] ? 6 : 7, C_model[c] ? 2 : 1, 2, C_b[c],
                 sprintf("%.6g \"%s\"", C_d[c] / 1000, C_model[c] ? "" : "vs " C_base[c]))
     if (!pic_write("critical_delay", "critical", "critical straggler delay vs size", ""))
-        note(crit == "" ? "no critical.csv: critical_delay not drawn" : "no usable rows in critical.csv: critical_delay not drawn")
+        note(crit == "" ? "no critical.csv: critical_delay not drawn" : ncs == 1 ? "critical.csv has one size: critical_delay not drawn (its delay picture marks it)" : "no usable rows in critical.csv: critical_delay not drawn")
 
     # time vs degradation factor, one picture per size (and degraded rank, if several)
     for (r = 1; r <= R; r++)
@@ -240,6 +354,72 @@ END {
         if (!nlb) note(name ": no OPTCC lower bound (lower_bound_us column or model rows named lower-bound): not drawn")
     }
     if (!drawn_f) note("no degradation factor sweep (2+ factors at one size): degraded_factor_* not drawn")
+}
+
+# scurves(key, r0, tp): draws the algbw and busbw S-curves of scenario key (r0 one of its rows):
+# every series, or (tp given) those on transport tp and nccl, as algbw_<key>[_<tp>]
+function scurves(key, r0, tp,    what, r, name, extra) {
+    for (what = 1; what <= 2; what++) {
+        pic_reset()
+        for (r = 1; r <= R; r++)
+            if (M[r] && S_key[r] == key && (tp == "" || S_alg[r] == "nccl" || S_tp[r] == tp || !has_tp(S_tp[r])))
+                add_row(r, S_b[r], sprintf("%.6g %.6g", S_bw[r], S_bus[r]))
+        name = (what == 1 ? "algbw_" : "busbw_") key (tp != "" ? "_" tp : "")
+        extra = "ycol = " (what + 1) "\nylab = '" (what == 1 ? "algbw" : "busbw") " (GB/s, 1 GB = 1e9 B)'\n"
+        drawn_s += pic_write(name, "scurve", (what == 1 ? "algbw" : "busbw") " vs size, " scen_title(r0) \
+                             (tp != "" ? ", transport " tp : "") suffix, extra)
+    }
+}
+
+# scurve_best(key, r0): draws algbw_<key>_best and busbw_<key>_best: per algorithm (and dtype)
+# its fastest row at each size over all transports and pipelines, the point shape saying which
+# transport that was (column 4), with nccl
+function scurve_best(key, r0,    what, r, k, bestr, tpu, tn, ntn, tnames, tpts, i, extra) {
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || S_key[r] != key || S_alg[r] == "nccl") continue
+        k = best_label(r) SUBSEP S_b[r]
+        if (!(k in bestr) || S_med[r] < S_med[bestr[k]]) bestr[k] = r
+    }
+    for (k in bestr) if (!(S_tp[bestr[k]] in tpu)) { tpu[S_tp[bestr[k]]] = 1; tn[++ntn] = S_tp[bestr[k]] }
+    ssort(tn, ntn)
+    for (i = 1; i <= ntn; i++) {
+        tnames = tnames " \"" (has_tp(tn[i]) ? tn[i] : "none") "\""; tpts = tpts " " transport_point(tn[i], 1)
+    }
+    for (what = 1; what <= 2; what++) {
+        pic_reset()
+        for (r = 1; r <= R; r++)
+            if (M[r] && S_key[r] == key && S_alg[r] == "nccl")
+                add_row(r, S_b[r], sprintf("%.6g %.6g %d", S_bw[r], S_bus[r], transport_point(S_tp[r], 1)))
+        for (k in bestr) {
+            r = bestr[k]
+            pic_add(best_label(r), 1, algo_color(S_alg[r]), transport_point(S_tp[r], 1), 1, 2, S_b[r],
+                    sprintf("%.6g %.6g %d", S_bw[r], S_bus[r], transport_point(S_tp[r], 1)))
+        }
+        extra = "ycol = " (what + 1) "\nylab = '" (what == 1 ? "algbw" : "busbw") " (GB/s, 1 GB = 1e9 B)'\n" \
+                "ptcol = 4\ntnames = '" tnames "'\ntpts = '" tpts "'\n"
+        drawn_s += pic_write((what == 1 ? "algbw_" : "busbw_") key "_best", "scurve",
+                             (what == 1 ? "algbw" : "busbw") " vs size, " scen_title(r0) ", each algorithm on its best transport" suffix, extra)
+    }
+}
+
+# in_delay_group(r, r0): row r is in the delay sweep of row r0 (same n, size, straggler rank)
+function in_delay_group(r, r0) {
+    return S_sr[r] >= 0 && S_dr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_sr[r] == S_sr[r0]
+}
+
+# pipe_group(r): the measurement a pipeline sweep varies the pipeline of: algorithm, transport,
+# dtype, scenario (n included) and size
+function pipe_group(r) {
+    return S_alg[r] SUBSEP S_tp[r] SUBSEP S_dt[r] SUBSEP S_n[r] SUBSEP S_key[r] SUBSEP S_b[r]
+}
+
+# has_tp(t): t names a transport (not empty, "-" or "model")
+function has_tp(t) { return t != "" && t != "-" && t != "model" }
+
+# ssort(a, n): sorts a[1..n] as strings
+function ssort(a, n,    i, j, t) {
+    for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && a[j] < a[j - 1]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 }
 
 # note(msg): tells the user on stderr why a picture is missing
@@ -278,13 +458,18 @@ function scen_title(r,    t) {
     return t
 }
 
-# series_label(r): returns "nccl" or "algorithm/transport", plus the pipeline where one
-# algorithm/transport ran with several, plus the dtype where the CSV has several
-function series_label(r,    l) {
-    l = S_alg[r] == "nccl" ? "nccl" : S_alg[r] (S_tp[r] != "" && S_tp[r] != "-" && S_tp[r] != "model" ? "/" S_tp[r] : "")
-    if (pipe_count[S_alg[r], S_tp[r]] > 1) l = l "/p" S_pipe[r]
+# series_label(r, pipe): returns "nccl" or "algorithm/transport", plus "/p<pipeline>" when pipe
+# is set (a row of a pipeline sweep), plus the dtype where the CSV has several
+function series_label(r, pipe,    l) {
+    l = S_alg[r] == "nccl" ? "nccl" : S_alg[r] (has_tp(S_tp[r]) ? "/" S_tp[r] : "")
+    if (pipe) l = l "/p" S_pipe[r]
     if (dt_count > 1) l = l " " S_dt[r]
     return l
+}
+
+# best_label(r): returns row r's series in the best-transport pictures: the algorithm (and dtype)
+function best_label(r) {
+    return S_alg[r] (dt_count > 1 ? " " S_dt[r] : "")
 }
 
 # algo_color(a): returns the colour of algorithm a, the same in every picture of every run
@@ -303,17 +488,29 @@ function algo_color(a) {
 }
 
 # transport_point(t, variant): returns the gnuplot point type of a transport (filled circle,
-# square, triangle, diamond); later pipeline variants get the open shape
+# square, triangle, diamond); even pipeline variants get the open shape
 function transport_point(t, variant,    p) {
-    p = t == "ce" ? 5 : t == "sm" ? 9 : (t == "nccl-p2p" || t == "nccl" || t == "" || t == "-") ? 7 : 13
-    return variant > 1 ? p - 1 : p
+    p = t == "ce" ? 5 : t == "sm" ? 9 : (t == "nccl-p2p" || t == "nccl" || !has_tp(t)) ? 7 : 13
+    return variant > 0 && variant % 2 == 0 ? p - 1 : p
 }
 
-# add_row(r, x, y): adds measured row r as point (x, y) of its series
-function add_row(r, x, y,    nccl) {
+# shade(c, w): returns colour c ("#rrggbb") mixed with white by the fraction w
+function shade(c, w,    i, v, o, h) {
+    h = "0123456789abcdef"; o = "#"; c = tolower(c)
+    for (i = 2; i <= 6; i += 2) {
+        v = (index(h, substr(c, i, 1)) - 1) * 16 + index(h, substr(c, i + 1, 1)) - 1
+        o = o sprintf("%02x", int(v + (255 - v) * w + 0.5))
+    }
+    return o
+}
+
+# add_row(r, x, y): adds measured row r as point (x, y) of its series; the variants of a
+# pipeline sweep go from the algorithm's colour (smallest pipeline) to lighter shades
+function add_row(r, x, y,    nccl, c) {
     nccl = (S_alg[r] == "nccl")
-    pic_add(S_lab[r], nccl ? 0 : 1, algo_color(S_alg[r]),
-            transport_point(S_tp[r], seen_pipe[S_alg[r], S_tp[r], S_pipe[r]]), 1, nccl ? 4 : 2, x, y)
+    c = algo_color(S_alg[r])
+    if (S_var[r] > 1) c = shade(c, 0.6 * (S_var[r] - 1) / (S_nvar[r] - 1))
+    pic_add(S_lab[r], nccl ? 0 : 1, c, transport_point(S_tp[r], S_var[r]), 1, nccl ? 4 : 2, x, y)
 }
 
 # pic_reset(): starts a new picture with no series

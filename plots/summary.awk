@@ -5,6 +5,8 @@
 #       -v basedir=DIR [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
 # Columns are found by name (see prep.awk for the optional ones). Rows whose status is not ok are
 # counted and listed, never ranked. A CSV with no measured rows is summarised from its model rows.
+# Algorithms are named as in the pictures (prep.awk's series rule): algorithm/transport, with
+# "/p<pipeline>" only in a pipeline sweep, not for a pipeline picked per size (OPTCC's k).
 
 # files come in the order [baseline] results [critical]; roles go by position, not by name, so
 # that a run compared with itself still works
@@ -76,7 +78,8 @@ role == "base" {
     if (!is_num(med) || med + 0 <= 0) next
     R++
     S_src[R] = src; S_alg[R] = alg; S_b[R] = b + 0; S_med[R] = med + 0; S_n[R] = n
-    S_lab[R] = alg == "nccl" ? "nccl" : alg label_tail(f)
+    S_tp[R] = clean_text(get(f, col, "transport", "")); S_pipe[R] = clean_text(get(f, col, "pipeline", ""))
+    S_dt[R] = clean_text(get(f, col, "dtype", ""))
     S_sr[R] = get(f, col, "straggler_rank", "-1") + 0; S_d[R] = get(f, col, "delay_us", "0") + 0
     S_dr[R] = get(f, col, "degraded_rank", "-1") + 0; S_f[R] = fac + 0
     v = get(f, col, "algbw_gbps", ""); S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
@@ -95,6 +98,14 @@ role == "base" {
 END {
     if (bad_header) exit 1
     for (r = 1; r <= R; r++) M[r] = has_measured ? (S_src[r] != "model") : 1
+    # the series rule of the pictures (prep.awk): "/p<pipeline>" only on rows whose algorithm,
+    # transport, dtype, scenario and size were measured with several pipeline values
+    for (r = 1; r <= R; r++)
+        if (M[r] && !((pipe_group(r), S_pipe[r]) in seen_gp)) { seen_gp[pipe_group(r), S_pipe[r]] = 1; npipe[pipe_group(r)]++ }
+    for (r = 1; r <= R; r++)
+        S_lab[r] = S_alg[r] == "nccl" ? "nccl" : S_alg[r] (S_tp[r] != "" && S_tp[r] != "-" && S_tp[r] != "model" ? "/" S_tp[r] : "") \
+                   (M[r] && npipe[pipe_group(r)] > 1 ? "/p" S_pipe[r] : "")
+    for (r = 1; r <= R; r++) if (M[r] && npipe[pipe_group(r)] > 1) has_sweep = 1
 
     printf "# arbench run %s\n\n", meta_run
     printf "- GPUs: %s x%s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, meta_n, meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
@@ -105,6 +116,7 @@ END {
     printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
     printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
     printf "comparison says something); **vs nccl** = nccl's median / best's median (> 1: faster than nccl).\n"
+    if (has_sweep) printf "A /pK after the transport marks a pipeline sweep (the same size measured at several --pipeline K).\n"
 
     table("clean", "Clean")
     table("straggler", "Straggler")
@@ -126,10 +138,10 @@ function row_id(f, c) {
         "|" get(f, c, "transport", "") "|" get(f, c, "pipeline", "") "|" get(f, c, "dtype", "") "|" get(f, c, "bytes", "") + 0
 }
 
-# label_tail(f): returns "/transport" plus "/p<pipeline>" where it is not 1
-function label_tail(f,    t, p) {
-    t = clean_text(get(f, col, "transport", "")); p = clean_text(get(f, col, "pipeline", ""))
-    return (t != "" && t != "-" && t != "model" ? "/" t : "") (p != "" && p != "1" && p != "0" && p != "-" ? "/p" p : "")
+# pipe_group(r): what a pipeline sweep varies the pipeline of: algorithm, transport, dtype, n,
+# scenario and size
+function pipe_group(r) {
+    return S_alg[r] SUBSEP S_tp[r] SUBSEP S_dt[r] SUBSEP S_n[r] SUBSEP S_sr[r] SUBSEP S_d[r] SUBSEP S_dr[r] SUBSEP S_f[r] SUBSEP S_b[r]
 }
 
 # scen_words(f): returns a row's scenario in words (for the failed-rows table)

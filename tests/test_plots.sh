@@ -9,7 +9,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-test-plots.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cp -r tests/fixtures/nightly tests/fixtures/regressed tests/fixtures/small "$tmp/"
+cp -r tests/fixtures/nightly tests/fixtures/regressed tests/fixtures/small tests/fixtures/wide "$tmp/"
 
 # check NAME CMD...: one check that passes when CMD succeeds
 check() { local name=$1; shift; if "$@"; then ok; else bad "$name"; fi; }
@@ -56,7 +56,10 @@ check "ring/ce clean 1 GiB +20% flagged" in_section "$R" "Regressions against $t
 check "stragglar straggler 4 GiB +10% flagged" in_section "$R" "Regressions against $tmp/nightly (20261121T030000Z_dgx-h200-07)" '^\| straggler 3 \+8 ms \| stragglar/nccl-p2p \| 4 GiB \|.*\+10\.0% \|'
 check "rhd 1 MiB +8% within 3 x the larger (baseline's) stdev: not flagged" not has "$R" '^\| clean \| rhd/nccl-p2p \| 1 MiB \|'
 check "direct 1 KiB +3% under 5%: not flagged" not has "$R" '^\| clean \| direct/sm \| 1 KiB \|'
-check "regressed night's 1 GiB best moves to async-ring" in_section "$R" Clean '^\| 1 GiB \| async-ring/ce/p4 \|'
+# async-ring always ran with pipeline 4 (no pipeline sweep): no /p4 in its name
+check "regressed night's 1 GiB best moves to async-ring/ce" in_section "$R" Clean '^\| 1 GiB \| async-ring/ce \|'
+check "no pipeline sweep in the nightly run: no /pK anywhere, nor its explanation" \
+  test -z "$(grep -E '/p[0-9]+ \||/pK' "$S" "$R")"
 bash plots/summary.sh "$tmp/nightly" "$tmp/nightly" >/dev/null 2>&1
 check "a run against itself: no regressions" has "$S" '^None: 500 rows compared, 0 faster beyond noise\.$'
 bash plots/summary.sh "$tmp/nightly" "$tmp/regressed" >/dev/null 2>&1
@@ -68,6 +71,18 @@ check "columns in another order: best found by name; no nccl, no nccl columns" i
 check "small: the error row (8 MiB, 99999 GB/s) is skipped" not has "$M" '^\| 8 MiB \|'
 check "small: a critical delay that is not a number" in_section "$M" "Critical straggler delay" '^\| 1 MiB \| stragglar \| rhd/nccl-p2p \| not found \(inf\) \| - \|$'
 check "small: lower bound from a lower_bound_us column" in_section "$M" "Degraded link" '^\| 1 \| 2 \| 1 MiB \| ring/ce \| 62\.21 \| 16\.86 \| 5\.87 \| 10\.60 \|$'
+
+# the series rule: OPTCC's per-size segment count k (pipeline column) does not split a series,
+# a genuine pipeline sweep does; nccl measured twice at 1 GiB is ranked by its faster run
+W=$tmp/wide/summary.md
+bash plots/summary.sh "$tmp/wide" >/dev/null 2>&1
+check "wide: optcc/ce best at 128 MiB, without its k" in_section "$W" Clean '^\| 128 MiB \| optcc/ce \| 577\.3[0-9]* \|'
+check "wide: optcc/ce best at 512 MiB, without its k" in_section "$W" Clean '^\| 512 MiB \| optcc/ce \|'
+check "wide: no optcc label carries a pipeline" not has "$W" 'optcc/[a-z0-9-]+/p'
+check "wide: the pipeline sweep keeps /p4 (1 GiB, faster nccl run 4539.7 us)" \
+  in_section "$W" Clean '^\| 1 GiB \| async-ring/ce/p4 \| 4047\.5 \| 265\.29 \| 4539\.7 \| 236\.52 \| 1\.12x \|$'
+check "wide: says what /pK means" has "$W" '^A /pK after the transport'
+check "wide: critical delay not found, the model's next to it" in_section "$W" "Critical straggler delay" '^\| 1 GiB \| stragglar \| nccl \| not found \(inf\) \| 1\.30 \|$'
 
 out=$(bash plots/summary.sh 2>&1); rc=$?
 check "summary.sh without arguments: usage, exit 2 (got $rc)" [ "$rc" -eq 2 ]
@@ -149,6 +164,44 @@ pcheck "plot.sh on a broken CSV draws nothing" test -z "$(ls "$tmp/broken/plots"
 
 out=$(bash plots/plot.sh "$tmp/model" 2>&1); rc=$?
 pcheck "model-only CSV drawn from its model rows ($out)" test "$rc" -eq 0 -a -n "$(grep -l '(model)' "$tmp/model/plots/algbw_clean.svg" 2>/dev/null)"
+
+# ---- wide: too many series for one S-curve picture; the series rule; a geometric delay sweep ----
+V=$tmp/wide/plots
+# a stale picture of an earlier drawing (the old single S-curve) must go
+mkdir -p "$V" && cp "$P/algbw_clean.png" "$V/algbw_clean.png" 2>/dev/null
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/wide" 2>&1); rc=$?
+pcheck "plot.sh wide exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+wide_pics="algbw_clean_best algbw_clean_ce algbw_clean_nccl-p2p algbw_clean_sm busbw_clean_best busbw_clean_ce
+  busbw_clean_nccl-p2p busbw_clean_sm pipeline_clean_1GiB pipeline_clean_256MiB straggler_delay_1GiB"
+for p in $wide_pics; do
+  pcheck "wide: $p.png is a 1280x720 PNG" is_png "$V/$p.png"
+  pcheck "wide: $p.svg is an SVG" is_svg "$V/$p.svg"
+done
+pcheck "wide: exactly these pictures, no single algbw_clean (stale one removed)" \
+  [ "$(for f in "$V"/*.png; do basename "$f" .png; done | tr '\n' ' ')" = "$(printf '%s ' $wide_pics)" ]
+pcheck "wide: says critical_delay needs 2+ sizes" test -n "$(printf '%s' "$out" | grep 'critical.csv has one size')"
+# names = ' "a" "b" ...' of a driver, one per line
+names_of() { sed -n "s/^names = '//p" "$V/data/$1.gp" 2>/dev/null | tr -d "'" | tr ' ' '\n' | grep . | tr -d '"'; }
+pcheck "wide: ce picture is nccl first, ce series only, the async-ring sweep as /p2 /p4 /p8" \
+  [ "$(names_of algbw_clean_ce | tr '\n' ' ')" = "nccl async-ring/ce/p2 async-ring/ce/p4 async-ring/ce/p8 bcast/ce direct/ce optcc/ce rd/ce rhd/ce ring/ce swing-bw/ce " ]
+pcheck "wide: sm picture has sm series and nccl only" [ "$(names_of busbw_clean_sm | grep -vc -e '/sm$' -e '^nccl$')" -eq 0 ]
+pcheck "wide: optcc/sm is one series over all 21 sizes, whatever its k" \
+  [ "$(awk '/^# /{on = ($0 == "# optcc/sm")} on && /^[0-9]/' "$V/data/algbw_clean_sm.dat" 2>/dev/null | wc -l)" -eq 21 ]
+pcheck "wide: nccl measured twice at 1 GiB is one point, the faster run" \
+  [ "$(awk '/^# /{on = ($0 == "# nccl")} on && /^1073741824 /' "$V/data/algbw_clean_ce.dat" 2>/dev/null)" = "1073741824 236.52 354.79" ]
+pcheck "wide: best picture is one line per algorithm" \
+  [ "$(names_of algbw_clean_best | tr '\n' ' ')" = "nccl async-ring bcast direct optcc rd rhd ring swing-bw " ]
+pcheck "wide: best picture shapes the points by transport (direct/sm at 1 KiB, async-ring/ce at 1 GiB)" \
+  test -n "$(grep -q '^ptcol = 4$' "$V/data/algbw_clean_best.gp" 2>/dev/null && awk '/^# /{s = $2} s == "direct" && $1 == 1024 && $4 == 9 {a = 1} s == "async-ring" && $1 == 1073741824 && $4 == 5 {b = 1} END {if (a && b) print "ok"}' "$V/data/algbw_clean_best.dat")"
+pcheck "wide: no S-curve key has more than 14 entries" \
+  test -z "$(for f in "$V"/data/*bw_clean*.gp; do n=$(names_of "$(basename "$f" .gp)" | wc -l); [ "$n" -gt 14 ] && echo "$f"; done)"
+pcheck "wide: pipeline picture: async-ring/ce vs pipeline 2 4 8, nccl as reference" \
+  test "$(names_of pipeline_clean_1GiB | tr '\n' ' ')" = "nccl async-ring/ce " -a -n "$(grep -x "xt = ' 2 4 8'" "$V/data/pipeline_clean_1GiB.gp" 2>/dev/null)"
+pcheck "wide: geometric delay sweep on log axes" grep -qx 'xlog = 1' "$V/data/straggler_delay_1GiB.gp"
+pcheck "wide: the model's critical delay marked" grep -q 'model: critical delay 1.3 ms' "$V/straggler_delay_1GiB.svg"
+pcheck "wide: no measured critical delay, said so" grep -q 'stragglar never beat nccl up to 64 ms' "$V/straggler_delay_1GiB.svg"
+pcheck "nightly: arithmetic delay sweep stays linear" not grep -q 'xlog' "$P/data/straggler_delay_1GiB.gp"
+pcheck "nightly: model critical delay marked next to the measured one" grep -q 'model: critical delay 4.54 ms' "$P/straggler_delay_1GiB.svg"
 
 [ "$skip" -gt 0 ] && echo "skipped: $skip picture checks (gnuplot is not installed: apt-get install -y gnuplot-nox)"
 echo "$pass passed, $fail failed"
