@@ -15,7 +15,7 @@
 #include "model.h"
 
 #define MAX_LIST 64
-#define MAX_FITS 16
+#define MAX_FITS 64 /* a pooled fit per transport, and one per (transport, algorithm) */
 #define DEFAULT_ALPHA_US 3.0 /* stragglar.txt s4.2: NVLink latency studies */
 #define DEFAULT_BW 450e9     /* stragglar.txt s4.2: H100 SXM NVLink, one direction */
 
@@ -28,9 +28,11 @@ struct scenario {
   struct degrade_spec dg;
 };
 
-/* One fitted (or given) hardware setting and the transport name it stands for. */
+/* One fitted (or given) hardware setting, the transport it stands for, and the algorithm it
+ * was fitted on (NULL: pooled over every algorithm measured on that transport). */
 struct fit {
   char transport[32];
+  const struct ar_algo *algo;
   struct model_hw hw;
   int rows;
   double rel_rms;
@@ -581,44 +583,68 @@ static int cache_get(struct price_cache *c, const struct scenario *sc, const str
   return i;
 }
 
-/* Fits alpha and beta per transport from the healthy rows; returns the number of fits. */
+/* Fits alpha and beta to the healthy rows of one transport (and one algorithm, unless algo is
+ * NULL); fills ft and prints one line. */
+static void fit_rows(const struct mrow *rows, int nrows, const struct options *o,
+                     struct price_cache *cache, const char *transport, const struct ar_algo *algo,
+                     struct fit *ft) {
+  memset(ft, 0, sizeof(*ft));
+  snprintf(ft->transport, sizeof(ft->transport), "%s", transport);
+  ft->algo = algo;
+  ft->hw = o->hw;
+  struct model_sample *smp = malloc(sizeof(*smp) * nrows);
+  int ns = 0;
+  for (int j = 0; smp && j < nrows; j++) {
+    const struct mrow *r = &rows[j];
+    if (strcmp(r->transport, transport) || (algo && r->sc.algo != algo) ||
+        r->sc.straggler >= 0 || r->sc.dg.n)
+      continue;
+    /* OPTCC ran with k chosen per size, which the CSV does not let us rebuild: keep it out of
+     * the pooled fit, where its many rounds would drag alpha down for every other schedule */
+    if (!algo && (r->sc.algo->flags & AR_ALGO_DEGRADE_AWARE)) continue;
+    int k = cache_get(cache, &r->sc, o);
+    if (k < 0 || cache->e[k].st != AR_OK) continue;
+    const struct model_price *pr = &cache->e[k].pr;
+    smp[ns].rounds = pr->pre.rounds + pr->main.rounds;
+    smp[ns].beta_bytes = r->bytes * (pr->pre.load + pr->main.load);
+    smp[ns].fixed_us = (pr->pre.hops + pr->main.hops) * o->hw.hop_us +
+                       r->bytes * (pr->pre.reduce + pr->main.reduce) * o->hw.gamma;
+    smp[ns].time_us = r->time_us;
+    ns++;
+  }
+  ft->rows = ns;
+  ft->ok = smp && ns > 0 && !model_fit(smp, ns, &ft->hw.alpha_us, &ft->hw.beta, &ft->rel_rms);
+  free(smp);
+  const char *name = algo ? algo->name : "all";
+  if (ft->ok)
+    printf("calibration: transport=%s algorithm=%s rows=%d alpha_us=%.3f bw_GBps=%.2f "
+           "rel_rms=%.4f\n",
+           transport, name, ns, ft->hw.alpha_us, 1e6 / ft->hw.beta / 1e9, ft->rel_rms);
+  else
+    printf("calibration: transport=%s algorithm=%s rows=%d failed: too few healthy rows to fit\n",
+           transport, name, ns);
+}
+
+/* Returns 1 when fits[0..nfits) already has (transport, algo). */
+static int have_fit(const struct fit *fits, int nfits, const char *transport,
+                    const struct ar_algo *algo) {
+  for (int j = 0; j < nfits; j++)
+    if (fits[j].algo == algo && !strcmp(fits[j].transport, transport)) return 1;
+  return 0;
+}
+
+/* Fits alpha and beta from the healthy rows: pooled per transport (for pricing what was not
+ * measured), then per (transport, algorithm), since each schedule pays its own per-round cost
+ * on a transport. Returns the number of fits. */
 static int calibrate(const struct mrow *rows, int nrows, const struct options *o,
                      struct price_cache *cache, struct fit *fits) {
   int nfits = 0;
-  for (int i = 0; i < nrows && nfits < MAX_FITS; i++) {
-    int seen = 0;
-    for (int j = 0; j < nfits; j++)
-      seen |= !strcmp(fits[j].transport, rows[i].transport);
-    if (seen) continue;
-    struct fit *ft = &fits[nfits++];
-    memset(ft, 0, sizeof(*ft));
-    snprintf(ft->transport, sizeof(ft->transport), "%s", rows[i].transport);
-    ft->hw = o->hw;
-    struct model_sample *smp = malloc(sizeof(*smp) * nrows);
-    int ns = 0;
-    for (int j = i; smp && j < nrows; j++) {
-      const struct mrow *r = &rows[j];
-      if (strcmp(r->transport, ft->transport) || r->sc.straggler >= 0 || r->sc.dg.n) continue;
-      int k = cache_get(cache, &r->sc, o);
-      if (k < 0 || cache->e[k].st != AR_OK) continue;
-      const struct model_price *pr = &cache->e[k].pr;
-      smp[ns].rounds = pr->pre.rounds + pr->main.rounds;
-      smp[ns].beta_bytes = r->bytes * (pr->pre.load + pr->main.load);
-      smp[ns].fixed_us = (pr->pre.hops + pr->main.hops) * o->hw.hop_us +
-                         r->bytes * (pr->pre.reduce + pr->main.reduce) * o->hw.gamma;
-      smp[ns].time_us = r->time_us;
-      ns++;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < nrows && nfits < MAX_FITS; i++) {
+      const struct ar_algo *algo = pass ? rows[i].sc.algo : NULL;
+      if (have_fit(fits, nfits, rows[i].transport, algo)) continue;
+      fit_rows(rows, nrows, o, cache, rows[i].transport, algo, &fits[nfits++]);
     }
-    ft->rows = ns;
-    ft->ok = smp && ns > 0 && !model_fit(smp, ns, &ft->hw.alpha_us, &ft->hw.beta, &ft->rel_rms);
-    free(smp);
-    if (ft->ok)
-      printf("calibration: transport=%s rows=%d alpha_us=%.3f bw_GBps=%.2f rel_rms=%.4f\n",
-             ft->transport, ns, ft->hw.alpha_us, 1e6 / ft->hw.beta / 1e9, ft->rel_rms);
-    else
-      printf("calibration: transport=%s rows=%d failed: too few healthy rows to fit\n",
-             ft->transport, ns);
-  }
   return nfits;
 }
 
@@ -687,14 +713,17 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
   return EXIT_OK;
 }
 
-/* Prices every measured row with its transport's fit, beside the measurement. */
+/* Prices every measured row beside its measurement, with the fit of its own algorithm on its
+ * transport where there is one, else its transport's pooled fit. */
 static void mirror(const struct mrow *rows, int nrows, const struct options *o,
                    const struct fit *fits, int nfits, struct price_cache *cache, struct out *out) {
   for (int i = 0; i < nrows; i++) {
     const struct mrow *r = &rows[i];
     const struct fit *ft = NULL;
     for (int j = 0; j < nfits; j++)
-      if (fits[j].ok && !strcmp(fits[j].transport, r->transport)) ft = &fits[j];
+      if (fits[j].ok && !strcmp(fits[j].transport, r->transport) &&
+          (!fits[j].algo || fits[j].algo == r->sc.algo) && (!ft || fits[j].algo))
+        ft = &fits[j];
     if (!ft) continue;
     int k = cache_get(cache, &r->sc, o);
     if (k < 0) continue;
@@ -734,8 +763,8 @@ int cmd_model(int argc, char **argv) {
     for (int j = 0; j < nfits; j++)
       any |= fits[j].ok;
     rc = any ? EXIT_OK : EXIT_FAIL;
-    for (int j = 0; j < nfits && o.nalgos; j++)
-      if (fits[j].ok) sweep(&o, &fits[j].hw, fits[j].transport, &cache, &out, 0);
+    for (int j = 0; j < nfits && o.nalgos; j++) /* a sweep of chosen algorithms: pooled fits */
+      if (fits[j].ok && !fits[j].algo) sweep(&o, &fits[j].hw, fits[j].transport, &cache, &out, 0);
     if (!o.nalgos && any) mirror(rows, nrows, &o, fits, nfits, &cache, &out);
   }
   hx_csv_close(&out.csv);

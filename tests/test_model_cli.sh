@@ -116,7 +116,7 @@ sed -e '2,$s/,model,ring,model,/,gpu,ring,nccl-p2p,/' -e '2,$s/,model,rhd,model,
   "$T/sweep.csv" >"$T/run/results.csv"
 out=$($A model --calibrate "$T/run" --csv "$T/mirror.csv" 2>&1); rc=$?
 # (the CSV keeps 3 decimals of a microsecond, so the fit is exact to about 1e-4)
-fit=$(printf '%s\n' "$out" | grep "^calibration: transport=nccl-p2p rows=24 ")
+fit=$(printf '%s\n' "$out" | grep "^calibration: transport=nccl-p2p algorithm=all rows=24 ")
 fa=$(printf '%s' "$fit" | sed -n 's/.*alpha_us=\([^ ]*\).*/\1/p')
 fb=$(printf '%s' "$fit" | sed -n 's/.*bw_GBps=\([^ ]*\).*/\1/p')
 if [ "$rc" -eq 0 ] && [ -n "$fa" ] && close "$fa" 5 1e-3 && close "$fb" 300 1e-3; then ok
@@ -124,6 +124,20 @@ else bad "calibration round trip (want alpha 5, 300 GB/s): $out"; fi
 [ "$(tail -n +2 "$T/mirror.csv" | wc -l)" -eq 24 ] && ok || bad "mirror CSV rows: $(wc -l <"$T/mirror.csv")"
 printf '%s\n' "$out" | awk '/nccl-p2p/ && NF >= 9 && $NF != "1.0000" { bad = 1 } END { exit bad }' \
   && ok || bad "mirror rows should sit on the measurement: $out"
+# schedules with their own per-round costs (ring at 5 us, rhd at 20 us): the pooled fit cannot
+# match both, each algorithm's own fit must, and the mirror uses it
+mkdir -p "$T/run2"
+$A model --algo rhd --ranks 4,8 -b 1K -e 1M -f 4 --alpha 20us --bw 300GB/s --csv "$T/rhd20.csv" >/dev/null 2>&1
+{ head -n 1 "$T/sweep.csv"; grep ',model,ring,model,' "$T/sweep.csv"; tail -n +2 "$T/rhd20.csv"; } |
+  sed -e '2,$s/,model,ring,model,/,gpu,ring,nccl-p2p,/' -e '2,$s/,model,rhd,model,/,gpu,rhd,nccl-p2p,/' \
+  >"$T/run2/results.csv"
+out=$($A model --calibrate "$T/run2" 2>&1)
+fa=$(printf '%s\n' "$out" | sed -n 's/^calibration: transport=nccl-p2p algorithm=rhd .*alpha_us=\([^ ]*\).*/\1/p')
+[ -n "$fa" ] && close "$fa" 20 1e-3 && ok || bad "rhd's own fit (want alpha 20): $out"
+printf '%s\n' "$out" | grep -q '^calibration: transport=nccl-p2p algorithm=all .*rel_rms=0.0000' \
+  && bad "the pooled fit should not fit two per-round costs exactly: $out" || ok
+printf '%s\n' "$out" | awk '/nccl-p2p/ && NF >= 9 && $NF != "1.0000" { bad = 1 } END { exit bad }' \
+  && ok || bad "mirror rows should sit on the measurement with per-algorithm fits: $out"
 # with --algo the sweep is priced with each transport's fit
 expect 0 "^ring .* nccl-p2p .*" $A model --calibrate "$T/run" --algo ring --ranks 16 --bytes 1G
 # a file without the needed columns is bad input
