@@ -8,7 +8,8 @@
 #   results.csv: algorithm, transport, bytes, status, time_us_median, algbw_gbps, busbw_gbps,
 #     source [gpu], pipeline, dtype, n_gpus, straggler_rank [-1], delay_us [0], degraded_rank
 #     [-1], factor [1], model_time_us, lower_bound_us, gpu, timestamp. Rows whose status is not
-#     `ok` are skipped. Rows with source=model are "the model"; all others are measurements. A CSV
+#     `ok` are skipped. Rows with source=model are "the model" (its transport column, where it
+#     names a transport, says which transport's fit it is); all others are measurements. A CSV
 #     with no measurements at all (arbench model) is drawn from its model rows instead.
 #   OPTCC's lower bound for the time-vs-factor pictures comes from either a `lower_bound_us`
 #     column (on any row with that size and factor) or rows with source=model and algorithm
@@ -41,7 +42,14 @@
 #     the model's) marked; log-log when the delays are a geometric sweep (0 drawn at the left).
 #   critical_delay: critical delay vs size from critical.csv (2+ sizes).
 #   degraded_factor_<size>: time vs degradation factor at one size (2+ factors) + lower bound.
-#   model_vs_measured_<scen>: measured time (solid) and the model's (dashed) vs size.
+#   model_vs_measured_<scen>: measured time (solid) and the model's (dashed) vs size, for the
+#     series the model prices, and below them model / measured per measured series. Model rows
+#     that name a transport (arbench model --calibrate: one fit per transport) are drawn per
+#     algorithm/transport, "<alg>/<tp> model" in the colour and (open) point shape of the measured
+#     series; model rows with transport "model", "-" or empty (a plain arbench model sweep) and
+#     the model_time_us column per algorithm, "<alg> model" without points. Where that would be
+#     more than SPLIT_MAX series over 2+ transports, instead one picture per transport,
+#     model_vs_measured_<scen>_<transport>, with that transport's measured and model lines.
 
 BEGIN { SPLIT_MAX = 12 }
 
@@ -174,14 +182,19 @@ END {
         if (M[r] && !((S_key[r], S_b[r]) in seen_kb)) { seen_kb[S_key[r], S_b[r]] = 1; sizes[S_key[r]]++ }
         if (M[r] && !(S_key[r] in key_row)) { key_row[S_key[r]] = r; keys[++nkeys] = S_key[r] }
     }
-    # the model's times per scenario, n, algorithm and size: source=model rows first, else the
-    # model_time_us column of the measured rows (n is part of the key: the scenario names carry
-    # it only when the measured rows have several)
+    # the model's times per scenario, n, algorithm, transport and size: source=model rows first,
+    # else the model_time_us column of the measured rows (n is part of the key: the scenario
+    # names carry it only when the measured rows have several). Model rows that name a transport
+    # (arbench model --calibrate fits each transport apart) are kept per algorithm/transport;
+    # those named "model", "-" or nothing (a plain arbench model sweep) and model_time_us per
+    # algorithm, under transport ""
     for (r = 1; r <= R; r++)
-        if (has_measured && S_src[r] == "model") MODEL[S_key[r], S_n[r], S_alg[r], S_b[r]] = S_med[r]
+        if (has_measured && S_src[r] == "model")
+            MODEL[S_key[r], S_n[r], S_alg[r], has_tp(S_tp[r]) ? S_tp[r] : "", S_b[r]] = S_med[r]
     for (r = 1; r <= R; r++)
-        if (M[r] && has_measured && S_mt[r] != "" && !((S_key[r], S_n[r], S_alg[r], S_b[r]) in MODEL))
-            MODEL[S_key[r], S_n[r], S_alg[r], S_b[r]] = S_mt[r]
+        if (M[r] && has_measured && S_mt[r] != "" && !((S_key[r], S_n[r], S_alg[r], "", S_b[r]) in MODEL) &&
+            !(has_tp(S_tp[r]) && ((S_key[r], S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL)))
+            MODEL[S_key[r], S_n[r], S_alg[r], "", S_b[r]] = S_mt[r]
     suffix = has_measured ? "" : " (model)"
 
     drawn_s = drawn_d = drawn_f = drawn_m = drawn_p = 0
@@ -203,20 +216,30 @@ END {
                 scurve_best(key, r0)
             }
         }
-        # measured vs model for the same scenario
-        pic_reset(); nmod = 0
-        for (r = 1; r <= R; r++)
-            if (M[r] && S_key[r] == key && ((key, S_n[r], S_alg[r], S_b[r]) in MODEL)) want[S_alg[r]] = 1
-        for (r = 1; r <= R; r++)
-            if (M[r] && S_key[r] == key && (S_alg[r] in want)) add_row(r, S_b[r], sprintf("%.6g", S_med[r]))
+        # measured vs model for the same scenario: the measured series the model prices (per
+        # algorithm/transport where its rows name the transport, else per algorithm), split by
+        # transport like the S-curves when that is too many series for one picture
+        delete wantA; delete wantS; delete in_ser; delete tp_seen; nser = ntp = 0
+        for (r = 1; r <= R; r++) {
+            if (!M[r] || S_key[r] != key) continue
+            if ((key, S_n[r], S_alg[r], "", S_b[r]) in MODEL) wantA[S_alg[r]] = 1
+            if (has_tp(S_tp[r]) && ((key, S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL)) wantS[S_alg[r], S_tp[r]] = 1
+        }
+        for (r = 1; r <= R; r++) {
+            if (!M[r] || S_key[r] != key || !model_wants(r)) continue
+            if (!(S_lab[r] in in_ser)) { in_ser[S_lab[r]] = 1; nser++ }
+            if (S_alg[r] != "nccl" && has_tp(S_tp[r]) && !(S_tp[r] in tp_seen)) { tp_seen[S_tp[r]] = 1; TPL[++ntp] = S_tp[r] }
+        }
         for (m in MODEL) {
             split(m, p, SUBSEP)
-            if (p[1] != key || p[2] != S_n[r0] || !(p[3] in want)) continue
-            pic_add(p[3] " model", 2, algo_color(p[3]), -1, 2, 2, p[4], sprintf("%.6g", MODEL[m])); nmod++
+            if (p[1] == key && p[2] == S_n[r0] && (p[4] == "" ? (p[3] in wantA) : ((p[3], p[4]) in wantS)) &&
+                !((p[3], p[4]) in in_ser)) { in_ser[p[3], p[4]] = 1; nser++ }
         }
-        delete want
-        if (nmod > 0 && has_measured && sizes[key] >= 2)
-            drawn_m += pic_write("model_vs_measured_" key, "model", "measured (solid) vs model (dashed), " scen_title(r0), "")
+        ssort(TPL, ntp)
+        if (has_measured && sizes[key] >= 2) {
+            if (nser <= SPLIT_MAX || ntp < 2) drawn_m += model_pic(key, r0, "")
+            else for (t = 1; t <= ntp; t++) drawn_m += model_pic(key, r0, TPL[t])
+        }
     }
     if (!drawn_s) note("no scenario with enough sizes (clean 3+, others 4+): algbw_*/busbw_* S-curves not drawn")
     if (!has_measured) note("no measured rows: model_vs_measured_* not drawn (model-only CSV)")
@@ -369,6 +392,46 @@ function scurves(key, r0, tp,    what, r, name, extra) {
         drawn_s += pic_write(name, "scurve", (what == 1 ? "algbw" : "busbw") " vs size, " scen_title(r0) \
                              (tp != "" ? ", transport " tp : "") suffix, extra)
     }
+}
+
+# model_wants(r): measured row r has a model line (wantA, wantS: the current scenario's)
+function model_wants(r) {
+    return (S_alg[r] in wantA) || (has_tp(S_tp[r]) && ((S_alg[r], S_tp[r]) in wantS))
+}
+
+# model_pic(key, r0, tp): draws model_vs_measured_<key>[_<tp>]: the measured series of scenario
+# key (r0 one of its rows) that the model prices (all, or those on transport tp and nccl), solid,
+# and the model's, dashed: "<alg>/<tp> model" in the colour and (open) point shape of its measured
+# series where the model rows name the transport, else "<alg> model" without points. Returns 1
+# when drawn, 0 when there is no model line
+function model_pic(key, r0, tp,    r, m, p, nmod, nmeas, mk, ratio) {
+    pic_reset(); nmod = 0
+    # the measured series, with model / measured at each size as a third column (NaN: none)
+    for (r = 1; r <= R; r++)
+        if (M[r] && S_key[r] == key && model_wants(r) &&
+            (tp == "" || S_alg[r] == "nccl" || S_tp[r] == tp || !has_tp(S_tp[r]))) {
+            mk = has_tp(S_tp[r]) && ((key, S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL) ? S_tp[r] : ""
+            ratio = ((key, S_n[r], S_alg[r], mk, S_b[r]) in MODEL) ? sprintf("%.6g", MODEL[key, S_n[r], S_alg[r], mk, S_b[r]] / S_med[r]) : "NaN"
+            add_row(r, S_b[r], sprintf("%.6g %s", S_med[r], ratio))
+        }
+    nmeas = P_NS
+    for (m in MODEL) {
+        split(m, p, SUBSEP)
+        if (p[1] != key || p[2] != S_n[r0]) continue
+        if (p[4] == "") {
+            if (!(p[3] in wantA)) continue
+            pic_add(p[3] " model", 2, algo_color(p[3]), -1, 2, 2, p[5], sprintf("%.6g", MODEL[m]))
+        } else {
+            if (!((p[3], p[4]) in wantS) || (tp != "" && p[4] != tp && p[3] != "nccl")) continue
+            pic_add((p[3] == "nccl" ? "nccl" : p[3] "/" p[4]) " model", 2, algo_color(p[3]), transport_point(p[4], 2),
+                    2, 2, p[5], sprintf("%.6g", MODEL[m]))
+        }
+        nmod++
+    }
+    if (!nmod) return 0
+    return pic_write("model_vs_measured_" key (tp != "" ? "_" tp : ""), "model",
+                     "measured (solid) vs model (dashed), " scen_title(r0) (tp != "" ? ", transport " tp : ""),
+                     "nmeas = " nmeas "\n")
 }
 
 # scurve_best(key, r0): draws algbw_<key>_best and busbw_<key>_best: per algorithm (and dtype)

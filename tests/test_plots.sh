@@ -9,7 +9,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-test-plots.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cp -r tests/fixtures/nightly tests/fixtures/regressed tests/fixtures/small tests/fixtures/wide "$tmp/"
+cp -r tests/fixtures/nightly tests/fixtures/regressed tests/fixtures/small tests/fixtures/wide tests/fixtures/calibrated "$tmp/"
 
 # check NAME CMD...: one check that passes when CMD succeeds
 check() { local name=$1; shift; if "$@"; then ok; else bad "$name"; fi; }
@@ -202,6 +202,71 @@ pcheck "wide: the model's critical delay marked" grep -q 'model: critical delay 
 pcheck "wide: no measured critical delay, said so" grep -q 'stragglar never beat nccl up to 64 ms' "$V/straggler_delay_1GiB.svg"
 pcheck "nightly: arithmetic delay sweep stays linear" not grep -q 'xlog' "$P/data/straggler_delay_1GiB.gp"
 pcheck "nightly: model critical delay marked next to the measured one" grep -q 'model: critical delay 4.54 ms' "$P/straggler_delay_1GiB.svg"
+
+# ---- model vs measured: the model rows of arbench model --calibrate name their transport ----
+# words DRIVER LIST: a word list of a driver (names, colors, pts, dts), one word per line, quotes gone
+words() { sed -n "s/^$2 = '//p" "$1" 2>/dev/null | tr -d "'" | grep -o '"[^"]*"\|[^ "]\+' | tr -d '"'; }
+# style_of DRIVER NAME: "colour pt dt" of the series called NAME
+style_of() {
+  paste -d '|' <(words "$1" names) <(words "$1" colors) <(words "$1" pts) <(words "$1" dts) |
+    awk -F'|' -v n="$2" '$1 == n { print $2, $3, $4 }'
+}
+# block DAT NAME: the data lines of the series called NAME
+block() { awk -v h="# $2" '/^# /{on = ($0 == h)} on && /^[0-9]/' "$1" 2>/dev/null; }
+C=$tmp/calibrated/plots
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/calibrated" 2>&1); rc=$?
+pcheck "plot.sh calibrated exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+for t in ce nccl-p2p sm; do
+  pcheck "calibrated: model_vs_measured_clean_$t.png is a 1280x720 PNG" is_png "$C/model_vs_measured_clean_$t.png"
+  pcheck "calibrated: model_vs_measured_clean_$t.svg is an SVG" is_svg "$C/model_vs_measured_clean_$t.svg"
+  pcheck "calibrated: $t picture: that transport's 4 measured series, then their 4 model series" \
+    [ "$(words "$C/data/model_vs_measured_clean_$t.gp" names | tr '\n' ,)" = \
+      "direct/$t,rhd/$t,ring/$t,stragglar/$t,direct/$t model,rhd/$t model,ring/$t model,stragglar/$t model," ]
+  for a in direct rhd ring stragglar; do
+    ms=$(style_of "$C/data/model_vs_measured_clean_$t.gp" "$a/$t")
+    mm=$(style_of "$C/data/model_vs_measured_clean_$t.gp" "$a/$t model")
+    # same colour, the open form of the same point shape (filled pt - 1), dashed
+    pcheck "calibrated: $a/$t model dashed in $a/$t's colour and shape ($ms | $mm)" \
+      test -n "$ms" -a "$(echo "$ms" | awk '{ print $1, $2 - 1, 2 }')" = "$mm"
+  done
+  pcheck "calibrated: $t picture draws the ratio panel of its 4 measured series" grep -qsx 'nmeas = 4' "$C/data/model_vs_measured_clean_$t.gp"
+done
+pcheck "calibrated: no single model_vs_measured_clean (24 series)" test ! -e "$C/model_vs_measured_clean.png"
+pcheck "calibrated: the SVG labels the model lines per transport" grep -q 'ring/ce model' "$C/model_vs_measured_clean_ce.svg"
+# 0.9 * (30 + 20) + 1.03 * 1024 / 250e3 = 45.00 on ce; 0.9 * (30 + 10) + ... = 36.01 on nccl-p2p
+pcheck "calibrated: each transport's model line has its own fit (ring 1 KiB: ce 45, nccl-p2p 36.01)" \
+  test "$(block "$C/data/model_vs_measured_clean_ce.dat" 'ring/ce model' | head -1)" = "1024 45" -a \
+       "$(block "$C/data/model_vs_measured_clean_nccl-p2p.dat" 'ring/nccl-p2p model' | head -1)" = "1024 36.01"
+pcheck "calibrated: measured ring/ce carries model / measured (45 / 50.02)" \
+  test "$(block "$C/data/model_vs_measured_clean_ce.dat" ring/ce | awk '$1 == 1024 { printf "%.4f", $3 }')" = 0.8996
+# a plain arbench model sweep names no transport ("model"): one model line per algorithm, as before
+mkdir -p "$tmp/calplain"
+awk -F, -v OFS=, 'NR > 1 && $9 == "model" { $11 = "model" } 1' "$tmp/calibrated/results.csv" >"$tmp/calplain/results.csv"
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/calplain" 2>&1); rc=$?
+pcheck "plot.sh calplain exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+pcheck "transport 'model': one dashed line per algorithm, no points, in every transport's picture" \
+  test "$(words "$tmp/calplain/plots/data/model_vs_measured_clean_sm.gp" names | tr '\n' ,)" = \
+       "direct/sm,rhd/sm,ring/sm,stragglar/sm,direct model,rhd model,ring model,stragglar model," -a \
+       "$(style_of "$tmp/calplain/plots/data/model_vs_measured_clean_sm.gp" 'ring model')" = "#1f77b4 -1 2"
+# few enough series: one picture, still per algorithm/transport
+mkdir -p "$tmp/calfew"
+awk -F, 'NR == 1 || (($10 == "ring" || $10 == "rhd") && ($11 == "ce" || $11 == "sm"))' "$tmp/calibrated/results.csv" >"$tmp/calfew/results.csv"
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/calfew" 2>&1); rc=$?
+pcheck "plot.sh calfew exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+pcheck "calfew: 8 series in one model_vs_measured_clean, model lines per algorithm/transport" \
+  test "$(words "$tmp/calfew/plots/data/model_vs_measured_clean.gp" names | tr '\n' ,)" = \
+       "rhd/ce,rhd/sm,ring/ce,ring/sm,rhd/ce model,rhd/sm model,ring/ce model,ring/sm model," -a \
+       -z "$(find "$tmp/calfew/plots" -name 'model_vs_measured_clean_*')"
+pcheck "calfew: is a 1280x720 PNG" is_png "$tmp/calfew/plots/model_vs_measured_clean.png"
+# the nightly run's model rows have transport "-" (and model_time_us on measured rows): per algorithm
+pcheck "nightly: model lines per algorithm, dashed, without points" \
+  test "$(words "$P/data/model_vs_measured_clean.gp" names | tr '\n' ,)" = \
+       "direct/sm,rhd/nccl-p2p,ring/ce,ring/nccl-p2p,direct model,rhd model,ring model," -a \
+       "$(words "$P/data/model_vs_measured_clean.gp" dts | tr '\n' ' ')" = "1 1 1 1 2 2 2 " -a \
+       "$(style_of "$P/data/model_vs_measured_clean.gp" 'rhd model')" = "#ff7f0e -1 2"
+pcheck "nightly: ring/ce and ring/nccl-p2p measured both against the one ring model" \
+  test -n "$(block "$P/data/model_vs_measured_clean.dat" ring/ce | awk '$1 == 1073741824 && $3 > 0.5 && $3 < 1')" -a \
+       -n "$(block "$P/data/model_vs_measured_clean.dat" ring/nccl-p2p | awk '$1 == 1073741824 && $3 > 0.5 && $3 < 1')"
 
 [ "$skip" -gt 0 ] && echo "skipped: $skip picture checks (gnuplot is not installed: apt-get install -y gnuplot-nox)"
 echo "$pass passed, $fail failed"
