@@ -131,6 +131,7 @@ struct job {
   const struct tp_ops *tp;
   struct tp_ctx *ctx;
   int state;
+  int pipeline_used; /* --pipeline, until the transport's setup says what it uses */
   char reason[512];
 };
 
@@ -167,6 +168,8 @@ struct bench {
   char wd_label[256];
   struct hx_csv_row wd_row;
   atomic_int done[HX_MAX_DEVS];
+  struct tp_marks *marks[HX_MAX_DEVS]; /* --phases: each rank's round marks while it enqueues
+                                        * its timed iteration (struct tp_job's marks) */
 };
 
 /* Monotonic seconds. */
@@ -378,7 +381,7 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->source = "gpu";
   row->algorithm = J->algo->name;
   row->transport = J->d->tname;
-  row->pipeline = J->tp ? b->o->pipeline : 1;
+  row->pipeline = J->tp ? J->pipeline_used : 1; /* the count used (--pipeline 0: chosen) */
   if (J->tp && (J->algo->flags & AR_ALGO_DEGRADE_AWARE)) /* OPTCC: its k segments */
     row->pipeline = b->sched_k[J->d->algo_idx];
   row->dtype = sweep_dtype_name(b->o->dtype);
@@ -455,6 +458,7 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
   const struct run_opts *o = b->o;
   struct job *J = &b->job;
   memset(J, 0, sizeof(*J));
+  J->pipeline_used = o->pipeline;
   J->index = d->size_idx; /* uniform delay draws depend on the size only: fair to every algorithm */
   J->d = d;
   J->algo = o->algos[J->d->algo_idx];
@@ -495,7 +499,9 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
       goto delays;
     }
     struct tp_job tj = {.sched = &b->sched[J->d->algo_idx], .nelem = J->nelem,
-                        .dtype = o->dtype, .pipeline = o->pipeline};
+                        .dtype = o->dtype, .pipeline = o->pipeline,
+                        .pipeline_used = &J->pipeline_used,
+                        .marks = o->phases ? (struct tp_marks *const *)b->marks : NULL};
     tj.degrade.n = o->dg.n; /* degraded-link emulation (transport.h); 0: healthy */
     tj.degrade.bw = o->degrade_bw;
     for (int g = 0; g < o->dg.n; g++) {
@@ -659,6 +665,8 @@ static int job_run(struct rank *R) {
   int err = 0, n = b->n, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
   cudaStream_t s = R->stream;
   err |= RK_CUDA(R, cudaSetDevice(R->dev));
+  if (J->tp && !err) /* --phases: the rounds' marks (nothing without it) */
+    err |= RK_CUDA(R, hx_phase_job_rounds(&R->ph, b->sched[J->d->algo_idx].nrounds));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_wrong, 0, (size_t)b->total * sizeof(*R->d_wrong), s));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_expired, 0, sizeof(*R->d_expired), s));
   double gate_us = fmin(o->timeout_s, 30) * 1e6;
@@ -693,8 +701,11 @@ static int job_run(struct rank *R) {
       if (native)
         err |= RK_NCCL(R, ncclAllReduce(R->data, R->data, J->nelem, nccl_type(o->dtype), ncclSum,
                                         R->comm, s));
-      else
+      else {
+        b->marks[R->rank] = hx_phase_marks(&R->ph); /* NULL but in a timed --phases iteration */
         err |= RK_AR(R, J->tp->enqueue(J->ctx, R->rank, s));
+        b->marks[R->rank] = NULL;
+      }
     }
     if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
     if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->end[i], s));

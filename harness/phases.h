@@ -7,13 +7,18 @@
  * What the harness can see: the straggler's delay and the whole collective (one enqueue call
  * of the transport). The precondition and the rounds happen inside the transport: the NVTX
  * "precondition" range is opened and closed by nvtx.c from the transports' "round %d" ranges
- * (rounds < nprecond); the events of rounds need a hook in the transports (see phases.c). */
+ * (rounds < nprecond); their times come from the transports' round marks (struct tp_marks,
+ * src/cuda/tp_marks.h), passed to the timed iteration only: phases.csv then also has, per
+ * rank, `precondition` (the collective's start to the end of its last round < nprecond) and
+ * `round k` (the previous marked round's end, or the collective's start, to round k's end). */
 #ifndef HX_PHASES_H
 #define HX_PHASES_H
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "cuda/tp_marks.h"
 
 #define HX_PHASE_MAX 8 /* timed phases a rank records in one iteration */
 
@@ -31,13 +36,26 @@ struct hx_phase_rank {
   } stack[4];                  /* each: its timed index (-1: none), is the collective */
   char name[HX_PHASE_MAX][16]; /* phase names: the first word of the range */
   double start_us[HX_PHASE_MAX], end_us[HX_PHASE_MAX]; /* from the iteration's start */
+  /* the transport's round marks (hx_phase_job_rounds, hx_phase_marks) */
+  struct tp_marks mk;   /* mk.nrounds 0: this job's transport is not asked to mark */
+  int mk_cap;           /* rounds the events and arrays hold */
+  int mk_on;            /* the timed iteration passed mk to the transport */
+  double *round_end_us; /* [mk_cap] from the iteration's start; < 0: not marked */
+  double coll_us;       /* the collective's start from the iteration's start (< 0: unknown) */
 };
 
 /* Creates the events of --phases on the current device when on; returns cudaSuccess or the
  * first error (the struct is usable either way: hx_phase_rank_free undoes what was made). */
 cudaError_t hx_phase_rank_init(struct hx_phase_rank *p, int on);
-/* Destroys the events. */
+/* Destroys the events (and the round marks' memory). */
 void hx_phase_rank_free(struct hx_phase_rank *p);
+/* With --phases on: readies the round marks of a job whose transport runs a schedule of
+ * nrounds rounds (events and a zeroed device array, on the current device, grown as needed;
+ * called after hx_phase_job_begin, which forgets the last job's). cudaSuccess or the error. */
+cudaError_t hx_phase_job_rounds(struct hx_phase_rank *p, int nrounds);
+/* The marks to pass to the transport's enqueue now: the rank's, in the timed iteration of a
+ * job readied by hx_phase_job_rounds; NULL otherwise. */
+struct tp_marks *hx_phase_marks(struct hx_phase_rank *p);
 
 /* Opens the NVTX range of a job on the calling rank's thread: "size 1 MiB ring/ce" (algo
  * alone when tname is "nccl"); nprecond: precondition rounds this rank runs (0 when none or
@@ -62,7 +80,8 @@ cudaError_t hx_phase_open(struct hx_phase_rank *p, cudaStream_t s, const char *f
 cudaError_t hx_phase_close(struct hx_phase_rank *p, cudaStream_t s);
 
 /* After the stream is idle: each timed phase's start and end in us from `origin` (the
- * rank's start event of the chosen iteration, aligned across ranks by the harness). */
+ * rank's start event of the chosen iteration, aligned across ranks by the harness), and each
+ * marked round's end (sm's clock stamps placed from the collective's start event). */
 cudaError_t hx_phase_collect(struct hx_phase_rank *p, cudaEvent_t origin);
 
 /* The header of phases.csv. */
@@ -75,7 +94,8 @@ struct hx_phase_job {
   int iteration;   /* the timed iteration recorded (0-based) */
   double delay_us; /* the largest straggler delay of that iteration (0: none) */
 };
-/* Writes every rank's phases as lines of phases.csv and flushes; returns 0 or -1. */
+/* Writes every rank's phases, then its precondition and rounds when marked, as lines of
+ * phases.csv and flushes; returns 0 or -1. */
 int hx_phase_write(FILE *f, const struct hx_phase_job *j, const struct hx_phase_rank *const *rk,
                    int n);
 

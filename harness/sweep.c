@@ -33,6 +33,8 @@ void run_opts_usage(void) {
       "  -o, --out DIR           run folder (default runs/<UTC time>_<host>)\n"
       "  -d, --dtype T           float32, bf16 or fp16 (default float32)\n"
       "      --pipeline K        mini-batches per transfer where the transport pipelines\n"
+      "                          (ce; default 1; 0: the transport chooses per size; the\n"
+      "                          CSV's pipeline column holds the count used)\n"
       "  -c, --check 0|1         check every timed iteration's result (default 1)\n"
       "      --straggler R:D     delay rank R by D (8ms, 2ms-10ms, @FILE) before each\n"
       "                          iteration's collective; comma-separated for several (the\n"
@@ -56,8 +58,8 @@ void run_opts_usage(void) {
       "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n"
       "      --self-test degrade measure the degraded-link emulation: 1-3 peers into and\n"
       "                          out of a GPU slowed x2, 256 MiB each, every transport\n"
-      "      --phases            time the phases (delay, collective) of each row's last\n"
-      "                          iteration on every rank with CUDA events: phases.csv\n");
+      "      --phases            time the phases (delay, collective, precondition, rounds)\n"
+      "                          of each row's last iteration on every rank: phases.csv\n");
 }
 
 /* Parses "0,1,3" into distinct ordinals; 0 or -1. */
@@ -290,7 +292,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       else
         return args_bad("--dtype", optarg, "use float32, bf16 or fp16");
       break;
-    case O_PIPELINE: if (args_parse_int("--pipeline", optarg, 1, 1024, &o->pipeline)) return -1; break;
+    case O_PIPELINE: if (args_parse_int("--pipeline", optarg, 0, 1024, &o->pipeline)) return -1; break;
     case 'c': if (args_parse_int("--check", optarg, 0, 1, &o->check)) return -1; break;
     case O_STRAGGLER:
       if (args_parse_stragglers("--straggler", optarg, 1, o->st, &o->nst)) return -1;

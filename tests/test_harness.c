@@ -229,11 +229,13 @@ static void test_sweep(void) {
   const char *bad[] = {"-b 8X",           "-b 2M -e 1M",     "-f 1",         "--algo foo",
                        "--transport nccl", "--gpus 0",       "--gpus 0,0",   "--gpus a,b",
                        "-n 0",             "-w -1",          "-T 0",         "--dtype f64",
-                       "--check 2",        "--pipeline 0",   "--straggler 1", "--straggler 1:-2ms",
+                       "--check 2",        "--pipeline -1",  "--straggler 1", "--straggler 1:-2ms",
                        "--torus 2y2",      "--bogus",        "stray",        "--sizes 1K,,x",
                        "-n"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
     CHECK(parse_line(&o, bad[i]) == -1, "'%s' accepted", bad[i]);
+  CHECK(parse_line(&o, "--pipeline 0") == 0 && o.pipeline == 0, "--pipeline 0: the transport chooses");
+  CHECK(parse_line(&o, "--pipeline 1025") == -1, "--pipeline 1025 accepted");
   CHECK_INT(parse_line(&o, "--gpus 0,1 --straggler 1:2ms"), ==, 0);
   CHECK_INT(run_opts_check_ranks(&o, 2), ==, 0);
   CHECK_INT(check_ranks_quiet(&o, 1), ==, -1);

@@ -39,7 +39,7 @@ bad_input "^arbench: -w: bad value 'many'" run -w many
 bad_input "^arbench: -T: bad value '0'" run -T 0
 bad_input "^arbench: --dtype: bad value 'int8'" run --dtype int8
 bad_input "^arbench: --check: bad value 'yes'" run --check yes
-bad_input "^arbench: --pipeline: bad value '0'" run --pipeline 0
+bad_input "^arbench: --pipeline: bad value '-1'" run --pipeline -1
 bad_input "^arbench: --straggler: bad value '2'.*< 2 GPUs" run --gpus 0,1 --straggler 2:1ms
 bad_input "^arbench: --straggler: bad value '1'.*RANK:DELAY" run --straggler 1
 bad_input "^arbench: --straggler: bad value '-3ms'.*negative" run --straggler 1:-3ms

@@ -10,8 +10,10 @@
  * per receiver sends our chunks once the receiver says READY; the harness's stream sums scratch
  * into data mini-batch by mini-batch as DATA flags say they landed (AsyncAllReduce-style
  * pipelining: the copy of batch b+1 overlaps the sum of batch b). Pipelining: job->pipeline
- * mini-batches per transfer; <= 0 chooses about 8 MiB per batch (at most 8); a schedule
- * flagged AR_SCHED_PIPELINED (async-ring) with pipeline 1 also gets the automatic choice.
+ * mini-batches per transfer; <= 0 (--pipeline 0) chooses about 8 MiB per batch (at most 8);
+ * a schedule flagged AR_SCHED_PIPELINED (async-ring) with pipeline 1 also gets the automatic
+ * choice; job->pipeline_used gets the most mini-batches of any transfer. --phases marks
+ * (job->marks): an event recorded on the harness's stream after each round's last op there.
  * AR_CE_DIR=pull selects the older receiver-pulls program (see tp_prog.cu). */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,8 @@ struct tp_ctx {
   uint64_t *stamps[AR_MAX_GPUS];      /* degraded-link emulation: nstamps words, or NULL */
   cudaStream_t *streams[AR_MAX_GPUS]; /* copy streams 1..nstreams-1 (index 0 unused) */
   cudaEvent_t *events[AR_MAX_GPUS];
-  uint32_t iter[AR_MAX_GPUS]; /* touched only by that rank's thread */
+  size_t *mark_at[AR_MAX_GPUS]; /* --phases: tp_prog_round_ends per rank, or NULL */
+  uint32_t iter[AR_MAX_GPUS];   /* touched only by that rank's thread */
 };
 
 /* Frees whatever setup managed to create. */
@@ -49,6 +52,7 @@ static void teardown(struct tp_ctx *c) {
         if (c->events[r][i]) cudaEventDestroy(c->events[r][i]);
     free(c->streams[r]);
     free(c->events[r]);
+    free(c->mark_at[r]);
     cudaFree(c->flags[r]);
     cudaFree(c->scratch[r]);
     cudaFree(c->stamps[r]);
@@ -80,6 +84,11 @@ static ar_status setup_rank(struct tp_ctx *c, int r) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&c->streams[r][i], cudaStreamNonBlocking));
   for (int i = 0; i < rp->nevents; i++)
     CUDA_CHECK(cudaEventCreateWithFlags(&c->events[r][i], cudaEventDisableTiming));
+  if (c->job.marks) { /* --phases: where each round ends in the program */
+    c->mark_at[r] = (size_t *)calloc(c->prog->nrounds ? c->prog->nrounds : 1, sizeof(size_t));
+    if (!c->mark_at[r]) return AR_ERR_NOMEM;
+    tp_prog_round_ends(c->prog, r, c->mark_at[r]);
+  }
   if (rp->nstamps) { /* degraded-link emulation; a first launch now loads the kernels */
     CUDA_CHECK(cudaMalloc((void **)&c->stamps[r], rp->nstamps * sizeof(uint64_t)));
     CUDA_CHECK(cudaMemset(c->stamps[r], 0, rp->nstamps * sizeof(uint64_t)));
@@ -130,6 +139,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     teardown(c);
     return st;
   }
+  if (job->pipeline_used) *job->pipeline_used = c->prog->batches_max;
   ar_log(AR_LOG_INFO,
          "ce: %s, %zu elements: %s, flags by %s, up to %d mini-batches, scratch %zu bytes", s->algo,
          job->nelem, mode == TP_MODE_CE ? "push" : "pull", tp_flags_name(c->flag_mode),
@@ -178,10 +188,17 @@ static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, c
 }
 
 /* Interprets rank's program: every op goes on its stream in program order, an NVTX range
- * around each round's ops. */
+ * around each round's ops; with marks for this iteration (--phases), an event on the harness's
+ * stream where each round ends (tp_prog_round_ends). */
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   const struct tp_rank_prog *rp = &c->prog->rank[rank];
   uint32_t base = c->iter[rank]++ * c->prog->span;
+  struct tp_marks *mk = c->job.marks && c->mark_at[rank] ? c->job.marks[rank] : NULL;
+  const size_t *at = c->mark_at[rank];
+  if (mk) {
+    memset(mk->have, 0, (size_t)mk->nrounds);
+    mk->in_ns = 0;
+  }
   int round = -1;
   ar_status res = AR_OK;
   for (size_t i = 0; i < rp->nops && res == AR_OK; i++) {
@@ -192,6 +209,15 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
       ar_nvtx_push("round %d", round);
     }
     res = enqueue_op(c, rank, o, o->stream ? c->streams[rank][o->stream] : stream, base);
+    if (mk && res == AR_OK && o->round < mk->nrounds && at[o->round] == i + 1) {
+      cudaError_t e = cudaEventRecord(mk->ev[o->round], stream);
+      if (e != cudaSuccess) {
+        ar_log(AR_LOG_WARN, "ce: rank %d: round %d mark: %s", rank, o->round,
+               cudaGetErrorString(e));
+        res = AR_ERR_CUDA;
+      }
+      mk->have[o->round] = 1;
+    }
   }
   if (round >= 0) ar_nvtx_pop();
   return res;

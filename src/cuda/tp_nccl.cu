@@ -5,10 +5,12 @@
  * that round: round-snapshot semantics. A copy into a range the rank does not send that round
  * is received in place (no scratch, no extra copy). Sends and receives are issued in the
  * schedule's order on both sides, which is how NCCL matches several messages between one pair.
- * The pipeline option is not used (each round is one group). Degraded links (--degrade): a
- * stamp at a round's start and a pace after its group where tp_p2p_hold.h says so. */
+ * The pipeline option is not used (each round is one group; pipeline_used is 1). Degraded
+ * links (--degrade): a stamp at a round's start and a pace after its group where
+ * tp_p2p_hold.h says so. --phases marks: an event after each round's applies. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nvtx.h"
 #include "p2p_plan.h"
@@ -29,6 +31,7 @@ struct tp_ctx {
    * rank's stream is held once the group is done (NULL: never), and the stamp word */
   uint64_t *hold_ns[AR_MAX_GPUS];
   uint64_t *stamp[AR_MAX_GPUS];
+  struct tp_marks *const *marks; /* job->marks: --phases, or NULL */
 };
 
 /* NCCL's type for an enum ar_dtype. */
@@ -66,6 +69,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   c->dtype = job->dtype;
   c->esize = ar_dtype_size(job->dtype);
   c->nccl_type = nccl_type_of(job->dtype);
+  c->marks = job->marks;
   if (job->nelem * c->esize > w->data_bytes) {
     snprintf(reason, reason_len, "%zu elements do not fit the data buffer", job->nelem);
     free(c);
@@ -117,6 +121,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
       }
     }
   }
+  if (job->pipeline_used) *job->pipeline_used = 1;
   *ctx = c;
   return AR_OK;
 }
@@ -164,14 +169,24 @@ static ar_status enqueue_round(struct tp_ctx *c, int rank, int k, cudaStream_t s
 }
 
 /* Enqueues every round of `rank` (an NVTX range each): one group of sends and receives, then
- * the applies. */
+ * the applies; with marks for this iteration (--phases), an event after each round. */
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   const struct p2p_plan *p = &c->plan[rank];
+  struct tp_marks *mk = c->marks ? c->marks[rank] : NULL;
+  if (mk) {
+    memset(mk->have, 0, (size_t)mk->nrounds);
+    mk->in_ns = 0;
+  }
   for (int k = 0; k < p->nrounds; k++) {
-    ar_nvtx_push("round %d", p->rounds[k].round);
+    int round = p->rounds[k].round;
+    ar_nvtx_push("round %d", round);
     ar_status st = enqueue_round(c, rank, k, stream);
     ar_nvtx_pop();
     AR_CHECK(st);
+    if (mk && round < mk->nrounds) {
+      CUDA_CHECK(cudaEventRecord(mk->ev[round], stream));
+      mk->have[round] = 1;
+    }
   }
   return AR_OK;
 }

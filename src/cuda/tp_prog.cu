@@ -11,6 +11,8 @@
 #define TP_AUTO_BATCH (8u << 20)
 #define TP_AUTO_MAX 8
 
+size_t tp_auto_batch_bytes = TP_AUTO_BATCH; /* C linkage from tp_prog.h */
+
 /* One destination range of a rank in a round: the chunks with the same sources and op. */
 struct seg {
   size_t b, e; /* elements */
@@ -127,7 +129,7 @@ static int batches_for(const struct build *bd, size_t len) {
   if (bd->pipeline > 0)
     nb = (size_t)bd->pipeline;
   else {
-    nb = len * (size_t)bd->esize / TP_AUTO_BATCH;
+    nb = len * (size_t)bd->esize / (tp_auto_batch_bytes ? tp_auto_batch_bytes : TP_AUTO_BATCH);
     if (nb > TP_AUTO_MAX) nb = TP_AUTO_MAX;
   }
   if (nb > units) nb = units;
@@ -894,6 +896,18 @@ extern "C" void tp_prog_free(struct tp_prog *p) {
   for (int r = 0; r < AR_MAX_GPUS; r++)
     free(p->rank[r].ops);
   free(p);
+}
+
+extern "C" void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at) {
+  const struct tp_rank_prog *rp = &p->rank[r];
+  for (int k = 0; k < p->nrounds; k++)
+    at[k] = 0;
+  for (size_t i = 0; i < rp->nops; i++) /* a round's ops are contiguous: its last one wins */
+    if (rp->ops[i].round >= 0 && rp->ops[i].round < p->nrounds) at[rp->ops[i].round] = i + 1;
+  if (p->mode != TP_MODE_SM) return;
+  /* sm: the grid barrier opening the next round is where every block is past this one */
+  for (int k = 0; k < p->nrounds; k++)
+    if (at[k] && at[k] < rp->nops && rp->ops[at[k]].kind == TP_OP_SYNC) at[k]++;
 }
 
 extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {

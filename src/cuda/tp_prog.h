@@ -119,6 +119,15 @@ ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, in
                         int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
                         char *reason, size_t reason_len);
 void tp_prog_free(struct tp_prog *p);
+/* --phases (struct tp_marks): at[k] for k < p->nrounds = how many of rank r's ops come before
+ * the point that marks the end of round k (0: r has no work in round k). ce: right after the
+ * round's last op, on stream 0, which ends every round by joining the copy streams and waiting
+ * for every copy into r (tp_check sim verifies it); sm: after the grid barrier that opens the
+ * next round, if one does, so that every block is past round k. */
+void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at);
+/* The automatic mini-batch size (pipeline <= 0) in bytes: 8 MiB; tests lower it so that
+ * small vectors are split too. */
+extern size_t tp_auto_batch_bytes;
 /* Prints rank r's program (AR_DEBUG=trace, and tp_check --dump). */
 void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
 

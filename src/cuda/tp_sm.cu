@@ -7,7 +7,10 @@
  * from our sources, then each destination range is summed in one pass (dst + peers) straight
  * into data when no one reads that range from us this round, or into scratch when someone
  * does (round snapshot); grid barrier, DONE to the sources; wait DONE from our readers, then
- * scratch goes to data. Blocks run the program in lockstep only at SYNC (grid.sync()). */
+ * scratch goes to data. Blocks run the program in lockstep only at SYNC (grid.sync()).
+ * --phases marks (job->marks): the iteration that is marked runs a second kernel and program,
+ * the same with a MARK after each round's end that stamps %globaltimer (tp_marks.h); every
+ * other iteration runs exactly the kernel it would without --phases. */
 #include <cooperative_groups.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,20 +44,30 @@ struct tp_ctx {
   int nops[AR_MAX_GPUS];
   int blocks[AR_MAX_GPUS];
   int paced; /* degraded-link emulation: the kernel that runs STAMP and PACE */
+  /* --phases (job->marks): the program with MARK ops, its grid, the rounds it marks */
+  struct sm_op *mops[AR_MAX_GPUS];
+  int nmops[AR_MAX_GPUS], mblocks[AR_MAX_GPUS];
+  unsigned char *mhave[AR_MAX_GPUS];
   uint32_t iter[AR_MAX_GPUS];
 };
 
 #define SM_STAMPS 2 /* stamp slots per block: the round's start, the reads' start */
+#define SM_OP_MARK 100 /* --phases: the marked kernel's ops only; val = the round that ended */
 
 /* Runs one rank's program with every block; see the file comment. PACED (degraded jobs
- * only) adds STAMP and PACE, each block timing itself: its thread 0 keeps the stamps. */
-template <typename T, bool PACED>
-__global__ void __launch_bounds__(SM_THREADS)
-    sm_kernel(const sm_op *__restrict__ ops, int nops, uint32_t base) {
+ * only) adds STAMP and PACE, each block timing itself: its thread 0 keeps the stamps.
+ * MARKED (--phases, the marked iteration only) adds the round marks of tp_marks.h: ns[0] at
+ * block 0's start, ns[1 + k] the latest of every block's time at MARK k (its threads done). */
+template <typename T, bool PACED, bool MARKED>
+__device__ __forceinline__ void sm_run(const sm_op *__restrict__ ops, int nops, uint32_t base,
+                                       unsigned long long *ns) {
   cg::grid_group grid = cg::this_grid();
   size_t tid = blockIdx.x * (size_t)blockDim.x + threadIdx.x, nth = (size_t)gridDim.x * blockDim.x;
   uint64_t stamp[SM_STAMPS] = {0, 0};
   (void)stamp;
+  (void)ns;
+  if constexpr (MARKED)
+    if (blockIdx.x == 0 && threadIdx.x == 0) ns[0] = tp_globaltimer();
   for (int i = 0; i < nops; i++) {
     const sm_op *o = &ops[i];
     switch (o->kind) {
@@ -80,13 +93,49 @@ __global__ void __launch_bounds__(SM_THREADS)
         __syncthreads();
       }
       break;
+    case SM_OP_MARK:
+      if constexpr (MARKED) {
+        __syncthreads();
+        if (threadIdx.x == 0) atomicMax(ns + 1 + o->val, (unsigned long long)tp_globaltimer());
+      }
+      break;
     default: break;
     }
   }
 }
 
-/* Returns the kernel for a dtype, with the emulation's ops when paced. */
-static const void *kernel_for(int dtype, int paced) {
+/* The kernel of every iteration without marks. */
+template <typename T, bool PACED>
+__global__ void __launch_bounds__(SM_THREADS)
+    sm_kernel(const sm_op *__restrict__ ops, int nops, uint32_t base) {
+  sm_run<T, PACED, false>(ops, nops, base, nullptr);
+}
+
+/* The kernel of a marked iteration (--phases): the marked program, stamps into ns. */
+template <typename T, bool PACED>
+__global__ void __launch_bounds__(SM_THREADS)
+    sm_kernel_marked(const sm_op *__restrict__ ops, int nops, uint32_t base,
+                     unsigned long long *ns) {
+  sm_run<T, PACED, true>(ops, nops, base, ns);
+}
+
+/* Returns the kernel for a dtype, with the emulation's ops when paced, the marked one when
+ * marked. */
+static const void *kernel_for(int dtype, int paced, int marked = 0) {
+  if (marked) {
+    switch (dtype) {
+    case AR_DT_F32:
+      return paced ? (const void *)sm_kernel_marked<float, true>
+                   : (const void *)sm_kernel_marked<float, false>;
+    case AR_DT_BF16:
+      return paced ? (const void *)sm_kernel_marked<__nv_bfloat16, true>
+                   : (const void *)sm_kernel_marked<__nv_bfloat16, false>;
+    case AR_DT_F16:
+      return paced ? (const void *)sm_kernel_marked<__half, true>
+                   : (const void *)sm_kernel_marked<__half, false>;
+    default: return NULL;
+    }
+  }
   switch (dtype) {
   case AR_DT_F32:
     return paced ? (const void *)sm_kernel<float, true> : (const void *)sm_kernel<float, false>;
@@ -107,6 +156,8 @@ static void teardown(struct tp_ctx *c) {
     cudaFree(c->flags[r]);
     cudaFree(c->scratch[r]);
     cudaFree(c->ops[r]);
+    cudaFree(c->mops[r]);
+    free(c->mhave[r]);
   }
   tp_prog_free(c->prog);
   free(c);
@@ -133,7 +184,40 @@ static ar_status alloc_rank(struct tp_ctx *c, int r) {
   return AR_OK;
 }
 
-/* Uploads rank r's program with resolved addresses and picks its grid. */
+/* --phases: rank r's marked program: h (nops resolved ops) with a MARK after each round's end
+ * (tp_prog_round_ends) into *out (malloc'd, *nout ops); the rounds marked into c->mhave[r].
+ * Returns AR_OK or AR_ERR_NOMEM. */
+static ar_status mark_rank(struct tp_ctx *c, int r, const struct sm_op *h, size_t nops,
+                           struct sm_op **out, size_t *nout) {
+  int nr = c->prog->nrounds;
+  size_t *at = (size_t *)calloc(nr ? nr : 1, sizeof(size_t));
+  struct sm_op *m = (struct sm_op *)calloc(nops + nr + 1, sizeof(*m));
+  c->mhave[r] = (unsigned char *)calloc(nr ? nr : 1, 1);
+  if (!at || !m || !c->mhave[r]) {
+    free(at);
+    free(m);
+    return AR_ERR_NOMEM;
+  }
+  tp_prog_round_ends(c->prog, r, at);
+  size_t j = 0;
+  for (size_t i = 0; i < nops; i++) {
+    m[j++] = h[i];
+    for (int k = 0; k < nr; k++) /* at most one round ends after op i */
+      if (at[k] == i + 1) {
+        memset(&m[j], 0, sizeof(m[j]));
+        m[j].kind = SM_OP_MARK;
+        m[j++].val = (uint32_t)k;
+        c->mhave[r][k] = 1;
+      }
+  }
+  free(at);
+  *out = m;
+  *nout = j;
+  return AR_OK;
+}
+
+/* Uploads rank r's program with resolved addresses (and, for --phases, its marked program)
+ * and picks the grids. */
 static ar_status load_rank(struct tp_ctx *c, int r) {
   const struct tp_rank_prog *rp = &c->prog->rank[r];
   CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
@@ -165,14 +249,24 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
     }
   }
   ar_status st = AR_OK;
+  struct sm_op *m = NULL;
+  size_t nm = 0;
+  if (c->job.marks && (st = mark_rank(c, r, h, rp->nops, &m, &nm)) != AR_OK) {
+    free(h);
+    return st;
+  }
   cudaError_t e = cudaMalloc((void **)&c->ops[r], (rp->nops ? rp->nops : 1) * sizeof(*h));
   if (e == cudaSuccess) e = cudaMemcpy(c->ops[r], h, rp->nops * sizeof(*h), cudaMemcpyHostToDevice);
+  if (e == cudaSuccess && m) e = cudaMalloc((void **)&c->mops[r], (nm ? nm : 1) * sizeof(*m));
+  if (e == cudaSuccess && m) e = cudaMemcpy(c->mops[r], m, nm * sizeof(*m), cudaMemcpyHostToDevice);
   free(h);
+  free(m);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
   }
   c->nops[r] = (int)rp->nops;
+  c->nmops[r] = (int)nm;
   /* one block per 128 KiB of the largest op, at most what can be co-resident (grid.sync) */
   int per_sm = 0, sms = tp_sm_count();
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -182,6 +276,16 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
   size_t blocks = (most + (128u << 10) - 1) >> 17;
   if (blocks > (size_t)sms * per_sm) blocks = (size_t)sms * per_sm;
   c->blocks[r] = blocks < 1 ? 1 : (int)blocks;
+  if (c->mops[r]) { /* the marked kernel: the same grid where it fits, loaded now (lazy
+                     * loading would otherwise load it inside the timed iteration) */
+    const void *mk = kernel_for(c->job.dtype, c->paced, 1);
+    struct cudaFuncAttributes fa;
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, mk));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mk, SM_THREADS, 0));
+    if (per_sm > 2) per_sm = 2;
+    if (per_sm < 1) return AR_ERR_CUDA;
+    c->mblocks[r] = c->blocks[r] < sms * per_sm ? c->blocks[r] : sms * per_sm;
+  }
   return st;
 }
 
@@ -211,6 +315,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   if (!c) return AR_ERR_NOMEM;
   c->w = *w;
   c->job = *job;
+  if (job->pipeline_used) *job->pipeline_used = 1; /* one pass per round: no mini-batches */
   ar_status st = tp_prog_build(s, job->nelem, (int)es, TP_MODE_SM, 1, &job->degrade, &c->prog,
                                reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++)
@@ -237,17 +342,33 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
 }
 
 /* One cooperative launch runs the whole AllReduce of this rank (one NVTX range: the rounds
- * all live inside the kernel). */
+ * all live inside the kernel); with marks for this iteration (--phases), the marked kernel. */
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
+  struct tp_marks *mk = c->job.marks && c->mops[rank] ? c->job.marks[rank] : NULL;
+  if (mk) {
+    memset(mk->have, 0, (size_t)mk->nrounds);
+    mk->in_ns = 1;
+  }
   if (!c->nops[rank]) return AR_OK;
   uint32_t base = c->iter[rank]++ * c->prog->span;
   const sm_op *ops = c->ops[rank];
   int nops = c->nops[rank];
   void *args[] = {(void *)&ops, (void *)&nops, (void *)&base};
   ar_nvtx_push("schedule");
-  cudaError_t e = cudaLaunchCooperativeKernel(kernel_for(c->job.dtype, c->paced),
-                                              dim3(c->blocks[rank]), dim3(SM_THREADS), args, 0,
-                                              stream);
+  cudaError_t e;
+  if (mk) {
+    const sm_op *mops = c->mops[rank];
+    int nm = c->nmops[rank];
+    unsigned long long *ns = mk->ns;
+    void *margs[] = {(void *)&mops, (void *)&nm, (void *)&base, (void *)&ns};
+    e = cudaLaunchCooperativeKernel(kernel_for(c->job.dtype, c->paced, 1),
+                                    dim3(c->mblocks[rank]), dim3(SM_THREADS), margs, 0, stream);
+    for (int k = 0; k < mk->nrounds && k < c->prog->nrounds; k++)
+      mk->have[k] = c->mhave[rank][k];
+  } else {
+    e = cudaLaunchCooperativeKernel(kernel_for(c->job.dtype, c->paced),
+                                    dim3(c->blocks[rank]), dim3(SM_THREADS), args, 0, stream);
+  }
   ar_nvtx_pop();
   CUDA_CHECK(e);
   return AR_OK;

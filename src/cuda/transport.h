@@ -7,6 +7,7 @@
 #include <nccl.h>
 
 #include "ar.h"
+#include "tp_marks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,8 +81,18 @@ struct tp_job {
   const struct ar_schedule *sched;
   size_t nelem;  /* elements per rank; chunk c is [ar_chunk_begin(nelem, nchunks, c), ...) */
   int dtype;     /* enum ar_dtype; the reduction is a sum */
-  int pipeline;  /* mini-batches per transfer (1: none); honoured where the transport pipelines */
+  int pipeline;  /* mini-batches per transfer (1: none, 0: the transport chooses); honoured
+                  * where the transport pipelines (ce), read as 1 elsewhere */
   struct tp_degrade degrade; /* zero: healthy links (no emulation) */
+  /* Optional hooks; zero (the default) leaves every stream operation as it was without them.
+   * pipeline_used: NULL, or where setup stores the mini-batches per transfer it uses (the most
+   * any transfer is split into; 1 where the transport does not pipeline).
+   * marks: NULL, or an array of n pointers (--phases): each enqueue of a rank reads marks[rank]
+   * (written only by that rank's thread, between its enqueues): NULL for an iteration without
+   * marks, else where to mark the end of each round (tp_marks.h). Setup, seeing a non-NULL
+   * array, prepares what the marks need (sm: a marked kernel, loaded before any timing). */
+  int *pipeline_used;
+  struct tp_marks *const *marks;
 };
 
 struct tp_ctx; /* a transport's private state for one job */

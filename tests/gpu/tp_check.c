@@ -19,12 +19,16 @@
  *       degraded (healthy bandwidth 400 GB/s), with OPTCC's lower bound. `sim` ends with its
  *       checks: the self-test's rates, the shared budget's split, a degraded ring, OPTCC.
  *   tp_check gpu --transport ce|sm [--algos LIST] [--sizes LIST] [--dtypes LIST]
- *                [--pipelines LIST] [--iters N] [--ranks N] [--degrade R:F[,R:F]]
+ *                [--pipelines LIST] [--iters N] [--ranks N] [--degrade R:F[,R:F]] [--marks 1]
  *       One pthread per GPU; each iteration re-initialises data from a pristine copy on the
  *       rank's stream and enqueues the AllReduce, iterations back to back with no host sync;
  *       every iteration's result is checked (sizes up to 64 MiB; the last one above).
  *       --degrade: every job emulates those GPUs slowed (OPTCC built for them), after the
  *       healthy bandwidth is measured; the results must not change (also for `time`).
+ *       A pipeline of 0 is the transport's choice; each line says the count used (used=K).
+ *       --marks 1: the last iteration passes --phases' round marks (struct tp_marks): each
+ *       rank must mark exactly the rounds it takes part in, in order, between events around
+ *       the enqueue (sm: clock stamps no later than that span); rank 0's round ends printed.
  *   tp_check time --transport ce|sm [--algos ..] [--sizes ..] [--pipelines ..] [--iters N]
  *       Back-to-back iterations between two host barriers: mean time per AllReduce.
  *   tp_check reduce: bandwidth of ar_reduce_launch / ar_sum_launch on GPU 0.
@@ -545,6 +549,178 @@ static long sim_one(const struct tp_prog *p, size_t nelem, int fifo, int xq, uin
   return wrong;
 }
 
+/* --phases marks (tp_prog_round_ends): checks that where rank r marks the end of round k, its
+ * stream 0 (where the transports record the mark) is already past every op of round k on every
+ * stream of r (followed through events: vector clocks in program order, the order enqueue
+ * issues them), has waited for every flag a peer writes into r's DATA/DONE words in round k,
+ * and (sm) every block is past the round: the mark follows a grid barrier unless the round is
+ * r's last. Prints the first violation; returns 1 when every mark is sound, else 0. */
+static int marks_ok(const struct tp_prog *p, const char *what) {
+  int nr = p->nrounds, ok = 1;
+  size_t *at = calloc(nr ? nr : 1, sizeof(size_t));
+  for (int r = 0; r < p->n && ok; r++) {
+    const struct tp_rank_prog *rp = &p->rank[r];
+    int ns = rp->nstreams, ne = rp->nevents ? rp->nevents : 1;
+    size_t *vc = calloc((size_t)ns * ns, sizeof(size_t)); /* vc[s * ns + t]: ops of t seen by s */
+    size_t *ev = calloc((size_t)ne * ns, sizeof(size_t));
+    size_t *last = calloc((size_t)nr * ns, sizeof(size_t)); /* last op (+1) of round k on s */
+    uint32_t *need = calloc((size_t)nr * p->nslots, sizeof(uint32_t)); /* peers' DATA/DONE */
+    uint32_t *got = calloc((size_t)nr * p->nslots, sizeof(uint32_t));  /* waited on stream 0 */
+    tp_prog_round_ends(p, r, at);
+    for (int q = 0; q < p->n; q++)
+      for (size_t i = 0; q != r && i < p->rank[q].nops; i++) {
+        const struct tp_op *o = &p->rank[q].ops[i];
+        if (o->kind == TP_OP_WRITE_FLAG && o->peer == r && o->slot >= p->n &&
+            o->val > need[(size_t)o->round * p->nslots + o->slot])
+          need[(size_t)o->round * p->nslots + o->slot] = o->val;
+      }
+    int seen = -1; /* the last round with ops so far */
+    for (size_t i = 0; i < rp->nops && ok; i++) {
+      const struct tp_op *o = &rp->ops[i];
+      size_t *me = vc + (size_t)o->stream * ns;
+      if (o->kind == TP_OP_WAIT_EVENT)
+        for (int t = 0; t < ns; t++)
+          if (ev[(size_t)o->event * ns + t] > me[t]) me[t] = ev[(size_t)o->event * ns + t];
+      me[o->stream] = i + 1;
+      if (o->kind == TP_OP_RECORD) memcpy(ev + (size_t)o->event * ns, me, ns * sizeof(size_t));
+      if (o->kind == TP_OP_WAIT_FLAG && o->stream == 0 &&
+          o->val > got[(size_t)o->round * p->nslots + o->slot])
+        got[(size_t)o->round * p->nslots + o->slot] = o->val;
+      if (o->round != seen && o->round < seen) {
+        printf("FAIL %s: rank %d: round %d's ops are not contiguous\n", what, r, o->round);
+        ok = 0;
+      }
+      seen = o->round;
+      last[(size_t)o->round * ns + o->stream] = i + 1;
+      for (int k = 0; k < nr && ok; k++) {
+        if (at[k] != i + 1) continue;
+        for (int t = 0; t < ns && ok; t++)
+          if (vc[t] < last[(size_t)k * ns + t]) {
+            printf("FAIL %s: rank %d: round %d marked after op %zu, before op %zu of stream %d\n",
+                   what, r, k, i, last[(size_t)k * ns + t] - 1, t);
+            ok = 0;
+          }
+        for (int sl = p->n; sl < p->nslots && ok; sl++)
+          if (need[(size_t)k * p->nslots + sl] > got[(size_t)k * p->nslots + sl]) {
+            printf("FAIL %s: rank %d: round %d marked before its wait for flag %d >= %u\n", what,
+                   r, k, sl, need[(size_t)k * p->nslots + sl]);
+            ok = 0;
+          }
+        if (ok && p->mode == TP_MODE_SM && at[k] < rp->nops && o->kind != TP_OP_SYNC) {
+          printf("FAIL %s: rank %d: round %d marked after op %zu, not after a grid barrier\n",
+                 what, r, k, i);
+          ok = 0;
+        }
+      }
+    }
+    for (int k = 0; k < nr && ok; k++) { /* every round with ops is marked, and only those */
+      int has = 0;
+      for (int t = 0; t < ns; t++)
+        has |= last[(size_t)k * ns + t] > 0;
+      if (has != (at[k] > 0)) {
+        printf("FAIL %s: rank %d: round %d %s\n", what, r, k, has ? "is not marked" : "marked idle");
+        ok = 0;
+      }
+    }
+    free(vc);
+    free(ev);
+    free(last);
+    free(need);
+    free(got);
+  }
+  free(at);
+  return ok;
+}
+
+/* ce with pipeline 0 (the transport's choice, --pipeline 0) on ring, rhd and stragglar: with
+ * the automatic batch lowered to 256 bytes, small vectors are split as big ones are at 8 MiB
+ * (up to 8 mini-batches per transfer, per size); the sums must be right, nothing may stall.
+ * Then, at the real 8 MiB, what ring on 4 ranks chooses per size (compiled only). */
+static void sim_auto_pipeline(int nmax, int seeds) {
+  static const char *const names[] = {"ring", "rhd", "stragglar"};
+  static const size_t sizes[] = {67, 1003, 4099};
+  size_t keep = tp_auto_batch_bytes;
+  tp_auto_batch_bytes = 256;
+  for (int a = 0; a < 3; a++)
+    for (int n = 2; n <= nmax; n++) {
+      struct ar_schedule s;
+      ar_status st = build_sched(names[a], n, &s);
+      if (st == AR_ERR_UNSUPPORTED) continue;
+      if (st != AR_OK) {
+        printf("FAIL %s n=%d: %s (%s)\n", names[a], n, ar_status_str(st), s.reason);
+        nfail++;
+        continue;
+      }
+      long bad = 0;
+      int cases = 0, most = 1;
+      for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        struct tp_prog *p;
+        char reason[256] = "", what[160];
+        snprintf(what, sizeof(what), "%s n=%d nelem=%zu ce pipe=0 (256-byte batches)", names[a],
+                 n, sizes[si]);
+        if (tp_prog_build(&s, sizes[si], 4, TP_MODE_CE, 0, NULL, &p, reason, sizeof(reason)) !=
+            AR_OK) {
+          printf("FAIL %s: build: %s\n", what, reason);
+          bad++;
+          continue;
+        }
+        if (p->batches_max > most) most = p->batches_max;
+        if (p->batches_max > 8) {
+          printf("FAIL %s: %d mini-batches, at most 8\n", what, p->batches_max);
+          bad++;
+        }
+        if (!marks_ok(p, what)) bad++;
+        for (int seed = 0; seed < seeds; seed++)
+          for (int fifo = 0; fifo < 2; fifo++) {
+            if (fifo && seed > 1) continue;
+            long w = sim_one(p, sizes[si], fifo, 0, (uint64_t)seed * 104729 + n * 17 + si, what);
+            cases++;
+            if (w) bad++;
+          }
+        tp_prog_free(p);
+      }
+      if (most < 2) { /* 4099 elements of 256-byte batches: the choice must split something */
+        printf("FAIL %s n=%d pipe=0: never more than one mini-batch\n", names[a], n);
+        bad++;
+      }
+      if (bad) {
+        printf("FAIL %s n=%d ce pipe=0: %ld of %d simulated runs wrong or stalled\n", names[a], n,
+               bad, cases);
+        nfail++;
+      } else {
+        printf("ok   %s n=%d ce pipe=0: %d simulated runs, up to %d mini-batches\n", names[a], n,
+               cases, most);
+        npass++;
+      }
+      sched_free(&s);
+    }
+  tp_auto_batch_bytes = keep;
+  /* the real rule: about 8 MiB a mini-batch, 1 to 8; ring on 4 ranks moves quarter vectors */
+  static const struct {
+    size_t bytes;
+    int want;
+  } real[] = {{1u << 20, 1}, {64u << 20, 2}, {256u << 20, 8}, {1u << 30, 8}};
+  struct ar_schedule s;
+  if (build_sched("ring", 4, &s) != AR_OK) return;
+  for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
+    struct tp_prog *p = NULL;
+    char reason[256] = "";
+    ar_status st =
+        tp_prog_build(&s, real[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &p, reason, sizeof(reason));
+    int got = st == AR_OK ? p->batches_max : -1;
+    if (got == real[i].want) {
+      printf("ok   ring n=4 %zu B ce pipe=0: %d mini-batches\n", real[i].bytes, got);
+      npass++;
+    } else {
+      printf("FAIL ring n=4 %zu B ce pipe=0: %d mini-batches, want %d (%s)\n", real[i].bytes, got,
+             real[i].want, reason);
+      nfail++;
+    }
+    tp_prog_free(p);
+  }
+  sched_free(&s);
+}
+
 /* The sim command. */
 static int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
   const char *names[64];
@@ -593,6 +769,7 @@ static int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
             bad++;
             continue;
           }
+          if (!marks_ok(p, what)) bad++;
           int stamps = 0;
           for (int r = 0; r < n; r++)
             stamps += p->rank[r].nstamps;
@@ -662,6 +839,10 @@ struct job_run {
   struct tp_ctx *ctx;
   struct tp_job job;
   int iters, reinit, capture;
+  /* --marks: the pointers the job's marks array holds (set only around the last enqueue), each
+   * rank's marks, and events around that enqueue */
+  struct tp_marks *mk[AR_MAX_GPUS], mks[AR_MAX_GPUS];
+  cudaEvent_t m0[AR_MAX_GPUS], m1[AR_MAX_GPUS];
   ar_status st[AR_MAX_GPUS];
   double t0, t1;
   volatile int finished;
@@ -693,7 +874,16 @@ static void *rank_main(void *arg) {
     if (j->reinit)
       CU(cudaMemcpyAsync(g->w.data[r], g->pristine[r], bytes, cudaMemcpyDeviceToDevice,
                          g->stream[r]));
+    int mark = j->job.marks && it == j->iters - 1;
+    if (mark) {
+      CU(cudaEventRecord(j->m0[r], g->stream[r]));
+      j->mk[r] = &j->mks[r];
+    }
     st = j->tp->enqueue(j->ctx, r, g->stream[r]);
+    if (mark) {
+      j->mk[r] = NULL;
+      CU(cudaEventRecord(j->m1[r], g->stream[r]));
+    }
     if (j->capture && st == AR_OK)
       CU(cudaMemcpyAsync((char *)g->capture[r] + (size_t)it * CAPTURE_MAX, g->w.data[r], bytes,
                          cudaMemcpyDeviceToDevice, g->stream[r]));
@@ -898,9 +1088,99 @@ static void gpu_open(struct gpu *g, int nranks, size_t max_bytes, int iters) {
 struct opts {
   const char *transport, *algos, *sizes, *dtypes, *pipelines;
   const char *degrade; /* "R:F[,R:F]" or "": the emulation's degraded GPUs */
-  int iters, ranks, warmup;
+  int iters, ranks, warmup, marks;
   double timeout;
 };
+
+/* --marks: each rank's marks (events, zeroed clock stamps, flags) for a schedule of nr rounds. */
+static void marks_open(struct job_run *j, int nr) {
+  for (int r = 0; r < j->g->n; r++) {
+    struct tp_marks *m = &j->mks[r];
+    CU(cudaSetDevice(j->g->w.dev[r]));
+    m->nrounds = nr;
+    m->ev = calloc(nr ? nr : 1, sizeof(cudaEvent_t));
+    m->have = calloc(nr ? nr : 1, 1);
+    for (int k = 0; k < nr; k++)
+      CU(cudaEventCreate(&m->ev[k]));
+    CU(cudaMalloc((void **)&m->ns, (nr + 1) * sizeof(unsigned long long)));
+    CU(cudaMemset(m->ns, 0, (nr + 1) * sizeof(unsigned long long)));
+    CU(cudaEventCreate(&j->m0[r]));
+    CU(cudaEventCreate(&j->m1[r]));
+    CU(cudaDeviceSynchronize());
+  }
+}
+
+/* --marks: frees what marks_open made. */
+static void marks_close(struct job_run *j) {
+  for (int r = 0; r < j->g->n; r++) {
+    struct tp_marks *m = &j->mks[r];
+    CU(cudaSetDevice(j->g->w.dev[r]));
+    for (int k = 0; k < m->nrounds; k++)
+      cudaEventDestroy(m->ev[k]);
+    cudaFree(m->ns);
+    cudaEventDestroy(j->m0[r]);
+    cudaEventDestroy(j->m1[r]);
+    free(m->ev);
+    free(m->have);
+    memset(m, 0, sizeof(*m));
+  }
+}
+
+/* --marks, after the job: every rank marked exactly the rounds in which it moves elements, in
+ * order, inside the span of its marked enqueue (sm: stamps from the kernel's start no later
+ * than that span, 5 us of clock slack). Prints one line; returns 1 when right. */
+static int marks_check(struct job_run *j, const char *tag) {
+  const struct ar_schedule *s = j->job.sched;
+  char line[512] = "";
+  int ok = 1;
+  for (int r = 0; r < j->g->n && ok; r++) {
+    struct tp_marks *m = &j->mks[r];
+    CU(cudaSetDevice(j->g->w.dev[r]));
+    float span = 0;
+    CU(cudaEventElapsedTime(&span, j->m0[r], j->m1[r]));
+    unsigned long long ns[1 + 512];
+    if (m->in_ns)
+      CU(cudaMemcpy(ns, m->ns, (size_t)(m->nrounds < 512 ? m->nrounds + 1 : 513) * sizeof(*ns),
+                    cudaMemcpyDeviceToHost));
+    double prev = 0;
+    for (int k = 0; k < m->nrounds && k < 512 && ok; k++) {
+      int part = 0;
+      for (size_t i = 0; i < s->nxfers; i++) {
+        const struct ar_xfer *x = &s->xfers[i];
+        if (x->round == k && (x->src == r || x->dst == r) &&
+            ar_chunk_begin(j->job.nelem, s->nchunks, x->chunk + x->count) >
+                ar_chunk_begin(j->job.nelem, s->nchunks, x->chunk))
+          part = 1;
+      }
+      if (part != m->have[k]) {
+        printf("FAIL %s: marks: rank %d round %d %s\n", tag, r, k,
+               part ? "not marked" : "marked, but the rank has nothing to do in it");
+        ok = 0;
+        break;
+      }
+      if (!part) continue;
+      float ms = 0;
+      double t;
+      if (m->in_ns) {
+        t = ns[1 + k] >= ns[0] ? (ns[1 + k] - ns[0]) / 1e6 : -1;
+      } else {
+        CU(cudaEventElapsedTime(&ms, j->m0[r], m->ev[k]));
+        t = ms;
+      }
+      if (t < prev || t > span + (m->in_ns ? 0.005 : 0)) {
+        printf("FAIL %s: marks: rank %d round %d ends at %.3f ms: before the previous (%.3f) or "
+               "after the enqueue's span (%.3f)\n", tag, r, k, t, prev, span);
+        ok = 0;
+      }
+      prev = t;
+      if (r == 0 && strlen(line) < sizeof(line) - 32)
+        snprintf(line + strlen(line), sizeof(line) - strlen(line), " %d:%.1f", k, t * 1e3);
+    }
+  }
+  if (ok) printf("ok   %s: marks in order (%s), rank 0's round ends (us):%s\n", tag,
+                 j->mks[0].in_ns ? "sm clock stamps" : "events", line);
+  return ok;
+}
 
 static ar_status build_for(const char *name, int n, const struct tp_degrade *dg, int segments,
                            struct ar_schedule *s);
@@ -991,16 +1271,23 @@ static int cmd_gpu(const struct opts *o, int timing) {
           j.job.dtype = dtype;
           j.job.pipeline = pipe;
           j.job.degrade = dg;
+          int used = -1;
+          j.job.pipeline_used = &used;
+          if (o->marks && !timing) {
+            j.job.marks = j.mk;
+            marks_open(&j, s.nrounds);
+          }
           char reason[256] = "";
           double ts = now_s();
           st = tp->setup(&g.w, &j.job, &j.ctx, reason, sizeof(reason));
           double setup_ms = (now_s() - ts) * 1e3;
           char tag[200];
-          snprintf(tag, sizeof(tag), "%-12s %-3s pipe=%-2d %-7s %11zu B (%zu elems)", names[a],
-                   tp->name, pipe, ar_dtype_name(dtype), bytes, nelem);
+          snprintf(tag, sizeof(tag), "%-12s %-3s pipe=%-2d used=%-2d %-7s %11zu B (%zu elems)",
+                   names[a], tp->name, pipe, used, ar_dtype_name(dtype), bytes, nelem);
           if (st != AR_OK) {
             printf("%s  %s: %s\n", st == AR_ERR_OOM ? "oom " : "FAIL", tag, reason);
             if (st != AR_ERR_OOM) nfail++;
+            if (j.job.marks) marks_close(&j);
             continue;
           }
           if (!timing) {
@@ -1030,6 +1317,10 @@ static int cmd_gpu(const struct opts *o, int timing) {
               printf("ok   %s: %d iters (setup %.1f ms)\n", tag, j.iters, setup_ms);
               npass++;
             }
+            if (st == AR_OK && j.job.marks) {
+              if (marks_check(&j, tag)) npass++;
+              else nfail++;
+            }
           } else {
             j.iters = o->warmup;
             st = run_job(&j, o->timeout);
@@ -1047,6 +1338,7 @@ static int cmd_gpu(const struct opts *o, int timing) {
           }
           fflush(stdout);
           tp->teardown(j.ctx);
+          if (j.job.marks) marks_close(&j);
         }
         sched_free(&s);
       }
@@ -1663,6 +1955,8 @@ int main(int argc, char **argv) {
       degrade = o.degrade = v;
     else if (!strcmp(a, "--segments"))
       segments = atoi(v);
+    else if (!strcmp(a, "--marks"))
+      o.marks = atoi(v);
     else {
       fprintf(stderr, "unknown option %s\n", a);
       return 2;
@@ -1672,6 +1966,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "gpu") && o.iters > 4) o.iters = 4; /* capture buffers hold 4 */
   if (!strcmp(argv[1], "sim")) {
     cmd_sim(nmax, seeds, o.algos, xq);
+    if (!strcmp(o.algos, "all")) sim_auto_pipeline(nmax, seeds);
     tsim_checks();
   } else if (!strcmp(argv[1], "tsim"))
     cmd_tsim(o.algos, o.sizes, degrade, o.ranks, segments, o.transport, atoi(o.pipelines));

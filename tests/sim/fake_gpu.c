@@ -12,8 +12,14 @@
  * Environment: AR_SIM_GPUS (default 4), AR_SIM_MEM (bytes one cudaMalloc may take; default
  * unlimited), AR_SIM_WRONG=ALGO (every check of that algorithm finds one wrong element),
  * AR_SIM_SCALE=X (every transport's time times X: a regression to find), AR_SIM_NO_BW=1 (the
- * healthy bandwidth of --degrade cannot be measured). Degraded jobs are priced with the
- * model's slow ports, and the healthy bandwidth "measured" is the model's. */
+ * healthy bandwidth of --degrade cannot be measured), AR_SIM_ROUNDS=1 (the transports mark
+ * their rounds for --phases, struct tp_marks: ce and nccl-p2p by events, sm by clock stamps in
+ * "device" memory; the precondition's rounds split its time evenly, the other rounds the
+ * rest's; without it no transport marks, and phases.csv has no round lines). Degraded jobs
+ * are priced with the model's slow ports, and the healthy bandwidth "measured" is the model's.
+ * The pipeline count a transport reports using (struct tp_job's pipeline_used): ce the one
+ * asked for, or for 0 (and async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1
+ * to 8); sm and nccl-p2p 1. */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdio.h>
@@ -133,6 +139,11 @@ cudaError_t cudaFreeHost(void *p) {
   free(p);
   return cudaSuccess;
 }
+cudaError_t cudaMemset(void *p, int v, size_t bytes) {
+  memset(p, v, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 cudaError_t cudaMemsetAsync(void *p, int v, size_t bytes, cudaStream_t s) {
   (void)s;
   memset(p, v, bytes);
@@ -210,14 +221,30 @@ ar_status ar_delay_measure(double us, int raw, int reps, cudaStream_t s, double 
 
 /* ---- the transports: the model's times ---- */
 
+enum { SIM_P2P, SIM_CE, SIM_SM }; /* the transport a context is for */
+
 struct tp_ctx {
   double pre_us, main_us;
   int straggler, has_pre;
   int nrounds, nprecond; /* for the NVTX round ranges (tests/test_nvtx.sh) */
+  int kind;              /* SIM_P2P, SIM_CE or SIM_SM */
+  struct tp_marks *const *marks;
+  unsigned char *part; /* [rank * nrounds + k]: the rank sends or receives in round k */
 };
 
+/* The mini-batches per transfer the transport of `kind` uses for job (see the file comment). */
+static int sim_pipeline_used(int kind, const struct tp_job *job) {
+  const struct ar_schedule *s = job->sched;
+  if (kind != SIM_CE) return 1;
+  if (job->pipeline > 0 && !((s->flags & AR_SCHED_PIPELINED) && job->pipeline == 1))
+    return job->pipeline;
+  double chunk = (double)job->nelem * ar_dtype_size(job->dtype) / (s->nchunks ? s->nchunks : 1);
+  int nb = (int)(chunk / (8 << 20));
+  return nb < 1 ? 1 : nb > 8 ? 8 : nb;
+}
+
 static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
-                           struct tp_ctx **ctx, char *reason, size_t len) {
+                           struct tp_ctx **ctx, char *reason, size_t len, int kind) {
   const struct ar_schedule *s = job->sched;
   if ((s->flags & AR_SCHED_PIPELINED) && w->n > 2) {
     snprintf(reason, len, "simulated: pipelined schedules are not simulated");
@@ -251,15 +278,63 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
   c->straggler = s->straggler;
   c->nrounds = s->nrounds;
   c->nprecond = s->nprecond;
+  c->kind = kind;
+  c->marks = job->marks;
+  c->part = calloc((size_t)w->n * (s->nrounds ? s->nrounds : 1), 1);
+  if (!c->part) {
+    free(c);
+    return AR_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < s->nxfers; i++) {
+    const struct ar_xfer *x = &s->xfers[i];
+    c->part[(size_t)x->src * s->nrounds + x->round] = 1;
+    c->part[(size_t)x->dst * s->nrounds + x->round] = 1;
+  }
+  if (job->pipeline_used) *job->pipeline_used = sim_pipeline_used(kind, job);
   const char *bad = getenv("AR_SIM_WRONG");
   wrong_algo = bad && !strcmp(bad, s->algo) ? bad : NULL;
   *ctx = c;
   return AR_OK;
 }
 
+static ar_status sim_setup_p2p(const struct tp_world *w, const struct tp_job *job,
+                               struct tp_ctx **ctx, char *reason, size_t len) {
+  return sim_setup(w, job, ctx, reason, len, SIM_P2P);
+}
+static ar_status sim_setup_ce(const struct tp_world *w, const struct tp_job *job,
+                              struct tp_ctx **ctx, char *reason, size_t len) {
+  return sim_setup(w, job, ctx, reason, len, SIM_CE);
+}
+static ar_status sim_setup_sm(const struct tp_world *w, const struct tp_job *job,
+                              struct tp_ctx **ctx, char *reason, size_t len) {
+  return sim_setup(w, job, ctx, reason, len, SIM_SM);
+}
+
+/* AR_SIM_ROUNDS=1: marks the end of each round `rank` takes part in, the collective having
+ * started at t0 (us) with a precondition of pre us: the precondition's rounds share pre evenly,
+ * the others the main part. */
+static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0, double pre) {
+  memset(mk->have, 0, (size_t)mk->nrounds);
+  mk->in_ns = c->kind == SIM_SM;
+  int npre = c->nprecond, nmain = c->nrounds - c->nprecond;
+  if (mk->in_ns) mk->ns[0] = (unsigned long long)(t0 * 1e3);
+  for (int k = 0; k < c->nrounds && k < mk->nrounds; k++) {
+    if (!c->part[(size_t)rank * c->nrounds + k]) continue;
+    double end = k < npre ? t0 + pre * (k + 1) / npre
+                          : t0 + pre + c->main_us * (k - npre + 1) / (nmain > 0 ? nmain : 1);
+    if (mk->in_ns) mk->ns[1 + k] = (unsigned long long)(end * 1e3);
+    else mk->ev[k]->t = end;
+    mk->have[k] = 1;
+  }
+}
+
 static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
   /* the precondition runs among the others at once; the straggler joins for the rest */
-  s->clock += (c->has_pre && rank != c->straggler ? c->pre_us : 0) + c->main_us;
+  double t0 = s->clock, pre = c->has_pre && rank != c->straggler ? c->pre_us : 0;
+  s->clock += pre + c->main_us;
+  struct tp_marks *mk = c->marks ? c->marks[rank] : NULL;
+  const char *marking = getenv("AR_SIM_ROUNDS");
+  if (mk && marking && atoi(marking) == 1) sim_mark(c, rank, mk, t0, pre);
   /* a range per round, as the real transports mark them (the straggler skips the precondition) */
   for (int k = rank == c->straggler ? c->nprecond : 0; k < c->nrounds; k++) {
     ar_nvtx_push("round %d", k);
@@ -270,13 +345,14 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
 
 static void sim_teardown(struct tp_ctx *c) {
   wrong_algo = NULL;
+  if (c) free(c->part);
   free(c);
 }
 
 static const struct tp_ops sim_ops[3] = {
-    {"nccl-p2p", sim_setup, sim_enqueue, sim_teardown},
-    {"ce", sim_setup, sim_enqueue, sim_teardown},
-    {"sm", sim_setup, sim_enqueue, sim_teardown},
+    {"nccl-p2p", sim_setup_p2p, sim_enqueue, sim_teardown},
+    {"ce", sim_setup_ce, sim_enqueue, sim_teardown},
+    {"sm", sim_setup_sm, sim_enqueue, sim_teardown},
 };
 
 const struct tp_ops *tp_find(const char *name) {
