@@ -88,7 +88,8 @@ void sched_relabel(struct ar_schedule *s, const int *perm) {
 struct bitsets {
   int words;       /* 64-bit words per set */
   uint64_t *cur;   /* [rank][chunk][word] */
-  uint64_t *snap;  /* state at the start of the round being applied */
+  uint64_t *snap;  /* the round's source sets at its start, in transfer and chunk order */
+  size_t snap_cap; /* sets that snap holds */
 };
 
 static uint64_t *set_at(const struct bitsets *b, uint64_t *base, const struct ar_schedule *s,
@@ -114,25 +115,50 @@ static ar_status verify_fail(struct sched_report *rep, const char *fmt, ...) {
   return AR_ERR_VERIFY;
 }
 
-/* Port use of one round: distinct peers each rank sends to and receives from. */
+/* Port use of one round: distinct peers each rank sends to and receives from. pair[] (n x n)
+ * and out[]/in[] (n) are all zero on entry and left zero; the work is linear in the round's
+ * transfers, so verifying stays fast for large n. */
 static ar_status check_ports(const struct ar_schedule *s, size_t lo, size_t hi, char *pair,
-                             struct sched_report *rep) {
+                             int *out, int *in, struct sched_report *rep) {
   int n = s->nranks, worst = 0;
-  for (size_t i = lo; i < hi; i++) pair[(size_t)s->xfers[i].src * n + s->xfers[i].dst] = 1;
-  for (int r = 0; r < n; r++) {
-    int out = 0, in = 0;
-    for (int q = 0; q < n; q++) {
-      out += pair[(size_t)r * n + q];
-      in += pair[(size_t)q * n + r];
-    }
-    if (out > worst) worst = out;
-    if (in > worst) worst = in;
-    if (out > s->ports || in > s->ports)
-      return verify_fail(rep, "round %d: rank %d uses %d send / %d receive peers, ports %d",
-                         s->xfers[lo].round, r, out, in, s->ports);
+  ar_status st = AR_OK;
+  for (size_t i = lo; i < hi; i++) {
+    char *p = &pair[(size_t)s->xfers[i].src * n + s->xfers[i].dst];
+    if (*p) continue;
+    *p = 1;
+    int o = ++out[s->xfers[i].src], r = ++in[s->xfers[i].dst];
+    if (o > worst) worst = o;
+    if (r > worst) worst = r;
+    if (st == AR_OK && (o > s->ports || r > s->ports))
+      st = verify_fail(rep, "round %d: rank %d sends to %d peers / rank %d receives from %d, ports %d",
+                       s->xfers[lo].round, s->xfers[i].src, o, s->xfers[i].dst, r, s->ports);
   }
-  for (size_t i = lo; i < hi; i++) pair[(size_t)s->xfers[i].src * n + s->xfers[i].dst] = 0;
+  for (size_t i = lo; i < hi; i++) {
+    pair[(size_t)s->xfers[i].src * n + s->xfers[i].dst] = 0;
+    out[s->xfers[i].src] = in[s->xfers[i].dst] = 0;
+  }
   if (rep && worst > rep->max_ports_used) rep->max_ports_used = worst;
+  return st;
+}
+
+/* Copies the source sets that transfers [lo, hi) read into b->snap, in order, so the round
+ * applies against its start state; costs the round's volume, not the whole state. */
+static ar_status snapshot_round(const struct ar_schedule *s, struct bitsets *b, size_t lo,
+                                size_t hi) {
+  size_t need = 0;
+  for (size_t i = lo; i < hi; i++) need += (size_t)s->xfers[i].count;
+  if (need > b->snap_cap) {
+    uint64_t *p = realloc(b->snap, need * b->words * sizeof(uint64_t));
+    if (!p) return AR_ERR_NOMEM;
+    b->snap = p;
+    b->snap_cap = need;
+  }
+  uint64_t *out = b->snap;
+  for (size_t i = lo; i < hi; i++)
+    for (int c = s->xfers[i].chunk; c < s->xfers[i].chunk + s->xfers[i].count; c++) {
+      memcpy(out, set_at(b, b->cur, s, s->xfers[i].src, c), sizeof(uint64_t) * b->words);
+      out += b->words;
+    }
   return AR_OK;
 }
 
@@ -140,15 +166,15 @@ static ar_status check_ports(const struct ar_schedule *s, size_t lo, size_t hi, 
 static ar_status apply_round(const struct ar_schedule *s, struct bitsets *b, size_t lo,
                              size_t hi, int *written, struct sched_report *rep) {
   int round = s->xfers[lo].round;
+  const uint64_t *src = b->snap;
   for (size_t i = lo; i < hi; i++) {
     const struct ar_xfer *x = &s->xfers[i];
     if (x->src == x->dst) return verify_fail(rep, "round %d: rank %d sends to itself", round, x->src);
     if (round < s->nprecond && (x->src == s->straggler || x->dst == s->straggler))
       return verify_fail(rep, "round %d: straggler %d takes part in the precondition", round,
                          s->straggler);
-    for (int c = x->chunk; c < x->chunk + x->count; c++) {
+    for (int c = x->chunk; c < x->chunk + x->count; c++, src += b->words) {
       uint64_t *dst = set_at(b, b->cur, s, x->dst, c);
-      const uint64_t *src = set_at(b, b->snap, s, x->src, c);
       int *w = &written[(size_t)x->dst * s->nchunks + c];
       if (x->op == AR_COPY) {
         if (*w == round + 1 || *w == -(round + 1))
@@ -186,13 +212,13 @@ ar_status sched_verify(const struct ar_schedule *s, struct sched_report *rep) {
   struct bitsets b = {.words = (n + 63) / 64};
   size_t cells = (size_t)n * s->nchunks;
   b.cur = calloc(cells * b.words, sizeof(uint64_t));
-  b.snap = malloc(cells * b.words * sizeof(uint64_t));
   int *written = calloc(cells, sizeof(int));
   char *pair = calloc((size_t)n * n, 1);
+  int *out = calloc((size_t)n, sizeof(int)), *in = calloc((size_t)n, sizeof(int));
   ar_status st = AR_OK;
-  if (!b.cur || !b.snap || !written || !pair) {
+  if (!b.cur || !written || !pair || !out || !in) {
     st = AR_ERR_NOMEM;
-    goto out;
+    goto done;
   }
   for (int r = 0; r < n; r++)
     for (int c = 0; c < s->nchunks; c++) set_at(&b, b.cur, s, r, c)[r / 64] |= 1ull << (r % 64);
@@ -201,27 +227,33 @@ ar_status sched_verify(const struct ar_schedule *s, struct sched_report *rep) {
     while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round) hi++;
     if (hi < s->nxfers && s->xfers[hi].round < s->xfers[lo].round) {
       st = verify_fail(rep, "transfers not sorted by round (call sched_finish)");
-      goto out;
+      goto done;
     }
-    memcpy(b.snap, b.cur, cells * b.words * sizeof(uint64_t));
-    if ((st = check_ports(s, lo, hi, pair, rep)) != AR_OK) goto out;
-    if ((st = apply_round(s, &b, lo, hi, written, rep)) != AR_OK) goto out;
+    if ((st = snapshot_round(s, &b, lo, hi)) != AR_OK) goto done;
+    if ((st = check_ports(s, lo, hi, pair, out, in, rep)) != AR_OK) goto done;
+    if ((st = apply_round(s, &b, lo, hi, written, rep)) != AR_OK) goto done;
     lo = hi;
   }
-  for (int r = 0; r < n; r++)
+  for (int r = 0; r < n; r++) /* every set must be full: compare word by word */
     for (int c = 0; c < s->nchunks; c++) {
       const uint64_t *set = set_at(&b, b.cur, s, r, c);
-      for (int q = 0; q < n; q++)
-        if (!(set[q / 64] >> (q % 64) & 1)) {
+      for (int w = 0; w < b.words; w++) {
+        int bits = w == b.words - 1 && n % 64 ? n % 64 : 64;
+        uint64_t full = bits == 64 ? ~0ull : (1ull << bits) - 1;
+        if (set[w] != full) {
+          int q = w * 64 + __builtin_ctzll(~set[w] & full);
           st = verify_fail(rep, "rank %d chunk %d lacks rank %d's data at the end", r, c, q);
-          goto out;
+          goto done;
         }
+      }
     }
-out:
+done:
   free(b.cur);
   free(b.snap);
   free(written);
   free(pair);
+  free(out);
+  free(in);
   return st;
 }
 

@@ -5,8 +5,15 @@
 #include "ar.h"
 #include "test.h"
 
-/* Inputs differ per rank and per element; small integers so float sums are exact. */
-static float input(int rank, size_t i) { return (float)((rank * 7 + (int)(i % 13) * 3) % 17 - 8); }
+/* Inputs differ per rank and per element with no short period (a misplaced chunk changes the
+ * values); small integers so float sums are exact. */
+static float input(int rank, size_t i) {
+  uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)(rank + 1) * 40503u;
+  h ^= h >> 15;
+  h *= 2246822519u;
+  h ^= h >> 13;
+  return (float)((int)(h % 17) - 8);
+}
 
 /* Which n each algorithm must support (a generator answering n/a where it should not fails). */
 static int must_support(const char *algo, int n) {
