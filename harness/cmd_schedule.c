@@ -6,17 +6,34 @@
 #include "args.h"
 #include "cli.h"
 
+/* Writes the algorithm's flags as words ("-" for none) into buf. */
+static const char *flag_words(unsigned flags, char *buf, size_t len) {
+  static const struct { unsigned bit; const char *word; } words[] = {
+      {AR_ALGO_NATIVE, "native"},         {AR_ALGO_STRAGGLER_AWARE, "straggler-aware"},
+      {AR_ALGO_DEGRADE_AWARE, "degrade-aware"}, {AR_ALGO_TORUS, "torus"},
+      {AR_ALGO_PIPELINED, "pipelined"}};
+  size_t used = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+    if (flags & words[i].bit)
+      used += (size_t)snprintf(buf + used, len > used ? len - used : 0, "%s%s", used ? "," : "",
+                               words[i].word);
+  return buf[0] ? buf : "-";
+}
+
 int cmd_list(void) {
   size_t n;
+  char flags[96];
   const struct ar_algo *const *all = ar_algo_all(&n);
-  printf("%-12s %-38s %s\n", "algorithm", "supported n", "description [source]");
+  printf("%-12s %-38s %-16s %s\n", "algorithm", "supported n", "flags", "description [source]");
   for (size_t i = 0; i < n; i++)
-    printf("%-12s %-38s %s [%s]\n", all[i]->name, all[i]->ranks, all[i]->desc, all[i]->paper);
+    printf("%-12s %-38s %-16s %s [%s]\n", all[i]->name, all[i]->ranks,
+           flag_words(all[i]->flags, flags, sizeof(flags)), all[i]->desc, all[i]->paper);
   return EXIT_OK;
 }
 
 /* Prints the verified schedule; returns the exit status of SPEC.md section 7. */
-static int show(const struct ar_algo *a, const struct ar_params *p, int json) {
+static int show(const struct ar_algo *a, const struct ar_params *p, int json, uint64_t bytes) {
   struct ar_schedule s;
   ar_status st = ar_build(a, p, &s);
   if (st == AR_ERR_UNSUPPORTED) {
@@ -42,7 +59,13 @@ static int show(const struct ar_algo *a, const struct ar_params *p, int json) {
     printf("precondition_rounds: %d\nrounds: %d\n", rep.precond_rounds, rep.rounds);
     printf("sent_per_rank (buffers):");
     for (int r = 0; r < s.nranks; r++) printf(" %d:%.4f", r, rep.sent[r]);
-    printf("\nweighted_cost (buffers over one port): %.4f\n", sched_cost(&s, 0));
+    printf("\n");
+    if (bytes) { /* the same in bytes, padding-free: chunk sizes as the executors cut them */
+      printf("bytes_sent_per_rank (%llu-byte buffer):", (unsigned long long)bytes);
+      for (int r = 0; r < s.nranks; r++) printf(" %d:%.0f", r, rep.sent[r] * (double)bytes);
+      printf("\n");
+    }
+    printf("weighted_cost (buffers over one port): %.4f\n", sched_cost(&s, 0));
     if (vst == AR_OK) printf("verified: yes\n");
     else printf("verified: no (%s)\n", rep.error[0] ? rep.error : ar_status_str(vst));
   }
@@ -56,9 +79,11 @@ int cmd_schedule(int argc, char **argv) {
       {"straggler", required_argument, 0, 's'}, {"degrade", required_argument, 0, 'd'},
       {"torus", required_argument, 0, 't'},     {"format", required_argument, 0, 'f'},
       {"segments", required_argument, 0, 'k'},  {"help", no_argument, 0, 'h'},
+      {"bytes", required_argument, 0, 'b'},
       {0, 0, 0, 0}};
   const struct ar_algo *algo = NULL;
   int n = 0, nst = 0, tdims = 0, torus[AR_MAX_TORUS_DIMS], json = 0, segments = 0;
+  uint64_t bytes = 0;
   struct straggler_spec st[AR_MAX_STRAGGLERS];
   struct degrade_spec dg = {0};
   const char *torus_text = "";
@@ -85,6 +110,9 @@ int cmd_schedule(int argc, char **argv) {
     case 'k':
       if (args_parse_int("--segments", optarg, 1, 4096, &segments)) return EXIT_BAD_INPUT;
       break;
+    case 'b':
+      if (args_parse_size("--bytes", optarg, &bytes)) return EXIT_BAD_INPUT;
+      break;
     case 'f':
       if (strcmp(optarg, "text") && strcmp(optarg, "json"))
         return args_bad("--format", optarg, "use text or json"), EXIT_BAD_INPUT;
@@ -92,7 +120,7 @@ int cmd_schedule(int argc, char **argv) {
       break;
     case 'h':
       printf("usage: arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]"
-             " [--torus AxB] [--segments K] [--format text|json]\n");
+             " [--torus AxB] [--segments K] [--bytes S] [--format text|json]\n");
       return EXIT_OK;
     case ':':
       fprintf(stderr, "arbench: %s: needs a value\n", argv[optind - 1]);
@@ -116,5 +144,5 @@ int cmd_schedule(int argc, char **argv) {
     printf("n/a: %s is NCCL's own call and has no schedule\n", algo->name);
     return EXIT_NA;
   }
-  return show(algo, &p, json);
+  return show(algo, &p, json, bytes);
 }

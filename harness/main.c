@@ -8,7 +8,7 @@ static void usage(FILE *f) {
   fputs("usage: arbench [run] [options]       benchmark AllReduce algorithms on the GPUs\n"
         "       arbench --list                 the algorithms, their supported n and sources\n"
         "       arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]\n"
-        "                        [--torus AxB] [--segments K] [--format text|json]\n"
+        "                        [--torus AxB] [--segments K] [--bytes S] [--format text|json]\n"
         "       arbench model --algo A --ranks N --bytes S [--alpha 3us] [--bw 450GB/s] ...\n"
         "       arbench run --help             the benchmark's options\n",
         f);

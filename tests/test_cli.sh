@@ -13,6 +13,8 @@ one_line() {
 expect 0 "^ring " $A --list
 expect 0 "verified: yes" $A schedule --algo ring --ranks 4
 expect 0 "rounds: 6" $A schedule --algo ring --ranks 4
+expect 0 "bytes_sent_per_rank \(1073741824-byte buffer\): 0:1610612736 1:1610612736" $A schedule --algo ring --ranks 4 --bytes 1G
+expect 2 "--bytes: bad value '8X'" $A schedule --algo ring --ranks 4 --bytes 8X
 expect 0 '"verified":true' $A schedule --algo ring --ranks 5 --format json
 expect 3 "^n/a: " $A schedule --algo nccl --ranks 4
 expect 3 "^n/a: .*even" $A schedule --algo stragglar --ranks 5
