@@ -63,7 +63,7 @@ test: $(B)/arbench $(TEST_BIN)
 	@B=$(B) bash tests/run.sh $(SUITES)
 
 gputest: $(B)/arbench
-	@bash tests/gpu/run.sh
+	@B=$(B) bash tests/gpu/run.sh
 
 run: $(B)/arbench
 	@B=$(B) bash configs/run-main.sh

@@ -7,6 +7,11 @@
  *   [gate] wait on every rank's `finished` (of the last iteration), fill inputs, record ready
  *   | barrier | wait on every rank's ready, record start, [straggler delay], the AllReduce,
  *   record end, check, record finished | barrier | rank 0 opens the gates
+ * The inputs of every iteration, warm-up included, come from a seed of their own (a counter
+ * over the whole process, cuda/inputs.h), and every iteration's result is checked against
+ * the sums for that seed: a transport that reads data of an earlier iteration (a scratch
+ * slot or a peer's buffer read before this iteration's data landed) sums other values and
+ * is counted wrong, in a warm-up iteration as in a timed one.
  * The gate (timed iterations only) holds the stream until every rank's host has enqueued the
  * whole iteration, so host launch overhead never lands between the start and end events; the
  * cross-GPU waits align the start events; the fill and the check sit outside them. The
@@ -124,6 +129,7 @@ struct rank {
 
 struct job {
   int index;
+  unsigned long long seed0; /* the inputs' seed of iteration 0; iteration it uses seed0 + it */
   const struct job_desc *d;
   const struct ar_algo *algo;
   uint64_t bytes; /* payload: nelem * element size */
@@ -159,6 +165,8 @@ struct bench {
   unsigned expired[HX_MAX_DEVS];
   double *delays; /* [straggler][total], us */
   int failed;     /* a row had wrong elements or an error */
+  char st_text[AR_MAX_STRAGGLERS * 40]; /* the current row's `stragglers` column */
+  char dg_text[AR_MAX_DEGRADED * 40];   /* and its `degraded` column */
   unsigned char na_said[HX_MAX_ALGOS][HX_MAX_TRANSPORTS + 1];
   /* watchdog */
   pthread_t wd_th;
@@ -309,8 +317,8 @@ static int rank_init(struct rank *R) {
   err |= RK_CUDA(R, cudaMalloc((void **)&R->d_wrong, (size_t)b->total * sizeof(*R->d_wrong)));
   err |= RK_CUDA(R, cudaMalloc((void **)&R->d_expired, sizeof(*R->d_expired)));
   /* load the harness's kernels now, while nothing spins (see job_run) */
-  err |= RK_AR(R, ar_fill_launch(R->d_wrong, 0, b->o->dtype, R->rank, R->stream));
-  err |= RK_AR(R, ar_check_launch(R->d_wrong, 0, b->o->dtype, n, R->d_wrong, R->stream));
+  err |= RK_AR(R, ar_fill_launch(R->d_wrong, 0, b->o->dtype, R->rank, 0, R->stream));
+  err |= RK_AR(R, ar_check_launch(R->d_wrong, 0, b->o->dtype, n, 0, R->d_wrong, R->stream));
   err |= RK_AR(R, ar_delay_launch(0.001, R->stream));
   err |= RK_AR(R, ar_gate_launch(b->gate_host, 0, 1e3, R->d_expired, R->stream));
   err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
@@ -365,6 +373,38 @@ static void rank_free(struct rank *R) {
 
 /* ---- rows ---- */
 
+/* Writes v with 3 decimals, trailing zeros (and a bare point) dropped, into buf; returns buf. */
+static char *num_text(char *buf, size_t len, double v) {
+  snprintf(buf, len, "%.3f", v);
+  if (strchr(buf, '.')) {
+    size_t k = strlen(buf);
+    while (k > 0 && buf[k - 1] == '0') buf[--k] = 0;
+    if (k > 0 && buf[k - 1] == '.') buf[--k] = 0;
+  }
+  return buf;
+}
+
+/* Rank 0: the current job's `stragglers` and `degraded` columns into b->st_text and
+ * b->dg_text: every straggler as RANK:DELAY (us, the mean over the timed iterations, as
+ * delay_us) and every degraded GPU as RANK:FACTOR, in the order given, joined by ';'. The
+ * SPEC columns straggler_rank and degraded_rank name only the first of each. */
+static void row_lists(struct bench *b) {
+  const struct run_opts *o = b->o;
+  size_t k = 0;
+  char v[48];
+  b->st_text[0] = b->dg_text[0] = 0;
+  for (int s = 0; s < o->nst && k < sizeof(b->st_text); s++) {
+    double sum = 0;
+    for (int it = o->warmup; it < b->total; it++) sum += b->delays[s * b->total + it];
+    k += (size_t)snprintf(b->st_text + k, sizeof(b->st_text) - k, "%s%d:%s", s ? ";" : "",
+                          o->st[s].rank, num_text(v, sizeof(v), sum / o->iters));
+  }
+  k = 0;
+  for (int g = 0; g < o->dg.n && k < sizeof(b->dg_text); g++)
+    k += (size_t)snprintf(b->dg_text + k, sizeof(b->dg_text) - k, "%s%d:%g", g ? ";" : "",
+                          o->dg.rank[g], o->dg.factor[g]);
+}
+
 /* The CSV row of the current job with every measured field empty. */
 static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t tslen) {
   const struct hx_meta *m = b->cfg->meta;
@@ -396,6 +436,10 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->wrong = -1;
   row->status = "error";
   row->lower_bound_us = sweep_lower_bound_us(b->o, b->n, J->bytes); /* NaN unless degraded */
+  row->scenario = b->o->scenario; /* empty for a plain command line */
+  row_lists(b);
+  row->stragglers = b->st_text;
+  row->degraded = b->dg_text;
 }
 
 /* Prints the stdout table's header. */
@@ -453,6 +497,11 @@ static int transport_slot(struct bench *b, const char *name) {
   return HX_MAX_TRANSPORTS;
 }
 
+/* The inputs' seed of the next job's first iteration: a counter over the whole process (every
+ * scenario of a run), so that no two iterations of a run share their inputs. Rank 0's thread
+ * only (job_prepare). */
+static unsigned long long seed_next = 1;
+
 /* Rank 0: resolves a job (schedule, memory, transport setup) into b->job. */
 static void job_prepare(struct bench *b, const struct job_desc *d) {
   const struct run_opts *o = b->o;
@@ -465,8 +514,15 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
   J->nelem = sweep_nelem(o->sizes[J->d->size_idx], b->esize);
   J->bytes = (uint64_t)J->nelem * (uint64_t)b->esize;
   J->state = JOB_RUN;
+  J->seed0 = seed_next;
+  seed_next += (unsigned long long)b->total;
   sweep_size_schedule(o, b->n, d->algo_idx, J->bytes, &b->sched[d->algo_idx],
                       &b->sched_st[d->algo_idx], &b->sched_k[d->algo_idx]); /* OPTCC's k */
+  /* every straggler's delay of every iteration, before the row (its stragglers column) */
+  for (int k = 0; k < o->nst; k++)
+    for (int it = 0; it < b->total; it++)
+      b->delays[k * b->total + it] =
+          k == 0 && d->delay_us >= 0 ? d->delay_us : sweep_delay_us(o, k, J->index, it);
 
   char label[256], ts[32], dl[48] = "";
   if (d->delay_us >= 0) snprintf(dl, sizeof(dl), ", delay %.1f ms", d->delay_us / 1000);
@@ -483,20 +539,20 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
     ar_status st = b->sched_st[J->d->algo_idx];
     J->state = st == AR_ERR_UNSUPPORTED ? JOB_NA : JOB_ERROR;
     snprintf(J->reason, sizeof(J->reason), "%s", na);
-    goto delays;
+    return;
   }
   if (J->bytes > b->cap) {
     J->state = JOB_OOM;
     snprintf(J->reason, sizeof(J->reason), "%llu bytes do not fit the data buffer (%zu)",
              (unsigned long long)J->bytes, b->cap);
-    goto delays;
+    return;
   }
   if (!(J->algo->flags & AR_ALGO_NATIVE)) {
     J->tp = tp_find(J->d->tname);
     if (!J->tp) {
       J->state = JOB_ERROR;
       snprintf(J->reason, sizeof(J->reason), "no transport named %s", J->d->tname);
-      goto delays;
+      return;
     }
     struct tp_job tj = {.sched = &b->sched[J->d->algo_idx], .nelem = J->nelem,
                         .dtype = o->dtype, .pipeline = o->pipeline,
@@ -517,11 +573,6 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
       if (!J->reason[0]) snprintf(J->reason, sizeof(J->reason), "setup: %s", ar_status_str(st));
     }
   }
-delays:
-  for (int k = 0; k < o->nst; k++)
-    for (int it = 0; it < b->total; it++)
-      b->delays[k * b->total + it] =
-          k == 0 && d->delay_us >= 0 ? d->delay_us : sweep_delay_us(o, k, J->index, it);
 }
 
 /* Rank 0: writes every timed iteration's delays and time of the finished job to delays.csv. */
@@ -576,19 +627,20 @@ static void job_finish(struct bench *b) {
     double *t = malloc((size_t)it * sizeof(double)), *after = malloc((size_t)it * sizeof(double));
     double delay_sum = 0;
     long long worst = 0;
-    int worst_i = -1;
+    int worst_it = -1, nbad = 0; /* iterations counted over warm-up and timed ones */
     for (int i = 0; i < it; i++) {
       double tmax = 0, dmax = 0;
-      long long wr = 0;
-      for (int r = 0; r < b->n; r++) {
-        tmax = fmax(tmax, b->times[r * it + i]);
-        wr += (long long)b->wrong[r * b->total + w + i];
-      }
+      for (int r = 0; r < b->n; r++) tmax = fmax(tmax, b->times[r * it + i]);
       for (int k = 0; k < o->nst; k++) dmax = fmax(dmax, b->delays[k * b->total + w + i]);
       if (t) t[i] = tmax;
       if (after) after[i] = tmax - dmax;
       delay_sum += dmax;
-      if (wr > worst) worst = wr, worst_i = i;
+    }
+    for (int i = 0; i < b->total; i++) { /* a wrong warm-up fails the row as well */
+      long long wr = 0;
+      for (int r = 0; r < b->n; r++) wr += (long long)b->wrong[r * b->total + i];
+      nbad += wr > 0;
+      if (wr > worst) worst = wr, worst_it = i;
     }
     write_delays(b, t);
     write_phases(b);
@@ -605,10 +657,12 @@ static void job_finish(struct bench *b) {
       row.status = worst > 0 ? "error" : "ok";
       if (worst > 0) {
         b->failed = 1;
-        fprintf(stderr, "arbench: %s/%s size %llu B: %lld wrong elements in timed iteration %d:",
-                J->algo->name, J->d->tname, (unsigned long long)J->bytes, worst, worst_i);
+        fprintf(stderr, "arbench: %s/%s size %llu B: %lld wrong elements in %s iteration %d "
+                "(%d of %d iterations wrong, warm-up included):", J->algo->name, J->d->tname,
+                (unsigned long long)J->bytes, worst, worst_it < w ? "warm-up" : "timed",
+                worst_it < w ? worst_it : worst_it - w, nbad, b->total);
         for (int r = 0; r < b->n; r++)
-          fprintf(stderr, " rank %d: %llu", r, b->wrong[r * b->total + w + worst_i]);
+          fprintf(stderr, " rank %d: %llu", r, b->wrong[r * b->total + worst_it]);
         fprintf(stderr, "\n");
       }
       for (int r = 0; r < b->n; r++)
@@ -681,7 +735,8 @@ static int job_run(struct rank *R) {
      * reading this rank's data (its `finished` event was recorded before the last barrier) */
     for (int q = 0; q < n && !err; q++)
       if (q != R->rank) err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].finished, 0));
-    if (!err) err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, s));
+    if (!err) /* this iteration's own inputs (see the file comment) */
+      err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, J->seed0 + it, s));
     if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
     if (barrier_wait(&b->bar, err)) break;
     hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == b->total - 1);
@@ -710,7 +765,8 @@ static int job_run(struct rank *R) {
     if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
     if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->end[i], s));
     if (o->check && !err)
-      err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, R->d_wrong + it, s));
+      err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, J->seed0 + it,
+                                      R->d_wrong + it, s));
     if (!err) err |= RK_CUDA(R, cudaEventRecord(R->finished, s));
     hx_phase_iter_end(&R->ph);
     if (barrier_wait(&b->bar, err)) break;

@@ -1,4 +1,5 @@
-/* results.csv writer: the SPEC.md section 5 header, CSV quoting, rows flushed one by one. */
+/* results.csv writer: the SPEC.md section 5 header (then lower_bound_us, and for `arbench run`
+ * the scenario columns), CSV quoting, rows flushed one by one. */
 #include "csv.h"
 
 #include <math.h>
@@ -10,6 +11,7 @@ const char hx_csv_header[] =
     "dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,"
     "time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,"
     "algbw_gbps,busbw_gbps,model_time_us,wrong,status,lower_bound_us";
+const char hx_csv_scenario_columns[] = "scenario,stragglers,degraded";
 
 void hx_csv_field(FILE *f, const char *s) {
   if (!s) s = "";
@@ -37,7 +39,7 @@ static void put_str(FILE *f, const char *s) {
   hx_csv_field(f, s);
 }
 
-int hx_csv_write_row(FILE *f, const struct hx_csv_row *r) {
+int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
   hx_csv_field(f, r->run_id);
   put_str(f, r->timestamp);
   put_str(f, r->host);
@@ -69,22 +71,34 @@ int hx_csv_write_row(FILE *f, const struct hx_csv_row *r) {
   else fputc(',', f);
   put_str(f, r->status);
   put_num(f, r->lower_bound_us > 0 ? r->lower_bound_us : NAN);
+  if (scenario_cols) {
+    put_str(f, r->scenario);
+    put_str(f, r->stragglers);
+    put_str(f, r->degraded);
+  }
   return fputc('\n', f) == EOF ? -1 : 0;
 }
 
-int hx_csv_open(struct hx_csv *c, const char *path) {
+/* Creates path with the header (and the scenario columns when asked); 0, or -1 (errno). */
+static int csv_create(struct hx_csv *c, const char *path, int scenario_cols) {
   c->f = fopen(path, "w");
   if (!c->f) return -1;
   pthread_mutex_init(&c->mu, NULL);
-  fprintf(c->f, "%s\n", hx_csv_header);
+  c->scenario_cols = scenario_cols;
+  if (scenario_cols) fprintf(c->f, "%s,%s\n", hx_csv_header, hx_csv_scenario_columns);
+  else fprintf(c->f, "%s\n", hx_csv_header);
   fflush(c->f);
   return 0;
 }
 
+int hx_csv_open(struct hx_csv *c, const char *path) { return csv_create(c, path, 0); }
+
+int hx_csv_open_run(struct hx_csv *c, const char *path) { return csv_create(c, path, 1); }
+
 int hx_csv_append(struct hx_csv *c, const struct hx_csv_row *r) {
   if (!c->f) return -1;
   pthread_mutex_lock(&c->mu);
-  int rc = hx_csv_write_row(c->f, r);
+  int rc = hx_csv_write_row(c->f, r, c->scenario_cols);
   if (fflush(c->f)) rc = -1;
   pthread_mutex_unlock(&c->mu);
   return rc;

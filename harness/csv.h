@@ -9,8 +9,14 @@
 
 #include "stats.h"
 
-/* The header line, without the newline: exactly SPEC.md section 5's columns, in order. */
+/* The header line, without the newline: exactly SPEC.md section 5's columns, in order, then
+ * lower_bound_us. `arbench model --csv` writes this header (hx_csv_open). */
 extern const char hx_csv_header[];
+/* The columns `arbench run`'s results.csv adds after those (hx_csv_open_run), without the
+ * leading comma: scenario (the config's [scenario NAME], empty for a plain command line),
+ * stragglers and degraded (every straggler as RANK:DELAY_US and every degraded GPU as
+ * RANK:FACTOR, joined by ';': the SPEC columns name only the first of each). */
+extern const char hx_csv_scenario_columns[];
 
 /* One row. NaN doubles, negative `wrong` and a zero t.n leave their fields empty. */
 struct hx_csv_row {
@@ -27,24 +33,32 @@ struct hx_csv_row {
   int iters;
   struct hx_stats t; /* per-AllReduce times, us */
   double time_after_arrival_us, algbw_gbps, busbw_gbps, model_time_us;
-  long long wrong;
+  long long wrong; /* the most wrong elements of one iteration (over the ranks), warm-up
+                    * iterations included */
   const char *status; /* ok, n/a, oom, error, timeout */
   double lower_bound_us; /* after status: optcc.txt's lower bound of a degraded row at the
                           * measured healthy bandwidth; empty unless > 0 */
+  /* hx_csv_scenario_columns (written by hx_csv_open_run's files only; NULL: empty) */
+  const char *scenario, *stragglers, *degraded;
 };
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a line break. */
 void hx_csv_field(FILE *f, const char *s);
-/* Writes the row as one line (with its newline); returns what fprintf returned last. */
-int hx_csv_write_row(FILE *f, const struct hx_csv_row *r);
+/* Writes the row as one line (with its newline), with hx_csv_scenario_columns when
+ * scenario_cols is set; returns 0, or -1 when the write failed. */
+int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols);
 
 /* A results file shared by threads: each row is written and flushed under the lock. */
 struct hx_csv {
   FILE *f;
   pthread_mutex_t mu;
+  int scenario_cols; /* the file has hx_csv_scenario_columns */
 };
-/* Creates path and writes the header; returns 0, or -1 with errno set. */
+/* Creates path and writes hx_csv_header; returns 0, or -1 with errno set. */
 int hx_csv_open(struct hx_csv *c, const char *path);
+/* Creates path and writes hx_csv_header then hx_csv_scenario_columns (results.csv of
+ * `arbench run`); returns 0, or -1 with errno set. */
+int hx_csv_open_run(struct hx_csv *c, const char *path);
 /* Appends and flushes one row; returns 0, or -1 when the write failed. */
 int hx_csv_append(struct hx_csv *c, const struct hx_csv_row *r);
 void hx_csv_close(struct hx_csv *c);

@@ -365,7 +365,7 @@ int cmd_run(int argc, char **argv) {
   if (o0->out[0]) snprintf(dir, sizeof(dir), "%s", o0->out);
   else default_out(dir, sizeof(dir), meta.host);
   snprintf(path, sizeof(path), "%s/results.csv", dir);
-  if (make_dirs(dir) || hx_csv_open(&csv, path)) {
+  if (make_dirs(dir) || hx_csv_open_run(&csv, path)) { /* with the scenario columns */
     fprintf(stderr, "arbench: --out: cannot write '%s': %s\n", path, strerror(errno));
     rc = EXIT_FAIL;
     goto out;

@@ -7,7 +7,9 @@
 # What it reads (by column name; missing optional columns take the defaults in brackets):
 #   results.csv: algorithm, transport, bytes, status, time_us_median, algbw_gbps, busbw_gbps,
 #     source [gpu], pipeline, dtype, n_gpus, straggler_rank [-1], delay_us [0], degraded_rank
-#     [-1], factor [1], model_time_us, lower_bound_us, gpu, timestamp. Rows whose status is not
+#     [-1], factor [1], model_time_us, lower_bound_us, gpu, timestamp, scenario, stragglers and
+#     degraded (arbench run's: the config's scenario name and every straggler RANK:DELAY_US and
+#     degraded GPU RANK:FACTOR, ';'-separated; the SPEC columns name the first). Rows whose status is not
 #     `ok` are skipped. Rows with source=model are "the model" (its transport column, where it
 #     names a transport, says which transport's fit it is); all others are measurements. A CSV
 #     with no measurements at all (arbench model) is drawn from its model rows instead.
@@ -31,7 +33,11 @@
 # Pictures (each PNG + SVG; the file names are the driver names):
 #   algbw_<scen>, busbw_<scen>: S-curves vs size for every scenario with enough sizes: clean
 #     (3+ sizes) and straggler_r<R>_d<D>ms and degraded_r<R>_f<F> (4+ sizes, so that a delay or
-#     factor sweep over a few sizes does not turn into a pile of 3-point "curves"). Where that
+#     factor sweep over a few sizes does not turn into a pile of 3-point "curves"); further
+#     stragglers or degraded GPUs add _and_r<R>_d<D>ms / _and_r<R>_f<F>. With a scenario column
+#     the scenario's name leads <scen> (the name alone when all its rows share one condition, as
+#     a config scenario's do unless it sweeps the delay): two scenarios are never merged, even
+#     when they share the first straggler or degraded GPU. Where that
 #     would be more than SPLIT_MAX series over 2+ transports, instead one picture per transport,
 #     algbw_<scen>_<transport> and busbw_<scen>_<transport> (that transport's series and nccl),
 #     and algbw_<scen>_best and busbw_<scen>_best: per algorithm its best transport (and
@@ -40,8 +46,12 @@
 #     several (2+ values), nccl as a horizontal reference.
 #   straggler_delay_<size>: time vs delay at one size (2+ delays), critical delays (measured and
 #     the model's) marked; log-log when the delays are a geometric sweep (0 drawn at the left).
+#     A delay sweep is usually made of scenarios (one per delay), so these group by condition
+#     (n, size, straggler rank, the other stragglers), not by scenario name; rows with other
+#     stragglers too get pictures of their own (_and_r<R>_d<D>ms).
 #   critical_delay: critical delay vs size from critical.csv (2+ sizes).
-#   degraded_factor_<size>: time vs degradation factor at one size (2+ factors) + lower bound.
+#   degraded_factor_<size>: time vs degradation factor at one size (2+ factors) + lower bound;
+#     grouped like the delay pictures (the other degraded GPUs: _and_r<R>_f<F>).
 #   model_vs_measured_<scen>: measured time (solid) and the model's (dashed) vs size, for the
 #     series the model prices, and below them model / measured per measured series. Model rows
 #     that name a transport (arbench model --calibrate: one fit per transport) are drawn per
@@ -127,6 +137,9 @@ is_crit {
     S_d[R] = get(f, col, "delay_us", "0") + 0
     S_dr[R] = get(f, col, "degraded_rank", "-1") + 0
     S_f[R] = fac + 0
+    # the scenario's name and the stragglers and degraded GPUs after the first ("" when none)
+    S_scen[R] = clean_text(get(f, col, "scenario", ""))
+    S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
     S_mt[R] = (is_num(mt) && mt + 0 > 0) ? mt + 0 : ""
     # algbw/busbw as written; derived from bytes/time (nccl-tests' rules) when absent
     v = get(f, col, "algbw_gbps", "")
@@ -150,7 +163,13 @@ END {
         if (!(S_n[r] in seen_n)) { seen_n[S_n[r]] = 1; n_count++ }
         if (!(S_dt[r] in seen_dt)) { seen_dt[S_dt[r]] = 1; dt_count++ }
     }
-    for (r = 1; r <= R; r++) S_key[r] = scen_key(r)
+    # the scenario key: the condition (scen_key), led by the scenario's name where there is one
+    for (r = 1; r <= R; r++) {
+        S_ckey[r] = scen_key(r)
+        if (S_scen[r] != "" && !((S_scen[r], S_ckey[r]) in seen_sc)) { seen_sc[S_scen[r], S_ckey[r]] = 1; nsc[S_scen[r]]++ }
+    }
+    for (r = 1; r <= R; r++)
+        S_key[r] = S_scen[r] == "" ? S_ckey[r] : file_part(S_scen[r]) (nsc[S_scen[r]] > 1 ? "_" S_ckey[r] : "")
     # the series rule (see the top): which rows belong to a pipeline sweep
     for (r = 1; r <= R; r++)
         if (M[r] && !((pipe_group(r), S_pipe[r]) in seen_gp)) { seen_gp[pipe_group(r), S_pipe[r]] = 1; npipe[pipe_group(r)]++ }
@@ -182,25 +201,26 @@ END {
         if (M[r] && !((S_key[r], S_b[r]) in seen_kb)) { seen_kb[S_key[r], S_b[r]] = 1; sizes[S_key[r]]++ }
         if (M[r] && !(S_key[r] in key_row)) { key_row[S_key[r]] = r; keys[++nkeys] = S_key[r] }
     }
-    # the model's times per scenario, n, algorithm, transport and size: source=model rows first,
-    # else the model_time_us column of the measured rows (n is part of the key: the scenario
-    # names carry it only when the measured rows have several). Model rows that name a transport
+    # the model's times per condition (scen_key: model rows name no scenario, and the model
+    # prices a condition the same in every scenario), n, algorithm, transport and size:
+    # source=model rows first, else the model_time_us column of the measured rows (n is part of
+    # the key: the scenario names carry it only when the measured rows have several). Model rows that name a transport
     # (arbench model --calibrate fits each transport apart) are kept per algorithm/transport;
     # those named "model", "-" or nothing (a plain arbench model sweep) and model_time_us per
     # algorithm, under transport ""
     for (r = 1; r <= R; r++)
         if (has_measured && S_src[r] == "model")
-            MODEL[S_key[r], S_n[r], S_alg[r], has_tp(S_tp[r]) ? S_tp[r] : "", S_b[r]] = S_med[r]
+            MODEL[S_ckey[r], S_n[r], S_alg[r], has_tp(S_tp[r]) ? S_tp[r] : "", S_b[r]] = S_med[r]
     for (r = 1; r <= R; r++)
-        if (M[r] && has_measured && S_mt[r] != "" && !((S_key[r], S_n[r], S_alg[r], "", S_b[r]) in MODEL) &&
-            !(has_tp(S_tp[r]) && ((S_key[r], S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL)))
-            MODEL[S_key[r], S_n[r], S_alg[r], "", S_b[r]] = S_mt[r]
+        if (M[r] && has_measured && S_mt[r] != "" && !((S_ckey[r], S_n[r], S_alg[r], "", S_b[r]) in MODEL) &&
+            !(has_tp(S_tp[r]) && ((S_ckey[r], S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL)))
+            MODEL[S_ckey[r], S_n[r], S_alg[r], "", S_b[r]] = S_mt[r]
     suffix = has_measured ? "" : " (model)"
 
     drawn_s = drawn_d = drawn_f = drawn_m = drawn_p = 0
     for (i = 1; i <= nkeys; i++) {
         key = keys[i]; r0 = key_row[key]
-        if (sizes[key] >= ((key ~ /clean$/) ? 3 : 4)) {
+        if (sizes[key] >= ((S_sr[r0] < 0 && S_dr[r0] < 0) ? 3 : 4)) {
             # one picture, or one per transport and the best of each algorithm when that is
             # too many series for one key
             delete in_ser; delete tp_seen; nser = ntp = 0
@@ -222,8 +242,8 @@ END {
         delete wantA; delete wantS; delete in_ser; delete tp_seen; nser = ntp = 0
         for (r = 1; r <= R; r++) {
             if (!M[r] || S_key[r] != key) continue
-            if ((key, S_n[r], S_alg[r], "", S_b[r]) in MODEL) wantA[S_alg[r]] = 1
-            if (has_tp(S_tp[r]) && ((key, S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL)) wantS[S_alg[r], S_tp[r]] = 1
+            if ((S_ckey[r], S_n[r], S_alg[r], "", S_b[r]) in MODEL) wantA[S_alg[r]] = 1
+            if (has_tp(S_tp[r]) && ((S_ckey[r], S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL)) wantS[S_alg[r], S_tp[r]] = 1
         }
         for (r = 1; r <= R; r++) {
             if (!M[r] || S_key[r] != key || !model_wants(r)) continue
@@ -232,7 +252,7 @@ END {
         }
         for (m in MODEL) {
             split(m, p, SUBSEP)
-            if (p[1] == key && p[2] == S_n[r0] && (p[4] == "" ? (p[3] in wantA) : ((p[3], p[4]) in wantS)) &&
+            if (p[1] == S_ckey[r0] && p[2] == S_n[r0] && (p[4] == "" ? (p[3] in wantA) : ((p[3], p[4]) in wantS)) &&
                 !((p[3], p[4]) in in_ser)) { in_ser[p[3], p[4]] = 1; nser++ }
         }
         ssort(TPL, ntp)
@@ -284,7 +304,7 @@ END {
     # time vs straggler delay, one picture per size (and straggler rank, if several)
     for (r = 1; r <= R; r++)
         if (M[r] && S_sr[r] >= 0 && S_dr[r] < 0) {
-            g = (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_sr[r]
+            g = (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_sr[r] SUBSEP S_so[r]
             if (!((g, S_d[r]) in seen_gd)) { seen_gd[g, S_d[r]] = 1; delays[g]++ }
             if (!(g in grow)) { grow[g] = r; groups[++ngroups] = g }
             if (!(S_sr[r] in seen_sr)) { seen_sr[S_sr[r]] = 1; sr_count++ }
@@ -304,8 +324,14 @@ END {
         logx = (nnz >= 4 && dmax >= 16 * dmin)
         xzero = logx ? dmin / 2000 : 0
         pic_reset(); extra = logx ? sprintf("xlog = 1\nxzero = %.6g\n", xzero) : ""; nmark = 0
+        # scenarios of one condition (a fixed 8 ms scenario and a delay sweep's 8 ms) share a
+        # point: the fastest row is drawn, as for repeated runs
+        delete pt_best
         for (r = 1; r <= R; r++)
-            if (M[r] && in_delay_group(r, r0))
+            if (M[r] && in_delay_group(r, r0) && (!((S_lab[r], S_d[r]) in pt_best) || S_med[r] < S_med[pt_best[S_lab[r], S_d[r]]]))
+                pt_best[S_lab[r], S_d[r]] = r
+        for (r = 1; r <= R; r++)
+            if (M[r] && in_delay_group(r, r0) && pt_best[S_lab[r], S_d[r]] == r)
                 add_row(r, S_d[r] > 0 ? S_d[r] / 1000 : xzero, sprintf("%.6g", S_med[r] / 1000))
         for (c = 1; c <= NC; c++)
             if (C_b[c] + 0 == S_b[r0]) {
@@ -326,9 +352,10 @@ END {
                 extra = extra sprintf("set label \"measured: no critical delay, %s never beat %s up to %s ms\" at graph 0.02, graph %.2f left front tc rgb '#d62728'\n",
                                       NV_alg[c], NV_base[c], num_str(dmax / 1000), 0.95 - 0.1 * (nmark - 1))
             }
-        name = "straggler_delay_" size_label(S_b[r0], "") (sr_count > 1 ? "_r" S_sr[r0] : "")
+        name = "straggler_delay_" size_label(S_b[r0], "") (sr_count > 1 ? "_r" S_sr[r0] : "") others_key(S_so[r0], "d")
         if (n_count > 1) name = "n" S_n[r0] "_" name
-        drawn_d += pic_write(name, "delay", "time vs straggler delay, " size_label(S_b[r0], " ") ", straggler rank " S_sr[r0] suffix, extra)
+        drawn_d += pic_write(name, "delay", "time vs straggler delay, " size_label(S_b[r0], " ") ", straggler rank " S_sr[r0] \
+                             others_words(S_so[r0], "d") suffix, extra)
         if (!nmark) note(name ": no critical delay for this size in critical.csv: none marked")
     }
     if (!drawn_d) note("no straggler delay sweep (2+ delays at one size): straggler_delay_* not drawn")
@@ -347,7 +374,7 @@ END {
     # time vs degradation factor, one picture per size (and degraded rank, if several)
     for (r = 1; r <= R; r++)
         if (M[r] && S_dr[r] >= 0 && S_sr[r] < 0) {
-            g = (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_dr[r]
+            g = (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_dr[r] SUBSEP S_do[r]
             if (!((g, S_f[r]) in seen_gf)) { seen_gf[g, S_f[r]] = 1; factors[g]++ }
             if (!(g in frow)) { frow[g] = r; fgroups[++nfgroups] = g }
             if (!(S_dr[r] in seen_dr)) { seen_dr[S_dr[r]] = 1; dr_count++ }
@@ -355,9 +382,13 @@ END {
     for (i = 1; i <= nfgroups; i++) {
         g = fgroups[i]; r0 = frow[g]
         if (factors[g] < 2) continue
-        pic_reset(); ymax = 0
+        pic_reset(); ymax = 0; delete pt_best
+        # one point per series and factor: its fastest row
         for (r = 1; r <= R; r++)
-            if (M[r] && S_dr[r] >= 0 && S_sr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_dr[r] == S_dr[r0]) {
+            if (M[r] && in_factor_group(r, r0) && (!((S_lab[r], S_f[r]) in pt_best) || S_med[r] < S_med[pt_best[S_lab[r], S_f[r]]]))
+                pt_best[S_lab[r], S_f[r]] = r
+        for (r = 1; r <= R; r++)
+            if (M[r] && in_factor_group(r, r0) && pt_best[S_lab[r], S_f[r]] == r) {
                 add_row(r, S_f[r], S_med[r]); if (S_med[r] > ymax) ymax = S_med[r]
                 fac_seen[S_f[r]] = 1
             }
@@ -371,9 +402,10 @@ END {
         unit = ymax >= 10000 ? "ms" : "us"
         for (s = 1; s <= P_NS; s++)
             for (k = 1; k <= P_np[s]; k++) P_y[s, k] = sprintf("%.6g", unit == "ms" ? P_y[s, k] / 1000 : P_y[s, k])
-        name = "degraded_factor_" size_label(S_b[r0], "") (dr_count > 1 ? "_r" S_dr[r0] : "")
+        name = "degraded_factor_" size_label(S_b[r0], "") (dr_count > 1 ? "_r" S_dr[r0] : "") others_key(S_do[r0], "f")
         if (n_count > 1) name = "n" S_n[r0] "_" name
-        drawn_f += pic_write(name, "factor", "time vs degradation factor, " size_label(S_b[r0], " ") ", degraded rank " S_dr[r0] suffix, "ylab = 'time per AllReduce, median (" unit ")'\n")
+        drawn_f += pic_write(name, "factor", "time vs degradation factor, " size_label(S_b[r0], " ") ", degraded rank " S_dr[r0] \
+                             others_words(S_do[r0], "f") suffix, "ylab = 'time per AllReduce, median (" unit ")'\n")
         if (!nlb) note(name ": no OPTCC lower bound (lower_bound_us column or model rows named lower-bound): not drawn")
     }
     if (!drawn_f) note("no degradation factor sweep (2+ factors at one size): degraded_factor_* not drawn")
@@ -410,14 +442,14 @@ function model_pic(key, r0, tp,    r, m, p, nmod, nmeas, mk, ratio) {
     for (r = 1; r <= R; r++)
         if (M[r] && S_key[r] == key && model_wants(r) &&
             (tp == "" || S_alg[r] == "nccl" || S_tp[r] == tp || !has_tp(S_tp[r]))) {
-            mk = has_tp(S_tp[r]) && ((key, S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL) ? S_tp[r] : ""
-            ratio = ((key, S_n[r], S_alg[r], mk, S_b[r]) in MODEL) ? sprintf("%.6g", MODEL[key, S_n[r], S_alg[r], mk, S_b[r]] / S_med[r]) : "NaN"
+            mk = has_tp(S_tp[r]) && ((S_ckey[r], S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL) ? S_tp[r] : ""
+            ratio = ((S_ckey[r], S_n[r], S_alg[r], mk, S_b[r]) in MODEL) ? sprintf("%.6g", MODEL[S_ckey[r], S_n[r], S_alg[r], mk, S_b[r]] / S_med[r]) : "NaN"
             add_row(r, S_b[r], sprintf("%.6g %s", S_med[r], ratio))
         }
     nmeas = P_NS
     for (m in MODEL) {
         split(m, p, SUBSEP)
-        if (p[1] != key || p[2] != S_n[r0]) continue
+        if (p[1] != S_ckey[r0] || p[2] != S_n[r0]) continue
         if (p[4] == "") {
             if (!(p[3] in wantA)) continue
             pic_add(p[3] " model", 2, algo_color(p[3]), -1, 2, 2, p[5], sprintf("%.6g", MODEL[m]))
@@ -465,9 +497,16 @@ function scurve_best(key, r0,    what, r, k, bestr, tpu, tn, ntn, tnames, tpts, 
     }
 }
 
-# in_delay_group(r, r0): row r is in the delay sweep of row r0 (same n, size, straggler rank)
+# in_delay_group(r, r0): row r is in the delay sweep of row r0 (same n, size, straggler rank and
+# other stragglers; any scenario)
 function in_delay_group(r, r0) {
-    return S_sr[r] >= 0 && S_dr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_sr[r] == S_sr[r0]
+    return S_sr[r] >= 0 && S_dr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_sr[r] == S_sr[r0] && S_so[r] == S_so[r0]
+}
+
+# in_factor_group(r, r0): row r is in the factor sweep of row r0 (same n, size, degraded rank and
+# other degraded GPUs, no straggler; any scenario)
+function in_factor_group(r, r0) {
+    return S_dr[r] >= 0 && S_sr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_dr[r] == S_dr[r0] && S_do[r] == S_do[r0]
 }
 
 # pipe_group(r): the measurement a pipeline sweep varies the pipeline of: algorithm, transport,
@@ -501,24 +540,62 @@ function date_of(ts,    z, era, doe, yoe, y, doy, mp, d, m) {
     return sprintf("%04d-%02d-%02d", y + (m <= 2), m, d)
 }
 
-# scen_key(r): returns row r's scenario as a file-name part (clean, straggler_r3_d8ms, ...)
+# scen_key(r): returns row r's condition as a file-name part (clean, straggler_r3_d8ms,
+# straggler_r1_d8ms_and_r0_d2ms, ...): n, the stragglers and the degraded GPUs, not the name
 function scen_key(r,    k) {
     k = n_count > 1 ? "n" S_n[r] "_" : ""
     if (S_sr[r] < 0 && S_dr[r] < 0) return k "clean"
-    if (S_sr[r] >= 0) k = k "straggler_r" S_sr[r] "_d" num_str(S_d[r] / 1000) "ms"
+    if (S_sr[r] >= 0) k = k "straggler_r" S_sr[r] "_d" num_str(S_d[r] / 1000) "ms" others_key(S_so[r], "d")
     if (S_sr[r] >= 0 && S_dr[r] >= 0) k = k "_"
-    if (S_dr[r] >= 0) k = k "degraded_r" S_dr[r] "_f" num_str(S_f[r])
+    if (S_dr[r] >= 0) k = k "degraded_r" S_dr[r] "_f" num_str(S_f[r]) others_key(S_do[r], "f")
     return k
 }
 
-# scen_title(r): returns row r's scenario in words, for titles
+# scen_title(r): returns row r's scenario in words, for titles (its name first, where it has one)
 function scen_title(r,    t) {
-    t = n_count > 1 ? "n=" S_n[r] ", " : ""
+    t = S_scen[r] != "" ? "scenario " S_scen[r] ": " : ""
+    t = t (n_count > 1 ? "n=" S_n[r] ", " : "")
     if (S_sr[r] < 0 && S_dr[r] < 0) return t "clean"
-    if (S_sr[r] >= 0) t = t "straggler rank " S_sr[r] " delayed " num_str(S_d[r] / 1000) " ms"
+    if (S_sr[r] >= 0) t = t "straggler rank " S_sr[r] " delayed " num_str(S_d[r] / 1000) " ms" others_words(S_so[r], "d")
     if (S_sr[r] >= 0 && S_dr[r] >= 0) t = t ", "
-    if (S_dr[r] >= 0) t = t "rank " S_dr[r] " degraded x" num_str(S_f[r])
+    if (S_dr[r] >= 0) t = t "rank " S_dr[r] " degraded x" num_str(S_f[r]) others_words(S_do[r], "f")
     return t
+}
+
+# list_rest(l): returns a stragglers or degraded list ("1:8000;0:2000") without its first entry
+# (the one the SPEC columns give): "0:2000", or "" when it has one entry or none
+function list_rest(l) {
+    l = trim(l)
+    return index(l, ";") ? substr(l, index(l, ";") + 1) : ""
+}
+
+# others_key(l, what): returns list_rest's entries as a file-name part: "_and_r0_d2ms" for
+# stragglers (what "d": RANK:DELAY_US), "_and_r0_f2" for degraded GPUs (what "f": RANK:FACTOR)
+function others_key(l, what,    n, e, i, kv, k) {
+    if (l == "") return ""
+    n = split(l, e, ";"); k = "_and"
+    for (i = 1; i <= n; i++) {
+        split(e[i], kv, ":")
+        k = k "_r" file_part(kv[1]) "_" what (what == "d" ? num_str(kv[2] / 1000) "ms" : file_part(kv[2]))
+    }
+    return k
+}
+
+# others_words(l, what): returns list_rest's entries in words, for titles
+function others_words(l, what,    n, e, i, kv, t) {
+    if (l == "") return ""
+    n = split(l, e, ";")
+    for (i = 1; i <= n; i++) {
+        split(e[i], kv, ":")
+        t = t (i > 1 ? ", " : "") "rank " clean_text(kv[1]) (what == "d" ? " delayed " num_str(kv[2] / 1000) " ms" : " x" clean_text(kv[2]))
+    }
+    return " (and " t ")"
+}
+
+# file_part(s): returns s with every character but letters, digits, '.', '-' and '_' made '_'
+function file_part(s) {
+    gsub(/[^A-Za-z0-9._-]/, "_", s)
+    return s
 }
 
 # series_label(r, pipe): returns "nccl" or "algorithm/transport", plus "/p<pipeline>" when pipe

@@ -5,6 +5,9 @@
 #       -v basedir=DIR [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
 # Columns are found by name (see prep.awk for the optional ones). Rows whose status is not ok are
 # counted and listed, never ranked. A CSV with no measured rows is summarised from its model rows.
+# Where the CSV has arbench run's scenario columns (scenario, stragglers, degraded), rows of two
+# scenarios are never merged: the tables have a row per scenario (and say which), and a row
+# matches a baseline row only in the same scenario with the same stragglers and degraded GPUs.
 # Algorithms are named as in the pictures (prep.awk's series rule): algorithm/transport, with
 # "/p<pipeline>" only in a pipeline sweep, not for a pipeline picked per size (OPTCC's k).
 
@@ -45,9 +48,9 @@ role == "base" {
     if (tolower(get(f, bcol, "status", "")) != "ok" || tolower(get(f, bcol, "source", "gpu")) == "model") next
     v = get(f, bcol, "time_us_median", "")
     if (!is_num(v) || v + 0 <= 0) next
-    k = row_id(f, bcol)
-    B_med[k] = v + 0
-    s = get(f, bcol, "time_us_stdev", "0"); B_sd[k] = is_num(s) ? s + 0 : 0
+    # matched with this run's rows at the end, once both headers are known (row_key)
+    NBR++; BR_id[NBR] = row_id(f, bcol); BR_x[NBR] = row_extra(f, bcol); BR_med[NBR] = v + 0
+    s = get(f, bcol, "time_us_stdev", "0"); BR_sd[NBR] = is_num(s) ? s + 0 : 0
     if (base_run == "") { base_run = clean_text(get(f, bcol, "run_id", "")); base_gpu = clean_text(get(f, bcol, "gpu", "")) }
     next
 }
@@ -62,7 +65,8 @@ role == "base" {
         if (st != "n/a" && st != "oom" || (is_num(wr) && wr + 0 > 0)) {
             NB++
             NB_line[NB] = sprintf("| %s | %s | %s | %s | %s | %s |", alg, clean_text(get(f, col, "transport", "-")),
-                                  is_num(b) ? size_label(b + 0, " ") : clean_text(b), scen_words(f), st, clean_text(wr))
+                                  is_num(b) ? size_label(b + 0, " ") : clean_text(b),
+                                  scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f)), st, clean_text(wr))
         }
         next   # failed, n/a, oom or wrong results are never ranked
     }
@@ -82,9 +86,12 @@ role == "base" {
     S_dt[R] = clean_text(get(f, col, "dtype", ""))
     S_sr[R] = get(f, col, "straggler_rank", "-1") + 0; S_d[R] = get(f, col, "delay_us", "0") + 0
     S_dr[R] = get(f, col, "degraded_rank", "-1") + 0; S_f[R] = fac + 0
+    # the scenario's name and the stragglers and degraded GPUs after the first ("" when none)
+    S_scen[R] = clean_text(get(f, col, "scenario", ""))
+    S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
     v = get(f, col, "algbw_gbps", ""); S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
     s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
-    S_id[R] = row_id(f, col)
+    S_id[R] = row_id(f, col); S_x[R] = row_extra(f, col)
     if (src != "model") has_measured = 1
     if (meta_run == "" || (src != "model" && !meta_gpu_row)) {
         meta_run = clean_text(get(f, col, "run_id", "?")); meta_ts = clean_text(get(f, col, "timestamp", "?"))
@@ -98,6 +105,12 @@ role == "base" {
 END {
     if (bad_header) exit 1
     for (r = 1; r <= R; r++) M[r] = has_measured ? (S_src[r] != "model") : 1
+    for (r = 1; r <= R; r++) if (M[r] && S_scen[r] != "") has_scen = 1
+    # the baseline's rows by identity (the scenario columns count where both CSVs have them)
+    for (i = 1; i <= NBR; i++) {
+        k = row_key(BR_id[i], BR_x[i]); B_med[k] = BR_med[i]; B_sd[k] = BR_sd[i]
+    }
+    for (r = 1; r <= R; r++) S_id[r] = row_key(S_id[r], S_x[r])
     # the series rule of the pictures (prep.awk): "/p<pipeline>" only on rows whose algorithm,
     # transport, dtype, scenario and size were measured with several pipeline values
     for (r = 1; r <= R; r++)
@@ -130,26 +143,79 @@ END {
     }
 }
 
-# row_id(f, c): returns the identity of a row, for matching it with the baseline's: scenario,
-# algorithm, transport, pipeline, dtype, n, bytes
+# row_id(f, c): returns the identity of a row, for matching it with the baseline's: scenario
+# (the SPEC columns' first straggler and degraded GPU), algorithm, transport, pipeline, dtype, n,
+# bytes; row_extra adds the scenario columns
 function row_id(f, c) {
     return get(f, c, "n_gpus", "") "|" get(f, c, "straggler_rank", "-1") + 0 "|" get(f, c, "delay_us", "0") + 0 \
         "|" get(f, c, "degraded_rank", "-1") + 0 "|" get(f, c, "factor", "1") + 0 "|" get(f, c, "algorithm", "") \
         "|" get(f, c, "transport", "") "|" get(f, c, "pipeline", "") "|" get(f, c, "dtype", "") "|" get(f, c, "bytes", "") + 0
 }
 
+# row_extra(f, c): returns the scenario columns of a row: its scenario name, stragglers and
+# degraded lists, each "-" where the CSV has no such column
+function row_extra(f, c) {
+    return ("scenario" in c ? get(f, c, "scenario", "") : "-") SUBSEP ("stragglers" in c ? get(f, c, "stragglers", "") : "-") \
+        SUBSEP ("degraded" in c ? get(f, c, "degraded", "") : "-")
+}
+
+# row_key(id, x): returns the identity row_id, plus each scenario column of x (row_extra) that
+# both the baseline and this run have: an older baseline without them still matches by the
+# SPEC columns
+function row_key(id, x,    e, i, k, xn) {
+    split(x, e, SUBSEP); k = id
+    split("scenario stragglers degraded", xn, " ")
+    for (i = 1; i <= 3; i++) if ((xn[i] in col) && (xn[i] in bcol)) k = k "|" e[i]
+    return k
+}
+
 # pipe_group(r): what a pipeline sweep varies the pipeline of: algorithm, transport, dtype, n,
 # scenario and size
 function pipe_group(r) {
-    return S_alg[r] SUBSEP S_tp[r] SUBSEP S_dt[r] SUBSEP S_n[r] SUBSEP S_sr[r] SUBSEP S_d[r] SUBSEP S_dr[r] SUBSEP S_f[r] SUBSEP S_b[r]
+    return S_alg[r] SUBSEP S_tp[r] SUBSEP S_dt[r] SUBSEP S_n[r] SUBSEP S_sr[r] SUBSEP S_d[r] SUBSEP S_dr[r] SUBSEP S_f[r] SUBSEP \
+        S_scen[r] SUBSEP S_so[r] SUBSEP S_do[r] SUBSEP S_b[r]
 }
 
 # scen_words(f): returns a row's scenario in words (for the failed-rows table)
 function scen_words(f,    sr, dr) {
     sr = get(f, col, "straggler_rank", "-1") + 0; dr = get(f, col, "degraded_rank", "-1") + 0
-    if (sr >= 0) return "straggler " sr " +" num_str(get(f, col, "delay_us", "0") / 1000) " ms"
-    if (dr >= 0) return "degraded " dr " x" num_str(get(f, col, "factor", "1") + 0)
+    if (sr >= 0) return "straggler " sr " +" num_str(get(f, col, "delay_us", "0") / 1000) " ms" \
+                        others_words(list_rest(get(f, col, "stragglers", "")), "d")
+    if (dr >= 0) return "degraded " dr " x" num_str(get(f, col, "factor", "1") + 0) \
+                        others_words(list_rest(get(f, col, "degraded", "")), "f")
     return "clean"
+}
+
+# row_words(r): returns ranked row r's scenario in words (as scen_words)
+function row_words(r) {
+    if (S_sr[r] >= 0) return "straggler " S_sr[r] " +" num_str(S_d[r] / 1000) " ms" others_words(S_so[r], "d")
+    if (S_dr[r] >= 0) return "degraded " S_dr[r] " x" num_str(S_f[r]) others_words(S_do[r], "f")
+    return "clean"
+}
+
+# scen_label(name, words): returns a scenario for the tables: its words, led by its name where
+# it has one ("late (straggler 1 +2 ms)"; a scenario called as its words, just that)
+function scen_label(name, words) {
+    return name == "" || name == words ? (name == "" ? words : name) : name " (" words ")"
+}
+
+# list_rest(l): returns a stragglers or degraded list ("1:8000;0:2000") without its first entry
+# (the one the SPEC columns give): "0:2000", or "" when it has one entry or none
+function list_rest(l) {
+    l = trim(l)
+    return index(l, ";") ? substr(l, index(l, ";") + 1) : ""
+}
+
+# others_words(l, what): returns list_rest's entries in words: " (and 0 +2 ms)" for stragglers
+# (what "d": RANK:DELAY_US), " (and 0 x2)" for degraded GPUs (what "f": RANK:FACTOR)
+function others_words(l, what,    n, e, i, kv, t) {
+    if (l == "") return ""
+    n = split(l, e, ";")
+    for (i = 1; i <= n; i++) {
+        split(e[i], kv, ":")
+        t = t (i > 1 ? ", " : "") clean_text(kv[1]) (what == "d" ? " +" num_str(kv[2] / 1000) " ms" : " x" clean_text(kv[2]))
+    }
+    return " (and " t ")"
 }
 
 # kind_of(r): returns the scenario kind of row r: clean, straggler or degraded
@@ -169,7 +235,9 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
     delete gk; delete best; delete nc; delete gi; delete first; ng = 0; has_lb = 0
     for (r = 1; r <= R; r++) {
         if (!M[r] || kind_of(r) != kind) continue
-        g = sprintf("%s|%06d|%014.3f|%06d|%010.3f|%020.0f", S_n[r], S_sr[r] + 1, S_d[r] / 1000, S_dr[r] + 1, S_f[r], S_b[r])
+        # text fields end in \001, below every printable character: "late" sorts before "late2"
+        g = sprintf("%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%020.0f", S_n[r], S_sr[r] + 1, S_d[r] / 1000, S_dr[r] + 1,
+                    S_f[r], S_so[r], S_do[r], S_scen[r], S_b[r])
         if (!(g in gk)) { gk[g] = g; gi[++ng] = g; first[g] = r }
         if (S_alg[r] == "nccl") { if (!(g in nc) || S_med[r] < S_med[nc[g]]) nc[g] = r }
         else if (!(g in best) || S_med[r] < S_med[best[g]]) best[g] = r
@@ -181,6 +249,7 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
     if (kind == "straggler") printf "Time runs from when the non-straggler ranks enter to when the last rank finishes.\n\n"
     if (kind == "degraded") printf "nccl cannot be degraded, so it has no column here%s.\n\n", has_lb ? "; the lower bound is OPTCC's (Theorem 1)" : ""
     TH = "|"; TS = "|"
+    if (has_scen) addcol("scenario", 0)
     if (n_multi()) addcol("n", 1)
     if (kind == "straggler") { addcol("straggler", 1); addcol("delay (ms)", 1) }
     if (kind == "degraded") { addcol("slow GPU", 1); addcol("factor", 1) }
@@ -193,9 +262,10 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
     for (i = 1; i <= ng; i++) {
         g = gi[i]; r = first[g]
         line = "| "
+        if (has_scen) line = line (S_scen[r] == "" ? "-" : S_scen[r]) " | "
         if (n_multi()) line = line S_n[r] " | "
-        if (kind == "straggler") line = line S_sr[r] " | " num_str(S_d[r] / 1000) " | "
-        if (kind == "degraded") line = line S_dr[r] " | " num_str(S_f[r]) " | "
+        if (kind == "straggler") line = line S_sr[r] others_words(S_so[r], "d") " | " num_str(S_d[r] / 1000) " | "
+        if (kind == "degraded") line = line S_dr[r] others_words(S_do[r], "f") " | " num_str(S_f[r]) " | "
         line = line size_label(S_b[r], " ") " | "
         if (g in best) line = line S_lab[best[g]] " | " fmt_t(S_med[best[g]]) " | " sprintf("%.2f", S_bw[best[g]]) " |"
         else line = line "- | - | - |"
@@ -263,7 +333,8 @@ function regressions(    r, k, thr, sd, nreg, nimp, ncmp, idx, key, i, scen) {
         thr = 3 * sd > 0.05 * B_med[k] ? 3 * sd : 0.05 * B_med[k]
         if (S_med[r] - B_med[k] > thr) {
             idx[++nreg] = r
-            key[r] = sprintf("%s|%06d|%014.3f|%06d|%010.3f|%s|%020.0f", kind_of(r), S_sr[r] + 1, S_d[r] / 1000, S_dr[r] + 1, S_f[r], S_lab[r], S_b[r])
+            key[r] = sprintf("%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%s\001%020.0f", kind_of(r), S_sr[r] + 1, S_d[r] / 1000,
+                             S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_lab[r], S_b[r])
             THR[r] = thr
         } else if (B_med[k] - S_med[r] > thr) nimp++
     }
@@ -274,7 +345,7 @@ function regressions(    r, k, thr, sd, nreg, nimp, ncmp, idx, key, i, scen) {
     printf "| scenario | algorithm | size | baseline (us) | now (us) | change | threshold (us) |\n|---|---|---:|---:|---:|---:|---:|\n"
     for (i = 1; i <= nreg; i++) {
         r = idx[i]; k = S_id[r]
-        scen = kind_of(r) == "straggler" ? "straggler " S_sr[r] " +" num_str(S_d[r] / 1000) " ms" : kind_of(r) == "degraded" ? "degraded " S_dr[r] " x" num_str(S_f[r]) : "clean"
+        scen = scen_label(S_scen[r], row_words(r))
         printf "| %s | %s | %s | %s | %s | +%.1f%% | %s |\n", scen, S_lab[r], size_label(S_b[r], " "),
                fmt_t(B_med[k]), fmt_t(S_med[r]), 100 * (S_med[r] / B_med[k] - 1), fmt_t(THR[r])
     }

@@ -1,5 +1,6 @@
 /* The GPU harness's pure-C parts, without a GPU: statistics, the CSV header and rows, sizes
- * and run options, straggler delays, the inputs and their closed-form sums, and the nccl-p2p
+ * and run options, straggler delays, the inputs and their closed-form sums (per iteration seed:
+ * a stale read must show), and the nccl-p2p
  * transport's plan, emulated on host buffers (NCCL's in-order matching of sends and receives
  * between a pair, receives into scratch, applies after the round) for every algorithm.
  * The harness sources are compiled in (the test link line has only the core and args.o). */
@@ -86,7 +87,7 @@ static void test_csv(void) {
   if (fd < 0) return;
   close(fd);
   struct hx_csv c;
-  CHECK_INT(hx_csv_open(&c, path), ==, 0);
+  CHECK_INT(hx_csv_open_run(&c, path), ==, 0);
   double t[] = {10, 12, 11};
   struct hx_csv_row r = {.run_id = "20261121T000000Z_h", .timestamp = "2026-11-21T00:00:00Z",
                          .host = "h", .gpu = "NVIDIA \"H200\", SXM", .n_gpus = 4,
@@ -96,7 +97,9 @@ static void test_csv(void) {
                          .straggler_rank = -1, .delay_us = 0, .degraded_rank = -1,
                          .factor = 1, .iters = 3, .time_after_arrival_us = 11,
                          .algbw_gbps = 95.325, .busbw_gbps = 142.98,
-                         .model_time_us = NAN, .wrong = 0, .status = "ok"};
+                         .model_time_us = NAN, .wrong = 0, .status = "ok",
+                         .scenario = "two, late", .stragglers = "1:8000;2:4000.5",
+                         .degraded = "1:2;3:1.5"};
   hx_stats_compute(t, 3, &r.t);
   CHECK_INT(hx_csv_append(&c, &r), ==, 0);
   struct hx_csv_row na = r;
@@ -104,14 +107,24 @@ static void test_csv(void) {
   na.time_after_arrival_us = na.algbw_gbps = na.busbw_gbps = NAN;
   na.wrong = -1;
   na.status = "n/a";
+  na.scenario = na.stragglers = na.degraded = NULL; /* a plain command line: empty */
   CHECK_INT(hx_csv_append(&c, &na), ==, 0);
   hx_csv_close(&c);
   FILE *f = fopen(path, "r");
   char line[2048], fields[40][128];
   CHECK(f && fgets(line, sizeof(line), f), "read header");
-  CHECK_INT(split_csv(line, fields, 40), ==, 32);
+  /* results.csv of arbench run: the SPEC columns, lower_bound_us, then the scenario columns */
+  CHECK_INT(split_csv(line, fields, 40), ==, 35);
+  CHECK(!strncmp(line, hx_csv_header, strlen(hx_csv_header)), "SPEC columns first: %s", line);
+  CHECK_STR(fields[31], "lower_bound_us");
+  CHECK_STR(fields[32], "scenario");
+  CHECK_STR(fields[33], "stragglers");
+  CHECK_STR(fields[34], "degraded");
   CHECK(fgets(line, sizeof(line), f) != NULL, "read row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 32);
+  CHECK_INT(split_csv(line, fields, 40), ==, 35);
+  CHECK_STR(fields[32], "two, late"); /* quoted: it holds a comma */
+  CHECK_STR(fields[33], "1:8000;2:4000.5");
+  CHECK_STR(fields[34], "1:2;3:1.5");
   CHECK_STR(fields[3], "NVIDIA \"H200\", SXM");
   CHECK_STR(fields[8], "gpu");
   CHECK_STR(fields[13], "1048576");
@@ -124,9 +137,20 @@ static void test_csv(void) {
   CHECK_STR(fields[30], "ok");
   CHECK_STR(fields[31], ""); /* no lower bound: not degraded */
   CHECK(fgets(line, sizeof(line), f) != NULL, "read n/a row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 32);
+  CHECK_INT(split_csv(line, fields, 40), ==, 35);
   CHECK(!fields[20][0] && !fields[26][0] && !fields[29][0], "n/a row has empty measurements");
   CHECK_STR(fields[30], "n/a");
+  CHECK(!fields[32][0] && !fields[33][0] && !fields[34][0], "no scenario: empty columns");
+  if (f) fclose(f);
+  /* the model's CSV (hx_csv_open) keeps the header without the scenario columns */
+  CHECK_INT(hx_csv_open(&c, path), ==, 0);
+  CHECK_INT(hx_csv_append(&c, &r), ==, 0);
+  hx_csv_close(&c);
+  f = fopen(path, "r");
+  CHECK(f && fgets(line, sizeof(line), f), "read model header");
+  CHECK_INT(split_csv(line, fields, 40), ==, 32);
+  CHECK(f && fgets(line, sizeof(line), f), "read model row");
+  CHECK_INT(split_csv(line, fields, 40), ==, 32);
   if (f) fclose(f);
   unlink(path);
 }
@@ -274,29 +298,68 @@ static void test_sweep(void) {
 static void test_inputs(void) {
   int seen[9] = {0}, differ = 0, out_of_range = 0;
   for (uint64_t i = 0; i < 100000; i++) {
-    int v0 = ar_input_value(0, i), v1 = ar_input_value(1, i);
-    if (v0 < -4 || v0 > 4) out_of_range++;
-    else seen[v0 + 4]++;
+    int v0 = ar_input_value(0, i, 7), v1 = ar_input_value(1, i, 7);
+    if (v0 < -4 || v0 > 4)
+      out_of_range++;
+    else
+      seen[v0 + 4]++;
     differ += v0 != v1;
   }
   CHECK_INT(out_of_range, ==, 0);
-  for (int k = 0; k < 9; k++) CHECK(seen[k] > 9000, "value %d seen %d times", k - 4, seen[k]);
+  for (int k = 0; k < 9; k++)
+    CHECK(seen[k] > 9000, "value %d seen %d times", k - 4, seen[k]);
   CHECK(differ > 80000, "ranks 0 and 1 differ at %d of 100000 positions", differ);
-  /* neighbouring elements and far ones (beyond 2^32) differ too: position matters */
-  int adj = 0, far = 0;
+  /* neighbouring elements and far ones (beyond 2^32) differ too: position matters; a chunk
+   * moved by any offset (a misplaced chunk) differs at most positions */
+  int adj = 0, far = 0, moved[4] = {0};
+  const uint64_t shift[4] = {64, 4096, 1u << 20, 3 * (1ull << 28)};
   for (uint64_t i = 0; i < 1000; i++) {
-    adj += ar_input_value(2, i) != ar_input_value(2, i + 1);
-    far += ar_input_value(2, i) != ar_input_value(2, i + (1ull << 32));
+    adj += ar_input_value(2, i, 7) != ar_input_value(2, i + 1, 7);
+    far += ar_input_value(2, i, 7) != ar_input_value(2, i + (1ull << 32), 7);
+    for (int k = 0; k < 4; k++)
+      moved[k] += ar_expected_value(4, i, 7) != ar_expected_value(4, i + shift[k], 7);
   }
   CHECK(adj > 800 && far > 800, "adjacent %d, 2^32 apart %d differ", adj, far);
+  for (int k = 0; k < 4; k++)
+    CHECK(moved[k] > 700, "sums %llu apart differ at %d of 1000", (unsigned long long)shift[k],
+          moved[k]);
+  /* every iteration has inputs of its own: the seeds 1, 2, 3 (and far apart ones) give other
+   * values at most positions, for every rank, and other sums: a read of the last iteration's
+   * data shows in the check */
+  for (int r = 0; r < 16; r++) {
+    int next = 0, far_seed = 0;
+    for (uint64_t i = 0; i < 1000; i++) {
+      next += ar_input_value(r, i, 1 + (uint64_t)r) != ar_input_value(r, i, 2 + (uint64_t)r);
+      far_seed += ar_input_value(r, i, 5) != ar_input_value(r, i, 5 + (1ull << 40));
+    }
+    CHECK(next > 800 && far_seed > 800,
+          "rank %d: seeds s, s+1 differ at %d, s, s+2^40 at %d of 1000", r, next, far_seed);
+  }
+  int stale = 0;
+  for (uint64_t i = 0; i < 1000; i++)
+    stale += ar_expected_value(8, i, 41) != ar_expected_value(8, i, 42);
+  CHECK(stale > 800, "sums of consecutive seeds differ at only %d of 1000", stale);
   int worst = 0;
   for (uint64_t i = 0; i < 10000; i++) {
-    int e = ar_expected_value(16, i), s = 0;
-    for (int r = 0; r < 16; r++) s += ar_input_value(r, i);
+    int e = ar_expected_value(16, i, 3 + i / 100), s = 0;
+    for (int r = 0; r < 16; r++)
+      s += ar_input_value(r, i, 3 + i / 100);
     if (e != s) worst = 1000;
     if (abs(e) > worst) worst = abs(e);
   }
   CHECK(worst <= 64, "16-rank sums reach %d (bf16 is exact to 256)", worst);
+  /* the key form the kernels use (one key per rank and seed) is the same function */
+  int same = 1;
+  for (uint64_t i = 0; i < 1000; i++)
+    same &= ar_input_at(ar_input_key(5, 99), i * 977) == ar_input_value(5, i * 977, 99);
+  CHECK(same, "ar_input_at(ar_input_key()) differs from ar_input_value()");
+  /* pinned: a checksum of 4000 inputs. The GPU kernels compute this very function (check.cu
+   * has no copy of its own); a change here changes what every run checks: on purpose only */
+  long long sum = 0;
+  for (int r = 0; r < 4; r++)
+    for (uint64_t i = 0; i < 1000; i++)
+      sum += (long long)(i + 1 + r * 1000) * ar_input_value(r, i * 1000003ull, 1 + r);
+  CHECK(sum == -487727, "input checksum %lld, pinned -487727", sum);
 }
 
 /* ---- the nccl-p2p plan, emulated ---- */
@@ -326,7 +389,7 @@ static long emulate(const struct ar_schedule *s, size_t nelem, const char *what)
     if (p2p_plan_build(s, r, nelem, 4, &e.plan[r]) != AR_OK) return -1;
     e.buf[r] = malloc(nelem * sizeof(float));
     e.scratch[r] = malloc((e.plan[r].scratch + 1) * sizeof(float));
-    for (size_t i = 0; i < nelem; i++) e.buf[r][i] = (float)ar_input_value(r, i);
+    for (size_t i = 0; i < nelem; i++) e.buf[r][i] = (float)ar_input_value(r, i, 11);
   }
   for (int round = 0; round < s->nrounds && wrong >= 0; round++) {
     /* plans must agree pairwise: the k-th send a->b is the k-th receive on b from a */
@@ -387,7 +450,7 @@ static long emulate(const struct ar_schedule *s, size_t nelem, const char *what)
   }
   for (int r = 0; r < n && wrong >= 0; r++)
     for (size_t i = 0; i < nelem; i++)
-      wrong += e.buf[r][i] != (float)ar_expected_value(n, i);
+      wrong += e.buf[r][i] != (float)ar_expected_value(n, i, 11);
   for (int r = 0; r < n; r++) {
     free(e.buf[r]);
     free(e.scratch[r]);

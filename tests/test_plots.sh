@@ -9,7 +9,8 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-test-plots.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-cp -r tests/fixtures/nightly tests/fixtures/regressed tests/fixtures/small tests/fixtures/wide tests/fixtures/calibrated "$tmp/"
+cp -r tests/fixtures/nightly tests/fixtures/regressed tests/fixtures/small tests/fixtures/wide tests/fixtures/calibrated \
+  tests/fixtures/scenarios tests/fixtures/scenbase "$tmp/"
 
 # check NAME CMD...: one check that passes when CMD succeeds
 check() { local name=$1; shift; if "$@"; then ok; else bad "$name"; fi; }
@@ -267,6 +268,51 @@ pcheck "nightly: model lines per algorithm, dashed, without points" \
 pcheck "nightly: ring/ce and ring/nccl-p2p measured both against the one ring model" \
   test -n "$(block "$P/data/model_vs_measured_clean.dat" ring/ce | awk '$1 == 1073741824 && $3 > 0.5 && $3 < 1')" -a \
        -n "$(block "$P/data/model_vs_measured_clean.dat" ring/nccl-p2p | awk '$1 == 1073741824 && $3 > 0.5 && $3 < 1')"
+
+# ---- scenarios: arbench run's scenario columns keep scenarios apart (by name, any position) ----
+# fixed-8ms and two-stragglers share the SPEC columns (straggler 1, delay 8 ms), as rank1-x2 and
+# two-x2 do (degraded 1, x2); the delay and factor sweeps are made of scenarios
+X=$tmp/scenarios/summary.md
+out=$(bash plots/summary.sh "$tmp/scenarios" "$tmp/scenbase" 2>&1); rc=$?
+check "summary.sh scenarios exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+check "scenarios: the straggler table has a scenario column" in_section "$X" Straggler '^\| scenario \| straggler \| delay \(ms\) \| size \|'
+check "scenarios: fixed-8ms and two-stragglers are two rows at 16 MiB" \
+  test "$(section "$X" Straggler | grep -cE '^\| (fixed-8ms \| 1|two-stragglers \| 1 \(and 0 \+2 ms\)) \| 8 \| 16 MiB \|')" -eq 2
+check "scenarios: two-stragglers' own times (5% slower)" in_section "$X" Straggler '^\| two-stragglers \| 1 \(and 0 \+2 ms\) \| 8 \| 64 MiB \| stragglar/nccl-p2p \| 8673\.9 \|'
+check "scenarios: rank1-x2 and two-x2 are two rows at 64 MiB" \
+  test "$(section "$X" "Degraded link" | grep -cE '^\| (rank1-x2 \| 1|two-x2 \| 1 \(and 0 x2\)) \| 2 \| 64 MiB \|')" -eq 2
+check "scenarios: no scenario column in a CSV without one" not in_section "$S" Clean 'scenario'
+# the baseline is matched by scenario: fixed-8ms rhd 16 MiB was 10% faster the night before
+# (two-stragglers, with the same SPEC columns, was not): one regression, named by scenario
+check "scenarios: one regression, fixed-8ms's" has "$X" '^\*\*1 regressions\*\* \(92 rows compared, 0 faster'
+check "scenarios: the regression names its scenario" in_section "$X" "Regressions against $tmp/scenbase (20261121T030000Z_dgx-h200-07)" \
+  '^\| fixed-8ms \(straggler 1 \+8 ms\) \| rhd/nccl-p2p \| 16 MiB \| [0-9.]+ \| [0-9.]+ \| \+11\.1% \|'
+# a baseline without the scenario columns still matches on the SPEC columns
+mkdir -p "$tmp/oldbase"
+awk -F, -v OFS=, '{ NF = 32; print }' "$tmp/scenbase/results.csv" >"$tmp/oldbase/results.csv"
+bash plots/summary.sh "$tmp/scenarios" "$tmp/oldbase" >/dev/null 2>&1
+check "scenarios: an older baseline without the columns is still compared" has "$X" '^(\*\*[0-9]+ regressions\*\* \(|None: )92 rows compared'
+Y=$tmp/scenarios/plots
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/scenarios" 2>&1); rc=$?
+pcheck "plot.sh scenarios exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+for p in algbw_clean algbw_fixed-8ms algbw_two-stragglers algbw_rank1-x2 algbw_rank1-x3 algbw_two-x2 straggler_delay_64MiB degraded_factor_64MiB; do
+  pcheck "scenarios: $p.png is a 1280x720 PNG" is_png "$Y/$p.png"
+done
+pcheck "scenarios: 18 pictures (S-curves per scenario, no merged straggler_r1_d8ms)" \
+  test "$(ls "$Y"/*.png 2>/dev/null | wc -l)" -eq 18 -a ! -e "$Y/algbw_straggler_r1_d8ms.png"
+pcheck "scenarios: the title names the scenario and every straggler" \
+  grep -q "^ptitle = 'algbw vs size, scenario two-stragglers: straggler rank 1 delayed 8 ms (and rank 0 delayed 2 ms)  |" "$Y/data/algbw_two-stragglers.gp"
+pcheck "scenarios: the delay sweep spans the scenarios delay-0..4ms and fixed-8ms, not two-stragglers" \
+  test "$(block "$Y/data/straggler_delay_64MiB.dat" rhd/nccl-p2p | tr '\n' ' ')" = "0 0.37313 2 2.37275 4 4.37236 8 8.37159 "
+pcheck "scenarios: the factor sweep is rank1-x2 and rank1-x3, not two-x2" \
+  test "$(block "$Y/data/degraded_factor_64MiB.dat" rhd/nccl-p2p | tr '\n' ' ')" = "2 690.96 3 1008.78 "
+# by name, not position: the scenario columns moved to the front change nothing
+mkdir -p "$tmp/moved"
+awk -F, -v OFS=, '{ printf "%s,%s,%s", $33, $34, $35; for (i = 1; i <= 32; i++) printf ",%s", $i; print "" }' \
+  "$tmp/scenarios/results.csv" >"$tmp/moved/results.csv"
+bash plots/summary.sh "$tmp/moved" >/dev/null 2>&1
+check "scenarios: columns in another order give the same tables" \
+  test "$(section "$tmp/moved/summary.md" Straggler)" = "$(section "$X" Straggler)" -a -n "$(section "$X" Straggler)"
 
 [ "$skip" -gt 0 ] && echo "skipped: $skip picture checks (gnuplot is not installed: apt-get install -y gnuplot-nox)"
 echo "$pass passed, $fail failed"

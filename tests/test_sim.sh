@@ -2,8 +2,9 @@
 # `arbench run` end to end on a simulated machine (tests/sim/fake_gpu.c: stream clocks instead
 # of GPUs, the model's times instead of transfers): the real harness objects, linked with the
 # fake, run sweeps, stragglers (fixed, uniform, per-iteration file, several), the
-# critical-delay search, config scenarios into one run folder, degraded rows, oom and
-# wrong rows, the progress line, plots/ and --baseline at the end. Timing is checked against
+# critical-delay search, config scenarios into one run folder (the scenario columns), degraded
+# rows, oom and wrong rows, a transport that reads stale data (caught because every iteration
+# has inputs of its own), the progress line, plots/ and --baseline at the end. Timing is checked against
 # `arbench model` (the fake uses the model's constants): from the non-stragglers' entry to
 # the last finish, the straggler-aware precondition overlapping the delay on the others.
 set -u
@@ -143,6 +144,8 @@ cat >"$tmp/s.conf" <<EOF
 [scenario clean]
 [scenario late]
 --straggler 1:2ms
+[scenario late2]
+--straggler 1:2ms,3:500us
 [scenario slow]
 --degrade 2:2.5
 [scenario crit]
@@ -151,17 +154,37 @@ EOF
 out=$("$S" run --config "$tmp/s.conf" --out "$tmp/scen" 2>"$tmp/err"); rc=$?
 r=$tmp/scen/results.csv
 [ "$rc" -eq 0 ] && ok || bad "scenarios -> exit $rc: $(cat "$tmp/err")"
-[ "$(printf '%s\n' "$out" | grep -c '^# scenario ')" -eq 4 ] && ok || bad "scenario lines: $out"
+[ "$(printf '%s\n' "$out" | grep -c '^# scenario ')" -eq 5 ] && ok || bad "scenario lines: $out"
 [ "$(grep -c '^run_id,' "$r")" -eq 1 ] && ok || bad "one header in results.csv"
 cmp -s "$tmp/s.conf" "$tmp/scen/config.conf" && ok || bad "the config is not copied into the run folder"
-# clean 2 sizes x 3 + late 6 + slow 6 + crit at least 2 (delay 0)
-[ "$(($(wc -l <"$r") - 1))" -ge 20 ] && ok || bad "scenarios: $(($(wc -l <"$r") - 1)) rows"
+# clean 2 sizes x 3 + late 6 + late2 6 + slow 6 + crit at least 2 (delay 0)
+[ "$(($(wc -l <"$r") - 1))" -ge 26 ] && ok || bad "scenarios: $(($(wc -l <"$r") - 1)) rows"
 slow=$(awk -F, -v d="$(col "$r" degraded_rank)" -v f="$(col "$r" factor)" -v s="$(col "$r" status)" \
        -v a="$(col "$r" algorithm)" 'NR > 1 && $d == 2 { n++; if ($f != 2.5 || $s != ($a == "nccl" ? "n/a" : "ok")) bad++ }
        END { print n + 0, bad + 0 }' "$r")
 [ "$slow" = "6 0" ] && ok || bad "degraded rows (count, not ok / nccl n/a): $slow"
 printf '%s\n' "$out" | grep -q '^n/a: nccl (nccl): nccl cannot be degraded' && ok || bad "nccl degraded line"
 grep -q '^late,ring,ce,1048576,0,1,2000.000,' "$tmp/scen/delays.csv" && ok || bad "delays.csv scenario column"
+# results.csv: SPEC.md's columns first and unchanged, then lower_bound_us and the scenario
+# columns; every row names its scenario, every straggler and degraded GPU
+spec='run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status'
+[ "$(head -n 1 "$r")" = "$spec,lower_bound_us,scenario,stragglers,degraded" ] && ok || bad "results.csv header: $(head -n 1 "$r")"
+# sc COLUMN...: the distinct "scenario|COLUMN|..." of the rows, one per line, sorted
+sc() {
+  LC_ALL=C awk -F, -v cols="scenario $*" -v hdr="$(head -n 1 "$r")" 'BEGIN { n = split(hdr, h, ","); for (i = 1; i <= n; i++) c[h[i]] = i; k = split(cols, w, " ") }
+    NR > 1 { l = ""; for (i = 1; i <= k; i++) l = l (i > 1 ? "|" : "") $c[w[i]]; print l }' "$r" | LC_ALL=C sort -u
+}
+[ "$(sc stragglers degraded | grep -v '^crit|' | tr '\n' ' ')" = "clean|| late2|1:2000;3:500| late|1:2000| slow||2:2.5 " ] && ok ||
+  bad "scenario, stragglers, degraded: $(sc stragglers degraded | tr '\n' ' ')"
+[ "$(sc straggler_rank delay_us | grep '^late' | tr '\n' ' ')" = "late2|1|2000.000 late|1|2000.000 " ] && ok ||
+  bad "late and late2 share the SPEC columns: $(sc straggler_rank delay_us | tr '\n' ' ')"
+crit=$(sc stragglers | grep -c '^crit|3:')
+[ "$crit" -ge 2 ] && ok || bad "the search's rows: the first straggler's probed delays in the list ($crit)"
+# summary.md keeps late and late2 apart (the same first straggler and delay)
+in_straggler=$(awk '/^## /{ on = ($0 == "## Straggler") } on' "$tmp/scen/summary.md")
+printf '%s\n' "$in_straggler" | grep -qE '^\| late \| 1 \| 2 \| 1 MiB \|' &&
+  printf '%s\n' "$in_straggler" | grep -qE '^\| late2 \| 1 \(and 3 \+0\.5 ms\) \| 2 \| 1 MiB \|' && ok ||
+  bad "summary.md merges late and late2: $in_straggler"
 [ "$(($(wc -l <"$tmp/scen/critical.csv") - 1))" -eq 1 ] && grep -q ',crit,' "$tmp/scen/critical.csv" && ok ||
   bad "scenario critical.csv: $(cat "$tmp/scen/critical.csv")"
 
@@ -174,6 +197,38 @@ AR_SIM_WRONG=ring "$S" run --gpus 0,1 --algo ring,rhd --transport ce -b 1M -e 1M
   --out "$tmp/wrong" >/dev/null 2>&1; rc=$?
 [ "$rc" -eq 1 ] && [ "$(field "$tmp/wrong/results.csv" ring ce 1048576 status)" = error ] &&
   [ "$(field "$tmp/wrong/results.csv" rhd ce 1048576 status)" = ok ] && ok || bad "wrong rows: exit $rc"
+
+# 5b. stale data: AR_SIM_STALE=ring makes the ring's transports sum the peers' inputs of the
+#     iteration before on every odd iteration (a scratch slot read before this iteration's
+#     data landed). With the same inputs every iteration that would go unseen; with inputs of
+#     their own it is wrong elements, the row an error and the run a failure. The same run
+#     without it: every row ok with 0 wrong (the fake really sums, the check really checks)
+"$S" run --gpus 0,1,2,3 --algo nccl,ring,rhd --transport ce,sm -b 4K -e 64K -f 16 --dtype fp16 -n 3 -w 2 \
+  --out "$tmp/fresh" >/dev/null 2>"$tmp/err"; rc=$?
+st=$(awk -F, -v s="$(col "$tmp/fresh/results.csv" status)" -v w="$(col "$tmp/fresh/results.csv" wrong)" \
+     'NR > 1 { printf "%s/%s ", $s, $w }' "$tmp/fresh/results.csv")
+[ "$rc" -eq 0 ] && [ "$st" = "$(printf 'ok/0 %.0s' $(seq 10))" ] && ok || bad "fresh run: exit $rc, rows $st: $(cat "$tmp/err")"
+AR_SIM_STALE=ring "$S" run --gpus 0,1,2,3 --algo nccl,ring,rhd --transport ce,sm -b 4K -e 64K -f 16 -n 3 -w 2 \
+  --out "$tmp/stale" >/dev/null 2>"$tmp/err"; rc=$?
+r=$tmp/stale/results.csv
+[ "$rc" -eq 1 ] && ok || bad "stale run -> exit $rc, want 1"
+for tp in ce sm; do
+  for b in 4096 65536; do
+    w=$(field "$r" ring "$tp" "$b" wrong)
+    [ "$(field "$r" ring "$tp" "$b" status)" = error ] && [ "${w:-0}" -gt $((b / 4 / 2)) ] && ok ||
+      bad "stale ring/$tp $b B: status $(field "$r" ring "$tp" "$b" status), wrong $w"
+    [ "$(field "$r" rhd "$tp" "$b" status)/$(field "$r" rhd "$tp" "$b" wrong)" = ok/0 ] && ok || bad "rhd/$tp $b B caught too"
+  done
+done
+grep -q '^arbench: ring/ce size 4096 B: [0-9]* wrong elements in .* iteration 1 (2 of 5 iterations wrong, warm-up included):' \
+  "$tmp/err" && ok || bad "stale: the error line: $(cat "$tmp/err")"
+# only the warm-up is stale (-w 2 -n 1: iteration 1 is the second warm-up): still an error
+AR_SIM_STALE=ring "$S" run --gpus 0,1 --algo ring --transport ce -b 4K -e 4K -n 1 -w 2 \
+  --out "$tmp/stalew" >/dev/null 2>"$tmp/err"; rc=$?
+w=$(field "$tmp/stalew/results.csv" ring ce 4096 wrong)
+[ "$rc" -eq 1 ] && [ "$(field "$tmp/stalew/results.csv" ring ce 4096 status)" = error ] && [ "${w:-0}" -gt 0 ] &&
+  grep -q 'wrong elements in warm-up iteration 1 (1 of 3 iterations wrong' "$tmp/err" && ok ||
+  bad "a stale warm-up: exit $rc, wrong $w: $(cat "$tmp/err")"
 
 # 6. --baseline: a slower run is flagged, its regression lines on stdout
 "$S" run --gpus 0,1,2,3 --algo ring,rhd --transport ce -b 64M -e 256M -n 3 -w 1 --out "$tmp/base" >/dev/null 2>&1

@@ -13,11 +13,15 @@
 extern "C" {
 #endif
 
-/* data[i] = ar_input_value(rank, i) for i < nelem, as dtype (enum ar_dtype). */
-ar_status ar_fill_launch(void *data, size_t nelem, int dtype, int rank, cudaStream_t s);
-/* *wrong += the number of i < nelem with data[i] != ar_expected_value(nranks, i). */
+/* data[i] = ar_input_value(rank, i, seed) for i < nelem, as dtype (enum ar_dtype). The harness
+ * passes a new seed every iteration (inputs.h says why). */
+ar_status ar_fill_launch(void *data, size_t nelem, int dtype, int rank, unsigned long long seed,
+                         cudaStream_t s);
+/* *wrong += the number of i < nelem with data[i] != ar_expected_value(nranks, i, seed), seed
+ * being the one the iteration's inputs were filled with; AR_ERR_INVALID for nranks outside
+ * 1..AR_MAX_GPUS. */
 ar_status ar_check_launch(const void *data, size_t nelem, int dtype, int nranks,
-                          unsigned long long *wrong, cudaStream_t s);
+                          unsigned long long seed, unsigned long long *wrong, cudaStream_t s);
 /* A one-thread kernel that spins on %globaltimer for `us` microseconds (straggler delay). */
 ar_status ar_delay_launch(double us, cudaStream_t s);
 /* A one-thread kernel that spins until *flag >= target (flag: mapped pinned host memory the

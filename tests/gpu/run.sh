@@ -24,6 +24,12 @@ if [ "$ngpu" -lt 2 ]; then
   exit 1
 fi
 
+# csvawk PROGRAM FILE...: runs an awk program with plots/csv.awk's helpers loaded (columns are
+# looked up by header name, quoted fields split right: csv_header, csv_split, get)
+csvawk() { local prog=$1; shift; awk -f plots/csv.awk -f <(printf '%s\n' "$prog") "$@"; }
+# every column the scoring reads, by name: a results.csv without one is a failure, not a guess
+need_cols='algorithm transport bytes status wrong delay_us time_us_median time_after_arrival_us'
+
 # sweep NAME ARGS...: runs arbench into $out/NAME and scores its results.csv
 sweep() {
   local name=$1; shift
@@ -35,14 +41,23 @@ sweep() {
   if [ ! -s "$csv" ]; then
     echo "FAIL $name: no results.csv (exit $rc)"; tail -5 "$dir.log"; fail=$((fail + 1)); return
   fi
-  # status is the last column; algorithm, transport, bytes are columns 10, 11, 14
+  # every column by its header name (more columns may follow SPEC.md's, so none is "the last")
   local p f s
-  read -r p f s < <(awk -F, -v name="$name" '
-    NR == 1 { next }
-    $NF == "ok" { p++; next }
-    $NF == "n/a" || $NF == "oom" { s++; skip[$10 "/" $11 " (" $NF ")"] = 1; next }
-    { f++; printf "FAIL %s: %s/%s %s bytes: %s (wrong %s)\n", name, $10, $11, $14, $NF, $(NF-1) > "/dev/stderr" }
-    END { for (k in skip) printf "  not run: %s\n", k > "/dev/stderr"; print p + 0, f + 0, s + 0 }' "$csv")
+  read -r p f s < <(csvawk '
+    FNR == 1 {
+      csv_header($0, c); nn = split(need, req, " ")
+      for (i = 1; i <= nn; i++) if (!(req[i] in c)) { printf "FAIL %s: results.csv has no column %s\n", name, req[i] > "/dev/stderr"; bad = 1 }
+      next
+    }
+    bad || /^[ \t\r]*$/ { next }
+    {
+      csv_split($0, x); st = get(x, c, "status", ""); row = get(x, c, "algorithm", "?") "/" get(x, c, "transport", "?")
+      if (st == "ok") { p++; next }
+      if (st == "n/a" || st == "oom") { s++; skip[row " (" st ")"] = 1; next }
+      f++; printf "FAIL %s: %s %s bytes: %s (wrong %s)\n", name, row, get(x, c, "bytes", "?"), st, get(x, c, "wrong", "-") > "/dev/stderr"
+    }
+    END { for (k in skip) printf "  not run: %s\n", k > "/dev/stderr"; print p + 0, f + bad, s + 0 }' \
+    -v name="$name" -v need="$need_cols" "$csv")
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
     echo "FAIL $name: exit $rc with no failed row"; tail -5 "$dir.log"; f=1
   fi
@@ -76,8 +91,11 @@ sweep "n${n}_straggler" --gpus "$gpus" --algo nccl,ring,bcast,stragglar --transp
   --sizes 1M --straggler $((n - 1)):1ms
 # the straggler's delay is inside the measured time: time >= delay, after-arrival = time - delay
 if [ -s "$out/n${n}_straggler/results.csv" ]; then
-  if awk -F, 'function abs(x) { return x < 0 ? -x : x }
-              NR > 1 && $NF == "ok" && ($21 < 1000 || $16 != 1000 || abs($21 - $16 - $26) > 0.01) {
+  if csvawk 'function abs(x) { return x < 0 ? -x : x }
+              FNR == 1 { csv_header($0, c); if (!("time_us_median" in c) || !("delay_us" in c) || !("time_after_arrival_us" in c)) bad = 1; next }
+              bad || /^[ \t\r]*$/ { next }
+              { csv_split($0, x); t = get(x, c, "time_us_median", 0) + 0; d = get(x, c, "delay_us", 0) + 0; a = get(x, c, "time_after_arrival_us", 0) + 0 }
+              get(x, c, "status", "") == "ok" && (t < 1000 || d != 1000 || abs(t - d - a) > 0.01) {
                 bad = 1; print "FAIL straggler row: " $0 > "/dev/stderr" }
               END { exit bad }' "$out/n${n}_straggler/results.csv"; then
     pass=$((pass + 1))

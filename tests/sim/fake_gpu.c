@@ -11,6 +11,9 @@
  * max(delay, precondition) + the rest, so a search's answer must equal the model's.
  * Environment: AR_SIM_GPUS (default 4), AR_SIM_MEM (bytes one cudaMalloc may take; default
  * unlimited), AR_SIM_WRONG=ALGO (every check of that algorithm finds one wrong element),
+ * AR_SIM_STALE=ALGO (that algorithm's transports read stale data on every odd iteration of a
+ * row: the peers' inputs of the iteration before, as a scratch slot read before this
+ * iteration's data landed would hold; see "data" below),
  * AR_SIM_SCALE=X (every transport's time times X: a regression to find), AR_SIM_NO_BW=1 (the
  * healthy bandwidth of --degrade cannot be measured), AR_SIM_ROUNDS=1 (the transports mark
  * their rounds for --phases, struct tp_marks: ce and nccl-p2p by events, sm by clock stamps in
@@ -19,15 +22,26 @@
  * are priced with the model's slow ports, and the healthy bandwidth "measured" is the model's.
  * The pipeline count a transport reports using (struct tp_job's pipeline_used): ce the one
  * asked for, or for 0 (and async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1
- * to 8); sm and nccl-p2p 1. */
+ * to 8); sm and nccl-p2p 1.
+ *
+ * Data: buffers under 1 MiB are real memory (bigger ones are tokens: a sweep up to 8 GiB costs
+ * nothing). On real buffers the harness kernels do what the GPU's do: the fill writes rank r's
+ * inputs for the iteration's seed (cuda/inputs.h), the check counts the elements that differ
+ * from the closed-form sums for its seed, and every AllReduce (transports and nccl) leaves
+ * the sum of every rank's inputs in each rank's buffer: its own buffer plus the peers' inputs
+ * for the seeds they last filled with (their buffers are not read: they may be summing too).
+ * bf16 and fp16 are kept as 16-bit integers (the inputs and sums are small integers). */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "critical.h"
 #include "cuda/delay.h"
+#include "cuda/inputs.h"
 #include "cuda/kernels.h"
 #include "cuda/transport.h"
 #include "model.h"
@@ -119,14 +133,46 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
   *ms = (float)((b->t - a->t) / 1000);
   return cudaSuccess;
 }
-/* Real memory for the harness's small buffers; a token for the big data buffers. */
+/* The real allocations (pointer and bytes), so that the kernels know what they may touch. */
+static struct {
+  void *p;
+  size_t bytes;
+} sim_real[256];
+static pthread_mutex_t sim_real_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Bytes of real memory at p (a pointer cudaMalloc returned), 0 for a token or unknown. */
+static size_t sim_real_bytes(const void *p) {
+  size_t bytes = 0;
+  pthread_mutex_lock(&sim_real_mu);
+  for (size_t k = 0; k < sizeof(sim_real) / sizeof(sim_real[0]) && p; k++)
+    if (sim_real[k].p == p) bytes = sim_real[k].bytes;
+  pthread_mutex_unlock(&sim_real_mu);
+  return bytes;
+}
+
+/* Real memory for buffers under 1 MiB (the harness's own, small data buffers); a token for the
+ * big data buffers. */
 cudaError_t cudaMalloc(void **p, size_t bytes) {
   const char *cap = getenv("AR_SIM_MEM");
   if (cap && bytes > strtoull(cap, NULL, 10)) return cudaErrorMemoryAllocation;
-  *p = calloc(1, bytes < (1u << 20) ? bytes : 1);
-  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+  int real = bytes < (1u << 20);
+  *p = calloc(1, real ? bytes : 1);
+  if (!*p) return cudaErrorMemoryAllocation;
+  pthread_mutex_lock(&sim_real_mu);
+  for (size_t k = 0; k < sizeof(sim_real) / sizeof(sim_real[0]) && real; k++)
+    if (!sim_real[k].p) { /* a full table leaves it a token: never touched */
+      sim_real[k].p = *p;
+      sim_real[k].bytes = bytes;
+      break;
+    }
+  pthread_mutex_unlock(&sim_real_mu);
+  return cudaSuccess;
 }
 cudaError_t cudaFree(void *p) {
+  pthread_mutex_lock(&sim_real_mu);
+  for (size_t k = 0; k < sizeof(sim_real) / sizeof(sim_real[0]) && p; k++)
+    if (sim_real[k].p == p) sim_real[k].p = NULL;
+  pthread_mutex_unlock(&sim_real_mu);
   free(p);
   return cudaSuccess;
 }
@@ -155,6 +201,42 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpy
   return cudaSuccess;
 }
 
+/* ---- data: inputs, sums and checks on the real buffers ---- */
+
+/* The seeds of each rank's last two fills (cur: this iteration's; prev: the one before). A
+ * rank's fill comes before the harness's barrier and the peers read them after it. */
+static unsigned long long sim_seed_cur[AR_MAX_GPUS], sim_seed_prev[AR_MAX_GPUS];
+
+/* Element i of a buffer of dtype dt, as an int. */
+static int sim_get(const void *d, int dt, size_t i) {
+  return dt == AR_DT_F32 ? (int)((const float *)d)[i] : ((const int16_t *)d)[i];
+}
+/* Sets element i of a buffer of dtype dt to v. */
+static void sim_put(void *d, int dt, size_t i, int v) {
+  if (dt == AR_DT_F32) ((float *)d)[i] = (float)v;
+  else ((int16_t *)d)[i] = (int16_t)v;
+}
+/* 1 when nelem elements of dtype dt at d are real memory the fake may touch. */
+static int sim_touchable(const void *d, size_t nelem, int dt) {
+  return nelem > 0 && nelem * ar_dtype_size(dt) <= sim_real_bytes(d);
+}
+
+/* Rank `rank`'s AllReduce of n ranks on its buffer d: its own inputs (in d) plus every peer's
+ * inputs for the seed it last filled with, or with `stale` the seed before (what a transport
+ * that reads a slot before this iteration's data landed would add). Nothing on a token. */
+static void sim_allreduce(int rank, int n, void *d, size_t nelem, int dt, int stale) {
+  if (!sim_touchable(d, nelem, dt) || n > AR_MAX_GPUS) return;
+  uint64_t key[AR_MAX_GPUS];
+  for (int q = 0; q < n; q++)
+    key[q] = ar_input_key(q, stale ? sim_seed_prev[q] : sim_seed_cur[q]);
+  for (size_t i = 0; i < nelem; i++) {
+    int v = sim_get(d, dt, i);
+    for (int q = 0; q < n; q++)
+      if (q != rank) v += ar_input_at(key[q], i);
+    sim_put(d, dt, i, v);
+  }
+}
+
 /* ---- NCCL: the native AllReduce as a bulk-synchronous ring at 300 GB/s ---- */
 
 ncclResult_t ncclGetVersion(int *v) {
@@ -179,7 +261,9 @@ ncclResult_t ncclCommDestroy(ncclComm_t c) {
 }
 ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t t,
                            ncclRedOp_t op, ncclComm_t c, cudaStream_t s) {
-  (void)a, (void)b, (void)t, (void)op;
+  (void)a, (void)op;
+  int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
+  sim_allreduce(c->rank, c->n, b, count, dt, 0); /* in place: a == b */
   double bytes = count * 4.0;
   s->clock += 2.0 * (c->n - 1) * 5 + bytes * 2 * (c->n - 1) / c->n / 300e3;
   return ncclSuccess;
@@ -189,14 +273,30 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
 
 static const char *wrong_algo; /* set by the transport's setup for AR_SIM_WRONG */
 
-ar_status ar_fill_launch(void *d, size_t n, int dt, int rank, cudaStream_t s) {
-  (void)d, (void)n, (void)dt, (void)rank, (void)s;
+ar_status ar_fill_launch(void *d, size_t n, int dt, int rank, unsigned long long seed,
+                         cudaStream_t s) {
+  (void)s;
+  if (n == 0 || rank < 0 || rank >= AR_MAX_GPUS) return AR_OK; /* loading the kernel */
+  sim_seed_prev[rank] = sim_seed_cur[rank];
+  sim_seed_cur[rank] = seed;
+  if (!sim_touchable(d, n, dt)) return AR_OK;
+  uint64_t key = ar_input_key(rank, seed);
+  for (size_t i = 0; i < n; i++) sim_put(d, dt, i, ar_input_at(key, i));
   return AR_OK;
 }
-ar_status ar_check_launch(const void *d, size_t n, int dt, int nranks, unsigned long long *wrong,
-                          cudaStream_t s) {
-  (void)d, (void)dt, (void)nranks, (void)s;
+ar_status ar_check_launch(const void *d, size_t n, int dt, int nranks, unsigned long long seed,
+                          unsigned long long *wrong, cudaStream_t s) {
+  (void)s;
+  if (nranks < 1 || nranks > AR_MAX_GPUS) return AR_ERR_INVALID;
   if (n > 0 && wrong_algo) *wrong += 1;
+  if (!sim_touchable(d, n, dt)) return AR_OK;
+  uint64_t key[AR_MAX_GPUS];
+  for (int r = 0; r < nranks; r++) key[r] = ar_input_key(r, seed);
+  for (size_t i = 0; i < n; i++) {
+    int sum = 0;
+    for (int r = 0; r < nranks; r++) sum += ar_input_at(key[r], i);
+    *wrong += sim_get(d, dt, i) != sum;
+  }
   return AR_OK;
 }
 ar_status ar_delay_launch(double us, cudaStream_t s) {
@@ -230,6 +330,10 @@ struct tp_ctx {
   int kind;              /* SIM_P2P, SIM_CE or SIM_SM */
   struct tp_marks *const *marks;
   unsigned char *part; /* [rank * nrounds + k]: the rank sends or receives in round k */
+  int n, dtype, stale; /* stale: AR_SIM_STALE names this algorithm */
+  size_t nelem;
+  void *data[AR_MAX_GPUS];
+  int calls[AR_MAX_GPUS]; /* enqueues per rank so far: the iteration of the row */
 };
 
 /* The mini-batches per transfer the transport of `kind` uses for job (see the file comment). */
@@ -293,6 +397,12 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
   if (job->pipeline_used) *job->pipeline_used = sim_pipeline_used(kind, job);
   const char *bad = getenv("AR_SIM_WRONG");
   wrong_algo = bad && !strcmp(bad, s->algo) ? bad : NULL;
+  const char *stale = getenv("AR_SIM_STALE");
+  c->stale = stale && !strcmp(stale, s->algo);
+  c->n = w->n;
+  c->dtype = job->dtype;
+  c->nelem = job->nelem;
+  for (int r = 0; r < w->n && r < AR_MAX_GPUS; r++) c->data[r] = w->data[r];
   *ctx = c;
   return AR_OK;
 }
@@ -329,6 +439,9 @@ static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0,
 }
 
 static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
+  /* the sums (real buffers only); AR_SIM_STALE: the peers' last inputs on odd iterations */
+  int it = c->calls[rank]++;
+  sim_allreduce(rank, c->n, c->data[rank], c->nelem, c->dtype, c->stale && it % 2 == 1);
   /* the precondition runs among the others at once; the straggler joins for the rest */
   double t0 = s->clock, pre = c->has_pre && rank != c->straggler ? c->pre_us : 0;
   s->clock += pre + c->main_us;
