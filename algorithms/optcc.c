@@ -15,14 +15,36 @@
  * one S4 flow a round. A round thus overlays S1 of one segment, S2 and S3 at the gap and S4
  * of an earlier segment, which is what the four staggered patterns of s4.2 do; a parallel
  * body is q rounds and lasts max(l, 2) q sections' time.
+ * Head and tail (m = 1): before the first upload and after the last download the gap edge
+ * is idle, so it serves as frame 0: the first section reduce-scatters on it without waiting
+ * (first upload in round q-1, not q) and the last one allgathers on it straight after its
+ * download; the other frames are assigned from the end so that every allgather is done q-1
+ * rounds after the last download (the shortest possible: one hop a round). Each round saved
+ * at either end was a whole round of ring traffic waiting for the gap. Those head and tail
+ * rounds carry only the first and last body's sections; with no bubble blocks these are
+ * also built half size (a chunks, the others 2a), which halves what the head and tail cost,
+ * and the generator keeps whichever of the two prices lower (sched_cost; equal sections win
+ * only at l = 2 with small k and large q, where the ring is busy too and the half sections
+ * leave the first and last bodies' rounds unbalanced).
  * Bubble filling (l < 2, App. C): every upload and download also carries a block of a
  * point-to-point AllReduce through the degraded GPU: block b goes up from each healthy GPU
- * in body b and comes back in body b+1. Sections are a chunks and blocks d, d/a ~ (2-l)/l,
- * so that a flow of the degraded GPU lasts as long as two ring flows (a <= 8 searched).
- * Time (units of n, sched_cost): l >= 2: at most l (k+1.5)/k, s4.3 eq. 1 has l (k+1)/k;
- * l < 2: ~2(n-1)l/((n-2)l+2) (k+1.5)/k, App. C has (k+l-1)/k; within 2.5% at k = 64.
- * Rounds ~(k+2) q. Bytes: the degraded GPU sends and receives n once (l >= 2; plus the
- * bubble blocks for l < 2), a healthy GPU sends (2q-1)/q n.
+ * in body b-1 (block 0 in the head, so the head keeps its q-th round) and comes back in
+ * body b. Sections are a chunks and blocks d, d/a ~ (2-l)/l, so that a flow of the degraded
+ * GPU lasts as long as two ring flows (a <= 8 searched).
+ * Transfers: flows with the same ends and op in a round that sit side by side in chunk space
+ * go as one transfer (count > 1). The chunk layout per body is block b, then its q sections,
+ * so the block rides in the transfer of body b-1's last upload and of body b's first
+ * download (2 of its 2q flows). A ring edge's S1 (reduce) and S4 (copy) flows stay two
+ * transfers: the IR has one op per transfer, and they are different sections anyway.
+ * Time (units of n, sched_cost; N = kq sections): l >= 2: equal sections l (N+1)/N +
+ * 2(q-1)/N, at most s4.3 eq. 1's l (k+1)/k (equal at l = 2); half-size end bodies (k >= 3)
+ * (lqk - (l-1)(q-1)) / (q(k-1)), exact for l >= 3 and n <= 4 (n = 4, l = 2: 2(3k-1)/(3(k-1)),
+ * i.e. the head and tail cost 2/3 of a body instead of 1); l < 2: 2(n-1)l/((n-2)l+2) (k+x)/k
+ * with x = 1.17, 1.07, 1.05 for n = 4, 8, 12 (App. C has x = l-1), within 2% at k = 64.
+ * Rounds: kq + 2q - 1 (no blocks), kq + 2q (blocks), against kq + 2q + 1 before the head and
+ * tail used frame 0.
+ * Bytes: the degraded GPU sends and receives n once (l >= 2; plus the bubble blocks for
+ * l < 2), a healthy GPU about (2q-1)/q n.
  *
  * m > 1 (App. D): degraded GPU i has its gap at node r-(i-1). GPU 1 runs S1 -> S2 -> S3 ->
  * S4 as above; GPUs i >= 2 run S3 -> S1 -> S4 -> S2 (patterns B/D): they add their own value
@@ -51,6 +73,9 @@ struct optcc_plan {
   int k;                  /* segments */
   int a, d;               /* chunks per section and per bubble-filling block */
   int u0;                 /* round of the first S2 upload */
+  int head0;              /* m = 1: the first section reduce-scatters on frame 0 (no blocks) */
+  int half;               /* m = 1, no blocks: the first and last q sections are a chunks,
+                           * the others 2a */
   double f[AR_MAX_RANKS]; /* slowdown of each internal rank */
   int real[AR_MAX_RANKS]; /* internal rank -> real rank */
 };
@@ -69,9 +94,38 @@ static ar_status add(struct ar_schedule *s, const struct optcc_plan *pl, int rou
   return AR_OK;
 }
 
-/* Returns the first chunk of section sig (the sig-th section to reach degraded GPU 1). */
+/* Returns the chunks of section sig: a, or with half ends 2a except in the first and last
+ * body. */
+static int section_size(const struct optcc_plan *pl, int sig) {
+  int q = pl->q, last = pl->k * q - 1;
+  return pl->half && sig >= q && sig <= last - q ? 2 * pl->a : pl->a;
+}
+
+/* Returns the first chunk of section sig (the sig-th section to reach degraded GPU 1): body
+ * b = sig / q holds bubble block b (d chunks), then its q sections (a chunks each); with
+ * half ends, sections one after another at their sizes. */
 static int section_chunk(const struct optcc_plan *pl, int sig) {
-  return (sig / pl->q) * (pl->q * pl->a + pl->d) + (sig % pl->q) * pl->a;
+  int q = pl->q;
+  if (pl->half) /* q of a, then 2a each, then the last q of a */
+    return pl->a * (sig < q ? sig : sig < (pl->k - 1) * q ? 2 * sig - q : sig + (pl->k - 2) * q);
+  return (sig / q) * (q * pl->a + pl->d) + pl->d + (sig % q) * pl->a;
+}
+
+/* Returns the first chunk of bubble block b, just before body b's first section. */
+static int block_chunk(const struct optcc_plan *pl, int b) {
+  return b * (pl->q * pl->a + pl->d);
+}
+
+/* Returns 1 if section sig's upload also carries the next bubble block: sig is the last
+ * section of body b and block b+1 (uploaded in body b, next in chunk space) exists. */
+static int block_joins_up(const struct optcc_plan *pl, int sig) {
+  return pl->d > 0 && sig % pl->q == pl->q - 1 && sig / pl->q + 1 < pl->k;
+}
+
+/* Returns 1 if section sig's download also carries its body's bubble block (the first
+ * section of body b, right after block b, is downloaded with it). */
+static int block_joins_down(const struct optcc_plan *pl, int sig) {
+  return pl->d > 0 && sig % pl->q == 0;
 }
 
 /* Picks the section size a and bubble block d (in chunks) for one degraded GPU with l < 2:
@@ -142,17 +196,48 @@ static ar_status make_plan(struct ar_schedule *s, struct optcc_plan *pl, int n, 
   pick_units(pl, pl->f[pl->q]);
   /* m > 1: the bulk S1 phase (rounds 0..q-2) runs before any degraded GPU starts */
   pl->u0 = m > 1 ? 2 * pl->q - 1 : pl->q;
+  if (m == 1) { /* the idle gap edge shortens the head where no bubble block needs it */
+    pl->head0 = pl->d == 0;
+    pl->u0 -= pl->head0;
+  }
   return AR_OK;
 }
 
-/* Adds S1 of section sig: in-pipeline at frame rho, or (rho == 0) in the bulk phase at the
- * start; either way it ends at node u0+sig, the gap of degraded GPU 1 at its S2 round. */
+/* Returns the round of the first S1 hop of section sig. m = 1: frame 0 for the first section
+ * when the head has the gap edge to spare, frames 1..q-1 in turn for the others, one hop a
+ * round ending rho rounds before the upload. m > 1: at frame rho, or (rho == 0) in the bulk
+ * phase at the start. Either way S1 ends at node u0+sig, the gap of degraded GPU 1 at its S2
+ * round. */
+static int s1_start(const struct optcc_plan *pl, int sig, int rho) {
+  int q = pl->q, u = pl->u0 + sig;
+  if (pl->m == 1) {
+    int i = sig - pl->head0; /* sections after the one on frame 0 */
+    rho = i < 0 ? 0 : i % (q - 1) + 1;
+    return u - rho - q + 1;
+  }
+  return rho ? u - rho - q + 1 : 0;
+}
+
+/* Returns the round of the first S4 hop of section sig (downloaded to node u+2 in round
+ * u+1). m = 1: the last section on frame 0 straight away; counting back from it, the others
+ * wait 1..q-1 rounds in turn (frames q-1..1), so every frame's last allgather ends q-1
+ * rounds after the last download. m > 1: at frame rho after waiting q-rho rounds, or
+ * (rho == 0) in the bulk phase from round post. */
+static int s4_start(const struct optcc_plan *pl, int sig, int rho, int post) {
+  int q = pl->q, u = pl->u0 + sig, last = pl->k * q - 1;
+  if (pl->m == 1) {
+    return u + 2 + (sig == last ? 0 : (last - 1 - sig) % (q - 1) + 1);
+  }
+  return rho ? u + 2 + q - rho : post;
+}
+
+/* Adds S1 of section sig, q-1 hops from round first, ending at node u0+sig. */
 static ar_status add_reduce_scatter(struct ar_schedule *s, const struct optcc_plan *pl, int sig,
-                                    int rho) {
+                                    int first) {
   int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
-  int first = rho ? u - rho - q + 1 : 0; /* one hop a round at a fixed offset to the gap */
   for (int t = 0; t < q - 1; t++)
-    AR_CHECK(add(s, pl, first + t, AR_REDUCE, wrap(u + 1 + t, q), wrap(u + 2 + t, q), c, pl->a));
+    AR_CHECK(add(s, pl, first + t, AR_REDUCE, wrap(u + 1 + t, q), wrap(u + 2 + t, q), c,
+                 section_size(pl, sig)));
   return AR_OK;
 }
 
@@ -163,43 +248,76 @@ static ar_status add_reduce_scatter(struct ar_schedule *s, const struct optcc_pl
  * takes the global sum back from node u+2 in round u+1+i. */
 static ar_status add_chain(struct ar_schedule *s, const struct optcc_plan *pl, int sig) {
   int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
-  AR_CHECK(add(s, pl, u, AR_REDUCE, wrap(u, q), q, c, pl->a));
-  AR_CHECK(add(s, pl, u + 1, AR_COPY, q, wrap(u + 2, q), c, pl->a));
+  /* bubble blocks that share the flow and lie next to the section travel in the same
+   * transfer (add_bubbles leaves them out): block b+1 after body b's last section goes up
+   * with it, block b before body b's first section comes down with it */
+  int a = section_size(pl, sig), up = a + (block_joins_up(pl, sig) ? pl->d : 0);
+  int down = block_joins_down(pl, sig) ? pl->d : 0;
+  AR_CHECK(add(s, pl, u, AR_REDUCE, wrap(u, q), q, c, up));
+  AR_CHECK(add(s, pl, u + 1, AR_COPY, q, wrap(u + 2, q), c - down, a + down));
   for (int i = 2; i <= pl->m; i++) {
-    AR_CHECK(add(s, pl, u + i - 2 - q, AR_REDUCE, q + i - 1, wrap(u, q), c, pl->a));
-    AR_CHECK(add(s, pl, u + 1 + i, AR_COPY, wrap(u + 2, q), q + i - 1, c, pl->a));
+    AR_CHECK(add(s, pl, u + i - 2 - q, AR_REDUCE, q + i - 1, wrap(u, q), c, a));
+    AR_CHECK(add(s, pl, u + 1 + i, AR_COPY, wrap(u + 2, q), q + i - 1, c, a));
   }
   return AR_OK;
 }
 
-/* Adds S4 of section sig from node u+2: in-pipeline at frame rho (after waiting for the
- * frame to come round), or (rho == 0) in the bulk phase starting at round post. */
-static ar_status add_allgather(struct ar_schedule *s, const struct optcc_plan *pl, int sig, int rho,
-                               int post) {
+/* Adds S4 of section sig, q-1 hops from node u+2 starting in round first. */
+static ar_status add_allgather(struct ar_schedule *s, const struct optcc_plan *pl, int sig,
+                               int first) {
   int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
   int x = u + 2;
-  int first = rho ? u + 2 + q - rho : post;
   for (int t = 0; t < q - 1; t++)
-    AR_CHECK(add(s, pl, first + t, AR_COPY, wrap(x + t, q), wrap(x + t + 1, q), c, pl->a));
+    AR_CHECK(add(s, pl, first + t, AR_COPY, wrap(x + t, q), wrap(x + t + 1, q), c,
+                 section_size(pl, sig)));
   return AR_OK;
 }
 
 /* Adds the bubble-filling AllReduce (App. C): block b is uploaded by every healthy GPU in the
- * gap rounds of body b (reduced on the degraded GPU) and sent back in body b+1. */
+ * gap rounds of body b-1 (reduced on the degraded GPU) and sent back in body b, except the
+ * two flows that add_chain merged into a section's transfer. */
 static ar_status add_bubbles(struct ar_schedule *s, const struct optcc_plan *pl) {
   int q = pl->q, g = q;
   for (int b = 0; b < pl->k && pl->d > 0; b++) {
-    int c = b * (q * pl->a + pl->d) + q * pl->a;
+    int c = block_chunk(pl, b);
     for (int j = 0; j < q; j++) {
       int up = pl->u0 - q + b * q + j, down = pl->u0 + 1 + b * q + j;
-      AR_CHECK(add(s, pl, up, AR_REDUCE, wrap(up, q), g, c, pl->d));
-      AR_CHECK(add(s, pl, down, AR_COPY, g, wrap(down + 1, q), c, pl->d));
+      if (!(b > 0 && block_joins_up(pl, (b - 1) * q + j)))
+        AR_CHECK(add(s, pl, up, AR_REDUCE, wrap(up, q), g, c, pl->d));
+      if (!block_joins_down(pl, b * q + j))
+        AR_CHECK(add(s, pl, down, AR_COPY, g, wrap(down + 1, q), c, pl->d));
     }
   }
   return AR_OK;
 }
 
-/* Builds the whole pipeline for m >= 1 degraded GPUs; returns the status. */
+/* Adds every flow of the plan to s (sized for its chunks); returns the status. */
+static ar_status add_pipeline(struct ar_schedule *s, const char *name, int n,
+                              const struct optcc_plan *pl) {
+  int q = pl->q, k = pl->k, lanes = q - pl->m; /* frames 1..q-m are free of gaps */
+  long chunks = pl->half ? pl->a * (2L * k * q - 2L * q) : (long)k * (q * pl->a + pl->d);
+  if (chunks > 1 << 24) return sched_fail(s, AR_ERR_UNSUPPORTED, "too many chunks (%ld)", chunks);
+  AR_CHECK(sched_init(s, name, n, (int)chunks));
+  /* the bulk S4 phase starts once the degraded GPUs are done (GPU m's last round) */
+  int post = pl->u0 + k * q + (pl->m > 1 ? pl->m : 0) + 1;
+  for (int sig = 0; sig < k * q; sig++) {
+    /* frames cycle over the sections so each frame carries one S1 and one S4 flow a round */
+    int j = sig % (q - 1), rho = j < lanes ? j + 1 : 0;
+    AR_CHECK(add_reduce_scatter(s, pl, sig, s1_start(pl, sig, rho)));
+    AR_CHECK(add_chain(s, pl, sig));
+    AR_CHECK(add_allgather(s, pl, sig, s4_start(pl, sig, rho, post)));
+  }
+  AR_CHECK(add_bubbles(s, pl));
+  return AR_OK;
+}
+
+/* Builds the whole pipeline for m >= 1 degraded GPUs; returns the status. With one degraded
+ * GPU, l >= 2 and k >= 3 it builds the pipeline with half-size end bodies (their S1 and S4
+ * fill the head and tail rounds, which then cost half) and keeps it if it prices below equal
+ * sections' l (N+1)/N + 2(q-1)/N (exact, tests/test_optcc.c), else builds that one: where the
+ * ring is the bottleneck as well (l near 2, k small, q large) the half sections leave the
+ * first and last bodies' rounds unbalanced. One schedule at a time: n = 1024 has 2^24
+ * transfers. */
 static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, int m,
                                 const int *deg, const double *fac, int segments) {
   struct optcc_plan pl;
@@ -212,20 +330,17 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   while (segments <= 0 && k > 4 && (double)k * pl.q * (2 * pl.q + 2 * pl.m) > OPTCC_MAX_XFERS)
     k -= 4;
   pl.k = k;
-  long chunks = (long)k * (pl.q * pl.a + pl.d);
-  if (chunks > 1 << 24) return sched_fail(s, AR_ERR_UNSUPPORTED, "too many chunks (%ld)", chunks);
-  AR_CHECK(sched_init(s, name, n, (int)chunks));
-  int q = pl.q, lanes = q - pl.m; /* frames 1..q-m are free of gaps */
-  /* the bulk S4 phase starts once the degraded GPUs are done (GPU m's last round) */
-  int post = pl.u0 + k * q + (pl.m > 1 ? pl.m : 0) + 1;
-  for (int sig = 0; sig < k * q; sig++) {
-    /* frames cycle over the sections so each frame carries one S1 and one S4 flow a round */
-    int j = sig % (q - 1), rho = j < lanes ? j + 1 : 0;
-    AR_CHECK(add_reduce_scatter(s, &pl, sig, rho));
-    AR_CHECK(add_chain(s, &pl, sig));
-    AR_CHECK(add_allgather(s, &pl, sig, rho, post));
+  double l = pl.f[pl.q], nsec = (double)k * pl.q;
+  pl.half = pl.m == 1 && pl.d == 0 && l >= 2 && k >= 3;
+  AR_CHECK(add_pipeline(s, name, n, &pl));
+  if (pl.half) {
+    AR_CHECK(sched_finish(s)); /* sched_cost prices round by round */
+    if (!(sched_cost(s, 0) < l * (nsec + 1) / nsec + 2.0 * (pl.q - 1) / nsec - 1e-12)) {
+      sched_free(s);
+      pl.half = 0;
+      AR_CHECK(add_pipeline(s, name, n, &pl));
+    }
   }
-  AR_CHECK(add_bubbles(s, &pl));
   sched_relabel(s, pl.real);
   return AR_OK;
 }

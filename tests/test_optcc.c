@@ -16,6 +16,7 @@
  *   m > 1:   T = max(2(p-1)/(p-m), l1 + 2(m-1)/(p-m)) (k+4)/k   (App. D.3)
  * and nothing beats the lower bounds of Theorem 6 (one) and Theorem 2 (m degraded GPUs). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ar.h"
 #include "test.h"
@@ -266,6 +267,126 @@ static void test_bytes(void) {
   sched_free(&s);
 }
 
+/* Returns the first round in which a transfer touches rank r (-1: none), and in *last the
+ * last such round. */
+static int rounds_touching(const struct ar_schedule *s, int r, int *last) {
+  int first = -1;
+  *last = -1;
+  for (size_t i = 0; i < s->nxfers; i++)
+    if (s->xfers[i].src == r || s->xfers[i].dst == r) {
+      if (first < 0 || s->xfers[i].round < first) first = s->xfers[i].round;
+      if (s->xfers[i].round > *last) *last = s->xfers[i].round;
+    }
+  return first;
+}
+
+/* Head and tail (one degraded GPU): the first section reduce-scatters on the idle gap edge,
+ * so the degraded GPU's first round is q-1 (no bubble blocks), and the healthy ring finishes
+ * q-1 rounds (one allgather) after its last one; with N = kq sections that is kq + 2q - 1
+ * rounds (kq + 2q with blocks, whose head keeps block 0's uploads). For l >= 2 the time is
+ * at most that of equal sections, l (N+1)/N + 2(q-1)/N, so at most s4.3 eq. 1's l (k+1)/k
+ * (equal at l = 2); with half-size end bodies (k >= 3) it is (lqk - (l-1)(q-1)) / (q(k-1)),
+ * and the generator keeps the lower of the two: exactly so for l >= 3 and for n <= 4 (for
+ * 2 <= l < 3 and larger n, the first and last bodies' rounds are not all priced by that
+ * formula). Before, the head and tail each waited a round longer for the gap: l (k+1.5)/k. */
+static void test_head_tail(void) {
+  static const double ls[] = {1.0, 1.5, 2.0, 2.5, 3.0, 4.0};
+  static const int ks[] = {1, 2, 3, 4, 5, 8, 16, 64};
+  for (int n = 3; n <= 20; n++)
+    for (size_t b = 0; b < sizeof(ls) / sizeof(ls[0]); b++)
+      for (size_t c = 0; c < sizeof(ks) / sizeof(ks[0]); c++) {
+        int deg = (n * 7 + (int)b) % n, k = ks[c], q = n - 1, N = k * q, lastd;
+        double l = ls[b];
+        struct ar_schedule s;
+        struct sched_report rep;
+        if (build("optcc", n, 1, &deg, &l, k, &s) != AR_OK) {
+          CHECK(0, "n=%d l=%g k=%d: %s", n, l, k, s.reason);
+          continue;
+        }
+        CHECK(sched_verify(&s, &rep) == AR_OK, "n=%d l=%g k=%d: %s", n, l, k, rep.error);
+        CHECK_INT(rep.max_ports_used, ==, 1);
+        int firstd = rounds_touching(&s, deg, &lastd), blocks = l < 2;
+        CHECK(firstd == (blocks ? 0 : q - 1), "n=%d l=%g k=%d: degraded GPU from round %d", n, l, k,
+              firstd);
+        CHECK(s.nrounds == lastd + q, "n=%d l=%g k=%d: %d rounds, degraded GPU done in %d", n, l, k,
+              s.nrounds, lastd);
+        CHECK(s.nrounds == N + 2 * q - 1 + blocks, "n=%d l=%g k=%d: %d rounds", n, l, k, s.nrounds);
+        if (l >= 2) {
+          double t = paper_time(&s), equal = l * (N + 1.0) / N + 2.0 * (q - 1) / N;
+          double half = k >= 3 ? (l * q * k - (l - 1) * (q - 1)) / (q * (k - 1.0)) : equal;
+          double want = half < equal ? half : equal;
+          CHECK(t < equal + 1e-9, "n=%d l=%g k=%d: T %.6f above equal sections' %.6f", n, l, k, t,
+                equal);
+          if (l >= 3 || n <= 4)
+            CHECK(t > want - 1e-9 && t < want + 1e-9, "n=%d l=%g k=%d: T %.6f, want %.6f", n, l, k,
+                  t, want);
+          CHECK(t < optcc_formula(n, l, k) + 1e-9, "n=%d l=%g k=%d: T %.6f above s4.3's %.6f", n, l,
+                k, t, optcc_formula(n, l, k));
+        }
+        if (n <= 6 && k <= 5) /* real data through the unequal sections too */
+          CHECK_INT(run_cpu(&s, (size_t)s.nchunks * 3 + 5), ==, 0);
+        sched_free(&s);
+      }
+}
+
+/* Orders transfers by round, sender, receiver, op and first chunk. */
+static int xfer_cmp(const void *pa, const void *pb) {
+  const struct ar_xfer *a = pa, *b = pb;
+  if (a->round != b->round) return a->round - b->round;
+  if (a->src != b->src) return a->src - b->src;
+  if (a->dst != b->dst) return a->dst - b->dst;
+  if (a->op != b->op) return a->op - b->op;
+  return a->chunk - b->chunk;
+}
+
+/* Transfers (what a GPU transport copies one by one): no two of a round with the same ends
+ * and op sit side by side in chunk space (they would be one copy), a rank sends at most two
+ * a round (a ring edge's S1 and S4, or a section and a bubble block to the degraded GPU),
+ * and with bubble blocks every body's block rides in two section transfers, so one degraded
+ * GPU's schedule has exactly 2qN + 2qk - (2k - 1) transfers. Returns nothing; prints the
+ * mean transfers per sending rank and round for n = 4 and 8. */
+static void test_transfers(void) {
+  static const double ls[] = {1.0, 1.5, 2.0, 3.0};
+  for (int n = 3; n <= 12; n++)
+    for (size_t b = 0; b < sizeof(ls) / sizeof(ls[0]); b++)
+      for (int k = 1; k <= 16; k += 5) {
+        int deg = n / 3, q = n - 1, N = k * q, adjacent = 0, most = 0;
+        double l = ls[b];
+        struct ar_schedule s;
+        if (build("optcc", n, 1, &deg, &l, k, &s) != AR_OK) {
+          CHECK(0, "n=%d l=%g k=%d: %s", n, l, k, s.reason);
+          continue;
+        }
+        struct ar_xfer *x = malloc(s.nxfers * sizeof(*x));
+        memcpy(x, s.xfers, s.nxfers * sizeof(*x));
+        qsort(x, s.nxfers, sizeof(*x), xfer_cmp);
+        long senders = 0;
+        for (size_t i = 0, run = 0; i < s.nxfers; i++) {
+          int same_src = i > 0 && x[i].round == x[i - 1].round && x[i].src == x[i - 1].src;
+          run = same_src ? run + 1 : 1;
+          senders += !same_src;
+          if ((int)run > most) most = (int)run;
+          if (same_src && x[i].dst == x[i - 1].dst && x[i].op == x[i - 1].op &&
+              x[i - 1].chunk + x[i - 1].count == x[i].chunk)
+            adjacent++;
+        }
+        CHECK(adjacent == 0, "n=%d l=%g k=%d: %d pairs of transfers could be one", n, l, k,
+              adjacent);
+        CHECK(most <= 2, "n=%d l=%g k=%d: a rank sends %d transfers in a round", n, l, k, most);
+        if (l < 2) {
+          long want = 2L * q * N + 2L * q * k - (2L * k - 1);
+          CHECK((long)s.nxfers == want, "n=%d l=%g k=%d: %zu transfers, want %ld", n, l, k,
+                s.nxfers, want);
+        }
+        if ((n == 4 || n == 8) && k == 16)
+          printf("optcc n=%d l=%.1f k=16: %zu transfers in %d rounds, %.3f per sending rank "
+                 "and round\n",
+                 n, l, s.nxfers, s.nrounds, (double)s.nxfers / senders);
+        free(x);
+        sched_free(&s);
+      }
+}
+
 /* optcc-multi: every n and mix of factors verifies, stays above Theorem 2 and within 5% of
  * App. D.3 (where the pipeline has a free ring edge, q > m); small n on real data. */
 static void test_multi(void) {
@@ -306,6 +427,8 @@ int main(void) {
   test_ranks_3_to_64();
   test_params();
   test_bytes();
+  test_head_tail();
+  test_transfers();
   test_multi();
   return TEST_DONE();
 }
