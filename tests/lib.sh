@@ -19,6 +19,9 @@ expect() {
   ok
 }
 
+# col FILE NAME: the column number of NAME in FILE's CSV header
+col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+
 # finish: the closing line, and the suite's exit status
 finish() {
   echo "$pass passed, $fail failed"

@@ -4,33 +4,12 @@
 # except nccl (n/a), times equal to `arbench model --degrade`, OPTCC built per size with its k
 # in the pipeline column, the healthy bandwidth measured once and written to meta.txt, a factor
 # sweep over config scenarios, the bandwidth that cannot be measured, --self-test degrade.
-set -u
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
-A=$B/arbench
-S=$B/tests/arbench-sim-degrade
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-# the simulator, built as tests/test_sim.sh builds it (its own name: suites may run apart)
-dep=$B/obj/harness/bench.d
-cu=$(grep -o '[^ ]*/cuda_runtime\.h' "$dep" 2>/dev/null | head -n 1)
-nc=$(grep -o '[^ ]*/nccl\.h' "$dep" 2>/dev/null | head -n 1)
-mkdir -p "$B/tests"
-if [ -z "$cu" ] || [ -z "$nc" ] ||
-   ! ${CC:-cc} -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness \
-       -I"$(dirname "$cu")" -I"$(dirname "$nc")" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu_degrade.o" ||
-   ! ${CC:-cc} -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_degrade.o" "$B/libarcore.a" -lpthread -lm; then
-  echo "FAIL: cannot build the simulator (run make first)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+. tests/sim/build.sh
+sim_build degrade
 
-# col FILE NAME: the column number of NAME in FILE's header
-col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
 # row FILE ALGO TRANSPORT BYTES FACTOR NAME: that row's field (degraded rows: FACTOR; else 1)
 row() {
   awk -F, -v a="$2" -v t="$3" -v b="$4" -v f="$5" -v c="$(col "$1" algorithm)" \

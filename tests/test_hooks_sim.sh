@@ -15,24 +15,10 @@
 # and on GPUs by `tp_check gpu --marks 1 --pipelines 0,1`.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
-S=$B/tests/arbench-sim-hooks
 
-# the simulator, built as tests/test_sim.sh builds it (its own name: suites may run apart)
-dep=$B/obj/harness/bench.d
-cu=$(grep -o '[^ ]*/cuda_runtime\.h' "$dep" 2>/dev/null | head -n 1)
-nc=$(grep -o '[^ ]*/nccl\.h' "$dep" 2>/dev/null | head -n 1)
-mkdir -p "$B/tests"
-if [ -z "$cu" ] || [ -z "$nc" ] ||
-   ! ${CC:-cc} -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness \
-       -I"$(dirname "$cu")" -I"$(dirname "$nc")" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu_hooks.o" ||
-   ! ${CC:-cc} -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_hooks.o" "$B/libarcore.a" -lpthread -lm; then
-  echo "FAIL: cannot build the simulator (run make first)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+. tests/sim/build.sh
+sim_build hooks
 
-# col FILE NAME: the column number of NAME in FILE's header
-col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
 # pipe FILE ALGO TRANSPORT BYTES: that row's pipeline column
 pipe() {
   awk -F, -v a="$2" -v t="$3" -v b="$4" -v ac="$(col "$1" algorithm)" -v tc="$(col "$1" transport)" \

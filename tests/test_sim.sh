@@ -7,34 +7,12 @@
 # has inputs of its own), the progress line, plots/ and --baseline at the end. Timing is checked against
 # `arbench model` (the fake uses the model's constants): from the non-stragglers' entry to
 # the last finish, the straggler-aware precondition overlapping the delay on the others.
-set -u
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
-A=$B/arbench
-S=$B/tests/arbench-sim
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-# build the simulator from the harness objects `make` made, with the headers they were built
-# against (found in their dependency files)
-dep=$B/obj/harness/bench.d
-cu=$(grep -o '[^ ]*/cuda_runtime\.h' "$dep" 2>/dev/null | head -n 1)
-nc=$(grep -o '[^ ]*/nccl\.h' "$dep" 2>/dev/null | head -n 1)
-mkdir -p "$B/tests"
-if [ -z "$cu" ] || [ -z "$nc" ] ||
-   ! ${CC:-cc} -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness \
-       -I"$(dirname "$cu")" -I"$(dirname "$nc")" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu.o" ||
-   ! ${CC:-cc} -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu.o" "$B/libarcore.a" -lpthread -lm; then
-  echo "FAIL: cannot build the simulator (run make first)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+. tests/sim/build.sh
+sim_build main
 
-# col FILE NAME: the column number of NAME in FILE's header
-col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
 # field FILE ALGO TRANSPORT BYTES NAME: that row's field (first match)
 field() {
   awk -F, -v a="$2" -v t="$3" -v b="$4" -v c="$(col "$1" algorithm)" -v tc="$(col "$1" transport)" \
