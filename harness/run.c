@@ -36,6 +36,28 @@ static int make_dirs(const char *path) {
   return 0;
 }
 
+/* Returns 0 when a run folder can be made at path (it is a writable directory, or its nearest
+ * existing ancestor is), else -1 with errno set; creates nothing. */
+static int out_writable(const char *path) {
+  char buf[1100];
+  struct stat st;
+  snprintf(buf, sizeof(buf), "%s", path);
+  for (;;) {
+    if (stat(buf, &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+      }
+      return access(buf, W_OK | X_OK);
+    }
+    if (errno != ENOENT) return -1;
+    char *slash = strrchr(buf, '/');
+    if (!slash) return access(".", W_OK | X_OK);
+    if (slash == buf) slash[1] = 0; /* the root */
+    else *slash = 0;
+  }
+}
+
 /* The default run folder: runs/<UTC time>_<host>. */
 static void default_out(char *buf, size_t len, const char *host) {
   time_t t = time(NULL);
@@ -334,6 +356,11 @@ int cmd_run(int argc, char **argv) {
     }
   if (o0->dry_run) {
     rc = dry_run(&plan);
+    goto out;
+  }
+  if (o0->out[0] && out_writable(o0->out)) { /* bad input, found before any GPU work */
+    args_bad("--out", o0->out, strerror(errno));
+    rc = EXIT_BAD_INPUT;
     goto out;
   }
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* before any NCCL call, whatever the caller set */

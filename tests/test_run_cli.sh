@@ -38,6 +38,8 @@ bad_input "^arbench: -n: bad value '0'" run -n 0
 bad_input "^arbench: -w: bad value 'many'" run -w many
 bad_input "^arbench: -T: bad value '0'" run -T 0
 bad_input "^arbench: --dtype: bad value 'int8'" run --dtype int8
+: > "$tmp/a-file"
+bad_input "^arbench: --out: bad value '$tmp/a-file/run': Not a directory" run --out "$tmp/a-file/run"
 bad_input "^arbench: --check: bad value 'yes'" run --check yes
 bad_input "^arbench: --pipeline: bad value '-1'" run --pipeline -1
 bad_input "^arbench: --straggler: bad value '2'.*< 2 GPUs" run --gpus 0,1 --straggler 2:1ms
