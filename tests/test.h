@@ -30,6 +30,18 @@ static int test_passed, test_failed;
     CHECK(a_ && b_ && !strcmp(a_, b_), "'%s' vs '%s'", a_ ? a_ : "(null)",     \
           b_ ? b_ : "(null)");                                                 \
   } while (0)
+/* Splits "run " + line at spaces into argv (NULL-terminated, at most max-1 words), the words
+ * kept in buf; returns argc. For tests that feed a command line to a parser. */
+static inline int test_argv(const char *line, char *buf, size_t len, char **argv, int max) {
+  int argc = 0;
+  snprintf(buf, len, "run %s", line);
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < max - 1;
+       t = strtok_r(NULL, " ", &save))
+    argv[argc++] = t;
+  argv[argc] = NULL;
+  return argc;
+}
+
 #define TEST_DONE()                                                            \
   (printf("%d passed, %d failed\n", test_passed, test_failed), test_failed != 0)
 

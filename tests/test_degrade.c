@@ -16,12 +16,7 @@
  * stderr silenced; returns run_plan_parse's result. */
 static int plan_line(struct run_plan *p, const char *line) {
   char buf[2048], *argv[64];
-  int argc = 0;
-  snprintf(buf, sizeof(buf), "run %s", line);
-  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 63;
-       t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  argv[argc] = NULL;
+  int argc = test_argv(line, buf, sizeof(buf), argv, 64);
   fflush(stderr);
   int err = dup(2), null = open("/dev/null", O_WRONLY);
   dup2(null, 2);

@@ -158,12 +158,7 @@ static void test_csv(void) {
 /* Parses a command line given as one string; returns run_opts_parse's value. */
 static int parse_line_loud(struct run_opts *o, const char *line) {
   char buf[1024], *argv[64];
-  int argc = 0;
-  snprintf(buf, sizeof(buf), "run %s", line);
-  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 63;
-       t = strtok_r(NULL, " ", &save))
-    argv[argc++] = t;
-  argv[argc] = NULL;
+  int argc = test_argv(line, buf, sizeof(buf), argv, 64);
   run_opts_free(o);
   return run_opts_parse(argc, argv, o);
 }

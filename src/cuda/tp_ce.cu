@@ -108,15 +108,8 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
                        char *reason, size_t reason_len) {
   *ctx = NULL;
   const struct ar_schedule *s = job->sched;
-  if (s->nranks != w->n) {
-    snprintf(reason, reason_len, "schedule for %d ranks on %d GPUs", s->nranks, w->n);
-    return AR_ERR_INVALID;
-  }
+  AR_CHECK(tp_job_check(w, job, reason, reason_len));
   size_t es = ar_dtype_size(job->dtype);
-  if (job->nelem * es > w->data_bytes) {
-    snprintf(reason, reason_len, "%zu elements exceed the data buffers", job->nelem);
-    return AR_ERR_INVALID;
-  }
   struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
   if (!c) return AR_ERR_NOMEM;
   c->w = *w;

@@ -399,6 +399,26 @@ static ar_status emit_stamp(struct build *bd, int r, int stream, int k, int slot
   return emit(bd->p, r, &o);
 }
 
+/* Emits, on rank r's main stream in round k, the apply of segment sg's elements [b, e) from
+ * scratch into data: a sum with the data for a reduce, a copy otherwise. */
+static ar_status emit_apply(struct build *bd, int r, int k, const struct seg *sg, size_t b,
+                            size_t e, size_t es) {
+  size_t off = (b - sg->b) * es;
+  struct tp_op o;
+  if (sg->op == AR_REDUCE) {
+    o = op_new(TP_OP_SUM, 0, k);
+    o.src[o.nsrc++] = ref(TP_BUF_DATA, r, b * es);
+    for (int q = 0; q < sg->nsrc; q++) o.src[o.nsrc++] = ref(TP_BUF_SCRATCH, r, sg->scr[q] + off);
+  } else {
+    o = op_new(TP_OP_COPY, 0, k);
+    o.nsrc = 1;
+    o.src[0] = ref(TP_BUF_SCRATCH, r, sg->scr[0] + off);
+  }
+  o.dst = ref(TP_BUF_DATA, r, b * es);
+  o.bytes = (e - b) * es;
+  return emit(bd->p, r, &o);
+}
+
 /* Emits a PACE until stamp s0 + n0 and stamp s1 + n1 (s1 -1: none); nothing when both are 0. */
 static ar_status emit_pace(struct build *bd, int r, int stream, int k, int s0, uint64_t n0, int s1,
                            uint64_t n1) {
@@ -507,20 +527,7 @@ static ar_status emit_ce(struct build *bd, int r) {
               want[i] = need_of(bd, x->readers[i], r, k, b, e);
             AR_CHECK(emit_done_waits(bd, r, k, want, waited));
           }
-          size_t off = (b - sg->b) * es;
-          if (sg->op == AR_REDUCE) {
-            o = op_new(TP_OP_SUM, 0, k);
-            o.src[o.nsrc++] = ref(TP_BUF_DATA, r, b * es);
-            for (int q = 0; q < sg->nsrc; q++)
-              o.src[o.nsrc++] = ref(TP_BUF_SCRATCH, r, sg->scr[q] + off);
-          } else {
-            o = op_new(TP_OP_COPY, 0, k);
-            o.nsrc = 1;
-            o.src[0] = ref(TP_BUF_SCRATCH, r, sg->scr[0] + off);
-          }
-          o.dst = ref(TP_BUF_DATA, r, b * es);
-          o.bytes = (e - b) * es;
-          AR_CHECK(emit(bd->p, r, &o));
+          AR_CHECK(emit_apply(bd, r, k, sg, b, e, es));
         }
       }
       for (int i = 0; i < x->nsrc; i++) {
@@ -674,20 +681,7 @@ static ar_status emit_ce_push(struct build *bd, int r) {
           if (need > gate) AR_CHECK(emit_pace(bd, r, 0, k, 0, need, -1, 0));
           if (need > gate) gate = need;
         }
-        size_t off = (b - sg->b) * es;
-        if (sg->op == AR_REDUCE) {
-          o = op_new(TP_OP_SUM, 0, k);
-          o.src[o.nsrc++] = ref(TP_BUF_DATA, r, b * es);
-          for (int q = 0; q < sg->nsrc; q++)
-            o.src[o.nsrc++] = ref(TP_BUF_SCRATCH, r, sg->scr[q] + off);
-        } else {
-          o = op_new(TP_OP_COPY, 0, k);
-          o.nsrc = 1;
-          o.src[0] = ref(TP_BUF_SCRATCH, r, sg->scr[0] + off);
-        }
-        o.dst = ref(TP_BUF_DATA, r, b * es);
-        o.bytes = (e - b) * es;
-        AR_CHECK(emit(bd->p, r, &o));
+        AR_CHECK(emit_apply(bd, r, k, sg, b, e, es));
       }
     }
     for (int i = 0; i < x->nsrc; i++)
@@ -941,4 +935,17 @@ extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
     }
     fputc('\n', f);
   }
+}
+
+extern "C" ar_status tp_job_check(const struct tp_world *w, const struct tp_job *job, char *reason,
+                                  size_t reason_len) {
+  if (job->sched->nranks != w->n) {
+    snprintf(reason, reason_len, "schedule for %d ranks on %d GPUs", job->sched->nranks, w->n);
+    return AR_ERR_INVALID;
+  }
+  if (job->nelem * ar_dtype_size(job->dtype) > w->data_bytes) {
+    snprintf(reason, reason_len, "%zu elements exceed the data buffers", job->nelem);
+    return AR_ERR_INVALID;
+  }
+  return AR_OK;
 }

@@ -138,6 +138,11 @@ ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nel
 /* Streaming multiprocessors of the current device (cached). */
 int tp_sm_count(void);
 
+/* Checks that a job matches the world (ranks, buffer size); AR_ERR_INVALID with *reason set
+ * otherwise. Shared by the ce and sm transports' setup. */
+ar_status tp_job_check(const struct tp_world *w, const struct tp_job *job, char *reason,
+                       size_t reason_len);
+
 #ifdef __cplusplus
 }
 #endif

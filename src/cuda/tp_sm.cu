@@ -293,14 +293,10 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
                        char *reason, size_t reason_len) {
   *ctx = NULL;
   const struct ar_schedule *s = job->sched;
-  if (s->nranks != w->n) {
-    snprintf(reason, reason_len, "schedule for %d ranks on %d GPUs", s->nranks, w->n);
-    return AR_ERR_INVALID;
-  }
+  AR_CHECK(tp_job_check(w, job, reason, reason_len));
   size_t es = ar_dtype_size(job->dtype);
-  if (job->nelem * es > w->data_bytes || !kernel_for(job->dtype, 0)) {
-    snprintf(reason, reason_len, "%zu elements of dtype %d do not fit the data buffers", job->nelem,
-             job->dtype);
+  if (!kernel_for(job->dtype, 0)) {
+    snprintf(reason, reason_len, "no sm kernel for dtype %d", job->dtype);
     return AR_ERR_INVALID;
   }
   int coop = 0;
