@@ -62,6 +62,11 @@ $(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o $(
 test: $(B)/arbench $(TEST_BIN)
 	@B=$(B) bash tests/run.sh $(SUITES)
 
+# tools/linkprobe: what each way of moving data over NVLink delivers (docs/performance.md)
+$(B)/linkprobe: tools/linkprobe.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -o $@ $< -cudart static
+
 gputest: $(B)/arbench
 	@B=$(B) bash tests/gpu/run.sh
 

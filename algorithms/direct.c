@@ -26,3 +26,26 @@ const struct ar_algo ar_algo_direct = {
     .build = build_direct,
     .flags = 0,
 };
+
+/* oneshot: every rank sends its whole buffer to every other rank, which sums all n of them in
+ * one round: one chunk, one round, n - 1 ports, (n - 1) buffers sent per rank. The latency
+ * end of the S-curve: one synchronisation in all, which pays where the bytes are few (the sm
+ * transport runs it as one kernel that sums the peers' buffers in one pass). */
+static ar_status build_oneshot(const struct ar_params *p, struct ar_schedule *s) {
+  int n = p->nranks;
+  AR_CHECK(sched_init(s, "oneshot", n, 1));
+  s->ports = n - 1;
+  for (int r = 0; r < n; r++)
+    for (int j = 0; j < n; j++)
+      if (j != r) AR_CHECK(sched_add(s, 0, AR_REDUCE, r, j, 0, 1));
+  return AR_OK;
+}
+
+const struct ar_algo ar_algo_oneshot = {
+    .name = "oneshot",
+    .ranks = "any n >= 2",
+    .desc = "one round: every rank sums every peer's whole buffer (small sizes), n-1 ports",
+    .paper = "stragglar.txt App. E (Direct AllReduce without the reduce-scatter split)",
+    .build = build_oneshot,
+    .flags = 0,
+};
