@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nvtx.h"
+#include "tp_ll.h"
 #include "tp_prog.h"
 #include "tp_sum.cuh"
 
@@ -49,6 +50,7 @@ struct tp_ctx {
   int nmops[AR_MAX_GPUS], mblocks[AR_MAX_GPUS];
   unsigned char *mhave[AR_MAX_GPUS];
   uint32_t iter[AR_MAX_GPUS];
+  struct tp_ll *ll; /* the low-latency oneshot path (tp_ll.h), or NULL */
 };
 
 #define SM_STAMPS 2 /* stamp slots per block: the round's start, the reads' start */
@@ -151,6 +153,7 @@ static const void *kernel_for(int dtype, int paced, int marked = 0) {
 /* Frees whatever setup created. */
 static void teardown(struct tp_ctx *c) {
   if (!c) return;
+  tp_ll_teardown(c->ll);
   for (int r = 0; r < c->w.n; r++) {
     if (cudaSetDevice(c->w.dev[r]) != cudaSuccess) continue;
     cudaFree(c->flags[r]);
@@ -312,6 +315,17 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   c->w = *w;
   c->job = *job;
   if (job->pipeline_used) *job->pipeline_used = 1; /* one pass per round: no mini-batches */
+  if (tp_ll_eligible(w, job)) { /* small oneshot: one plain kernel, no program */
+    ar_status lst = tp_ll_setup(w, job, &c->ll);
+    if (lst != AR_OK) {
+      if (lst == AR_ERR_OOM) snprintf(reason, reason_len, "sm: low-latency slots do not fit");
+      teardown(c);
+      return lst;
+    }
+    ar_log(AR_LOG_INFO, "sm: %s, %zu elements: low-latency oneshot kernel", s->algo, job->nelem);
+    *ctx = c;
+    return AR_OK;
+  }
   ar_status st = tp_prog_build(s, job->nelem, (int)es, TP_MODE_SM, 1, &job->degrade, &c->prog,
                                reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++)
@@ -340,6 +354,10 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
 /* One cooperative launch runs the whole AllReduce of this rank (one NVTX range: the rounds
  * all live inside the kernel); with marks for this iteration (--phases), the marked kernel. */
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
+  if (c->ll) { /* one round inside one kernel: no round marks */
+    if (c->job.marks && c->job.marks[rank]) memset(c->job.marks[rank]->have, 0, (size_t)c->job.marks[rank]->nrounds);
+    return tp_ll_enqueue(c->ll, rank, stream);
+  }
   struct tp_marks *mk = c->job.marks && c->mops[rank] ? c->job.marks[rank] : NULL;
   if (mk) {
     memset(mk->have, 0, (size_t)mk->nrounds);

@@ -1,0 +1,216 @@
+/* The sm transport's low-latency oneshot path (see tp_ll.h).
+ *
+ * Rank r's receive area holds 2 parities x n slots x `lines` lines of 16 bytes: line L of
+ * slot s carries payload words 2L and 2L+1 of rank s's buffer as {word, seq, word, seq}.
+ * Iteration i (seq = i + 1, never 0: the areas start zeroed) writes parity i % 2. Each 8-byte
+ * half is written by one store and read by one load, so a half whose flag reads seq holds this
+ * iteration's word (the 16-byte store and load are single instructions; 8-byte halves are the
+ * unit the check relies on).
+ * Why two parities suffice: rank r writes parity p again in iteration i + 2 only after its
+ * iteration i + 1 finished, which needed q's iteration i + 1 lines, which q writes only after
+ * its iteration i kernel (same stream) finished reading parity p. Nobody reads r's data: each
+ * rank sums its own buffer and its received lines and writes its own buffer, so in-place is safe.
+ * Every rank sums in rank order, so all ranks hold bit-identical results. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvtx.h"
+#include "tp_ll.h"
+#include "tp_sum.cuh"
+
+#define LL_THREADS 256
+#define LL_LINES_PER_THREAD 2
+
+struct ll_args {
+  uint32_t *data;                      /* this rank's buffer, as 32-bit payload words */
+  uint4 *out[AR_MAX_GPUS];             /* our slot of this parity in each peer's area */
+  const uint4 *in[AR_MAX_GPUS];        /* each rank's slot of this parity in our area */
+  int n, rank;
+  size_t words;                        /* payload words (the last may be half full) */
+  int half_tail;                       /* the last word holds one 2-byte element only */
+  uint32_t seq;
+};
+
+struct tp_ll {
+  struct tp_world w;
+  int dtype;
+  size_t nelem, words, lines;
+  int half_tail;
+  uint4 *area[AR_MAX_GPUS]; /* 2 * n * lines lines per rank, in that rank's memory */
+  int blocks;
+  uint32_t iter[AR_MAX_GPUS];
+};
+
+__device__ __forceinline__ void ll_store(uint4 *p, uint4 v) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
+               "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
+__device__ __forceinline__ uint4 ll_load(const uint4 *p) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
+/* Payload word w of our buffer (0 past the end; a half-full last word reads 2 bytes only). */
+__device__ __forceinline__ uint32_t ll_word(const ll_args &a, size_t w) {
+  if (w >= a.words) return 0;
+  if (a.half_tail && w == a.words - 1) return *(const uint16_t *)(a.data + w);
+  return a.data[w];
+}
+
+/* Adds the elements packed in word into acc (float accumulation, as tp_sum_range). */
+template <typename T> __device__ __forceinline__ void ll_add(float *acc, uint32_t word) {
+  const T *e = reinterpret_cast<const T *>(&word);
+#pragma unroll
+  for (int i = 0; i < (int)(4 / sizeof(T)); i++)
+    acc[i] += tp_to_f(e[i]);
+}
+
+/* Stores acc's elements as payload word w of our buffer. */
+template <typename T> __device__ __forceinline__ void ll_put(const ll_args &a, size_t w, const float *acc) {
+  if (w >= a.words) return;
+  uint32_t word;
+  T *e = reinterpret_cast<T *>(&word);
+#pragma unroll
+  for (int i = 0; i < (int)(4 / sizeof(T)); i++)
+    e[i] = tp_from_f<T>(acc[i]);
+  if (a.half_tail && w == a.words - 1) *(uint16_t *)(a.data + w) = (uint16_t)word;
+  else a.data[w] = word;
+}
+
+/* One rank's oneshot: push our lines to every peer, then per line wait for every peer's line,
+ * sum all n contributions in rank order and write the result into our buffer. */
+template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll_args a) {
+  size_t lines = (a.words + 1) / 2;
+  size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+  uint32_t own[LL_LINES_PER_THREAD][2];
+  int k = 0;
+  for (size_t L = first; L < lines; L += step, k++) { /* send: every store before any wait */
+    uint32_t w0 = ll_word(a, 2 * L), w1 = ll_word(a, 2 * L + 1);
+    if (k < LL_LINES_PER_THREAD) own[k][0] = w0, own[k][1] = w1;
+    uint4 v = make_uint4(w0, a.seq, w1, a.seq);
+    for (int q = 0; q < a.n; q++)
+      if (q != a.rank) ll_store(a.out[q] + L, v);
+  }
+  k = 0;
+  for (size_t L = first; L < lines; L += step, k++) {
+    const int pe = 4 / sizeof(T);
+    float acc0[pe], acc1[pe];
+    for (int i = 0; i < pe; i++) acc0[i] = acc1[i] = 0.f;
+    for (int q = 0; q < a.n; q++) {
+      uint32_t w0, w1;
+      if (q == a.rank) {
+        if (k < LL_LINES_PER_THREAD) w0 = own[k][0], w1 = own[k][1];
+        else w0 = ll_word(a, 2 * L), w1 = ll_word(a, 2 * L + 1);
+      } else {
+        uint4 v;
+        do v = ll_load(a.in[q] + L);
+        while (v.y != a.seq || v.w != a.seq);
+        w0 = v.x, w1 = v.z;
+      }
+      ll_add<T>(acc0, w0);
+      ll_add<T>(acc1, w1);
+    }
+    ll_put<T>(a, 2 * L, acc0);
+    ll_put<T>(a, 2 * L + 1, acc1);
+  }
+}
+
+/* Returns the kernel for a dtype. */
+static const void *ll_kernel_for(int dtype) {
+  switch (dtype) {
+  case AR_DT_F32: return (const void *)ll_kernel<float>;
+  case AR_DT_BF16: return (const void *)ll_kernel<__nv_bfloat16>;
+  case AR_DT_F16: return (const void *)ll_kernel<__half>;
+  default: return NULL;
+  }
+}
+
+int tp_ll_eligible(const struct tp_world *w, const struct tp_job *job) {
+  const struct ar_schedule *s = job->sched;
+  int n = w->n;
+  if (job->degrade.n || !ll_kernel_for(job->dtype) || n < 2 || n > AR_MAX_GPUS) return 0;
+  if (job->nelem * ar_dtype_size(job->dtype) > TP_LL_MAX_BYTES) return 0;
+  if (s->nranks != n || s->nrounds != 1 || s->nprecond || s->nchunks != 1) return 0;
+  if (s->nxfers != (size_t)n * (n - 1)) return 0;
+  unsigned char seen[AR_MAX_GPUS][AR_MAX_GPUS] = {{0}};
+  for (size_t i = 0; i < s->nxfers; i++) {
+    const struct ar_xfer *x = &s->xfers[i];
+    if (x->op != AR_REDUCE || x->chunk != 0 || x->count != 1 || x->src == x->dst ||
+        x->src < 0 || x->src >= n || x->dst < 0 || x->dst >= n || seen[x->src][x->dst])
+      return 0;
+    seen[x->src][x->dst] = 1;
+  }
+  return 1;
+}
+
+ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, struct tp_ll **out) {
+  *out = NULL;
+  struct tp_ll *ll = (struct tp_ll *)calloc(1, sizeof(*ll));
+  if (!ll) return AR_ERR_NOMEM;
+  ll->w = *w;
+  ll->dtype = job->dtype;
+  ll->nelem = job->nelem;
+  size_t bytes = job->nelem * ar_dtype_size(job->dtype);
+  ll->words = (bytes + 3) / 4;
+  ll->half_tail = (bytes % 4) != 0;
+  ll->lines = (ll->words + 1) / 2;
+  size_t area = 2 * (size_t)w->n * (ll->lines ? ll->lines : 1) * sizeof(uint4);
+  ar_status st = AR_OK;
+  for (int r = 0; r < w->n && st == AR_OK; r++) {
+    cudaError_t e = cudaSetDevice(w->dev[r]);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&ll->area[r], area);
+    if (e == cudaSuccess) e = cudaMemset(ll->area[r], 0, area);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize(); /* zeroed before any peer writes */
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      st = e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
+    }
+  }
+  size_t per_block = (size_t)LL_THREADS * LL_LINES_PER_THREAD;
+  size_t blocks = (ll->lines + per_block - 1) / per_block;
+  ll->blocks = blocks < 1 ? 1 : (int)blocks;
+  if (st != AR_OK) {
+    tp_ll_teardown(ll);
+    return st;
+  }
+  *out = ll;
+  return AR_OK;
+}
+
+ar_status tp_ll_enqueue(struct tp_ll *ll, int rank, cudaStream_t stream) {
+  if (!ll->lines) return AR_OK;
+  uint32_t it = ll->iter[rank]++;
+  int n = ll->w.n, par = it & 1;
+  ll_args a;
+  memset(&a, 0, sizeof(a));
+  a.data = (uint32_t *)ll->w.data[rank];
+  for (int q = 0; q < n; q++) {
+    a.out[q] = ll->area[q] + ((size_t)par * n + rank) * ll->lines;
+    a.in[q] = ll->area[rank] + ((size_t)par * n + q) * ll->lines;
+  }
+  a.n = n;
+  a.rank = rank;
+  a.words = ll->words;
+  a.half_tail = ll->half_tail;
+  a.seq = it + 1;
+  void *args[] = {(void *)&a};
+  ar_nvtx_push("oneshot ll");
+  cudaError_t e = cudaLaunchKernel(ll_kernel_for(ll->dtype), dim3(ll->blocks), dim3(LL_THREADS),
+                                   args, 0, stream);
+  ar_nvtx_pop();
+  CUDA_CHECK(e);
+  return AR_OK;
+}
+
+void tp_ll_teardown(struct tp_ll *ll) {
+  if (!ll) return;
+  for (int r = 0; r < ll->w.n; r++)
+    if (ll->area[r] && cudaSetDevice(ll->w.dev[r]) == cudaSuccess) cudaFree(ll->area[r]);
+  free(ll);
+}
