@@ -13,7 +13,8 @@
 extern "C" {
 #endif
 
-#define TP_LL_MAX_BYTES (512u << 10)
+/* the default ceiling; AR_LL_MAX_BYTES in the environment overrides it (experiments) */
+#define TP_LL_MAX_BYTES (1u << 20)
 
 struct tp_ll;
 
