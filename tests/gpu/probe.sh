@@ -6,7 +6,7 @@
 # Systems attempt. Parts run while the call's DEADLINE (seconds, default 540) allows.
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/probe.sh
 # GPUS (default 0,1,2,3) picks the GPUs, SLICE_SIZES the slice's sizes; PARTS (default all)
-# a subset of: link slice cep1
+# a subset of: link slice ll cep1
 # phases tpcheck nsys gputest.
 # Everything lands in $OUT/probe.tar.gz (run folders) and $OUT/probe.log.
 set -u
@@ -31,12 +31,19 @@ fi
 
 if want slice; then
   log "== slice: every transport, --pipeline 0"
-  timeout -s KILL 200 "$A" run "${g4[@]}" --sizes "${SLICE_SIZES:-1K,4K,64K,1M,16M,64M,256M,1G,8G}" \
-  --algo nccl,oneshot,direct,ring,rhd,rd,async-ring,stragglar --transport ce,sm,nccl-p2p \
+  timeout -s KILL 200 "$A" run "${g4[@]}" --sizes "${SLICE_SIZES:-1K,4K,64K,256K,1M,4M,16M,64M,256M,1G,8G}" \
+  --algo ${SLICE_ALGOS:-nccl,oneshot,direct,ring,rhd,rd,async-ring,stragglar} --transport ce,sm,nccl-p2p \
   --pipeline 0 -n 10 -w 3 -T 60 --out "$W/slice" >"$W/slice.log" 2>&1
   log "slice rc=$? rows=$(($(wc -l <"$W/slice/results.csv") - 1))"
 fi
 pack
+
+if want ll && left 200; then
+  log "== oneshot/sm low-latency ceiling: AR_LL_MAX_BYTES=8M against the default"
+  AR_LL_MAX_BYTES=$((8 << 20)) timeout -s KILL 60 "$A" run "${g4[@]}" --sizes 256K,512K,1M,2M,4M,8M \
+    --algo nccl,oneshot --transport sm -n 20 -w 5 -T 30 --out "$W/ll8m" >"$W/ll8m.log" 2>&1
+  log "ll8m rc=$?"
+fi
 
 if want cep1 && left 200; then
   log "== ce --pipeline 1 (no mini-batches) for comparison"
@@ -61,9 +68,10 @@ fi
 NSYS=/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys
 if want nsys && left 120; then
   log "== nsys attempt ($NSYS)"
+  ls "$(dirname "$NSYS")" >"$W/nsys-dir.txt" 2>&1
   ( cd "$W" && timeout -s KILL 90 "$NSYS" profile --trace=cuda,nvtx --force-overwrite true -o nsys-short \
-      "$OLDPWD/$A" run "${g4[@]}" --sizes 64M --algo ring,stragglar --transport ce \
-      --straggler 3:1ms -n 3 -w 1 --out "$W/nsys-run" ) >"$W/nsys.log" 2>&1
+      "$OLDPWD/$A" run "${g4[@]}" --sizes 1M --algo ring,stragglar --transport ce \
+      --straggler 1:1ms -n 3 -w 1 --out "$W/nsys-run" ) >"$W/nsys.log" 2>&1
   log "nsys rc=$? $(ls -la "$W"/nsys-short* 2>/dev/null | tr '\n' ' ')"
   for f in "$W"/nsys-short*; do # only a small report travels back
     [ -f "$f" ] && [ "$(stat -c %s "$f")" -gt $((12 << 20)) ] && rm -f "$f" && log "nsys: $f too big to bring back"
