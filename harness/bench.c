@@ -45,6 +45,7 @@
 #include "model.h"
 #include "nvtx.h"
 #include "phases.h"
+#include "profile.h"
 
 _Static_assert(HX_MAX_DEVS == AR_MAX_GPUS, "one rank per GPU slot");
 _Static_assert((int)HX_DT_F32 == (int)AR_DT_F32 && (int)HX_DT_BF16 == (int)AR_DT_BF16 &&
@@ -138,6 +139,7 @@ struct job {
   struct tp_ctx *ctx;
   int state;
   int pipeline_used; /* --pipeline, until the transport's setup says what it uses */
+  int profiling;     /* --profile overlap: CUPTI records this job (hx_profile_begin) */
   char reason[512];
 };
 
@@ -178,6 +180,7 @@ struct bench {
   atomic_int done[HX_MAX_DEVS];
   struct tp_marks *marks[HX_MAX_DEVS]; /* --phases: each rank's round marks while it enqueues
                                         * its timed iteration (struct tp_job's marks) */
+  FILE *overlap_csv; /* --profile overlap: overlap.csv (NULL when off or not writable) */
 };
 
 /* Monotonic seconds. */
@@ -573,6 +576,8 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
       if (!J->reason[0]) snprintf(J->reason, sizeof(J->reason), "setup: %s", ar_status_str(st));
     }
   }
+  /* --profile overlap: every GPU is idle and the setup's own copies are done */
+  if (J->state == JOB_RUN && o->profile) J->profiling = hx_profile_begin() == 0;
 }
 
 /* Rank 0: writes every timed iteration's delays and time of the finished job to delays.csv. */
@@ -605,6 +610,25 @@ static void write_phases(struct bench *b) {
     ar_log(AR_LOG_WARN, "could not write phases.csv");
 }
 
+/* Rank 0, every rank idle: --profile overlap's figures of the finished job into the row's
+ * overlap columns and overlap.csv (nothing when the job was not profiled or CUPTI failed). */
+static void job_overlap(struct bench *b, struct hx_csv_row *row) {
+  struct job *J = &b->job;
+  struct hx_overlap ov[HX_MAX_DEVS];
+  if (!J->profiling) return;
+  J->profiling = 0;
+  /* a rank failed: the process ends at once (a flush could wait on a faulted GPU) */
+  for (int r = 0; r < b->n; r++)
+    if (b->rk[r].err[0]) return;
+  if (hx_profile_end(b->cfg->dev, b->n, b->total, ov)) return;
+  row->profiled = 1;
+  hx_overlap_mean(ov, b->n, &row->overlap_reduce_pct, &row->overlap_delay_pct);
+  struct hx_overlap_job oj = {b->cfg->run_id, J->algo->name, J->d->tname, b->o->scenario,
+                              J->bytes, b->total};
+  if (hx_overlap_write(b->overlap_csv, &oj, ov, b->n))
+    ar_log(AR_LOG_WARN, "could not write overlap.csv");
+}
+
 /* Rank 0, every rank idle: statistics, check results, the row; ends the process on a fault. */
 static void job_finish(struct bench *b) {
   const struct run_opts *o = b->o;
@@ -614,6 +638,7 @@ static void job_finish(struct bench *b) {
   row_base(b, &row, ts, sizeof(ts));
   int fatal = 0;
   progress_clear(b);
+  job_overlap(b, &row); /* CUPTI stops recording here, whatever becomes of the row */
   if (J->state == JOB_RUN) {
     for (int r = 0; r < b->n; r++)
       if (b->rk[r].err[0]) {
@@ -1061,6 +1086,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   }
   build_schedules(b);
   if (o->find_critical) crit_setup(b);
+  if (o->profile && cfg->csv) b->overlap_csv = hx_overlap_csv(cfg->csv->path);
   print_devices(b);
   ncclResult_t nr = ncclGetUniqueId(&b->id);
   if (nr != ncclSuccess) {

@@ -1,5 +1,5 @@
 /* results.csv writer: the SPEC.md section 5 header (then lower_bound_us, and for `arbench run`
- * the scenario columns), CSV quoting, rows flushed one by one. */
+ * the scenario and --profile overlap columns), CSV quoting, rows flushed one by one. */
 #include "csv.h"
 
 #include <math.h>
@@ -12,6 +12,7 @@ const char hx_csv_header[] =
     "time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,"
     "algbw_gbps,busbw_gbps,model_time_us,wrong,status,lower_bound_us";
 const char hx_csv_scenario_columns[] = "scenario,stragglers,degraded";
+const char hx_csv_profile_columns[] = "overlap_reduce_pct,overlap_delay_pct";
 
 void hx_csv_field(FILE *f, const char *s) {
   if (!s) s = "";
@@ -75,6 +76,8 @@ int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
     put_str(f, r->scenario);
     put_str(f, r->stragglers);
     put_str(f, r->degraded);
+    put_num(f, r->profiled ? r->overlap_reduce_pct : NAN);
+    put_num(f, r->profiled ? r->overlap_delay_pct : NAN);
   }
   return fputc('\n', f) == EOF ? -1 : 0;
 }
@@ -85,7 +88,9 @@ static int csv_create(struct hx_csv *c, const char *path, int scenario_cols) {
   if (!c->f) return -1;
   pthread_mutex_init(&c->mu, NULL);
   c->scenario_cols = scenario_cols;
-  if (scenario_cols) fprintf(c->f, "%s,%s\n", hx_csv_header, hx_csv_scenario_columns);
+  snprintf(c->path, sizeof(c->path), "%s", path);
+  if (scenario_cols)
+    fprintf(c->f, "%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns, hx_csv_profile_columns);
   else fprintf(c->f, "%s\n", hx_csv_header);
   fflush(c->f);
   return 0;

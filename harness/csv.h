@@ -17,6 +17,11 @@ extern const char hx_csv_header[];
  * stragglers and degraded (every straggler as RANK:DELAY_US and every degraded GPU as
  * RANK:FACTOR, joined by ';': the SPEC columns name only the first of each). */
 extern const char hx_csv_scenario_columns[];
+/* Then (hx_csv_open_run's files only) the --profile overlap columns: overlap_reduce_pct and
+ * overlap_delay_pct, the mean over the ranks of the share of copy time that ran concurrently
+ * with reduction kernels and with the straggler's delay (harness/profile.h); empty for a row
+ * that was not profiled. */
+extern const char hx_csv_profile_columns[];
 
 /* One row. NaN doubles, negative `wrong` and a zero t.n leave their fields empty. */
 struct hx_csv_row {
@@ -40,24 +45,28 @@ struct hx_csv_row {
                           * measured healthy bandwidth; empty unless > 0 */
   /* hx_csv_scenario_columns (written by hx_csv_open_run's files only; NULL: empty) */
   const char *scenario, *stragglers, *degraded;
+  /* hx_csv_profile_columns: written when profiled is set (NaN: empty) */
+  int profiled;
+  double overlap_reduce_pct, overlap_delay_pct;
 };
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a line break. */
 void hx_csv_field(FILE *f, const char *s);
-/* Writes the row as one line (with its newline), with hx_csv_scenario_columns when
- * scenario_cols is set; returns 0, or -1 when the write failed. */
+/* Writes the row as one line (with its newline), with hx_csv_scenario_columns and
+ * hx_csv_profile_columns when scenario_cols is set; returns 0, or -1 when the write failed. */
 int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols);
 
 /* A results file shared by threads: each row is written and flushed under the lock. */
 struct hx_csv {
   FILE *f;
   pthread_mutex_t mu;
-  int scenario_cols; /* the file has hx_csv_scenario_columns */
+  int scenario_cols; /* the file has hx_csv_scenario_columns and hx_csv_profile_columns */
+  char path[1100];   /* where it was created (files written next to it: overlap.csv) */
 };
 /* Creates path and writes hx_csv_header; returns 0, or -1 with errno set. */
 int hx_csv_open(struct hx_csv *c, const char *path);
-/* Creates path and writes hx_csv_header then hx_csv_scenario_columns (results.csv of
- * `arbench run`); returns 0, or -1 with errno set. */
+/* Creates path and writes hx_csv_header, hx_csv_scenario_columns, then
+ * hx_csv_profile_columns (results.csv of `arbench run`); returns 0, or -1 with errno set. */
 int hx_csv_open_run(struct hx_csv *c, const char *path);
 /* Appends and flushes one row; returns 0, or -1 when the write failed. */
 int hx_csv_append(struct hx_csv *c, const struct hx_csv_row *r);

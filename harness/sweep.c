@@ -59,7 +59,10 @@ void run_opts_usage(void) {
       "      --self-test degrade measure the degraded-link emulation: 1-3 peers into and\n"
       "                          out of a GPU slowed x2, 256 MiB each, every transport\n"
       "      --phases            time the phases (delay, collective, precondition, rounds)\n"
-      "                          of each row's last iteration on every rank: phases.csv\n");
+      "                          of each row's last iteration on every rank: phases.csv\n"
+      "      --profile overlap   CUPTI activity records of every row: the share of each\n"
+      "                          rank's copy time that overlapped reduction kernels and the\n"
+      "                          straggler delay (results.csv's overlap_*_pct, overlap.csv)\n");
 }
 
 /* Parses "0,1,3" into distinct ordinals; 0 or -1. */
@@ -219,7 +222,7 @@ static int check_critical(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS };
+         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -240,6 +243,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       {"config", required_argument, 0, O_CONFIG}, {"scenario", required_argument, 0, O_SCENARIO},
       {"phases", no_argument, 0, O_PHASES},
       {"segments", required_argument, 0, O_SEGMENTS},
+      {"profile", required_argument, 0, O_PROFILE},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->min_bytes = 1024;
@@ -321,6 +325,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case O_DRY_RUN: o->dry_run = 1; break;
     case O_PHASES: o->phases = 1; break;
+    case O_PROFILE: /* one kind of profile so far */
+      if (strcmp(optarg, "overlap")) return args_bad("--profile", optarg, "known: overlap");
+      o->profile = 1;
+      break;
     case O_BASELINE: {
       char path[1100];
       snprintf(path, sizeof(path), "%s/results.csv", optarg);
@@ -831,6 +839,11 @@ void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct swe
           o->find_critical ? "at most " : "", p->rows, p->measure, p->na,
           o->find_critical ? "at most " : "", sweep_duration(d, sizeof(d), p->seconds));
   if (p->na_text[0]) fprintf(f, "  n/a: %s\n", p->na_text);
+  if (o->phases)
+    fprintf(f, "  phases: the last iteration of each row on every rank (phases.csv)\n");
+  if (o->profile)
+    fprintf(f, "  profile: overlap (CUPTI activity records: results.csv's overlap columns, "
+            "overlap.csv)\n");
 }
 
 char *hx_progress_format(char *buf, size_t len, const struct hx_progress *p, double now,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# plots/plot.sh RUN_DIR: draws a run folder's results.csv (and critical.csv, if there) as
-# RUN_DIR/plots/*.png and *.svg with gnuplot; no GPU needed. prep.awk says which pictures exist
-# and why some are not drawn; the *.gp scripts draw them. The PNGs and SVGs of an earlier drawing
-# in RUN_DIR/plots are removed first, so that no picture outlives the data or naming it came from.
+# plots/plot.sh RUN_DIR: draws a run folder's results.csv (and critical.csv, phases.csv and
+# overlap.csv, if there) as RUN_DIR/plots/*.png and *.svg with gnuplot; no GPU needed. prep.awk
+# says which pictures exist and why some are not drawn; the *.gp scripts draw them. The PNGs and
+# SVGs of an earlier drawing in RUN_DIR/plots are removed first, so that no picture outlives the
+# data or naming it came from.
 # Exit status: 0 drawn, or gnuplot missing (it says how to install it: the run that made the CSV
 # must never fail because of plots); 1 no results.csv, a malformed one, or a picture gnuplot
 # could not draw; 2 usage. AR_PLOT_KEEP=1 keeps the data and drivers in RUN_DIR/plots/data/.
@@ -54,6 +55,14 @@ if [ -s "$run_abs/phases.csv" ] &&
    ! awk -f "$here/csv.awk" -f "$here/phases.awk" -v tmp="$tmp" -v out="$run_abs/plots" \
        -v gpdir="$here" "$run_abs/phases.csv" >>"$tmp/drivers.txt"; then
   echo "plot.sh: could not read $run/phases.csv" >&2
+fi
+
+# overlap.csv (arbench run --profile overlap): copy time overlapped with reduction and with the
+# delay, per algorithm/transport, drawn by overlap.awk and overlap.gp
+if [ -s "$run_abs/overlap.csv" ] &&
+   ! awk -f "$here/csv.awk" -f "$here/overlap.awk" -v tmp="$tmp" -v out="$run_abs/plots" \
+       -v gpdir="$here" "$run_abs/overlap.csv" >>"$tmp/drivers.txt"; then
+  echo "plot.sh: could not read $run/overlap.csv" >&2
 fi
 
 drawn=0 failed=0

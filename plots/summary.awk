@@ -10,6 +10,8 @@
 # matches a baseline row only in the same scenario with the same stragglers and degraded GPUs.
 # Algorithms are named as in the pictures (prep.awk's series rule): algorithm/transport, with
 # "/p<pipeline>" only in a pipeline sweep, not for a pipeline picked per size (OPTCC's k).
+# Rows measured with --profile overlap (overlap_reduce_pct, overlap_delay_pct) get a table of
+# their own: the share of copy time that overlapped reduction kernels and the straggler's delay.
 
 # files come in the order [baseline] results [critical]; roles go by position, not by name, so
 # that a run compared with itself still works
@@ -69,6 +71,14 @@ role == "base" {
                                   scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f)), st, clean_text(wr))
         }
         next   # failed, n/a, oom or wrong results are never ranked
+    }
+    # --profile overlap: the shares of copy time overlapped (mean over ranks), where measured
+    orp = get(f, col, "overlap_reduce_pct", ""); odp = get(f, col, "overlap_delay_pct", "")
+    if (is_num(orp) || is_num(odp)) {
+        NO++
+        O_lab[NO] = alg == "nccl" ? "nccl" : alg "/" clean_text(get(f, col, "transport", "-"))
+        O_b[NO] = b + 0; O_r[NO] = orp; O_d[NO] = odp
+        O_scen[NO] = scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f))
     }
     med = get(f, col, "time_us_median", ""); lb = get(f, col, "lower_bound_us", "")
     n = get(f, col, "n_gpus", ""); fac = get(f, col, "factor", "1")
@@ -135,6 +145,7 @@ END {
     table("straggler", "Straggler")
     table("degraded", "Degraded link")
     critical_section()
+    overlap_section()
     if (base != "") regressions()
     if (NB > 0) {
         printf "\n## Rows that failed\n\n| algorithm | transport | size | scenario | status | wrong |\n|---|---|---:|---|---|---:|\n"
@@ -317,6 +328,25 @@ function critical_section(    c, i, idx, key, mv, d, n) {
         mv = is_num(mv) && mv + 0 >= 0 ? sprintf("%.2f", mv / 1000) : (mv == "" ? "-" : clean_text(mv))
         printf "| %s | %s | %s | %s | %s |\n", size_label(C_b[c], " "), C_alg[c], C_base[c], d, mv
     }
+}
+
+# overlap_section(): prints the rows measured with --profile overlap: the share of copy time
+# that ran concurrently with reduction kernels and with the straggler's delay (at most 80 rows)
+function overlap_section(    i, idx, key, pr) {
+    if (NO == 0) return
+    for (i = 1; i <= NO; i++) { idx[i] = i; key[i] = sprintf("%s\001%020.0f\001%s", O_scen[i], O_b[i], O_lab[i]) }
+    isort(key, idx, NO)
+    printf "\n## Overlap (--profile overlap)\n\n"
+    printf "The share of each rank's copy time (copy-engine copies, NCCL's and the sm transport's kernels)\n"
+    printf "that ran concurrently with reduction kernels and with the straggler's delay, from CUPTI\n"
+    printf "activity records, mean over the ranks (per rank: overlap.csv).\n\n"
+    printf "| scenario | size | algorithm | copy with reduction (%%) | copy with delay (%%) |\n|---|---:|---|---:|---:|\n"
+    for (i = 1; i <= NO && i <= 80; i++) {
+        pr = idx[i]
+        printf "| %s | %s | %s | %s | %s |\n", O_scen[pr], size_label(O_b[pr], " "), O_lab[pr],
+               is_num(O_r[pr]) ? sprintf("%.1f", O_r[pr]) : "-", is_num(O_d[pr]) ? sprintf("%.1f", O_d[pr]) : "-"
+    }
+    if (NO > 80) printf "\n(%d more not shown)\n", NO - 80
 }
 
 # regressions(): prints the rows slower than the baseline's by more than

@@ -1,0 +1,86 @@
+# overlap.awk: turns a run folder's overlap.csv (arbench run --profile overlap) into gnuplot
+# data and one driver per picture under `tmp`; prints the drivers' paths on stdout. Load
+# csv.awk first.
+#   awk -f csv.awk -f overlap.awk -v tmp=DIR -v out=RUN/plots -v gpdir=plots RUN/overlap.csv
+#
+# Columns, by name: algorithm, transport, bytes, rank, overlap_reduce_pct, overlap_delay_pct
+# (required); scenario [""] (optional). One picture per (scenario, size):
+# overlap_<size>[_<scenario>]: per algorithm/transport two bars, the share of copy time that
+# ran concurrently with reduction kernels and with the straggler's delay (the mean over the
+# ranks that copied, written on the bar), each rank's share a dot on its bar. A share no rank
+# has (empty fields) is left out of its mean; a series with neither share is not drawn.
+
+# fname(s): s reduced to characters safe in a file name
+function fname(s) { gsub(/[^A-Za-z0-9.+-]/, "-", s); return s }
+
+# gq(s): s as a single-quoted gnuplot string
+function gq(s) { gsub(/'/, "''", s); return "'" s "'" }
+
+# acc(key, v): adds a rank's share to key's sum and list
+function acc(key, v) {
+    SUM[key] += v; VAL[key, ++CNT[key]] = v + 0
+}
+
+# mean(key): the mean share of key, or NaN when no rank had it
+function mean(key) { return (key in CNT) ? sprintf("%.4g", SUM[key] / CNT[key]) : "NaN" }
+
+FNR == 1 {
+    csv_header($0, col)
+    for (i = split("algorithm transport bytes rank overlap_reduce_pct overlap_delay_pct", req, " "); i > 0; i--)
+        if (!(req[i] in col)) {
+            print "plot.sh: " FILENAME " has no column " req[i] > "/dev/stderr"
+            bad = 1; exit 1
+        }
+    next
+}
+
+/^[ \t\r]*$/ { next }
+
+{
+    csv_split($0, f)
+    b = get(f, col, "bytes", "")
+    if (!is_num(b)) { skipped++; next }
+    rp = get(f, col, "overlap_reduce_pct", ""); dp = get(f, col, "overlap_delay_pct", "")
+    if (!is_num(rp) && !is_num(dp)) next   # a rank that copied nothing
+    scen = clean_text(get(f, col, "scenario", ""))
+    ser = clean_text(get(f, col, "algorithm", "?")) "/" clean_text(get(f, col, "transport", "?"))
+    sub(/^nccl\/nccl$/, "nccl", ser)
+    pk = scen SUBSEP (b + 0)
+    if (!(pk in P)) { P[pk] = ++NP; P_b[NP] = b; P_s[NP] = scen }
+    p = P[pk]
+    if (!((p, ser) in SER)) { SER[p, ser] = ++NS[p]; SER_name[p, NS[p]] = ser }
+    k = SER[p, ser]
+    if (is_num(rp)) acc(p SUBSEP k SUBSEP "r", rp)
+    if (is_num(dp)) acc(p SUBSEP k SUBSEP "d", dp)
+}
+
+END {
+    if (bad) exit 1
+    for (p = 1; p <= NP; p++) {
+        name = "overlap_" size_label(P_b[p], "")
+        if (P_s[p] != "") name = name "_" fname(P_s[p])
+        dat = tmp "/" name ".dat"; drv = tmp "/" name ".gp"
+        # block 0: per series its two means; blocks 1 and 2: each rank's shares as dots
+        printf "" > dat
+        for (k = 1; k <= NS[p]; k++)
+            printf "%d \"%s\" %s %s\n", k, SER_name[p, k], mean(p SUBSEP k SUBSEP "r"), mean(p SUBSEP k SUBSEP "d") > dat
+        for (w = 1; w <= 2; w++) {
+            printf "\n\n" > dat
+            key = ""
+            for (k = 1; k <= NS[p]; k++) {
+                key = p SUBSEP k SUBSEP (w == 1 ? "r" : "d")
+                for (j = 1; j <= CNT[key]; j++) printf "%.4g %.4g\n", k + (w == 1 ? -0.19 : 0.19), VAL[key, j] > dat
+            }
+            printf "NaN NaN\n" > dat   # a block is never empty
+        }
+        close(dat)
+        ttl = "Copy time overlapped with reduction and with the straggler delay, " size_label(P_b[p], " ")
+        if (P_s[p] != "") ttl = ttl ", scenario " P_s[p]
+        printf "gpdir = %s\nout = %s\ndata = %s\nptitle = %s\nnser = %d\n", gq(gpdir), gq(out "/" name), gq(dat),
+               gq(ttl), NS[p] > drv
+        printf "load '%s/common.gp'\nload '%s/overlap.gp'\n", gpdir, gpdir > drv
+        close(drv)
+        print drv
+    }
+    if (skipped) print "plot.sh: overlap.csv: " skipped " malformed lines skipped" > "/dev/stderr"
+}

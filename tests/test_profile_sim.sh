@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# --profile overlap without a GPU: the flag's bad values (one line, exit 2), the plan, and
+# `arbench run --profile overlap` end to end on the simulator (tests/sim/fake_gpu.c) with a
+# stand-in CUPTI (tests/sim/fake_cupti.c, named by AR_CUPTI_LIB) that hands back fixed activity
+# records: results.csv's overlap columns (mean over ranks), overlap.csv (per rank, attributed
+# by device), one enable/flush per measured row, summary.md's table and the picture; then every
+# way CUPTI can fail (not there, an enable, the flush, another version; the real libcupti with
+# no GPU): one warning, every row still written, the columns empty.
+. "$(dirname "$0")/lib.sh"
+B=${B:-build}
+
+. tests/sim/build.sh
+sim_build profile
+
+# the fake CUPTI, built against the cupti.h the harness was built with
+F=$PWD/$B/tests/libfakecupti.so
+inc=$(grep -o '[^ ]*/cupti\.h' "$B/obj/harness/profile_cupti.d" 2>/dev/null | head -n 1)
+if [ -z "$inc" ] || ! ${CC:-cc} -shared -fPIC -O1 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+     -I"$(dirname "$inc")" tests/sim/fake_cupti.c -o "$F"; then
+  echo "FAIL: cannot build tests/sim/fake_cupti.c (run make first)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+# rcol FILE ALGO TRANSPORT NAME: that results.csv row's field (first match)
+rcol() {
+  awk -F, -v a="$2" -v t="$3" -v c="$(col "$1" algorithm)" -v tc="$(col "$1" transport)" \
+      -v fc="$(col "$1" "$4")" 'NR > 1 && $c == a && $tc == t { print $fc; exit }' "$1"
+}
+# ocol FILE ALGO TRANSPORT RANK NAME: that overlap.csv line's field
+ocol() {
+  awk -F, -v a="$2" -v t="$3" -v r="$4" -v c="$(col "$1" algorithm)" -v tc="$(col "$1" transport)" \
+      -v rc="$(col "$1" rank)" -v fc="$(col "$1" "$5")" \
+      'NR > 1 && $c == a && $tc == t && $rc == r { print $fc; exit }' "$1"
+}
+# rows FILE: data lines of a CSV
+rows() { echo $(($(wc -l <"$1") - 1)); }
+# warnings FILE: stderr lines about --profile overlap
+warnings() { grep -c '^arbench: --profile overlap: ' "$1"; }
+
+# 1. bad values: one line naming the flag and the value, exit 2, nothing written
+bad_input() {
+  local pat=$1; shift
+  local out err rc
+  out=$("$A" run --out "$tmp/run" "$@" 2>"$tmp/err"); rc=$?
+  err=$(cat "$tmp/err")
+  if [ "$rc" -ne 2 ]; then bad "$* -> exit $rc, want 2 ($err)"; return; fi
+  if [ -n "$out" ]; then bad "$* -> printed on stdout: $out"; return; fi
+  if [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then bad "$* -> want one line: $err"; return; fi
+  if ! printf '%s' "$err" | grep -qE -- "$pat"; then bad "$* -> '$err' lacks /$pat/"; return; fi
+  if [ -e "$tmp/run" ]; then bad "$* -> wrote $tmp/run"; rm -rf "$tmp/run"; return; fi
+  ok
+}
+bad_input "^arbench: --profile: bad value 'timeline': known: overlap$" --profile timeline
+bad_input "^arbench: --profile: bad value '': known: overlap$" --profile=
+bad_input "^arbench: --profile: needs a value" --profile
+printf -- '-n 2\n[scenario a]\n--profile overlap\n[scenario b]\n--profile overlaps\n' >"$tmp/bad.conf"
+bad_input "^arbench: --profile: bad value 'overlaps': known: overlap$" --config "$tmp/bad.conf" --dry-run
+out=$("$A" run --help 2>&1)
+printf '%s' "$out" | grep -q -- '--profile overlap' && ok || bad "run --help lacks --profile overlap"
+# the plan says so, per scenario
+printf -- '-n 2 -b 1K -e 1K --algo ring\n[scenario a]\n[scenario b]\n--profile overlap --phases\n' >"$tmp/two.conf"
+out=$("$A" run --config "$tmp/two.conf" --dry-run --gpus 0,1 2>&1)
+[ "$(printf '%s\n' "$out" | grep -c '^  profile: overlap')" = 1 ] &&
+  printf '%s\n' "$out" | grep -A1 '^  phases: ' | grep -q '^  profile: overlap' && ok || bad "plan: $out"
+
+# 2. the fake CUPTI's records on 4 GPUs, rank r on device r (see fake_cupti.c for the numbers):
+#    per rank copy 100, 40, 80, 50 us over the row's 3 iterations, reduction overlap 50, 0,
+#    50, 0 %, delay overlap 80, 0, 75, 100 %; every measured row gets the same records
+run() { # run NAME ARGS...: the simulator with --profile overlap into $tmp/NAME
+  local name=$1; shift
+  AR_CUPTI_LIB=${LIB-$F} AR_FAKE_CUPTI_LOG=$tmp/$name.log "$S" run --profile overlap --out "$tmp/$name" \
+    -b 1M -e 1M -n 2 -w 1 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+}
+run fake --gpus 0,1,2,3 --algo nccl,ring,stragglar --transport ce,sm --straggler 1:1ms; rc=$?
+r=$tmp/fake/results.csv o=$tmp/fake/overlap.csv
+[ "$rc" -eq 0 ] && [ "$(rows "$r")" = 5 ] && ok || bad "fake run: exit $rc, $(rows "$r") rows: $(cat "$tmp/fake.err")"
+[ "$(warnings "$tmp/fake.err")" = 0 ] && ok || bad "fake run warned: $(cat "$tmp/fake.err")"
+head -n 1 "$r" | grep -q ',scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct$' && ok ||
+  bad "results.csv header: $(head -n 1 "$r")"
+for at in nccl/nccl ring/ce ring/sm stragglar/ce stragglar/sm; do
+  a=${at%/*} t=${at#*/}
+  [ "$(rcol "$r" "$a" "$t" overlap_reduce_pct)" = 25.000 ] && [ "$(rcol "$r" "$a" "$t" overlap_delay_pct)" = 63.750 ] &&
+    ok || bad "$at: overlap $(rcol "$r" "$a" "$t" overlap_reduce_pct) / $(rcol "$r" "$a" "$t" overlap_delay_pct), want 25.000 / 63.750"
+done
+[ "$(head -n 1 "$o")" = "run_id,algorithm,transport,bytes,scenario,rank,copy_us,reduce_us,delay_us,overlap_reduce_pct,overlap_delay_pct,iterations" ] &&
+  ok || bad "overlap.csv header: $(head -n 1 "$o")"
+[ "$(rows "$o")" = 20 ] && ok || bad "overlap.csv: $(rows "$o") lines, want 5 rows x 4 ranks"
+want=("33.333 33.333 0.000 50.000 80.000" "13.333 0.000 26.667 0.000 0.000"
+      "26.667 13.333 0.000 50.000 75.000" "16.667 0.000 0.000 0.000 100.000")
+for k in 0 1 2 3; do
+  got="$(ocol "$o" ring ce $k copy_us) $(ocol "$o" ring ce $k reduce_us) $(ocol "$o" ring ce $k delay_us)"
+  got="$got $(ocol "$o" ring ce $k overlap_reduce_pct) $(ocol "$o" ring ce $k overlap_delay_pct)"
+  [ "$got" = "${want[$k]}" ] && ok || bad "overlap.csv ring/ce rank $k: '$got', want '${want[$k]}'"
+done
+[ "$(ocol "$o" stragglar sm 3 iterations)" = 3 ] && [ "$(ocol "$o" stragglar sm 3 bytes)" = 1048576 ] && ok ||
+  bad "overlap.csv iterations/bytes: $(ocol "$o" stragglar sm 3 iterations) $(ocol "$o" stragglar sm 3 bytes)"
+# CUPTI's calls: loaded once, each measured row enabled (3 kinds), disabled and flushed once
+l=$tmp/fake.log
+[ "$(grep -c '^register' "$l")" = 1 ] && [ "$(grep -c '^flush 1$' "$l")" = 5 ] &&
+  [ "$(grep -c '^enable' "$l")" = 15 ] && [ "$(grep -c '^disable' "$l")" = 15 ] && ok ||
+  bad "CUPTI calls: $(sort "$l" | uniq -c | tr '\n' ' ')"
+awk '/^enable/ { if (on) bad = 1; n++; if (n == 3) { on = 1; n = 0 } }
+     /^flush/ { if (!on) bad = 1; on = 0 } END { exit bad || on }' "$l" && ok || bad "enable/flush out of order: $(tr '\n' ' ' <"$l")"
+# summary.md and the picture
+s=$tmp/fake/summary.md
+grep -q '^## Overlap (--profile overlap)$' "$s" && ok || bad "summary.md: no overlap section"
+grep -qE '^\| straggler 1 \+1 ms \| 1 MiB \| ring/ce \| 25\.0 \| 63\.8 \|$' "$s" && ok || bad "summary.md: no ring/ce overlap line: $(grep '^|' "$s" | tail -5)"
+[ "$(grep -cE '^\| straggler 1 \+1 ms \| 1 MiB \| ' "$s")" -ge 5 ] && ok || bad "summary.md: not every profiled row"
+if command -v gnuplot >/dev/null 2>&1; then
+  p=$tmp/fake/plots/overlap_1MiB
+  [ -s "$p.png" ] && [ "$(head -c 4 "$p.png" | tail -c 3)" = PNG ] && [ -s "$p.svg" ] && ok ||
+    bad "no overlap picture: $(ls "$tmp/fake/plots")"
+  grep -q 'plots/overlap_1MiB.png' "$s" && ok || bad "summary.md does not link the overlap picture"
+else
+  echo "(gnuplot missing: the picture check is skipped)"
+fi
+
+# 3. ranks are found by device: --gpus 3,2,1,0 puts device 3 on rank 0
+run rev --gpus 3,2,1,0 --algo ring --transport ce --straggler 2:1ms
+o=$tmp/rev/overlap.csv
+[ "$(ocol "$o" ring ce 0 copy_us) $(ocol "$o" ring ce 0 overlap_delay_pct)" = "16.667 100.000" ] &&
+  [ "$(ocol "$o" ring ce 3 copy_us) $(ocol "$o" ring ce 3 overlap_delay_pct)" = "33.333 80.000" ] &&
+  [ "$(ocol "$o" ring ce 2 delay_us)" = 26.667 ] && ok || bad "--gpus 3,2,1,0: $(tail -n 4 "$o" | tr '\n' ' ')"
+
+# 4. three GPUs: device 3's records are not the run's; stragglar is n/a (no row, no flush)
+run three --gpus 0,1,2 --algo ring,stragglar --transport ce --straggler 1:1ms
+r=$tmp/three/results.csv o=$tmp/three/overlap.csv
+[ "$(rcol "$r" ring ce overlap_reduce_pct) $(rcol "$r" ring ce overlap_delay_pct)" = "33.333 51.667" ] && ok ||
+  bad "3 GPUs: $(rcol "$r" ring ce overlap_reduce_pct) $(rcol "$r" ring ce overlap_delay_pct), want 33.333 51.667"
+[ "$(rcol "$r" stragglar ce status)" = n/a ] && [ -z "$(rcol "$r" stragglar ce overlap_reduce_pct)" ] &&
+  [ "$(rows "$o")" = 3 ] && [ "$(grep -c '^flush' "$tmp/three.log")" = 1 ] && ok ||
+  bad "n/a row: $(rcol "$r" stragglar ce status), $(rows "$o") overlap lines, $(grep -c '^flush' "$tmp/three.log") flushes"
+
+# 5. no MEMCPY2 from this CUPTI: the run goes on, quietly; rank 1 (its only copy was one) copied
+#    nothing, so its shares are empty and the means are over the other three ranks
+AR_FAKE_CUPTI_FAIL=memcpy2 run nop2p --gpus 0,1,2,3 --algo ring --transport sm --straggler 1:1ms
+r=$tmp/nop2p/results.csv o=$tmp/nop2p/overlap.csv
+[ "$(warnings "$tmp/nop2p.err")" = 0 ] &&
+  [ "$(rcol "$r" ring sm overlap_reduce_pct) $(rcol "$r" ring sm overlap_delay_pct)" = "33.333 85.000" ] &&
+  [ "$(ocol "$o" ring sm 1 copy_us)|$(ocol "$o" ring sm 1 overlap_reduce_pct)|$(ocol "$o" ring sm 1 overlap_delay_pct)" = "0.000||" ] &&
+  ok || bad "no MEMCPY2: $(rcol "$r" ring sm overlap_reduce_pct) $(rcol "$r" ring sm overlap_delay_pct); $(cat "$tmp/nop2p.err")"
+
+# 6. without --profile: no CUPTI call, no overlap.csv, the columns there but empty
+AR_CUPTI_LIB=$F AR_FAKE_CUPTI_LOG=$tmp/off.log "$S" run --gpus 0,1 --algo ring --transport ce -b 1M -e 1M \
+  -n 1 -w 0 --out "$tmp/off" >/dev/null 2>&1
+[ ! -e "$tmp/off/overlap.csv" ] && [ ! -e "$tmp/off.log" ] && [ "$(rcol "$tmp/off/results.csv" ring ce status)" = ok ] &&
+  [ -z "$(rcol "$tmp/off/results.csv" ring ce overlap_delay_pct)" ] && ok || bad "--profile off touched CUPTI or wrote overlap"
+! grep -q '^## Overlap' "$tmp/off/summary.md" && ok || bad "summary.md has an overlap section without --profile"
+
+# 7. scenarios of a config share one overlap.csv; only the profiled ones write to it
+printf -- '--algo ring --transport ce -b 1M -e 1M -n 1 -w 0 --gpus 0,1,2,3\n[scenario plain]\n[scenario prof]\n--profile overlap\n[scenario late]\n--profile overlap --straggler 2:1ms\n' >"$tmp/scen.conf"
+AR_CUPTI_LIB=$F "$S" run --config "$tmp/scen.conf" --out "$tmp/scen" >/dev/null 2>"$tmp/scen.err"
+o=$tmp/scen/overlap.csv r=$tmp/scen/results.csv
+sc=$(col "$o" scenario)
+[ "$(grep -c '^run_id' "$o")" = 1 ] && [ "$(awk -F, -v c="$sc" 'NR > 1 { print $c }' "$o" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 4 late; 4 prof;" ] &&
+  ok || bad "config scenarios: $(cat "$o")"
+awk -F, -v s="$(col "$r" scenario)" -v p="$(col "$r" overlap_reduce_pct)" \
+  'NR > 1 { n++; if (($s == "plain") != ($p == "")) bad = 1 } END { exit bad || n != 3 }' "$r" && ok ||
+  bad "config: overlap columns filled for the wrong scenarios: $(cat "$r")"
+
+# 8. CUPTI fails: one warning line, every row written, the columns empty, overlap.csv empty,
+#    and CUPTI left alone after the failure
+for how in missing enable flush version; do
+  if [ "$how" = missing ]; then LIB=/nonexistent/libcupti.so run "f_$how" --gpus 0,1 --algo ring,rhd,nccl --transport ce,sm; rc=$?
+  else AR_FAKE_CUPTI_FAIL=$how run "f_$how" --gpus 0,1 --algo ring,rhd,nccl --transport ce,sm; rc=$?; fi
+  r=$tmp/f_$how/results.csv e=$tmp/f_$how.err
+  filled=$(awk -F, -v a="$(col "$r" overlap_reduce_pct)" -v b="$(col "$r" overlap_delay_pct)" 'NR > 1 && ($a != "" || $b != "")' "$r" | wc -l)
+  [ "$rc" -eq 0 ] && [ "$(rows "$r")" = 5 ] && [ "$filled" = 0 ] && [ "$(rows "$tmp/f_$how/overlap.csv")" = 0 ] && ok ||
+    bad "CUPTI $how: exit $rc, $(rows "$r") rows, $filled with overlap values: $(cat "$e")"
+  [ "$(wc -l <"$e")" = 1 ] && [ "$(warnings "$e")" = 1 ] && ok || bad "CUPTI $how: want one warning: $(cat "$e")"
+done
+grep -q "cannot load CUPTI: AR_CUPTI_LIB=/nonexistent/libcupti.so" "$tmp/f_missing.err" && ok || bad "missing: $(cat "$tmp/f_missing.err")"
+grep -q "cuptiActivityEnable(MEMCPY): CUPTI_ERROR_NOT_INITIALIZED" "$tmp/f_enable.err" && ok || bad "enable: $(cat "$tmp/f_enable.err")"
+grep -q "cuptiActivityFlushAll: CUPTI_ERROR_UNKNOWN" "$tmp/f_flush.err" && ok || bad "flush: $(cat "$tmp/f_flush.err")"
+grep -q "CUPTI API version 120000" "$tmp/f_version.err" && ok || bad "version: $(cat "$tmp/f_version.err")"
+[ "$(grep -c '^enable' "$tmp/f_enable.log")" = 1 ] && [ "$(grep -c '^enable' "$tmp/f_flush.log")" = 3 ] &&
+  [ ! -s "$tmp/f_version.log" ] && ok ||
+  bad "CUPTI called after failing: enable log $(grep -c '^enable' "$tmp/f_enable.log"), flush log $(grep -c '^enable' "$tmp/f_flush.log")"
+
+# 9. the real libcupti (if this machine has one) in a process with no GPU: it fails, the run
+#    does not (skipped where a GPU is present: the simulator is not a GPU program)
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  echo "(a GPU is present: the real-CUPTI-without-a-GPU check is skipped)"
+else
+  env -u AR_CUPTI_LIB "$S" run --profile overlap --gpus 0,1,2,3 --algo ring,stragglar --transport ce,sm \
+    --straggler 1:2ms -b 1M -e 2M -n 2 -w 1 --out "$tmp/real" >/dev/null 2>"$tmp/real.err"; rc=$?
+  r=$tmp/real/results.csv
+  [ "$rc" -eq 0 ] && [ "$(rows "$r")" = 8 ] && [ "$(wc -l <"$tmp/real.err")" = 1 ] && [ "$(warnings "$tmp/real.err")" = 1 ] &&
+    [ -z "$(rcol "$r" ring ce overlap_reduce_pct)" ] && ok ||
+    bad "real CUPTI without a GPU: exit $rc, $(rows "$r") rows: $(cat "$tmp/real.err")"
+fi
+
+finish
