@@ -12,8 +12,12 @@
  * pipelining: the copy of batch b+1 overlaps the sum of batch b). Pipelining: job->pipeline
  * mini-batches per transfer; <= 0 (--pipeline 0) chooses about 8 MiB per batch (at most 8);
  * a schedule flagged AR_SCHED_PIPELINED (async-ring) with pipeline 1 also gets the automatic
- * choice; job->pipeline_used gets the most mini-batches of any transfer. --phases marks
- * (job->marks): an event recorded on the harness's stream after each round's last op there.
+ * choice; job->pipeline_used gets the most mini-batches of any transfer. A flagged ring is
+ * compiled into the dataflow program instead (emit_ce_ring, tp_prog.h): dependencies per
+ * mini-batch rather than per round, two copy streams alternating batches, about 32 MiB a
+ * batch (2 to 64) when chosen; AR_CE_RING_BATCH (MiB) and AR_CE_RING_STREAMS (1..4) change
+ * those two for experiments. --phases marks (job->marks): an event recorded on the harness's
+ * stream after each round's last op there (the dataflow ring: its last apply).
  * AR_CE_DIR=pull selects the older receiver-pulls program (see tp_prog.cu). */
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +108,14 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
   return base + x->off;
 }
 
+/* Sets the dataflow ring's automatic mini-batch size and copy streams from AR_CE_RING_BATCH
+ * (MiB) and AR_CE_RING_STREAMS where set: tuning on the GPUs needs no rebuild. */
+static void ring_knobs(void) {
+  const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
+  if (b && atof(b) > 0) tp_ring_batch_bytes = (size_t)(atof(b) * (1 << 20));
+  if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
+}
+
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
   *ctx = NULL;
@@ -117,6 +129,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   c->flag_mode = tp_flags_mode();
   int pipeline = job->pipeline;
   if ((s->flags & AR_SCHED_PIPELINED) && pipeline == 1) pipeline = 0;
+  ring_knobs();
   const char *dir = getenv("AR_CE_DIR");
   int mode = dir && !strcmp(dir, "pull") ? TP_MODE_CE_PULL : TP_MODE_CE;
   ar_status st = tp_prog_build(s, job->nelem, (int)es, mode, pipeline, &job->degrade, &c->prog,
@@ -133,10 +146,11 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     return st;
   }
   if (job->pipeline_used) *job->pipeline_used = c->prog->batches_max;
+  const char *kind = c->prog->dataflow ? "dataflow ring" : mode == TP_MODE_CE ? "push" : "pull";
   ar_log(AR_LOG_INFO,
          "ce: %s, %zu elements: %s, flags by %s, up to %d mini-batches, scratch %zu bytes", s->algo,
-         job->nelem, mode == TP_MODE_CE ? "push" : "pull", tp_flags_name(c->flag_mode),
-         c->prog->batches_max, c->prog->rank[0].scratch_bytes);
+         job->nelem, kind, tp_flags_name(c->flag_mode), c->prog->batches_max,
+         c->prog->rank[0].scratch_bytes);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
       tp_prog_print(c->prog, r, stderr);

@@ -34,6 +34,34 @@
  *   5. at the round's end wait DONE from every reader, so no read of r is outstanding when
  *      round k+1 (or the next iteration, or the harness) writes r's data.
  *
+ * ce dataflow ring (TP_MODE_CE, prog->dataflow = 1; emit_ce_ring): a schedule flagged
+ * AR_SCHED_PIPELINED (async-ring) whose rounds form chains (every round each rank sends one
+ * range to its fixed successor and receives one from its fixed predecessor, and sends in round
+ * k what it received in round k-1; REDUCE rounds, then COPY rounds) synchronises per (round k,
+ * mini-batch j) instead of per round, so the 2(n-1) round boundaries leave no bubbles. Every
+ * transfer is split into the same nb mini-batches; batch j goes on copy stream 1 + j % ns.
+ * Flag words of rank r (slots below; values v(k, j) = k * nb + j + 1, READY = 1):
+ *   READY (TP_DF_READY): r's successor q is in this iteration (its previous one complete);
+ *   FREE (TP_DF_FREE): q applied mini-batch j of REDUCE round k (v(k, j)), so its scratch slot
+ *     (k % 2, j) may be written again; written only where a later round reuses the slot;
+ *   DATA (TP_DF_DATA + s): the predecessor's copy stream 1 + s delivered (k, j) (v(k, j)); one
+ *     word per copy stream, so each word has one writer and only grows.
+ * Sender r, batch j of round k (copy stream): wait for r's own apply of (k-1, j) (an event on
+ * stream 0; DATA of (k-1, j) when round k-1 was a COPY that landed in r's data), and for
+ * REDUCE rounds for FREE of the previous same-parity REDUCE round's (k', j) from q; copy into
+ * q's scratch slot (k % 2, j) (REDUCE) or q's data (COPY); DATA(k, j) to q. Receiver (stream
+ * 0): per batch wait DATA, sum the slot into data, record the batch's event, FREE where due.
+ * Round 0's first copy on each stream waits for READY (one handshake per iteration covers the
+ * previous one: q writes it after its harness stream passed all of q's previous iteration) and
+ * for r's own iteration start (event). Correctness rests on the chains: all accesses to one
+ * element, on every rank, belong to one chain, whose hops are causally ordered by the waits
+ * above (one chain per round-0 transfer; chains must not share elements). With a REDUCE round
+ * 0 the chains alone already order an iteration after the previous one (tp_check sim passes
+ * without READY); READY keeps a COPY round 0, which writes q's data, off q's previous results.
+ * A round "ends" (marks) on stream 0 after its last apply (COPY rounds: its last DATA waits);
+ * the last round ends by joining the copy streams into stream 0, so that nothing of the
+ * iteration is outstanding when the harness's stream goes on.
+ *
  * Degraded links (struct tp_degrade, transport.h): STAMP and PACE ops, emitted only when a
  * job degrades a GPU, hold a stream until a time relative to a stamp of the same rank (the
  * round's start, slot 0; a flow's start, slots 1..). They never touch data, so the
@@ -67,6 +95,10 @@ enum tp_op_kind {
 };
 
 enum tp_buf { TP_BUF_DATA = 0, TP_BUF_SCRATCH = 1 };
+
+/* Flag slots of the dataflow ring program (prog->dataflow): see above. */
+enum { TP_DF_READY = 0, TP_DF_FREE = 1, TP_DF_DATA = 2 };
+#define TP_DF_MAX_STREAMS 4 /* copy streams of the dataflow ring program */
 
 #define TP_MAX_SUM (AR_MAX_GPUS + 1) /* a sum reads the destination and up to n-1 peers */
 
@@ -104,13 +136,17 @@ struct tp_prog {
   size_t nelem;
   int nrounds;
   uint32_t stride, span; /* flag values: see above; an iteration adds span */
-  int nslots;            /* flag words per rank: 2n */
+  int nslots;            /* flag words per rank: 2n (dataflow: at least TP_DF_DATA + streams) */
   int batches_max;       /* most mini-batches any transfer was split into */
+  int dataflow;          /* 1: the dataflow ring program (emit_ce_ring), else 0 */
   struct tp_rank_prog rank[AR_MAX_GPUS];
 };
 
 /* Compiles s for nelem elements of esize bytes. pipeline: mini-batches per transfer (ce only):
- * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8). dg: degraded GPUs to
+ * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8; the dataflow ring:
+ * about tp_ring_batch_bytes each, 2 to 64). ce push compiles a schedule flagged
+ * AR_SCHED_PIPELINED with ring structure into the dataflow ring program, unless dg asks for
+ * emulation (the per-round program then, which knows how to pace). dg: degraded GPUs to
  * emulate (STAMP and PACE ops, see transport.h), or NULL / dg->n == 0 for none (the program is
  * then what it was before the emulation existed). Returns AR_OK, AR_ERR_UNSUPPORTED (reason
  * set) for schedules outside the IR's rules (e.g. a copy and a reduce into one chunk in a
@@ -122,13 +158,20 @@ void tp_prog_free(struct tp_prog *p);
 /* --phases (struct tp_marks): at[k] for k < p->nrounds = how many of rank r's ops come before
  * the point that marks the end of round k (0: r has no work in round k). ce: right after the
  * round's last op, on stream 0, which ends every round by joining the copy streams and waiting
- * for every copy into r (tp_check sim verifies it); sm: after the grid barrier that opens the
+ * for every copy into r (tp_check sim verifies it; the dataflow ring: after the round's last
+ * apply or, for a COPY round, its wait for the last copy into r; its own sends of the round may
+ * still run, and only the last round joins them); sm: after the grid barrier that opens the
  * next round, if one does, so that every block is past round k. */
 void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at);
 /* The automatic mini-batch size (pipeline <= 0) in bytes: 8 MiB; tests lower it so that
  * small vectors are split too. */
 extern size_t tp_auto_batch_bytes;
-/* Prints rank r's program (AR_DEBUG=trace, and tp_check --dump). */
+/* The dataflow ring's automatic mini-batch (pipeline <= 0) in bytes (default 32 MiB; the ce
+ * transport takes AR_CE_RING_BATCH, in MiB, when set; tests lower it), and its copy streams
+ * (1..TP_DF_MAX_STREAMS, default 2; AR_CE_RING_STREAMS). */
+extern size_t tp_ring_batch_bytes;
+extern int tp_ring_streams;
+/* Prints rank r's program (AR_DEBUG=trace, and tp_check dump). */
 void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
 
 /* reduce.cu: dst = srcs[0] + ... + srcs[nsrc-1] for nelem elements (dst may equal srcs[0]);

@@ -14,10 +14,16 @@
  *       carry the emulation's STAMP and PACE ops (no-ops here), then the timed checks below.
  *   tp_check tsim [--algos LIST] [--ranks N] [--sizes LIST] [--degrade R:F[,R:F]]
  *                 [--segments K] [--transport ce|sm|nccl-p2p] [--pipelines P]
+ *                 [--ring-batch BYTES] [--ring-streams S]
  *       CPU only: a timed simulation (every dependency of a program, the emulation's paces,
- *       fixed costs per op, no contention; tsim_default) of one iteration, healthy and
- *       degraded (healthy bandwidth 400 GB/s), with OPTCC's lower bound. `sim` ends with its
- *       checks: the self-test's rates, the shared budget's split, a degraded ring, OPTCC.
+ *       fixed costs per op, each GPU's link shared by its copies; tsim_hw) of one iteration,
+ *       healthy and degraded (healthy bandwidth 400 GB/s), with OPTCC's lower bound. `sim`
+ *       ends with its checks: the self-test's rates, the shared budget's split, a degraded
+ *       ring, OPTCC. --ring-batch / --ring-streams (tsim, dump, gpu, time): the dataflow ring's
+ *       automatic mini-batch size (default 32M) and copy streams (default 2), as
+ *       AR_CE_RING_BATCH (MiB; it wins when set) and AR_CE_RING_STREAMS set them in the ce
+ *       transport. `sim` also puts every listed schedule flagged AR_SCHED_PIPELINED through
+ *       sim_dataflow (the dataflow ring program: pipelines 0-64, 1-3 copy streams).
  *   tp_check gpu --transport ce|sm [--algos LIST] [--sizes LIST] [--dtypes LIST]
  *                [--pipelines LIST] [--iters N] [--ranks N] [--degrade R:F[,R:F]] [--marks 1]
  *       One pthread per GPU; each iteration re-initialises data from a pristine copy on the
@@ -31,6 +37,8 @@
  *       the enqueue (sm: clock stamps no later than that span); rank 0's round ends printed.
  *   tp_check time --transport ce|sm [--algos ..] [--sizes ..] [--pipelines ..] [--iters N]
  *       Back-to-back iterations between two host barriers: mean time per AllReduce.
+ *   tp_check dump [--algos A] [--ranks N] [--sizes S] [--pipelines P] [--transport ce|sm]
+ *       CPU only: prints every rank's compiled program (the first algorithm and size listed).
  *   tp_check reduce: bandwidth of ar_reduce_launch / ar_sum_launch on GPU 0.
  *   tp_check bw: copy-engine bandwidth, pull vs push, 1/2/4 streams, one pair and all.
  * Sizes: bytes with K/M/G, or a count of elements with a trailing e (1000003e). Prints one
@@ -114,8 +122,32 @@ static ar_status build_x_rd(int n, struct ar_schedule *s) {
   return AR_OK;
 }
 
-static const char *const synth_names[] = {"x-pair", "x-precond", "x-rd"};
-#define NSYNTH 3
+/* x-ring-rev: async-ring with every rank r renamed n-1-r (the ring runs r -> r-1): a ring
+ * that is not the identity layout, for the dataflow ring program's peers. Any n >= 2. */
+static ar_status build_x_ring_rev(int n, struct ar_schedule *s) {
+  struct ar_params p;
+  ar_params_init(&p, n);
+  AR_CHECK(ar_build(ar_algo_find("async-ring"), &p, s));
+  int perm[AR_MAX_GPUS];
+  for (int r = 0; r < n; r++)
+    perm[r] = n - 1 - r;
+  sched_relabel(s, perm);
+  snprintf(s->algo, sizeof(s->algo), "x-ring-rev");
+  return AR_OK;
+}
+
+/* x-rd-pipe: recursive doubling flagged AR_SCHED_PIPELINED: not a ring, so the ce push
+ * program must fall back to the per-round one. Power-of-2 n. */
+static ar_status build_x_rd_pipe(int n, struct ar_schedule *s) {
+  AR_CHECK(build_x_rd(n, s));
+  snprintf(s->algo, sizeof(s->algo), "x-rd-pipe");
+  s->flags |= AR_SCHED_PIPELINED;
+  return AR_OK;
+}
+
+static const char *const synth_names[] = {"x-pair", "x-precond", "x-rd", "x-ring-rev",
+                                          "x-rd-pipe"};
+#define NSYNTH 5
 
 /* Builds algorithm `name` for n ranks: a synthetic one or a registry entry (OPTCC gets one
  * degraded GPU, optcc-multi two). Returns AR_OK, AR_ERR_UNSUPPORTED (skip) or an error. */
@@ -128,6 +160,10 @@ static ar_status build_sched(const char *name, int n, struct ar_schedule *s) {
     st = build_x_precond(n, s);
   else if (!strcmp(name, "x-rd"))
     st = build_x_rd(n, s);
+  else if (!strcmp(name, "x-ring-rev"))
+    st = n > AR_MAX_GPUS ? AR_ERR_UNSUPPORTED : build_x_ring_rev(n, s);
+  else if (!strcmp(name, "x-rd-pipe"))
+    st = build_x_rd_pipe(n, s);
   else {
     const struct ar_algo *a = ar_algo_find(name);
     if (!a) {
@@ -215,6 +251,7 @@ struct sim_queue {
 struct sim {
   const struct tp_prog *p;
   int n, iters, fifo, xq;
+  const struct tp_op *outside; /* the first copy or sum outside its buffers, or NULL */
   unsigned char *xdone; /* per cross copy: done */
   int *xwaiting;        /* per cross copy: its issuer's queue has reached the wait */
   int nx;
@@ -328,8 +365,22 @@ static int sim_flag_ok(const struct sim *m, int r, const struct tp_op *o, int it
   return (int32_t)(m->flags[r][o->slot] - sim_val(m, o, iter)) >= 0;
 }
 
+/* Returns 1 when [x->off, x->off + bytes) lies inside its buffer (a program that reads or
+ * writes past its scratch would corrupt the simulator's heap before a sum went wrong). */
+static int sim_inside(const struct sim *m, const struct tp_ref *x, size_t bytes) {
+  size_t size = x->buf == TP_BUF_DATA ? m->nelem * 4 : m->p->rank[x->rank].scratch_bytes;
+  return x->rank >= 0 && x->rank < m->n && x->off <= size && bytes <= size - x->off;
+}
+
 /* One step of a copy or sum (half the range read, or half written); returns 1 when done. */
 static int sim_data_step(struct sim *m, const struct tp_op *o, int *step, float **tmp) {
+  int inside = sim_inside(m, &o->dst, o->bytes);
+  for (int q = 0; q < o->nsrc; q++)
+    inside &= sim_inside(m, &o->src[q], o->bytes);
+  if (!inside) { /* counted as a failure by sim_one; the op does nothing */
+    if (!m->outside) m->outside = o;
+    return 1;
+  }
   size_t ne = o->bytes / 4, half = ne / 2;
   size_t lo = *step < 2 ? 0 : half, hi = *step < 2 ? half : ne;
   float *dst = sim_ptr(m, &o->dst);
@@ -525,6 +576,11 @@ static long sim_one(const struct tp_prog *p, size_t nelem, int fifo, int xq, uin
   }
   sim_enqueue(m);
   long wrong = sim_run(m, what) ? -1 : 0;
+  if (m->outside) {
+    printf("OUTSIDE %s: an op of round %d on stream %d leaves its buffers\n", what,
+           m->outside->round, m->outside->stream);
+    wrong = -1;
+  }
   for (int it = 0; wrong >= 0 && it < m->iters; it++)
     for (int r = 0; r < m->n; r++)
       for (size_t i = 0; i < nelem; i++)
@@ -554,7 +610,11 @@ static long sim_one(const struct tp_prog *p, size_t nelem, int fifo, int xq, uin
  * stream of r (followed through events: vector clocks in program order, the order enqueue
  * issues them), has waited for every flag a peer writes into r's DATA/DONE words in round k,
  * and (sm) every block is past the round: the mark follows a grid barrier unless the round is
- * r's last. Prints the first violation; returns 1 when every mark is sound, else 0. */
+ * r's last. The dataflow ring (p->dataflow) never joins its copy streams before the end: there
+ * a round ends after its last apply, so only stream 0's ops and the DATA words count, and the
+ * last round must have joined every stream. Every program must end with stream 0 past every
+ * op of every stream (the harness's next writes follow them). Prints the first violation;
+ * returns 1 when every mark is sound, else 0. */
 static int marks_ok(const struct tp_prog *p, const char *what) {
   int nr = p->nrounds, ok = 1;
   size_t *at = calloc(nr ? nr : 1, sizeof(size_t));
@@ -566,11 +626,12 @@ static int marks_ok(const struct tp_prog *p, const char *what) {
     size_t *last = calloc((size_t)nr * ns, sizeof(size_t)); /* last op (+1) of round k on s */
     uint32_t *need = calloc((size_t)nr * p->nslots, sizeof(uint32_t)); /* peers' DATA/DONE */
     uint32_t *got = calloc((size_t)nr * p->nslots, sizeof(uint32_t));  /* waited on stream 0 */
+    int data0 = p->dataflow ? TP_DF_DATA : p->n; /* the first DATA/DONE slot */
     tp_prog_round_ends(p, r, at);
     for (int q = 0; q < p->n; q++)
       for (size_t i = 0; q != r && i < p->rank[q].nops; i++) {
         const struct tp_op *o = &p->rank[q].ops[i];
-        if (o->kind == TP_OP_WRITE_FLAG && o->peer == r && o->slot >= p->n &&
+        if (o->kind == TP_OP_WRITE_FLAG && o->peer == r && o->slot >= data0 &&
             o->val > need[(size_t)o->round * p->nslots + o->slot])
           need[(size_t)o->round * p->nslots + o->slot] = o->val;
       }
@@ -595,12 +656,12 @@ static int marks_ok(const struct tp_prog *p, const char *what) {
       for (int k = 0; k < nr && ok; k++) {
         if (at[k] != i + 1) continue;
         for (int t = 0; t < ns && ok; t++)
-          if (vc[t] < last[(size_t)k * ns + t]) {
+          if (vc[t] < last[(size_t)k * ns + t] && (!p->dataflow || t == 0 || k == nr - 1)) {
             printf("FAIL %s: rank %d: round %d marked after op %zu, before op %zu of stream %d\n",
                    what, r, k, i, last[(size_t)k * ns + t] - 1, t);
             ok = 0;
           }
-        for (int sl = p->n; sl < p->nslots && ok; sl++)
+        for (int sl = data0; sl < p->nslots && ok; sl++)
           if (need[(size_t)k * p->nslots + sl] > got[(size_t)k * p->nslots + sl]) {
             printf("FAIL %s: rank %d: round %d marked before its wait for flag %d >= %u\n", what,
                    r, k, sl, need[(size_t)k * p->nslots + sl]);
@@ -611,6 +672,16 @@ static int marks_ok(const struct tp_prog *p, const char *what) {
                  what, r, k, i);
           ok = 0;
         }
+      }
+    }
+    for (int t = 0; t < ns && ok; t++) { /* the end joins every stream */
+      size_t total = 0;
+      for (size_t i = 0; i < rp->nops; i++)
+        if (rp->ops[i].stream == t) total = i + 1;
+      if (vc[t] < total) {
+        printf("FAIL %s: rank %d: the program ends before stream 0 joins op %zu of stream %d\n",
+               what, r, total - 1, t);
+        ok = 0;
       }
     }
     for (int k = 0; k < nr && ok; k++) { /* every round with ops is marked, and only those */
@@ -719,6 +790,137 @@ static void sim_auto_pipeline(int nmax, int seeds) {
     tp_prog_free(p);
   }
   sched_free(&s);
+}
+
+/* The dataflow ring's mini-batches for nelem elements in n chunks (tp_prog.h): pipeline K > 0,
+ * or for 0 the largest chunk over tp_ring_batch_bytes within 2..64; at most the smallest
+ * chunk's 64-element blocks; at least 1. Written from the rule, not from the compiler. */
+static int df_batches(size_t nelem, int n, int pipe) {
+  size_t least = nelem / (size_t)n, most = (nelem + n - 1) / (size_t)n;
+  size_t nb = (size_t)pipe;
+  if (pipe <= 0) {
+    nb = most * 4 / tp_ring_batch_bytes;
+    nb = nb < 2 ? 2 : nb > 64 ? 64 : nb;
+  }
+  size_t units = (least + 63) / 64;
+  if (nb > units) nb = units;
+  return nb < 1 ? 1 : (int)nb;
+}
+
+/* ce push for schedules flagged AR_SCHED_PIPELINED (async-ring, x-ring-rev, x-rd-pipe): with
+ * every chunk non-empty a ring gets the dataflow program (p->dataflow) with the mini-batches
+ * of df_batches, other schedules and degraded jobs the per-round one; pipelines 0 (at 256-byte
+ * batches, so small vectors split as 8 GiB ones do) 1 2 3 4 8 64, 1 to 3 copy streams, odd
+ * sizes; marks sound, sums right, nothing stalls or leaves its buffers. Then the real rule at
+ * 32 MiB for async-ring on 4 and 2 ranks (compiled only). */
+static void sim_dataflow(int nmax, int seeds, const char *algos) {
+  const char *names[64];
+  int na = algo_list(algos, names, 64), real = 0;
+  static const size_t sizes[] = {5, 67, 1003, 4099, 12345};
+  static const int pipes[] = {0, 1, 2, 3, 4, 8, 64};
+  size_t keep = tp_ring_batch_bytes;
+  int keep_ns = tp_ring_streams;
+  tp_ring_batch_bytes = 256;
+  for (int a = 0; a < na; a++)
+    for (int n = 2; n <= nmax; n++) {
+      struct ar_schedule s;
+      if (build_sched(names[a], n, &s) != AR_OK) continue;
+      if (!(s.flags & AR_SCHED_PIPELINED)) {
+        sched_free(&s);
+        continue;
+      }
+      int ring = strcmp(names[a], "async-ring") == 0 || strcmp(names[a], "x-ring-rev") == 0;
+      real |= strcmp(names[a], "async-ring") == 0;
+      long bad = 0;
+      int cases = 0, most = 0, want_most = 0;
+      struct tp_degrade dg1 = {1, {n - 1}, {2.0}, 1e9};
+      for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+        for (size_t pi = 0; pi <= sizeof(pipes) / sizeof(pipes[0]); pi++)
+          for (int ns = 1; ns <= 3; ns++) {
+            int degraded = pi == sizeof(pipes) / sizeof(pipes[0]); /* last: emulation, p=2 */
+            int pipe = degraded ? 2 : pipes[pi];
+            if (degraded && ns > 1) continue;
+            tp_ring_streams = ns;
+            struct tp_prog *p;
+            char reason[256] = "", what[200];
+            snprintf(what, sizeof(what), "%s n=%d nelem=%zu ce pipe=%d streams=%d%s", names[a], n,
+                     sizes[si], pipe, ns, degraded ? " degraded n-1" : "");
+            if (tp_prog_build(&s, sizes[si], 4, TP_MODE_CE, pipe, degraded ? &dg1 : NULL, &p,
+                              reason, sizeof(reason)) != AR_OK) {
+              printf("FAIL %s: build: %s\n", what, reason);
+              bad++;
+              continue;
+            }
+            int want_df = ring && !degraded && sizes[si] >= (size_t)n;
+            if (p->dataflow != want_df) {
+              printf("FAIL %s: the %s program, want the %s one\n", what,
+                     p->dataflow ? "dataflow" : "per-round", want_df ? "dataflow" : "per-round");
+              bad++;
+            }
+            int want_nb = df_batches(sizes[si], n, pipe);
+            if (want_df && p->batches_max != want_nb) {
+              printf("FAIL %s: %d mini-batches, want %d\n", what, p->batches_max, want_nb);
+              bad++;
+            }
+            if (p->dataflow && p->batches_max > most) most = p->batches_max;
+            if (want_df && want_nb > want_most) want_most = want_nb;
+            if (!marks_ok(p, what)) bad++;
+            for (int seed = 0; seed < seeds; seed++)
+              for (int fifo = 0; fifo < 2; fifo++) {
+                if (fifo && seed > 1) continue;
+                long w = sim_one(p, sizes[si], fifo, 0,
+                                 (uint64_t)seed * 15485863 + n * 131 + si * 7 + pi * 3 + ns, what);
+                cases++;
+                if (w) bad++;
+              }
+            tp_prog_free(p);
+          }
+      if (ring && (most != want_most || most < 16)) { /* pipe 64 on 12345 elements: 64 at n <= 3 */
+        printf("FAIL %s n=%d: the dataflow program split into at most %d mini-batches, want %d\n",
+               names[a], n, most, want_most);
+        bad++;
+      }
+      if (bad) {
+        printf("FAIL %s n=%d dataflow: %ld of %d simulated runs wrong or stalled\n", names[a], n,
+               bad, cases);
+        nfail++;
+      } else {
+        printf("ok   %s n=%d dataflow: %d simulated runs, %s, up to %d mini-batches\n", names[a],
+               n, cases, ring ? "dataflow program" : "per-round program (not a ring)", most);
+        npass++;
+      }
+      sched_free(&s);
+    }
+  tp_ring_batch_bytes = keep;
+  tp_ring_streams = keep_ns;
+  if (!real) return;
+  /* the real rule: about 32 MiB a mini-batch, 2 to 64, of the largest chunk */
+  static const struct {
+    int n;
+    size_t bytes;
+    int pipe, want;
+  } rule[] = {{4, 1u << 20, 0, 2},           {4, 256u << 20, 0, 2},
+              {4, 1u << 30, 0, 8},           {4, 2048u << 20, 0, 16},
+              {4, (size_t)8 << 30, 0, 64},   {4, (size_t)16 << 30, 0, 64},
+              {2, 256u << 20, 0, 4},         {4, 1u << 30, 1, 1},
+              {4, 1u << 30, 5, 5},           {4, 1u << 10, 0, 1}};
+  for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); i++) {
+    struct ar_schedule s;
+    if (build_sched("async-ring", rule[i].n, &s) != AR_OK) continue;
+    struct tp_prog *p = NULL;
+    char reason[256] = "";
+    ar_status st = tp_prog_build(&s, rule[i].bytes / 4, 4, TP_MODE_CE, rule[i].pipe, NULL, &p,
+                                 reason, sizeof(reason));
+    int got = st == AR_OK ? p->batches_max : -1, df = st == AR_OK && p->dataflow;
+    int ok = got == rule[i].want && df;
+    printf("%s async-ring n=%d %zu B ce pipe=%d: %s, %d mini-batches (want %d)%s%s\n",
+           ok ? "ok  " : "FAIL", rule[i].n, rule[i].bytes, rule[i].pipe,
+           df ? "dataflow" : "per-round", got, rule[i].want, st == AR_OK ? "" : ": ",
+           st == AR_OK ? "" : reason);
+    ok ? npass++ : nfail++;
+    tp_prog_free(p);
+    sched_free(&s);
+  }
 }
 
 /* The sim command. */
@@ -1460,7 +1662,12 @@ static int cmd_bw(void) {
 
 /* What the timed simulation assumes the GPUs cost: bandwidths in bytes/s, fixed costs in us.
  * It follows every dependency of a program (flags, events, stream order) and the emulation's
- * stamps and paces, with no contention: enough to check the times the paces produce. */
+ * stamps and paces: enough to check the times the paces produce. One contention: a GPU's copy
+ * engines move one copy between GPUs at a time out of it and one into it (copy_bw is a GPU's
+ * port, DEVICE.md), in the order the copies become ready, so that copy streams sharing a
+ * link share its bandwidth; copy_us, a copy's issue latency, overlaps another stream's
+ * transfer (the dataflow ring's second copy stream is there to hide it). Sums and copies do
+ * not slow each other down. */
 struct tsim_hw {
   double copy_bw, sum_bw, sm_bw, p2p_bw;
   double copy_us, kernel_us, flag_us, sync_us, group_us;
@@ -1485,6 +1692,7 @@ struct tsim {
   long *prev[AR_MAX_GPUS];   /* ... else the last one of the iteration before, or -1 */
   size_t at[AR_MAX_GPUS][2 * AR_MAX_GPUS + 2]; /* next (iteration * nops + op) per stream */
   double clock[AR_MAX_GPUS][2 * AR_MAX_GPUS + 2];
+  double egress[AR_MAX_GPUS], ingress[AR_MAX_GPUS]; /* when each GPU's link is next free */
 };
 
 /* Runs op i (iteration it) of rank r on stream st if it can; returns 1 if it ran. */
@@ -1512,7 +1720,15 @@ static int tsim_op(struct tsim *T, int r, int st, int it, size_t i) {
       }
     return 0;
   }
-  case TP_OP_COPY: *c += hw->copy_us + o->bytes / hw->copy_bw * 1e6; return 1;
+  case TP_OP_COPY: {
+    int a = o->src[0].rank, b = o->dst.rank;
+    double start = *c + hw->copy_us;
+    if (a != b && T->egress[a] > start) start = T->egress[a];
+    if (a != b && T->ingress[b] > start) start = T->ingress[b];
+    *c = start + o->bytes / hw->copy_bw * 1e6;
+    if (a != b) T->egress[a] = T->ingress[b] = *c;
+    return 1;
+  }
   case TP_OP_SUM:
     *c += sm ? o->bytes / hw->sm_bw * 1e6 : hw->kernel_us + o->bytes / hw->sum_bw * 1e6;
     return 1;
@@ -1543,6 +1759,19 @@ static int tsim_op(struct tsim *T, int r, int st, int it, size_t i) {
   }
 }
 
+/* A stream that may run its next op, with its clock. */
+struct tsim_cand {
+  double t;
+  int r, st;
+};
+
+/* qsort order: earlier clock first, then rank and stream (deterministic). */
+static int tsim_cand_cmp(const void *x, const void *y) {
+  const struct tsim_cand *a = x, *b = y;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  return a->r != b->r ? a->r - b->r : a->st - b->st;
+}
+
 /* Times `iters` back-to-back iterations of program p, every stream starting at 0; fin[r] (may
  * be NULL) gets each rank's finish. Returns the last finish in us, or -1 on a stall. */
 static double tsim_prog(const struct tp_prog *p, const struct tsim_hw *hw, int iters, double *fin) {
@@ -1568,25 +1797,34 @@ static double tsim_prog(const struct tp_prog *p, const struct tsim_hw *hw, int i
         }
     }
   }
-  for (int progress = 1; progress;) {
-    progress = 0;
+  /* one op at a time, the stream whose clock is earliest first (among those that can move),
+   * so that the links are granted in about the order the copies become ready */
+  struct tsim_cand *cand = malloc((size_t)p->n * (2 * AR_MAX_GPUS + 2) * sizeof(*cand));
+  for (;;) {
+    int nc = 0;
     for (int r = 0; r < p->n; r++) {
       const struct tp_rank_prog *rp = &p->rank[r];
       size_t total = rp->nops * iters;
-      for (int st = 0; st < rp->nstreams; st++)
-        for (size_t *a = &T->at[r][st]; *a < total;) {
-          size_t i = *a % rp->nops;
-          int it = (int)(*a / rp->nops);
-          if (rp->ops[i].stream != st) {
-            (*a)++;
-            continue;
-          }
-          if (!tsim_op(T, r, st, it, i)) break;
+      for (int st = 0; st < rp->nstreams; st++) {
+        size_t *a = &T->at[r][st];
+        while (*a < total && rp->ops[*a % rp->nops].stream != st)
           (*a)++;
-          progress = 1;
-        }
+        if (*a < total) cand[nc++] = (struct tsim_cand){T->clock[r][st], r, st};
+      }
     }
+    qsort(cand, nc, sizeof(*cand), tsim_cand_cmp);
+    int moved = 0;
+    for (int c = 0; c < nc && !moved; c++) {
+      const struct tp_rank_prog *rp = &p->rank[cand[c].r];
+      size_t *a = &T->at[cand[c].r][cand[c].st];
+      if (tsim_op(T, cand[c].r, cand[c].st, (int)(*a / rp->nops), *a % rp->nops)) {
+        (*a)++;
+        moved = 1;
+      }
+    }
+    if (!moved) break;
   }
+  free(cand);
   double last = 0;
   int stalled = 0;
   for (int r = 0; r < p->n; r++) {
@@ -1907,10 +2145,43 @@ static int cmd_tsim(const char *algos, const char *sizes, const char *degrade, i
   return 0;
 }
 
+/* The dump command: the compiled program of every rank (tp_prog_print) for the first listed
+ * algorithm, size and pipeline on --ranks ranks (default 4), ce push or --transport sm. */
+static int cmd_dump(const char *algo, const char *size, int ranks, const char *transport,
+                    int pipeline) {
+  struct ar_schedule s;
+  int el, n = ranks > 1 ? ranks : 4;
+  char name[64];
+  snprintf(name, sizeof(name), "%.*s", (int)strcspn(algo, ","), algo);
+  size_t v = parse_size(size, &el), nelem = el ? v : v / 4;
+  if (build_sched(name, n, &s) != AR_OK) {
+    printf("FAIL %s n=%d: %s\n", name, n, s.reason);
+    nfail++;
+    return 0;
+  }
+  struct tp_prog *p;
+  char reason[256] = "";
+  int mode = !strcmp(transport, "sm") ? TP_MODE_SM : TP_MODE_CE;
+  if (tp_prog_build(&s, nelem, 4, mode, pipeline, NULL, &p, reason, sizeof(reason)) != AR_OK) {
+    printf("FAIL %s n=%d: %s\n", name, n, reason);
+    nfail++;
+  } else {
+    printf("# %s n=%d, %zu elements, %s, %s program, %d mini-batches, span %u\n", name, n, nelem,
+           transport, p->dataflow ? "dataflow" : "per-round", p->batches_max, p->span);
+    for (int r = 0; r < n; r++)
+      tp_prog_print(p, r, stdout);
+    tp_prog_free(p);
+    npass++;
+  }
+  sched_free(&s);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 2) {
-    fprintf(stderr, "usage: tp_check sim|tsim|gpu|time|reduce|bw [options] (see the file comment)\n");
+    fprintf(stderr,
+            "usage: tp_check sim|tsim|dump|gpu|time|reduce|bw [options] (see the file comment)\n");
     return 2;
   }
   struct opts o = {.transport = "ce",
@@ -1957,6 +2228,11 @@ int main(int argc, char **argv) {
       segments = atoi(v);
     else if (!strcmp(a, "--marks"))
       o.marks = atoi(v);
+    else if (!strcmp(a, "--ring-batch")) { /* the dataflow ring's automatic mini-batch */
+      int el;
+      tp_ring_batch_bytes = parse_size(v, &el);
+    } else if (!strcmp(a, "--ring-streams"))
+      tp_ring_streams = atoi(v);
     else {
       fprintf(stderr, "unknown option %s\n", a);
       return 2;
@@ -1966,6 +2242,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "gpu") && o.iters > 4) o.iters = 4; /* capture buffers hold 4 */
   if (!strcmp(argv[1], "sim")) {
     cmd_sim(nmax, seeds, o.algos, xq);
+    if (!xq) sim_dataflow(nmax, seeds, o.algos);
     if (!strcmp(o.algos, "all")) sim_auto_pipeline(nmax, seeds);
     tsim_checks();
   } else if (!strcmp(argv[1], "tsim"))
@@ -1974,6 +2251,8 @@ int main(int argc, char **argv) {
     cmd_gpu(&o, 0);
   else if (!strcmp(argv[1], "time"))
     cmd_gpu(&o, 1);
+  else if (!strcmp(argv[1], "dump"))
+    cmd_dump(o.algos, o.sizes, o.ranks, o.transport, atoi(o.pipelines));
   else if (!strcmp(argv[1], "reduce"))
     cmd_reduce();
   else if (!strcmp(argv[1], "bw"))
