@@ -36,14 +36,14 @@ expect 0 'scenario auto' "$A" run --config "$tmp/p.conf" --dry-run
 
 # 2 ranks (the fake runs async-ring there); ring moves half vectors: 256 MiB -> 16 x 8 MiB,
 # more than ce's 8 at most; 16 MiB -> one 8 MiB batch; async-ring's dataflow program aims at
-# 32 MiB batches, 2 at least: 128 MiB -> 4, 8 MiB -> 2
+# 128 MiB batches, 4 at least: 128 MiB -> 4, 8 MiB -> 4
 run_p() { "$S" run --gpus 0,1 --algo nccl,ring,async-ring --transport ce,sm,nccl-p2p -b 16M -e 256M \
             -f 16 -n 2 -w 0 --out "$tmp/$1" "${@:2}" >"$tmp/$1.out" 2>&1; }
 run_p auto --pipeline 0 && ok || bad "--pipeline 0 run failed: $(cat "$tmp/auto.out")"
 r=$tmp/auto/results.csv
 for t in ce sm nccl-p2p; do
   for a in ring async-ring; do
-    case $t/$a in ce/ring) w256=8 w16=1 ;; ce/async-ring) w256=4 w16=2 ;; *) w256=1 w16=1 ;; esac
+    case $t/$a in ce/ring) w256=8 w16=1 ;; ce/async-ring) w256=4 w16=4 ;; *) w256=1 w16=1 ;; esac
     [ "$(pipe "$r" $a $t 268435456)" = "$w256/ok" ] && [ "$(pipe "$r" $a $t 16777216)" = "$w16/ok" ] && ok ||
       bad "--pipeline 0: $a/$t: pipeline column $(pipe "$r" $a $t 268435456) at 256 MiB (want $w256), $(pipe "$r" $a $t 16777216) at 16 MiB (want $w16)"
   done
@@ -58,7 +58,7 @@ run_p default && ok || bad "default run failed"
 r=$tmp/default/results.csv
 # the default is 1, as the reference runs had it; async-ring on ce chose per size then as now
 [ "$(pipe "$r" ring ce 268435456)" = 1/ok ] && [ "$(pipe "$r" ring sm 268435456)" = 1/ok ] &&
-  [ "$(pipe "$r" async-ring ce 268435456)" = 4/ok ] && [ "$(pipe "$r" async-ring ce 16777216)" = 2/ok ] && ok ||
+  [ "$(pipe "$r" async-ring ce 268435456)" = 4/ok ] && [ "$(pipe "$r" async-ring ce 16777216)" = 4/ok ] && ok ||
   bad "default: ring/ce $(pipe "$r" ring ce 268435456), ring/sm $(pipe "$r" ring sm 268435456), async-ring/ce $(pipe "$r" async-ring ce 268435456) and $(pipe "$r" async-ring ce 16777216)"
 
 # ---- 2. round marks in phases.csv ----

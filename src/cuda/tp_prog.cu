@@ -13,11 +13,12 @@
 
 size_t tp_auto_batch_bytes = TP_AUTO_BATCH; /* C linkage from tp_prog.h */
 
-/* the dataflow ring (emit_ce_ring) has no round boundaries to drain, so its mini-batches can
- * be larger and more numerous: a batch's only fixed cost is its flag ops, which the other copy
- * stream hides; about 32 MiB each (1 GiB on 4 GPUs: 8 per transfer; 8 GiB: 64), 2 to 64 */
-#define TP_RING_BATCH (32u << 20)
-#define TP_RING_MIN 2
+/* the dataflow ring (emit_ce_ring) has no round boundaries to drain; what a mini-batch costs
+ * is its copy's start and flag ops: on 2 x H200 (1 GiB) 4 batches per transfer beat 32 by
+ * 17%, and 128 MiB batches were the best at 8 GiB (docs/performance.md, v2). So about
+ * 128 MiB each, at least 4 per transfer (1 GiB on 4 GPUs: 4; 8 GiB: 16), at most 64 */
+#define TP_RING_BATCH (128u << 20)
+#define TP_RING_MIN 4
 #define TP_RING_MAX 64
 #define TP_RING_STREAMS 2 /* copy streams per rank, batches alternating between them */
 

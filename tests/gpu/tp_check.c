@@ -793,14 +793,14 @@ static void sim_auto_pipeline(int nmax, int seeds) {
 }
 
 /* The dataflow ring's mini-batches for nelem elements in n chunks (tp_prog.h): pipeline K > 0,
- * or for 0 the largest chunk over tp_ring_batch_bytes within 2..64; at most the smallest
+ * or for 0 the largest chunk over tp_ring_batch_bytes within 4..64; at most the smallest
  * chunk's 64-element blocks; at least 1. Written from the rule, not from the compiler. */
 static int df_batches(size_t nelem, int n, int pipe) {
   size_t least = nelem / (size_t)n, most = (nelem + n - 1) / (size_t)n;
   size_t nb = (size_t)pipe;
   if (pipe <= 0) {
     nb = most * 4 / tp_ring_batch_bytes;
-    nb = nb < 2 ? 2 : nb > 64 ? 64 : nb;
+    nb = nb < 4 ? 4 : nb > 64 ? 64 : nb;
   }
   size_t units = (least + 63) / 64;
   if (nb > units) nb = units;
@@ -894,14 +894,14 @@ static void sim_dataflow(int nmax, int seeds, const char *algos) {
   tp_ring_batch_bytes = keep;
   tp_ring_streams = keep_ns;
   if (!real) return;
-  /* the real rule: about 32 MiB a mini-batch, 2 to 64, of the largest chunk */
+  /* the real rule: about 128 MiB a mini-batch, 4 to 64, of the largest chunk */
   static const struct {
     int n;
     size_t bytes;
     int pipe, want;
-  } rule[] = {{4, 1u << 20, 0, 2},           {4, 256u << 20, 0, 2},
-              {4, 1u << 30, 0, 8},           {4, 2048u << 20, 0, 16},
-              {4, (size_t)8 << 30, 0, 64},   {4, (size_t)16 << 30, 0, 64},
+  } rule[] = {{4, 1u << 20, 0, 4},           {4, 256u << 20, 0, 4},
+              {4, 1u << 30, 0, 4},           {4, 2048u << 20, 0, 4},
+              {4, (size_t)8 << 30, 0, 16},   {4, (size_t)16 << 30, 0, 32},
               {2, 256u << 20, 0, 4},         {4, 1u << 30, 1, 1},
               {4, 1u << 30, 5, 5},           {4, 1u << 10, 0, 1}};
   for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); i++) {

@@ -343,9 +343,9 @@ static int sim_pipeline_used(int kind, const struct tp_job *job) {
   if (job->pipeline > 0 && !((s->flags & AR_SCHED_PIPELINED) && job->pipeline == 1))
     return job->pipeline;
   double chunk = (double)job->nelem * ar_dtype_size(job->dtype) / (s->nchunks ? s->nchunks : 1);
-  if (s->flags & AR_SCHED_PIPELINED) { /* the dataflow ring: ~32 MiB batches, 2..64 */
-    int nb = (int)(chunk / (32 << 20));
-    return nb < 2 ? 2 : nb > 64 ? 64 : nb;
+  if (s->flags & AR_SCHED_PIPELINED) { /* the dataflow ring: ~128 MiB batches, 4..64 */
+    int nb = (int)(chunk / (128 << 20));
+    return nb < 4 ? 4 : nb > 64 ? 64 : nb;
   }
   int nb = (int)(chunk / (8 << 20));
   return nb < 1 ? 1 : nb > 8 ? 8 : nb;
