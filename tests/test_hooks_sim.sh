@@ -36,7 +36,7 @@ expect 0 'scenario auto' "$A" run --config "$tmp/p.conf" --dry-run
 
 # 2 ranks (the fake runs async-ring there); ring moves half vectors: 256 MiB -> 16 x 8 MiB,
 # more than ce's 8 at most; 16 MiB -> one 8 MiB batch; async-ring's dataflow program aims at
-# 128 MiB batches, 4 at least: 128 MiB -> 4, 8 MiB -> 4
+# 256 MiB batches, 4 at least: 128 MiB -> 4, 8 MiB -> 4
 run_p() { "$S" run --gpus 0,1 --algo nccl,ring,async-ring --transport ce,sm,nccl-p2p -b 16M -e 256M \
             -f 16 -n 2 -w 0 --out "$tmp/$1" "${@:2}" >"$tmp/$1.out" 2>&1; }
 run_p auto --pipeline 0 && ok || bad "--pipeline 0 run failed: $(cat "$tmp/auto.out")"

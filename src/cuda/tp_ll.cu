@@ -136,7 +136,7 @@ int tp_ll_eligible(const struct tp_world *w, const struct tp_job *job) {
   int n = w->n;
   if (job->degrade.n || !ll_kernel_for(job->dtype) || n < 2 || n > AR_MAX_GPUS) return 0;
   const char *env = getenv("AR_LL_MAX_BYTES");
-  size_t most = env && *env ? strtoull(env, NULL, 0) : TP_LL_MAX_BYTES;
+  size_t most = env && *env ? strtoull(env, NULL, 0) : TP_LL_MAX_BYTES / (size_t)(n - 1);
   if (job->nelem * ar_dtype_size(job->dtype) > most) return 0;
   if (s->nranks != n || s->nrounds != 1 || s->nprecond || s->nchunks != 1) return 0;
   if (s->nxfers != (size_t)n * (n - 1)) return 0;

@@ -14,13 +14,14 @@
 size_t tp_auto_batch_bytes = TP_AUTO_BATCH; /* C linkage from tp_prog.h */
 
 /* the dataflow ring (emit_ce_ring) has no round boundaries to drain; what a mini-batch costs
- * is its copy's start and flag ops: on 2 x H200 (1 GiB) 4 batches per transfer beat 32 by
- * 17%, and 128 MiB batches were the best at 8 GiB (docs/performance.md, v2). So about
- * 128 MiB each, at least 4 per transfer (1 GiB on 4 GPUs: 4; 8 GiB: 16), at most 64 */
-#define TP_RING_BATCH (128u << 20)
+ * is its copy's start and flag ops. Measured (docs/performance.md, v2): on 4 x H200 one copy
+ * stream with 256 MiB batches was the best of {1, 2} x {64, 128, 256} MiB at 8 GiB (34.40 ms;
+ * 2 streams with 64 MiB: 36.61) and within 2% of the best at 1 GiB. So about 256 MiB each,
+ * at least 4 per transfer (1 GiB on 4 GPUs: 4 of 64 MiB; 8 GiB: 8), at most 64, one stream */
+#define TP_RING_BATCH (256u << 20)
 #define TP_RING_MIN 4
 #define TP_RING_MAX 64
-#define TP_RING_STREAMS 2 /* copy streams per rank, batches alternating between them */
+#define TP_RING_STREAMS 1 /* copy streams per rank (batches alternate when more) */
 
 size_t tp_ring_batch_bytes = TP_RING_BATCH;
 int tp_ring_streams = TP_RING_STREAMS;

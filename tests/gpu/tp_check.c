@@ -894,14 +894,14 @@ static void sim_dataflow(int nmax, int seeds, const char *algos) {
   tp_ring_batch_bytes = keep;
   tp_ring_streams = keep_ns;
   if (!real) return;
-  /* the real rule: about 128 MiB a mini-batch, 4 to 64, of the largest chunk */
+  /* the real rule: about 256 MiB a mini-batch, 4 to 64, of the largest chunk */
   static const struct {
     int n;
     size_t bytes;
     int pipe, want;
   } rule[] = {{4, 1u << 20, 0, 4},           {4, 256u << 20, 0, 4},
               {4, 1u << 30, 0, 4},           {4, 2048u << 20, 0, 4},
-              {4, (size_t)8 << 30, 0, 16},   {4, (size_t)16 << 30, 0, 32},
+              {4, (size_t)8 << 30, 0, 8},    {4, (size_t)16 << 30, 0, 16},
               {2, 256u << 20, 0, 4},         {4, 1u << 30, 1, 1},
               {4, 1u << 30, 5, 5},           {4, 1u << 10, 0, 1}};
   for (size_t i = 0; i < sizeof(rule) / sizeof(rule[0]); i++) {

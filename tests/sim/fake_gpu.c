@@ -343,8 +343,8 @@ static int sim_pipeline_used(int kind, const struct tp_job *job) {
   if (job->pipeline > 0 && !((s->flags & AR_SCHED_PIPELINED) && job->pipeline == 1))
     return job->pipeline;
   double chunk = (double)job->nelem * ar_dtype_size(job->dtype) / (s->nchunks ? s->nchunks : 1);
-  if (s->flags & AR_SCHED_PIPELINED) { /* the dataflow ring: ~128 MiB batches, 4..64 */
-    int nb = (int)(chunk / (128 << 20));
+  if (s->flags & AR_SCHED_PIPELINED) { /* the dataflow ring: ~256 MiB batches, 4..64 */
+    int nb = (int)(chunk / (256 << 20));
     return nb < 4 ? 4 : nb > 64 ? 64 : nb;
   }
   int nb = (int)(chunk / (8 << 20));
