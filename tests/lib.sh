@@ -19,6 +19,23 @@ expect() {
   ok
 }
 
+# bad_input PATTERN [run] ARGS...: `arbench [run] --out DIR ARGS` exits 2 with one stderr line
+# matching PATTERN, nothing on stdout, no run folder
+bad_input() {
+  local pat=$1; shift
+  local out err rc
+  if [ "$1" = run ]; then shift; set -- run --out "$tmp/run" "$@"
+  else set -- --out "$tmp/run" "$@"; fi
+  out=$("$A" "$@" 2>"$tmp/err"); rc=$?
+  err=$(cat "$tmp/err")
+  if [ "$rc" -ne 2 ]; then bad "$* -> exit $rc, want 2 ($err)"; return; fi
+  if [ -n "$out" ]; then bad "$* -> printed on stdout: $out"; return; fi
+  if [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then bad "$* -> want one line: $err"; return; fi
+  if ! printf '%s' "$err" | grep -qE -- "$pat"; then bad "$* -> '$err' lacks /$pat/"; return; fi
+  if [ -e "$tmp/run" ]; then bad "$* -> wrote $tmp/run"; rm -rf "$tmp/run"; return; fi
+  ok
+}
+
 # col FILE NAME: the column number of NAME in FILE's CSV header
 col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
 

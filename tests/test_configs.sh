@@ -5,19 +5,6 @@
 # command line wins over the config; --scenario picks scenarios; the plan counts rows.
 . "$(dirname "$0")/lib.sh"
 
-# bad_input PATTERN ARGS...: exit 2, one stderr line matching PATTERN, empty stdout, no folder
-bad_input() {
-  local pat=$1; shift
-  local out err rc
-  out=$("$A" run --out "$tmp/run" "$@" 2>"$tmp/err"); rc=$?
-  err=$(cat "$tmp/err")
-  if [ "$rc" -ne 2 ]; then bad "$* -> exit $rc, want 2 ($err)"; return; fi
-  if [ -n "$out" ]; then bad "$* -> printed on stdout: $out"; return; fi
-  if [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then bad "$* -> want one line: $err"; return; fi
-  if ! printf '%s' "$err" | grep -qE -- "$pat"; then bad "$* -> '$err' lacks /$pat/"; return; fi
-  if [ -e "$tmp/run" ]; then bad "$* -> wrote $tmp/run"; rm -rf "$tmp/run"; return; fi
-  ok
-}
 
 # plan PATTERN ARGS...: a dry run exits 0, prints a plan matching PATTERN (grep -E, on the
 # whole stdout), writes no run folder

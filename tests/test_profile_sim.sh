@@ -38,19 +38,8 @@ rows() { echo $(($(wc -l <"$1") - 1)); }
 # warnings FILE: stderr lines about --profile overlap
 warnings() { grep -c '^arbench: --profile overlap: ' "$1"; }
 
-# 1. bad values: one line naming the flag and the value, exit 2, nothing written
-bad_input() {
-  local pat=$1; shift
-  local out err rc
-  out=$("$A" run --out "$tmp/run" "$@" 2>"$tmp/err"); rc=$?
-  err=$(cat "$tmp/err")
-  if [ "$rc" -ne 2 ]; then bad "$* -> exit $rc, want 2 ($err)"; return; fi
-  if [ -n "$out" ]; then bad "$* -> printed on stdout: $out"; return; fi
-  if [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then bad "$* -> want one line: $err"; return; fi
-  if ! printf '%s' "$err" | grep -qE -- "$pat"; then bad "$* -> '$err' lacks /$pat/"; return; fi
-  if [ -e "$tmp/run" ]; then bad "$* -> wrote $tmp/run"; rm -rf "$tmp/run"; return; fi
-  ok
-}
+# 1. bad values: one line naming the flag and the value, exit 2, nothing written (bad_input)
+
 bad_input "^arbench: --profile: bad value 'timeline': known: overlap$" --profile timeline
 bad_input "^arbench: --profile: bad value '': known: overlap$" --profile=
 bad_input "^arbench: --profile: needs a value" --profile

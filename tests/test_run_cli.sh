@@ -4,21 +4,6 @@
 # GPU says so in one line, points at model/schedule, exits 1, and writes nothing either.
 . "$(dirname "$0")/lib.sh"
 
-# bad_input PATTERN ARGS...: exit 2, one stderr line matching PATTERN, empty stdout, no folder
-bad_input() {
-  local pat=$1; shift
-  local out err rc
-  if [ "$1" = run ]; then shift; set -- run --out "$tmp/run" "$@"
-  else set -- --out "$tmp/run" "$@"; fi
-  out=$("$A" "$@" 2>"$tmp/err"); rc=$?
-  err=$(cat "$tmp/err")
-  if [ "$rc" -ne 2 ]; then bad "$* -> exit $rc, want 2 ($err)"; return; fi
-  if [ -n "$out" ]; then bad "$* -> printed on stdout: $out"; return; fi
-  if [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ]; then bad "$* -> want one line: $err"; return; fi
-  if ! printf '%s' "$err" | grep -qE -- "$pat"; then bad "$* -> '$err' lacks /$pat/"; return; fi
-  if [ -e "$tmp/run" ]; then bad "$* -> wrote $tmp/run"; rm -rf "$tmp/run"; return; fi
-  ok
-}
 
 out=$("$A" run --help 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q -- "--transport LIST|all"; then ok
