@@ -69,7 +69,7 @@ static size_t bytes;
 static int reps;
 static uint4 *srcbuf[MAXG], *dstbuf[MAXG][MAXG]; /* dstbuf[g][q]: on g, room for q's flow */
 static cudaStream_t st[MAXG][MAXG];
-static cudaEvent_t ev0[MAXG], ev1[MAXG];
+static cudaEvent_t ev0[MAXG], ev1[MAXG], joined[MAXG][MAXG]; /* joined: stream q's end */
 
 enum kind { CE, STORE, LOAD, SUM, CE_STORE };
 static const char *kname[] = {"ce", "sm-store", "sm-load", "sm-sum", "ce+sm-store"};
@@ -118,11 +118,8 @@ static double run_test(kind k, std::vector<std::vector<int>> flows, int blocks) 
       if (flows[g].empty()) continue;
       CK(cudaSetDevice(g));
       for (int q = 1; q < ng; q++) {
-        cudaEvent_t e;
-        CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-        CK(cudaEventRecord(e, st[g][q]));
-        CK(cudaStreamWaitEvent(st[g][0], e, 0));
-        CK(cudaEventDestroy(e));
+        CK(cudaEventRecord(joined[g][q], st[g][q]));
+        CK(cudaStreamWaitEvent(st[g][0], joined[g][q], 0));
       }
       CK(cudaEventRecord(ev1[g], st[g][0]));
     }
@@ -171,7 +168,10 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&srcbuf[g], bytes));
     CK(cudaMemset(srcbuf[g], 1, bytes));
     for (int q = 0; q < ng; q++) CK(cudaMalloc(&dstbuf[g][q], bytes));
-    for (int q = 0; q < ng; q++) CK(cudaStreamCreateWithFlags(&st[g][q], cudaStreamNonBlocking));
+    for (int q = 0; q < ng; q++) {
+      CK(cudaStreamCreateWithFlags(&st[g][q], cudaStreamNonBlocking));
+      CK(cudaEventCreateWithFlags(&joined[g][q], cudaEventDisableTiming));
+    }
     CK(cudaEventCreate(&ev0[g]));
     CK(cudaEventCreate(&ev1[g]));
   }
