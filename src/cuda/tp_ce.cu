@@ -108,11 +108,17 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
   return base + x->off;
 }
 
-/* Sets the dataflow ring's automatic mini-batch size and copy streams from AR_CE_RING_BATCH
- * (MiB) and AR_CE_RING_STREAMS where set: tuning on the GPUs needs no rebuild. */
+/* Sets the dataflow programs' automatic mini-batch sizes and the ring's copy streams from
+ * AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB) and AR_CE_RING_STREAMS where set: tuning on the
+ * GPUs needs no rebuild. */
 static void ring_knobs(void) {
   const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
+  const char *db = getenv("AR_CE_DIRECT_BATCH");
   if (b && atof(b) > 0) tp_ring_batch_bytes = (size_t)(atof(b) * (1 << 20));
+  if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));
+  const char *fb = getenv("AR_CE_FLOW_BATCH"), *prog = getenv("AR_CE_PROGRAM");
+  if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
+  tp_ce_program = prog && !strcmp(prog, "round");
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
 }
 
@@ -146,7 +152,11 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     return st;
   }
   if (job->pipeline_used) *job->pipeline_used = c->prog->batches_max;
-  const char *kind = c->prog->dataflow ? "dataflow ring" : mode == TP_MODE_CE ? "push" : "pull";
+  const char *kind = c->prog->dataflow == 1   ? "dataflow ring"
+                     : c->prog->dataflow == 2 ? "dataflow direct"
+                     : c->prog->dataflow == 3 ? "flow"
+                     : mode == TP_MODE_CE     ? "push"
+                                              : "pull";
   ar_log(AR_LOG_INFO,
          "ce: %s, %zu elements: %s, flags by %s, up to %d mini-batches, scratch %zu bytes", s->algo,
          job->nelem, kind, tp_flags_name(c->flag_mode), c->prog->batches_max,

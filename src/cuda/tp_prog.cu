@@ -5,7 +5,6 @@
 
 #include "tp_prog.h"
 
-#define TP_UNIT 64 /* mini-batch boundaries fall on multiples of 64 elements */
 /* automatic pipelining: a mini-batch costs a flag write (a few us of copy-engine bubble) and
  * the last one's sum is not overlapped, so aim at about 8 MiB each, at most 8 */
 #define TP_AUTO_BATCH (8u << 20)
@@ -25,6 +24,15 @@ size_t tp_auto_batch_bytes = TP_AUTO_BATCH; /* C linkage from tp_prog.h */
 
 size_t tp_ring_batch_bytes = TP_RING_BATCH;
 int tp_ring_streams = TP_RING_STREAMS;
+
+/* the dataflow direct program (emit_ce_direct): its reduce-scatter copies wait for nothing, so
+ * two batches already hide every sum but the last under copies; more only add copy starts */
+#define TP_DIRECT_BATCH (1u << 30)
+#define TP_DIRECT_MIN 2
+#define TP_DIRECT_MAX 16
+
+size_t tp_direct_batch_bytes = TP_DIRECT_BATCH;
+int tp_ce_program = 0;
 
 /* One destination range of a rank in a round: the chunks with the same sources and op. */
 struct seg {
@@ -70,6 +78,7 @@ struct build {
   int succ[AR_MAX_GPUS], pred[AR_MAX_GPUS]; /* fixed peers of every round */
   int nb, ns;                               /* mini-batches per transfer, copy streams */
   size_t slot_bytes;                        /* one scratch slot (round parity, batch) */
+  size_t own_b[AR_MAX_GPUS], own_e[AR_MAX_GPUS]; /* the direct program: ranges each rank owns */
   char *reason;
   size_t reason_len;
 };
@@ -112,6 +121,11 @@ static ar_status emit(struct tp_prog *p, int r, const struct tp_op *op) {
   return AR_OK;
 }
 
+/* Appends an op to rank r's program (for tp_flow.cu). */
+extern "C" ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op) {
+  return emit(p, r, op);
+}
+
 /* Returns a zeroed op of the given kind on a stream. */
 static struct tp_op op_new(int kind, int stream, int round) {
   struct tp_op o;
@@ -124,10 +138,18 @@ static struct tp_op op_new(int kind, int stream, int round) {
   return o;
 }
 
+extern "C" struct tp_op tp_op_new(int kind, int stream, int round) {
+  return op_new(kind, stream, round);
+}
+
 /* Returns a buffer reference. */
 static struct tp_ref ref(int buf, int rank, size_t off) {
   struct tp_ref x = {buf, rank, off};
   return x;
+}
+
+extern "C" struct tp_ref tp_ref_at(int buf, int rank, size_t off) {
+  return ref(buf, rank, off);
 }
 
 /* Scratch offsets are co-aligned with the data offset modulo 256 bytes so that the sum kernel
@@ -137,6 +159,10 @@ static size_t scratch_take(size_t *cursor, size_t data_off, size_t bytes) {
   size_t off = base + data_off % 256;
   *cursor = off + bytes;
   return off;
+}
+
+extern "C" size_t tp_scratch_take(size_t *cursor, size_t data_off, size_t bytes) {
+  return scratch_take(cursor, data_off, bytes);
 }
 
 /* Number of mini-batches for a segment that the ce main stream writes. */
@@ -154,7 +180,7 @@ static int batches_for(const struct build *bd, size_t len) {
 }
 
 /* Element range of batch j of nb over [b, e): boundaries on TP_UNIT multiples. */
-static void batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi) {
+extern "C" void tp_batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi) {
   size_t units = (e - b + TP_UNIT - 1) / TP_UNIT;
   size_t u0 = units * (size_t)j / (size_t)nb, u1 = units * (size_t)(j + 1) / (size_t)nb;
   *lo = b + u0 * TP_UNIT;
@@ -277,7 +303,7 @@ static ar_status plan_ce(struct build *bd) {
             memset(&it, 0, sizeof(it));
             it.seg = g;
             it.batch = j;
-            batch_range(sg->b, sg->e, sg->nb, j, &it.b, &it.e);
+            tp_batch_range(sg->b, sg->e, sg->nb, j, &it.b, &it.e);
             if (it.e <= it.b) continue;
             it.to_scratch = main_writes;
             it.soff = sg->scr[sg->op == AR_REDUCE ? q : 0] + (it.b - sg->b) * es;
@@ -461,7 +487,7 @@ static void mark_ce(struct build *bd) {
         if (!sg->hazard) continue;
         for (int j = 0; j < sg->nb; j++) {
           size_t b, e;
-          batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
+          tp_batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
           for (int i = 0; e > b && i < x->nreader; i++)
             need_of(bd, x->readers[i], w, k, b, e);
         }
@@ -529,7 +555,7 @@ static ar_status emit_ce(struct build *bd, int r) {
         if (sg->op != AR_REDUCE && !sg->hazard) continue;
         for (int j = 0; j < sg->nb; j++) {
           size_t b, e;
-          batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
+          tp_batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
           if (e <= b) continue;
           for (int i = 0; i < x->nsrc; i++)
             for (int t = 0; t < x->nitem[i]; t++)
@@ -660,7 +686,7 @@ static ar_status emit_ce_push(struct build *bd, int r) {
       if (sg->op != AR_REDUCE && !sg->hazard) continue;
       for (int j = 0; j < sg->nb; j++) {
         size_t b, e;
-        batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
+        tp_batch_range(sg->b, sg->e, sg->nb, j, &b, &e);
         if (e <= b) continue;
         for (int i = 0; i < x->nsrc; i++) /* the mini-batch landed */
           for (int t = 0; t < x->nitem[i]; t++)
@@ -829,7 +855,7 @@ static void ring_plan(struct build *bd) {
       for (int j = 0; j < bd->nb; j++) {
         const struct seg *g = &rr_at(bd, r, k)->segs[0];
         size_t b, e;
-        batch_range(g->b, g->e, bd->nb, j, &b, &e);
+        tp_batch_range(g->b, g->e, bd->nb, j, &b, &e);
         if ((e - b) * es > most) most = (e - b) * es;
       }
   }
@@ -893,7 +919,7 @@ static ar_status ring_emit_send(struct build *bd, int r, int k, int j) {
   int cs = 1 + j % bd->ns, q = bd->succ[r], es = bd->esize;
   const struct seg *g = &rr_at(bd, q, k)->segs[0]; /* what q receives from r */
   size_t b, e;
-  batch_range(g->b, g->e, bd->nb, j, &b, &e);
+  tp_batch_range(g->b, g->e, bd->nb, j, &b, &e);
   if (k == 0 && j < bd->ns) { /* the stream's first copy of the iteration */
     AR_CHECK(ring_event(bd, r, TP_OP_WAIT_EVENT, cs, k, RING_EV_START(bd)));
     AR_CHECK(ring_flag(bd, r, cs, k, -1, TP_DF_READY, 1));
@@ -923,7 +949,7 @@ static ar_status ring_emit_apply(struct build *bd, int r, int k, int j) {
   int es = bd->esize;
   const struct seg *g = &rr_at(bd, r, k)->segs[0];
   size_t b, e;
-  batch_range(g->b, g->e, bd->nb, j, &b, &e);
+  tp_batch_range(g->b, g->e, bd->nb, j, &b, &e);
   AR_CHECK(ring_flag(bd, r, 0, k, -1, TP_DF_DATA + j % bd->ns, ring_val(bd, k, j)));
   struct tp_op o = op_new(TP_OP_SUM, 0, k);
   o.src[o.nsrc++] = ref(TP_BUF_DATA, r, b * es);
@@ -974,6 +1000,146 @@ static ar_status emit_ce_ring(struct build *bd, int r) {
       AR_CHECK(ring_emit_landed(bd, r, k));
   }
   return ring_emit_join(bd, r);
+}
+
+/* ---- the dataflow direct program (emit_ce_direct, tp_prog.h) ---- */
+
+/* Returns 1 when the schedule is a direct AllReduce: two rounds; in round 0 every rank r
+ * receives one range O_r reduced from all n - 1 others (so it sends O_q to every q); in round 1
+ * every rank receives O_q copied from q for every q != r; the O_r disjoint and non-empty. Fills
+ * bd->own. Else 0 (the reason logged at trace level). */
+static int direct_check(struct build *bd) {
+  const char *why = bd->nr != 2 ? "not two rounds" : NULL;
+  int n = bd->n;
+  for (int r = 0; !why && r < n; r++) {
+    const struct rr *x = rr_at(bd, r, 0);
+    if (x->nseg != 1 || x->segs[0].op != AR_REDUCE || x->segs[0].nsrc != n - 1 ||
+        x->segs[0].hazard)
+      why = "round 0 is not every rank reducing one range from all others";
+    else
+      bd->own_b[r] = x->segs[0].b, bd->own_e[r] = x->segs[0].e;
+  }
+  for (int r = 0; !why && r < n; r++) {
+    const struct rr *x = rr_at(bd, r, 1);
+    if (x->nseg != n - 1) why = "round 1 is not every rank receiving n - 1 ranges";
+    for (int g = 0; !why && g < x->nseg; g++) {
+      const struct seg *sg = &x->segs[g];
+      int q = sg->src[0];
+      if (sg->op != AR_COPY || sg->nsrc != 1 || sg->hazard || sg->b != bd->own_b[q] ||
+          sg->e != bd->own_e[q])
+        why = "round 1 does not copy each owner's range from its owner";
+    }
+    for (int t = r + 1; !why && t < n; t++)
+      if (bd->own_b[r] < bd->own_e[t] && bd->own_b[t] < bd->own_e[r]) why = "owners overlap";
+  }
+  if (why) ar_log(AR_LOG_TRACE, "ce: %s: the per-round program: %s", bd->s->algo, why);
+  return !why;
+}
+
+/* Plans the mini-batches (the pipeline asked for, else about tp_direct_batch_bytes of the
+ * largest owned range, TP_DIRECT_MIN..TP_DIRECT_MAX; at most the smallest range's TP_UNIT
+ * blocks), the scratch slots (one per source and batch) and the flag layout. */
+static void direct_plan(struct build *bd) {
+  size_t most = 0, least = SIZE_MAX;
+  for (int r = 0; r < bd->n; r++) {
+    size_t len = bd->own_e[r] - bd->own_b[r];
+    if (len > most) most = len;
+    if (len < least) least = len;
+  }
+  size_t nb = (size_t)bd->pipeline;
+  if (bd->pipeline <= 0) {
+    nb = most * bd->esize / (tp_direct_batch_bytes ? tp_direct_batch_bytes : TP_DIRECT_BATCH);
+    if (nb < TP_DIRECT_MIN) nb = TP_DIRECT_MIN;
+    if (nb > TP_DIRECT_MAX) nb = TP_DIRECT_MAX;
+  }
+  size_t units = (least + TP_UNIT - 1) / TP_UNIT;
+  if (nb > units) nb = units;
+  bd->nb = nb < 1 ? 1 : (int)nb;
+  size_t big = 0; /* the largest batch, bytes */
+  for (int r = 0; r < bd->n; r++)
+    for (int j = 0; j < bd->nb; j++) {
+      size_t b, e;
+      tp_batch_range(bd->own_b[r], bd->own_e[r], bd->nb, j, &b, &e);
+      if ((e - b) * bd->esize > big) big = (e - b) * bd->esize;
+    }
+  bd->slot_bytes = ((big + 255) & ~(size_t)255) + 256;
+  for (int r = 0; r < bd->n; r++)
+    bd->p->rank[r].scratch_bytes = (size_t)(bd->n - 1) * bd->nb * bd->slot_bytes;
+  bd->p->dataflow = 2;
+  bd->p->batches_max = bd->nb;
+  bd->p->stride = (uint32_t)bd->nb;
+  bd->p->span = 2 * (uint32_t)bd->nb + 1; /* above every DATA value */
+}
+
+/* Byte offset in the receiver's scratch of batch j (starting at element b) from the source
+ * `shift` ranks before it: slot (shift - 1, j), at the data's offset modulo 256. */
+static size_t direct_slot(const struct build *bd, int shift, int j, size_t b) {
+  return ((size_t)(shift - 1) * bd->nb + j) * bd->slot_bytes + b * bd->esize % 256;
+}
+
+/* Event ids: 0..nb-1 the sum of each batch, then the iteration's start, then the join. */
+#define DIRECT_EV_START(bd) ((bd)->nb)
+#define DIRECT_EV_JOIN(bd) ((bd)->nb + 1)
+
+/* Emits rank r's copies of batch j in round k (0: O_q into q's scratch for every q; 1: O_r
+ * into every q's data) on copy stream 1, peers in shift order so that all ranks together move
+ * a permutation at a time, each followed by DATA to its receiver (slot n + r; round 0 batch j
+ * says j + 1, round 1 says nb + j + 1). */
+static ar_status direct_emit_sends(struct build *bd, int r, int k, int j) {
+  int n = bd->n, es = bd->esize;
+  for (int sh = 1; sh < n; sh++) {
+    int q = (r + sh) % n, owner = k == 0 ? q : r;
+    size_t b, e;
+    tp_batch_range(bd->own_b[owner], bd->own_e[owner], bd->nb, j, &b, &e);
+    struct tp_op o = op_new(TP_OP_COPY, 1, k);
+    o.bytes = (e - b) * es;
+    o.nsrc = 1;
+    o.src[0] = ref(TP_BUF_DATA, r, b * es);
+    o.dst = k == 0 ? ref(TP_BUF_SCRATCH, q, direct_slot(bd, sh, j, b)) : ref(TP_BUF_DATA, q, b * es);
+    AR_CHECK(emit(bd->p, r, &o));
+    AR_CHECK(ring_flag(bd, r, 1, k, q, n + r, (uint32_t)(k * bd->nb + j + 1)));
+  }
+  return AR_OK;
+}
+
+/* Emits rank r's sum of batch j on stream 0: wait until every source's copy landed, sum the
+ * n - 1 slots into O_r, record the batch's event (its allgather copies wait for it). */
+static ar_status direct_emit_sum(struct build *bd, int r, int j) {
+  int n = bd->n, es = bd->esize;
+  size_t b, e;
+  tp_batch_range(bd->own_b[r], bd->own_e[r], bd->nb, j, &b, &e);
+  for (int sh = 1; sh < n; sh++)
+    AR_CHECK(ring_flag(bd, r, 0, 0, -1, n + (r - sh + n) % n, (uint32_t)(j + 1)));
+  struct tp_op o = op_new(TP_OP_SUM, 0, 0);
+  o.src[o.nsrc++] = ref(TP_BUF_DATA, r, b * es);
+  for (int sh = 1; sh < n; sh++)
+    o.src[o.nsrc++] = ref(TP_BUF_SCRATCH, r, direct_slot(bd, sh, j, b));
+  o.dst = ref(TP_BUF_DATA, r, b * es);
+  o.bytes = (e - b) * es;
+  AR_CHECK(emit(bd->p, r, &o));
+  return ring_event(bd, r, TP_OP_RECORD, 0, 0, j);
+}
+
+/* ce dataflow direct program of rank r (tp_prog.h). Round 0: the start event (stream 0);
+ * every reduce-scatter copy, batch by batch (stream 1: they depend on nothing, so the copy
+ * engine never waits); the sums as batches land (stream 0). Round 1: the allgather copies of batch j once its sum is done (stream 1); stream
+ * 0 waits for every peer's last copy into r and joins stream 1. */
+static ar_status emit_ce_direct(struct build *bd, int r) {
+  int n = bd->n;
+  AR_CHECK(ring_event(bd, r, TP_OP_RECORD, 0, 0, DIRECT_EV_START(bd)));
+  AR_CHECK(ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 0, DIRECT_EV_START(bd)));
+  for (int j = 0; j < bd->nb; j++)
+    AR_CHECK(direct_emit_sends(bd, r, 0, j));
+  for (int j = 0; j < bd->nb; j++)
+    AR_CHECK(direct_emit_sum(bd, r, j));
+  for (int j = 0; j < bd->nb; j++) {
+    AR_CHECK(ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 1, j));
+    AR_CHECK(direct_emit_sends(bd, r, 1, j));
+  }
+  for (int q = 0; q < n; q++)
+    if (q != r) AR_CHECK(ring_flag(bd, r, 0, 1, -1, n + q, (uint32_t)(2 * bd->nb)));
+  AR_CHECK(ring_event(bd, r, TP_OP_RECORD, 1, 1, DIRECT_EV_JOIN(bd)));
+  return ring_event(bd, r, TP_OP_WAIT_EVENT, 0, 1, DIRECT_EV_JOIN(bd));
 }
 
 /* sm program of rank r (one stream, interpreted by every block of a persistent kernel). */
@@ -1090,6 +1256,26 @@ static ar_status build_all(struct build *bd) {
     ring_plan(bd);
     for (int r = 0; r < bd->n; r++)
       AR_CHECK(emit_ce_ring(bd, r));
+    return AR_OK;
+  }
+  if (bd->mode == TP_MODE_CE && !bd->dg && tp_ce_program == 0) {
+    ar_status st = tp_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->p, bd->reason,
+                                 bd->reason_len);
+    if (st != AR_ERR_UNSUPPORTED) return st;
+    ar_log(AR_LOG_TRACE, "ce: %s: the per-round program: %s", s->algo, bd->reason);
+    bd->reason[0] = 0;
+    for (int r = 0; r < bd->n; r++) /* start again from an empty program */
+      bd->p->rank[r].nops = bd->p->rank[r].nevents = bd->p->rank[r].nstreams = 0;
+    bd->p->dataflow = 0;
+    bd->p->nslots = 2 * bd->n;
+    bd->p->batches_max = 1;
+  }
+  /* a direct AllReduce gets its dataflow program (its copies serialised into permutations:
+   * copy engines pushing to every peer at once lose half their rate) */
+  if (bd->mode == TP_MODE_CE && !bd->dg && direct_check(bd)) {
+    direct_plan(bd);
+    for (int r = 0; r < bd->n; r++)
+      AR_CHECK(emit_ce_direct(bd, r));
     return AR_OK;
   }
   if (bd->mode != TP_MODE_SM)

@@ -62,6 +62,23 @@
  * the last round ends by joining the copy streams into stream 0, so that nothing of the
  * iteration is outstanding when the harness's stream goes on.
  *
+ * ce dataflow direct (TP_MODE_CE, prog->dataflow = 2; emit_ce_direct): a direct AllReduce
+ * (round 0: every rank r reduces its owned range O_r from all others; round 1: r copies O_r to
+ * all) with every owned range split into nb mini-batches. Copy engines pushing to every peer at
+ * once lose half their rate (docs/performance.md, v3), so each rank's copies go on one copy
+ * stream, peers in shift order (r + 1, r + 2, ...): all ranks together move one permutation at
+ * a time. Flag words of rank r: DATA[s] (slot n + s): sender s's copies into r landed, counted
+ * in s's stream order (reduce-scatter batch j: j + 1; allgather batch j: nb + j + 1). Rank r:
+ * the copy stream, after r's iteration start (an event), makes every reduce-scatter copy (O_q
+ * batch j into q's scratch slot (shift, j)), then per batch j, once r's sum of j is recorded,
+ * the allgather copies of O_r batch j into every peer's data; stream 0: per batch, wait DATA
+ * from every source, sum the n - 1 slots into O_r, record the batch's event; at the end wait
+ * for every peer's last DATA and join the copy stream. The reduce-scatter copies wait for
+ * nothing, so the copy engine runs back to back. No READY is needed: r's allgather writes into
+ * q's O_r follow q's read of it (q's copy landed before r summed), and r starts its next
+ * iteration only after every peer's last allgather copy reached r, which each peer made after
+ * its last sum out of its scratch (tp_check sim checks both orders).
+ *
  * Degraded links (struct tp_degrade, transport.h): STAMP and PACE ops, emitted only when a
  * job degrades a GPU, hold a stream until a time relative to a stamp of the same rank (the
  * round's start, slot 0; a flow's start, slots 1..). They never touch data, so the
@@ -138,7 +155,8 @@ struct tp_prog {
   uint32_t stride, span; /* flag values: see above; an iteration adds span */
   int nslots;            /* flag words per rank: 2n (dataflow: at least TP_DF_DATA + streams) */
   int batches_max;       /* most mini-batches any transfer was split into */
-  int dataflow;          /* 1: the dataflow ring program (emit_ce_ring), else 0 */
+  int dataflow; /* 1: the dataflow ring program (emit_ce_ring), 2: the dataflow direct program
+                 * (emit_ce_direct), else 0 */
   struct tp_rank_prog rank[AR_MAX_GPUS];
 };
 
@@ -171,6 +189,25 @@ extern size_t tp_auto_batch_bytes;
  * (1..TP_DF_MAX_STREAMS, default 2; AR_CE_RING_STREAMS). */
 extern size_t tp_ring_batch_bytes;
 extern int tp_ring_streams;
+/* The dataflow direct program's automatic mini-batch (pipeline <= 0) in bytes of the largest
+ * owned range (default 1 GiB, 2 to 16 batches; AR_CE_DIRECT_BATCH, in MiB). */
+extern size_t tp_direct_batch_bytes;
+/* ce push without emulation: 0 the flow program (tp_flow.cu) for every schedule but the
+ * dataflow ring's, 1 the older per-round programs (AR_CE_PROGRAM=round; experiments). */
+extern int tp_ce_program;
+/* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
+ * (default 1 GiB, 2 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
+extern size_t tp_flow_batch_bytes;
+/* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program. */
+ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
+                        struct tp_prog *p, char *reason, size_t reason_len);
+/* Builders shared with tp_flow.cu. */
+#define TP_UNIT 64 /* mini-batch boundaries fall on multiples of 64 elements */
+ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op);
+struct tp_op tp_op_new(int kind, int stream, int round);
+struct tp_ref tp_ref_at(int buf, int rank, size_t off);
+size_t tp_scratch_take(size_t *cursor, size_t data_off, size_t bytes);
+void tp_batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi);
 /* Prints rank r's program (AR_DEBUG=trace, and tp_check dump). */
 void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
 

@@ -145,9 +145,24 @@ static ar_status build_x_rd_pipe(int n, struct ar_schedule *s) {
   return AR_OK;
 }
 
+/* x-late-copy (n = 3, one chunk): 0 -> 1 reduce, 1 -> 2 reduce (2 has the sum), 0 -> 1 copy
+ * (a wasted transfer: 0 reads its data and 1's is overwritten), then 2 copies the sum to 0
+ * and 1. No chain of transfers orders 0's read in round 2 before 2's copy into 0 in round 3,
+ * nor 0's copy into 1 before 2's: only the receivers' RECV (the ce flow program) does. */
+static ar_status build_x_late_copy(int n, struct ar_schedule *s) {
+  if (n != 3) return sched_fail(s, AR_ERR_UNSUPPORTED, "x-late-copy: 3 ranks only");
+  AR_CHECK(sched_init(s, "x-late-copy", n, 1));
+  s->ports = 2; /* round 3: 2 sends to both */
+  AR_CHECK(sched_add(s, 0, AR_REDUCE, 0, 1, 0, 1));
+  AR_CHECK(sched_add(s, 1, AR_REDUCE, 1, 2, 0, 1));
+  AR_CHECK(sched_add(s, 2, AR_COPY, 0, 1, 0, 1));
+  AR_CHECK(sched_add(s, 3, AR_COPY, 2, 0, 0, 1));
+  return sched_add(s, 3, AR_COPY, 2, 1, 0, 1);
+}
+
 static const char *const synth_names[] = {"x-pair", "x-precond", "x-rd", "x-ring-rev",
-                                          "x-rd-pipe"};
-#define NSYNTH 5
+                                          "x-rd-pipe", "x-late-copy"};
+#define NSYNTH 6
 
 /* Builds algorithm `name` for n ranks: a synthetic one or a registry entry (OPTCC gets one
  * degraded GPU, optcc-multi two). Returns AR_OK, AR_ERR_UNSUPPORTED (skip) or an error. */
@@ -164,6 +179,8 @@ static ar_status build_sched(const char *name, int n, struct ar_schedule *s) {
     st = n > AR_MAX_GPUS ? AR_ERR_UNSUPPORTED : build_x_ring_rev(n, s);
   else if (!strcmp(name, "x-rd-pipe"))
     st = build_x_rd_pipe(n, s);
+  else if (!strcmp(name, "x-late-copy"))
+    st = build_x_late_copy(n, s);
   else {
     const struct ar_algo *a = ar_algo_find(name);
     if (!a) {
@@ -626,7 +643,7 @@ static int marks_ok(const struct tp_prog *p, const char *what) {
     size_t *last = calloc((size_t)nr * ns, sizeof(size_t)); /* last op (+1) of round k on s */
     uint32_t *need = calloc((size_t)nr * p->nslots, sizeof(uint32_t)); /* peers' DATA/DONE */
     uint32_t *got = calloc((size_t)nr * p->nslots, sizeof(uint32_t));  /* waited on stream 0 */
-    int data0 = p->dataflow ? TP_DF_DATA : p->n; /* the first DATA/DONE slot */
+    int data0 = p->dataflow == 1 ? TP_DF_DATA : p->dataflow == 3 ? 2 * p->n : p->n; /* DATA/DONE */
     tp_prog_round_ends(p, r, at);
     for (int q = 0; q < p->n; q++)
       for (size_t i = 0; q != r && i < p->rank[q].nops; i++) {
@@ -710,8 +727,9 @@ static int marks_ok(const struct tp_prog *p, const char *what) {
 static void sim_auto_pipeline(int nmax, int seeds) {
   static const char *const names[] = {"ring", "rhd", "stragglar"};
   static const size_t sizes[] = {67, 1003, 4099};
-  size_t keep = tp_auto_batch_bytes;
+  size_t keep = tp_auto_batch_bytes, keep_flow = tp_flow_batch_bytes;
   tp_auto_batch_bytes = 256;
+  tp_flow_batch_bytes = 256;
   for (int a = 0; a < 3; a++)
     for (int n = 2; n <= nmax; n++) {
       struct ar_schedule s;
@@ -736,8 +754,9 @@ static void sim_auto_pipeline(int nmax, int seeds) {
           continue;
         }
         if (p->batches_max > most) most = p->batches_max;
-        if (p->batches_max > 8) {
-          printf("FAIL %s: %d mini-batches, at most 8\n", what, p->batches_max);
+        int cap = p->dataflow == 3 ? 16 : 8; /* the flow program: per chunk, 2 to 16 */
+        if (p->batches_max > cap) {
+          printf("FAIL %s: %d mini-batches, at most %d\n", what, p->batches_max, cap);
           bad++;
         }
         if (!marks_ok(p, what)) bad++;
@@ -766,7 +785,34 @@ static void sim_auto_pipeline(int nmax, int seeds) {
       sched_free(&s);
     }
   tp_auto_batch_bytes = keep;
-  /* the real rule: about 8 MiB a mini-batch, 1 to 8; ring on 4 ranks moves quarter vectors */
+  tp_flow_batch_bytes = keep_flow;
+  /* the flow program's real rule: about 1 GiB of the largest chunk a mini-batch, 2 to 16 */
+  static const struct {
+    size_t bytes;
+    int want;
+  } flow_rule[] = {{1u << 20, 2}, {1u << 30, 2}, {(size_t)16 << 30, 4}, {(size_t)128 << 30, 16}};
+  struct ar_schedule fs;
+  if (build_sched("ring", 4, &fs) != AR_OK) return;
+  for (size_t i = 0; i < sizeof(flow_rule) / sizeof(flow_rule[0]); i++) {
+    struct tp_prog *p = NULL;
+    char reason[256] = "";
+    ar_status st = tp_prog_build(&fs, flow_rule[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &p, reason,
+                                 sizeof(reason));
+    int got = st == AR_OK && p->dataflow == 3 ? p->batches_max : -1;
+    if (got == flow_rule[i].want) {
+      printf("ok   ring n=4 %zu B ce flow pipe=0: %d mini-batches\n", flow_rule[i].bytes, got);
+      npass++;
+    } else {
+      printf("FAIL ring n=4 %zu B ce flow pipe=0: %d mini-batches, want %d (%s)\n",
+             flow_rule[i].bytes, got, flow_rule[i].want, reason);
+      nfail++;
+    }
+    tp_prog_free(p);
+  }
+  sched_free(&fs);
+  /* the per-round program's real rule: about 8 MiB a mini-batch, 1 to 8; ring on 4 ranks
+   * moves quarter vectors */
+  tp_ce_program = 1;
   static const struct {
     size_t bytes;
     int want;
@@ -790,6 +836,7 @@ static void sim_auto_pipeline(int nmax, int seeds) {
     tp_prog_free(p);
   }
   sched_free(&s);
+  tp_ce_program = 0;
 }
 
 /* The dataflow ring's mini-batches for nelem elements in n chunks (tp_prog.h): pipeline K > 0,
@@ -852,9 +899,10 @@ static void sim_dataflow(int nmax, int seeds, const char *algos) {
               continue;
             }
             int want_df = ring && !degraded && sizes[si] >= (size_t)n;
-            if (p->dataflow != want_df) {
+            if ((p->dataflow == 1) != want_df) { /* others: the flow program or per-round */
               printf("FAIL %s: the %s program, want the %s one\n", what,
-                     p->dataflow ? "dataflow" : "per-round", want_df ? "dataflow" : "per-round");
+                     p->dataflow == 1 ? "dataflow ring" : "other",
+                     want_df ? "dataflow ring" : "other");
               bad++;
             }
             int want_nb = df_batches(sizes[si], n, pipe);
@@ -2085,7 +2133,9 @@ static void tsim_checks(void) {
   double tpbw[3] = {hw->copy_bw, hw->sm_bw, hw->p2p_bw};
   for (int tp = 0; tp < 3; tp++) {
     double t = tsim_time(&ring, gib / 4, tp, 0, &dg2, hw, NULL);
+    tp_ce_program = 1; /* the per-round program, which the emulation also runs */
     double healthy = tsim_time(&ring, gib / 4, tp, 0, NULL, hw, NULL);
+    tp_ce_program = 0;
     double extra = healthy - 6.0 * (gib / 4) / tpbw[tp] * 1e6;
     tcheck(t >= slow * 0.999 && t <= (slow + extra) * 1.01,
            "ring, 4 GPUs, 1 GiB, rank 3 x2, %s: %.0f us (slow link %.0f + transport %.0f; "
