@@ -118,7 +118,7 @@ static void ring_knobs(void) {
   if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));
   const char *fb = getenv("AR_CE_FLOW_BATCH"), *prog = getenv("AR_CE_PROGRAM");
   if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
-  tp_ce_program = prog && !strcmp(prog, "round");
+  tp_ce_program = prog && !strcmp(prog, "flow") ? 2 : 0;
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
 }
 

@@ -1258,7 +1258,7 @@ static ar_status build_all(struct build *bd) {
       AR_CHECK(emit_ce_ring(bd, r));
     return AR_OK;
   }
-  if (bd->mode == TP_MODE_CE && !bd->dg && tp_ce_program == 0) {
+  if (bd->mode == TP_MODE_CE && !bd->dg && tp_ce_program == 2) {
     ar_status st = tp_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->p, bd->reason,
                                  bd->reason_len);
     if (st != AR_ERR_UNSUPPORTED) return st;

@@ -192,8 +192,11 @@ extern int tp_ring_streams;
 /* The dataflow direct program's automatic mini-batch (pipeline <= 0) in bytes of the largest
  * owned range (default 1 GiB, 2 to 16 batches; AR_CE_DIRECT_BATCH, in MiB). */
 extern size_t tp_direct_batch_bytes;
-/* ce push without emulation: 0 the flow program (tp_flow.cu) for every schedule but the
- * dataflow ring's, 1 the older per-round programs (AR_CE_PROGRAM=round; experiments). */
+/* ce push without emulation: 0 (default) the dataflow ring for flagged rings, the dataflow
+ * direct program for direct AllReduces, the per-round program for the rest; 2 the flow
+ * program (tp_flow.cu) for every schedule but flagged rings (AR_CE_PROGRAM=flow; an
+ * experiment: on 4 x H200 it beat the per-round ring at 1 GiB but lost on rhd, swing-bw and
+ * direct, docs/performance.md v4). */
 extern int tp_ce_program;
 /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
  * (default 1 GiB, 2 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */

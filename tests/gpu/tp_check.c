@@ -19,7 +19,10 @@
  *       fixed costs per op, each GPU's link shared by its copies; tsim_hw) of one iteration,
  *       healthy and degraded (healthy bandwidth 400 GB/s), with OPTCC's lower bound. `sim`
  *       ends with its checks: the self-test's rates, the shared budget's split, a degraded
- *       ring, OPTCC. --ring-batch / --ring-streams (tsim, dump, gpu, time): the dataflow ring's
+ *       ring, OPTCC. `sim` runs the ce push cases twice: with the default programs and with
+ *       the flow program (tp_flow.cu; --program flow selects it for tsim, dump, gpu and time,
+ *       as AR_CE_PROGRAM=flow does in the ce transport).
+ *       --ring-batch / --ring-streams (tsim, dump, gpu, time): the dataflow ring's
  *       automatic mini-batch size (default 32M) and copy streams (default 2), as
  *       AR_CE_RING_BATCH (MiB; it wins when set) and AR_CE_RING_STREAMS set them in the ce
  *       transport. `sim` also puts every listed schedule flagged AR_SCHED_PIPELINED through
@@ -793,6 +796,7 @@ static void sim_auto_pipeline(int nmax, int seeds) {
   } flow_rule[] = {{1u << 20, 2}, {1u << 30, 2}, {(size_t)16 << 30, 4}, {(size_t)128 << 30, 16}};
   struct ar_schedule fs;
   if (build_sched("ring", 4, &fs) != AR_OK) return;
+  tp_ce_program = 2;
   for (size_t i = 0; i < sizeof(flow_rule) / sizeof(flow_rule[0]); i++) {
     struct tp_prog *p = NULL;
     char reason[256] = "";
@@ -810,9 +814,9 @@ static void sim_auto_pipeline(int nmax, int seeds) {
     tp_prog_free(p);
   }
   sched_free(&fs);
+  tp_ce_program = 0;
   /* the per-round program's real rule: about 8 MiB a mini-batch, 1 to 8; ring on 4 ranks
    * moves quarter vectors */
-  tp_ce_program = 1;
   static const struct {
     size_t bytes;
     int want;
@@ -836,7 +840,6 @@ static void sim_auto_pipeline(int nmax, int seeds) {
     tp_prog_free(p);
   }
   sched_free(&s);
-  tp_ce_program = 0;
 }
 
 /* The dataflow ring's mini-batches for nelem elements in n chunks (tp_prog.h): pipeline K > 0,
@@ -2133,9 +2136,7 @@ static void tsim_checks(void) {
   double tpbw[3] = {hw->copy_bw, hw->sm_bw, hw->p2p_bw};
   for (int tp = 0; tp < 3; tp++) {
     double t = tsim_time(&ring, gib / 4, tp, 0, &dg2, hw, NULL);
-    tp_ce_program = 1; /* the per-round program, which the emulation also runs */
     double healthy = tsim_time(&ring, gib / 4, tp, 0, NULL, hw, NULL);
-    tp_ce_program = 0;
     double extra = healthy - 6.0 * (gib / 4) / tpbw[tp] * 1e6;
     tcheck(t >= slow * 0.999 && t <= (slow + extra) * 1.01,
            "ring, 4 GPUs, 1 GiB, rank 3 x2, %s: %.0f us (slow link %.0f + transport %.0f; "
@@ -2292,6 +2293,12 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "gpu") && o.iters > 4) o.iters = 4; /* capture buffers hold 4 */
   if (!strcmp(argv[1], "sim")) {
     cmd_sim(nmax, seeds, o.algos, xq);
+    if (!xq && tp_ce_program != 2) { /* again with the flow program (AR_CE_PROGRAM=flow) */
+      printf("# ce push: the flow program\n");
+      tp_ce_program = 2;
+      cmd_sim(nmax, seeds, o.algos, xq);
+      tp_ce_program = 0;
+    }
     if (!xq) sim_dataflow(nmax, seeds, o.algos);
     if (!strcmp(o.algos, "all")) sim_auto_pipeline(nmax, seeds);
     tsim_checks();
