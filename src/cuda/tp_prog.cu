@@ -1120,19 +1120,14 @@ static ar_status direct_emit_sum(struct build *bd, int r, int j) {
   return ring_event(bd, r, TP_OP_RECORD, 0, 0, j);
 }
 
-/* ce dataflow direct program of rank r (tp_prog.h). Round 0: READY to every peer and the
- * start event (stream 0); once every peer is READY, every reduce-scatter copy, batch by batch
- * (stream 1: they depend on nothing else, so the copy engine never waits); the sums as
- * batches land (stream 0). Round 1: the allgather copies of batch j once its sum is done (stream 1); stream
+/* ce dataflow direct program of rank r (tp_prog.h). Round 0: the start event (stream 0);
+ * every reduce-scatter copy, batch by batch (stream 1: they depend on nothing, so the copy
+ * engine never waits); the sums as batches land (stream 0). Round 1: the allgather copies of batch j once its sum is done (stream 1); stream
  * 0 waits for every peer's last copy into r and joins stream 1. */
 static ar_status emit_ce_direct(struct build *bd, int r) {
   int n = bd->n;
-  for (int q = 0; q < n; q++) /* READY: r is in this iteration */
-    if (q != r) AR_CHECK(ring_flag(bd, r, 0, 0, q, r, 1));
   AR_CHECK(ring_event(bd, r, TP_OP_RECORD, 0, 0, DIRECT_EV_START(bd)));
   AR_CHECK(ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 0, DIRECT_EV_START(bd)));
-  for (int q = 0; q < n; q++) /* start together: a late rank would break the permutations */
-    if (q != r) AR_CHECK(ring_flag(bd, r, 1, 0, -1, q, 1));
   for (int j = 0; j < bd->nb; j++)
     AR_CHECK(direct_emit_sends(bd, r, 0, j));
   for (int j = 0; j < bd->nb; j++)

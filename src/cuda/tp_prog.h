@@ -67,19 +67,17 @@
  * all) with every owned range split into nb mini-batches. Copy engines pushing to every peer at
  * once lose half their rate (docs/performance.md, v3), so each rank's copies go on one copy
  * stream, peers in shift order (r + 1, r + 2, ...): all ranks together move one permutation at
- * a time. Flag words of rank r: READY[q] (slot q): q started this iteration (1); DATA[s] (slot
- * n + s): sender s's copies into r landed, counted in s's stream order (reduce-scatter batch j:
- * j + 1; allgather batch j: nb + j + 1). Rank r: stream 0 writes READY to every peer; the copy
- * stream, after r's iteration start (an event) and every peer's READY (so that all ranks start
- * together and their copies stay permutations), makes every reduce-scatter copy (O_q
+ * a time. Flag words of rank r: DATA[s] (slot n + s): sender s's copies into r landed, counted
+ * in s's stream order (reduce-scatter batch j: j + 1; allgather batch j: nb + j + 1). Rank r:
+ * the copy stream, after r's iteration start (an event), makes every reduce-scatter copy (O_q
  * batch j into q's scratch slot (shift, j)), then per batch j, once r's sum of j is recorded,
  * the allgather copies of O_r batch j into every peer's data; stream 0: per batch, wait DATA
  * from every source, sum the n - 1 slots into O_r, record the batch's event; at the end wait
  * for every peer's last DATA and join the copy stream. The reduce-scatter copies wait for
- * nothing else, so the copy engine runs back to back. READY is not needed for correctness:
- * r's allgather writes into q's O_r follow q's read of it (q's copy landed before r summed),
- * and r starts its next iteration only after every peer's last allgather copy reached r,
- * which each peer made after its last sum out of its scratch (tp_check sim checks both).
+ * nothing, so the copy engine runs back to back. No READY is needed: r's allgather writes into
+ * q's O_r follow q's read of it (q's copy landed before r summed), and r starts its next
+ * iteration only after every peer's last allgather copy reached r, which each peer made after
+ * its last sum out of its scratch (tp_check sim checks both orders).
  *
  * Degraded links (struct tp_degrade, transport.h): STAMP and PACE ops, emitted only when a
  * job degrades a GPU, hold a stream until a time relative to a stamp of the same rank (the
