@@ -16,7 +16,10 @@
  * compiled into the dataflow program instead (emit_ce_ring, tp_prog.h): dependencies per
  * mini-batch rather than per round, two copy streams alternating batches, about 32 MiB a
  * batch (2 to 64) when chosen; AR_CE_RING_BATCH (MiB) and AR_CE_RING_STREAMS (1..4) change
- * those two for experiments. --phases marks (job->marks): an event recorded on the harness's
+ * those two for experiments. A direct AllReduce (algorithm `direct`) gets the dataflow direct
+ * program (emit_ce_direct: one copy stream, peers in shift order, 2 batches per owned range by
+ * default, AR_CE_DIRECT_BATCH in MiB); AR_CE_PROGRAM=flow compiles the other schedules into
+ * the flow program (tp_flow.cu), an experiment. --phases marks (job->marks): an event recorded on the harness's
  * stream after each round's last op there (the dataflow ring: its last apply).
  * AR_CE_DIR=pull selects the older receiver-pulls program (see tp_prog.cu). */
 #include <stdlib.h>
