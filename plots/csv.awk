@@ -29,6 +29,18 @@ function csv_header(line, col,    f, n, i) {
     return n
 }
 
+# csv_missing(col, names, who): the first of the blank-separated column names that the header
+# map col lacks, after one line "WHO: FILE has no column NAME" on stderr; "" when all are there.
+function csv_missing(col, names, who,    req, i, n) {
+    n = split(names, req, " ")
+    for (i = 1; i <= n; i++)
+        if (!(req[i] in col)) {
+            print who ": " FILENAME " has no column " req[i] > "/dev/stderr"
+            return req[i]
+        }
+    return ""
+}
+
 # trim(s): returns s without leading and trailing blanks
 function trim(s) {
     sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s)

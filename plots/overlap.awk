@@ -26,11 +26,7 @@ function mean(key) { return (key in CNT) ? sprintf("%.4g", SUM[key] / CNT[key]) 
 
 FNR == 1 {
     csv_header($0, col)
-    for (i = split("algorithm transport bytes rank overlap_reduce_pct overlap_delay_pct", req, " "); i > 0; i--)
-        if (!(req[i] in col)) {
-            print "plot.sh: " FILENAME " has no column " req[i] > "/dev/stderr"
-            bad = 1; exit 1
-        }
+    if (csv_missing(col, "algorithm transport bytes rank overlap_reduce_pct overlap_delay_pct", "plot.sh") != "") { bad = 1; exit 1 }
     next
 }
 

@@ -43,11 +43,7 @@ function gq(s) { gsub(/'/, "''", s); return "'" s "'" }
 
 FNR == 1 {
     csv_header($0, col)
-    for (i = split("algorithm transport bytes rank phase start_us end_us", req, " "); i > 0; i--)
-        if (!(req[i] in col)) {
-            print "plot.sh: " FILENAME " has no column " req[i] > "/dev/stderr"
-            bad = 1; exit 1
-        }
+    if (csv_missing(col, "algorithm transport bytes rank phase start_us end_us", "plot.sh") != "") { bad = 1; exit 1 }
     next
 }
 

@@ -68,11 +68,7 @@ FNR == 1 {
     is_crit = (++fileno == 2)
     if (is_crit) { csv_header($0, ccol); next }
     csv_header($0, col)
-    for (i = split("algorithm bytes status time_us_median", req, " "); i > 0; i--)
-        if (!(req[i] in col)) {
-            print "plot.sh: " FILENAME " has no column " req[i] > "/dev/stderr"
-            bad_header = 1; exit 1
-        }
+    if (csv_missing(col, "algorithm bytes status time_us_median", "plot.sh") != "") { bad_header = 1; exit 1 }
     next
 }
 

@@ -22,11 +22,7 @@ FNR == 1 {
     else if (role == "base") csv_header($0, bcol)
     else {
         csv_header($0, col)
-        for (i = split("algorithm bytes status time_us_median", req, " "); i > 0; i--)
-            if (!(req[i] in col)) {
-                print "summary.sh: " FILENAME " has no column " req[i] > "/dev/stderr"
-                bad_header = 1; exit 1
-            }
+        if (csv_missing(col, "algorithm bytes status time_us_median", "summary.sh") != "") { bad_header = 1; exit 1 }
     }
     next
 }
