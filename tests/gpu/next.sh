@@ -3,24 +3,7 @@
 # (tests/gpu/reference.sh runs this with NEXT=<build dir>): the degrade self-test, ring vs optcc
 # at 1 GiB with one GPU 2x slower, a factor sweep, and a critical-delay search at 1 GiB.
 # Everything lands in $OUT/next.tgz; a summary goes to stdout. DEADLINE: seconds left.
-set -u
-cd "$(dirname "$0")/../.."
-export NCCL_NVLS_ENABLE=0
-A=${B:-build}/arbench
-O=${OUT:-$(mktemp -d)}
-W=$(mktemp -d)
-T0=$(date +%s)
-# step NAME LIMIT CMD...: runs CMD with at most LIMIT seconds, never past DEADLINE
-step() {
-  local name=$1 lim=$2 left=$(( ${DEADLINE:-300} - ($(date +%s) - T0) - 10 ))
-  shift 2
-  if [ "$left" -lt 20 ]; then echo "-- $name: skipped (out of time)"; return; fi
-  [ "$lim" -gt "$left" ] && lim=$left
-  echo "$*" > "$W/$name.COMMAND"
-  local t=$(date +%s)
-  timeout -s KILL "$lim" "$@" > "$W/$name.log" 2>&1
-  echo "-- $name: exit $? in $(( $(date +%s) - t )) s"
-}
+. "$(dirname "$0")/lib.sh"
 csv() { # csv DIR: the rows that matter, by column name
   [ -f "$1/results.csv" ] || return
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }

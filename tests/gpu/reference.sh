@@ -3,16 +3,10 @@
 # transport, 1 KiB..8 GiB, 4 GPUs; each algorithm/transport group in its own process so a hang
 # loses only that group's rows; then runtime bad-input checks and an 8 ms straggler at 1 GiB.
 # Usage (on the GPU machine): B=build-final OUT=$OUT bash tests/gpu/reference.sh
-set -u
-cd "$(dirname "$0")/../.."
-export NCCL_NVLS_ENABLE=0
-A=${B:-build}/arbench
-O=${OUT:-$(mktemp -d)}
-W=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 gpus=0,1,2,3
 common=(--gpus "$gpus" -b 1K -e 8G -f 2 -n 20 -w 5 -T 30)
 log() { echo "$*" | tee -a "$O/reference.log"; }
-T0=$(date +%s)
 # left SECONDS: true while the call has at least SECONDS before its budget (DEADLINE, default 560 s)
 left() { [ $(( ${DEADLINE:-560} - ($(date +%s) - T0) )) -ge "$1" ]; }
 

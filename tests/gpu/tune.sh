@@ -4,34 +4,19 @@
 # low-latency oneshot's ceiling (AR_LL_MAX_BYTES), and stragglar's mini-batches under an 8 ms
 # straggler, each against nccl in the same process. Output: $OUT/tune.log, $OUT/tune.tar.gz.
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/tune.sh
-set -u
-cd "$(dirname "$0")/../.."
-export NCCL_NVLS_ENABLE=0
-A=${B:-build}/arbench
-O=${OUT:-$(mktemp -d)}
-W=$(mktemp -d)
-g=(--gpus "${GPUS:-0,1,2,3}")
-i=0
-# row LABEL ARGS...: one arbench run; prints algorithm/transport/pipeline/bytes/median/wrong/status
-row() {
-  local label=$1; shift
-  i=$((i + 1))
-  timeout -s KILL 120 "$A" run "${g[@]}" "$@" -T 60 --out "$W/r$i" >"$W/r$i.log" 2>&1
-  echo "== $label (rc=$?): $*" | tee -a "$O/tune.log"
-  awk -F, 'NR > 1 { printf "  %-11s %-8s p=%-3s %11s B  %10s us  after %10s  wrong %s %s\n", $10, $11, $12, $14, $21, $26, $30, $31 }' \
-    "$W/r$i/results.csv" 2>/dev/null | tee -a "$O/tune.log"
-}
+. "$(dirname "$0")/lib.sh"
+row_tune() { row "$O/tune.log" 120 "$@"; }
 "${B:-build}/linkprobe" $((256 << 20)) 3 >"$W/linkprobe.txt" 2>&1
-row "ring family, transport's choice" --sizes 1G,8G --algo nccl,ring,async-ring --transport ce --pipeline 0 -n 10 -w 3
+row_tune "ring family, transport's choice" --sizes 1G,8G --algo nccl,ring,async-ring --transport ce --pipeline 0 -n 10 -w 3
 for s in 1 2; do
   for b in 64 128 256; do
-    AR_CE_RING_STREAMS=$s AR_CE_RING_BATCH=$b row "async-ring streams $s batch $b MiB" \
+    AR_CE_RING_STREAMS=$s AR_CE_RING_BATCH=$b row_tune "async-ring streams $s batch $b MiB" \
       --sizes 1G,8G --algo async-ring --transport ce --pipeline 0 -n 10 -w 3
   done
 done
-AR_LL_MAX_BYTES=$((8 << 20)) row "oneshot ceiling" --sizes 1K,64K,256K,1M,2M,4M,8M --algo nccl,oneshot \
+AR_LL_MAX_BYTES=$((8 << 20)) row_tune "oneshot ceiling" --sizes 1K,64K,256K,1M,2M,4M,8M --algo nccl,oneshot \
   --transport sm -n 20 -w 5
 for p in 0 4 8 16; do
-  row "stragglar 8 ms p$p" --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms --pipeline $p -n 8 -w 2
+  row_tune "stragglar 8 ms p$p" --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms --pipeline $p -n 8 -w 2
 done
 tar -C "$W" -czf "$O/tune.tar.gz" . 2>/dev/null

@@ -1,0 +1,37 @@
+# Shared by the device scripts in tests/gpu (flow, tune, next, pipeline, reference): source it
+# first. From the repository root, with NVLink multicast off (KINDS.md); A = the binary under
+# test (B = its build dir), O = where outputs go ($OUT), W = a scratch folder, T0 = the start.
+set -u
+cd "$(dirname "$0")/../.."
+export NCCL_NVLS_ENABLE=0
+A=${B:-build}/arbench
+O=${OUT:-$(mktemp -d)}
+W=$(mktemp -d)
+T0=$(date +%s)
+g=(--gpus "${GPUS:-0,1,2,3}")
+i=0
+
+# row LOG LIMIT LABEL ARGS...: one `arbench run` (killed after LIMIT s) into $W/r<i>; appends the
+# label and one line per row (algorithm, transport, pipeline, bytes, median, after arrival,
+# wrong, status) to LOG and stdout
+row() {
+  local log=$1 lim=$2 label=$3; shift 3
+  i=$((i + 1))
+  timeout -s KILL "$lim" "$A" run "${g[@]}" "$@" -T 60 --out "$W/r$i" >"$W/r$i.log" 2>&1
+  echo "== $label (rc=$?): $*" | tee -a "$log"
+  awk -F, 'NR > 1 { printf "  %-11s %-8s p=%-3s %11s B  %10s us  after %10s  wrong %s %s\n", $10, $11, $12, $14, $21, $26, $30, $31 }' \
+    "$W/r$i/results.csv" 2>/dev/null | tee -a "$log"
+}
+
+# step NAME LIMIT CMD...: runs CMD with at most LIMIT seconds, never past DEADLINE (default 300
+# s after T0); its command line and output go to $W/NAME.COMMAND and $W/NAME.log
+step() {
+  local name=$1 lim=$2 left=$(( ${DEADLINE:-300} - ($(date +%s) - T0) - 10 ))
+  shift 2
+  if [ "$left" -lt 20 ]; then echo "-- $name: skipped (out of time)"; return; fi
+  [ "$lim" -gt "$left" ] && lim=$left
+  echo "$*" > "$W/$name.COMMAND"
+  local t=$(date +%s)
+  timeout -s KILL "$lim" "$@" > "$W/$name.log" 2>&1
+  echo "-- $name: exit $? in $(( $(date +%s) - t )) s"
+}
