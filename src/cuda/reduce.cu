@@ -7,6 +7,8 @@
 
 #define SUM_THREADS 512
 
+int tp_sum_blocks_max = 0;
+
 /* Grid-wide n-way sum (tp_sum_range does the work). */
 template <typename T>
 __global__ void __launch_bounds__(SUM_THREADS)
@@ -41,6 +43,7 @@ extern "C" ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc,
   size_t blocks = (vecs / TP_SUM_UNROLL + SUM_THREADS - 1) / SUM_THREADS;
   size_t most = (size_t)tp_sm_count() * 4;
   if (blocks > most) blocks = most;
+  if (tp_sum_blocks_max > 0 && blocks > (size_t)tp_sum_blocks_max) blocks = tp_sum_blocks_max;
   if (blocks < 1) blocks = 1;
   switch (dtype) {
   case AR_DT_F32:

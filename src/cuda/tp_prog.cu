@@ -33,6 +33,7 @@ int tp_ring_streams = TP_RING_STREAMS;
 
 size_t tp_direct_batch_bytes = TP_DIRECT_BATCH;
 int tp_ce_program = 0;
+int tp_direct_ag_wait = 0;
 
 /* One destination range of a rank in a round: the chunks with the same sources and op. */
 struct seg {
@@ -1132,6 +1133,8 @@ static ar_status emit_ce_direct(struct build *bd, int r) {
     AR_CHECK(direct_emit_sends(bd, r, 0, j));
   for (int j = 0; j < bd->nb; j++)
     AR_CHECK(direct_emit_sum(bd, r, j));
+  for (int q = 0; tp_direct_ag_wait && q < n; q++)
+    if (q != r) AR_CHECK(ring_flag(bd, r, 1, 1, -1, n + q, (uint32_t)bd->nb));
   for (int j = 0; j < bd->nb; j++) {
     AR_CHECK(ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 1, j));
     AR_CHECK(direct_emit_sends(bd, r, 1, j));

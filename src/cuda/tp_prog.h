@@ -192,6 +192,12 @@ extern int tp_ring_streams;
 /* The dataflow direct program's automatic mini-batch (pipeline <= 0) in bytes of the largest
  * owned range (default 1 GiB, 2 to 16 batches; AR_CE_DIRECT_BATCH, in MiB). */
 extern size_t tp_direct_batch_bytes;
+/* Experiment knob (AR_CE_DIRECT_AGWAIT=1): the dataflow direct program's allgather copies wait
+ * until every peer's reduce-scatter has landed here (a soft barrier: every GPU starts its
+ * allgather permutations together). Default 0. */
+extern int tp_direct_ag_wait;
+/* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
+extern int tp_sum_blocks_max;
 /* ce push without emulation: 0 (default) the dataflow ring for flagged rings, the dataflow
  * direct program for direct AllReduces, the per-round program for the rest; 2 the flow
  * program (tp_flow.cu) for every schedule but flagged rings (AR_CE_PROGRAM=flow; an
