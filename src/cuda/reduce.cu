@@ -31,7 +31,7 @@ extern "C" int tp_sm_count(void) {
 }
 
 extern "C" ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem,
-                                   int dtype, cudaStream_t s) {
+                                   int dtype, int max_blocks, cudaStream_t s) {
   if (!nelem) return AR_OK;
   if (nsrc < 1 || nsrc > TP_MAX_SUM) return AR_ERR_INVALID;
   tp_srcs a;
@@ -43,6 +43,7 @@ extern "C" ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc,
   size_t blocks = (vecs / TP_SUM_UNROLL + SUM_THREADS - 1) / SUM_THREADS;
   size_t most = (size_t)tp_sm_count() * 4;
   if (blocks > most) blocks = most;
+  if (max_blocks > 0 && blocks > (size_t)max_blocks) blocks = max_blocks;
   if (tp_sum_blocks_max > 0 && blocks > (size_t)tp_sum_blocks_max) blocks = tp_sum_blocks_max;
   if (blocks < 1) blocks = 1;
   switch (dtype) {
@@ -64,7 +65,7 @@ extern "C" ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc,
 extern "C" ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, int dtype,
                                       cudaStream_t s) {
   const void *srcs[2] = {dst, src};
-  return ar_sum_launch(dst, srcs, 2, nelem, dtype, s);
+  return ar_sum_launch(dst, srcs, 2, nelem, dtype, 0, s);
 }
 
 extern "C" size_t ar_dtype_size(int dtype) {

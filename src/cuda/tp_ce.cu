@@ -195,7 +195,7 @@ static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, c
     for (int q = 0; q < o->nsrc; q++)
       srcs[q] = resolve(c, &o->src[q]);
     AR_CHECK(ar_sum_launch(resolve(c, &o->dst), srcs, o->nsrc, o->bytes / c->prog->esize,
-                           c->job.dtype, st));
+                           c->job.dtype, o->blocks, st));
     break;
   }
   case TP_OP_RECORD: CUDA_CHECK(cudaEventRecord(c->events[rank][o->event], st)); break;

@@ -137,6 +137,7 @@ struct tp_op {
   struct tp_ref dst, src[TP_MAX_SUM];
   int tslot[2];   /* STAMP, PACE: stamp slots of the rank (ce: device words; sm: per block) */
   uint64_t ns[2]; /* PACE: nanoseconds after each stamp */
+  int blocks;     /* ce SUM: most blocks of its kernel (0: the default, 4 per SM) */
 };
 
 struct tp_rank_prog {
@@ -221,9 +222,10 @@ void tp_batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi);
 void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
 
 /* reduce.cu: dst = srcs[0] + ... + srcs[nsrc-1] for nelem elements (dst may equal srcs[0]);
- * 16-byte vectors where every pointer shares dst's alignment. nsrc <= TP_MAX_SUM. */
+ * 16-byte vectors where every pointer shares dst's alignment. nsrc <= TP_MAX_SUM. At most
+ * max_blocks blocks when > 0 (else 4 per SM); AR_SUM_BLOCKS (tp_sum_blocks_max) caps both. */
 ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem, int dtype,
-                        cudaStream_t s);
+                        int max_blocks, cudaStream_t s);
 /* Streaming multiprocessors of the current device (cached). */
 int tp_sm_count(void);
 

@@ -1616,10 +1616,10 @@ static int cmd_reduce(void) {
       size_t nelem = bytes / ar_dtype_size(dtype);
       const void *srcs[4] = {buf[0], buf[1], buf[2], buf[3]};
       for (int w = 0; w < 2; w++)
-        ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0);
+        ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0, 0);
       CU(cudaEventRecord(e0, 0));
       for (int it = 0; it < 10; it++)
-        if (ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0) != AR_OK) return 2;
+        if (ar_sum_launch(buf[0], srcs, nsrc, nelem, dtype, 0, 0) != AR_OK) return 2;
       CU(cudaEventRecord(e1, 0));
       CU(cudaEventSynchronize(e1));
       float ms;
