@@ -139,7 +139,7 @@ struct job {
   struct tp_ctx *ctx;
   int state;
   int pipeline_used; /* --pipeline, until the transport's setup says what it uses */
-  int profiling;     /* --profile overlap: CUPTI records this job (hx_profile_begin) */
+  int profiling;     /* --profile: CUPTI records this job (hx_profile_begin) */
   char reason[512];
 };
 
@@ -180,7 +180,8 @@ struct bench {
   atomic_int done[HX_MAX_DEVS];
   struct tp_marks *marks[HX_MAX_DEVS]; /* --phases: each rank's round marks while it enqueues
                                         * its timed iteration (struct tp_job's marks) */
-  FILE *overlap_csv; /* --profile overlap: overlap.csv (NULL when off or not writable) */
+  FILE *overlap_csv;  /* --profile: overlap.csv (NULL when off or not writable) */
+  FILE *timeline_csv; /* --profile timeline: timeline.csv (NULL when off or not writable) */
 };
 
 /* Monotonic seconds. */
@@ -576,8 +577,8 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
       if (!J->reason[0]) snprintf(J->reason, sizeof(J->reason), "setup: %s", ar_status_str(st));
     }
   }
-  /* --profile overlap: every GPU is idle and the setup's own copies are done */
-  if (J->state == JOB_RUN && o->profile) J->profiling = hx_profile_begin() == 0;
+  /* --profile: every GPU is idle and the setup's own copies are done */
+  if (J->state == JOB_RUN && o->profile) J->profiling = hx_profile_begin((unsigned)o->profile) == 0;
 }
 
 /* Rank 0: writes every timed iteration's delays and time of the finished job to delays.csv. */
@@ -610,8 +611,9 @@ static void write_phases(struct bench *b) {
     ar_log(AR_LOG_WARN, "could not write phases.csv");
 }
 
-/* Rank 0, every rank idle: --profile overlap's figures of the finished job into the row's
- * overlap columns and overlap.csv (nothing when the job was not profiled or CUPTI failed). */
+/* Rank 0, every rank idle: --profile's figures of the finished job into the row's overlap
+ * columns and overlap.csv, and with timeline its records into timeline.csv (nothing when the
+ * job was not profiled or CUPTI failed). */
 static void job_overlap(struct bench *b, struct hx_csv_row *row) {
   struct job *J = &b->job;
   struct hx_overlap ov[HX_MAX_DEVS];
@@ -627,6 +629,8 @@ static void job_overlap(struct bench *b, struct hx_csv_row *row) {
                               J->bytes, b->total};
   if (hx_overlap_write(b->overlap_csv, &oj, ov, b->n))
     ar_log(AR_LOG_WARN, "could not write overlap.csv");
+  if (hx_profile_timeline(b->timeline_csv, &oj, b->cfg->dev, b->n))
+    ar_log(AR_LOG_WARN, "could not write timeline.csv");
 }
 
 /* Rank 0, every rank idle: statistics, check results, the row; ends the process on a fault. */
@@ -1087,6 +1091,8 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   build_schedules(b);
   if (o->find_critical) crit_setup(b);
   if (o->profile && cfg->csv) b->overlap_csv = hx_overlap_csv(cfg->csv->path);
+  if ((o->profile & HX_PROFILE_TIMELINE) && cfg->csv)
+    b->timeline_csv = hx_timeline_csv(cfg->csv->path);
   print_devices(b);
   ncclResult_t nr = ncclGetUniqueId(&b->id);
   if (nr != ncclSuccess) {

@@ -1,5 +1,6 @@
-/* --profile overlap, the pure half (see profile.h): unions and intersections of intervals,
- * kernel classes by name, per-rank figures, overlap.csv. No CUDA: the CPU tests compile it. */
+/* --profile overlap and timeline, the pure half (see profile.h): unions and intersections of
+ * intervals, kernel classes by name, per-rank figures, overlap.csv and timeline.csv. No CUDA:
+ * the CPU tests compile it. */
 #include "profile.h"
 
 #include <ctype.h>
@@ -13,6 +14,8 @@
 const char hx_overlap_header[] =
     "run_id,algorithm,transport,bytes,scenario,rank,copy_us,reduce_us,delay_us,"
     "overlap_reduce_pct,overlap_delay_pct,iterations";
+const char hx_timeline_header[] = "run_id,algorithm,transport,bytes,scenario,rank,kind,name,"
+                                  "start_us,end_us,peer,copy_bytes,stream";
 
 /* qsort order of intervals: by start, then by end. */
 static int ival_cmp(const void *pa, const void *pb) {
@@ -209,25 +212,127 @@ int hx_overlap_write(FILE *f, const struct hx_overlap_job *j, const struct hx_ov
   return rc;
 }
 
+/* Creates `file` beside results_path with its header line; returns it, or NULL after one
+ * warning naming `flag` and `still` (what the run writes anyway). */
+static FILE *open_beside(const char *results_path, const char *file, const char *header,
+                         const char *flag, const char *still) {
+  char path[1200];
+  const char *slash = strrchr(results_path, '/');
+  if (slash)
+    snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - results_path), results_path, file);
+  else
+    snprintf(path, sizeof(path), "%s", file);
+  FILE *f = fopen(path, "w");
+  if (!f || fprintf(f, "%s\n", header) < 0 || fflush(f)) {
+    ar_log(AR_LOG_WARN, "%s: cannot write %s; %s", flag, path, still);
+    if (f) fclose(f);
+    f = NULL;
+  }
+  return f;
+}
+
 FILE *hx_overlap_csv(const char *results_path) {
   static FILE *f;
   static int tried;
   if (tried) return f;
   tried = 1;
-  char path[1200];
-  const char *slash = strrchr(results_path, '/');
-  if (slash)
-    snprintf(path, sizeof(path), "%.*s/overlap.csv", (int)(slash - results_path), results_path);
-  else
-    snprintf(path, sizeof(path), "overlap.csv");
-  f = fopen(path, "w");
-  if (!f || fprintf(f, "%s\n", hx_overlap_header) < 0 || fflush(f)) {
-    ar_log(AR_LOG_WARN,
-           "--profile overlap: cannot write %s; the overlap columns of results.csv "
-           "are still written",
-           path);
-    if (f) fclose(f);
-    f = NULL;
-  }
+  f = open_beside(results_path, "overlap.csv", hx_overlap_header, "--profile overlap",
+                  "the overlap columns of results.csv are still written");
   return f;
+}
+
+FILE *hx_timeline_csv(const char *results_path) {
+  static FILE *f;
+  static int tried;
+  if (tried) return f;
+  tried = 1;
+  f = open_beside(results_path, "timeline.csv", hx_timeline_header, "--profile timeline",
+                  "the overlap columns and overlap.csv are still written");
+  return f;
+}
+
+/* Returns the rank whose CUDA ordinal is device (dev[0..n)), or -1 for none. */
+static int rank_of(int64_t device, const int *dev, int n) {
+  for (int r = 0; r < n; r++)
+    if (device >= 0 && dev[r] == device) return r;
+  return -1;
+}
+
+/* Returns the timeline's kind of a record: copies by direction, kernels by their classes. */
+static const char *tl_kind(const struct hx_prof_rec *r) {
+  switch (r->kind) {
+  case HX_REC_DTOD:
+  case HX_REC_PTOP: return "copy";
+  case HX_REC_HTOD:
+  case HX_REC_DTOH: return "copy-host";
+  default: break;
+  }
+  unsigned c = r->cls & (HX_PROF_COPY | HX_PROF_REDUCE | HX_PROF_DELAY);
+  if (c == (HX_PROF_COPY | HX_PROF_REDUCE)) return "copy+reduce"; /* the sm kernel */
+  if (c == HX_PROF_REDUCE) return "reduce";
+  if (c == HX_PROF_DELAY) return "delay";
+  if (c == HX_PROF_COPY) return "copy"; /* NCCL's kernels move the data */
+  return "kernel";
+}
+
+/* Returns the timeline's name of a record: a copy's direction, or the kernel's (cut) name. */
+static const char *tl_name(const struct hx_prof_rec *r) {
+  static const char *const copies[] = {NULL, "dtod", "ptop", "htod", "dtoh"};
+  if (r->kind > HX_REC_KERNEL && r->kind <= HX_REC_DTOH) return copies[r->kind];
+  return r->name;
+}
+
+/* One timeline line to sort: the record's start, rank, end and place in the input. */
+struct tl_ent {
+  uint64_t start, end;
+  int rank;
+  size_t i;
+};
+
+/* qsort order of timeline lines: by start, rank, end, then input order (a total order, so
+ * equal records keep theirs). */
+static int tl_cmp(const void *pa, const void *pb) {
+  const struct tl_ent *a = pa, *b = pb;
+  if (a->start != b->start) return a->start < b->start ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  if (a->end != b->end) return a->end < b->end ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
+int hx_timeline_write(FILE *f, const struct hx_overlap_job *j, const int *dev, int n,
+                      const struct hx_prof_rec *rec, size_t nrec) {
+  if (!f) return 0;
+  struct tl_ent *e = malloc((nrec ? nrec : 1) * sizeof(*e));
+  if (!e) return -1;
+  size_t k = 0;
+  for (size_t i = 0; i < nrec; i++) {
+    int r = rank_of(rec[i].device, dev, n);
+    if (r < 0) continue; /* another GPU's: not this run's */
+    /* an end before the start (CUPTI could not time it) is drawn as an instant */
+    uint64_t end = rec[i].end > rec[i].start ? rec[i].end : rec[i].start;
+    e[k++] = (struct tl_ent){rec[i].start, end, r, i};
+  }
+  qsort(e, k, sizeof(*e), tl_cmp);
+  int rc = 0;
+  uint64_t t0 = k ? e[0].start : 0; /* the earliest start: sorted first */
+  for (size_t m = 0; m < k; m++) {
+    const struct hx_prof_rec *r = &rec[e[m].i];
+    hx_csv_field(f, j->run_id);
+    fputc(',', f);
+    hx_csv_field(f, j->algorithm);
+    fputc(',', f);
+    hx_csv_field(f, j->transport);
+    fprintf(f, ",%llu,", (unsigned long long)j->bytes);
+    hx_csv_field(f, j->scenario ? j->scenario : "");
+    fprintf(f, ",%d,%s,", e[m].rank, tl_kind(r));
+    hx_csv_field(f, tl_name(r));
+    int peer = r->kind == HX_REC_PTOP ? rank_of(r->peer, dev, n) : -1;
+    if (fprintf(f, ",%.3f,%.3f,%d,%llu,%u\n", (e[m].start - t0) / 1e3, (e[m].end - t0) / 1e3,
+                peer, r->kind == HX_REC_KERNEL ? 0ull : (unsigned long long)r->bytes,
+                (unsigned)r->stream) < 0)
+      rc = -1;
+  }
+  free(e);
+  if (fflush(f)) rc = -1;
+  return rc;
 }

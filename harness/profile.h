@@ -1,5 +1,7 @@
 /* --profile overlap (SPEC.md s5): how much of each rank's copy time ran concurrently with
- * reduction kernels and with the injected straggler delay, from CUPTI activity records.
+ * reduction kernels and with the injected straggler delay, from CUPTI activity records; and
+ * --profile timeline: every record of each profiled row, per rank, in timeline.csv (a plain
+ * stand-in for an Nsight Systems trace, which the GPU machine cannot import).
  *
  * Two halves:
  * - profile.c, pure C (no CUDA, no CUPTI): the interval arithmetic, the kernel classes, the
@@ -34,17 +36,41 @@
 /* The classes of a record, as bits. */
 enum { HX_PROF_COPY = 1, HX_PROF_REDUCE = 2, HX_PROF_DELAY = 4 };
 
+/* What --profile asked for, as bits (struct run_opts's profile; 0: no profiling). Either one
+ * records the rows and fills the overlap columns and overlap.csv: it is the same recording;
+ * timeline also writes timeline.csv. */
+enum { HX_PROFILE_OVERLAP = 1, HX_PROFILE_TIMELINE = 2 };
+
+/* What a record is, for the timeline (the figures go by its classes only). */
+enum {
+  HX_REC_KERNEL = 0, /* a kernel: its name says which */
+  HX_REC_DTOD,       /* memcpy device to device (same GPU) */
+  HX_REC_PTOP,       /* memcpy peer to peer (between GPUs) */
+  HX_REC_HTOD,       /* memcpy host to device */
+  HX_REC_DTOH        /* memcpy device to host */
+};
+
+/* Characters of a kernel's name kept for the timeline (longer names are cut). */
+#define HX_PROF_NAME_MAX 60
+
 /* A half-open interval [start, end) in ns; one with end <= start is empty. */
 struct hx_ival {
   uint64_t start, end;
 };
 
 /* One GPU activity of a profiled row: its interval (ns, CUPTI's clock, common to every GPU),
- * the CUDA ordinal it ran on and its classes (HX_PROF_* bits). */
+ * the CUDA ordinal it ran on and its classes (HX_PROF_* bits; only these count in the
+ * figures); the rest is for the timeline. Zeroed fields read as a kernel with no name, on
+ * stream 0, with no peer. */
 struct hx_prof_rec {
   uint64_t start, end;
   uint32_t device;
   uint32_t cls;
+  uint32_t kind;   /* HX_REC_* */
+  uint32_t stream; /* CUPTI's stream id */
+  int32_t peer;    /* HX_REC_PTOP: the other GPU's CUDA ordinal; -1 unknown (else unused) */
+  uint64_t bytes;  /* copies: bytes moved */
+  char name[HX_PROF_NAME_MAX + 1]; /* kernels: CUPTI's name, cut, NUL-terminated */
 };
 
 /* Sorts v[0..n) and merges overlapping or touching intervals in place, dropping empty ones;
@@ -89,15 +115,32 @@ int hx_overlap_write(FILE *f, const struct hx_overlap_job *j, const struct hx_ov
  * when it cannot be written. */
 FILE *hx_overlap_csv(const char *results_path);
 
+/* The header of timeline.csv: one line per activity record of each profiled row. */
+extern const char hx_timeline_header[];
+/* Writes the timeline.csv lines of one row (j's iterations unused) and flushes: the records
+ * on the ranks' GPUs (rank r has CUDA ordinal dev[r]; records on other GPUs are not the
+ * run's and are skipped), ordered by start (then rank, end, and their order in rec), times
+ * in us from the earliest start written. Returns 0, or -1 when out of memory or not written;
+ * 0 with nothing written when f is NULL. */
+int hx_timeline_write(FILE *f, const struct hx_overlap_job *j, const int *dev, int n,
+                      const struct hx_prof_rec *rec, size_t nrec);
+/* timeline.csv beside results_path, as hx_overlap_csv does overlap.csv (its own file). */
+FILE *hx_timeline_csv(const char *results_path);
+
 /* ---- CUPTI (profile_cupti.c) ---- */
 
 /* Rank 0, with every GPU idle, before a row's iterations: loads CUPTI on the first call and
- * starts recording copies and kernels. Returns 0, or -1 when profiling is off: CUPTI could
- * not be loaded or failed (said once, in one warning line, for the whole process). */
-int hx_profile_begin(void);
+ * starts recording copies and kernels; `what` is what --profile asked (HX_PROFILE_* bits,
+ * not 0): with HX_PROFILE_TIMELINE every copy and kernel is kept, else only those with a
+ * class. Returns 0, or -1 when profiling is off: CUPTI could not be loaded or failed (said
+ * once, in one warning line, for the whole process). */
+int hx_profile_begin(unsigned what);
 /* After the row's GPU work has finished on every rank: stops recording, collects the records
  * and fills ov[0..n) (hx_overlap_compute). Returns 0, or -1 (profiling is then off for the
  * rest of the process, said once). Call it after every hx_profile_begin that returned 0. */
 int hx_profile_end(const int *dev, int n, int iters, struct hx_overlap *ov);
+/* After hx_profile_end returned 0: the row's records into timeline.csv (hx_timeline_write).
+ * Returns its value. */
+int hx_profile_timeline(FILE *f, const struct hx_overlap_job *j, const int *dev, int n);
 
 #endif

@@ -1,17 +1,18 @@
-/* --profile overlap, the CUPTI half (see profile.h). CUPTI is opened with dlopen on the first
- * profiled row, never linked: the binary is built on a machine without GPUs and carried to
- * the GPU machine. cupti.h gives the types and the records' layouts only; the few functions
- * used are found with dlsym. AR_CUPTI_LIB=PATH names the library to open (and only that one);
- * otherwise the loader tries libcupti.so.13 and libcupti.so on the library path, then the
- * usual toolkit folders.
+/* --profile overlap and timeline, the CUPTI half (see profile.h). CUPTI is opened with dlopen
+ * on the first profiled row, never linked: the binary is built on a machine without GPUs and
+ * carried to the GPU machine. cupti.h gives the types and the records' layouts only; the few
+ * functions used are found with dlsym. AR_CUPTI_LIB=PATH names the library to open (and only
+ * that one); otherwise the loader tries libcupti.so.13 and libcupti.so on the library path,
+ * then the usual toolkit folders.
  *
  * A row: hx_profile_begin enables the activity kinds (memcpy, peer-to-peer memcpy, concurrent
  * kernels) while every GPU is idle; CUPTI hands full buffers to buffer_done (on a thread of
- * its own, or inside the flush), which keeps only the records that count (struct
- * hx_prof_rec, classified at once); hx_profile_end, after every rank synchronised its
- * streams, disables the kinds, forces a flush and computes the figures. Every CUPTI call is
- * checked: the first failure says so in one line and turns profiling off for the rest of the
- * process, and the run goes on with the overlap columns empty. */
+ * its own, or inside the flush), which keeps the records that count (struct hx_prof_rec,
+ * classified at once), and with --profile timeline every other copy and kernel too;
+ * hx_profile_end, after every rank synchronised its streams, disables the kinds, forces a
+ * flush and computes the figures; hx_profile_timeline writes the records it left. Every CUPTI
+ * call is checked: the first failure says so in one line and turns profiling off for the rest
+ * of the process, and the run goes on with the overlap columns empty. */
 #include "profile.h"
 
 #include <cupti.h>
@@ -55,6 +56,17 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct hx_prof_rec *recs;
 static size_t nrecs, caprecs;
 static int rec_fail; /* a record could not be kept (out of memory) or CUPTI dropped some */
+static int keep_all; /* --profile timeline: records with no class are kept too */
+static unsigned asked = HX_PROFILE_OVERLAP; /* what the row's --profile asked (messages) */
+
+/* Returns how the messages name the flag: what the current row asked. */
+static const char *flag_text(void) {
+  switch (asked & (HX_PROFILE_OVERLAP | HX_PROFILE_TIMELINE)) {
+  case HX_PROFILE_TIMELINE: return "--profile timeline";
+  case HX_PROFILE_OVERLAP | HX_PROFILE_TIMELINE: return "--profile overlap,timeline";
+  default: return "--profile overlap";
+  }
+}
 
 /* Turns profiling off for the rest of the process with one warning (the first reason only);
  * returns -1. */
@@ -66,8 +78,8 @@ static int profile_off(const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
-    ar_log(AR_LOG_WARN, "--profile overlap: %s; profiling is off, the overlap columns stay empty",
-           why);
+    ar_log(AR_LOG_WARN, "%s: %s; profiling is off, the overlap columns stay empty%s", flag_text(),
+           why, asked & HX_PROFILE_TIMELINE ? " and timeline.csv gets no more lines" : "");
   }
   state = -1;
   return -1;
@@ -90,7 +102,7 @@ static void CUPTIAPI buffer_request(uint8_t **buffer, size_t *size, size_t *max_
 }
 
 /* Appends one record to the row's list (mu held). */
-static void keep(uint64_t start, uint64_t end, uint32_t device, unsigned cls) {
+static void keep(const struct hx_prof_rec *rec) {
   if (nrecs == caprecs) {
     size_t cap = caprecs ? 2 * caprecs : 4096;
     struct hx_prof_rec *r = realloc(recs, cap * sizeof(*r));
@@ -101,7 +113,39 @@ static void keep(uint64_t start, uint64_t end, uint32_t device, unsigned cls) {
     recs = r;
     caprecs = cap;
   }
-  recs[nrecs++] = (struct hx_prof_rec){start, end, device, cls};
+  recs[nrecs++] = *rec;
+}
+
+/* Keeps a memcpy record of CUPTI's copy kind `copy_kind` (mu held): device-to-device and
+ * peer-to-peer ones count as copies; host ones are kept for the timeline only; others not. */
+static void keep_copy(uint8_t copy_kind, uint64_t start, uint64_t end, uint32_t device,
+                      uint32_t stream, uint64_t bytes, int32_t peer) {
+  struct hx_prof_rec r = {.start = start, .end = end, .device = device, .stream = stream,
+                          .bytes = bytes, .peer = peer};
+  switch (copy_kind) {
+  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: r.kind = HX_REC_DTOD, r.cls = HX_PROF_COPY; break;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: r.kind = HX_REC_PTOP, r.cls = HX_PROF_COPY; break;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: r.kind = HX_REC_HTOD; break;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: r.kind = HX_REC_DTOH; break;
+  default: return; /* host to host, arrays: nothing the transports do */
+  }
+  if (r.cls || keep_all) keep(&r);
+}
+
+/* Keeps a kernel record (mu held) if it has a class or the timeline wants every kernel; the
+ * name is copied only then, cut to HX_PROF_NAME_MAX characters. */
+static void keep_kernel(const char *name, uint64_t start, uint64_t end, uint32_t device,
+                        uint32_t stream) {
+  unsigned cls = hx_profile_kernel_class(name);
+  if (!cls && !keep_all) return;
+  struct hx_prof_rec r = {.start = start, .end = end, .device = device, .cls = cls,
+                          .kind = HX_REC_KERNEL, .stream = stream, .peer = -1};
+  if (keep_all && name) {
+    size_t i = 0;
+    for (; i < HX_PROF_NAME_MAX && name[i]; i++) r.name[i] = name[i];
+    r.name[i] = 0;
+  }
+  keep(&r);
 }
 
 /* CUPTI returns a buffer of records: keep those that count, free the buffer. */
@@ -114,23 +158,22 @@ static void CUPTIAPI buffer_done(CUcontext ctx, uint32_t stream, uint8_t *buffer
   CUpti_Activity *a = NULL;
   while (valid > 0 && cu.next_record(buffer, valid, &a) == CUPTI_SUCCESS) {
     switch (a->kind) {
-    case CUPTI_ACTIVITY_KIND_MEMCPY: { /* copies between device memories only */
+    case CUPTI_ACTIVITY_KIND_MEMCPY: { /* no peer here: the record does not name it */
       const CUpti_ActivityMemcpy6 *m = (const void *)a;
-      if (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOD ||
-          m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP)
-        keep(m->start, m->end, m->deviceId, HX_PROF_COPY);
+      keep_copy(m->copyKind, m->start, m->end, m->deviceId, m->streamId, m->bytes, -1);
       break;
     }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: { /* peer to peer */
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: { /* peer to peer: the peer is the end not on deviceId */
       const CUpti_ActivityMemcpyPtoP4 *m = (const void *)a;
-      keep(m->start, m->end, m->deviceId, HX_PROF_COPY);
+      uint32_t peer = m->srcDeviceId == m->deviceId ? m->dstDeviceId : m->srcDeviceId;
+      keep_copy(CUPTI_ACTIVITY_MEMCPY_KIND_PTOP, m->start, m->end, m->deviceId, m->streamId,
+                m->bytes, peer <= INT32_MAX ? (int32_t)peer : -1);
       break;
     }
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const CUpti_ActivityKernel10 *k = (const void *)a;
-      unsigned cls = hx_profile_kernel_class(k->name);
-      if (cls) keep(k->start, k->end, k->deviceId, cls);
+      keep_kernel(k->name, k->start, k->end, k->deviceId, k->streamId);
       break;
     }
     default: break;
@@ -221,22 +264,22 @@ static CUptiResult disable_all(void) {
   return first;
 }
 
-int hx_profile_begin(void) {
+int hx_profile_begin(unsigned what) {
   if (state < 0) return -1;
+  asked = what; /* the messages name what the row asked */
   if (state == 0 && load()) return -1;
   pthread_mutex_lock(&mu);
   nrecs = 0;
   rec_fail = 0;
+  keep_all = (what & HX_PROFILE_TIMELINE) != 0;
   pthread_mutex_unlock(&mu);
   for (size_t k = 0; k < NKINDS; k++) {
     CUptiResult r = cu.enable(kinds[k].kind);
     if (r == CUPTI_SUCCESS) {
       enabled_mask |= 1u << k;
     } else if (!kinds[k].needed) {
-      ar_log(AR_LOG_INFO,
-             "--profile overlap: cuptiActivityEnable(%s): %s (peer copies come "
-             "as MEMCPY records)",
-             kinds[k].name, result_text(r));
+      ar_log(AR_LOG_INFO, "%s: cuptiActivityEnable(%s): %s (peer copies come as MEMCPY records)",
+             flag_text(), kinds[k].name, result_text(r));
     } else {
       disable_all();
       return profile_off("cuptiActivityEnable(%s): %s", kinds[k].name, result_text(r));
@@ -254,12 +297,18 @@ int hx_profile_end(const int *dev, int n, int iters, struct hx_overlap *ov) {
   if (r != CUPTI_SUCCESS) return profile_off("cuptiActivityFlushAll: %s", result_text(r));
   pthread_mutex_lock(&mu);
   int rc = rec_fail ? -2 : hx_overlap_compute(recs, nrecs, dev, n, iters, ov);
-  size_t kept = nrecs;
-  nrecs = 0;
+  size_t kept = nrecs; /* left for hx_profile_timeline; the next begin clears them */
   pthread_mutex_unlock(&mu);
   if (rc == -2)
     return profile_off("activity records were lost (out of memory, or dropped by CUPTI)");
   if (rc) return profile_off("out of host memory");
-  ar_log(AR_LOG_INFO, "--profile overlap: %zu activity records kept", kept);
+  ar_log(AR_LOG_INFO, "%s: %zu activity records kept", flag_text(), kept);
   return 0;
+}
+
+int hx_profile_timeline(FILE *f, const struct hx_overlap_job *j, const int *dev, int n) {
+  pthread_mutex_lock(&mu);
+  int rc = hx_timeline_write(f, j, dev, n, recs, nrecs);
+  pthread_mutex_unlock(&mu);
+  return rc;
 }

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "critical.h"
 #include "model.h"
+#include "profile.h"
 
 static const char *const transport_names[HX_MAX_TRANSPORTS] = {"nccl-p2p", "ce", "sm"};
 
@@ -62,7 +63,30 @@ void run_opts_usage(void) {
       "                          of each row's last iteration on every rank: phases.csv\n"
       "      --profile overlap   CUPTI activity records of every row: the share of each\n"
       "                          rank's copy time that overlapped reduction kernels and the\n"
-      "                          straggler delay (results.csv's overlap_*_pct, overlap.csv)\n");
+      "                          straggler delay (results.csv's overlap_*_pct, overlap.csv)\n"
+      "      --profile timeline  the same, and every copy and kernel of each row on every\n"
+      "                          rank with its start and end: timeline.csv\n"
+      "                          (--profile overlap,timeline: the same as timeline)\n");
+}
+
+/* Parses --profile's comma-separated list (overlap, timeline) and adds its HX_PROFILE_* bits
+ * to *what (repeated flags add up); returns 0, or -1 after one line naming the value. */
+static int parse_profile(const char *s, int *what) {
+  static const char *const known = "known: overlap, timeline";
+  int bits = 0;
+  const char *p = s;
+  do {
+    size_t len = strcspn(p, ",");
+    if (len == 7 && !strncmp(p, "overlap", len))
+      bits |= HX_PROFILE_OVERLAP;
+    else if (len == 8 && !strncmp(p, "timeline", len))
+      bits |= HX_PROFILE_TIMELINE;
+    else
+      return args_bad("--profile", s, known); /* also an empty item: "", "overlap," */
+    p += len;
+  } while (*p++ == ',');
+  *what |= bits;
+  return 0;
 }
 
 /* Parses "0,1,3" into distinct ordinals; 0 or -1. */
@@ -325,9 +349,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case O_DRY_RUN: o->dry_run = 1; break;
     case O_PHASES: o->phases = 1; break;
-    case O_PROFILE: /* one kind of profile so far */
-      if (strcmp(optarg, "overlap")) return args_bad("--profile", optarg, "known: overlap");
-      o->profile = 1;
+    case O_PROFILE:
+      if (parse_profile(optarg, &o->profile)) return -1;
       break;
     case O_BASELINE: {
       char path[1100];
@@ -841,7 +864,11 @@ void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct swe
   if (p->na_text[0]) fprintf(f, "  n/a: %s\n", p->na_text);
   if (o->phases)
     fprintf(f, "  phases: the last iteration of each row on every rank (phases.csv)\n");
-  if (o->profile)
+  if (o->profile & HX_PROFILE_TIMELINE)
+    fprintf(f, "  profile: %stimeline (CUPTI activity records: results.csv's overlap columns, "
+            "overlap.csv, timeline.csv)\n",
+            o->profile & HX_PROFILE_OVERLAP ? "overlap," : "");
+  else if (o->profile)
     fprintf(f, "  profile: overlap (CUPTI activity records: results.csv's overlap columns, "
             "overlap.csv)\n");
 }

@@ -45,9 +45,9 @@ struct run_opts {
   char self_test[16];     /* --self-test NAME ("delay", "degrade"), or empty */
   char scenario[64];      /* the config scenario's name (empty: none) */
   int phases;             /* --phases: time each phase of one iteration per row (phases.csv) */
-  int profile;            /* --profile overlap: CUPTI activity records per row and rank, the
-                           * share of copy time overlapped with reduction and with the delay
-                           * (results.csv's overlap columns, overlap.csv; profile.h) */
+  int profile;            /* --profile: HX_PROFILE_* bits (profile.h): overlap (results.csv's
+                           * overlap columns, overlap.csv), timeline (timeline.csv, and the
+                           * overlap figures: the same CUPTI recording) */
   int segments;           /* --segments K: OPTCC's k (0: chosen per size, sweep_segments) */
   double degrade_bw;      /* the healthy bandwidth --degrade divides, bytes/s, measured once
                            * per run by run.c before the scenarios (0: not measured) */

@@ -1,8 +1,9 @@
-/* --profile overlap's pure half (harness/profile.c) without a GPU: unions of intervals (empty,
+/* --profile's pure half (harness/profile.c) without a GPU: unions of intervals (empty,
  * nested, duplicate, touching, unsorted), intersections, kernel classes from mangled and plain
- * names, per-rank figures attributed by device, the mean over ranks, overlap.csv's lines, and
- * the --profile flag. The harness sources are compiled in (the test link line has only the
- * core, args.o and config.o). */
+ * names, per-rank figures attributed by device, the mean over ranks, overlap.csv's lines,
+ * timeline.csv's lines (order, times, ranks, kinds, peers, quoting), and the --profile flag.
+ * The harness sources are compiled in (the test link line has only the core, args.o and
+ * config.o). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -128,7 +129,8 @@ static void test_classes(void) {
 /* A record on device dev over [a, b) us. */
 static struct hx_prof_rec rec_us(uint32_t dev, unsigned cls, uint64_t a, uint64_t b) {
   const uint64_t t0 = 1700000000000000000ull;
-  return (struct hx_prof_rec){t0 + a * 1000, t0 + b * 1000, dev, cls};
+  return (struct hx_prof_rec){.start = t0 + a * 1000, .end = t0 + b * 1000, .device = dev,
+                              .cls = cls};
 }
 
 static void test_compute(void) {
@@ -243,6 +245,93 @@ static void test_write(void) {
   unlink(path);
 }
 
+/* A timeline record on device dev over [a, b) ns from an arbitrary origin. */
+static struct hx_prof_rec tl_rec(uint32_t dev, unsigned kind, unsigned cls, uint64_t a, uint64_t b,
+                                 const char *name, int peer, uint64_t bytes, uint32_t stream) {
+  const uint64_t t0 = 1700000000000000000ull;
+  struct hx_prof_rec r = {.start = t0 + a, .end = t0 + b, .device = dev, .cls = cls,
+                          .kind = kind, .stream = stream, .peer = peer, .bytes = bytes};
+  snprintf(r.name, sizeof(r.name), "%s", name ? name : "");
+  return r;
+}
+
+/* Reads the whole file at path into buf (NUL-terminated); returns its length or -1. */
+static long slurp(const char *path, char *buf, size_t len) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  size_t k = fread(buf, 1, len - 1, f);
+  buf[k] = 0;
+  fclose(f);
+  return (long)k;
+}
+
+static void test_timeline(void) {
+  CHECK_STR(hx_timeline_header, "run_id,algorithm,transport,bytes,scenario,rank,kind,name,"
+                                "start_us,end_us,peer,copy_bytes,stream");
+  /* GPUs 4..7 are ranks 0..3; GPU 9 is not in the run (its record is the earliest: it must
+   * neither be written nor move the origin, 5000 ns) */
+  struct hx_prof_rec r[] = {
+      tl_rec(5, HX_REC_KERNEL, HX_PROF_DELAY, 35000, 85000, "_Z12delay_kernely", 0, 0, 7),
+      tl_rec(4, HX_REC_PTOP, HX_PROF_COPY, 15000, 55000, "", 6, 1048576, 3),
+      tl_rec(9, HX_REC_DTOD, HX_PROF_COPY, 0, 500000, "", -1, 64, 1),
+      tl_rec(6, HX_REC_KERNEL, HX_PROF_REDUCE, 15000, 25500, "void sum_kernel<float>(float*, int)",
+             0, 0, 2), /* same start as rank 0's copy: after it (rank order); quoted */
+      tl_rec(4, HX_REC_KERNEL, HX_PROF_COPY | HX_PROF_REDUCE, 65000, 75000, "_Z9sm_kernelv", 0,
+             99, 3), /* a kernel's bytes are not written */
+      tl_rec(7, HX_REC_HTOD, 0, 5000, 5250, "", 0, 4096, 0),
+      tl_rec(7, HX_REC_KERNEL, 0, 5000, 4000, "_Z11gate_kernelPVKyyyPj", 0, 0, 0), /* end < start */
+      tl_rec(6, HX_REC_PTOP, HX_PROF_COPY, 90000, 91000, "", -1, 8, 4),  /* peer unknown */
+      tl_rec(5, HX_REC_PTOP, HX_PROF_COPY, 90000, 92000, "", 9, 16, 5),  /* peer not a rank */
+      tl_rec(5, HX_REC_DTOH, 0, 100000, 100001, "", 0, 4, 5),
+      tl_rec(7, HX_REC_KERNEL, HX_PROF_COPY, 40000, 60000, "ncclDevKernel_Generic", 0, 0, 9),
+      tl_rec(4, HX_REC_DTOD, HX_PROF_COPY, 15000, 16000, "", 0, 512, 3), /* same start, rank 0:
+                                                                           * shorter first */
+  };
+  int dev[] = {4, 5, 6, 7};
+  char path[] = "/tmp/arbench_test_timeline_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0, "mkstemp");
+  if (fd < 0) return;
+  close(fd);
+  FILE *f = fopen(path, "w");
+  struct hx_overlap_job j = {"run1", "ring", "ce", "tl, a", 2048, 3};
+  CHECK_INT(hx_timeline_write(f, &j, dev, 4, r, sizeof(r) / sizeof(r[0])), ==, 0);
+  fclose(f);
+  char got[4096];
+  CHECK(slurp(path, got, sizeof(got)) > 0, "read %s", path);
+  const char *p = "run1,ring,ce,2048,\"tl, a\",";
+  char want[4096];
+  snprintf(want, sizeof(want),
+           "%s3,kernel,_Z11gate_kernelPVKyyyPj,0.000,0.000,-1,0,0\n" /* an instant: first */
+           "%s3,copy-host,htod,0.000,0.250,-1,4096,0\n"
+           "%s0,copy,dtod,10.000,11.000,-1,512,3\n"
+           "%s0,copy,ptop,10.000,50.000,2,1048576,3\n"
+           "%s2,reduce,\"void sum_kernel<float>(float*, int)\",10.000,20.500,-1,0,2\n"
+           "%s1,delay,_Z12delay_kernely,30.000,80.000,-1,0,7\n"
+           "%s3,copy,ncclDevKernel_Generic,35.000,55.000,-1,0,9\n"
+           "%s0,copy+reduce,_Z9sm_kernelv,60.000,70.000,-1,0,3\n"
+           "%s1,copy,ptop,85.000,87.000,-1,16,5\n"
+           "%s2,copy,ptop,85.000,86.000,-1,8,4\n"
+           "%s1,copy-host,dtoh,95.000,95.001,-1,4,5\n",
+           p, p, p, p, p, p, p, p, p, p, p);
+  CHECK_STR(got, want);
+  /* the same records on other GPUs: --gpus 7,6,5,4 turns the ranks and the peer around */
+  int rev[] = {7, 6, 5, 4};
+  f = fopen(path, "w");
+  CHECK_INT(hx_timeline_write(f, &j, rev, 4, r + 1, 1), ==, 0);
+  fclose(f);
+  CHECK(slurp(path, got, sizeof(got)) > 0, "read %s", path);
+  CHECK_STR(got, "run1,ring,ce,2048,\"tl, a\",3,copy,ptop,0.000,40.000,1,1048576,3\n");
+  /* only records of other GPUs, or none: nothing written */
+  f = fopen(path, "w");
+  CHECK_INT(hx_timeline_write(f, &j, dev, 4, r + 2, 1), ==, 0);
+  CHECK_INT(hx_timeline_write(f, &j, dev, 4, NULL, 0), ==, 0);
+  fclose(f);
+  CHECK_INT(slurp(path, got, sizeof(got)), ==, 0);
+  CHECK_INT(hx_timeline_write(NULL, &j, dev, 4, r, 3), ==, 0); /* no file: nothing to do */
+  unlink(path);
+}
+
 /* Parses a command line given as one string; returns run_opts_parse's value. */
 static int parse_line(struct run_opts *o, const char *line) {
   char buf[1024], *argv[64];
@@ -261,17 +350,31 @@ static void test_flag(void) {
   CHECK_INT(o.profile, ==, 1);
   CHECK_INT(parse_line(&o, "--profile=overlap"), ==, 0);
   CHECK_INT(o.profile, ==, 1);
+  CHECK_INT(o.profile, ==, HX_PROFILE_OVERLAP);
+  CHECK_INT(parse_line(&o, "--profile timeline"), ==, 0);
+  CHECK_INT(o.profile, ==, HX_PROFILE_TIMELINE);
+  CHECK_INT(parse_line(&o, "--profile overlap,timeline"), ==, 0);
+  CHECK_INT(o.profile, ==, HX_PROFILE_OVERLAP | HX_PROFILE_TIMELINE);
+  CHECK_INT(parse_line(&o, "--profile timeline,overlap"), ==, 0);
+  CHECK_INT(o.profile, ==, HX_PROFILE_OVERLAP | HX_PROFILE_TIMELINE);
+  CHECK_INT(parse_line(&o, "--profile overlap --profile timeline"), ==, 0); /* they add up */
+  CHECK_INT(o.profile, ==, HX_PROFILE_OVERLAP | HX_PROFILE_TIMELINE);
   /* bad values: -1 (their one-line messages are checked by tests/test_profile_sim.sh) */
+  const char *bad[] = {"--profile foo",        "--profile Overlap",     "--profile overlap,",
+                       "--profile ,timeline",  "--profile overlap,,timeline",
+                       "--profile=",           "--profile timelines",   "--profile overlap,foo",
+                       "--profile overlaptimeline"};
+  int got[sizeof(bad) / sizeof(bad[0])];
   fflush(stderr);
   int saved = dup(2), null = open("/dev/null", O_WRONLY);
   dup2(null, 2);
-  int bad1 = parse_line(&o, "--profile timeline"), bad2 = parse_line(&o, "--profile Overlap");
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) got[i] = parse_line(&o, bad[i]);
   fflush(stderr);
   dup2(saved, 2);
   close(saved);
   close(null);
-  CHECK_INT(bad1, ==, -1);
-  CHECK_INT(bad2, ==, -1);
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    CHECK(got[i] == -1, "'%s' -> %d, want -1", bad[i], got[i]);
   run_opts_free(&o);
 }
 
@@ -281,6 +384,7 @@ int main(void) {
   test_classes();
   test_compute();
   test_write();
+  test_timeline();
   test_flag();
   return TEST_DONE();
 }

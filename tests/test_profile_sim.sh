@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# --profile overlap without a GPU: the flag's bad values (one line, exit 2), the plan, and
-# `arbench run --profile overlap` end to end on the simulator (tests/sim/fake_gpu.c) with a
+# --profile overlap and timeline without a GPU: the flag's bad values (one line, exit 2), the
+# plan, and `arbench run --profile overlap` end to end on the simulator (tests/sim/fake_gpu.c) with a
 # stand-in CUPTI (tests/sim/fake_cupti.c, named by AR_CUPTI_LIB) that hands back fixed activity
 # records: results.csv's overlap columns (mean over ranks), overlap.csv (per rank, attributed
 # by device), one enable/flush per measured row, summary.md's table and the picture; then every
 # way CUPTI can fail (not there, an enable, the flush, another version; the real libcupti with
-# no GPU): one warning, every row still written, the columns empty.
+# no GPU): one warning, every row still written, the columns empty. Then --profile timeline:
+# the same figures, and timeline.csv (every record on a run's GPU, by start, ranks and peers
+# by device; created only when asked, shared by scenarios; header only when CUPTI fails).
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 
@@ -35,30 +37,37 @@ ocol() {
 }
 # rows FILE: data lines of a CSV
 rows() { echo $(($(wc -l <"$1") - 1)); }
-# warnings FILE: stderr lines about --profile overlap
-warnings() { grep -c '^arbench: --profile overlap: ' "$1"; }
+# warnings FILE: stderr lines about --profile (overlap, timeline or both)
+warnings() { grep -cE '^arbench: --profile (overlap|timeline|overlap,timeline): ' "$1"; }
 
 # 1. bad values: one line naming the flag and the value, exit 2, nothing written (bad_input)
 
-bad_input "^arbench: --profile: bad value 'timeline': known: overlap$" --profile timeline
-bad_input "^arbench: --profile: bad value '': known: overlap$" --profile=
+bad_input "^arbench: --profile: bad value 'foo': known: overlap, timeline$" --profile foo
+bad_input "^arbench: --profile: bad value '': known: overlap, timeline$" --profile=
+bad_input "^arbench: --profile: bad value 'overlap,': known: overlap, timeline$" --profile overlap,
+bad_input "^arbench: --profile: bad value 'timeline,foo': known: overlap, timeline$" run --profile timeline,foo
 bad_input "^arbench: --profile: needs a value" --profile
 printf -- '-n 2\n[scenario a]\n--profile overlap\n[scenario b]\n--profile overlaps\n' >"$tmp/bad.conf"
-bad_input "^arbench: --profile: bad value 'overlaps': known: overlap$" --config "$tmp/bad.conf" --dry-run
+bad_input "^arbench: --profile: bad value 'overlaps': known: overlap, timeline$" --config "$tmp/bad.conf" --dry-run
 out=$("$A" run --help 2>&1)
 printf '%s' "$out" | grep -q -- '--profile overlap' && ok || bad "run --help lacks --profile overlap"
+printf '%s' "$out" | grep -q -- '--profile timeline ' && printf '%s' "$out" | grep -q 'timeline\.csv' && ok || bad "run --help lacks --profile timeline"
 # the plan says so, per scenario
 printf -- '-n 2 -b 1K -e 1K --algo ring\n[scenario a]\n[scenario b]\n--profile overlap --phases\n' >"$tmp/two.conf"
 out=$("$A" run --config "$tmp/two.conf" --dry-run --gpus 0,1 2>&1)
 [ "$(printf '%s\n' "$out" | grep -c '^  profile: overlap')" = 1 ] &&
   printf '%s\n' "$out" | grep -A1 '^  phases: ' | grep -q '^  profile: overlap' && ok || bad "plan: $out"
+for v in timeline overlap,timeline; do
+  out=$("$A" run --profile $v -n 2 -b 1K -e 1K --algo ring --dry-run --gpus 0,1 2>&1)
+  printf '%s\n' "$out" | grep -q "^  profile: $v (.*timeline.csv)$" && ok || bad "plan of --profile $v: $out"
+done
 
 # 2. the fake CUPTI's records on 4 GPUs, rank r on device r (see fake_cupti.c for the numbers):
 #    per rank copy 100, 40, 80, 50 us over the row's 3 iterations, reduction overlap 50, 0,
 #    50, 0 %, delay overlap 80, 0, 75, 100 %; every measured row gets the same records
-run() { # run NAME ARGS...: the simulator with --profile overlap into $tmp/NAME
+run() { # run NAME ARGS...: the simulator with --profile $PROF (default overlap) into $tmp/NAME
   local name=$1; shift
-  AR_CUPTI_LIB=${LIB-$F} AR_FAKE_CUPTI_LOG=$tmp/$name.log "$S" run --profile overlap --out "$tmp/$name" \
+  AR_CUPTI_LIB=${LIB-$F} AR_FAKE_CUPTI_LOG=$tmp/$name.log "$S" run --profile "${PROF:-overlap}" --out "$tmp/$name" \
     -b 1M -e 1M -n 2 -w 1 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
 }
 run fake --gpus 0,1,2,3 --algo nccl,ring,stragglar --transport ce,sm --straggler 1:1ms; rc=$?
@@ -75,6 +84,7 @@ done
 [ "$(head -n 1 "$o")" = "run_id,algorithm,transport,bytes,scenario,rank,copy_us,reduce_us,delay_us,overlap_reduce_pct,overlap_delay_pct,iterations" ] &&
   ok || bad "overlap.csv header: $(head -n 1 "$o")"
 [ "$(rows "$o")" = 20 ] && ok || bad "overlap.csv: $(rows "$o") lines, want 5 rows x 4 ranks"
+[ ! -e "$tmp/fake/timeline.csv" ] && ok || bad "--profile overlap wrote timeline.csv"
 want=("33.333 33.333 0.000 50.000 80.000" "13.333 0.000 26.667 0.000 0.000"
       "26.667 13.333 0.000 50.000 75.000" "16.667 0.000 0.000 0.000 100.000")
 for k in 0 1 2 3; do
@@ -130,10 +140,10 @@ r=$tmp/nop2p/results.csv o=$tmp/nop2p/overlap.csv
   [ "$(ocol "$o" ring sm 1 copy_us)|$(ocol "$o" ring sm 1 overlap_reduce_pct)|$(ocol "$o" ring sm 1 overlap_delay_pct)" = "0.000||" ] &&
   ok || bad "no MEMCPY2: $(rcol "$r" ring sm overlap_reduce_pct) $(rcol "$r" ring sm overlap_delay_pct); $(cat "$tmp/nop2p.err")"
 
-# 6. without --profile: no CUPTI call, no overlap.csv, the columns there but empty
+# 6. without --profile: no CUPTI call, no overlap.csv or timeline.csv, the columns there but empty
 AR_CUPTI_LIB=$F AR_FAKE_CUPTI_LOG=$tmp/off.log "$S" run --gpus 0,1 --algo ring --transport ce -b 1M -e 1M \
   -n 1 -w 0 --out "$tmp/off" >/dev/null 2>&1
-[ ! -e "$tmp/off/overlap.csv" ] && [ ! -e "$tmp/off.log" ] && [ "$(rcol "$tmp/off/results.csv" ring ce status)" = ok ] &&
+[ ! -e "$tmp/off/overlap.csv" ] && [ ! -e "$tmp/off/timeline.csv" ] && [ ! -e "$tmp/off.log" ] && [ "$(rcol "$tmp/off/results.csv" ring ce status)" = ok ] &&
   [ -z "$(rcol "$tmp/off/results.csv" ring ce overlap_delay_pct)" ] && ok || bad "--profile off touched CUPTI or wrote overlap"
 ! grep -q '^## Overlap' "$tmp/off/summary.md" && ok || bad "summary.md has an overlap section without --profile"
 
@@ -179,5 +189,83 @@ else
     [ -z "$(rcol "$r" ring ce overlap_reduce_pct)" ] && ok ||
     bad "real CUPTI without a GPU: exit $rc, $(rows "$r") rows: $(cat "$tmp/real.err")"
 fi
+
+# 10. --profile timeline: the same recording (the same calls, the same figures: overlap.csv
+#     equal to overlap's but for run_id) and timeline.csv, 12 of the fake's 14 records per row
+#     (device 7 is not the run's, the MEMCPY2 record is made once); by start, then rank, end
+PROF=timeline run tl --gpus 0,1,2,3 --algo nccl,ring,stragglar --transport ce,sm --straggler 1:1ms; rc=$?
+t=$tmp/tl/timeline.csv r=$tmp/tl/results.csv
+[ "$rc" -eq 0 ] && [ "$(rows "$r")" = 5 ] && [ "$(warnings "$tmp/tl.err")" = 0 ] && ok ||
+  bad "timeline run: exit $rc, $(rows "$r") rows: $(cat "$tmp/tl.err")"
+[ "$(rcol "$r" ring ce overlap_reduce_pct) $(rcol "$r" ring ce overlap_delay_pct)" = "25.000 63.750" ] && ok ||
+  bad "timeline: overlap columns $(rcol "$r" ring ce overlap_reduce_pct) $(rcol "$r" ring ce overlap_delay_pct)"
+cmp -s <(cut -d, -f2- "$tmp/fake/overlap.csv") <(cut -d, -f2- "$tmp/tl/overlap.csv") && ok ||
+  bad "timeline changed overlap.csv: $(diff <(cut -d, -f2- "$tmp/fake/overlap.csv") <(cut -d, -f2- "$tmp/tl/overlap.csv") | head -5)"
+cmp -s <(sort "$tmp/fake.log") <(sort "$tmp/tl.log") && ok || bad "timeline: other CUPTI calls: $(sort "$tmp/tl.log" | uniq -c | tr '\n' ' ')"
+[ "$(head -n 1 "$t")" = "run_id,algorithm,transport,bytes,scenario,rank,kind,name,start_us,end_us,peer,copy_bytes,stream" ] &&
+  ok || bad "timeline.csv header: $(head -n 1 "$t")"
+[ "$(rows "$t")" = 60 ] && ok || bad "timeline.csv: $(rows "$t") lines, want 5 rows x 12"
+# tline FILE ALGO TRANSPORT: that row's lines from the rank column on
+tline() {
+  awk -F, -v a="$2" -v t="$3" -v c="$(col "$1" algorithm)" -v tc="$(col "$1" transport)" \
+    -v rc="$(col "$1" rank)" 'NR > 1 && $c == a && $tc == t { s = $rc; for (i = rc + 1; i <= NF; i++) s = s "," $i; print s }' "$1"
+}
+want="0,copy,dtod,0.000,100.000,-1,1048576,0
+0,kernel,,0.000,1000.000,-1,0,0
+1,delay,_Z12delay_kernely,0.000,80.000,-1,0,0
+3,copy,_Z22ncclDevKernel_SendRecv24ncclDevKernelArgsStorageILm4096E,0.000,50.000,-1,0,0
+3,copy-host,dtoh,0.000,200.000,-1,1048576,0
+3,kernel,_Z11fill_kernelIfEvPT_miy,0.000,300.000,-1,0,0
+3,kernel,_Z11gate_kernelPVKyyyPj,0.000,300.000,-1,0,0
+3,copy,dtod,10.000,20.000,-1,1048576,0
+2,copy+reduce,_Z9sm_kernelIfLb0EEvPK5sm_opij,20.000,60.000,-1,0,0
+2,copy,ptop,40.000,100.000,-1,1048576,0
+0,reduce,_Z10sum_kernelIfEvPT_7tp_srcsim,50.000,150.000,-1,0,0
+1,copy,ptop,100.000,140.000,2,0,0"
+got=$(tline "$t" ring ce)
+[ "$got" = "$want" ] && ok || bad "timeline.csv ring/ce: got
+$got
+want
+$want"
+for at in nccl/nccl ring/sm stragglar/ce stragglar/sm; do
+  [ "$(tline "$t" "${at%/*}" "${at#*/}")" = "$want" ] && ok || bad "timeline.csv $at: $(tline "$t" "${at%/*}" "${at#*/}" | head -3)"
+done
+# the shared columns: the run's id, bytes, an empty scenario
+rid=$(awk -F, -v c="$(col "$r" run_id)" 'NR == 2 { print $c }' "$r")
+awk -F, -v want="$rid" 'NR > 1 && ($1 != want || $4 != 1048576 || $5 != "") { bad = 1 } END { exit bad }' "$t" && ok ||
+  bad "timeline.csv run_id/bytes/scenario: $(sed -n 2p "$t"), results.csv run_id $rid"
+
+# 11. ranks and peers by device: --gpus 3,2,1,0 (device 1, rank 2, copies to device 2, rank 1);
+#     overlap,timeline is the same as timeline
+PROF=overlap,timeline run tlrev --gpus 3,2,1,0 --algo ring --transport ce --straggler 2:1ms
+got=$(tline "$tmp/tlrev/timeline.csv" ring ce)
+printf '%s\n' "$got" | grep -qx '2,copy,ptop,100.000,140.000,1,0,0' &&
+  printf '%s\n' "$got" | grep -qx '3,copy,dtod,0.000,100.000,-1,1048576,0' &&
+  printf '%s\n' "$got" | grep -qx '0,copy-host,dtoh,0.000,200.000,-1,1048576,0' && [ "$(printf '%s\n' "$got" | wc -l)" = 12 ] &&
+  [ "$(ocol "$tmp/tlrev/overlap.csv" ring ce 0 copy_us)" = 16.667 ] && ok || bad "timeline --gpus 3,2,1,0: $got"
+
+# 12. three GPUs: device 3's records are skipped; the origin is still the earliest start (0)
+PROF=timeline run tl3 --gpus 0,1,2 --algo ring --transport sm --straggler 1:1ms
+got=$(tline "$tmp/tl3/timeline.csv" ring sm)
+[ "$(printf '%s\n' "$got" | wc -l)" = 7 ] && ! printf '%s\n' "$got" | grep -q '^3,' &&
+  [ "$(printf '%s\n' "$got" | head -n 1)" = "0,copy,dtod,0.000,100.000,-1,1048576,0" ] && ok || bad "timeline on 3 GPUs: $got"
+
+# 13. scenarios: timeline.csv is created once, when a scenario asks for it, and holds only those
+printf -- '--algo ring --transport ce -b 1M -e 1M -n 1 -w 0 --gpus 0,1,2,3\n[scenario plain]\n[scenario prof]\n--profile overlap\n[scenario tl]\n--profile timeline\n[scenario tl2]\n--profile overlap,timeline --straggler 2:1ms\n' >"$tmp/tlscen.conf"
+AR_CUPTI_LIB=$F "$S" run --config "$tmp/tlscen.conf" --out "$tmp/tlscen" >/dev/null 2>"$tmp/tlscen.err"
+t=$tmp/tlscen/timeline.csv
+sc=$(col "$t" scenario)
+[ "$(grep -c '^run_id' "$t")" = 1 ] && [ "$(awk -F, -v c="$sc" 'NR > 1 { print $c }' "$t" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 12 tl; 12 tl2;" ] &&
+  [ "$(rows "$tmp/tlscen/overlap.csv")" = 12 ] && ok || bad "timeline scenarios: $(cut -d, -f5 "$t" | sort | uniq -c | tr '\n' ' '); $(cat "$tmp/tlscen.err")"
+printf -- '--algo ring --transport ce -b 1M -e 1M -n 1 -w 0 --gpus 0,1\n[scenario prof]\n--profile overlap\n' >"$tmp/notl.conf"
+AR_CUPTI_LIB=$F "$S" run --config "$tmp/notl.conf" --out "$tmp/notl" >/dev/null 2>&1
+[ -e "$tmp/notl/overlap.csv" ] && [ ! -e "$tmp/notl/timeline.csv" ] && ok || bad "timeline.csv written without --profile timeline"
+
+# 14. CUPTI fails under timeline: one warning naming it, rows written, timeline.csv header only
+PROF=timeline AR_FAKE_CUPTI_FAIL=flush run tlfail --gpus 0,1 --algo ring,rhd --transport ce; rc=$?
+e=$tmp/tlfail.err
+[ "$rc" -eq 0 ] && [ "$(rows "$tmp/tlfail/results.csv")" = 2 ] && [ "$(rows "$tmp/tlfail/timeline.csv")" = 0 ] &&
+  [ "$(wc -l <"$e")" = 1 ] && grep -q '^arbench: --profile timeline: cuptiActivityFlushAll: .* and timeline.csv gets no more lines$' "$e" &&
+  ok || bad "timeline, CUPTI fails: exit $rc, $(rows "$tmp/tlfail/timeline.csv") timeline lines: $(cat "$e")"
 
 finish
