@@ -197,9 +197,6 @@ extern size_t tp_direct_batch_bytes;
  * until every peer's reduce-scatter has landed here (a soft barrier: every GPU starts its
  * allgather permutations together). Default 0. */
 extern int tp_direct_ag_wait;
-/* The dataflow direct program writes its DATA flags from a signal stream (1, default) or from
- * the copy stream (0; AR_CE_DIRECT_SIGNAL=0). */
-extern int tp_direct_signal;
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
 /* ce push without emulation: 0 (default) the dataflow ring for flagged rings, the dataflow

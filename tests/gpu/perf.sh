@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
-# One device call for issue #7's run on 4 GPUs: the direct program at 1 GiB and 8 GiB as built
-# and with its DATA flags back on the copy stream (AR_CE_DIRECT_SIGNAL=0), three times over,
-# then the S-curve sweep (nccl and our schedules on every transport, 1 KiB..8 GiB, one process),
-# then, when the binary has it, a CUPTI timeline of direct/ce at 1 GiB and of stragglar/ce with
-# an 8 ms straggler.
+# One device call for issue #7's run on 4 GPUs: the direct program's sum-block knob at 1 GiB
+# (AR_SUM_BLOCKS over the program's own cap), then the S-curve sweep (nccl and our schedules
+# on every transport, 1 KiB..8 GiB, one process), then, when the binary has it, a CUPTI
+# timeline of direct/ce at 1 GiB and of stragglar/ce with an 8 ms straggler.
 # Output: $OUT/perf.log, $OUT/perf.tar.gz (the sweep's run folder is $W/sweep inside).
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/perf.sh
 . "$(dirname "$0")/lib.sh"
 L=$O/perf.log
-d=(--algo nccl,direct --sizes 1G,8G --transport ce --pipeline 0 -n 30 -w 5)
-for rep in 1 2 3; do
-  row "$L" 60 "direct as built ($rep)" "${d[@]}"
-  AR_CE_DIRECT_SIGNAL=0 row "$L" 60 "direct, flags on the copy stream ($rep)" "${d[@]}"
-done
+d=(--algo direct --sizes 1G --transport ce --pipeline 2 -n 40 -w 5)
+row "$L" 60 "1G direct p2 (program's sum blocks)" "${d[@]}"
+for sb in 8 16 24 48; do AR_SUM_BLOCKS=$sb row "$L" 60 "1G direct p2 AR_SUM_BLOCKS=$sb" "${d[@]}"; done
 step sweep 300 "$A" run "${g[@]}" -b 1K -e 8G -f 2 --algo nccl,direct,oneshot,ring,rhd,async-ring \
   --transport ce,sm,nccl-p2p --pipeline 0 -n 20 -w 5 -T 120 --out "$W/sweep"
 echo "sweep: $(cat "$W/sweep.COMMAND")" >> "$L"
