@@ -120,6 +120,8 @@ static void ring_knobs(void) {
   const char *db = getenv("AR_CE_DIRECT_BATCH"), *agw = getenv("AR_CE_DIRECT_AGWAIT");
   const char *sb = getenv("AR_SUM_BLOCKS");
   tp_direct_ag_wait = agw && atoi(agw) > 0;
+  const char *sig = getenv("AR_CE_DIRECT_SIGNAL");
+  tp_direct_signal = sig && atoi(sig) > 0;
   tp_sum_blocks_max = sb && atoi(sb) > 0 ? atoi(sb) : 0;
   if (b && atof(b) > 0) tp_ring_batch_bytes = (size_t)(atof(b) * (1 << 20));
   if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));
