@@ -189,18 +189,24 @@ static void ov_num(FILE *f, double v) {
     fprintf(f, ",%.3f", v);
 }
 
+/* Writes what every line of a row shares in overlap.csv and timeline.csv: run_id, algorithm,
+ * transport, bytes, scenario and the rank (no trailing comma). */
+static void job_prefix(FILE *f, const struct hx_overlap_job *j, int rank) {
+  hx_csv_field(f, j->run_id);
+  fputc(',', f);
+  hx_csv_field(f, j->algorithm);
+  fputc(',', f);
+  hx_csv_field(f, j->transport);
+  fprintf(f, ",%llu,", (unsigned long long)j->bytes);
+  hx_csv_field(f, j->scenario ? j->scenario : "");
+  fprintf(f, ",%d", rank);
+}
+
 int hx_overlap_write(FILE *f, const struct hx_overlap_job *j, const struct hx_overlap *ov, int n) {
   if (!f) return 0;
   int rc = 0;
   for (int r = 0; r < n; r++) {
-    hx_csv_field(f, j->run_id);
-    fputc(',', f);
-    hx_csv_field(f, j->algorithm);
-    fputc(',', f);
-    hx_csv_field(f, j->transport);
-    fprintf(f, ",%llu,", (unsigned long long)j->bytes);
-    hx_csv_field(f, j->scenario ? j->scenario : "");
-    fprintf(f, ",%d", r);
+    job_prefix(f, j, r);
     ov_num(f, ov[r].copy_us);
     ov_num(f, ov[r].reduce_us);
     ov_num(f, ov[r].delay_us);
@@ -231,24 +237,26 @@ static FILE *open_beside(const char *results_path, const char *file, const char 
   return f;
 }
 
+/* A file opened once per process (the first call) and shared by every later one. */
+struct beside_once {
+  FILE *f;
+  int tried;
+};
+
 FILE *hx_overlap_csv(const char *results_path) {
-  static FILE *f;
-  static int tried;
-  if (tried) return f;
-  tried = 1;
-  f = open_beside(results_path, "overlap.csv", hx_overlap_header, "--profile overlap",
-                  "the overlap columns of results.csv are still written");
-  return f;
+  static struct beside_once o;
+  if (!o.tried++)
+    o.f = open_beside(results_path, "overlap.csv", hx_overlap_header, "--profile overlap",
+                      "the overlap columns of results.csv are still written");
+  return o.f;
 }
 
 FILE *hx_timeline_csv(const char *results_path) {
-  static FILE *f;
-  static int tried;
-  if (tried) return f;
-  tried = 1;
-  f = open_beside(results_path, "timeline.csv", hx_timeline_header, "--profile timeline",
-                  "the overlap columns and overlap.csv are still written");
-  return f;
+  static struct beside_once o;
+  if (!o.tried++)
+    o.f = open_beside(results_path, "timeline.csv", hx_timeline_header, "--profile timeline",
+                      "the overlap columns and overlap.csv are still written");
+  return o.f;
 }
 
 /* Returns the rank whose CUDA ordinal is device (dev[0..n)), or -1 for none. */
@@ -317,14 +325,8 @@ int hx_timeline_write(FILE *f, const struct hx_overlap_job *j, const int *dev, i
   uint64_t t0 = k ? e[0].start : 0; /* the earliest start: sorted first */
   for (size_t m = 0; m < k; m++) {
     const struct hx_prof_rec *r = &rec[e[m].i];
-    hx_csv_field(f, j->run_id);
-    fputc(',', f);
-    hx_csv_field(f, j->algorithm);
-    fputc(',', f);
-    hx_csv_field(f, j->transport);
-    fprintf(f, ",%llu,", (unsigned long long)j->bytes);
-    hx_csv_field(f, j->scenario ? j->scenario : "");
-    fprintf(f, ",%d,%s,", e[m].rank, tl_kind(r));
+    job_prefix(f, j, e[m].rank);
+    fprintf(f, ",%s,", tl_kind(r));
     hx_csv_field(f, tl_name(r));
     int peer = r->kind == HX_REC_PTOP ? rank_of(r->peer, dev, n) : -1;
     if (fprintf(f, ",%.3f,%.3f,%d,%llu,%u\n", (e[m].start - t0) / 1e3, (e[m].end - t0) / 1e3,
