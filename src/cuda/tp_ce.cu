@@ -111,17 +111,12 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
   return base + x->off;
 }
 
-/* Sets the dataflow programs' automatic mini-batch sizes and the ring's copy streams from
- * AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB) and AR_CE_RING_STREAMS where set, and the experiment knobs
- * AR_CE_DIRECT_AGWAIT and AR_SUM_BLOCKS: tuning on the
- * GPUs needs no rebuild. */
+/* Sets the dataflow programs' automatic mini-batch sizes, the ring's copy streams and the sum
+ * kernels' block cap from AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB), AR_CE_RING_STREAMS and
+ * AR_SUM_BLOCKS where set: tuning on the GPUs needs no rebuild. */
 static void ring_knobs(void) {
   const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
-  const char *db = getenv("AR_CE_DIRECT_BATCH"), *agw = getenv("AR_CE_DIRECT_AGWAIT");
-  const char *sb = getenv("AR_SUM_BLOCKS");
-  tp_direct_ag_wait = agw && atoi(agw) > 0;
-  const char *sig = getenv("AR_CE_DIRECT_SIGNAL");
-  tp_direct_signal = sig && atoi(sig) > 0;
+  const char *db = getenv("AR_CE_DIRECT_BATCH"), *sb = getenv("AR_SUM_BLOCKS");
   tp_sum_blocks_max = sb && atoi(sb) > 0 ? atoi(sb) : 0;
   if (b && atof(b) > 0) tp_ring_batch_bytes = (size_t)(atof(b) * (1 << 20));
   if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));

@@ -37,8 +37,6 @@ int tp_ring_streams = TP_RING_STREAMS;
 
 size_t tp_direct_batch_bytes = TP_DIRECT_BATCH;
 int tp_ce_program = 0;
-int tp_direct_ag_wait = 0;
-int tp_direct_signal = 0;
 
 /* One destination range of a rank in a round: the chunks with the same sources and op. */
 struct seg {
@@ -1083,22 +1081,9 @@ static size_t direct_slot(const struct build *bd, int shift, int j, size_t b) {
   return ((size_t)(shift - 1) * bd->nb + j) * bd->slot_bytes + b * bd->esize % 256;
 }
 
-/* Event ids: 0..nb-1 the sum of each batch, then the iteration's start, the join, the last
- * copy (the signal stream waits for it) and the signal stream's join. */
+/* Event ids: 0..nb-1 the sum of each batch, then the iteration's start, then the join. */
 #define DIRECT_EV_START(bd) ((bd)->nb)
 #define DIRECT_EV_JOIN(bd) ((bd)->nb + 1)
-#define DIRECT_EV_COPY(bd) ((bd)->nb + 2)
-#define DIRECT_EV_SIGNALS(bd) ((bd)->nb + 3)
-
-/* Emits DATA(val) from rank r to q after the copy just emitted on stream 1: from signal stream 2
- * behind an event (tp_direct_signal), so the copy engine starts the next copy at once instead
- * of after the flag write (~8 us each, h200x4-knobs timeline); else on stream 1 itself. */
-static ar_status direct_signal(struct build *bd, int r, int k, int q, uint32_t val) {
-  if (!tp_direct_signal) return ring_flag(bd, r, 1, k, q, bd->n + r, val);
-  AR_CHECK(ring_event(bd, r, TP_OP_RECORD, 1, k, DIRECT_EV_COPY(bd)));
-  AR_CHECK(ring_event(bd, r, TP_OP_WAIT_EVENT, 2, k, DIRECT_EV_COPY(bd)));
-  return ring_flag(bd, r, 2, k, q, bd->n + r, val);
-}
 
 /* Emits rank r's copies of batch j in round k (0: O_q into q's scratch for every q; 1: O_r
  * into every q's data) on copy stream 1, peers in shift order so that all ranks together move
@@ -1116,7 +1101,7 @@ static ar_status direct_emit_sends(struct build *bd, int r, int k, int j) {
     o.src[0] = ref(TP_BUF_DATA, r, b * es);
     o.dst = k == 0 ? ref(TP_BUF_SCRATCH, q, direct_slot(bd, sh, j, b)) : ref(TP_BUF_DATA, q, b * es);
     AR_CHECK(emit(bd->p, r, &o));
-    AR_CHECK(direct_signal(bd, r, k, q, (uint32_t)(k * bd->nb + j + 1)));
+    AR_CHECK(ring_flag(bd, r, 1, k, q, n + r, (uint32_t)(k * bd->nb + j + 1)));
   }
   return AR_OK;
 }
@@ -1152,8 +1137,6 @@ static ar_status emit_ce_direct(struct build *bd, int r) {
     AR_CHECK(direct_emit_sends(bd, r, 0, j));
   for (int j = 0; j < bd->nb; j++)
     AR_CHECK(direct_emit_sum(bd, r, j));
-  for (int q = 0; tp_direct_ag_wait && q < n; q++)
-    if (q != r) AR_CHECK(ring_flag(bd, r, 1, 1, -1, n + q, (uint32_t)bd->nb));
   for (int j = 0; j < bd->nb; j++) {
     AR_CHECK(ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 1, j));
     AR_CHECK(direct_emit_sends(bd, r, 1, j));
@@ -1161,10 +1144,7 @@ static ar_status emit_ce_direct(struct build *bd, int r) {
   for (int q = 0; q < n; q++)
     if (q != r) AR_CHECK(ring_flag(bd, r, 0, 1, -1, n + q, (uint32_t)(2 * bd->nb)));
   AR_CHECK(ring_event(bd, r, TP_OP_RECORD, 1, 1, DIRECT_EV_JOIN(bd)));
-  AR_CHECK(ring_event(bd, r, TP_OP_WAIT_EVENT, 0, 1, DIRECT_EV_JOIN(bd)));
-  if (!tp_direct_signal) return AR_OK;
-  AR_CHECK(ring_event(bd, r, TP_OP_RECORD, 2, 1, DIRECT_EV_SIGNALS(bd)));
-  return ring_event(bd, r, TP_OP_WAIT_EVENT, 0, 1, DIRECT_EV_SIGNALS(bd));
+  return ring_event(bd, r, TP_OP_WAIT_EVENT, 0, 1, DIRECT_EV_JOIN(bd));
 }
 
 /* sm program of rank r (one stream, interpreted by every block of a persistent kernel). */

@@ -193,15 +193,6 @@ extern int tp_ring_streams;
 /* The dataflow direct program's automatic mini-batch (pipeline <= 0) in bytes of the largest
  * owned range (default 1 GiB, 2 to 16 batches; AR_CE_DIRECT_BATCH, in MiB). */
 extern size_t tp_direct_batch_bytes;
-/* Experiment knob (AR_CE_DIRECT_AGWAIT=1): the dataflow direct program's allgather copies wait
- * until every peer's reduce-scatter has landed here (a soft barrier: every GPU starts its
- * allgather permutations together). Default 0. */
-extern int tp_direct_ag_wait;
-/* Experiment knob (AR_CE_DIRECT_SIGNAL=1): the dataflow direct program writes its DATA flags
- * from a signal stream behind an event instead of from the copy stream. Default 0: with memop
- * flags (a 4-byte peer copy) it lost 9% at 1 GiB, the flag copies queued behind the next data
- * copies (docs/performance.md v5); kernel flags (AR_FLAGS=kernel) do not use the copy engine. */
-extern int tp_direct_signal;
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
 /* ce push without emulation: 0 (default) the dataflow ring for flagged rings, the dataflow

@@ -4,6 +4,7 @@
 # plus a 4-byte peer copy, the default), kernel flags (AR_FLAGS=kernel: one-thread kernels), and
 # kernel flags from the direct program's signal stream (AR_CE_DIRECT_SIGNAL=1); twice over, then
 # a CUPTI timeline of the last. Output: $OUT/flags.log, $OUT/flags.tar.gz.
+# AR_CE_DIRECT_SIGNAL was removed after this run (no gain); rerun it from git dd2e2ce.
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/flags.sh
 . "$(dirname "$0")/lib.sh"
 L=$O/flags.log

@@ -2299,12 +2299,6 @@ int main(int argc, char **argv) {
       cmd_sim(nmax, seeds, o.algos, xq);
       tp_ce_program = 0;
     }
-    if (!xq && (!strcmp(o.algos, "all") || strstr(o.algos, "direct"))) {
-      printf("# ce push: direct with its flags from the signal stream (AR_CE_DIRECT_SIGNAL=1)\n");
-      tp_direct_signal = 1;
-      cmd_sim(nmax, seeds, "direct", xq);
-      tp_direct_signal = 0;
-    }
     if (!xq) sim_dataflow(nmax, seeds, o.algos);
     if (!strcmp(o.algos, "all")) sim_auto_pipeline(nmax, seeds);
     tsim_checks();
