@@ -15,6 +15,7 @@
  *            i.e. T/T0 = p l / ((p-2)l+2) with T0 = 2(p-1)/p
  *   m > 1:   T = max(2(p-1)/(p-m), l1 + 2(m-1)/(p-m)) (k+4)/k   (App. D.3)
  * and nothing beats the lower bounds of Theorem 6 (one) and Theorem 2 (m degraded GPUs). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -421,6 +422,50 @@ static void test_multi(void) {
       }
 }
 
+/* optcc-switch: correct for every n and set of degraded GPUs; degraded GPUs that own nothing
+ * send and receive the vector once, healthy ones ((q-1) + (n-1)) / q of it; nearly healthy
+ * ones (below the crossover l 2(n-1)/n = (q-1+n-1)/q) own their share, as in direct. */
+static void test_switch(void) {
+  struct ar_schedule s;
+  struct sched_report rep;
+  for (int n = 2; n <= 9; n++)
+    for (int m = 0; m < n && m <= 3; m++)
+      for (int li = 0; li < 4; li++) {
+        static const double ls[] = {1.0, 1.05, 2.0, 3.5};
+        int deg[3] = {n - 1, 0, 1};
+        double fac[3] = {ls[li], ls[li], ls[li]};
+        for (int k = 1; k <= 5; k += 2) {
+          CHECK_INT(build("optcc-switch", n, m, deg, fac, k, &s), ==, AR_OK);
+          CHECK_INT(sched_verify(&s, &rep), ==, AR_OK);
+          CHECK(run_cpu(&s, 1000) == 0, "optcc-switch n=%d m=%d l=%.2f k=%d wrong", n, m, ls[li], k);
+          CHECK_INT(s.nchunks % k, ==, 0);
+          CHECK(weights_ok(&s, m, deg, fac), "optcc-switch weights n=%d m=%d", n, m);
+          int q = n - m;
+          double t_owned = ls[li] * 2.0 * (n - 1) / n, t_healthy = (double)(q - 1 + n - 1) / q;
+          if (ls[li] > t_healthy) t_healthy = ls[li];
+          int healthy_only = m > 0 && ls[li] > 1 && t_healthy < t_owned;
+          double want_d = healthy_only ? 1.0 : 2.0 * (n - 1) / n / 2;
+          if (m > 0) /* the first degraded GPU, n-1 */
+            CHECK(fabs(rep.sent[n - 1] - want_d) < 1e-9 && fabs(rep.recv[n - 1] - want_d) < 1e-9,
+                  "optcc-switch n=%d m=%d l=%.2f: degraded sent %.4f recv %.4f, want %.4f", n, m,
+                  ls[li], rep.sent[n - 1], rep.recv[n - 1], want_d);
+          if (healthy_only && q > 0)
+            CHECK(fabs(rep.sent[q > 1 ? 2 : 0] - (double)(q - 1 + n - 1) / q) < 1e-9 || m > 1,
+                  "optcc-switch n=%d: healthy sent %.4f", n, rep.sent[2]);
+          sched_free(&s);
+        }
+      }
+  /* p = 4, l = 2: the degraded GPU owns nothing; 16 segments by default */
+  int d3 = 3;
+  double l2 = 2.0;
+  CHECK_INT(build("optcc-switch", 4, 1, &d3, &l2, 0, &s), ==, AR_OK);
+  CHECK_INT(s.nchunks, ==, 48);
+  CHECK_INT(s.nrounds, ==, 17);
+  CHECK_INT(sched_verify(&s, &rep), ==, AR_OK);
+  CHECK(fabs(rep.sent[0] - 5.0 / 3) < 1e-9, "healthy sent %.4f", rep.sent[0]);
+  sched_free(&s);
+}
+
 int main(void) {
   test_time_matches_paper();
   test_every_n_and_l();
@@ -430,5 +475,6 @@ int main(void) {
   test_head_tail();
   test_transfers();
   test_multi();
+  test_switch();
   return TEST_DONE();
 }

@@ -18,8 +18,9 @@
  * batch (2 to 64) when chosen; AR_CE_RING_BATCH (MiB) and AR_CE_RING_STREAMS (1..4) change
  * those two for experiments. A direct AllReduce (algorithm `direct`) gets the dataflow direct
  * program (emit_ce_direct: one copy stream, peers in shift order, 2 batches per owned range by
- * default, AR_CE_DIRECT_BATCH in MiB); AR_CE_PROGRAM=flow compiles the other schedules into
- * the flow program (tp_flow.cu), an experiment. --phases marks (job->marks): an event recorded on the harness's
+ * default, AR_CE_DIRECT_BATCH in MiB). Degraded jobs and straggler-aware schedules get the flow
+ * program (tp_flow.cu); AR_CE_PROGRAM=flow gives it every schedule but flagged rings,
+ * AR_CE_PROGRAM=round none. --phases marks (job->marks): an event recorded on the harness's
  * stream after each round's last op there (the dataflow ring: its last apply).
  * AR_CE_DIR=pull selects the older receiver-pulls program (see tp_prog.cu). */
 #include <stdlib.h>
@@ -100,7 +101,7 @@ static ar_status setup_rank(struct tp_ctx *c, int r) {
     CUDA_CHECK(cudaMalloc((void **)&c->stamps[r], rp->nstamps * sizeof(uint64_t)));
     CUDA_CHECK(cudaMemset(c->stamps[r], 0, rp->nstamps * sizeof(uint64_t)));
     AR_CHECK(tp_stamp_launch(c->stamps[r], 0));
-    AR_CHECK(tp_pace_launch(c->stamps[r], 0, NULL, 0, 0));
+    AR_CHECK(tp_pace_launch(c->stamps[r], 0, NULL, 0, NULL, 0));
   }
   return AR_OK;
 }
@@ -122,7 +123,7 @@ static void ring_knobs(void) {
   if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));
   const char *fb = getenv("AR_CE_FLOW_BATCH"), *prog = getenv("AR_CE_PROGRAM");
   if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
-  tp_ce_program = prog && !strcmp(prog, "flow") ? 2 : 0;
+  tp_ce_program = !prog ? 0 : !strcmp(prog, "flow") ? 2 : !strcmp(prog, "round") ? 1 : 0;
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
 }
 
@@ -177,7 +178,7 @@ static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, c
                             uint32_t base) {
   switch (o->kind) {
   case TP_OP_WRITE_FLAG:
-    AR_CHECK(tp_flag_write(c->flag_mode, st, c->flags[o->peer] + o->slot, base + o->val,
+    AR_CHECK(tp_flag_write(o->kflag ? TP_FLAGS_KERNEL : c->flag_mode, st, c->flags[o->peer] + o->slot, base + o->val,
                            c->flags[rank] + c->prog->nslots + o->stream));
     break;
   case TP_OP_WAIT_FLAG:
@@ -201,7 +202,7 @@ static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, c
   case TP_OP_PACE:
     AR_CHECK(tp_pace_launch(c->stamps[rank] + o->tslot[0], o->ns[0],
                             o->tslot[1] >= 0 ? c->stamps[rank] + o->tslot[1] : NULL, o->ns[1],
-                            st));
+                            o->tout >= 0 ? c->stamps[rank] + o->tout : NULL, st));
     break;
   default: return AR_ERR_INVALID;
   }

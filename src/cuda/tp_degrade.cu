@@ -19,15 +19,16 @@ static __global__ void stamp_kernel(uint64_t *slot) {
 }
 
 /* Holds the stream until *a + na and, if b, *b + nb (stamps of this GPU, written earlier in
- * stream order or joined by an event). */
-static __global__ void pace_kernel(const uint64_t *a, uint64_t na, const uint64_t *b,
-                                   uint64_t nb) {
+ * stream order or joined by an event); *out, if given, gets that target. */
+static __global__ void pace_kernel(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
+                                   uint64_t *out) {
   uint64_t t = *(const volatile uint64_t *)a + na;
   if (b) {
     uint64_t u = *(const volatile uint64_t *)b + nb;
     if (u > t) t = u;
   }
   tp_spin_until(t);
+  if (out) *out = t;
 }
 
 extern "C" ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s) {
@@ -37,8 +38,8 @@ extern "C" ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s) {
 }
 
 extern "C" ar_status tp_pace_launch(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
-                                    cudaStream_t s) {
-  pace_kernel<<<1, 1, 0, s>>>(a, na, b, nb);
+                                    uint64_t *out, cudaStream_t s) {
+  pace_kernel<<<1, 1, 0, s>>>(a, na, b, nb, out);
   CUDA_CHECK(cudaGetLastError());
   return AR_OK;
 }

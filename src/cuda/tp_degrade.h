@@ -15,9 +15,10 @@ extern "C" {
 
 /* *slot = the GPU time in ns when stream s reaches the kernel. */
 ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s);
-/* Holds stream s until the GPU time reaches *a + na and, when b is not NULL, *b + nb. */
+/* Holds stream s until the GPU time reaches *a + na and, when b is not NULL, *b + nb; then
+ * *out = that time when out is not NULL. */
 ar_status tp_pace_launch(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
-                         cudaStream_t s);
+                         uint64_t *out, cudaStream_t s);
 
 /* The self-test's schedule (tp_degrade_selftest): one round among ranks 0 (the degraded GPU)
  * .. k; dir 0 "in": peer p copies chunk p-1 to rank 0; 1 "out": rank 0 copies chunk k+p-1 to

@@ -1,22 +1,48 @@
 /* The ce dataflow program for any schedule (tp_prog.h, "ce flow"): dependencies per unit (a
  * chunk's mini-batch) instead of per round, one copy stream per rank carrying its sends in
- * round order, the sums on the harness's stream as their inputs land. Host code only. */
+ * round order and nothing else, the sums on the harness's stream as their inputs land.
+ * Streams of a rank: 0 sums and landings, 1 copies, 2 RECV writes, 3 DATA writes (each after
+ * its copy's event, by a kernel: a copy stream with flag ops between its copies lost 10-15 us
+ * per copy on 4 x H200, and a memop's 4-byte copy from another stream queues behind the next
+ * big copy on the copy engine, runs/reference/h200x4-straggler), 4 the start stamps of the
+ * degraded-link emulation.
+ * Degraded GPUs (struct tp_degrade): the sender of a flow with a degraded end stamps the copy's
+ * start (stream 4) and holds its DATA until F x / bw after it (stream 3); a degraded sender
+ * also until F x / bw after its previous release, a degraded receiver uses (sums, or records
+ * the landing of) each flow into it no earlier than F x / bw after its previous use (stream
+ * 0). So no flow of d takes less than F x / bw and each direction of d moves at most bw / F;
+ * chaining the paces' targets (tout) keeps the kernels' latencies out of the budget, and
+ * flows that share d's link physically are not charged for each other's transfer. Only
+ * signal streams wait: a healthy sender's copy engine goes on once its copy has landed (a
+ * slow NIC slows what it receives, the sender serves others meanwhile: optcc.txt Theorem 1's
+ * model). Host code only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tp_prog.h"
 
-/* automatic mini-batches: two per chunk already put every sum but the last under the next
- * copies; more only add copy starts (~10 us each on H200, docs/performance.md) */
-#define TP_FLOW_BATCH (1u << 30)
-#define TP_FLOW_MIN 2
+/* automatic mini-batches: about 128 MiB each (stragglar at 1 GiB, 358 MB chunks: 2 and 4
+ * per chunk within 3% of each other on 4 x H200, runs/reference/h200x4-straggler); a chunk of
+ * a schedule with many (optcc's sections) is one; at most 16 */
+#define TP_FLOW_BATCH (128u << 20)
 #define TP_FLOW_MAX 16
+/* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
+ * held those back by 80 us on 4 x H200, runs/reference/h200x4-straggler) */
+#define TP_FLOW_SUM_BLOCKS 64
+#define TP_FLOW_STREAMS 5
+
+/* stamp slots of a rank: a degraded one's last release out of it and last use of a flow into
+ * it (both start at the iteration's start), then one per flow with a degraded end: its start */
+#define TS_OUT 0
+#define TS_IN 1
+#define TS_FIRST 2
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
 
 struct flow {
   const struct ar_schedule *s;
+  const struct tp_degrade *dg; /* NULL: no emulation */
   struct tp_prog *p;
   int n, nc, nb, nu, es;
   size_t *ub, *ue; /* unit u = chunk * nb + batch: elements [ub, ue) */
@@ -27,8 +53,9 @@ struct flow {
   uint32_t *w_val;
   /* per rank: the stream of each event, and per (stream, stream) the latest event waited */
   int *ev_stream[AR_MAX_GPUS], ev_cap[AR_MAX_GPUS];
-  int ev_waited[AR_MAX_GPUS][3][3];
-  uint32_t *flag_waited; /* [(r * 3 + stream) * nslots + slot] */
+  int ev_waited[AR_MAX_GPUS][TP_FLOW_STREAMS][TP_FLOW_STREAMS];
+  uint32_t *flag_waited; /* [(r * TP_FLOW_STREAMS + stream) * nslots + slot] */
+  int tnext[AR_MAX_GPUS]; /* next free stamp slot */
   uint32_t sent[AR_MAX_GPUS][AR_MAX_GPUS];  /* copies r -> q so far (DATA values) */
   uint32_t rr[AR_MAX_GPUS][AR_MAX_GPUS];    /* RECV writes q -> r so far: rr[q][r] */
   uint32_t rr_now[AR_MAX_GPUS][AR_MAX_GPUS]; /* this round's RECV value q -> r, 0 none */
@@ -65,19 +92,20 @@ static ar_status put(struct flow *f, int r, struct tp_op *o) {
   return tp_prog_emit(f->p, r, o);
 }
 
-/* Emits a flag write to peer's slot. */
+/* Emits a flag write to peer's slot (by a kernel from the signal streams). */
 static ar_status flag_write(struct flow *f, int r, int stream, int k, int peer, int slot,
                             uint32_t val) {
   struct tp_op o = tp_op_new(TP_OP_WRITE_FLAG, stream, k);
   o.peer = peer;
   o.slot = slot;
   o.val = val;
+  o.kflag = stream >= 2;
   return put(f, r, &o);
 }
 
 /* Emits a wait until r's own slot reaches val, unless the stream already waited for as much. */
 static ar_status flag_wait(struct flow *f, int r, int stream, int k, int slot, uint32_t val) {
-  uint32_t *w = &f->flag_waited[((size_t)r * 3 + stream) * f->p->nslots + slot];
+  uint32_t *w = &f->flag_waited[((size_t)r * TP_FLOW_STREAMS + stream) * f->p->nslots + slot];
   if (*w >= val) return AR_OK;
   *w = val;
   struct tp_op o = tp_op_new(TP_OP_WAIT_FLAG, stream, k);
@@ -115,6 +143,58 @@ static ar_status ev_wait(struct flow *f, int r, int stream, int k, int ev) {
   return put(f, r, &o);
 }
 
+/* Emits a PACE on r's stream until stamp a + na and, when b >= 0, stamp b + nb; the target
+ * goes to stamp `out` when out >= 0. */
+static ar_status pace(struct flow *f, int r, int stream, int k, int a, uint64_t na, int b,
+                      uint64_t nb, int out) {
+  struct tp_op o = tp_op_new(TP_OP_PACE, stream, k);
+  o.tslot[0] = a;
+  o.ns[0] = na;
+  if (b >= 0) o.tslot[1] = b, o.ns[1] = nb;
+  o.tout = out;
+  return put(f, r, &o);
+}
+
+/* Before r's copy of `bytes` to q (emitted next on stream 1): when either end is degraded,
+ * stamps the copy's start on stream 4 (which never waits for anything else, so the stamp is
+ * taken as the copy stream gets there) and returns its slot in *slot (else -1). */
+static ar_status stamp_start(struct flow *f, int r, int q, int k, int *slot) {
+  *slot = -1;
+  if (!(tp_degrade_factor(f->dg, r) > 0) && !(tp_degrade_factor(f->dg, q) > 0)) return AR_OK;
+  int ev;
+  AR_CHECK(ev_record(f, r, 1, k, &ev));
+  AR_CHECK(ev_wait(f, r, 4, k, ev));
+  struct tp_op o = tp_op_new(TP_OP_STAMP, 4, k);
+  o.tslot[0] = *slot = f->tnext[r]++;
+  AR_CHECK(put(f, r, &o));
+  AR_CHECK(ev_record(f, r, 4, k, &ev));
+  return ev_wait(f, r, 3, k, ev);
+}
+
+/* On r's stream 3, after the copy stamped in `slot`, before its DATA: a degraded sender
+ * releases it no earlier than F x / bw after its start and after its previous release; a
+ * degraded receiver's flow takes F x / bw from its start too (its share of the receiver's
+ * budget is charged there, pace_use). Nothing when slot < 0. */
+static ar_status pace_send(struct flow *f, int r, int q, int k, int slot, size_t bytes) {
+  if (slot < 0) return AR_OK;
+  double fr = tp_degrade_factor(f->dg, r), fq = tp_degrade_factor(f->dg, q);
+  if (fr > 0) {
+    uint64_t ns = tp_degrade_ns(f->dg, fr, (double)bytes);
+    AR_CHECK(pace(f, r, 3, k, slot, ns, TS_OUT, ns, TS_OUT));
+  }
+  if (fq > fr) AR_CHECK(pace(f, r, 3, k, slot, tp_degrade_ns(f->dg, fq, (double)bytes), -1, 0, -1));
+  return AR_OK;
+}
+
+/* On degraded q's stream 0, once a flow of `bytes` into q has landed (its sender held it F x
+ * / bw from its start): q uses it no earlier than F x / bw after the previous use, one budget
+ * for all of q's ingress. Nothing for a healthy q. */
+static ar_status pace_use(struct flow *f, int q, int k, size_t bytes) {
+  double fq = tp_degrade_factor(f->dg, q);
+  if (!(fq > 0)) return AR_OK;
+  return pace(f, q, 0, k, TS_IN, tp_degrade_ns(f->dg, fq, (double)bytes), -1, 0, TS_IN);
+}
+
 /* Makes r's stream wait until data[u]'s last write is complete. */
 static ar_status wait_written(struct flow *f, int r, int stream, int k, int u) {
   size_t i = (size_t)r * f->nu + u;
@@ -128,11 +208,11 @@ static ar_status wait_written(struct flow *f, int r, int stream, int k, int u) {
 static int shift(const struct flow *f, int r, int q) {
   return (q - r + f->n) % f->n;
 }
-
 /* Emits rank r's sends of round k on its copy stream: per batch, per receiver in shift
  * order, per chunk; each waits for the unit's last write on r, for q's READY (first copy to q)
  * and RECV (when q must be ready for this round), copies (REDUCE: into fresh scratch of q),
- * records an event (r's later writes of the unit wait for it) and writes DATA to q. */
+ * records an event (r's later writes of the unit wait for it), and stream 3, behind that
+ * event (and r's egress pace when r is degraded), writes DATA to q. */
 static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
   for (int j = 0; j < f->nb; j++)
@@ -148,6 +228,8 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
           AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
           if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
           size_t bytes = (f->ue[u] - f->ub[u]) * f->es, at = (size_t)(q * f->n + r) * f->nu + u;
+          int slot;
+          AR_CHECK(stamp_start(f, r, q, k, &slot));
           struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
           o.bytes = bytes;
           o.nsrc = 1;
@@ -160,24 +242,26 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
           }
           AR_CHECK(put(f, r, &o));
           AR_CHECK(ev_record(f, r, 1, k, &f->rd_ev[(size_t)r * f->nu + u]));
+          AR_CHECK(ev_wait(f, r, 3, k, f->rd_ev[(size_t)r * f->nu + u]));
+          AR_CHECK(pace_send(f, r, q, k, slot, bytes));
           f->in_val[at] = ++f->sent[r][q];
-          AR_CHECK(flag_write(f, r, 1, k, q, SLOT_DATA(f, r), f->in_val[at]));
+          AR_CHECK(flag_write(f, r, 3, k, q, SLOT_DATA(f, r), f->in_val[at]));
         }
       }
   return AR_OK;
 }
 
 /* Plans round k's RECV words: q must be ready before r's copies of round k land when they
- * overwrite q's data (q's reads and writes of those units done) or when q received from
- * others in its previous receiving round (their copies landed first, so that round k's
- * senders do not share q's ingress with round k - 1's: the schedule's port model). */
+ * overwrite q's data (q's reads and writes of those units done) or, in a one-port schedule,
+ * when q received from others in its previous receiving round (their copies landed first, so
+ * that round k's senders do not share q's ingress with round k - 1's: the port model). */
 static void plan_recv(struct flow *f, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
   memset(f->rr_now, 0, sizeof(f->rr_now));
   for (size_t i = lo; i < hi; i++) {
     const struct ar_xfer *x = &s->xfers[i];
     int q = x->dst, r = x->src, need = x->op == AR_COPY;
-    if (!need) { /* did q receive from anyone else in its previous receiving round? */
+    if (!need && s->ports <= 1) { /* did q receive from anyone else in its previous round? */
       size_t a, b;
       for (int k2 = k - 1; k2 >= 0 && !need; k2--) {
         round_span(s, k2, &a, &b);
@@ -196,8 +280,8 @@ static void plan_recv(struct flow *f, int k, size_t lo, size_t hi) {
 
 /* Emits rank q's RECV writes of round k on its signal stream (2, so that they never wait
  * behind q's sums): for each sender r that needs one, wait until the units r overwrites are
- * free (q's copies reading them, the writes before) and until every earlier copy into q from
- * the other senders landed, then RECV to r. */
+ * free (q's copies reading them, the writes before) and, in a one-port schedule, until every
+ * earlier copy into q from the other senders landed, then RECV to r. */
 static ar_status emit_recv(struct flow *f, int q, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
   for (int r = 0; r < f->n; r++) {
@@ -212,7 +296,7 @@ static ar_status emit_recv(struct flow *f, int q, int k, size_t lo, size_t hi) {
           AR_CHECK(wait_written(f, q, 2, k, u));
         }
     }
-    for (int p = 0; p < f->n; p++) /* (emitted before this round's sends) */
+    for (int p = 0; s->ports <= 1 && p < f->n; p++) /* (emitted before this round's sends) */
       if (p != q && p != r && f->sent[p][q]) /* r's own copies go in order */
         AR_CHECK(flag_wait(f, q, 2, k, SLOT_DATA(f, p), f->sent[p][q]));
     AR_CHECK(flag_write(f, q, 2, k, r, SLOT_RECV(f, q), f->rr_now[q][r]));
@@ -223,7 +307,7 @@ static ar_status emit_recv(struct flow *f, int q, int k, size_t lo, size_t hi) {
 /* Emits rank q's stream-0 work of round k: per batch and chunk the sum of
  * every reduce into q (wait for the sources' DATA, for q's own reads and the unit's last
  * write, sum, record), then the wait for every copy of round k into q's data (which becomes
- * the units' last write). */
+ * the units' last write). A degraded q paces each flow into it once it has landed. */
 static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
   int n = f->n;
@@ -248,12 +332,14 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
       for (int a = 0; a < ns; a++) {
         size_t at = (size_t)(q * n + srcs[a]) * f->nu + u;
         AR_CHECK(flag_wait(f, q, 0, k, SLOT_DATA(f, srcs[a]), f->in_val[at]));
+        AR_CHECK(pace_use(f, q, k, (f->ue[u] - f->ub[u]) * f->es));
         o.src[o.nsrc++] = tp_ref_at(TP_BUF_SCRATCH, q, f->in_off[at]);
       }
       AR_CHECK(ev_wait(f, q, 0, k, f->rd_ev[(size_t)q * f->nu + u]));
       AR_CHECK(wait_written(f, q, 0, k, u));
       o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
       o.bytes = (f->ue[u] - f->ub[u]) * f->es;
+      o.blocks = TP_FLOW_SUM_BLOCKS;
       AR_CHECK(put(f, q, &o));
       size_t w = (size_t)q * f->nu + u;
       AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));
@@ -271,14 +357,19 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
         f->w_peer[w] = x->src;
         f->w_val[w] = f->in_val[at];
         AR_CHECK(flag_wait(f, q, 0, k, SLOT_DATA(f, x->src), f->in_val[at]));
+        if (tp_degrade_factor(f->dg, q) > 0) { /* the paced landing is the unit's last write */
+          AR_CHECK(pace_use(f, q, k, (f->ue[u] - f->ub[u]) * f->es));
+          AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));
+          f->w_kind[w] = 1;
+        }
       }
   }
   return AR_OK;
 }
 
-/* Returns the mini-batches per chunk: the pipeline asked for, else about tp_flow_batch_bytes
- * of the largest chunk (TP_FLOW_MIN..TP_FLOW_MAX); at most the smallest non-empty chunk's
- * TP_UNIT blocks. */
+/* Returns the mini-batches per chunk: the pipeline asked for, else the largest chunk in
+ * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX); at most the smallest non-empty
+ * chunk's TP_UNIT blocks. */
 static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
   size_t most = 0, least = SIZE_MAX;
   for (int c = 0; c < f->nc; c++) {
@@ -286,10 +377,9 @@ static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
     if (len > most) most = len;
     if (len && len < least) least = len;
   }
-  size_t nb = (size_t)pipeline;
+  size_t nb = (size_t)pipeline, batch = tp_flow_batch_bytes ? tp_flow_batch_bytes : TP_FLOW_BATCH;
   if (pipeline <= 0) {
-    nb = most * f->es / (tp_flow_batch_bytes ? tp_flow_batch_bytes : TP_FLOW_BATCH);
-    if (nb < TP_FLOW_MIN) nb = TP_FLOW_MIN;
+    nb = (most * f->es + batch - 1) / batch;
     if (nb > TP_FLOW_MAX) nb = TP_FLOW_MAX;
   }
   size_t units = least == SIZE_MAX ? 1 : (least + TP_UNIT - 1) / TP_UNIT;
@@ -336,6 +426,12 @@ static ar_status flow_all(struct flow *f) {
             AR_CHECK(flag_write(f, r, 0, k, q, SLOT_READY(f, r), 1));
             break;
           }
+      if (tp_degrade_factor(f->dg, r) > 0) /* the paces' chains start here */
+        for (int t = TS_OUT; t <= TS_IN; t++) {
+          struct tp_op o = tp_op_new(TP_OP_STAMP, 0, k);
+          o.tslot[0] = t;
+          AR_CHECK(put(f, r, &o));
+        }
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
@@ -373,11 +469,14 @@ static ar_status flow_all(struct flow *f) {
 }
 
 extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize,
-                                   int pipeline, struct tp_prog *p, char *reason,
-                                   size_t reason_len) {
+                                   int pipeline, const struct tp_degrade *dg, struct tp_prog *p,
+                                   char *reason, size_t reason_len) {
   struct flow f;
   memset(&f, 0, sizeof(f));
   f.s = s;
+  f.dg = dg && dg->n > 0 ? dg : NULL;
+  for (int r = 0; r < AR_MAX_GPUS; r++)
+    f.tnext[r] = TS_FIRST;
   f.p = p;
   f.n = s->nranks;
   f.nc = s->nchunks;
@@ -398,7 +497,7 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
   f.w_peer = (int *)calloc(cells, sizeof(int));
   f.rd_ev = (int *)malloc(cells * sizeof(int));
   f.w_val = (uint32_t *)calloc(cells, sizeof(uint32_t));
-  f.flag_waited = (uint32_t *)calloc((size_t)f.n * 3 * p->nslots, sizeof(uint32_t));
+  f.flag_waited = (uint32_t *)calloc((size_t)f.n * TP_FLOW_STREAMS * p->nslots, sizeof(uint32_t));
   f.in_off = (size_t *)calloc(cells * f.n, sizeof(size_t));
   f.in_val = (uint32_t *)calloc(cells * f.n, sizeof(uint32_t));
   ar_status st = AR_ERR_NOMEM;
@@ -407,8 +506,8 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
     for (size_t i = 0; i < cells; i++)
       f.rd_ev[i] = -1;
     for (int r = 0; r < f.n; r++)
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
+      for (int a = 0; a < TP_FLOW_STREAMS; a++)
+        for (int b = 0; b < TP_FLOW_STREAMS; b++)
           f.ev_waited[r][a][b] = -1;
     for (int c = 0; c < f.nc; c++)
       for (int j = 0; j < f.nb; j++)

@@ -110,7 +110,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
         if (e == cudaSuccess) e = cudaMalloc((void **)&c->stamp[r], sizeof(uint64_t));
         if (e == cudaSuccess) e = cudaMemset(c->stamp[r], 0, sizeof(uint64_t));
         if (e == cudaSuccess) st = tp_stamp_launch(c->stamp[r], 0);
-        if (e == cudaSuccess && st == AR_OK) st = tp_pace_launch(c->stamp[r], 0, NULL, 0, 0);
+        if (e == cudaSuccess && st == AR_OK) st = tp_pace_launch(c->stamp[r], 0, NULL, 0, NULL, 0);
         if (e == cudaSuccess && st == AR_OK) e = cudaDeviceSynchronize();
         if (e != cudaSuccess) st = e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
       }
@@ -154,7 +154,7 @@ static ar_status enqueue_round(struct tp_ctx *c, int rank, int k, cudaStream_t s
     }
   }
   NCCL_CHECK(ncclGroupEnd());
-  if (hold) AR_CHECK(tp_pace_launch(c->stamp[rank], hold, NULL, 0, stream));
+  if (hold) AR_CHECK(tp_pace_launch(c->stamp[rank], hold, NULL, 0, NULL, stream));
   for (int i = 0; i < R->nrecv; i++) { /* apply after the group: round snapshot */
     const struct p2p_op *o = &R->recv[i];
     if (o->direct) continue;

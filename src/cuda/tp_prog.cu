@@ -122,6 +122,7 @@ static ar_status emit(struct tp_prog *p, int r, const struct tp_op *op) {
   for (int i = 0; i < 2; i++)
     if ((op->kind == TP_OP_STAMP || op->kind == TP_OP_PACE) && op->tslot[i] + 1 > rp->nstamps)
       rp->nstamps = op->tslot[i] + 1;
+  if (op->kind == TP_OP_PACE && op->tout + 1 > rp->nstamps) rp->nstamps = op->tout + 1;
   return AR_OK;
 }
 
@@ -139,6 +140,7 @@ static struct tp_op op_new(int kind, int stream, int round) {
   o.round = round;
   o.event = -1;
   o.tslot[0] = o.tslot[1] = -1;
+  o.tout = -1;
   return o;
 }
 
@@ -1255,16 +1257,17 @@ static ar_status build_all(struct build *bd) {
     lo = hi;
   }
   find_readers(bd);
-  /* a ring flagged for pipelining gets the dataflow program; emulated degraded links keep the
-   * per-round push program, whose paces are timed from each round's start */
+  /* a ring flagged for pipelining gets the dataflow program; degraded jobs the flow program
+   * (which knows how to pace) or, where it falls back, the per-round one */
   if (bd->mode == TP_MODE_CE && (s->flags & AR_SCHED_PIPELINED) && !bd->dg && ring_check(bd)) {
     ring_plan(bd);
     for (int r = 0; r < bd->n; r++)
       AR_CHECK(emit_ce_ring(bd, r));
     return AR_OK;
   }
-  if (bd->mode == TP_MODE_CE && !bd->dg && tp_ce_program == 2) {
-    ar_status st = tp_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->p, bd->reason,
+  int flow = tp_ce_program == 2 || (tp_ce_program == 0 && (bd->dg || s->nprecond > 0));
+  if (bd->mode == TP_MODE_CE && flow) {
+    ar_status st = tp_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->dg, bd->p, bd->reason,
                                  bd->reason_len);
     if (st != AR_ERR_UNSUPPORTED) return st;
     ar_log(AR_LOG_TRACE, "ce: %s: the per-round program: %s", s->algo, bd->reason);
@@ -1386,7 +1389,9 @@ extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
     const struct tp_op *o = &rp->ops[i];
     fprintf(f, "  r%-3d s%d %-6s", o->round, o->stream, names[o->kind]);
     switch (o->kind) {
-    case TP_OP_WRITE_FLAG: fprintf(f, " rank %d slot %d = %u", o->peer, o->slot, o->val); break;
+    case TP_OP_WRITE_FLAG:
+      fprintf(f, " rank %d slot %d = %u%s", o->peer, o->slot, o->val, o->kflag ? " (kernel)" : "");
+      break;
     case TP_OP_WAIT_FLAG: fprintf(f, " slot %d >= %u", o->slot, o->val); break;
     case TP_OP_RECORD:
     case TP_OP_WAIT_EVENT: fprintf(f, " ev %d", o->event); break;
@@ -1394,6 +1399,7 @@ extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
     case TP_OP_PACE:
       fprintf(f, " t%d + %llu ns", o->tslot[0], (unsigned long long)o->ns[0]);
       if (o->tslot[1] >= 0) fprintf(f, ", t%d + %llu ns", o->tslot[1], (unsigned long long)o->ns[1]);
+      if (o->tout >= 0) fprintf(f, " -> t%d", o->tout);
       break;
     case TP_OP_COPY:
     case TP_OP_SUM:

@@ -108,7 +108,8 @@ enum tp_op_kind {
   TP_OP_SYNC,           /* sm: every block's earlier work done and visible system-wide */
   /* degraded-link emulation only (transport.h, struct tp_degrade): */
   TP_OP_STAMP, /* stamps[tslot[0]] = the GPU time when the stream gets here */
-  TP_OP_PACE,  /* the stream waits until stamps[tslot[i]] + ns[i] for i = 0, 1 (tslot -1: none) */
+  TP_OP_PACE,  /* the stream waits until stamps[tslot[i]] + ns[i] for i = 0, 1 (tslot -1: none);
+                * ce: the target goes to stamps[tout] when tout >= 0 */
 };
 
 enum tp_buf { TP_BUF_DATA = 0, TP_BUF_SCRATCH = 1 };
@@ -138,6 +139,10 @@ struct tp_op {
   int tslot[2];   /* STAMP, PACE: stamp slots of the rank (ce: device words; sm: per block) */
   uint64_t ns[2]; /* PACE: nanoseconds after each stamp */
   int blocks;     /* ce SUM: most blocks of its kernel (0: the default, 4 per SM) */
+  int kflag;      /* ce WRITE_FLAG: by a kernel whatever the flag mode (a stream that is not
+                   * the copy stream: a memop's 4-byte copy would queue behind its copies) */
+  int tout;       /* ce PACE: stamps[tout] = the time it waited for (-1: none), so that a
+                   * chain of paces adds up targets, not the kernels' latencies */
 };
 
 struct tp_rank_prog {
@@ -165,7 +170,7 @@ struct tp_prog {
  * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8; the dataflow ring:
  * about tp_ring_batch_bytes each, 2 to 64). ce push compiles a schedule flagged
  * AR_SCHED_PIPELINED with ring structure into the dataflow ring program, unless dg asks for
- * emulation (the per-round program then, which knows how to pace). dg: degraded GPUs to
+ * emulation (the flow program then, see tp_ce_program). dg: degraded GPUs to
  * emulate (STAMP and PACE ops, see transport.h), or NULL / dg->n == 0 for none (the program is
  * then what it was before the emulation existed). Returns AR_OK, AR_ERR_UNSUPPORTED (reason
  * set) for schedules outside the IR's rules (e.g. a copy and a reduce into one chunk in a
@@ -195,18 +200,21 @@ extern int tp_ring_streams;
 extern size_t tp_direct_batch_bytes;
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
-/* ce push without emulation: 0 (default) the dataflow ring for flagged rings, the dataflow
- * direct program for direct AllReduces, the per-round program for the rest; 2 the flow
- * program (tp_flow.cu) for every schedule but flagged rings (AR_CE_PROGRAM=flow; an
- * experiment: on 4 x H200 it beat the per-round ring at 1 GiB but lost on rhd, swing-bw and
- * direct, docs/performance.md v4). */
+/* ce push: 0 (default) the flow program (tp_flow.cu) for degraded jobs and for schedules with
+ * a straggler precondition (stragglar, bcast), else the dataflow ring for flagged rings, the
+ * dataflow direct program for direct AllReduces and the per-round program for the rest;
+ * 1 (AR_CE_PROGRAM=round) never the flow program; 2 (AR_CE_PROGRAM=flow) the flow program for
+ * every schedule but flagged rings (healthy rhd, swing-bw and direct lost with it on 4 x H200,
+ * docs/performance.md v4). A schedule the flow program cannot run (a swap) falls back. */
 extern int tp_ce_program;
 /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
- * (default 1 GiB, 2 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
+ * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
 extern size_t tp_flow_batch_bytes;
-/* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program. */
+/* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
+ * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
-                        struct tp_prog *p, char *reason, size_t reason_len);
+                        const struct tp_degrade *dg, struct tp_prog *p, char *reason,
+                        size_t reason_len);
 /* Builders shared with tp_flow.cu. */
 #define TP_UNIT 64 /* mini-batch boundaries fall on multiples of 64 elements */
 ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op);
