@@ -19,7 +19,9 @@ static __global__ void stamp_kernel(uint64_t *slot) {
 }
 
 /* Holds the stream until *a + na and, if b, *b + nb (stamps of this GPU, written earlier in
- * stream order or joined by an event); *out, if given, gets that target. */
+ * stream order or joined by an event); *out, if given, gets the release: that target, or the
+ * time the stream got here when that was later, so that a budget chained through *out never
+ * banks the time it sat idle. */
 static __global__ void pace_kernel(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
                                    uint64_t *out) {
   uint64_t t = *(const volatile uint64_t *)a + na;
@@ -28,7 +30,10 @@ static __global__ void pace_kernel(const uint64_t *a, uint64_t na, const uint64_
     if (u > t) t = u;
   }
   tp_spin_until(t);
-  if (out) *out = t;
+  if (out) { /* the release: the target, or now if the stream got here later (no banked time) */
+    uint64_t now = tp_globaltimer();
+    *out = now > t + 2000 ? now : t; /* 2 us: the spin's own overshoot is no idle time */
+  }
 }
 
 extern "C" ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s) {

@@ -16,7 +16,7 @@ extern "C" {
 /* *slot = the GPU time in ns when stream s reaches the kernel. */
 ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s);
 /* Holds stream s until the GPU time reaches *a + na and, when b is not NULL, *b + nb; then
- * *out = that time when out is not NULL. */
+ * *out = that time, or the time the stream reached the kernel if later, when out is not NULL. */
 ar_status tp_pace_launch(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
                          uint64_t *out, cudaStream_t s);
 

@@ -141,8 +141,9 @@ struct tp_op {
   int blocks;     /* ce SUM: most blocks of its kernel (0: the default, 4 per SM) */
   int kflag;      /* ce WRITE_FLAG: by a kernel whatever the flag mode (a stream that is not
                    * the copy stream: a memop's 4-byte copy would queue behind its copies) */
-  int tout;       /* ce PACE: stamps[tout] = the time it waited for (-1: none), so that a
-                   * chain of paces adds up targets, not the kernels' latencies */
+  int tout;       /* ce PACE: stamps[tout] = its release (-1: none): the time it waited for,
+                   * or when the stream got there if later, so that a chain of paces adds up
+                   * targets, not the kernels' latencies, and banks no idle time */
 };
 
 struct tp_rank_prog {

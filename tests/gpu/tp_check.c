@@ -1805,7 +1805,7 @@ static int tsim_op(struct tsim *T, int r, int st, int it, size_t i) {
       until = T->stamp[r][o->tslot[1]] + o->ns[1] * 1e-3;
     *c += sm ? 0 : hw->kernel_us;
     if (until > *c) *c = until;
-    if (o->tout >= 0) T->stamp[r][o->tout] = until;
+    if (o->tout >= 0) T->stamp[r][o->tout] = *c; /* the release: no banked idle time */
     return 1;
   }
   case TP_OP_SYNC: *c += hw->sync_us; return 1;
