@@ -51,14 +51,16 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
   }
   /* healthy owners only: l n for the degraded, ((q-1) + (n-1)) / q n for the healthy;
    * everyone owning: l 2(n-1)/n n */
-  double t_healthy = q > 0 ? (worst > (double)(q - 1 + n - 1) / q ? worst : (double)(q - 1 + n - 1) / q) : 1e30;
+  double t_healthy =
+      q > 0 ? (worst > (double)(q - 1 + n - 1) / q ? worst : (double)(q - 1 + n - 1) / q) : 1e30;
   if (q == n || !(t_healthy < worst * 2.0 * (n - 1) / n)) {
     q = n;
     for (int r = 0; r < n; r++)
       owner[r] = r;
   }
   if ((long long)q * k > (1 << 24))
-    return sched_fail(s, AR_ERR_UNSUPPORTED, "optcc-switch: %d owners x %d segments is too many", q, k);
+    return sched_fail(s, AR_ERR_UNSUPPORTED, "optcc-switch: %d owners x %d segments is too many", q,
+                      k);
   AR_CHECK(sched_init(s, "optcc-switch", n, q * k));
   s->ports = n - 1;
   /* round t: segment t's reduce-scatter and segment t-1's allgather (all healthy contributions
@@ -69,7 +71,7 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
       int o = owner[i];
       for (int r = 0; r < n; r++) {
         if (r == o) continue;
-        if (t < k) AR_CHECK(add(s, p, t, AR_REDUCE, r, o, i * k + t, 1)); /* S3, S1 */
+        if (t < k) AR_CHECK(add(s, p, t, AR_REDUCE, r, o, i * k + t, 1));   /* S3, S1 */
         if (t > 0) AR_CHECK(add(s, p, t, AR_COPY, o, r, i * k + t - 1, 1)); /* S4, S2 */
       }
     }

@@ -54,13 +54,13 @@ struct flow {
   /* per rank: the stream of each event, and per (stream, stream) the latest event waited */
   int *ev_stream[AR_MAX_GPUS], ev_cap[AR_MAX_GPUS];
   int ev_waited[AR_MAX_GPUS][TP_FLOW_STREAMS][TP_FLOW_STREAMS];
-  uint32_t *flag_waited; /* [(r * TP_FLOW_STREAMS + stream) * nslots + slot] */
-  int tnext[AR_MAX_GPUS]; /* next free stamp slot */
-  uint32_t sent[AR_MAX_GPUS][AR_MAX_GPUS];  /* copies r -> q so far (DATA values) */
-  uint32_t rr[AR_MAX_GPUS][AR_MAX_GPUS];    /* RECV writes q -> r so far: rr[q][r] */
+  uint32_t *flag_waited;                     /* [(r * TP_FLOW_STREAMS + stream) * nslots + slot] */
+  int tnext[AR_MAX_GPUS];                    /* next free stamp slot */
+  uint32_t sent[AR_MAX_GPUS][AR_MAX_GPUS];   /* copies r -> q so far (DATA values) */
+  uint32_t rr[AR_MAX_GPUS][AR_MAX_GPUS];     /* RECV writes q -> r so far: rr[q][r] */
   uint32_t rr_now[AR_MAX_GPUS][AR_MAX_GPUS]; /* this round's RECV value q -> r, 0 none */
-  int active[AR_MAX_GPUS];                  /* r has any op yet */
-  size_t cursor[AR_MAX_GPUS];               /* scratch */
+  int active[AR_MAX_GPUS];                   /* r has any op yet */
+  size_t cursor[AR_MAX_GPUS];                /* scratch */
   /* this round's incoming copies into q from p, unit u ([(q * n + p) * nu + u]) */
   size_t *in_off;
   uint32_t *in_val;
@@ -297,7 +297,7 @@ static ar_status emit_recv(struct flow *f, int q, int k, size_t lo, size_t hi) {
         }
     }
     for (int p = 0; s->ports <= 1 && p < f->n; p++) /* (emitted before this round's sends) */
-      if (p != q && p != r && f->sent[p][q]) /* r's own copies go in order */
+      if (p != q && p != r && f->sent[p][q])        /* r's own copies go in order */
         AR_CHECK(flag_wait(f, q, 2, k, SLOT_DATA(f, p), f->sent[p][q]));
     AR_CHECK(flag_write(f, q, 2, k, r, SLOT_RECV(f, q), f->rr_now[q][r]));
   }
@@ -345,11 +345,14 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
       AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));
       f->w_kind[w] = 1;
     }
-  for (size_t i = lo; i < hi; i++) { /* copies into q's data: landed */
-    const struct ar_xfer *x = &s->xfers[i];
-    if (x->dst != q || x->op != AR_COPY) continue;
-    for (int c = x->chunk; c < x->chunk + x->count; c++)
-      for (int j = 0; j < f->nb; j++) {
+  /* copies into q's data: landed, batch by batch as they come (a degraded q's budget serves
+   * them in this order: one sender's second batch before another's first lost a batch's time
+   * in the self-test on 4 x H200) */
+  for (int j = 0; j < f->nb; j++)
+    for (size_t i = lo; i < hi; i++) {
+      const struct ar_xfer *x = &s->xfers[i];
+      if (x->dst != q || x->op != AR_COPY) continue;
+      for (int c = x->chunk; c < x->chunk + x->count; c++) {
         int u = c * f->nb + j;
         if (f->ue[u] <= f->ub[u]) continue;
         size_t w = (size_t)q * f->nu + u, at = (size_t)(q * n + x->src) * f->nu + u;
@@ -363,7 +366,7 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
           f->w_kind[w] = 1;
         }
       }
-  }
+    }
   return AR_OK;
 }
 
@@ -511,8 +514,8 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
           f.ev_waited[r][a][b] = -1;
     for (int c = 0; c < f.nc; c++)
       for (int j = 0; j < f.nb; j++)
-        tp_batch_range(ar_chunk_begin(nelem, f.nc, c), ar_chunk_begin(nelem, f.nc, c + 1), f.nb,
-                       j, &f.ub[c * f.nb + j], &f.ue[c * f.nb + j]);
+        tp_batch_range(ar_chunk_begin(nelem, f.nc, c), ar_chunk_begin(nelem, f.nc, c + 1), f.nb, j,
+                       &f.ub[c * f.nb + j], &f.ue[c * f.nb + j]);
     st = flow_all(&f);
   }
   free(f.ub);
