@@ -18,9 +18,9 @@
  * batch (2 to 64) when chosen; AR_CE_RING_BATCH (MiB) and AR_CE_RING_STREAMS (1..4) change
  * those two for experiments. A direct AllReduce (algorithm `direct`) gets the dataflow direct
  * program (emit_ce_direct: one copy stream, peers in shift order, 2 batches per owned range by
- * default, AR_CE_DIRECT_BATCH in MiB). Degraded jobs and straggler-aware schedules get the flow
- * program (tp_flow.cu); AR_CE_PROGRAM=flow gives it every schedule but flagged rings,
- * AR_CE_PROGRAM=round none. --phases marks (job->marks): an event recorded on the harness's
+ * default, AR_CE_DIRECT_BATCH in MiB). Straggler-aware schedules get the flow program
+ * (tp_flow.cu); AR_CE_PROGRAM=flow gives it every schedule but flagged rings (degraded jobs
+ * too, an experiment), AR_CE_PROGRAM=round none. --phases marks (job->marks): an event recorded on the harness's
  * stream after each round's last op there (the dataflow ring: its last apply).
  * AR_CE_DIR=pull selects the older receiver-pulls program (see tp_prog.cu). */
 #include <stdlib.h>

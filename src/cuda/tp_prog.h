@@ -171,7 +171,7 @@ struct tp_prog {
  * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8; the dataflow ring:
  * about tp_ring_batch_bytes each, 2 to 64). ce push compiles a schedule flagged
  * AR_SCHED_PIPELINED with ring structure into the dataflow ring program, unless dg asks for
- * emulation (the flow program then, see tp_ce_program). dg: degraded GPUs to
+ * emulation (the per-round program then, which knows how to pace). dg: degraded GPUs to
  * emulate (STAMP and PACE ops, see transport.h), or NULL / dg->n == 0 for none (the program is
  * then what it was before the emulation existed). Returns AR_OK, AR_ERR_UNSUPPORTED (reason
  * set) for schedules outside the IR's rules (e.g. a copy and a reduce into one chunk in a
@@ -201,12 +201,14 @@ extern int tp_ring_streams;
 extern size_t tp_direct_batch_bytes;
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
-/* ce push: 0 (default) the flow program (tp_flow.cu) for degraded jobs and for schedules with
- * a straggler precondition (stragglar, bcast), else the dataflow ring for flagged rings, the
+/* ce push: 0 (default) the flow program (tp_flow.cu) for healthy schedules with a straggler
+ * precondition (stragglar, bcast), else the dataflow ring for flagged rings, the
  * dataflow direct program for direct AllReduces and the per-round program for the rest;
  * 1 (AR_CE_PROGRAM=round) never the flow program; 2 (AR_CE_PROGRAM=flow) the flow program for
- * every schedule but flagged rings (healthy rhd, swing-bw and direct lost with it on 4 x H200,
- * docs/performance.md v4). A schedule the flow program cannot run (a swap) falls back. */
+ * every schedule but flagged rings, degraded jobs included (healthy rhd, swing-bw and direct
+ * lost with it on 4 x H200, docs/performance.md v4; its per-flow paces still miss the
+ * self-test's 3-peer ingress by 14%, docs/performance.md v6). A schedule the flow program
+ * cannot run (a swap) falls back. */
 extern int tp_ce_program;
 /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
  * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
