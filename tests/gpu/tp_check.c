@@ -789,11 +789,13 @@ static void sim_auto_pipeline(int nmax, int seeds) {
     }
   tp_auto_batch_bytes = keep;
   tp_flow_batch_bytes = keep_flow;
-  /* the flow program's real rule: about 1 GiB of the largest chunk a mini-batch, 2 to 16 */
+  /* the flow program's real rule: the largest chunk in pieces of at most 128 MiB, at most 16
+   * (ring, n = 4: chunks of a quarter) */
   static const struct {
     size_t bytes;
     int want;
-  } flow_rule[] = {{1u << 20, 2}, {1u << 30, 2}, {(size_t)16 << 30, 4}, {(size_t)128 << 30, 16}};
+  } flow_rule[] = {{1u << 20, 1}, {(size_t)512 << 20, 1}, {(size_t)516 << 20, 2},
+                   {1u << 30, 2}, {(size_t)16 << 30, 16}};
   struct ar_schedule fs;
   if (build_sched("ring", 4, &fs) != AR_OK) return;
   tp_ce_program = 2;
