@@ -4,7 +4,7 @@
  * Streams of a rank: 0 sums and landings, 1 copies, 2 RECV writes, 3 DATA writes (each after
  * its copy's event, by a kernel: a copy stream with flag ops between its copies lost 10-15 us
  * per copy on 4 x H200, and a memop's 4-byte copy from another stream queues behind the next
- * big copy on the copy engine, runs/reference/h200x4-straggler), 4 the start stamps of the
+ * big copy on the copy engine, runs/reference/h200x4-issue4, knobs_call*.log), 4 the start stamps of the
  * degraded-link emulation.
  * Degraded GPUs (struct tp_degrade): the sender of a flow with a degraded end stamps the copy's
  * start (stream 4) and holds its DATA until F x / bw after it (stream 3); a degraded sender
@@ -23,12 +23,12 @@
 #include "tp_prog.h"
 
 /* automatic mini-batches: about 128 MiB each (stragglar at 1 GiB, 358 MB chunks: 2 and 4
- * per chunk within 3% of each other on 4 x H200, runs/reference/h200x4-straggler); a chunk of
+ * per chunk within 3% of each other on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log); a chunk of
  * a schedule with many (optcc's sections) is one; at most 16 */
 #define TP_FLOW_BATCH (128u << 20)
 #define TP_FLOW_MAX 16
 /* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
- * held those back by 80 us on 4 x H200, runs/reference/h200x4-straggler) */
+ * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
 #define TP_FLOW_STREAMS 5
 
