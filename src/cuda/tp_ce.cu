@@ -40,6 +40,10 @@ struct tp_ctx {
                                  * staging word per stream (memop flag writes) */
   void *scratch[AR_MAX_GPUS];
   uint64_t *stamps[AR_MAX_GPUS];      /* degraded-link emulation: nstamps words, or NULL */
+  /* the flow program's budgets (RESERVE): per rank its egress and ingress clocks, in its
+   * memory, and its GPU time minus rank 0's */
+  unsigned long long *budget[AR_MAX_GPUS];
+  int64_t clock_off[AR_MAX_GPUS];
   cudaStream_t *streams[AR_MAX_GPUS]; /* copy streams 1..nstreams-1 (index 0 unused) */
   cudaEvent_t *events[AR_MAX_GPUS];
   size_t *mark_at[AR_MAX_GPUS]; /* --phases: tp_prog_round_ends per rank, or NULL */
@@ -64,6 +68,7 @@ static void teardown(struct tp_ctx *c) {
     cudaFree(c->flags[r]);
     cudaFree(c->scratch[r]);
     cudaFree(c->stamps[r]);
+    cudaFree(c->budget[r]);
   }
   tp_prog_free(c->prog);
   free(c);
@@ -102,6 +107,23 @@ static ar_status setup_rank(struct tp_ctx *c, int r) {
     CUDA_CHECK(cudaMemset(c->stamps[r], 0, rp->nstamps * sizeof(uint64_t)));
     AR_CHECK(tp_stamp_launch(c->stamps[r], 0));
     AR_CHECK(tp_pace_launch(c->stamps[r], 0, NULL, 0, NULL, 0));
+  }
+  if (c->prog->reserves) {
+    CUDA_CHECK(cudaMalloc((void **)&c->budget[r], 2 * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMemset(c->budget[r], 0, 2 * sizeof(unsigned long long)));
+    AR_CHECK(tp_reserve_launch(NULL, 0, NULL, 0, 0, c->stamps[r], 0));
+  }
+  return AR_OK;
+}
+
+/* The flow program's budgets compare times of different GPUs: each GPU's clock against rank
+ * 0's, measured once per job (the error is half a ping-pong's round trip, printed). */
+static ar_status measure_clocks(struct tp_ctx *c) {
+  for (int r = 1; r < c->w.n; r++) {
+    double rtt = 0;
+    AR_CHECK(tp_clock_offset(c->w.dev[0], c->w.dev[r], &c->clock_off[r], &rtt));
+    ar_log(AR_LOG_INFO, "ce: GPU %d's clock is %+.1f us from GPU %d's (round trip %.1f us)",
+           c->w.dev[r], c->clock_off[r] * 1e-3, c->w.dev[0], rtt * 1e-3);
   }
   return AR_OK;
 }
@@ -147,6 +169,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
                                reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++)
     st = setup_rank(c, r);
+  if (st == AR_OK && c->prog->reserves) st = measure_clocks(c);
   for (int r = 0; st == AR_OK && r < w->n; r++) { /* the flag memsets are done before use */
     if (cudaSetDevice(w->dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
       st = AR_ERR_CUDA;
@@ -203,6 +226,12 @@ static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, c
     AR_CHECK(tp_pace_launch(c->stamps[rank] + o->tslot[0], o->ns[0],
                             o->tslot[1] >= 0 ? c->stamps[rank] + o->tslot[1] : NULL, o->ns[1],
                             o->tout >= 0 ? c->stamps[rank] + o->tout : NULL, st));
+    break;
+  case TP_OP_RESERVE:
+    AR_CHECK(tp_reserve_launch(o->ns[0] ? c->budget[rank] : NULL, o->ns[0],
+                               o->ns[1] ? c->budget[o->peer] + 1 : NULL, o->ns[1],
+                               c->clock_off[o->peer] - c->clock_off[rank],
+                               c->stamps[rank] + o->tout, st));
     break;
   default: return AR_ERR_INVALID;
   }

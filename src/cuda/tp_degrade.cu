@@ -36,6 +36,41 @@ static __global__ void pace_kernel(const uint64_t *a, uint64_t na, const uint64_
   }
 }
 
+/* Takes ns of one budget: its clock (the time the budget is next free, in the clock's own GPU
+ * time) moves to max(clock, t) + ns; returns that. Atomic: senders on several GPUs share it. */
+static __device__ uint64_t budget_take(unsigned long long *clock, uint64_t t, uint64_t ns) {
+  unsigned long long old = *(volatile unsigned long long *)clock;
+  for (;;) {
+    unsigned long long want = (old > t ? old : t) + ns;
+    unsigned long long seen = atomicCAS(clock, old, want);
+    if (seen == old) return want;
+    old = seen;
+  }
+}
+
+/* A flow starting now takes its share of the sender's egress budget and of the receiver's
+ * ingress budget (off: the receiver's clock minus this GPU's); *rel = when the later one has
+ * passed, in this GPU's time. */
+static __global__ void reserve_kernel(unsigned long long *out_clk, uint64_t ns_out,
+                                      unsigned long long *in_clk, uint64_t ns_in, int64_t off,
+                                      uint64_t *rel) {
+  uint64_t now = tp_globaltimer(), r = now;
+  if (out_clk) r = budget_take(out_clk, now, ns_out);
+  if (in_clk) {
+    uint64_t i = budget_take(in_clk, now + (uint64_t)off, ns_in) - (uint64_t)off;
+    if (i > r) r = i;
+  }
+  *rel = r;
+}
+
+extern "C" ar_status tp_reserve_launch(unsigned long long *out_clk, uint64_t ns_out,
+                                       unsigned long long *in_clk, uint64_t ns_in, int64_t off,
+                                       uint64_t *rel, cudaStream_t s) {
+  reserve_kernel<<<1, 1, 0, s>>>(out_clk, ns_out, in_clk, ns_in, off, rel);
+  CUDA_CHECK(cudaGetLastError());
+  return AR_OK;
+}
+
 extern "C" ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s) {
   stamp_kernel<<<1, 1, 0, s>>>(slot);
   CUDA_CHECK(cudaGetLastError());
@@ -120,6 +155,72 @@ extern "C" ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int r
   cudaFree(from);
   cudaSetDevice(dst);
   cudaFree(to);
+  return st;
+}
+
+/* ---- the GPUs' clocks ---- */
+
+#define CLK_SAMPLES 64
+
+/* One side of the ping-pong: a (ping) stamps t0, writes sample i to b's word, waits for b's
+ * answer, stamps t1; b (pong) answers each ping with its own time. */
+static __global__ void ping_kernel(volatile uint64_t *to_b, volatile uint64_t *from_b,
+                                   uint64_t *t0, uint64_t *t1) {
+  for (int i = 0; i < CLK_SAMPLES; i++) {
+    t0[i] = tp_globaltimer();
+    to_b[i] = i + 1;
+    while (from_b[i] == 0) {
+    }
+    t1[i] = tp_globaltimer();
+  }
+}
+
+static __global__ void pong_kernel(volatile uint64_t *from_a, volatile uint64_t *to_a) {
+  for (int i = 0; i < CLK_SAMPLES; i++) {
+    while (from_a[i] == 0) {
+    }
+    to_a[i] = tp_globaltimer();
+  }
+}
+
+extern "C" ar_status tp_clock_offset(int a, int b, int64_t *off, double *rtt_ns) {
+  size_t words = 4 * CLK_SAMPLES * sizeof(uint64_t);
+  uint64_t *ma = NULL, *mb = NULL, host[4 * CLK_SAMPLES];
+  *off = 0;
+  ar_status st = AR_ERR_CUDA;
+  CUDA_CHECK(cudaSetDevice(b));
+  AR_CHECK(peer_on(a));
+  if (cudaMalloc((void **)&mb, words) == cudaSuccess && cudaMemset(mb, 0, words) == cudaSuccess &&
+      cudaDeviceSynchronize() == cudaSuccess && cudaSetDevice(a) == cudaSuccess &&
+      peer_on(b) == AR_OK && cudaMalloc((void **)&ma, words) == cudaSuccess &&
+      cudaMemset(ma, 0, words) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess) {
+    /* a's memory: [0, S) answers from b, [S, 2S) t0, [2S, 3S) t1; b's: [0, S) pings */
+    ping_kernel<<<1, 1>>>(mb, ma, ma + CLK_SAMPLES, ma + 2 * CLK_SAMPLES);
+    cudaSetDevice(b);
+    pong_kernel<<<1, 1>>>(mb, ma);
+    if (cudaDeviceSynchronize() == cudaSuccess && cudaSetDevice(a) == cudaSuccess &&
+        cudaDeviceSynchronize() == cudaSuccess &&
+        cudaMemcpy(host, ma, 3 * CLK_SAMPLES * sizeof(uint64_t), cudaMemcpyDeviceToHost) ==
+            cudaSuccess) {
+      /* the sample with the shortest round trip: b's stamp sits in its middle */
+      double best = 1e30;
+      for (int i = 0; i < CLK_SAMPLES; i++) {
+        uint64_t tb = host[i], t0 = host[CLK_SAMPLES + i], t1 = host[2 * CLK_SAMPLES + i];
+        double rtt = (double)(t1 - t0);
+        if (rtt < best) {
+          best = rtt;
+          *off = (int64_t)(tb - t0) - (int64_t)((t1 - t0) / 2);
+        }
+      }
+      if (rtt_ns) *rtt_ns = best;
+      st = AR_OK;
+    }
+  }
+  (void)cudaGetLastError();
+  cudaSetDevice(a);
+  cudaFree(ma);
+  cudaSetDevice(b);
+  cudaFree(mb);
   return st;
 }
 
@@ -368,6 +469,16 @@ extern "C" int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE
           "5),\n# requested %.2f GB/s per direction into and out of GPU %d, shared by its peers;\n"
           "# %llu MiB per peer and direction, median of %d after %d warm-up, start events aligned\n",
           bw / 1e9, dev[1], dev[0], want / 1e9, dev[0], ST_PEER_BYTES >> 20, ST_TIMED, ST_WARMUP);
+  fprintf(out, "# clocks (the ce flow program's budgets compare them): GPU %d", dev[0]);
+  for (int r = 1; r < n; r++) {
+    int64_t off = 0;
+    double rtt = 0;
+    if (tp_clock_offset(dev[0], dev[r], &off, &rtt) == AR_OK)
+      fprintf(out, "; GPU %d %+.2f us (round trip %.2f us)", dev[r], off * 1e-3, rtt * 1e-3);
+    else
+      fprintf(out, "; GPU %d: the ping-pong failed", dev[r]);
+  }
+  fprintf(out, "\n");
   struct st_world W;
   if (st_open(&W, dev, n, out)) {
     st_close(&W);

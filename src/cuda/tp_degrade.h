@@ -20,6 +20,18 @@ ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s);
 ar_status tp_pace_launch(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
                          uint64_t *out, cudaStream_t s);
 
+/* The flow program's RESERVE (tp_prog.h): a flow that starts when the stream gets here takes
+ * ns_out of the sender's egress budget (out_clk, this GPU's memory) and ns_in of the
+ * receiver's ingress budget (in_clk, the receiver's memory; off = the receiver's GPU time
+ * minus this GPU's), either NULL for none; *rel = when both have passed, in this GPU's time. */
+ar_status tp_reserve_launch(unsigned long long *out_clk, uint64_t ns_out,
+                            unsigned long long *in_clk, uint64_t ns_in, int64_t off,
+                            uint64_t *rel, cudaStream_t s);
+/* *off = GPU b's %globaltimer minus GPU a's, in ns, from the fastest of 64 ping-pongs
+ * (rtt_ns, may be NULL: its round trip, the offset's error bound being half of it).
+ * Enables peer access both ways. */
+ar_status tp_clock_offset(int a, int b, int64_t *off, double *rtt_ns);
+
 /* The self-test's schedule (tp_degrade_selftest): one round among ranks 0 (the degraded GPU)
  * .. k; dir 0 "in": peer p copies chunk p-1 to rank 0; 1 "out": rank 0 copies chunk k+p-1 to
  * peer p; 2 "both". 2k chunks, ports k. Not an AllReduce: the transports run it as they run

@@ -6,16 +6,19 @@
  * per copy on 4 x H200, and a memop's 4-byte copy from another stream queues behind the next
  * big copy on the copy engine, runs/reference/h200x4-issue4, knobs_call*.log), 4 the start stamps of the
  * degraded-link emulation.
- * Degraded GPUs (struct tp_degrade): the sender of a flow with a degraded end stamps the copy's
- * start (stream 4) and holds its DATA until F x / bw after it (stream 3); a degraded sender
- * also until F x / bw after its previous release, a degraded receiver uses (sums, or records
- * the landing of) each flow into it no earlier than F x / bw after its previous use (stream
- * 0). So no flow of d takes less than F x / bw and each direction of d moves at most bw / F;
- * chaining the paces' targets (tout) keeps the kernels' latencies out of the budget, and
- * flows that share d's link physically are not charged for each other's transfer. Only
- * signal streams wait: a healthy sender's copy engine goes on once its copy has landed (a
- * slow NIC slows what it receives, the sender serves others meanwhile: optcc.txt Theorem 1's
- * model). Host code only. */
+ * Degraded GPUs (struct tp_degrade): when the copy of a flow with a degraded end starts, its
+ * sender takes F x / bw of each degraded end's budget (a RESERVE on stream 4: a clock per
+ * direction of d, moved atomically to max(clock, now) + F x / bw, first come first served)
+ * and holds the flow's DATA until both are spent (stream 3). So no flow of d ends before F x /
+ * bw after its start, each direction of d moves at most bw / F however many peers share it,
+ * and an idle budget is not banked (a flow starting late is charged from its start). The
+ * clocks compare GPU times of different GPUs, through offsets the ce transport measures per
+ * job. (A receiver-side chain of paces served flows in program order from the first landing,
+ * so three peers copying into d at once, each slowed by the others physically, were charged 7
+ * transfers for 6: -14% in the self-test on 4 x H200, selftest_flow_ccee96f.log.) Only signal
+ * streams wait: a healthy sender's copy engine goes on once its copy has landed (a slow NIC
+ * slows what it receives, the sender serves others meanwhile: optcc.txt Theorem 1's model).
+ * Host code only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +35,6 @@
 #define TP_FLOW_SUM_BLOCKS 64
 #define TP_FLOW_STREAMS 5
 
-/* stamp slots of a rank: a degraded one's last release out of it and last use of a flow into
- * it (both start at the iteration's start), then one per flow with a degraded end: its start */
-#define TS_OUT 0
-#define TS_IN 1
-#define TS_FIRST 2
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
 
@@ -55,7 +53,7 @@ struct flow {
   int *ev_stream[AR_MAX_GPUS], ev_cap[AR_MAX_GPUS];
   int ev_waited[AR_MAX_GPUS][TP_FLOW_STREAMS][TP_FLOW_STREAMS];
   uint32_t *flag_waited;                     /* [(r * TP_FLOW_STREAMS + stream) * nslots + slot] */
-  int tnext[AR_MAX_GPUS];                    /* next free stamp slot */
+  int tnext[AR_MAX_GPUS];                    /* next free stamp slot: one per flow with a degraded end */
   uint32_t sent[AR_MAX_GPUS][AR_MAX_GPUS];   /* copies r -> q so far (DATA values) */
   uint32_t rr[AR_MAX_GPUS][AR_MAX_GPUS];     /* RECV writes q -> r so far: rr[q][r] */
   uint32_t rr_now[AR_MAX_GPUS][AR_MAX_GPUS]; /* this round's RECV value q -> r, 0 none */
@@ -143,56 +141,34 @@ static ar_status ev_wait(struct flow *f, int r, int stream, int k, int ev) {
   return put(f, r, &o);
 }
 
-/* Emits a PACE on r's stream until stamp a + na and, when b >= 0, stamp b + nb; the target
- * goes to stamp `out` when out >= 0. */
-static ar_status pace(struct flow *f, int r, int stream, int k, int a, uint64_t na, int b,
-                      uint64_t nb, int out) {
-  struct tp_op o = tp_op_new(TP_OP_PACE, stream, k);
-  o.tslot[0] = a;
-  o.ns[0] = na;
-  if (b >= 0) o.tslot[1] = b, o.ns[1] = nb;
-  o.tout = out;
-  return put(f, r, &o);
-}
-
 /* Before r's copy of `bytes` to q (emitted next on stream 1): when either end is degraded,
- * stamps the copy's start on stream 4 (which never waits for anything else, so the stamp is
- * taken as the copy stream gets there) and returns its slot in *slot (else -1). */
-static ar_status stamp_start(struct flow *f, int r, int q, int k, int *slot) {
+ * takes the flow's share of the budgets on stream 4 (which never waits for anything else, so
+ * the copy's start is when the copy stream gets there) and makes stream 3 (DATA) wait for it;
+ * returns the release's stamp slot in *slot (else -1). */
+static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes, int *slot) {
   *slot = -1;
-  if (!(tp_degrade_factor(f->dg, r) > 0) && !(tp_degrade_factor(f->dg, q) > 0)) return AR_OK;
+  double fr = tp_degrade_factor(f->dg, r), fq = tp_degrade_factor(f->dg, q);
+  if (!(fr > 0) && !(fq > 0)) return AR_OK;
   int ev;
   AR_CHECK(ev_record(f, r, 1, k, &ev));
   AR_CHECK(ev_wait(f, r, 4, k, ev));
-  struct tp_op o = tp_op_new(TP_OP_STAMP, 4, k);
-  o.tslot[0] = *slot = f->tnext[r]++;
+  struct tp_op o = tp_op_new(TP_OP_RESERVE, 4, k);
+  o.peer = q;
+  o.ns[0] = tp_degrade_ns(f->dg, fr, (double)bytes);
+  o.ns[1] = tp_degrade_ns(f->dg, fq, (double)bytes);
+  o.tout = *slot = f->tnext[r]++;
   AR_CHECK(put(f, r, &o));
   AR_CHECK(ev_record(f, r, 4, k, &ev));
   return ev_wait(f, r, 3, k, ev);
 }
 
-/* On r's stream 3, after the copy stamped in `slot`, before its DATA: a degraded sender
- * releases it no earlier than F x / bw after its start and after its previous release; a
- * degraded receiver's flow takes F x / bw from its start too (its share of the receiver's
- * budget is charged there, pace_use). Nothing when slot < 0. */
-static ar_status pace_send(struct flow *f, int r, int q, int k, int slot, size_t bytes) {
+/* On r's stream 3, after the copy whose budgets `slot` holds, before its DATA: the release.
+ * Nothing when slot < 0. */
+static ar_status pace_send(struct flow *f, int r, int k, int slot) {
   if (slot < 0) return AR_OK;
-  double fr = tp_degrade_factor(f->dg, r), fq = tp_degrade_factor(f->dg, q);
-  if (fr > 0) {
-    uint64_t ns = tp_degrade_ns(f->dg, fr, (double)bytes);
-    AR_CHECK(pace(f, r, 3, k, slot, ns, TS_OUT, ns, TS_OUT));
-  }
-  if (fq > fr) AR_CHECK(pace(f, r, 3, k, slot, tp_degrade_ns(f->dg, fq, (double)bytes), -1, 0, -1));
-  return AR_OK;
-}
-
-/* On degraded q's stream 0, once a flow of `bytes` into q has landed (its sender held it F x
- * / bw from its start): q uses it no earlier than F x / bw after the previous use, one budget
- * for all of q's ingress. Nothing for a healthy q. */
-static ar_status pace_use(struct flow *f, int q, int k, size_t bytes) {
-  double fq = tp_degrade_factor(f->dg, q);
-  if (!(fq > 0)) return AR_OK;
-  return pace(f, q, 0, k, TS_IN, tp_degrade_ns(f->dg, fq, (double)bytes), -1, 0, TS_IN);
+  struct tp_op o = tp_op_new(TP_OP_PACE, 3, k);
+  o.tslot[0] = slot;
+  return put(f, r, &o);
 }
 
 /* Makes r's stream wait until data[u]'s last write is complete. */
@@ -229,7 +205,7 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
           if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
           size_t bytes = (f->ue[u] - f->ub[u]) * f->es, at = (size_t)(q * f->n + r) * f->nu + u;
           int slot;
-          AR_CHECK(stamp_start(f, r, q, k, &slot));
+          AR_CHECK(reserve_start(f, r, q, k, bytes, &slot));
           struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
           o.bytes = bytes;
           o.nsrc = 1;
@@ -243,7 +219,7 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
           AR_CHECK(put(f, r, &o));
           AR_CHECK(ev_record(f, r, 1, k, &f->rd_ev[(size_t)r * f->nu + u]));
           AR_CHECK(ev_wait(f, r, 3, k, f->rd_ev[(size_t)r * f->nu + u]));
-          AR_CHECK(pace_send(f, r, q, k, slot, bytes));
+          AR_CHECK(pace_send(f, r, k, slot));
           f->in_val[at] = ++f->sent[r][q];
           AR_CHECK(flag_write(f, r, 3, k, q, SLOT_DATA(f, r), f->in_val[at]));
         }
@@ -307,7 +283,7 @@ static ar_status emit_recv(struct flow *f, int q, int k, size_t lo, size_t hi) {
 /* Emits rank q's stream-0 work of round k: per batch and chunk the sum of
  * every reduce into q (wait for the sources' DATA, for q's own reads and the unit's last
  * write, sum, record), then the wait for every copy of round k into q's data (which becomes
- * the units' last write). A degraded q paces each flow into it once it has landed. */
+ * the units' last write). */
 static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
   int n = f->n;
@@ -332,7 +308,6 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
       for (int a = 0; a < ns; a++) {
         size_t at = (size_t)(q * n + srcs[a]) * f->nu + u;
         AR_CHECK(flag_wait(f, q, 0, k, SLOT_DATA(f, srcs[a]), f->in_val[at]));
-        AR_CHECK(pace_use(f, q, k, (f->ue[u] - f->ub[u]) * f->es));
         o.src[o.nsrc++] = tp_ref_at(TP_BUF_SCRATCH, q, f->in_off[at]);
       }
       AR_CHECK(ev_wait(f, q, 0, k, f->rd_ev[(size_t)q * f->nu + u]));
@@ -345,9 +320,7 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
       AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));
       f->w_kind[w] = 1;
     }
-  /* copies into q's data: landed, batch by batch as they come (a degraded q's budget serves
-   * them in this order: one sender's second batch before another's first lost a batch's time
-   * in the self-test on 4 x H200) */
+  /* copies into q's data: landed, batch by batch as they come */
   for (int j = 0; j < f->nb; j++)
     for (size_t i = lo; i < hi; i++) {
       const struct ar_xfer *x = &s->xfers[i];
@@ -360,11 +333,6 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
         f->w_peer[w] = x->src;
         f->w_val[w] = f->in_val[at];
         AR_CHECK(flag_wait(f, q, 0, k, SLOT_DATA(f, x->src), f->in_val[at]));
-        if (tp_degrade_factor(f->dg, q) > 0) { /* the paced landing is the unit's last write */
-          AR_CHECK(pace_use(f, q, k, (f->ue[u] - f->ub[u]) * f->es));
-          AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));
-          f->w_kind[w] = 1;
-        }
       }
     }
   return AR_OK;
@@ -429,12 +397,6 @@ static ar_status flow_all(struct flow *f) {
             AR_CHECK(flag_write(f, r, 0, k, q, SLOT_READY(f, r), 1));
             break;
           }
-      if (tp_degrade_factor(f->dg, r) > 0) /* the paces' chains start here */
-        for (int t = TS_OUT; t <= TS_IN; t++) {
-          struct tp_op o = tp_op_new(TP_OP_STAMP, 0, k);
-          o.tslot[0] = t;
-          AR_CHECK(put(f, r, &o));
-        }
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
@@ -478,8 +440,6 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
   memset(&f, 0, sizeof(f));
   f.s = s;
   f.dg = dg && dg->n > 0 ? dg : NULL;
-  for (int r = 0; r < AR_MAX_GPUS; r++)
-    f.tnext[r] = TS_FIRST;
   f.p = p;
   f.n = s->nranks;
   f.nc = s->nchunks;

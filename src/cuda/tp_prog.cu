@@ -122,7 +122,9 @@ static ar_status emit(struct tp_prog *p, int r, const struct tp_op *op) {
   for (int i = 0; i < 2; i++)
     if ((op->kind == TP_OP_STAMP || op->kind == TP_OP_PACE) && op->tslot[i] + 1 > rp->nstamps)
       rp->nstamps = op->tslot[i] + 1;
-  if (op->kind == TP_OP_PACE && op->tout + 1 > rp->nstamps) rp->nstamps = op->tout + 1;
+  if ((op->kind == TP_OP_PACE || op->kind == TP_OP_RESERVE) && op->tout + 1 > rp->nstamps)
+    rp->nstamps = op->tout + 1;
+  if (op->kind == TP_OP_RESERVE) p->reserves = 1;
   return AR_OK;
 }
 
@@ -1380,7 +1382,7 @@ extern "C" void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at) {
 
 extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
   static const char *const names[] = {"write", "wait",  "copy", "sum",
-                                      "record", "waitev", "sync", "stamp", "pace"};
+                                      "record", "waitev", "sync", "stamp", "pace", "reserve"};
   static const char *const bufs[] = {"data", "scr"};
   const struct tp_rank_prog *rp = &p->rank[r];
   fprintf(f, "rank %d: %zu ops, %d streams, %d events, scratch %zu bytes\n", r, rp->nops,
@@ -1400,6 +1402,10 @@ extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
       fprintf(f, " t%d + %llu ns", o->tslot[0], (unsigned long long)o->ns[0]);
       if (o->tslot[1] >= 0) fprintf(f, ", t%d + %llu ns", o->tslot[1], (unsigned long long)o->ns[1]);
       if (o->tout >= 0) fprintf(f, " -> t%d", o->tout);
+      break;
+    case TP_OP_RESERVE:
+      fprintf(f, " out %llu ns, rank %d in %llu ns -> t%d", (unsigned long long)o->ns[0], o->peer,
+              (unsigned long long)o->ns[1], o->tout);
       break;
     case TP_OP_COPY:
     case TP_OP_SUM:

@@ -110,6 +110,9 @@ enum tp_op_kind {
   TP_OP_STAMP, /* stamps[tslot[0]] = the GPU time when the stream gets here */
   TP_OP_PACE,  /* the stream waits until stamps[tslot[i]] + ns[i] for i = 0, 1 (tslot -1: none);
                 * ce: the target goes to stamps[tout] when tout >= 0 */
+  TP_OP_RESERVE, /* ce flow program: a flow to `peer` starts: stamps[tout] = when ns[0] of this
+                  * GPU's egress budget and ns[1] of peer's ingress budget have passed, the
+                  * budgets taken first come, first served (0: that budget is not taken) */
 };
 
 enum tp_buf { TP_BUF_DATA = 0, TP_BUF_SCRATCH = 1 };
@@ -164,6 +167,7 @@ struct tp_prog {
   int batches_max;       /* most mini-batches any transfer was split into */
   int dataflow; /* 1: the dataflow ring program (emit_ce_ring), 2: the dataflow direct program
                  * (emit_ce_direct), else 0 */
+  int reserves; /* some rank has a RESERVE op (the flow program's degraded-link budgets) */
   struct tp_rank_prog rank[AR_MAX_GPUS];
 };
 

@@ -507,7 +507,8 @@ static int sim_step(struct sim *m, int r, int qi) {
     break;
   case TP_OP_RECORD: m->rec_done[r][x->rec] = 1; break;
   case TP_OP_STAMP:
-  case TP_OP_PACE: break; /* the degraded-link emulation only delays: see tsim */
+  case TP_OP_PACE:
+  case TP_OP_RESERVE: break; /* the degraded-link emulation only delays: see tsim */
   case TP_OP_WAIT_EVENT:
     if (x->rec >= 0 && !m->rec_done[r][x->rec]) return 0;
     break;
@@ -1748,6 +1749,7 @@ struct tsim {
   size_t at[AR_MAX_GPUS][2 * AR_MAX_GPUS + 2]; /* next (iteration * nops + op) per stream */
   double clock[AR_MAX_GPUS][2 * AR_MAX_GPUS + 2];
   double egress[AR_MAX_GPUS], ingress[AR_MAX_GPUS]; /* when each GPU's link is next free */
+  double budget[AR_MAX_GPUS][2]; /* RESERVE: when each GPU's egress, ingress budget is free */
 };
 
 /* Runs op i (iteration it) of rank r on stream st if it can; returns 1 if it ran. */
@@ -1808,6 +1810,18 @@ static int tsim_op(struct tsim *T, int r, int st, int it, size_t i) {
     *c += sm ? 0 : hw->kernel_us;
     if (until > *c) *c = until;
     if (o->tout >= 0) T->stamp[r][o->tout] = *c; /* the release: no banked idle time */
+    return 1;
+  }
+  case TP_OP_RESERVE: { /* one clock for every GPU here: no offsets */
+    *c += hw->kernel_us;
+    double rel = *c;
+    for (int d = 0; d < 2; d++) {
+      double *b = &T->budget[d ? o->peer : r][d];
+      if (!o->ns[d]) continue;
+      *b = (*b > *c ? *b : *c) + o->ns[d] * 1e-3;
+      if (*b > rel) rel = *b;
+    }
+    T->stamp[r][o->tout] = rel;
     return 1;
   }
   case TP_OP_SYNC: *c += hw->sync_us; return 1;
