@@ -111,7 +111,7 @@ static ar_status setup_rank(struct tp_ctx *c, int r) {
   if (c->prog->reserves) {
     CUDA_CHECK(cudaMalloc((void **)&c->budget[r], 2 * sizeof(unsigned long long)));
     CUDA_CHECK(cudaMemset(c->budget[r], 0, 2 * sizeof(unsigned long long)));
-    AR_CHECK(tp_reserve_launch(NULL, 0, NULL, 0, 0, c->stamps[r], 0));
+    if (c->stamps[r]) AR_CHECK(tp_reserve_launch(NULL, 0, NULL, 0, 0, c->stamps[r], 0));
   }
   return AR_OK;
 }

@@ -191,6 +191,7 @@ static int shift(const struct flow *f, int r, int q) {
  * event (and r's egress pace when r is degraded), writes DATA to q. */
 static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
+  for (int pass = 0; pass < 2; pass++)
   for (int j = 0; j < f->nb; j++)
     for (int sh = 1; sh < f->n; sh++)
       for (size_t i = lo; i < hi; i++) {
@@ -200,6 +201,7 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
         for (int c = x->chunk; c < x->chunk + x->count; c++) {
           int u = c * f->nb + j;
           if (f->ue[u] <= f->ub[u]) continue;
+          if ((f->w_kind[(size_t)r * f->nu + u] == 0) != (pass == 0)) continue;
           AR_CHECK(wait_written(f, r, 1, k, u));
           AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
           if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
