@@ -37,6 +37,7 @@
 
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
+int tp_flow_input_first, tp_flow_gate;
 
 struct flow {
   const struct ar_schedule *s;
@@ -54,6 +55,7 @@ struct flow {
   int ev_waited[AR_MAX_GPUS][TP_FLOW_STREAMS][TP_FLOW_STREAMS];
   uint32_t *flag_waited;                     /* [(r * TP_FLOW_STREAMS + stream) * nslots + slot] */
   int tnext[AR_MAX_GPUS];                    /* next free stamp slot: one per flow with a degraded end */
+  int out_rel[AR_MAX_GPUS], out_ev[AR_MAX_GPUS]; /* a degraded sender's last release: slot, event (-1) */
   uint32_t sent[AR_MAX_GPUS][AR_MAX_GPUS];   /* copies r -> q so far (DATA values) */
   uint32_t rr[AR_MAX_GPUS][AR_MAX_GPUS];     /* RECV writes q -> r so far: rr[q][r] */
   uint32_t rr_now[AR_MAX_GPUS][AR_MAX_GPUS]; /* this round's RECV value q -> r, 0 none */
@@ -162,6 +164,17 @@ static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes
   return ev_wait(f, r, 3, k, ev);
 }
 
+/* Before a degraded r's copy of `bytes` (tp_flow_gate): r's copy stream waits until one
+ * healthy transfer time before its previous flow's release. */
+static ar_status gate_send(struct flow *f, int r, int k, size_t bytes) {
+  if (!tp_flow_gate || !(tp_degrade_factor(f->dg, r) > 0) || f->out_rel[r] < 0) return AR_OK;
+  AR_CHECK(ev_wait(f, r, 1, k, f->out_ev[r]));
+  struct tp_op o = tp_op_new(TP_OP_PACE, 1, k);
+  o.tslot[0] = f->out_rel[r];
+  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
+  return put(f, r, &o);
+}
+
 /* On r's stream 3, after the copy whose budgets `slot` holds, before its DATA: the release.
  * Nothing when slot < 0. */
 static ar_status pace_send(struct flow *f, int r, int k, int slot) {
@@ -201,13 +214,20 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
         for (int c = x->chunk; c < x->chunk + x->count; c++) {
           int u = c * f->nb + j;
           if (f->ue[u] <= f->ub[u]) continue;
-          if ((f->w_kind[(size_t)r * f->nu + u] == 0) != (pass == 0)) continue;
+          if (tp_flow_input_first && (f->w_kind[(size_t)r * f->nu + u] == 0) != (pass == 0))
+            continue;
+          if (!tp_flow_input_first && pass) continue;
           AR_CHECK(wait_written(f, r, 1, k, u));
           AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
           if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
           size_t bytes = (f->ue[u] - f->ub[u]) * f->es, at = (size_t)(q * f->n + r) * f->nu + u;
           int slot;
+          AR_CHECK(gate_send(f, r, k, bytes));
           AR_CHECK(reserve_start(f, r, q, k, bytes, &slot));
+          if (slot >= 0 && tp_degrade_factor(f->dg, r) > 0) {
+            f->out_rel[r] = slot;
+            f->out_ev[r] = f->p->rank[r].nevents - 1; /* stream 4's, after the RESERVE */
+          }
           struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
           o.bytes = bytes;
           o.nsrc = 1;
@@ -442,6 +462,8 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
   memset(&f, 0, sizeof(f));
   f.s = s;
   f.dg = dg && dg->n > 0 ? dg : NULL;
+  for (int r = 0; r < AR_MAX_GPUS; r++)
+    f.out_rel[r] = f.out_ev[r] = -1;
   f.p = p;
   f.n = s->nranks;
   f.nc = s->nchunks;

@@ -217,6 +217,11 @@ extern int tp_ce_program;
 /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
  * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
 extern size_t tp_flow_batch_bytes;
+/* The flow program's experiments (AR_CE_FLOW_INPUT_FIRST, AR_CE_FLOW_GATE = 1): a round's sends
+ * of the iteration's input before its other sends; a degraded sender's copy engine held until
+ * one healthy transfer time before its previous flow's release (so its bytes cross while its
+ * budget runs, not all at once up front). Both off by default. */
+extern int tp_flow_input_first, tp_flow_gate;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,

@@ -1804,9 +1804,9 @@ static int tsim_op(struct tsim *T, int r, int st, int it, size_t i) {
     T->stamp[r][o->tslot[0]] = *c;
     return 1;
   case TP_OP_PACE: {
-    double until = T->stamp[r][o->tslot[0]] + o->ns[0] * 1e-3;
-    if (o->tslot[1] >= 0 && T->stamp[r][o->tslot[1]] + o->ns[1] * 1e-3 > until)
-      until = T->stamp[r][o->tslot[1]] + o->ns[1] * 1e-3;
+    double until = T->stamp[r][o->tslot[0]] + (double)(int64_t)o->ns[0] * 1e-3; /* may be < 0 */
+    if (o->tslot[1] >= 0 && T->stamp[r][o->tslot[1]] + (double)(int64_t)o->ns[1] * 1e-3 > until)
+      until = T->stamp[r][o->tslot[1]] + (double)(int64_t)o->ns[1] * 1e-3;
     *c += sm ? 0 : hw->kernel_us;
     if (until > *c) *c = until;
     if (o->tout >= 0) T->stamp[r][o->tout] = *c; /* the release: no banked idle time */
@@ -2316,6 +2316,10 @@ int main(int argc, char **argv) {
       segments = atoi(v);
     else if (!strcmp(a, "--marks"))
       o.marks = atoi(v);
+    else if (!strcmp(a, "--flow-input-first")) /* as AR_CE_FLOW_INPUT_FIRST */
+      tp_flow_input_first = atoi(v);
+    else if (!strcmp(a, "--flow-gate")) /* as AR_CE_FLOW_GATE */
+      tp_flow_gate = atoi(v);
     else if (!strcmp(a, "--program")) /* as AR_CE_PROGRAM: flow, round (else the default) */
       tp_ce_program = !strcmp(v, "flow") ? 2 : !strcmp(v, "round") ? 1 : 0;
     else if (!strcmp(a, "--ring-batch")) { /* the dataflow ring's automatic mini-batch */
