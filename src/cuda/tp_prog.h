@@ -222,6 +222,9 @@ extern size_t tp_flow_batch_bytes;
  * one healthy transfer time before its previous flow's release (so its bytes cross while its
  * budget runs, not all at once up front). Both off by default. */
 extern int tp_flow_input_first, tp_flow_gate;
+/* ... and AR_CE_FLOW_COPY_STREAMS = 2: a second copy stream (5), units alternating between the
+ * two, so that one's per-copy gaps overlap the other's transfers. Default 1. */
+extern int tp_flow_copy_streams;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
