@@ -17,8 +17,8 @@ SETS=${SETS:-1/1/0}
 KS=${KS:-12 16}
 d=(--sizes 1G --degrade 3:2.0 --pipeline 0)
 knobs() { # knobs GATE/COPY_STREAMS/INPUT_FIRST CMD...: runs CMD with the flow program and those
-  local g c f; IFS=/ read -r g c f <<< "$1"; shift
-  AR_CE_PROGRAM=flow AR_CE_FLOW_GATE=$g AR_CE_FLOW_COPY_STREAMS=$c AR_CE_FLOW_INPUT_FIRST=$f "$@"
+  local kg kc kf; IFS=/ read -r kg kc kf <<< "$1"; shift
+  AR_CE_PROGRAM=flow AR_CE_FLOW_GATE=$kg AR_CE_FLOW_COPY_STREAMS=$kc AR_CE_FLOW_INPUT_FIRST=$kf "$@"
 }
 first=${SETS%% *}
 kfirst=${KS%% *}
