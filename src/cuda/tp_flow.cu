@@ -172,7 +172,8 @@ static ar_status gate_send(struct flow *f, int r, int k, int cs, size_t bytes) {
   AR_CHECK(ev_wait(f, r, cs, k, f->out_ev[r]));
   struct tp_op o = tp_op_new(TP_OP_PACE, cs, k);
   o.tslot[0] = f->out_rel[r];
-  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
+  double lead = tp_flow_gate > 1 ? tp_degrade_factor(f->dg, r) : 1.0; /* 2: one flow ahead */
+  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, lead, (double)bytes); /* wraps: a time before */
   return put(f, r, &o);
 }
 

@@ -219,8 +219,8 @@ extern int tp_ce_program;
 extern size_t tp_flow_batch_bytes;
 /* The flow program's experiments (AR_CE_FLOW_INPUT_FIRST, AR_CE_FLOW_GATE = 1): a round's sends
  * of the iteration's input before its other sends; a degraded sender's copy engine held until
- * one healthy transfer time before its previous flow's release (so its bytes cross while its
- * budget runs, not all at once up front). Both off by default. */
+ * one healthy transfer time (2: one flow's budget) before its previous flow's release (so its
+ * bytes cross while its budget runs, not all at once up front). Both off by default. */
 extern int tp_flow_input_first, tp_flow_gate;
 /* ... and AR_CE_FLOW_COPY_STREAMS = 2: a second copy stream (5), units alternating between the
  * two, so that one's per-copy gaps overlap the other's transfers. Default 1. */
