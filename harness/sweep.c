@@ -659,8 +659,10 @@ const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedu
 }
 
 /* Synchronisation per schedule round that sweep_segments weighs against the bandwidth term,
- * us: a flag write, a wait and a copy launch on the ce transport (an estimate). */
-#define SWEEP_ROUND_US 10.0
+ * us: flag writes, waits and copy launches on the ce flow program. 20 puts 1 GiB at k = 12,
+ * where optcc-switch (6559-6669 us) and optcc (7396) beat k = 16 (6868-7034, 7788) with GPU 3
+ * 2x slower on 4 x H200 (runs/reference/h200x4-degraded-flow; 10 had chosen 16). */
+#define SWEEP_ROUND_US 20.0
 /* The bandwidth sweep_segments assumes when none was measured (healthy runs), bytes/s. */
 #define SWEEP_NOMINAL_BW 400e9
 

@@ -96,20 +96,20 @@ static void test_segments(void) {
           (unsigned long long)b, prev);
     prev = k;
   }
-  /* the minimum of T (k + 1.5) / k + (k + 2) q round: T = 2 S / bw at x2, q = 3, round 10 us */
+  /* the minimum of T (k + 1.5) / k + (k + 2) q round: T = 2 S / bw at x2, q = 3, round 20 us */
   CHECK_INT(sweep_segments(o, 4, 4u << 20), ==, 4);
-  CHECK_INT(sweep_segments(o, 4, 256u << 20), ==, 8);
-  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 16);
-  CHECK_INT(sweep_segments(o, 4, 8ull << 30), ==, 48);
+  CHECK_INT(sweep_segments(o, 4, 256u << 20), ==, 4);
+  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 12);
+  CHECK_INT(sweep_segments(o, 4, 8ull << 30), ==, 32);
   CHECK_INT(sweep_segments(o, 4, 64ull << 30), ==, 64);
   o->degrade_bw = 0; /* not measured yet: a nominal 400 GB/s */
-  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 16);
+  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 12);
   o->segments = 12;
   CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 12);
   CHECK_INT(sweep_segments(o, 4, 1024), ==, 12);
   run_plan_free(&p);
   CHECK_INT(plan_line(&p, "--algo optcc"), ==, 0); /* healthy: T0 = 2 (n-1)/n S / bw */
-  CHECK_INT(sweep_segments(&p.scen[0], 4, 1u << 30), ==, 16);
+  CHECK_INT(sweep_segments(&p.scen[0], 4, 1u << 30), ==, 12);
   run_plan_free(&p);
 }
 

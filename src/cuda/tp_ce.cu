@@ -145,11 +145,6 @@ static void ring_knobs(void) {
   if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));
   const char *fb = getenv("AR_CE_FLOW_BATCH"), *prog = getenv("AR_CE_PROGRAM");
   if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
-  const char *fi = getenv("AR_CE_FLOW_INPUT_FIRST"), *fg = getenv("AR_CE_FLOW_GATE");
-  tp_flow_input_first = fi && atoi(fi) > 0;
-  tp_flow_gate = fg && atoi(fg) > 0 ? atoi(fg) : 0;
-  const char *fc = getenv("AR_CE_FLOW_COPY_STREAMS");
-  tp_flow_copy_streams = fc && atoi(fc) > 1 ? 2 : 1;
   tp_ce_program = !prog ? 0 : !strcmp(prog, "flow") ? 2 : !strcmp(prog, "round") ? 1 : 0;
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
 }

@@ -33,11 +33,10 @@
 /* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
-#define TP_FLOW_STREAMS 6
+#define TP_FLOW_STREAMS 5
 
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
-int tp_flow_input_first, tp_flow_gate, tp_flow_copy_streams = 1;
 
 struct flow {
   const struct ar_schedule *s;
@@ -147,13 +146,12 @@ static ar_status ev_wait(struct flow *f, int r, int stream, int k, int ev) {
  * takes the flow's share of the budgets on stream 4 (which never waits for anything else, so
  * the copy's start is when the copy stream gets there) and makes stream 3 (DATA) wait for it;
  * returns the release's stamp slot in *slot (else -1). */
-static ar_status reserve_start(struct flow *f, int r, int q, int k, int cs, size_t bytes,
-                                int *slot) {
+static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes, int *slot) {
   *slot = -1;
   double fr = tp_degrade_factor(f->dg, r), fq = tp_degrade_factor(f->dg, q);
   if (!(fr > 0) && !(fq > 0)) return AR_OK;
   int ev;
-  AR_CHECK(ev_record(f, r, cs, k, &ev));
+  AR_CHECK(ev_record(f, r, 1, k, &ev));
   AR_CHECK(ev_wait(f, r, 4, k, ev));
   struct tp_op o = tp_op_new(TP_OP_RESERVE, 4, k);
   o.peer = q;
@@ -165,15 +163,17 @@ static ar_status reserve_start(struct flow *f, int r, int q, int k, int cs, size
   return ev_wait(f, r, 3, k, ev);
 }
 
-/* Before a degraded r's copy of `bytes` (tp_flow_gate): r's copy stream waits until one
- * healthy transfer time before its previous flow's release. */
-static ar_status gate_send(struct flow *f, int r, int k, int cs, size_t bytes) {
-  if (!tp_flow_gate || !(tp_degrade_factor(f->dg, r) > 0) || f->out_rel[r] < 0) return AR_OK;
-  AR_CHECK(ev_wait(f, r, cs, k, f->out_ev[r]));
-  struct tp_op o = tp_op_new(TP_OP_PACE, cs, k);
+/* Before a degraded r's copy of `bytes`: r's copy stream waits until one healthy transfer time
+ * before its previous flow's release, so that r's bytes cross while its budget runs, as a
+ * slow NIC's would, and not all up front (its copy engine ran far ahead and its copies slowed
+ * the healthy GPUs' at their receivers: optcc-switch at 1 GiB, k = 12, GPU 3 2x slower,
+ * 6559-6669 us against 6828-6887 without, runs/reference/h200x4-degraded-flow). */
+static ar_status gate_send(struct flow *f, int r, int k, size_t bytes) {
+  if (!(tp_degrade_factor(f->dg, r) > 0) || f->out_rel[r] < 0) return AR_OK;
+  AR_CHECK(ev_wait(f, r, 1, k, f->out_ev[r]));
+  struct tp_op o = tp_op_new(TP_OP_PACE, 1, k);
   o.tslot[0] = f->out_rel[r];
-  double lead = tp_flow_gate > 1 ? tp_degrade_factor(f->dg, r) : 1.0; /* 2: one flow ahead */
-  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, lead, (double)bytes); /* wraps: a time before */
+  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
   return put(f, r, &o);
 }
 
@@ -206,7 +206,6 @@ static int shift(const struct flow *f, int r, int q) {
  * event (and r's egress pace when r is degraded), writes DATA to q. */
 static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
-  for (int pass = 0; pass < 2; pass++)
   for (int j = 0; j < f->nb; j++)
     for (int sh = 1; sh < f->n; sh++)
       for (size_t i = lo; i < hi; i++) {
@@ -216,23 +215,18 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
         for (int c = x->chunk; c < x->chunk + x->count; c++) {
           int u = c * f->nb + j;
           if (f->ue[u] <= f->ub[u]) continue;
-          if (tp_flow_input_first && (f->w_kind[(size_t)r * f->nu + u] == 0) != (pass == 0))
-            continue;
-          if (!tp_flow_input_first && pass) continue;
-          /* the copy stream: one per unit, so that a unit's reads are ordered (rd_ev) */
-          int cs = tp_flow_copy_streams > 1 && u % 2 ? 5 : 1;
-          AR_CHECK(wait_written(f, r, cs, k, u));
-          AR_CHECK(flag_wait(f, r, cs, k, SLOT_READY(f, q), 1));
-          if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, cs, k, SLOT_RECV(f, q), f->rr_now[q][r]));
+          AR_CHECK(wait_written(f, r, 1, k, u));
+          AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
+          if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
           size_t bytes = (f->ue[u] - f->ub[u]) * f->es, at = (size_t)(q * f->n + r) * f->nu + u;
           int slot;
-          AR_CHECK(gate_send(f, r, k, cs, bytes));
-          AR_CHECK(reserve_start(f, r, q, k, cs, bytes, &slot));
+          AR_CHECK(gate_send(f, r, k, bytes));
+          AR_CHECK(reserve_start(f, r, q, k, bytes, &slot));
           if (slot >= 0 && tp_degrade_factor(f->dg, r) > 0) {
             f->out_rel[r] = slot;
             f->out_ev[r] = f->p->rank[r].nevents - 1; /* stream 4's, after the RESERVE */
           }
-          struct tp_op o = tp_op_new(TP_OP_COPY, cs, k);
+          struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
           o.bytes = bytes;
           o.nsrc = 1;
           o.src[0] = tp_ref_at(TP_BUF_DATA, r, f->ub[u] * f->es);
@@ -243,7 +237,7 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
             o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
           }
           AR_CHECK(put(f, r, &o));
-          AR_CHECK(ev_record(f, r, cs, k, &f->rd_ev[(size_t)r * f->nu + u]));
+          AR_CHECK(ev_record(f, r, 1, k, &f->rd_ev[(size_t)r * f->nu + u]));
           AR_CHECK(ev_wait(f, r, 3, k, f->rd_ev[(size_t)r * f->nu + u]));
           AR_CHECK(pace_send(f, r, k, slot));
           f->in_val[at] = ++f->sent[r][q];
@@ -426,7 +420,6 @@ static ar_status flow_all(struct flow *f) {
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
-      if (tp_flow_copy_streams > 1) AR_CHECK(ev_wait(f, r, 5, k, ev));
     }
     /* per round: RECV writes, sends, sums, so that the program order of every rank is a
      * valid serial order too (tp_check sim squeezes a rank's streams into one queue) */

@@ -1259,15 +1259,15 @@ static ar_status build_all(struct build *bd) {
     lo = hi;
   }
   find_readers(bd);
-  /* a ring flagged for pipelining gets the dataflow program; degraded jobs the per-round
-   * program (its paces are timed from each round's start) unless AR_CE_PROGRAM=flow */
+  /* a ring flagged for pipelining gets the dataflow program; degraded jobs the flow program
+   * (its budgets are taken per flow) unless AR_CE_PROGRAM=round */
   if (bd->mode == TP_MODE_CE && (s->flags & AR_SCHED_PIPELINED) && !bd->dg && ring_check(bd)) {
     ring_plan(bd);
     for (int r = 0; r < bd->n; r++)
       AR_CHECK(emit_ce_ring(bd, r));
     return AR_OK;
   }
-  int flow = tp_ce_program == 2 || (tp_ce_program == 0 && !bd->dg && s->nprecond > 0);
+  int flow = tp_ce_program == 2 || (tp_ce_program == 0 && (bd->dg || s->nprecond > 0));
   if (bd->mode == TP_MODE_CE && flow) {
     ar_status st = tp_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->dg, bd->p, bd->reason,
                                  bd->reason_len);

@@ -205,26 +205,19 @@ extern int tp_ring_streams;
 extern size_t tp_direct_batch_bytes;
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
-/* ce push: 0 (default) the flow program (tp_flow.cu) for healthy schedules with a straggler
- * precondition (stragglar, bcast), else the dataflow ring for flagged rings, the
+/* ce push: 0 (default) the flow program (tp_flow.cu) for degraded jobs and for schedules with
+ * a straggler precondition (stragglar, bcast), else the dataflow ring for flagged rings, the
  * dataflow direct program for direct AllReduces and the per-round program for the rest;
  * 1 (AR_CE_PROGRAM=round) never the flow program; 2 (AR_CE_PROGRAM=flow) the flow program for
- * every schedule but flagged rings, degraded jobs included (healthy rhd, swing-bw and direct
- * lost with it on 4 x H200, docs/performance.md v4; its per-flow paces still miss the
- * self-test's 3-peer ingress by 14%, docs/performance.md v6). A schedule the flow program
- * cannot run (a swap) falls back. */
+ * every schedule but healthy flagged rings (healthy rhd, swing-bw and direct lost with it on 4 x
+ * H200, docs/performance.md v4). Degraded jobs moved to it in session 6, once its budgets
+ * passed the self-test (within 3%; the per-round program within 4%): optcc-switch 6.6-6.9 ms
+ * on it against 8.7 on the per-round program (docs/performance.md v7). A schedule the flow
+ * program cannot run (a swap) falls back. */
 extern int tp_ce_program;
 /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
  * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
 extern size_t tp_flow_batch_bytes;
-/* The flow program's experiments (AR_CE_FLOW_INPUT_FIRST, AR_CE_FLOW_GATE = 1): a round's sends
- * of the iteration's input before its other sends; a degraded sender's copy engine held until
- * one healthy transfer time (2: one flow's budget) before its previous flow's release (so its
- * bytes cross while its budget runs, not all at once up front). Both off by default. */
-extern int tp_flow_input_first, tp_flow_gate;
-/* ... and AR_CE_FLOW_COPY_STREAMS = 2: a second copy stream (5), units alternating between the
- * two, so that one's per-copy gaps overlap the other's transfers. Default 1. */
-extern int tp_flow_copy_streams;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,

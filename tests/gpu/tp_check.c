@@ -2316,12 +2316,6 @@ int main(int argc, char **argv) {
       segments = atoi(v);
     else if (!strcmp(a, "--marks"))
       o.marks = atoi(v);
-    else if (!strcmp(a, "--flow-input-first")) /* as AR_CE_FLOW_INPUT_FIRST */
-      tp_flow_input_first = atoi(v);
-    else if (!strcmp(a, "--flow-gate")) /* as AR_CE_FLOW_GATE */
-      tp_flow_gate = atoi(v);
-    else if (!strcmp(a, "--flow-copy-streams")) /* as AR_CE_FLOW_COPY_STREAMS */
-      tp_flow_copy_streams = atoi(v);
     else if (!strcmp(a, "--program")) /* as AR_CE_PROGRAM: flow, round (else the default) */
       tp_ce_program = !strcmp(v, "flow") ? 2 : !strcmp(v, "round") ? 1 : 0;
     else if (!strcmp(a, "--ring-batch")) { /* the dataflow ring's automatic mini-batch */
