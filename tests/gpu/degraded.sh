@@ -1,38 +1,47 @@
 #!/usr/bin/env bash
-# The degraded-link emulation and OPTCC in one device call (4 x H200); everything goes into
-# $OUT/degraded.tgz, the summary into $OUT/degraded.log:
-#   selftest  the degrade self-test with the ce flow program (AR_CE_PROGRAM=flow and the knobs
-#             below), and the GPUs' clock offsets it prints
-#   knobs     optcc-switch and optcc at 1 GiB, GPU 3 2x slower, flow program, k in KS, over the
-#             settings in SETS ("GATE/COPY_STREAMS/INPUT_FIRST" for AR_CE_FLOW_GATE,
-#             AR_CE_FLOW_COPY_STREAMS, AR_CE_FLOW_INPUT_FIRST)
-#   degraded  ring, optcc, optcc-switch with the first setting (k chosen per size)
-#   timeline  optcc-switch with the first setting at the first k
-#   straggler stragglar vs nccl at 1 GiB, 8 ms straggler on rank 1 (the default program)
-# Usage (on the GPU machine):
-#   B=.carry/x OUT=$OUT DEADLINE=500 SETS="1/2/0 1/1/0" KS="8 12 16" bash tests/gpu/degraded.sh
+# The degraded-link emulation and OPTCC in one device call (4 x H200): every run folder goes
+# into $OUT/degraded.tgz, a summary into $OUT/degraded.log.
+#   selftest  the degrade self-test (ce runs the flow program's budgets) and the clock offsets
+#   degraded  ring, optcc, optcc-switch at 1 GiB, GPU 3 2x slower, ce (k chosen per size)
+#   segments  optcc-switch and optcc at k = 8, 16, 24 on the same link
+#   factors   the factor sweep 1.0..4.0 (ring, optcc, optcc-switch)
+#   straggler stragglar vs nccl at 1 GiB, 8 ms straggler on rank 1 (unchanged by the above)
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=500 bash tests/gpu/degraded.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/degraded.log"
-SETS=${SETS:-1/1/0}
-KS=${KS:-12 16}
-d=(--sizes 1G --degrade 3:2.0 --pipeline 0)
-knobs() { # knobs GATE/COPY_STREAMS/INPUT_FIRST CMD...: runs CMD with the flow program and those
-  local kg kc kf; IFS=/ read -r kg kc kf <<< "$1"; shift
-  AR_CE_PROGRAM=flow AR_CE_FLOW_GATE=$kg AR_CE_FLOW_COPY_STREAMS=$kc AR_CE_FLOW_INPUT_FIRST=$kf "$@"
-}
-first=${SETS%% *}
-kfirst=${KS%% *}
-knobs "$first" step selftest 90 "$A" run --self-test degrade --gpus 0,1,2,3
-grep -E "^(#|ce)" "$W/selftest.log" | tee -a "$L"
-for set in $SETS; do
-  for k in $KS; do
-    knobs "$set" row "$L" 60 "knobs $set k $k" --algo optcc-switch,optcc --segments "$k" --transport ce \
-      "${d[@]}" -n 10 -w 3
-  done
+show() { awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+  { printf "  %-12s %-8s %11s factor %-4s k %-3s median %10s lb %10s wrong %s %s\n", $c["algorithm"],
+    $c["transport"], $c["bytes"], $c["factor"], $c["pipeline"], $c["time_us_median"],
+    $c["lower_bound_us"], $c["wrong"], $c["status"] }' "$1/results.csv" 2>/dev/null | tee -a "$L"; }
+step selftest 90 "$A" run --self-test degrade --gpus 0,1,2,3
+grep -E "^(#|ce|sm|nccl)" "$W/selftest.log" | tee -a "$L"
+step degraded 90 "$A" run --gpus 0,1,2,3 --sizes 1G --algo ring,optcc,optcc-switch --transport ce \
+  --degrade 3:2.0 --pipeline 0 -n 20 -w 5 -T 60 --out "$W/degraded"
+show "$W/degraded"
+for k in 8 16 24; do
+  step "segments$k" 60 "$A" run --gpus 0,1,2,3 --sizes 1G --algo optcc-switch,optcc --segments $k \
+    --transport ce --degrade 3:2.0 --pipeline 0 -n 10 -w 3 -T 60 --out "$W/segments$k"
+  show "$W/segments$k"
 done
-knobs "$first" row "$L" 90 "knobs $first, k per size" --algo ring,optcc,optcc-switch --transport ce "${d[@]}" -n 20 -w 5
-knobs "$first" row "$L" 60 "timeline, knobs $first k $kfirst" --algo optcc-switch --segments "$kfirst" \
-  --transport ce "${d[@]}" -n 10 -w 3 --profile timeline
-row "$L" 90 "straggler" --algo nccl,stragglar --transport ce --sizes 1G --straggler 1:8ms --pipeline 0 -n 20 -w 5
+cat > "$W/factors.conf" <<CONF
+--gpus 0,1,2,3 --algo ring,optcc,optcc-switch --transport ce --sizes 1G --pipeline 0 -n 10 -w 3 -T 60
+[scenario x1]
+--degrade 3:1.0
+[scenario x1.5]
+--degrade 3:1.5
+[scenario x2]
+--degrade 3:2.0
+[scenario x2.5]
+--degrade 3:2.5
+[scenario x3]
+--degrade 3:3.0
+[scenario x4]
+--degrade 3:4.0
+CONF
+step factors 150 "$A" run --config "$W/factors.conf" --out "$W/factors"
+show "$W/factors"
+step straggler 60 "$A" run --gpus 0,1,2,3 --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms \
+  --pipeline 0 -n 20 -w 5 -T 60 --out "$W/straggler"
+show "$W/straggler"
 (cd "$W" && tar czf "$O/degraded.tgz" . 2>/dev/null)
 echo "done in $(( $(date +%s) - T0 )) s" | tee -a "$L"
