@@ -41,13 +41,21 @@ struct tp_world {
  * round at F * (sum of all bytes) / bw however many peers). d's rounds run one after another,
  * so over any run of rounds d moves at most bw / F per direction: ingress and egress are each
  * capped, independently (full duplex), and a peer gains nothing by talking to d at the same
- * time as another. Spin kernels on %globaltimer hold streams until those times; only local
- * clocks are compared (no cross-GPU time). A flow also never ends earlier than its own start
- * (the moment both ends are ready, measured where the transport can see it) + F * x / bw, so a
- * peer that arrives late is charged the slow link from when it arrives:
- *   ce (push): d stamps each round on its main stream; d's copy streams stamp each flow when
- *     the receiver is ready and hold the DATA flags (egress); senders to d stamp their flow
- *     and hold their DATA flags for F * x / bw; d's main stream holds every apply (ingress).
+ * time as another. Spin kernels on %globaltimer hold streams until those times. A flow also
+ * never ends earlier than its own start (the moment both ends are ready, measured where the
+ * transport can see it) + F * x / bw, so a peer that arrives late is charged the slow link from
+ * when it arrives:
+ *   ce (push), the flow program (tp_flow.cu, the default for degraded jobs): no rounds; each
+ *     flow with a degraded end takes F * x / bw of d's budget per direction when its copy
+ *     starts (first come, first served, an atomic clock in d's memory) and its DATA flag is
+ *     held until then. These clocks compare the GPUs' %globaltimer, which differ by up to
+ *     ~160 us on 4 x H200: the transport measures the offsets per job (a ping-pong, 1-1.5 us
+ *     round trip; the self-test prints them). A degraded sender's copy engine is held to its
+ *     budget too (one healthy transfer time ahead), so its bytes cross as a slow NIC's would.
+ *   ce (push), the per-round program (AR_CE_PROGRAM=round; only local clocks): d stamps each
+ *     round on its main stream; d's copy streams stamp each flow when the receiver is ready
+ *     and hold the DATA flags (egress); senders to d stamp their flow and hold their DATA flags
+ *     for F * x / bw; d's main stream holds every apply (ingress).
  *   sm (pull): readers stamp when their sources are ready and hold the round's end until
  *     every byte read from d is released (d's egress, shared among d's readers); d holds its
  *     own round's end for its reads (ingress) and for its egress budget.
