@@ -128,20 +128,20 @@ static void test_size_schedule(void) {
   sweep_size_schedule(o, 4, 0, 1u << 30, &sched[0], &st[0], &k[0]);
   CHECK(sched[0].xfers == ring && k[0] == 0, "ring rebuilt (k %d)", k[0]);
   sweep_size_schedule(o, 4, 1, 1u << 30, &sched[1], &st[1], &k[1]);
-  CHECK_INT(k[1], ==, 16);
+  CHECK_INT(k[1], ==, 12);
   CHECK_INT(st[1], ==, AR_OK);
-  int nchunks16 = sched[1].nchunks, nrounds16 = sched[1].nrounds;
+  int nchunks12 = sched[1].nchunks, nrounds12 = sched[1].nrounds;
   struct ar_schedule probe;
   memset(&probe, 0, sizeof(probe));
-  CHECK_INT(sweep_build_one(o, 4, 1, 16, &probe), ==, AR_OK);
-  CHECK(probe.nchunks == nchunks16 && probe.nrounds == nrounds16, "k=16: %d chunks, %d rounds",
-        nchunks16, nrounds16);
+  CHECK_INT(sweep_build_one(o, 4, 1, 12, &probe), ==, AR_OK);
+  CHECK(probe.nchunks == nchunks12 && probe.nrounds == nrounds12, "k=12: %d chunks, %d rounds",
+        nchunks12, nrounds12);
   sched_free(&probe);
   struct ar_xfer *same = sched[1].xfers;
   sweep_size_schedule(o, 4, 1, (1u << 30) + 4096, &sched[1], &st[1], &k[1]); /* same k */
   CHECK(sched[1].xfers == same, "rebuilt for the same k");
   sweep_size_schedule(o, 4, 1, 4u << 20, &sched[1], &st[1], &k[1]);
-  CHECK(k[1] == 4 && st[1] == AR_OK && sched[1].nrounds < nrounds16, "k %d, %d rounds", k[1],
+  CHECK(k[1] == 4 && st[1] == AR_OK && sched[1].nrounds < nrounds12, "k %d, %d rounds", k[1],
         sched[1].nrounds);
   CHECK_INT(sched_verify(&sched[1], NULL), ==, AR_OK);
   for (int a = 0; a < 2; a++) sched_free(&sched[a]);
