@@ -5,7 +5,7 @@
 #   straggler stragglar vs nccl at 1 GiB, 8 ms straggler on rank 1, ce's choice of mini-batches
 #   degraded  ring, optcc, optcc-switch at 1 GiB, GPU 3 2x slower, ce (k chosen per size)
 #   segments  optcc-switch at k = 8, 12, 24 (the same link), and a timeline at the default k
-#   factors   the factor sweep 1.0..4.0 (ring, optcc, optcc-switch)
+#   (the factor sweep 1.0..4.0 moved to tests/gpu/degraded.sh, which runs every degraded run)
 #   critical  the critical delay for 64 MiB..4 GiB against the best of nccl and our schedules
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=560 bash tests/gpu/issue4.sh
 . "$(dirname "$0")/lib.sh"
@@ -31,23 +31,6 @@ step timeline 60 "$A" run --gpus 0,1,2,3 --sizes 1G --algo optcc-switch --transp
   --pipeline 0 -n 10 -w 3 -T 60 --profile timeline --out "$W/timeline"
 show "$W/timeline"
 gzip -f "$W/timeline/timeline.csv" 2>/dev/null
-cat > "$W/factors.conf" <<CONF
---gpus 0,1,2,3 --algo ring,optcc,optcc-switch --transport ce --sizes 1G --pipeline 0 -n 10 -w 3 -T 60
-[scenario x1]
---degrade 3:1.0
-[scenario x1.5]
---degrade 3:1.5
-[scenario x2]
---degrade 3:2.0
-[scenario x2.5]
---degrade 3:2.5
-[scenario x3]
---degrade 3:3.0
-[scenario x4]
---degrade 3:4.0
-CONF
-step factors 120 "$A" run --config "$W/factors.conf" --out "$W/factors"
-show "$W/factors"
 step critical 200 "$A" run --gpus 0,1,2,3 --find-critical 64M,256M,1G,4G --algo nccl,ring,rhd,direct,swing-bw,stragglar \
   --transport ce --straggler 1:0 --pipeline 0 -n 5 -w 2 -T 60 --out "$W/critical"
 cat "$W/critical/critical.csv" 2>/dev/null | tee -a "$L"
