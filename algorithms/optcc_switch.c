@@ -63,6 +63,7 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
                       k);
   AR_CHECK(sched_init(s, "optcc-switch", n, q * k));
   s->ports = n - 1;
+  s->flags |= AR_SCHED_TIMETABLE; /* every GPU copies into every other: clock them */
   /* round t: segment t's reduce-scatter and segment t-1's allgather (all healthy contributions
    * in round 0 instead delayed the allgathers into the degraded GPU, and so its paced ingress:
    * 8.04 ms against 6.19 in tp_check tsim at 1 GiB, l = 2, k = 16) */
