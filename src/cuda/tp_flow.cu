@@ -95,8 +95,8 @@ struct flow {
   double sum_free[AR_MAX_GPUS], out_clk[AR_MAX_GPUS], in_clk[AR_MAX_GPUS], rel_at[AR_MAX_GPUS];
   double prev_end[AR_MAX_GPUS];
   int epoch[AR_MAX_GPUS];
-  struct plan_item *items;
-  size_t nitems;
+  struct plan_item *items, *ahead; /* this round's copies; the next round's placed ahead */
+  size_t nitems, nahead;
   char *reason;
   size_t reason_len;
 };
@@ -247,7 +247,9 @@ static int shift(const struct flow *f, int r, int q) {
 
 /* ns a copy of `bytes` takes on a healthy link, fixed cost included. */
 static double plan_copy_ns(const struct flow *f, size_t bytes) {
-  return (double)bytes / f->dg->bw * 1e9 + PLAN_COPY_NS;
+  static double extra = -1;
+  if (extra < 0) extra = getenv("TT_GUARD") ? atof(getenv("TT_GUARD")) * 1e3 : 0;
+  return (double)bytes / f->dg->bw * 1e9 + PLAN_COPY_NS + extra;
 }
 
 /* ns of `rank`'s budget a flow of `bytes` takes (0: healthy). */
@@ -265,7 +267,8 @@ static size_t item_bytes(const struct flow *f, const struct plan_item *it) {
 static double plan_try(const struct flow *f, const struct plan_item *it, const double *recv_at) {
   size_t bytes = item_bytes(f, it);
   double t = f->u_at[(size_t)it->r * f->nu + it->c * f->nb + it->j];
-  if (recv_at[it->q * f->n + it->r] > t) t = recv_at[it->q * f->n + it->r];
+  if ((f->s->xfers[it->i].op == AR_COPY || f->s->ports <= 1) && recv_at[it->q * f->n + it->r] > t)
+    t = recv_at[it->q * f->n + it->r]; /* emit_copy's RECV wait */
   if (f->rel_at[it->r] >= 0 && f->rel_at[it->r] - (double)bytes / f->dg->bw * 1e9 > t)
     t = f->rel_at[it->r] - (double)bytes / f->dg->bw * 1e9;
   if (f->prev_end[it->r] > t) t = f->prev_end[it->r]; /* after r's earlier rounds' copies */
@@ -300,33 +303,94 @@ static int item_cmp(const void *a, const void *b) {
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Places a round's copies [lo, hi) (f->items, sorted by slot; ties keep the shift order). */
-static ar_status plan_sends(struct flow *f, size_t lo, size_t hi) {
+/* Its place in the planning order: 0 a degraded GPU at either end (the budgets are the
+ * bottleneck), 1 a healthy reduce (a sum waits for it), 2 a healthy copy. */
+static int item_class(const struct flow *f, const struct plan_item *it) {
+  if (tp_degrade_factor(f->dg, it->r) > 0 || tp_degrade_factor(f->dg, it->q) > 0) return 0;
+  return getenv("TT_CLS") && f->s->xfers[it->i].op == AR_COPY ? 2 : 1;
+}
+
+/* Adds the copies of transfers [lo, hi) to items (at *m) in the order emit_sends uses without
+ * a timetable; with `ahead`, only a degraded GPU's reduces of units no transfer of [wlo, whi)
+ * writes (their data is planned already). */
+static void collect(const struct flow *f, size_t lo, size_t hi, int ahead, size_t wlo, size_t whi,
+                    struct plan_item *items, size_t *m) {
   const struct ar_schedule *s = f->s;
-  int n = f->n;
-  size_t m = 0;
-  for (size_t i = lo; i < hi; i++)
-    m += (size_t)s->xfers[i].count * f->nb;
-  struct plan_item *items = (struct plan_item *)realloc(f->items, (m ? m : 1) * sizeof(*items));
-  if (!items) return AR_ERR_NOMEM;
-  f->items = items;
-  m = 0;
-  for (int r = 0; r < n; r++) /* the order emit_sends uses without a timetable */
+  for (int r = 0; r < f->n; r++)
     for (int j = 0; j < f->nb; j++)
-      for (int sh = 1; sh < n; sh++)
+      for (int sh = 1; sh < f->n; sh++)
         for (size_t i = lo; i < hi; i++) {
           const struct ar_xfer *x = &s->xfers[i];
           if (x->src != r || shift(f, r, x->dst) != sh) continue;
-          for (int c = x->chunk; c < x->chunk + x->count; c++)
-            if (f->ue[c * f->nb + j] > f->ub[c * f->nb + j])
-            {
-              items[m] = (struct plan_item){r, x->dst, c, j, i, m, -1};
-              m++;
-            }
+          if (ahead && (x->op != AR_REDUCE || !(tp_degrade_factor(f->dg, r) > 0))) continue;
+          for (int c = x->chunk; c < x->chunk + x->count; c++) {
+            if (f->ue[c * f->nb + j] <= f->ub[c * f->nb + j]) continue;
+            int written = 0;
+            for (size_t w = wlo; ahead && w < whi && !written; w++)
+              written = s->xfers[w].dst == r && c >= s->xfers[w].chunk &&
+                        c < s->xfers[w].chunk + s->xfers[w].count;
+            if (written) continue;
+            items[*m] = (struct plan_item){r, x->dst, c, j, i, *m, -1};
+            (*m)++;
+          }
         }
+}
+
+/* List-schedules the unplaced items[0..m) of class cls (item_class):
+ * the one that can start first goes first, each no earlier than floor[its sender]. */
+static ar_status place(struct flow *f, struct plan_item *items, size_t m, int cls,
+                       const double *recv_at, const double *floor) {
+  for (;;) {
+    size_t best = m;
+    double bt = 0;
+    for (size_t t = 0; t < m; t++) {
+      if (items[t].start >= 0 || item_class(f, &items[t]) != cls) continue;
+      double st = plan_try(f, &items[t], recv_at);
+      if (floor[items[t].r] > st)
+        st = tp_tt_earliest(&f->tt, items[t].r, items[t].q, floor[items[t].r],
+                            plan_copy_ns(f, item_bytes(f, &items[t])), 0);
+      if (best == m || st < bt) {
+        best = t;
+        bt = st;
+      }
+    }
+    if (best == m) return AR_OK;
+    if (getenv("TT_DEBUG")) {
+      const struct plan_item *it = &items[best];
+      double rd = f->u_at[(size_t)it->r * f->nu + it->c * f->nb + it->j];
+      fprintf(stderr, "place k%d cls%d %d>%d %s ready %.0f recv %.0f start %.0f\n", f->s->xfers[it->i].round, cls, it->r, it->q,
+              f->s->xfers[it->i].op == AR_COPY ? "copy" : "red", rd / 1e3, recv_at[it->q * f->n + it->r] / 1e3, bt / 1e3);
+    }
+    AR_CHECK(plan_take(f, &items[best], bt));
+  }
+}
+
+/* Places a round's copies [lo, hi) (f->items, sorted by slot; ties keep the shift order): first
+ * those with a degraded end (the budgets are the bottleneck), then a degraded GPU's sends of
+ * the next round [hi, hi2) whose data is final (placed ahead, so that the healthy copies of
+ * this round do not push them back), then the healthy ones around them. */
+static ar_status plan_sends(struct flow *f, size_t lo, size_t hi, size_t hi2) {
+  const struct ar_schedule *s = f->s;
+  int n = f->n;
+  size_t m = 0, na = 0;
+  for (size_t i = lo; i < hi2; i++)
+    m += (size_t)s->xfers[i].count * f->nb;
+  struct plan_item *items = (struct plan_item *)realloc(f->items, (m ? m : 1) * sizeof(*items));
+  struct plan_item *ahead = (struct plan_item *)malloc((m ? m : 1) * sizeof(*ahead));
+  if (items) f->items = items;
+  if (!items || !ahead) {
+    free(ahead);
+    return AR_ERR_NOMEM;
+  }
+  m = 0;
+  collect(f, lo, hi, 0, 0, 0, items, &m);
   f->nitems = m;
+  for (size_t t = 0; t < m; t++) /* placed ahead by the previous round */
+    for (size_t a = 0; a < f->nahead; a++)
+      if (f->ahead[a].i == items[t].i && f->ahead[a].c == items[t].c && f->ahead[a].j == items[t].j)
+        items[t].start = f->ahead[a].start;
   /* q's RECV to r waits until q is done with every unit r's copies overwrite this round */
-  double recv_at[AR_MAX_GPUS * AR_MAX_GPUS] = {0};
+  double recv_at[AR_MAX_GPUS * AR_MAX_GPUS] = {0}, floor[AR_MAX_GPUS];
   for (size_t t = 0; t < m; t++) {
     const struct plan_item *it = &items[t];
     if (!f->rr_now[it->q][it->r] || s->xfers[it->i].op != AR_COPY) continue;
@@ -334,22 +398,25 @@ static ar_status plan_sends(struct flow *f, size_t lo, size_t hi) {
     double at = (f->rd_at[w] > f->u_at[w] ? f->rd_at[w] : f->u_at[w]) + PLAN_FLAG_NS;
     if (at > recv_at[it->q * n + it->r]) recv_at[it->q * n + it->r] = at;
   }
-  for (size_t done = 0; done < m; done++) {
-    size_t best = m;
-    double bt = 0;
-    int bc = 2;
-    for (size_t t = 0; t < m; t++) {
-      if (items[t].start >= 0) continue;
-      double st = plan_try(f, &items[t], recv_at);
-      int cls = getenv("TT_PRIO") && !(tp_degrade_factor(f->dg, items[t].r) > 0 || tp_degrade_factor(f->dg, items[t].q) > 0);
-      if (best == m || cls < bc || (cls == bc && st < bt)) {
-        bc = cls;
-        best = t;
-        bt = st;
-      }
-    }
-    AR_CHECK(plan_take(f, &items[best], bt));
+  for (int r = 0; r < n; r++)
+    floor[r] = 0;
+  AR_CHECK(place(f, items, m, 0, recv_at, floor));
+  for (size_t t = 0; t < m; t++) { /* the next round's copies go after this round's */
+    double e = items[t].start + plan_copy_ns(f, item_bytes(f, &items[t]));
+    if (e > floor[items[t].r]) floor[items[t].r] = e;
   }
+  double none[AR_MAX_GPUS * AR_MAX_GPUS] = {0};
+  if (getenv("TT_AHEAD")) collect(f, hi, hi2, 1, lo, hi, ahead, &na);
+  for (size_t t = 0; t < na; t++) /* a healthy sender's floor stays 0: it has no ahead copy */
+    if (!(tp_degrade_factor(f->dg, ahead[t].r) > 0)) floor[ahead[t].r] = 0;
+  AR_CHECK(place(f, ahead, na, 0, none, floor));
+  free(f->ahead);
+  f->ahead = ahead;
+  f->nahead = na;
+  for (int r = 0; r < n; r++)
+    floor[r] = 0;
+  AR_CHECK(place(f, items, m, 1, recv_at, floor));
+  AR_CHECK(place(f, items, m, 2, recv_at, floor));
   qsort(items, m, sizeof(*items), item_cmp);
   return AR_OK;
 }
@@ -378,7 +445,11 @@ static ar_status emit_copy(struct flow *f, int r, int k, const struct ar_xfer *x
   int q = x->dst, u = c * f->nb + j;
   AR_CHECK(wait_written(f, r, 1, k, u));
   AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
-  if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
+  /* RECV: before a copy that overwrites q's data, or any copy in a one-port schedule (the
+   * port model); a reduce into fresh scratch waits for nothing more (q's READY covers the
+   * scratch's reuse across iterations) */
+  if (f->rr_now[q][r] && (x->op == AR_COPY || f->s->ports <= 1))
+    AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
   size_t bytes = (f->ue[u] - f->ub[u]) * f->es, in = (size_t)(q * f->n + r) * f->nu + u;
   int slot;
   AR_CHECK(gate_send(f, r, k, bytes, at));
@@ -457,13 +528,39 @@ static void plan_recv(struct flow *f, int k, size_t lo, size_t hi) {
   }
 }
 
+/* The order of q's RECV writes on its one signal stream: by rank, or with a timetable by when
+ * q is planned to be done with the units each sender overwrites (one written late held the
+ * others back: 170 us on 4 x H200, optcc-switch at 1 GiB). */
+static void recv_order(const struct flow *f, int q, size_t lo, size_t hi, int *order) {
+  double at[AR_MAX_GPUS] = {0};
+  for (size_t i = lo; f->plan && i < hi; i++) {
+    const struct ar_xfer *x = &f->s->xfers[i];
+    if (x->dst != q || x->op != AR_COPY) continue;
+    for (int c = x->chunk; c < x->chunk + x->count; c++)
+      for (int j = 0; j < f->nb; j++) {
+        size_t w = (size_t)q * f->nu + c * f->nb + j;
+        double t = f->rd_at[w] > f->u_at[w] ? f->rd_at[w] : f->u_at[w];
+        if (t > at[x->src]) at[x->src] = t;
+      }
+  }
+  for (int a = 0; a < f->n; a++) { /* insertion sort, stable */
+    int b = a;
+    for (; b > 0 && at[order[b - 1]] > at[a]; b--)
+      order[b] = order[b - 1];
+    order[b] = a;
+  }
+}
+
 /* Emits rank q's RECV writes of round k on its signal stream (2, so that they never wait
  * behind q's sums): for each sender r that needs one, wait until the units r overwrites are
  * free (q's copies reading them, the writes before) and, in a one-port schedule, until every
  * earlier copy into q from the other senders landed, then RECV to r. */
 static ar_status emit_recv(struct flow *f, int q, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
-  for (int r = 0; r < f->n; r++) {
+  int order[AR_MAX_GPUS];
+  recv_order(f, q, lo, hi, order);
+  for (int a = 0; a < f->n; a++) {
+    int r = order[a];
     if (!f->rr_now[q][r]) continue;
     for (size_t i = lo; i < hi; i++) {
       const struct ar_xfer *x = &s->xfers[i];
@@ -618,7 +715,12 @@ static ar_status flow_all(struct flow *f) {
     plan_recv(f, k, lo, hi);
     for (int q = 0; q < n; q++)
       AR_CHECK(emit_recv(f, q, k, lo, hi));
-    if (f->plan) AR_CHECK(plan_sends(f, lo, hi));
+    if (f->plan) {
+      size_t lo2, hi2 = hi;
+      for (int k2 = k + 1; k2 < nr && hi2 == hi; k2++)
+        round_span(s, k2, &lo2, &hi2);
+      AR_CHECK(plan_sends(f, lo, hi, hi2));
+    }
     for (int r = 0; r < n; r++)
       AR_CHECK(emit_sends(f, r, k, lo, hi));
     for (int q = 0; q < n; q++)
@@ -738,6 +840,7 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
   free(f.rd_at);
   free(f.in_at);
   free(f.items);
+  free(f.ahead);
   tp_tt_free(&f.tt);
   for (int r = 0; r < AR_MAX_GPUS; r++)
     free(f.ev_stream[r]);
