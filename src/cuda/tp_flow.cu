@@ -43,7 +43,7 @@
  * plus a launch. A copy is held to its slot only when it would otherwise start this much
  * early (a pace kernel on the copy stream costs a few us). */
 #define PLAN_COPY_NS 6000.0
-#define PLAN_FLAG_NS 8000.0
+static double PLAN_FLAG_NS = 8000.0;
 #define PLAN_EVENT_NS 3000.0
 #define PLAN_SUM_BPS 2.0e12
 #define PLAN_SUM_NS 5000.0
@@ -431,6 +431,7 @@ static void plan_sum(struct flow *f, int q, int u, const int *srcs, int ns) {
   }
   if (f->rd_at[w] > t) t = f->rd_at[w];
   if (f->u_at[w] > t) t = f->u_at[w];
+  if (getenv("TT_SUMW")) t += atof(getenv("TT_SUMW")) * 1e3;
   f->sum_free[q] = t + (double)(ns + 2) * bytes / PLAN_SUM_BPS * 1e9 + PLAN_SUM_NS;
   f->u_at[w] = f->sum_free[q] + PLAN_EVENT_NS;
 }
@@ -798,6 +799,7 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
   f.in_off = (size_t *)calloc(cells * f.n, sizeof(size_t));
   f.in_val = (uint32_t *)calloc(cells * f.n, sizeof(uint32_t));
   f.plan = wants_timetable(&f);
+  if (getenv("TT_FLAG")) PLAN_FLAG_NS = atof(getenv("TT_FLAG")) * 1e3;
   tp_tt_init(&f.tt, f.n);
   if (f.plan) {
     f.u_at = (double *)calloc(cells, sizeof(double));
@@ -820,6 +822,7 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
         tp_batch_range(ar_chunk_begin(nelem, f.nc, c), ar_chunk_begin(nelem, f.nc, c + 1), f.nb, j,
                        &f.ub[c * f.nb + j], &f.ue[c * f.nb + j]);
     st = flow_all(&f);
+    if (getenv("TT_DUMP")) tp_prog_print(p, atoi(getenv("TT_DUMP")), stderr);
     if (f.plan && getenv("TT_DEBUG")) {
       for (int r = 0; r < f.n; r++) fprintf(stderr, "plan r%d send_free %.1f sum_free %.1f\n", r, f.prev_end[r]/1e3, f.sum_free[r]/1e3);
       for (int q = 0; q < f.n; q++) { fprintf(stderr, "in %d:", q); for (size_t i = 0; i < f.tt.in[q].len; i++) fprintf(stderr, " %.0f-%.0f", f.tt.in[q].b[i]/1e3, f.tt.in[q].e[i]/1e3); fprintf(stderr, "\n"); }
