@@ -51,7 +51,7 @@ static double PLAN_FLAG_NS = 8000.0;
 
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
-int tp_flow_timetable = 1;
+int tp_flow_timetable = 0;
 
 /* one copy of a round for the timetable: r sends chunk c, batch j of transfer i to q */
 struct plan_item {
@@ -97,6 +97,7 @@ struct flow {
   int epoch[AR_MAX_GPUS];
   struct plan_item *items, *ahead; /* this round's copies; the next round's placed ahead */
   size_t nitems, nahead;
+  int ahead_done;
   char *reason;
   size_t reason_len;
 };
@@ -406,13 +407,57 @@ static ar_status plan_sends(struct flow *f, size_t lo, size_t hi, size_t hi2) {
     if (e > floor[items[t].r]) floor[items[t].r] = e;
   }
   double none[AR_MAX_GPUS * AR_MAX_GPUS] = {0};
+  if (getenv("TT_ALLAHEAD") && !f->ahead_done) { /* every later round's degraded input sends, in order */
+    f->ahead_done = 1;
+    free(ahead);
+    size_t cap = 0;
+    for (size_t i = hi; i < s->nxfers; i++)
+      cap += (size_t)s->xfers[i].count * f->nb;
+    ahead = (struct plan_item *)malloc((cap ? cap : 1) * sizeof(*ahead));
+    if (!ahead) return AR_ERR_NOMEM;
+    for (size_t i = hi; i < s->nxfers; i++) {
+      const struct ar_xfer *x = &s->xfers[i];
+      if (x->op != AR_REDUCE || !(tp_degrade_factor(f->dg, x->src) > 0)) continue;
+      for (int c = x->chunk; c < x->chunk + x->count; c++)
+        for (int j = 0; j < f->nb; j++) {
+          if (f->ue[c * f->nb + j] <= f->ub[c * f->nb + j]) continue;
+          int written = 0;
+          for (size_t w = 0; w < s->nxfers && (s->xfers[w].round < x->round) && !written; w++)
+            written = s->xfers[w].dst == x->src && c >= s->xfers[w].chunk &&
+                      c < s->xfers[w].chunk + s->xfers[w].count;
+          if (written) continue;
+          ahead[na] = (struct plan_item){x->src, x->dst, c, j, i, na, -1};
+          na++;
+        }
+    }
+    for (size_t t = 0; t < na; t++) {
+      struct plan_item *it = &ahead[t];
+      double st = plan_try(f, it, none);
+      if (floor[it->r] > st)
+        st = tp_tt_earliest(&f->tt, it->r, it->q, floor[it->r], plan_copy_ns(f, item_bytes(f, it)),
+                            plan_copy_ns(f, item_bytes(f, it)));
+      AR_CHECK(plan_take(f, it, st));
+      floor[it->r] = st + plan_copy_ns(f, item_bytes(f, it));
+    }
+    free(f->ahead);
+    f->ahead = ahead;
+    f->nahead = na;
+    ahead = NULL;
+    na = 0;
+  }
   if (getenv("TT_AHEAD")) collect(f, hi, hi2, 1, lo, hi, ahead, &na);
   for (size_t t = 0; t < na; t++) /* a healthy sender's floor stays 0: it has no ahead copy */
     if (!(tp_degrade_factor(f->dg, ahead[t].r) > 0)) floor[ahead[t].r] = 0;
-  AR_CHECK(place(f, ahead, na, 0, none, floor));
-  free(f->ahead);
-  f->ahead = ahead;
-  f->nahead = na;
+  if (ahead) {
+    AR_CHECK(place(f, ahead, na, 0, none, floor));
+    if (!f->ahead_done) {
+      free(f->ahead);
+      f->ahead = ahead;
+      f->nahead = na;
+    } else {
+      free(ahead);
+    }
+  }
   for (int r = 0; r < n; r++)
     floor[r] = 0;
   AR_CHECK(place(f, items, m, 1, recv_at, floor));

@@ -9,7 +9,8 @@ d=(--sizes 1G --transport ce --degrade 3:2.0 --pipeline 0 -n 20 -w 5)
 export AR_FLAGS=kernel
 row "$L" 60 "kernel flags, ring" --algo ring "${d[@]}"
 AR_CE_TIMETABLE=0 row "$L" 60 "kernel flags, timetable off" --algo optcc-switch "${d[@]}"
-for cfg in "TT_GUARD=4" "TT_GUARD=4 TT_FLAG=20 TT_SUMW=10" "TT_GUARD=4 TT_FLAG=16" "TT_GUARD=6 TT_FLAG=20 TT_SUMW=20" "TT_GUARD=4"; do
-  env $cfg bash -c ". tests/gpu/lib.sh; i=$((i + 10)); W=$W; row $L 60 '$cfg' --algo optcc-switch ${d[*]}"
+for cfg in "4 8 0" "4 20 10" "4 16 0" "6 20 20" "4 8 0"; do
+  set -- $cfg
+  TT_GUARD=$1 TT_FLAG=$2 TT_SUMW=$3 row "$L" 60 "copy +$1 us, flag $2 us, sum wait $3 us" --algo optcc-switch "${d[@]}"
 done
 echo "done in $(( $(date +%s) - T0 )) s" | tee -a "$L"
