@@ -22,7 +22,6 @@
  * the time, is what the pipeline adds). Any p >= 2; no degraded GPU gives the direct
  * AllReduce in k segments. */
 #include "ar.h"
-#include <stdlib.h>
 
 #define OPTCC_SWITCH_SEGMENTS 16
 
@@ -64,19 +63,16 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
                       k);
   AR_CHECK(sched_init(s, "optcc-switch", n, q * k));
   s->ports = n - 1;
-  s->flags |= AR_SCHED_TIMETABLE; /* every GPU copies into every other: clock them */
   /* round t: segment t's reduce-scatter and segment t-1's allgather (all healthy contributions
    * in round 0 instead delayed the allgathers into the degraded GPU, and so its paced ingress:
    * 8.04 ms against 6.19 in tp_check tsim at 1 GiB, l = 2, k = 16) */
-  int lag = getenv("TT_LAG") ? 2 : 1;
-  for (int t = 0; t <= k + lag - 1; t++)
+  for (int t = 0; t <= k; t++)
     for (int i = 0; i < q; i++) {
       int o = owner[i];
       for (int r = 0; r < n; r++) {
         if (r == o) continue;
-        int l = factor_of(p, r) > 1 || q == n ? 1 : lag;
         if (t < k) AR_CHECK(add(s, p, t, AR_REDUCE, r, o, i * k + t, 1));   /* S3, S1 */
-        if (t >= l && t - l < k) AR_CHECK(add(s, p, t, AR_COPY, o, r, i * k + t - l, 1)); /* S4, S2 */
+        if (t > 0) AR_CHECK(add(s, p, t, AR_COPY, o, r, i * k + t - 1, 1)); /* S4, S2 */
       }
     }
   return AR_OK;

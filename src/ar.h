@@ -58,8 +58,6 @@ struct ar_xfer {
 
 enum ar_sched_flags {
   AR_SCHED_PIPELINED = 1u << 0, /* tagged for the copy-engine pipelined transport (async-ring) */
-  AR_SCHED_TIMETABLE = 1u << 1, /* many-to-many copies: the ce flow program may clock them so
-                                 * that no receiver takes two at once (tp_timetable.h) */
 };
 
 struct ar_schedule {

@@ -136,8 +136,7 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
 
 /* Sets the dataflow programs' automatic mini-batch sizes, the ring's copy streams and the sum
  * kernels' block cap from AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB), AR_CE_RING_STREAMS and
- * AR_SUM_BLOCKS where set, and the flow program's timetable on with AR_CE_TIMETABLE=1: tuning
- * on the GPUs needs no rebuild. */
+ * AR_SUM_BLOCKS where set: tuning on the GPUs needs no rebuild. */
 static void ring_knobs(void) {
   const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
   const char *db = getenv("AR_CE_DIRECT_BATCH"), *sb = getenv("AR_SUM_BLOCKS");
@@ -148,8 +147,6 @@ static void ring_knobs(void) {
   if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
   tp_ce_program = !prog ? 0 : !strcmp(prog, "flow") ? 2 : !strcmp(prog, "round") ? 1 : 0;
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
-  const char *tt = getenv("AR_CE_TIMETABLE");
-  tp_flow_timetable = tt && !strcmp(tt, "1");
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,

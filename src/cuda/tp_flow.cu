@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "tp_prog.h"
-#include "tp_timetable.h"
 
 /* automatic mini-batches: about 128 MiB each (stragglar at 1 GiB, 358 MB chunks: 2 and 4
  * per chunk within 3% of each other on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log); a chunk of
@@ -35,30 +34,9 @@
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
 #define TP_FLOW_STREAMS 5
-/* The timetable's model of 4 x H200 (tp_timetable.h): a copy takes bytes / bw and this much
- * more (ce-gap: 4 us per copy, runs/reference/h200x4-tune/linkprobe.txt, and copies were 82 us
- * for 29.8 MB at 394 GB/s in optcc-switch's timeline); a DATA flag is seen this long after its
- * copy ends (its kernel's median 12 us in the same timeline, launched as the copy ends); an
- * event's wait this long; a sum reads and writes HBM at this rate (64 us for 5 x 29.8 MB there)
- * plus a launch. A copy is held to its slot only when it would otherwise start this much
- * early (a pace kernel on the copy stream costs a few us). */
-#define PLAN_COPY_NS 6000.0
-static double PLAN_FLAG_NS = 8000.0;
-#define PLAN_EVENT_NS 3000.0
-#define PLAN_SUM_BPS 2.0e12
-#define PLAN_SUM_NS 5000.0
-#define PLAN_EARLY_NS 2000.0
 
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
-int tp_flow_timetable = 0;
-
-/* one copy of a round for the timetable: r sends chunk c, batch j of transfer i to q */
-struct plan_item {
-  int r, q, c, j;
-  size_t i, seq; /* seq: its place in the shift order (ties) */
-  double start;  /* ns after the epoch; < 0 not placed yet */
-};
 
 struct flow {
   const struct ar_schedule *s;
@@ -85,19 +63,6 @@ struct flow {
   /* this round's incoming copies into q from p, unit u ([(q * n + p) * nu + u]) */
   size_t *in_off;
   uint32_t *in_val;
-  /* the timetable (tp_timetable.h), when f->plan: per rank r and unit u ([r * nu + u]) when
-   * r's data[u] is final and when r's last copy reading it ends; per incoming copy (like
-   * in_val) when its DATA is seen; per rank its sums' stream, budgets' clocks, last release
-   * (degraded senders; < 0 none), its previous copy's end and its epoch's stamp slot */
-  int plan;
-  struct tp_timetable tt;
-  double *u_at, *rd_at, *in_at;
-  double sum_free[AR_MAX_GPUS], out_clk[AR_MAX_GPUS], in_clk[AR_MAX_GPUS], rel_at[AR_MAX_GPUS];
-  double prev_end[AR_MAX_GPUS];
-  int epoch[AR_MAX_GPUS];
-  struct plan_item *items, *ahead; /* this round's copies; the next round's placed ahead */
-  size_t nitems, nahead;
-  int ahead_done;
   char *reason;
   size_t reason_len;
 };
@@ -198,26 +163,18 @@ static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes
   return ev_wait(f, r, 3, k, ev);
 }
 
-/* Before r's copy of `bytes` (emitted next on stream 1), planned to start `at` ns after r's
- * epoch (< 0: no timetable): a degraded r's copy stream waits until one healthy transfer time
+/* Before a degraded r's copy of `bytes`: r's copy stream waits until one healthy transfer time
  * before its previous flow's release, so that r's bytes cross while its budget runs, as a
  * slow NIC's would, and not all up front (its copy engine ran far ahead and its copies slowed
  * the healthy GPUs' at their receivers: optcc-switch at 1 GiB, k = 12, GPU 3 2x slower,
- * 6559-6669 us against 6828-6887 without, runs/reference/h200x4-degraded-flow); and, with a
- * timetable, until its slot when it would otherwise start early. */
-static ar_status gate_send(struct flow *f, int r, int k, size_t bytes, double at) {
+ * 6559-6669 us against 6828-6887 without, runs/reference/h200x4-degraded-flow). */
+static ar_status gate_send(struct flow *f, int r, int k, size_t bytes) {
+  if (!(tp_degrade_factor(f->dg, r) > 0) || f->out_rel[r] < 0) return AR_OK;
+  AR_CHECK(ev_wait(f, r, 1, k, f->out_ev[r]));
   struct tp_op o = tp_op_new(TP_OP_PACE, 1, k);
-  int degraded = tp_degrade_factor(f->dg, r) > 0, n = 0;
-  if (degraded && f->out_rel[r] >= 0) {
-    AR_CHECK(ev_wait(f, r, 1, k, f->out_ev[r]));
-    o.tslot[n] = f->out_rel[r];
-    o.ns[n++] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
-  }
-  if (at >= 0 && (degraded || at > f->prev_end[r] + PLAN_EARLY_NS)) {
-    o.tslot[n] = f->epoch[r];
-    o.ns[n++] = (uint64_t)at;
-  }
-  return n ? put(f, r, &o) : AR_OK;
+  o.tslot[0] = f->out_rel[r];
+  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
+  return put(f, r, &o);
 }
 
 /* On r's stream 3, after the copy whose budgets `slot` holds, before its DATA: the release.
@@ -242,307 +199,50 @@ static ar_status wait_written(struct flow *f, int r, int stream, int k, int u) {
 static int shift(const struct flow *f, int r, int q) {
   return (q - r + f->n) % f->n;
 }
-/* ---- the timetable (f->plan): when each copy may start so that no GPU's ingress takes two
- * at once, in the model above; rounds are planned in program order, each round's copies by
- * list scheduling (the copy that can start first goes first) ---- */
-
-/* ns a copy of `bytes` takes on a healthy link, fixed cost included. */
-static double plan_copy_ns(const struct flow *f, size_t bytes) {
-  static double extra = -1;
-  if (extra < 0) extra = getenv("TT_GUARD") ? atof(getenv("TT_GUARD")) * 1e3 : 0;
-  return (double)bytes / f->dg->bw * 1e9 + PLAN_COPY_NS + extra;
-}
-
-/* ns of `rank`'s budget a flow of `bytes` takes (0: healthy). */
-static double plan_budget_ns(const struct flow *f, int rank, size_t bytes) {
-  return (double)tp_degrade_ns(f->dg, tp_degrade_factor(f->dg, rank), (double)bytes);
-}
-
-static size_t item_bytes(const struct flow *f, const struct plan_item *it) {
-  int u = it->c * f->nb + it->j;
-  return (f->ue[u] - f->ub[u]) * f->es;
-}
-
-/* The earliest slot of it given what is placed: its data written, q ready for it (recv_at),
- * a degraded sender's gate, r's engine and q's ingress free. */
-static double plan_try(const struct flow *f, const struct plan_item *it, const double *recv_at) {
-  size_t bytes = item_bytes(f, it);
-  double t = f->u_at[(size_t)it->r * f->nu + it->c * f->nb + it->j];
-  if ((f->s->xfers[it->i].op == AR_COPY || f->s->ports <= 1) && recv_at[it->q * f->n + it->r] > t)
-    t = recv_at[it->q * f->n + it->r]; /* emit_copy's RECV wait */
-  if (f->rel_at[it->r] >= 0 && f->rel_at[it->r] - (double)bytes / f->dg->bw * 1e9 > t)
-    t = f->rel_at[it->r] - (double)bytes / f->dg->bw * 1e9;
-  if (f->prev_end[it->r] > t) t = f->prev_end[it->r]; /* after r's earlier rounds' copies */
-  double occ = plan_copy_ns(f, bytes), in = plan_budget_ns(f, it->q, bytes);
-  return tp_tt_earliest(&f->tt, it->r, it->q, t, occ, in > occ ? in : occ);
-}
-
-/* Books it at `start`: r's engine, q's ingress (a degraded q's for its whole budget), the
- * budgets, when its DATA is seen and when r's read of the unit ends. */
-static ar_status plan_take(struct flow *f, struct plan_item *it, double start) {
-  size_t bytes = item_bytes(f, it), u = it->c * f->nb + it->j;
-  size_t in = (size_t)(it->q * f->n + it->r) * f->nu + u;
-  double cns = plan_copy_ns(f, bytes), br = plan_budget_ns(f, it->r, bytes);
-  double bq = plan_budget_ns(f, it->q, bytes), data = start + cns + PLAN_FLAG_NS, rel = -1;
-  if (br > 0) rel = f->out_clk[it->r] = (f->out_clk[it->r] > start ? f->out_clk[it->r] : start) + br;
-  if (bq > 0) {
-    f->in_clk[it->q] = (f->in_clk[it->q] > start ? f->in_clk[it->q] : start) + bq;
-    if (f->in_clk[it->q] > rel) rel = f->in_clk[it->q];
-  }
-  if (rel >= 0 && rel + PLAN_FLAG_NS > data) data = rel + PLAN_FLAG_NS;
-  if (rel >= 0 && br > 0) f->rel_at[it->r] = rel;
-  f->in_at[in] = data;
-  double *rd = &f->rd_at[(size_t)it->r * f->nu + u];
-  if (start + cns + PLAN_EVENT_NS > *rd) *rd = start + cns + PLAN_EVENT_NS;
-  it->start = start;
-  return tp_tt_take(&f->tt, it->r, it->q, start, cns, bq > cns ? bq : cns);
-}
-
-static int item_cmp(const void *a, const void *b) {
-  const struct plan_item *x = (const struct plan_item *)a, *y = (const struct plan_item *)b;
-  if (x->start != y->start) return x->start < y->start ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Its place in the planning order: 0 a degraded GPU at either end (the budgets are the
- * bottleneck), 1 a healthy reduce (a sum waits for it), 2 a healthy copy. */
-static int item_class(const struct flow *f, const struct plan_item *it) {
-  if (tp_degrade_factor(f->dg, it->r) > 0 || tp_degrade_factor(f->dg, it->q) > 0) return 0;
-  return getenv("TT_CLS") && f->s->xfers[it->i].op == AR_COPY ? 2 : 1;
-}
-
-/* Adds the copies of transfers [lo, hi) to items (at *m) in the order emit_sends uses without
- * a timetable; with `ahead`, only a degraded GPU's reduces of units no transfer of [wlo, whi)
- * writes (their data is planned already). */
-static void collect(const struct flow *f, size_t lo, size_t hi, int ahead, size_t wlo, size_t whi,
-                    struct plan_item *items, size_t *m) {
-  const struct ar_schedule *s = f->s;
-  for (int r = 0; r < f->n; r++)
-    for (int j = 0; j < f->nb; j++)
-      for (int sh = 1; sh < f->n; sh++)
-        for (size_t i = lo; i < hi; i++) {
-          const struct ar_xfer *x = &s->xfers[i];
-          if (x->src != r || shift(f, r, x->dst) != sh) continue;
-          if (ahead && (x->op != AR_REDUCE || !(tp_degrade_factor(f->dg, r) > 0))) continue;
-          for (int c = x->chunk; c < x->chunk + x->count; c++) {
-            if (f->ue[c * f->nb + j] <= f->ub[c * f->nb + j]) continue;
-            int written = 0;
-            for (size_t w = wlo; ahead && w < whi && !written; w++)
-              written = s->xfers[w].dst == r && c >= s->xfers[w].chunk &&
-                        c < s->xfers[w].chunk + s->xfers[w].count;
-            if (written) continue;
-            items[*m] = (struct plan_item){r, x->dst, c, j, i, *m, -1};
-            (*m)++;
-          }
-        }
-}
-
-/* List-schedules the unplaced items[0..m) of class cls (item_class):
- * the one that can start first goes first, each no earlier than floor[its sender]. */
-static ar_status place(struct flow *f, struct plan_item *items, size_t m, int cls,
-                       const double *recv_at, const double *floor) {
-  for (;;) {
-    size_t best = m;
-    double bt = 0;
-    for (size_t t = 0; t < m; t++) {
-      if (items[t].start >= 0 || item_class(f, &items[t]) != cls) continue;
-      double st = plan_try(f, &items[t], recv_at);
-      if (floor[items[t].r] > st)
-        st = tp_tt_earliest(&f->tt, items[t].r, items[t].q, floor[items[t].r],
-                            plan_copy_ns(f, item_bytes(f, &items[t])), 0);
-      if (best == m || st < bt) {
-        best = t;
-        bt = st;
-      }
-    }
-    if (best == m) return AR_OK;
-    if (getenv("TT_DEBUG")) {
-      const struct plan_item *it = &items[best];
-      double rd = f->u_at[(size_t)it->r * f->nu + it->c * f->nb + it->j];
-      fprintf(stderr, "place k%d cls%d %d>%d %s ready %.0f recv %.0f start %.0f\n", f->s->xfers[it->i].round, cls, it->r, it->q,
-              f->s->xfers[it->i].op == AR_COPY ? "copy" : "red", rd / 1e3, recv_at[it->q * f->n + it->r] / 1e3, bt / 1e3);
-    }
-    AR_CHECK(plan_take(f, &items[best], bt));
-  }
-}
-
-/* Places a round's copies [lo, hi) (f->items, sorted by slot; ties keep the shift order): first
- * those with a degraded end (the budgets are the bottleneck), then a degraded GPU's sends of
- * the next round [hi, hi2) whose data is final (placed ahead, so that the healthy copies of
- * this round do not push them back), then the healthy ones around them. */
-static ar_status plan_sends(struct flow *f, size_t lo, size_t hi, size_t hi2) {
-  const struct ar_schedule *s = f->s;
-  int n = f->n;
-  size_t m = 0, na = 0;
-  for (size_t i = lo; i < hi2; i++)
-    m += (size_t)s->xfers[i].count * f->nb;
-  struct plan_item *items = (struct plan_item *)realloc(f->items, (m ? m : 1) * sizeof(*items));
-  struct plan_item *ahead = (struct plan_item *)malloc((m ? m : 1) * sizeof(*ahead));
-  if (items) f->items = items;
-  if (!items || !ahead) {
-    free(ahead);
-    return AR_ERR_NOMEM;
-  }
-  m = 0;
-  collect(f, lo, hi, 0, 0, 0, items, &m);
-  f->nitems = m;
-  for (size_t t = 0; t < m; t++) /* placed ahead by the previous round */
-    for (size_t a = 0; a < f->nahead; a++)
-      if (f->ahead[a].i == items[t].i && f->ahead[a].c == items[t].c && f->ahead[a].j == items[t].j)
-        items[t].start = f->ahead[a].start;
-  /* q's RECV to r waits until q is done with every unit r's copies overwrite this round */
-  double recv_at[AR_MAX_GPUS * AR_MAX_GPUS] = {0}, floor[AR_MAX_GPUS];
-  for (size_t t = 0; t < m; t++) {
-    const struct plan_item *it = &items[t];
-    if (!f->rr_now[it->q][it->r] || s->xfers[it->i].op != AR_COPY) continue;
-    size_t w = (size_t)it->q * f->nu + it->c * f->nb + it->j;
-    double at = (f->rd_at[w] > f->u_at[w] ? f->rd_at[w] : f->u_at[w]) + PLAN_FLAG_NS;
-    if (at > recv_at[it->q * n + it->r]) recv_at[it->q * n + it->r] = at;
-  }
-  for (int r = 0; r < n; r++)
-    floor[r] = 0;
-  AR_CHECK(place(f, items, m, 0, recv_at, floor));
-  for (size_t t = 0; t < m; t++) { /* the next round's copies go after this round's */
-    double e = items[t].start + plan_copy_ns(f, item_bytes(f, &items[t]));
-    if (e > floor[items[t].r]) floor[items[t].r] = e;
-  }
-  double none[AR_MAX_GPUS * AR_MAX_GPUS] = {0};
-  if (getenv("TT_ALLAHEAD") && !f->ahead_done) { /* every later round's degraded input sends, in order */
-    f->ahead_done = 1;
-    free(ahead);
-    size_t cap = 0;
-    for (size_t i = hi; i < s->nxfers; i++)
-      cap += (size_t)s->xfers[i].count * f->nb;
-    ahead = (struct plan_item *)malloc((cap ? cap : 1) * sizeof(*ahead));
-    if (!ahead) return AR_ERR_NOMEM;
-    for (size_t i = hi; i < s->nxfers; i++) {
-      const struct ar_xfer *x = &s->xfers[i];
-      if (x->op != AR_REDUCE || !(tp_degrade_factor(f->dg, x->src) > 0)) continue;
-      for (int c = x->chunk; c < x->chunk + x->count; c++)
-        for (int j = 0; j < f->nb; j++) {
-          if (f->ue[c * f->nb + j] <= f->ub[c * f->nb + j]) continue;
-          int written = 0;
-          for (size_t w = 0; w < s->nxfers && (s->xfers[w].round < x->round) && !written; w++)
-            written = s->xfers[w].dst == x->src && c >= s->xfers[w].chunk &&
-                      c < s->xfers[w].chunk + s->xfers[w].count;
-          if (written) continue;
-          ahead[na] = (struct plan_item){x->src, x->dst, c, j, i, na, -1};
-          na++;
-        }
-    }
-    for (size_t t = 0; t < na; t++) {
-      struct plan_item *it = &ahead[t];
-      double st = plan_try(f, it, none);
-      if (floor[it->r] > st)
-        st = tp_tt_earliest(&f->tt, it->r, it->q, floor[it->r], plan_copy_ns(f, item_bytes(f, it)),
-                            plan_copy_ns(f, item_bytes(f, it)));
-      AR_CHECK(plan_take(f, it, st));
-      floor[it->r] = st + plan_copy_ns(f, item_bytes(f, it));
-    }
-    free(f->ahead);
-    f->ahead = ahead;
-    f->nahead = na;
-    ahead = NULL;
-    na = 0;
-  }
-  if (getenv("TT_AHEAD")) collect(f, hi, hi2, 1, lo, hi, ahead, &na);
-  for (size_t t = 0; t < na; t++) /* a healthy sender's floor stays 0: it has no ahead copy */
-    if (!(tp_degrade_factor(f->dg, ahead[t].r) > 0)) floor[ahead[t].r] = 0;
-  if (ahead) {
-    AR_CHECK(place(f, ahead, na, 0, none, floor));
-    if (!f->ahead_done) {
-      free(f->ahead);
-      f->ahead = ahead;
-      f->nahead = na;
-    } else {
-      free(ahead);
-    }
-  }
-  for (int r = 0; r < n; r++)
-    floor[r] = 0;
-  AR_CHECK(place(f, items, m, 1, recv_at, floor));
-  AR_CHECK(place(f, items, m, 2, recv_at, floor));
-  qsort(items, m, sizeof(*items), item_cmp);
-  return AR_OK;
-}
-
-/* The sum of unit u into q from ns sources starts once they and q's unit are ready. */
-static void plan_sum(struct flow *f, int q, int u, const int *srcs, int ns) {
-  size_t w = (size_t)q * f->nu + u, bytes = (f->ue[u] - f->ub[u]) * f->es;
-  double t = f->sum_free[q];
-  for (int a = 0; a < ns; a++) {
-    double d = f->in_at[(size_t)(q * f->n + srcs[a]) * f->nu + u];
-    if (d > t) t = d;
-  }
-  if (f->rd_at[w] > t) t = f->rd_at[w];
-  if (f->u_at[w] > t) t = f->u_at[w];
-  if (getenv("TT_SUMW")) t += atof(getenv("TT_SUMW")) * 1e3;
-  f->sum_free[q] = t + (double)(ns + 2) * bytes / PLAN_SUM_BPS * 1e9 + PLAN_SUM_NS;
-  f->u_at[w] = f->sum_free[q] + PLAN_EVENT_NS;
-}
-
-/* Emits r's copy of chunk c, batch j of transfer x (round k) on its copy stream, planned `at`
- * ns after r's epoch (< 0: no timetable): it waits for the unit's last write on r, for q's
- * READY (first copy to q) and RECV (when q must be ready for this round), copies (REDUCE:
- * into fresh scratch of q), records an event (r's later writes of the unit wait for it), and
- * stream 3, behind that event (and the budgets when an end is degraded), writes DATA to q. */
-static ar_status emit_copy(struct flow *f, int r, int k, const struct ar_xfer *x, int c, int j,
-                           double at) {
-  int q = x->dst, u = c * f->nb + j;
-  AR_CHECK(wait_written(f, r, 1, k, u));
-  AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
-  /* RECV: before a copy that overwrites q's data, or any copy in a one-port schedule (the
-   * port model); a reduce into fresh scratch waits for nothing more (q's READY covers the
-   * scratch's reuse across iterations) */
-  if (f->rr_now[q][r] && (x->op == AR_COPY || f->s->ports <= 1))
-    AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
-  size_t bytes = (f->ue[u] - f->ub[u]) * f->es, in = (size_t)(q * f->n + r) * f->nu + u;
-  int slot;
-  AR_CHECK(gate_send(f, r, k, bytes, at));
-  AR_CHECK(reserve_start(f, r, q, k, bytes, &slot));
-  if (slot >= 0 && tp_degrade_factor(f->dg, r) > 0) {
-    f->out_rel[r] = slot;
-    f->out_ev[r] = f->p->rank[r].nevents - 1; /* stream 4's, after the RESERVE */
-  }
-  struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
-  o.bytes = bytes;
-  o.nsrc = 1;
-  o.src[0] = tp_ref_at(TP_BUF_DATA, r, f->ub[u] * f->es);
-  if (x->op == AR_REDUCE) {
-    f->in_off[in] = tp_scratch_take(&f->cursor[q], f->ub[u] * f->es, bytes);
-    o.dst = tp_ref_at(TP_BUF_SCRATCH, q, f->in_off[in]);
-  } else {
-    o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
-  }
-  AR_CHECK(put(f, r, &o));
-  AR_CHECK(ev_record(f, r, 1, k, &f->rd_ev[(size_t)r * f->nu + u]));
-  AR_CHECK(ev_wait(f, r, 3, k, f->rd_ev[(size_t)r * f->nu + u]));
-  AR_CHECK(pace_send(f, r, k, slot));
-  f->in_val[in] = ++f->sent[r][q];
-  return flag_write(f, r, 3, k, q, SLOT_DATA(f, r), f->in_val[in]);
-}
-
-/* Emits rank r's sends of round k on its copy stream: per batch, per receiver in shift order,
- * per chunk; with a timetable, in the order of their slots (plan_sends). */
+/* Emits rank r's sends of round k on its copy stream: per batch, per receiver in shift
+ * order, per chunk; each waits for the unit's last write on r, for q's READY (first copy to q)
+ * and RECV (when q must be ready for this round), copies (REDUCE: into fresh scratch of q),
+ * records an event (r's later writes of the unit wait for it), and stream 3, behind that
+ * event (and r's egress pace when r is degraded), writes DATA to q. */
 static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
-  if (f->plan) {
-    for (size_t t = 0; t < f->nitems; t++) {
-      const struct plan_item *it = &f->items[t];
-      if (it->r != r) continue;
-      AR_CHECK(emit_copy(f, r, k, &s->xfers[it->i], it->c, it->j, it->start));
-      f->prev_end[r] = it->start + plan_copy_ns(f, (f->ue[it->c * f->nb + it->j] -
-                                                    f->ub[it->c * f->nb + it->j]) * f->es);
-    }
-    return AR_OK;
-  }
   for (int j = 0; j < f->nb; j++)
     for (int sh = 1; sh < f->n; sh++)
       for (size_t i = lo; i < hi; i++) {
         const struct ar_xfer *x = &s->xfers[i];
         if (x->src != r || shift(f, r, x->dst) != sh) continue;
-        for (int c = x->chunk; c < x->chunk + x->count; c++)
-          if (f->ue[c * f->nb + j] > f->ub[c * f->nb + j]) AR_CHECK(emit_copy(f, r, k, x, c, j, -1));
+        int q = x->dst;
+        for (int c = x->chunk; c < x->chunk + x->count; c++) {
+          int u = c * f->nb + j;
+          if (f->ue[u] <= f->ub[u]) continue;
+          AR_CHECK(wait_written(f, r, 1, k, u));
+          AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
+          if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
+          size_t bytes = (f->ue[u] - f->ub[u]) * f->es, at = (size_t)(q * f->n + r) * f->nu + u;
+          int slot;
+          AR_CHECK(gate_send(f, r, k, bytes));
+          AR_CHECK(reserve_start(f, r, q, k, bytes, &slot));
+          if (slot >= 0 && tp_degrade_factor(f->dg, r) > 0) {
+            f->out_rel[r] = slot;
+            f->out_ev[r] = f->p->rank[r].nevents - 1; /* stream 4's, after the RESERVE */
+          }
+          struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
+          o.bytes = bytes;
+          o.nsrc = 1;
+          o.src[0] = tp_ref_at(TP_BUF_DATA, r, f->ub[u] * f->es);
+          if (x->op == AR_REDUCE) {
+            f->in_off[at] = tp_scratch_take(&f->cursor[q], f->ub[u] * f->es, bytes);
+            o.dst = tp_ref_at(TP_BUF_SCRATCH, q, f->in_off[at]);
+          } else {
+            o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
+          }
+          AR_CHECK(put(f, r, &o));
+          AR_CHECK(ev_record(f, r, 1, k, &f->rd_ev[(size_t)r * f->nu + u]));
+          AR_CHECK(ev_wait(f, r, 3, k, f->rd_ev[(size_t)r * f->nu + u]));
+          AR_CHECK(pace_send(f, r, k, slot));
+          f->in_val[at] = ++f->sent[r][q];
+          AR_CHECK(flag_write(f, r, 3, k, q, SLOT_DATA(f, r), f->in_val[at]));
+        }
       }
   return AR_OK;
 }
@@ -574,39 +274,13 @@ static void plan_recv(struct flow *f, int k, size_t lo, size_t hi) {
   }
 }
 
-/* The order of q's RECV writes on its one signal stream: by rank, or with a timetable by when
- * q is planned to be done with the units each sender overwrites (one written late held the
- * others back: 170 us on 4 x H200, optcc-switch at 1 GiB). */
-static void recv_order(const struct flow *f, int q, size_t lo, size_t hi, int *order) {
-  double at[AR_MAX_GPUS] = {0};
-  for (size_t i = lo; f->plan && i < hi; i++) {
-    const struct ar_xfer *x = &f->s->xfers[i];
-    if (x->dst != q || x->op != AR_COPY) continue;
-    for (int c = x->chunk; c < x->chunk + x->count; c++)
-      for (int j = 0; j < f->nb; j++) {
-        size_t w = (size_t)q * f->nu + c * f->nb + j;
-        double t = f->rd_at[w] > f->u_at[w] ? f->rd_at[w] : f->u_at[w];
-        if (t > at[x->src]) at[x->src] = t;
-      }
-  }
-  for (int a = 0; a < f->n; a++) { /* insertion sort, stable */
-    int b = a;
-    for (; b > 0 && at[order[b - 1]] > at[a]; b--)
-      order[b] = order[b - 1];
-    order[b] = a;
-  }
-}
-
 /* Emits rank q's RECV writes of round k on its signal stream (2, so that they never wait
  * behind q's sums): for each sender r that needs one, wait until the units r overwrites are
  * free (q's copies reading them, the writes before) and, in a one-port schedule, until every
  * earlier copy into q from the other senders landed, then RECV to r. */
 static ar_status emit_recv(struct flow *f, int q, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
-  int order[AR_MAX_GPUS];
-  recv_order(f, q, lo, hi, order);
-  for (int a = 0; a < f->n; a++) {
-    int r = order[a];
+  for (int r = 0; r < f->n; r++) {
     if (!f->rr_now[q][r]) continue;
     for (size_t i = lo; i < hi; i++) {
       const struct ar_xfer *x = &s->xfers[i];
@@ -662,7 +336,6 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
       o.bytes = (f->ue[u] - f->ub[u]) * f->es;
       o.blocks = TP_FLOW_SUM_BLOCKS;
       AR_CHECK(put(f, q, &o));
-      if (f->plan) plan_sum(f, q, u, srcs, ns);
       size_t w = (size_t)q * f->nu + u;
       AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));
       f->w_kind[w] = 1;
@@ -679,7 +352,6 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
         f->w_kind[w] = 2;
         f->w_peer[w] = x->src;
         f->w_val[w] = f->in_val[at];
-        if (f->plan) f->u_at[w] = f->in_at[at];
         AR_CHECK(flag_wait(f, q, 0, k, SLOT_DATA(f, x->src), f->in_val[at]));
       }
     }
@@ -739,34 +411,21 @@ static ar_status flow_all(struct flow *f) {
       for (size_t i = lo; i < hi; i++)
         has |= s->xfers[i].src == r || s->xfers[i].dst == r;
       if (!has || f->active[r]) continue;
-      for (int q = 0; q < n; q++) /* READY to everyone who copies into r (a timetable: all) */
+      for (int q = 0; q < n; q++) /* READY to everyone who copies into r */
         for (size_t i = 0; i < s->nxfers; i++)
-          if (q != r && (f->plan || (s->xfers[i].src == q && s->xfers[i].dst == r))) {
+          if (s->xfers[i].src == q && s->xfers[i].dst == r) {
             AR_CHECK(flag_write(f, r, 0, k, q, SLOT_READY(f, r), 1));
             break;
           }
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
-      if (f->plan) { /* the epoch: once every rank is in (a few us apart at most) */
-        for (int q = 0; q < n; q++)
-          if (q != r) AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
-        struct tp_op o = tp_op_new(TP_OP_STAMP, 1, k);
-        o.tslot[0] = f->epoch[r] = f->tnext[r]++;
-        AR_CHECK(put(f, r, &o));
-      }
     }
     /* per round: RECV writes, sends, sums, so that the program order of every rank is a
      * valid serial order too (tp_check sim squeezes a rank's streams into one queue) */
     plan_recv(f, k, lo, hi);
     for (int q = 0; q < n; q++)
       AR_CHECK(emit_recv(f, q, k, lo, hi));
-    if (f->plan) {
-      size_t lo2, hi2 = hi;
-      for (int k2 = k + 1; k2 < nr && hi2 == hi; k2++)
-        round_span(s, k2, &lo2, &hi2);
-      AR_CHECK(plan_sends(f, lo, hi, hi2));
-    }
     for (int r = 0; r < n; r++)
       AR_CHECK(emit_sends(f, r, k, lo, hi));
     for (int q = 0; q < n; q++)
@@ -792,23 +451,6 @@ static ar_status flow_all(struct flow *f) {
   }
   f->p->span = most + 1;
   return AR_OK;
-}
-
-/* A timetable for schedules that ask for one (many-to-many copies) on degraded jobs (the
- * emulation measured the bandwidth it needs) when every rank sends in the first round (the
- * epoch waits for every rank's READY); tp_flow_timetable = 0 (AR_CE_TIMETABLE=0) never. */
-static int wants_timetable(const struct flow *f) {
-  const struct ar_schedule *s = f->s;
-  if (!tp_flow_timetable || !f->dg || !(f->dg->bw > 0) || !(s->flags & AR_SCHED_TIMETABLE) ||
-      !s->nxfers)
-    return 0;
-  for (int r = 0; r < f->n; r++) {
-    int sends = 0;
-    for (size_t i = 0; i < s->nxfers && s->xfers[i].round == s->xfers[0].round; i++)
-      sends |= s->xfers[i].src == r;
-    if (!sends) return 0;
-  }
-  return 1;
 }
 
 extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize,
@@ -843,19 +485,9 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
   f.flag_waited = (uint32_t *)calloc((size_t)f.n * TP_FLOW_STREAMS * p->nslots, sizeof(uint32_t));
   f.in_off = (size_t *)calloc(cells * f.n, sizeof(size_t));
   f.in_val = (uint32_t *)calloc(cells * f.n, sizeof(uint32_t));
-  f.plan = wants_timetable(&f);
-  if (getenv("TT_FLAG")) PLAN_FLAG_NS = atof(getenv("TT_FLAG")) * 1e3;
-  tp_tt_init(&f.tt, f.n);
-  if (f.plan) {
-    f.u_at = (double *)calloc(cells, sizeof(double));
-    f.rd_at = (double *)calloc(cells, sizeof(double));
-    f.in_at = (double *)calloc(cells * f.n, sizeof(double));
-    for (int r = 0; r < AR_MAX_GPUS; r++)
-      f.rel_at[r] = -1;
-  }
   ar_status st = AR_ERR_NOMEM;
   if (f.ub && f.ue && f.w_kind && f.w_ev && f.w_peer && f.rd_ev && f.w_val && f.flag_waited &&
-      f.in_off && f.in_val && (!f.plan || (f.u_at && f.rd_at && f.in_at))) {
+      f.in_off && f.in_val) {
     for (size_t i = 0; i < cells; i++)
       f.rd_ev[i] = -1;
     for (int r = 0; r < f.n; r++)
@@ -867,12 +499,6 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
         tp_batch_range(ar_chunk_begin(nelem, f.nc, c), ar_chunk_begin(nelem, f.nc, c + 1), f.nb, j,
                        &f.ub[c * f.nb + j], &f.ue[c * f.nb + j]);
     st = flow_all(&f);
-    if (getenv("TT_DUMP")) tp_prog_print(p, atoi(getenv("TT_DUMP")), stderr);
-    if (f.plan && getenv("TT_DEBUG")) {
-      for (int r = 0; r < f.n; r++) fprintf(stderr, "plan r%d send_free %.1f sum_free %.1f\n", r, f.prev_end[r]/1e3, f.sum_free[r]/1e3);
-      for (int q = 0; q < f.n; q++) { fprintf(stderr, "in %d:", q); for (size_t i = 0; i < f.tt.in[q].len; i++) fprintf(stderr, " %.0f-%.0f", f.tt.in[q].b[i]/1e3, f.tt.in[q].e[i]/1e3); fprintf(stderr, "\n"); }
-      for (int q = 0; q < f.n; q++) { fprintf(stderr, "out %d:", q); for (size_t i = 0; i < f.tt.out[q].len; i++) fprintf(stderr, " %.0f-%.0f", f.tt.out[q].b[i]/1e3, f.tt.out[q].e[i]/1e3); fprintf(stderr, "\n"); }
-    }
   }
   free(f.ub);
   free(f.ue);
@@ -884,12 +510,6 @@ extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, in
   free(f.flag_waited);
   free(f.in_off);
   free(f.in_val);
-  free(f.u_at);
-  free(f.rd_at);
-  free(f.in_at);
-  free(f.items);
-  free(f.ahead);
-  tp_tt_free(&f.tt);
   for (int r = 0; r < AR_MAX_GPUS; r++)
     free(f.ev_stream[r]);
   return st;

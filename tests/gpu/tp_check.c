@@ -2267,8 +2267,6 @@ static int cmd_dump(const char *algo, const char *size, int ranks, const char *t
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
-  const char *tt = getenv("AR_CE_TIMETABLE"); /* as the ce transport reads it */
-  if (tt) tp_flow_timetable = !strcmp(tt, "1");
   if (argc < 2) {
     fprintf(stderr,
             "usage: tp_check sim|tsim|dump|gpu|time|reduce|bw [options] (see the file comment)\n");
