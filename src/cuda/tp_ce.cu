@@ -31,6 +31,8 @@
 #include "tp_flags.h"
 #include "tp_prog.h"
 
+int tp_sum_wait = 1;
+
 struct tp_ctx {
   struct tp_world w;
   struct tp_job job;
@@ -136,7 +138,8 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
 
 /* Sets the dataflow programs' automatic mini-batch sizes, the ring's copy streams and the sum
  * kernels' block cap from AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB), AR_CE_RING_STREAMS and
- * AR_SUM_BLOCKS where set: tuning on the GPUs needs no rebuild. */
+ * AR_SUM_BLOCKS where set, and AR_SUM_WAIT=0 (flag waits before a sum stay stream waits):
+ * tuning on the GPUs needs no rebuild. */
 static void ring_knobs(void) {
   const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
   const char *db = getenv("AR_CE_DIRECT_BATCH"), *sb = getenv("AR_SUM_BLOCKS");
@@ -147,6 +150,8 @@ static void ring_knobs(void) {
   if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
   tp_ce_program = !prog ? 0 : !strcmp(prog, "flow") ? 2 : !strcmp(prog, "round") ? 1 : 0;
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
+  const char *sw = getenv("AR_SUM_WAIT");
+  tp_sum_wait = !(sw && !strcmp(sw, "0"));
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
@@ -238,6 +243,51 @@ static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, c
   return AR_OK;
 }
 
+/* Flag waits held back to go into the next sum on their stream (ar_sum_wait_launch). */
+struct held_waits {
+  const uint32_t *p[TP_MAX_WAITS];
+  uint32_t v[TP_MAX_WAITS];
+  int n;
+};
+#define HELD_STREAMS 8
+
+/* Enqueues the waits held for stream st as they were (memops or kernels). */
+static ar_status release_waits(struct tp_ctx *c, struct held_waits *h, cudaStream_t st) {
+  for (int i = 0; i < h->n; i++)
+    AR_CHECK(tp_flag_wait(c->flag_mode, st, h->p[i], h->v[i]));
+  h->n = 0;
+  return AR_OK;
+}
+
+/* Enqueues o, folding the flag waits just before a sum on the same stream into the sum's kernel
+ * (a memop wait there let the sum start up to 80 us after its flags landed: tp_prog.h); an
+ * event wait between them stays where it is (both hold the stream until the sum). */
+static ar_status enqueue_folding(struct tp_ctx *c, int rank, const struct tp_op *o, cudaStream_t st,
+                                 uint32_t base, struct held_waits *held) {
+  if (!held || o->stream >= HELD_STREAMS) return enqueue_op(c, rank, o, st, base);
+  struct held_waits *h = &held[o->stream];
+  if (o->kind == TP_OP_WAIT_FLAG) {
+    if (h->n == TP_MAX_WAITS) AR_CHECK(release_waits(c, h, st));
+    h->p[h->n] = c->flags[rank] + o->slot;
+    h->v[h->n++] = base + o->val;
+    return AR_OK;
+  }
+  if (o->kind == TP_OP_WAIT_EVENT || !h->n) return enqueue_op(c, rank, o, st, base);
+  size_t nelem = o->bytes / c->prog->esize;
+  if (o->kind == TP_OP_SUM && ar_sum_can_wait(nelem, c->job.dtype, o->blocks)) {
+    const void *srcs[TP_MAX_SUM];
+    for (int q = 0; q < o->nsrc; q++)
+      srcs[q] = resolve(c, &o->src[q]);
+    ar_status st2 = ar_sum_wait_launch(resolve(c, &o->dst), srcs, o->nsrc, nelem, c->job.dtype,
+                                       o->blocks, h->p, h->v, h->n, st);
+    if (st2 == AR_OK && !nelem) st2 = release_waits(c, h, st); /* nothing launched */
+    h->n = 0;
+    return st2;
+  }
+  AR_CHECK(release_waits(c, h, st));
+  return enqueue_op(c, rank, o, st, base);
+}
+
 /* Interprets rank's program: every op goes on its stream in program order, an NVTX range
  * around each round's ops; with marks for this iteration (--phases), an event on the harness's
  * stream where each round ends (tp_prog_round_ends). */
@@ -252,6 +302,8 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   }
   int round = -1;
   ar_status res = AR_OK;
+  struct held_waits held[HELD_STREAMS];
+  memset(held, 0, sizeof(held));
   for (size_t i = 0; i < rp->nops && res == AR_OK; i++) {
     const struct tp_op *o = &rp->ops[i];
     if (o->round != round) {
@@ -259,8 +311,11 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
       round = o->round;
       ar_nvtx_push("round %d", round);
     }
-    res = enqueue_op(c, rank, o, o->stream ? c->streams[rank][o->stream] : stream, base);
+    cudaStream_t st = o->stream ? c->streams[rank][o->stream] : stream;
+    res = enqueue_folding(c, rank, o, st, base, tp_sum_wait ? held : NULL);
     if (mk && res == AR_OK && o->round < mk->nrounds && at[o->round] == i + 1) {
+      res = release_waits(c, &held[0], stream); /* a mark must follow stream 0's waits */
+      if (res != AR_OK) break;
       cudaError_t e = cudaEventRecord(mk->ev[o->round], stream);
       if (e != cudaSuccess) {
         ar_log(AR_LOG_WARN, "ce: rank %d: round %d mark: %s", rank, o->round,
@@ -270,6 +325,8 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
       mk->have[o->round] = 1;
     }
   }
+  for (int k = 0; k < HELD_STREAMS && k < rp->nstreams && res == AR_OK; k++)
+    res = release_waits(c, &held[k], k ? c->streams[rank][k] : stream);
   if (round >= 0) ar_nvtx_pop();
   return res;
 }

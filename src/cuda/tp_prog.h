@@ -238,6 +238,18 @@ void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
  * max_blocks blocks when > 0 (else 4 per SM); AR_SUM_BLOCKS (tp_sum_blocks_max) caps both. */
 ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem, int dtype,
                         int max_blocks, cudaStream_t s);
+/* ar_sum_launch after the nwait flags wait[i] reach val[i] (cyclic comparison), spun on inside
+ * the kernel: a stream memop wait before a sum let it start up to 80 us after its last flag
+ * landed on 4 x H200 (runs/reference/h200x4-timetable). nwait <= TP_MAX_WAITS. Only for sums
+ * that ar_sum_can_wait: their spinning blocks leave most of the GPU to the kernels that write
+ * the flags (a full GPU of spinning blocks could wait on itself). */
+#define TP_MAX_WAITS 8
+ar_status ar_sum_wait_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem, int dtype,
+                             int max_blocks, const uint32_t *const *wait, const uint32_t *val,
+                             int nwait, cudaStream_t s);
+int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks);
+/* The ce transport folds a sum's flag waits into its kernel (1, the default; AR_SUM_WAIT=0: 0). */
+extern int tp_sum_wait;
 /* Streaming multiprocessors of the current device (cached). */
 int tp_sm_count(void);
 

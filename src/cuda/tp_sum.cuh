@@ -16,6 +16,13 @@ struct tp_srcs {
   const void *p[TP_MAX_SUM];
 };
 
+/* Flags a sum waits for in its own kernel (ar_sum_wait_launch): *p[i] >= v[i], cyclically. */
+struct tp_waits {
+  const uint32_t *p[TP_MAX_WAITS];
+  uint32_t v[TP_MAX_WAITS];
+  int n;
+};
+
 template <typename T> __device__ __forceinline__ float tp_to_f(T v);
 template <> __device__ __forceinline__ float tp_to_f<float>(float v) {
   return v;
