@@ -2,8 +2,8 @@
 # A sum that waits for its own inputs (ar_sum_wait_launch, tp_ce.cu enqueue_folding) against
 # stream waits before it (AR_SUM_WAIT=0), one device call (4 x H200): tp_check's correctness
 # checks on ce (healthy and degraded), then optcc-switch and ring with GPU 3 2x slower,
-# stragglar with an 8 ms straggler, healthy ring/rhd/direct at 1 GiB. Summary: $OUT/sumwait.log.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/sumwait.sh
+# stragglar with an 8 ms straggler, healthy ring/rhd/direct at 1 GiB and small sizes.
+# Summary: $OUT/sumwait.log. Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/sumwait.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/sumwait.log"
 T=${B:-build}/tp_check
@@ -20,5 +20,7 @@ for sw in 1 0 1; do
   AR_SUM_WAIT=$sw row "$L" 60 "sum wait $sw, 2x" --algo ring,optcc,optcc-switch --degrade 3:2.0 "${d[@]}"
   AR_SUM_WAIT=$sw row "$L" 60 "sum wait $sw, 8 ms straggler" --algo nccl,stragglar --straggler 1:8ms "${d[@]}"
   AR_SUM_WAIT=$sw row "$L" 60 "sum wait $sw, healthy" --algo ring,rhd,direct,optcc-switch "${d[@]}"
+  AR_SUM_WAIT=$sw row "$L" 60 "sum wait $sw, small" --algo ring,rhd,direct,async-ring --sizes 1K,64K,1M,16M \
+    --transport ce -n 50 -w 10
 done
 echo "done in $(( $(date +%s) - T0 )) s" | tee -a "$L"
