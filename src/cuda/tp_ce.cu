@@ -274,15 +274,14 @@ static ar_status enqueue_folding(struct tp_ctx *c, int rank, const struct tp_op 
   }
   if (o->kind == TP_OP_WAIT_EVENT || !h->n) return enqueue_op(c, rank, o, st, base);
   size_t nelem = o->bytes / c->prog->esize;
-  if (o->kind == TP_OP_SUM && ar_sum_can_wait(nelem, c->job.dtype, o->blocks)) {
+  if (o->kind == TP_OP_SUM && nelem && ar_sum_can_wait(nelem, c->job.dtype, o->blocks)) {
     const void *srcs[TP_MAX_SUM];
     for (int q = 0; q < o->nsrc; q++)
       srcs[q] = resolve(c, &o->src[q]);
-    ar_status st2 = ar_sum_wait_launch(resolve(c, &o->dst), srcs, o->nsrc, nelem, c->job.dtype,
-                                       o->blocks, h->p, h->v, h->n, st);
-    if (st2 == AR_OK && !nelem) st2 = release_waits(c, h, st); /* nothing launched */
+    int nw = h->n;
     h->n = 0;
-    return st2;
+    return ar_sum_wait_launch(resolve(c, &o->dst), srcs, o->nsrc, nelem, c->job.dtype, o->blocks,
+                              h->p, h->v, nw, st);
   }
   AR_CHECK(release_waits(c, h, st));
   return enqueue_op(c, rank, o, st, base);
