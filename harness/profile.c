@@ -243,20 +243,23 @@ struct beside_once {
   int tried;
 };
 
+/* open_beside on o's first call only; its file (or NULL) every time. */
+static FILE *open_once(struct beside_once *o, const char *results_path, const char *name,
+                       const char *header, const char *flag, const char *still) {
+  if (!o->tried++) o->f = open_beside(results_path, name, header, flag, still);
+  return o->f;
+}
+
 FILE *hx_overlap_csv(const char *results_path) {
   static struct beside_once o;
-  if (!o.tried++)
-    o.f = open_beside(results_path, "overlap.csv", hx_overlap_header, "--profile overlap",
-                      "the overlap columns of results.csv are still written");
-  return o.f;
+  return open_once(&o, results_path, "overlap.csv", hx_overlap_header, "--profile overlap",
+                   "the overlap columns of results.csv are still written");
 }
 
 FILE *hx_timeline_csv(const char *results_path) {
   static struct beside_once o;
-  if (!o.tried++)
-    o.f = open_beside(results_path, "timeline.csv", hx_timeline_header, "--profile timeline",
-                      "the overlap columns and overlap.csv are still written");
-  return o.f;
+  return open_once(&o, results_path, "timeline.csv", hx_timeline_header, "--profile timeline",
+                   "the overlap columns and overlap.csv are still written");
 }
 
 /* Returns the rank whose CUDA ordinal is device (dev[0..n)), or -1 for none. */

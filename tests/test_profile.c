@@ -183,13 +183,20 @@ static void test_compute(void) {
   CHECK(isnan(mr) && isnan(md), "no records: mean %g %g", mr, md);
 }
 
-static void test_write(void) {
-  char path[] = "/tmp/arbench_test_overlap_XXXXXX";
+/* Creates a fresh file from the template path (mkstemp) and opens it for writing; NULL (a failed
+ * check) when it cannot. */
+static FILE *tmp_open(char *path) {
   int fd = mkstemp(path);
   CHECK(fd >= 0, "mkstemp");
-  if (fd < 0) return;
+  if (fd < 0) return NULL;
   close(fd);
-  FILE *f = fopen(path, "w");
+  return fopen(path, "w");
+}
+
+static void test_write(void) {
+  char path[] = "/tmp/arbench_test_overlap_XXXXXX";
+  FILE *f = tmp_open(path);
+  if (!f) return;
   struct hx_overlap ov[2] = {{12.5, 3, 0, 40, 100.0 / 3}, {0, 0, 8000, NAN, NAN}};
   struct hx_overlap_job j = {"run1", "stragglar", "ce", "profile, 8ms", 1073741824ull, 7};
   CHECK_INT(hx_overlap_write(f, &j, ov, 2), ==, 0);
@@ -289,11 +296,8 @@ static void test_timeline(void) {
   };
   int dev[] = {4, 5, 6, 7};
   char path[] = "/tmp/arbench_test_timeline_XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0, "mkstemp");
-  if (fd < 0) return;
-  close(fd);
-  FILE *f = fopen(path, "w");
+  FILE *f = tmp_open(path);
+  if (!f) return;
   struct hx_overlap_job j = {"run1", "ring", "ce", "tl, a", 2048, 3};
   CHECK_INT(hx_timeline_write(f, &j, dev, 4, r, sizeof(r) / sizeof(r[0])), ==, 0);
   fclose(f);
