@@ -23,21 +23,7 @@ for k in 8 16 24; do
     --transport ce --degrade 3:2.0 --pipeline 0 -n 10 -w 3 -T 60 --out "$W/segments$k"
   show "$W/segments$k"
 done
-cat > "$W/factors.conf" <<CONF
---gpus 0,1,2,3 --algo ring,optcc,optcc-switch --transport ce --sizes 1G --pipeline 0 -n 10 -w 3 -T 60
-[scenario x1]
---degrade 3:1.0
-[scenario x1.5]
---degrade 3:1.5
-[scenario x2]
---degrade 3:2.0
-[scenario x2.5]
---degrade 3:2.5
-[scenario x3]
---degrade 3:3.0
-[scenario x4]
---degrade 3:4.0
-CONF
+factors_conf "$W/factors.conf" "--gpus 0,1,2,3 --algo ring,optcc,optcc-switch --transport ce --sizes 1G --pipeline 0 -n 10 -w 3 -T 60" 1.0 1.5 2.0 2.5 3.0 4.0
 step factors 150 "$A" run --config "$W/factors.conf" --out "$W/factors"
 show "$W/factors"
 step straggler 60 "$A" run --gpus 0,1,2,3 --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms \

@@ -35,3 +35,12 @@ step() {
   timeout -s KILL "$lim" "$@" > "$W/$name.log" 2>&1
   echo "-- $name: exit $? in $(( $(date +%s) - t )) s"
 }
+
+# factors_conf FILE COMMON F...: an `arbench run --config` file: the COMMON flags, then one
+# scenario xF (--degrade 3:F, GPU 3 slowed F times) per factor
+factors_conf() {
+  local file=$1 common=$2 f
+  shift 2
+  echo "$common" >"$file"
+  for f in "$@"; do printf '[scenario x%s]\n--degrade 3:%s\n' "${f%.0}" "$f"; done >>"$file"
+}

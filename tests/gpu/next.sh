@@ -17,19 +17,7 @@ grep -iE "peer|pass|fail|healthy|requested|measured" "$W/selftest.log" | head -2
 step degraded 120 "$A" run --gpus 0,1,2,3 --algo nccl,ring,optcc --transport ce,sm,nccl-p2p --sizes 1G \
   --degrade 3:2.0 -n 10 -w 3 -T 60 --out "$W/degraded"
 csv "$W/degraded"; grep -h '^degrade_healthy_bw' "$W/degraded/meta.txt" 2>/dev/null
-cat > "$W/factors.conf" <<CONF
---gpus 0,1,2,3 --algo ring,optcc --transport ce,sm --sizes 1G -n 5 -w 2 -T 60
-[scenario x1]
---degrade 3:1.0
-[scenario x1.5]
---degrade 3:1.5
-[scenario x2]
---degrade 3:2.0
-[scenario x3]
---degrade 3:3.0
-[scenario x4]
---degrade 3:4.0
-CONF
+factors_conf "$W/factors.conf" "--gpus 0,1,2,3 --algo ring,optcc --transport ce,sm --sizes 1G -n 5 -w 2 -T 60" 1.0 1.5 2.0 3.0 4.0
 step factors 120 "$A" run --config "$W/factors.conf" --out "$W/factors"
 csv "$W/factors"
 step critical 120 "$A" run --gpus 0,1,2,3 --find-critical 1G --algo nccl,ring,rhd,direct,stragglar --transport ce \
