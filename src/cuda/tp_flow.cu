@@ -5,11 +5,11 @@
  * its copy's event, by a kernel: a copy stream with flag ops between its copies lost 10-15 us
  * per copy on 4 x H200, and a memop's 4-byte copy from another stream queues behind the next
  * big copy on the copy engine, runs/reference/h200x4-issue4, knobs_call*.log), 4 the start stamps of the
- * degraded-link emulation.
+ * degraded-link emulation, 5 the DATA writes of flows with a degraded end (their releases).
  * Degraded GPUs (struct tp_degrade): when the copy of a flow with a degraded end starts, its
  * sender takes F x / bw of each degraded end's budget (a RESERVE on stream 4: a clock per
  * direction of d, moved atomically to max(clock, now) + F x / bw, first come first served)
- * and holds the flow's DATA until both are spent (stream 3). So no flow of d ends before F x /
+ * and holds the flow's DATA until both are spent (stream 5). So no flow of d ends before F x /
  * bw after its start, each direction of d moves at most bw / F however many peers share it,
  * and an idle budget is not banked (a flow starting late is charged from its start). The
  * clocks compare GPU times of different GPUs, through offsets the ce transport measures per
@@ -33,10 +33,11 @@
 /* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
-#define TP_FLOW_STREAMS 5
+#define TP_FLOW_STREAMS 7
 
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
+int tp_flow_kernel_copy = 0, tp_flow_kernel_blocks = 32;
 
 struct flow {
   const struct ar_schedule *s;
@@ -142,16 +143,29 @@ static ar_status ev_wait(struct flow *f, int r, int stream, int k, int ev) {
   return put(f, r, &o);
 }
 
-/* Before r's copy of `bytes` to q (emitted next on stream 1): when either end is degraded,
+/* Returns the stream that writes the DATA of r's copies to q: 5 for a flow with a degraded
+ * end, whose release waits out the budgets, so that it does not hold back the DATA of r's
+ * later copies between healthy GPUs (all on stream 3, in copy order), else 3. */
+static int data_stream(const struct flow *f, int r, int q) {
+  return tp_degrade_factor(f->dg, r) > 0 || tp_degrade_factor(f->dg, q) > 0 ? 5 : 3;
+}
+
+/* Returns the stream of r's copies to q: 6 for the kernel copies of flows with a degraded end
+ * (tp_flow_kernel_copy 1), which so run beside the copy engine's, else 1. */
+static int copy_stream(const struct flow *f, int r, int q) {
+  return tp_flow_kernel_copy == 1 && data_stream(f, r, q) == 5 ? 6 : 1;
+}
+
+/* Before r's copy of `bytes` to q (emitted next on its copy stream): when either end is degraded,
  * takes the flow's share of the budgets on stream 4 (which never waits for anything else, so
- * the copy's start is when the copy stream gets there) and makes stream 3 (DATA) wait for it;
- * returns the release's stamp slot in *slot (else -1). */
+ * the copy's start is when the copy stream gets there) and makes the flow's DATA stream wait
+ * for it; returns the release's stamp slot in *slot (else -1). */
 static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes, int *slot) {
   *slot = -1;
   double fr = tp_degrade_factor(f->dg, r), fq = tp_degrade_factor(f->dg, q);
   if (!(fr > 0) && !(fq > 0)) return AR_OK;
   int ev;
-  AR_CHECK(ev_record(f, r, 1, k, &ev));
+  AR_CHECK(ev_record(f, r, copy_stream(f, r, q), k, &ev));
   AR_CHECK(ev_wait(f, r, 4, k, ev));
   struct tp_op o = tp_op_new(TP_OP_RESERVE, 4, k);
   o.peer = q;
@@ -160,7 +174,7 @@ static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes
   o.tout = *slot = f->tnext[r]++;
   AR_CHECK(put(f, r, &o));
   AR_CHECK(ev_record(f, r, 4, k, &ev));
-  return ev_wait(f, r, 3, k, ev);
+  return ev_wait(f, r, data_stream(f, r, q), k, ev);
 }
 
 /* Before a degraded r's copy of `bytes`: r's copy stream waits until one healthy transfer time
@@ -168,20 +182,20 @@ static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes
  * slow NIC's would, and not all up front (its copy engine ran far ahead and its copies slowed
  * the healthy GPUs' at their receivers: optcc-switch at 1 GiB, k = 12, GPU 3 2x slower,
  * 6559-6669 us against 6828-6887 without, runs/reference/h200x4-degraded-flow). */
-static ar_status gate_send(struct flow *f, int r, int k, size_t bytes) {
+static ar_status gate_send(struct flow *f, int r, int cs, int k, size_t bytes) {
   if (!(tp_degrade_factor(f->dg, r) > 0) || f->out_rel[r] < 0) return AR_OK;
-  AR_CHECK(ev_wait(f, r, 1, k, f->out_ev[r]));
-  struct tp_op o = tp_op_new(TP_OP_PACE, 1, k);
+  AR_CHECK(ev_wait(f, r, cs, k, f->out_ev[r]));
+  struct tp_op o = tp_op_new(TP_OP_PACE, cs, k);
   o.tslot[0] = f->out_rel[r];
   o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
   return put(f, r, &o);
 }
 
-/* On r's stream 3, after the copy whose budgets `slot` holds, before its DATA: the release.
- * Nothing when slot < 0. */
-static ar_status pace_send(struct flow *f, int r, int k, int slot) {
+/* On r's DATA stream of the flow, after the copy whose budgets `slot` holds, before its DATA:
+ * the release. Nothing when slot < 0. */
+static ar_status pace_send(struct flow *f, int r, int stream, int k, int slot) {
   if (slot < 0) return AR_OK;
-  struct tp_op o = tp_op_new(TP_OP_PACE, 3, k);
+  struct tp_op o = tp_op_new(TP_OP_PACE, stream, k);
   o.tslot[0] = slot;
   return put(f, r, &o);
 }
@@ -215,19 +229,21 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
         for (int c = x->chunk; c < x->chunk + x->count; c++) {
           int u = c * f->nb + j;
           if (f->ue[u] <= f->ub[u]) continue;
-          AR_CHECK(wait_written(f, r, 1, k, u));
-          AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
-          if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
+          int cs = copy_stream(f, r, q);
+          AR_CHECK(wait_written(f, r, cs, k, u));
+          AR_CHECK(flag_wait(f, r, cs, k, SLOT_READY(f, q), 1));
+          if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, cs, k, SLOT_RECV(f, q), f->rr_now[q][r]));
           size_t bytes = (f->ue[u] - f->ub[u]) * f->es, at = (size_t)(q * f->n + r) * f->nu + u;
           int slot;
-          AR_CHECK(gate_send(f, r, k, bytes));
+          AR_CHECK(gate_send(f, r, cs, k, bytes));
           AR_CHECK(reserve_start(f, r, q, k, bytes, &slot));
           if (slot >= 0 && tp_degrade_factor(f->dg, r) > 0) {
             f->out_rel[r] = slot;
             f->out_ev[r] = f->p->rank[r].nevents - 1; /* stream 4's, after the RESERVE */
           }
-          struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
+          struct tp_op o = tp_op_new(TP_OP_COPY, cs, k);
           o.bytes = bytes;
+          if (tp_flow_kernel_copy == 2 || cs == 6) o.blocks = tp_flow_kernel_blocks;
           o.nsrc = 1;
           o.src[0] = tp_ref_at(TP_BUF_DATA, r, f->ub[u] * f->es);
           if (x->op == AR_REDUCE) {
@@ -237,11 +253,12 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
             o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
           }
           AR_CHECK(put(f, r, &o));
-          AR_CHECK(ev_record(f, r, 1, k, &f->rd_ev[(size_t)r * f->nu + u]));
-          AR_CHECK(ev_wait(f, r, 3, k, f->rd_ev[(size_t)r * f->nu + u]));
-          AR_CHECK(pace_send(f, r, k, slot));
+          int ds = data_stream(f, r, q);
+          AR_CHECK(ev_record(f, r, cs, k, &f->rd_ev[(size_t)r * f->nu + u]));
+          AR_CHECK(ev_wait(f, r, ds, k, f->rd_ev[(size_t)r * f->nu + u]));
+          AR_CHECK(pace_send(f, r, ds, k, slot));
           f->in_val[at] = ++f->sent[r][q];
-          AR_CHECK(flag_write(f, r, 3, k, q, SLOT_DATA(f, r), f->in_val[at]));
+          AR_CHECK(flag_write(f, r, ds, k, q, SLOT_DATA(f, r), f->in_val[at]));
         }
       }
   return AR_OK;
@@ -420,6 +437,7 @@ static ar_status flow_all(struct flow *f) {
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
+      if (tp_flow_kernel_copy == 1) AR_CHECK(ev_wait(f, r, 6, k, ev));
     }
     /* per round: RECV writes, sends, sums, so that the program order of every rank is a
      * valid serial order too (tp_check sim squeezes a rank's streams into one queue) */

@@ -21,7 +21,9 @@
  *       ends with its checks: the self-test's rates, the shared budget's split, a degraded
  *       ring, OPTCC. `sim` runs the ce push cases twice: with the default programs and with
  *       the flow program (tp_flow.cu; --program flow selects it for tsim, dump, gpu and time,
- *       as AR_CE_PROGRAM=flow does in the ce transport).
+ *       as AR_CE_PROGRAM=flow does in the ce transport; that pass copies the degraded flows
+ *       by kernels on their own stream, --kernel-copy degraded, as AR_FLOW_KERNEL_COPY does).
+ *       --kernel-copy degraded|all (tsim, dump, gpu, time): the flow program's copies by kernel.
  *       --ring-batch / --ring-streams (tsim, dump, gpu, time): the dataflow ring's
  *       automatic mini-batch size (default 32M) and copy streams (default 2), as
  *       AR_CE_RING_BATCH (MiB; it wins when set) and AR_CE_RING_STREAMS set them in the ce
@@ -2199,8 +2201,33 @@ static void tsim_checks(void) {
 
 /* The tsim command: times of the listed algorithms (float32) on a transport's model, healthy
  * and with --degrade R:F[,R:F] (bw 400 GB/s), against OPTCC's lower bound. */
+/* The costs cmd_tsim uses: tsim_default, with TSIM_COSTS="copy_us=10,flag_us=15,sum_bw=0.46e12"
+ * (any tsim_hw field) overriding some, e.g. with costs measured on the GPUs. */
+static struct tsim_hw tsim_costs(void) {
+  struct tsim_hw hw = tsim_default;
+  const char *e = getenv("TSIM_COSTS");
+  struct { const char *name; double *v; } f[] = {
+      {"copy_bw", &hw.copy_bw}, {"sum_bw", &hw.sum_bw},       {"sm_bw", &hw.sm_bw},
+      {"p2p_bw", &hw.p2p_bw},   {"copy_us", &hw.copy_us},     {"kernel_us", &hw.kernel_us},
+      {"flag_us", &hw.flag_us}, {"sync_us", &hw.sync_us},     {"group_us", &hw.group_us}};
+  while (e && *e) {
+    size_t len = strcspn(e, "=");
+    int hit = 0;
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+      if (strlen(f[i].name) == len && !strncmp(e, f[i].name, len)) {
+        *f[i].v = atof(e + len + 1);
+        hit = 1;
+      }
+    if (!hit) fprintf(stderr, "tp_check: TSIM_COSTS: unknown field in '%s'\n", e);
+    e = strchr(e, ',');
+    if (e) e++;
+  }
+  return hw;
+}
+
 static int cmd_tsim(const char *algos, const char *sizes, const char *degrade, int ranks,
                     int segments, const char *transport, int pipeline) {
+  const struct tsim_hw hw = tsim_costs();
   struct tp_degrade dg;
   memset(&dg, 0, sizeof(dg));
   dg.bw = 400e9;
@@ -2220,8 +2247,8 @@ static int cmd_tsim(const char *algos, const char *sizes, const char *degrade, i
         printf("n/a  %-12s %s\n", names[a], s.reason);
         continue;
       }
-      double h = tsim_time(&s, nelem, tp, pipeline, NULL, &tsim_default, NULL);
-      double t = dg.n ? tsim_time(&s, nelem, tp, pipeline, &dg, &tsim_default, NULL) : h;
+      double h = tsim_time(&s, nelem, tp, pipeline, NULL, &hw, NULL);
+      double t = dg.n ? tsim_time(&s, nelem, tp, pipeline, &dg, &hw, NULL) : h;
       printf("tsim %-12s %-8s %12zu B: healthy %10.1f us, degraded %10.1f us, %d rounds",
              names[a], ts_name[tp], nelem * 4, h, t, s.nrounds);
       if (bound > 0) printf(", %.3f x the bound %.1f us", t / bound, bound);
@@ -2321,6 +2348,8 @@ int main(int argc, char **argv) {
       o.marks = atoi(v);
     else if (!strcmp(a, "--program")) /* as AR_CE_PROGRAM: flow, round (else the default) */
       tp_ce_program = !strcmp(v, "flow") ? 2 : !strcmp(v, "round") ? 1 : 0;
+    else if (!strcmp(a, "--kernel-copy")) /* as AR_FLOW_KERNEL_COPY: degraded, all (else none) */
+      tp_flow_kernel_copy = !strcmp(v, "degraded") ? 1 : !strcmp(v, "all") ? 2 : 0;
     else if (!strcmp(a, "--ring-batch")) { /* the dataflow ring's automatic mini-batch */
       int el;
       tp_ring_batch_bytes = parse_size(v, &el);
@@ -2335,11 +2364,15 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "gpu") && o.iters > 4) o.iters = 4; /* capture buffers hold 4 */
   if (!strcmp(argv[1], "sim")) {
     cmd_sim(nmax, seeds, o.algos, xq);
-    if (!xq && tp_ce_program != 2) { /* again with the flow program (AR_CE_PROGRAM=flow) */
-      printf("# ce push: the flow program\n");
+    if (!xq && tp_ce_program != 2) { /* again with the flow program (AR_CE_PROGRAM=flow),
+                                       * its degraded flows' copies by kernel on their own stream */
+      printf("# ce push: the flow program, degraded flows copied by kernels\n");
+      int keep = tp_flow_kernel_copy;
       tp_ce_program = 2;
+      tp_flow_kernel_copy = 1;
       cmd_sim(nmax, seeds, o.algos, xq);
       tp_ce_program = 0;
+      tp_flow_kernel_copy = keep;
     }
     if (!xq) sim_dataflow(nmax, seeds, o.algos);
     if (!strcmp(o.algos, "all")) sim_auto_pipeline(nmax, seeds);
