@@ -155,6 +155,10 @@ static void ring_knobs(void) {
   const char *kc = getenv("AR_FLOW_KERNEL_COPY"), *kb = getenv("AR_FLOW_KERNEL_BLOCKS");
   tp_flow_kernel_copy = !kc ? 0 : !strcmp(kc, "degraded") ? 1 : !strcmp(kc, "all") ? 2 : 0;
   if (kb && atoi(kb) > 0) tp_flow_kernel_blocks = atoi(kb);
+  const char *fo = getenv("AR_FLOW_ORDER");
+  tp_flow_order = fo && !strcmp(fo, "degraded-first");
+  const char *ds = getenv("AR_FLOW_DEGRADED_STREAM");
+  tp_flow_degraded_stream = ds && !strcmp(ds, "1");
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,

@@ -37,7 +37,8 @@
 
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
-int tp_flow_kernel_copy = 0, tp_flow_kernel_blocks = 32;
+int tp_flow_kernel_copy = 0, tp_flow_kernel_blocks = 32, tp_flow_order = 0;
+int tp_flow_degraded_stream = 0;
 
 struct flow {
   const struct ar_schedule *s;
@@ -153,7 +154,7 @@ static int data_stream(const struct flow *f, int r, int q) {
 /* Returns the stream of r's copies to q: 6 for the kernel copies of flows with a degraded end
  * (tp_flow_kernel_copy 1), which so run beside the copy engine's, else 1. */
 static int copy_stream(const struct flow *f, int r, int q) {
-  return tp_flow_kernel_copy == 1 && data_stream(f, r, q) == 5 ? 6 : 1;
+  return (tp_flow_kernel_copy == 1 || tp_flow_degraded_stream) && data_stream(f, r, q) == 5 ? 6 : 1;
 }
 
 /* Before r's copy of `bytes` to q (emitted next on its copy stream): when either end is degraded,
@@ -220,12 +221,14 @@ static int shift(const struct flow *f, int r, int q) {
  * event (and r's egress pace when r is degraded), writes DATA to q. */
 static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
+  for (int pass = 0; pass < (tp_flow_order ? 2 : 1); pass++) /* order 1: degraded flows first */
   for (int j = 0; j < f->nb; j++)
     for (int sh = 1; sh < f->n; sh++)
       for (size_t i = lo; i < hi; i++) {
         const struct ar_xfer *x = &s->xfers[i];
         if (x->src != r || shift(f, r, x->dst) != sh) continue;
         int q = x->dst;
+        if (tp_flow_order && (data_stream(f, r, q) == 5) != (pass == 0)) continue;
         for (int c = x->chunk; c < x->chunk + x->count; c++) {
           int u = c * f->nb + j;
           if (f->ue[u] <= f->ub[u]) continue;
@@ -243,7 +246,8 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
           }
           struct tp_op o = tp_op_new(TP_OP_COPY, cs, k);
           o.bytes = bytes;
-          if (tp_flow_kernel_copy == 2 || cs == 6) o.blocks = tp_flow_kernel_blocks;
+          if (tp_flow_kernel_copy == 2 || (tp_flow_kernel_copy == 1 && cs == 6))
+            o.blocks = tp_flow_kernel_blocks;
           o.nsrc = 1;
           o.src[0] = tp_ref_at(TP_BUF_DATA, r, f->ub[u] * f->es);
           if (x->op == AR_REDUCE) {
@@ -437,7 +441,7 @@ static ar_status flow_all(struct flow *f) {
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
-      if (tp_flow_kernel_copy == 1) AR_CHECK(ev_wait(f, r, 6, k, ev));
+      if (tp_flow_kernel_copy == 1 || tp_flow_degraded_stream) AR_CHECK(ev_wait(f, r, 6, k, ev));
     }
     /* per round: RECV writes, sends, sums, so that the program order of every rank is a
      * valid serial order too (tp_check sim squeezes a rank's streams into one queue) */

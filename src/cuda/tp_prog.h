@@ -224,6 +224,12 @@ extern size_t tp_flow_batch_bytes;
  * 2 every copy (AR_FLOW_KERNEL_COPY=degraded|all); tp_flow_kernel_blocks blocks each
  * (AR_FLOW_KERNEL_BLOCKS, default 32). */
 extern int tp_flow_kernel_copy, tp_flow_kernel_blocks;
+/* The flow program's send order per round: 0 batches, then peers in shift order (default);
+ * 1 the flows with a degraded end first (AR_FLOW_ORDER=degraded-first). */
+extern int tp_flow_order;
+/* 1: the flow program's copies with a degraded end on a copy-engine stream of their own, so
+ * that they never wait behind the healthy copies (AR_FLOW_DEGRADED_STREAM=1); default 0. */
+extern int tp_flow_degraded_stream;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,

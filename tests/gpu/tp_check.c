@@ -2348,6 +2348,10 @@ int main(int argc, char **argv) {
       o.marks = atoi(v);
     else if (!strcmp(a, "--program")) /* as AR_CE_PROGRAM: flow, round (else the default) */
       tp_ce_program = !strcmp(v, "flow") ? 2 : !strcmp(v, "round") ? 1 : 0;
+    else if (!strcmp(a, "--degraded-stream")) /* as AR_FLOW_DEGRADED_STREAM */
+      tp_flow_degraded_stream = atoi(v);
+    else if (!strcmp(a, "--order")) /* as AR_FLOW_ORDER: degraded-first (else shift) */
+      tp_flow_order = !strcmp(v, "degraded-first");
     else if (!strcmp(a, "--kernel-copy")) /* as AR_FLOW_KERNEL_COPY: degraded, all (else none) */
       tp_flow_kernel_copy = !strcmp(v, "degraded") ? 1 : !strcmp(v, "all") ? 2 : 0;
     else if (!strcmp(a, "--ring-batch")) { /* the dataflow ring's automatic mini-batch */
