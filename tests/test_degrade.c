@@ -86,30 +86,36 @@ static void test_row_na(void) {
 /* OPTCC's k per size: a multiple of 4 in 4..64, growing with the size; --segments wins. */
 static void test_segments(void) {
   static struct run_plan p;
-  CHECK_INT(plan_line(&p, "--algo optcc --degrade 3:2"), ==, 0);
+  CHECK_INT(plan_line(&p, "--algo optcc,optcc-switch --degrade 3:2"), ==, 0);
   struct run_opts *o = &p.scen[0];
   o->degrade_bw = 400e9;
-  int prev = 0;
-  for (uint64_t b = 1024; b <= (64ull << 30); b *= 4) {
-    int k = sweep_segments(o, 4, b);
-    CHECK(k % 4 == 0 && k >= 4 && k <= 64 && k >= prev, "k %d at %llu B (before %d)", k,
-          (unsigned long long)b, prev);
-    prev = k;
+  for (int a = 0; a < 2; a++) {
+    int prev = 0;
+    for (uint64_t b = 1024; b <= (64ull << 30); b *= 4) {
+      int k = sweep_segments(o, 4, a, b);
+      CHECK(k % 4 == 0 && k >= 4 && k <= 64 && k >= prev, "%s: k %d at %llu B (before %d)",
+            o->algos[a]->name, k, (unsigned long long)b, prev);
+      prev = k;
+    }
   }
-  /* the minimum of T (k + 1.5) / k + (k + 2) q round: T = 2 S / bw at x2, q = 3, round 20 us */
-  CHECK_INT(sweep_segments(o, 4, 4u << 20), ==, 4);
-  CHECK_INT(sweep_segments(o, 4, 256u << 20), ==, 4);
-  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 12);
-  CHECK_INT(sweep_segments(o, 4, 8ull << 30), ==, 32);
-  CHECK_INT(sweep_segments(o, 4, 64ull << 30), ==, 64);
+  /* the minimum of T (k + 1.5) / k + rounds x 30 us: T = 2 S / bw at x2; optcc (a = 0)
+   * (k + 2) q rounds, q = 3; optcc-switch (a = 1) k + 1 */
+  CHECK_INT(sweep_segments(o, 4, 0, 4u << 20), ==, 4);
+  CHECK_INT(sweep_segments(o, 4, 0, 256u << 20), ==, 4);
+  CHECK_INT(sweep_segments(o, 4, 0, 1u << 30), ==, 8);
+  CHECK_INT(sweep_segments(o, 4, 0, 8ull << 30), ==, 28);
+  CHECK_INT(sweep_segments(o, 4, 0, 64ull << 30), ==, 64);
+  CHECK_INT(sweep_segments(o, 4, 1, 256u << 20), ==, 8);
+  CHECK_INT(sweep_segments(o, 4, 1, 1u << 30), ==, 16);
+  CHECK_INT(sweep_segments(o, 4, 1, 8ull << 30), ==, 48);
   o->degrade_bw = 0; /* not measured yet: a nominal 400 GB/s */
-  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 12);
+  CHECK_INT(sweep_segments(o, 4, 0, 1u << 30), ==, 8);
   o->segments = 12;
-  CHECK_INT(sweep_segments(o, 4, 1u << 30), ==, 12);
-  CHECK_INT(sweep_segments(o, 4, 1024), ==, 12);
+  CHECK_INT(sweep_segments(o, 4, 0, 1u << 30), ==, 12);
+  CHECK_INT(sweep_segments(o, 4, 1, 1024), ==, 12);
   run_plan_free(&p);
   CHECK_INT(plan_line(&p, "--algo optcc"), ==, 0); /* healthy: T0 = 2 (n-1)/n S / bw */
-  CHECK_INT(sweep_segments(&p.scen[0], 4, 1u << 30), ==, 12);
+  CHECK_INT(sweep_segments(&p.scen[0], 4, 0, 1u << 30), ==, 8);
   run_plan_free(&p);
 }
 
@@ -128,20 +134,20 @@ static void test_size_schedule(void) {
   sweep_size_schedule(o, 4, 0, 1u << 30, &sched[0], &st[0], &k[0]);
   CHECK(sched[0].xfers == ring && k[0] == 0, "ring rebuilt (k %d)", k[0]);
   sweep_size_schedule(o, 4, 1, 1u << 30, &sched[1], &st[1], &k[1]);
-  CHECK_INT(k[1], ==, 12);
+  CHECK_INT(k[1], ==, 8);
   CHECK_INT(st[1], ==, AR_OK);
-  int nchunks12 = sched[1].nchunks, nrounds12 = sched[1].nrounds;
+  int nchunks8 = sched[1].nchunks, nrounds8 = sched[1].nrounds;
   struct ar_schedule probe;
   memset(&probe, 0, sizeof(probe));
-  CHECK_INT(sweep_build_one(o, 4, 1, 12, &probe), ==, AR_OK);
-  CHECK(probe.nchunks == nchunks12 && probe.nrounds == nrounds12, "k=12: %d chunks, %d rounds",
-        nchunks12, nrounds12);
+  CHECK_INT(sweep_build_one(o, 4, 1, 8, &probe), ==, AR_OK);
+  CHECK(probe.nchunks == nchunks8 && probe.nrounds == nrounds8, "k=8: %d chunks, %d rounds",
+        nchunks8, nrounds8);
   sched_free(&probe);
   struct ar_xfer *same = sched[1].xfers;
   sweep_size_schedule(o, 4, 1, (1u << 30) + 4096, &sched[1], &st[1], &k[1]); /* same k */
   CHECK(sched[1].xfers == same, "rebuilt for the same k");
   sweep_size_schedule(o, 4, 1, 4u << 20, &sched[1], &st[1], &k[1]);
-  CHECK(k[1] == 4 && st[1] == AR_OK && sched[1].nrounds < nrounds12, "k %d, %d rounds", k[1],
+  CHECK(k[1] == 4 && st[1] == AR_OK && sched[1].nrounds < nrounds8, "k %d, %d rounds", k[1],
         sched[1].nrounds);
   CHECK_INT(sched_verify(&sched[1], NULL), ==, AR_OK);
   for (int a = 0; a < 2; a++) sched_free(&sched[a]);

@@ -38,7 +38,7 @@ for b in 16777216 134217728 1073741824; do
     near "$got" "$want" 1e-4 && ok || bad "ring/$t $b B: $got us, model $want"
   done
   k=$(row "$r" optcc ce $b 2 pipeline)
-  case $b in 16777216) wk=4 ;; 134217728) wk=4 ;; *) wk=12 ;; esac
+  case $b in 16777216) wk=4 ;; 134217728) wk=4 ;; *) wk=8 ;; esac
   [ "$k" = "$wk" ] && ok || bad "optcc $b B: k $k in the pipeline column, want $wk"
   want=$(model optcc $b 3:2 "$wk") got=$(row "$r" optcc sm $b 2 time_us_median)
   near "$got" "$want" 1e-4 && ok || bad "optcc/sm $b B: $got us, model $want (k $wk)"

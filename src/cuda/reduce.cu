@@ -92,56 +92,6 @@ extern "C" ar_status ar_sum_wait_launch(void *dst, const void *const *srcs, int 
   return AR_OK;
 }
 
-/* dst = src, bytes, by SM loads and stores (the ce flow program's kernel copies: stores into
- * peer memory), after the flags w reach their values (as sum_kernel); 16-byte vectors when
- * both pointers share their address modulo 16, bytes otherwise. */
-__global__ void __launch_bounds__(SUM_THREADS)
-    copy_kernel(unsigned char *dst, const unsigned char *src, size_t bytes, tp_waits w) {
-  if (w.n) {
-    if (threadIdx.x == 0)
-      for (int i = 0; i < w.n; i++)
-        tp_flag_spin(w.p[i], w.v[i]);
-    __syncthreads();
-  }
-  size_t tid = blockIdx.x * (size_t)blockDim.x + threadIdx.x, nth = (size_t)gridDim.x * blockDim.x;
-  size_t head = (((uintptr_t)dst ^ (uintptr_t)src) & 15) ? bytes : (16 - ((uintptr_t)dst & 15)) & 15;
-  if (head > bytes) head = bytes;
-  size_t nvec = (bytes - head) / 16, tail0 = head + nvec * 16;
-  for (size_t i = tid; i < head + (bytes - tail0); i += nth) {
-    size_t e = i < head ? i : tail0 + (i - head);
-    dst[e] = __ldcg(src + e);
-  }
-  const uint4 *vs = reinterpret_cast<const uint4 *>(src + head);
-  uint4 *vd = reinterpret_cast<uint4 *>(dst + head);
-  for (size_t v0 = tid; v0 < nvec; v0 += nth * TP_SUM_UNROLL) {
-    uint4 ld[TP_SUM_UNROLL];
-#pragma unroll
-    for (int u = 0; u < TP_SUM_UNROLL; u++) /* all loads first: memory-level parallelism */
-      if (v0 + u * nth < nvec) ld[u] = __ldcg(vs + v0 + u * nth);
-#pragma unroll
-    for (int u = 0; u < TP_SUM_UNROLL; u++)
-      if (v0 + u * nth < nvec) __stcg(vd + v0 + u * nth, ld[u]);
-  }
-}
-
-extern "C" ar_status ar_copy_wait_launch(void *dst, const void *src, size_t bytes, int blocks,
-                                         const uint32_t *const *wait, const uint32_t *val,
-                                         int nwait, cudaStream_t s) {
-  if (!bytes) return AR_OK;
-  if (blocks < 1 || nwait < 0 || nwait > TP_MAX_WAITS) return AR_ERR_INVALID;
-  tp_waits w;
-  memset(&w, 0, sizeof(w));
-  w.n = nwait;
-  for (int i = 0; i < nwait; i++) {
-    w.p[i] = wait[i];
-    w.v[i] = val[i];
-  }
-  copy_kernel<<<blocks, SUM_THREADS, 0, s>>>((unsigned char *)dst, (const unsigned char *)src,
-                                             bytes, w);
-  CUDA_CHECK(cudaGetLastError());
-  return AR_OK;
-}
-
 extern "C" ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, int dtype,
                                       cudaStream_t s) {
   const void *srcs[2] = {dst, src};

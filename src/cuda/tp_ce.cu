@@ -152,13 +152,6 @@ static void ring_knobs(void) {
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
   const char *sw = getenv("AR_SUM_WAIT");
   tp_sum_wait = !(sw && !strcmp(sw, "0"));
-  const char *kc = getenv("AR_FLOW_KERNEL_COPY"), *kb = getenv("AR_FLOW_KERNEL_BLOCKS");
-  tp_flow_kernel_copy = !kc ? 0 : !strcmp(kc, "degraded") ? 1 : !strcmp(kc, "all") ? 2 : 0;
-  if (kb && atoi(kb) > 0) tp_flow_kernel_blocks = atoi(kb);
-  const char *fo = getenv("AR_FLOW_ORDER");
-  tp_flow_order = fo && !strcmp(fo, "degraded-first");
-  const char *ds = getenv("AR_FLOW_DEGRADED_STREAM");
-  tp_flow_degraded_stream = ds && !strcmp(ds, "1");
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
@@ -220,12 +213,8 @@ static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, c
     AR_CHECK(tp_flag_wait(c->flag_mode, st, c->flags[rank] + o->slot, base + o->val));
     break;
   case TP_OP_COPY:
-    if (o->blocks > 0)
-      AR_CHECK(ar_copy_wait_launch(resolve(c, &o->dst), resolve(c, &o->src[0]), o->bytes,
-                                   o->blocks, NULL, NULL, 0, st));
-    else
-      CUDA_CHECK(cudaMemcpyAsync(resolve(c, &o->dst), resolve(c, &o->src[0]), o->bytes,
-                                 cudaMemcpyDeviceToDevice, st));
+    CUDA_CHECK(cudaMemcpyAsync(resolve(c, &o->dst), resolve(c, &o->src[0]), o->bytes,
+                               cudaMemcpyDeviceToDevice, st));
     break;
   case TP_OP_SUM: {
     const void *srcs[TP_MAX_SUM];
@@ -293,12 +282,6 @@ static ar_status enqueue_folding(struct tp_ctx *c, int rank, const struct tp_op 
     h->n = 0;
     return ar_sum_wait_launch(resolve(c, &o->dst), srcs, o->nsrc, nelem, c->job.dtype, o->blocks,
                               h->p, h->v, nw, st);
-  }
-  if (o->kind == TP_OP_COPY && o->bytes && o->blocks > 0 && o->blocks <= tp_sm_count()) {
-    int nw = h->n; /* a kernel copy waits like a sum */
-    h->n = 0;
-    return ar_copy_wait_launch(resolve(c, &o->dst), resolve(c, &o->src[0]), o->bytes, o->blocks,
-                               h->p, h->v, nw, st);
   }
   AR_CHECK(release_waits(c, h, st));
   return enqueue_op(c, rank, o, st, base);

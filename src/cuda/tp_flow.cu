@@ -5,7 +5,9 @@
  * its copy's event, by a kernel: a copy stream with flag ops between its copies lost 10-15 us
  * per copy on 4 x H200, and a memop's 4-byte copy from another stream queues behind the next
  * big copy on the copy engine, runs/reference/h200x4-issue4, knobs_call*.log), 4 the start stamps of the
- * degraded-link emulation, 5 the DATA writes of flows with a degraded end (their releases).
+ * degraded-link emulation, 5 the DATA writes of flows with a degraded end (behind their
+ * releases: on stream 3 they held back the DATA of later healthy copies; optcc-switch at 1 GiB,
+ * GPU 3 2x slower, k = 16: 6235 us against 6524, runs/reference/h200x4-degraded-flow).
  * Degraded GPUs (struct tp_degrade): when the copy of a flow with a degraded end starts, its
  * sender takes F x / bw of each degraded end's budget (a RESERVE on stream 4: a clock per
  * direction of d, moved atomically to max(clock, now) + F x / bw, first come first served)
@@ -33,12 +35,10 @@
 /* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
-#define TP_FLOW_STREAMS 7
+#define TP_FLOW_STREAMS 6
 
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
-int tp_flow_kernel_copy = 0, tp_flow_kernel_blocks = 32, tp_flow_order = 0;
-int tp_flow_degraded_stream = 0;
 
 struct flow {
   const struct ar_schedule *s;
@@ -146,18 +146,12 @@ static ar_status ev_wait(struct flow *f, int r, int stream, int k, int ev) {
 
 /* Returns the stream that writes the DATA of r's copies to q: 5 for a flow with a degraded
  * end, whose release waits out the budgets, so that it does not hold back the DATA of r's
- * later copies between healthy GPUs (all on stream 3, in copy order), else 3. */
+ * later copies between healthy GPUs (stream 3, in copy order), else 3. */
 static int data_stream(const struct flow *f, int r, int q) {
   return tp_degrade_factor(f->dg, r) > 0 || tp_degrade_factor(f->dg, q) > 0 ? 5 : 3;
 }
 
-/* Returns the stream of r's copies to q: 6 for the kernel copies of flows with a degraded end
- * (tp_flow_kernel_copy 1), which so run beside the copy engine's, else 1. */
-static int copy_stream(const struct flow *f, int r, int q) {
-  return (tp_flow_kernel_copy == 1 || tp_flow_degraded_stream) && data_stream(f, r, q) == 5 ? 6 : 1;
-}
-
-/* Before r's copy of `bytes` to q (emitted next on its copy stream): when either end is degraded,
+/* Before r's copy of `bytes` to q (emitted next on stream 1): when either end is degraded,
  * takes the flow's share of the budgets on stream 4 (which never waits for anything else, so
  * the copy's start is when the copy stream gets there) and makes the flow's DATA stream wait
  * for it; returns the release's stamp slot in *slot (else -1). */
@@ -166,7 +160,7 @@ static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes
   double fr = tp_degrade_factor(f->dg, r), fq = tp_degrade_factor(f->dg, q);
   if (!(fr > 0) && !(fq > 0)) return AR_OK;
   int ev;
-  AR_CHECK(ev_record(f, r, copy_stream(f, r, q), k, &ev));
+  AR_CHECK(ev_record(f, r, 1, k, &ev));
   AR_CHECK(ev_wait(f, r, 4, k, ev));
   struct tp_op o = tp_op_new(TP_OP_RESERVE, 4, k);
   o.peer = q;
@@ -183,10 +177,10 @@ static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes
  * slow NIC's would, and not all up front (its copy engine ran far ahead and its copies slowed
  * the healthy GPUs' at their receivers: optcc-switch at 1 GiB, k = 12, GPU 3 2x slower,
  * 6559-6669 us against 6828-6887 without, runs/reference/h200x4-degraded-flow). */
-static ar_status gate_send(struct flow *f, int r, int cs, int k, size_t bytes) {
+static ar_status gate_send(struct flow *f, int r, int k, size_t bytes) {
   if (!(tp_degrade_factor(f->dg, r) > 0) || f->out_rel[r] < 0) return AR_OK;
-  AR_CHECK(ev_wait(f, r, cs, k, f->out_ev[r]));
-  struct tp_op o = tp_op_new(TP_OP_PACE, cs, k);
+  AR_CHECK(ev_wait(f, r, 1, k, f->out_ev[r]));
+  struct tp_op o = tp_op_new(TP_OP_PACE, 1, k);
   o.tslot[0] = f->out_rel[r];
   o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
   return put(f, r, &o);
@@ -217,37 +211,32 @@ static int shift(const struct flow *f, int r, int q) {
 /* Emits rank r's sends of round k on its copy stream: per batch, per receiver in shift
  * order, per chunk; each waits for the unit's last write on r, for q's READY (first copy to q)
  * and RECV (when q must be ready for this round), copies (REDUCE: into fresh scratch of q),
- * records an event (r's later writes of the unit wait for it), and stream 3, behind that
- * event (and r's egress pace when r is degraded), writes DATA to q. */
+ * records an event (r's later writes of the unit wait for it), and the flow's DATA stream
+ * (data_stream), behind that event and the budgets' release, writes DATA to q. */
 static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
-  for (int pass = 0; pass < (tp_flow_order ? 2 : 1); pass++) /* order 1: degraded flows first */
   for (int j = 0; j < f->nb; j++)
     for (int sh = 1; sh < f->n; sh++)
       for (size_t i = lo; i < hi; i++) {
         const struct ar_xfer *x = &s->xfers[i];
         if (x->src != r || shift(f, r, x->dst) != sh) continue;
         int q = x->dst;
-        if (tp_flow_order && (data_stream(f, r, q) == 5) != (pass == 0)) continue;
         for (int c = x->chunk; c < x->chunk + x->count; c++) {
           int u = c * f->nb + j;
           if (f->ue[u] <= f->ub[u]) continue;
-          int cs = copy_stream(f, r, q);
-          AR_CHECK(wait_written(f, r, cs, k, u));
-          AR_CHECK(flag_wait(f, r, cs, k, SLOT_READY(f, q), 1));
-          if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, cs, k, SLOT_RECV(f, q), f->rr_now[q][r]));
+          AR_CHECK(wait_written(f, r, 1, k, u));
+          AR_CHECK(flag_wait(f, r, 1, k, SLOT_READY(f, q), 1));
+          if (f->rr_now[q][r]) AR_CHECK(flag_wait(f, r, 1, k, SLOT_RECV(f, q), f->rr_now[q][r]));
           size_t bytes = (f->ue[u] - f->ub[u]) * f->es, at = (size_t)(q * f->n + r) * f->nu + u;
           int slot;
-          AR_CHECK(gate_send(f, r, cs, k, bytes));
+          AR_CHECK(gate_send(f, r, k, bytes));
           AR_CHECK(reserve_start(f, r, q, k, bytes, &slot));
           if (slot >= 0 && tp_degrade_factor(f->dg, r) > 0) {
             f->out_rel[r] = slot;
             f->out_ev[r] = f->p->rank[r].nevents - 1; /* stream 4's, after the RESERVE */
           }
-          struct tp_op o = tp_op_new(TP_OP_COPY, cs, k);
+          struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
           o.bytes = bytes;
-          if (tp_flow_kernel_copy == 2 || (tp_flow_kernel_copy == 1 && cs == 6))
-            o.blocks = tp_flow_kernel_blocks;
           o.nsrc = 1;
           o.src[0] = tp_ref_at(TP_BUF_DATA, r, f->ub[u] * f->es);
           if (x->op == AR_REDUCE) {
@@ -258,7 +247,7 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
           }
           AR_CHECK(put(f, r, &o));
           int ds = data_stream(f, r, q);
-          AR_CHECK(ev_record(f, r, cs, k, &f->rd_ev[(size_t)r * f->nu + u]));
+          AR_CHECK(ev_record(f, r, 1, k, &f->rd_ev[(size_t)r * f->nu + u]));
           AR_CHECK(ev_wait(f, r, ds, k, f->rd_ev[(size_t)r * f->nu + u]));
           AR_CHECK(pace_send(f, r, ds, k, slot));
           f->in_val[at] = ++f->sent[r][q];
@@ -441,7 +430,6 @@ static ar_status flow_all(struct flow *f) {
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
-      if (tp_flow_kernel_copy == 1 || tp_flow_degraded_stream) AR_CHECK(ev_wait(f, r, 6, k, ev));
     }
     /* per round: RECV writes, sends, sums, so that the program order of every rank is a
      * valid serial order too (tp_check sim squeezes a rank's streams into one queue) */

@@ -141,8 +141,7 @@ struct tp_op {
   struct tp_ref dst, src[TP_MAX_SUM];
   int tslot[2];   /* STAMP, PACE: stamp slots of the rank (ce: device words; sm: per block) */
   uint64_t ns[2]; /* PACE: nanoseconds after each stamp */
-  int blocks;     /* ce SUM: most blocks of its kernel (0: the default, 4 per SM); ce COPY: 0
-                   * by the copy engine, else by a kernel of this many blocks (SM stores) */
+  int blocks;     /* ce SUM: most blocks of its kernel (0: the default, 4 per SM) */
   int kflag;      /* ce WRITE_FLAG: by a kernel whatever the flag mode (a stream that is not
                    * the copy stream: a memop's 4-byte copy would queue behind its copies) */
   int tout;       /* ce PACE: stamps[tout] = its release (-1: none): the time it waited for,
@@ -219,17 +218,6 @@ extern int tp_ce_program;
 /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
  * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
 extern size_t tp_flow_batch_bytes;
-/* The flow program's copies by kernel (SM stores) instead of the copy engine: 0 none (default),
- * 1 flows with a degraded end (on a stream of their own, beside the copy engine's),
- * 2 every copy (AR_FLOW_KERNEL_COPY=degraded|all); tp_flow_kernel_blocks blocks each
- * (AR_FLOW_KERNEL_BLOCKS, default 32). */
-extern int tp_flow_kernel_copy, tp_flow_kernel_blocks;
-/* The flow program's send order per round: 0 batches, then peers in shift order (default);
- * 1 the flows with a degraded end first (AR_FLOW_ORDER=degraded-first). */
-extern int tp_flow_order;
-/* 1: the flow program's copies with a degraded end on a copy-engine stream of their own, so
- * that they never wait behind the healthy copies (AR_FLOW_DEGRADED_STREAM=1); default 0. */
-extern int tp_flow_degraded_stream;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
@@ -260,11 +248,6 @@ ar_status ar_sum_wait_launch(void *dst, const void *const *srcs, int nsrc, size_
                              int max_blocks, const uint32_t *const *wait, const uint32_t *val,
                              int nwait, cudaStream_t s);
 int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks);
-/* dst = src (bytes) by a kernel of `blocks` blocks of SM loads and stores, after the nwait
- * flags reach their values as in ar_sum_wait_launch (blocks <= the SM count there). */
-ar_status ar_copy_wait_launch(void *dst, const void *src, size_t bytes, int blocks,
-                              const uint32_t *const *wait, const uint32_t *val, int nwait,
-                              cudaStream_t s);
 /* The ce transport folds a sum's flag waits into its kernel (1, the default; AR_SUM_WAIT=0: 0). */
 extern int tp_sum_wait;
 /* Streaming multiprocessors of the current device (cached). */

@@ -3,7 +3,8 @@
 # into $OUT/degraded.tgz, a summary into $OUT/degraded.log.
 #   selftest  the degrade self-test (ce runs the flow program's budgets) and the clock offsets
 #   degraded  ring, optcc, optcc-switch at 1 GiB, GPU 3 2x slower, ce (k chosen per size)
-#   segments  optcc-switch and optcc at k = 8, 16, 24 on the same link
+#   segments  optcc-switch and optcc at k = 8..32, GPU 3 1.5-4x slower at 1 GiB, 2x at 256 MiB, 4 GiB
+#   ab        with OLD set (another build dir): optcc-switch at 2x, k = 12, 16 on both binaries
 #   factors   the factor sweep 1.0..4.0 (ring, optcc, optcc-switch)
 #   straggler stragglar vs nccl at 1 GiB, 8 ms straggler on rank 1 (unchanged by the above)
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=500 bash tests/gpu/degraded.sh
@@ -18,11 +19,22 @@ grep -E "^(#|ce|sm|nccl)" "$W/selftest.log" | tee -a "$L"
 step degraded 90 "$A" run --gpus 0,1,2,3 --sizes 1G --algo ring,optcc,optcc-switch --transport ce \
   --degrade 3:2.0 --pipeline 0 -n 20 -w 5 -T 60 --out "$W/degraded"
 show "$W/degraded"
-for k in 8 16 24; do
-  step "segments$k" 60 "$A" run --gpus 0,1,2,3 --sizes 1G --algo optcc-switch,optcc --segments $k \
-    --transport ce --degrade 3:2.0 --pipeline 0 -n 10 -w 3 -T 60 --out "$W/segments$k"
+for k in ${KS:-8 12 16 20 24 32}; do # every factor at 1 GiB, and 2x at 256 MiB and 4 GiB
+  factors_conf "$W/seg$k.conf" "--gpus 0,1,2,3 --algo optcc,optcc-switch --transport ce --sizes 1G --segments $k --pipeline 0 -n 10 -w 3 -T 60" 1.5 2.0 2.5 3.0 4.0
+  printf '[scenario x2-sizes]\n--degrade 3:2.0 --sizes 256M,4G\n' >>"$W/seg$k.conf"
+  step "segments$k" 120 "$A" run --config "$W/seg$k.conf" --out "$W/segments$k"
   show "$W/segments$k"
 done
+if [ -n "${OLD:-}" ]; then # the same link on another binary (OLD: its build dir), interleaved
+  for k in 12 16 12 16; do
+    for b in "$OLD" "${B:-build}"; do
+      step "ab" 60 "$b/arbench" run --gpus 0,1,2,3 --sizes 1G --algo optcc-switch --segments $k \
+        --transport ce --degrade 3:2.0 --pipeline 0 -n 20 -w 5 -T 60 --out "$W/ab"
+      echo "  binary $b k $k: $(tail -n 1 "$W/ab/results.csv" | cut -d, -f21) us" | tee -a "$L"
+      rm -rf "$W/ab"
+    done
+  done
+fi
 factors_conf "$W/factors.conf" "--gpus 0,1,2,3 --algo ring,optcc,optcc-switch --transport ce --sizes 1G --pipeline 0 -n 10 -w 3 -T 60" 1.0 1.5 2.0 2.5 3.0 4.0
 step factors 150 "$A" run --config "$W/factors.conf" --out "$W/factors"
 show "$W/factors"

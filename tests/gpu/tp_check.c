@@ -16,14 +16,13 @@
  *                 [--segments K] [--transport ce|sm|nccl-p2p] [--pipelines P]
  *                 [--ring-batch BYTES] [--ring-streams S]
  *       CPU only: a timed simulation (every dependency of a program, the emulation's paces,
- *       fixed costs per op, each GPU's link shared by its copies; tsim_hw) of one iteration,
+ *       fixed costs per op, each GPU's link shared by its copies; tsim_hw, or TSIM_COSTS:
+ *       "copy_us=10,flag_us=15,sum_bw=0.46e12" overrides those fields) of one iteration,
  *       healthy and degraded (healthy bandwidth 400 GB/s), with OPTCC's lower bound. `sim`
  *       ends with its checks: the self-test's rates, the shared budget's split, a degraded
  *       ring, OPTCC. `sim` runs the ce push cases twice: with the default programs and with
  *       the flow program (tp_flow.cu; --program flow selects it for tsim, dump, gpu and time,
- *       as AR_CE_PROGRAM=flow does in the ce transport; that pass copies the degraded flows
- *       by kernels on their own stream, --kernel-copy degraded, as AR_FLOW_KERNEL_COPY does).
- *       --kernel-copy degraded|all (tsim, dump, gpu, time): the flow program's copies by kernel.
+ *       as AR_CE_PROGRAM=flow does in the ce transport).
  *       --ring-batch / --ring-streams (tsim, dump, gpu, time): the dataflow ring's
  *       automatic mini-batch size (default 32M) and copy streams (default 2), as
  *       AR_CE_RING_BATCH (MiB; it wins when set) and AR_CE_RING_STREAMS set them in the ce
@@ -2206,10 +2205,12 @@ static void tsim_checks(void) {
 static struct tsim_hw tsim_costs(void) {
   struct tsim_hw hw = tsim_default;
   const char *e = getenv("TSIM_COSTS");
-  struct { const char *name; double *v; } f[] = {
-      {"copy_bw", &hw.copy_bw}, {"sum_bw", &hw.sum_bw},       {"sm_bw", &hw.sm_bw},
-      {"p2p_bw", &hw.p2p_bw},   {"copy_us", &hw.copy_us},     {"kernel_us", &hw.kernel_us},
-      {"flag_us", &hw.flag_us}, {"sync_us", &hw.sync_us},     {"group_us", &hw.group_us}};
+  struct {
+    const char *name;
+    double *v;
+  } f[] = {{"copy_bw", &hw.copy_bw}, {"sum_bw", &hw.sum_bw},       {"sm_bw", &hw.sm_bw},
+           {"p2p_bw", &hw.p2p_bw},   {"copy_us", &hw.copy_us},     {"kernel_us", &hw.kernel_us},
+           {"flag_us", &hw.flag_us}, {"sync_us", &hw.sync_us},     {"group_us", &hw.group_us}};
   while (e && *e) {
     size_t len = strcspn(e, "=");
     int hit = 0;
@@ -2348,12 +2349,6 @@ int main(int argc, char **argv) {
       o.marks = atoi(v);
     else if (!strcmp(a, "--program")) /* as AR_CE_PROGRAM: flow, round (else the default) */
       tp_ce_program = !strcmp(v, "flow") ? 2 : !strcmp(v, "round") ? 1 : 0;
-    else if (!strcmp(a, "--degraded-stream")) /* as AR_FLOW_DEGRADED_STREAM */
-      tp_flow_degraded_stream = atoi(v);
-    else if (!strcmp(a, "--order")) /* as AR_FLOW_ORDER: degraded-first (else shift) */
-      tp_flow_order = !strcmp(v, "degraded-first");
-    else if (!strcmp(a, "--kernel-copy")) /* as AR_FLOW_KERNEL_COPY: degraded, all (else none) */
-      tp_flow_kernel_copy = !strcmp(v, "degraded") ? 1 : !strcmp(v, "all") ? 2 : 0;
     else if (!strcmp(a, "--ring-batch")) { /* the dataflow ring's automatic mini-batch */
       int el;
       tp_ring_batch_bytes = parse_size(v, &el);
@@ -2368,15 +2363,11 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "gpu") && o.iters > 4) o.iters = 4; /* capture buffers hold 4 */
   if (!strcmp(argv[1], "sim")) {
     cmd_sim(nmax, seeds, o.algos, xq);
-    if (!xq && tp_ce_program != 2) { /* again with the flow program (AR_CE_PROGRAM=flow),
-                                       * its degraded flows' copies by kernel on their own stream */
-      printf("# ce push: the flow program, degraded flows copied by kernels\n");
-      int keep = tp_flow_kernel_copy;
+    if (!xq && tp_ce_program != 2) { /* again with the flow program (AR_CE_PROGRAM=flow) */
+      printf("# ce push: the flow program\n");
       tp_ce_program = 2;
-      tp_flow_kernel_copy = 1;
       cmd_sim(nmax, seeds, o.algos, xq);
       tp_ce_program = 0;
-      tp_flow_kernel_copy = keep;
     }
     if (!xq) sim_dataflow(nmax, seeds, o.algos);
     if (!strcmp(o.algos, "all")) sim_auto_pipeline(nmax, seeds);
