@@ -36,7 +36,6 @@
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
 int tp_flow_sum_blocks = TP_FLOW_SUM_BLOCKS;
-double tp_flow_gate_lead = 1.0;
 #define TP_FLOW_STREAMS 6
 
 
@@ -184,7 +183,7 @@ static ar_status gate_send(struct flow *f, int r, int k, size_t bytes) {
   AR_CHECK(ev_wait(f, r, 1, k, f->out_ev[r]));
   struct tp_op o = tp_op_new(TP_OP_PACE, 1, k);
   o.tslot[0] = f->out_rel[r];
-  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, tp_flow_gate_lead, (double)bytes); /* wraps */
+  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
   return put(f, r, &o);
 }
 

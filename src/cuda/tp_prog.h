@@ -220,9 +220,6 @@ extern int tp_ce_program;
 extern size_t tp_flow_batch_bytes;
 /* The flow program's sum kernels' blocks (default 64; AR_CE_FLOW_SUM_BLOCKS). */
 extern int tp_flow_sum_blocks;
-/* How many healthy transfer times before its previous flow's release a degraded GPU's copy
- * may start (default 1; AR_CE_GATE_LEAD). */
-extern double tp_flow_gate_lead;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
