@@ -35,7 +35,6 @@
 /* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
-int tp_flow_sum_blocks = TP_FLOW_SUM_BLOCKS;
 #define TP_FLOW_STREAMS 6
 
 
@@ -345,7 +344,7 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
       AR_CHECK(wait_written(f, q, 0, k, u));
       o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
       o.bytes = (f->ue[u] - f->ub[u]) * f->es;
-      o.blocks = tp_flow_sum_blocks;
+      o.blocks = TP_FLOW_SUM_BLOCKS;
       AR_CHECK(put(f, q, &o));
       size_t w = (size_t)q * f->nu + u;
       AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));
