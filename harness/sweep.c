@@ -661,13 +661,13 @@ const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedu
 /* Synchronisation per schedule round that sweep_segments weighs against the bandwidth term,
  * us: flag writes, waits and copy launches on the ce flow program. Fitted to optcc-switch's
  * and optcc's best k on 4 x H200, GPU 3 1.5-4x slower, 256 MiB-4 GiB (runs/reference/
- * h200x4-degraded-flow/segments.csv): 1 GiB at 2x gives optcc-switch k = 16 (6235 us; k = 12
- * 6420, 20 6726) and optcc k = 8 (7061; 12: 7343). */
+ * h200x4-degraded-flow/segments.csv): 1 GiB at 2x gives optcc-switch k = 16 (6397 us there,
+ * 6230-6245 in that call's other rows; k = 12 6438, 20 6750) and optcc k = 8 (7051; 12: 7353). */
 #define SWEEP_ROUND_US 30.0
 /* The bandwidth sweep_segments assumes when none was measured (healthy runs), bytes/s. */
 #define SWEEP_NOMINAL_BW 400e9
 
-int sweep_segments(const struct run_opts *o, int n, int a, uint64_t bytes) {
+int sweep_segments(const struct run_opts *o, int n, int one_hop, uint64_t bytes) {
   if (o->segments > 0) return o->segments;
   double bw = o->degrade_bw > 0 ? o->degrade_bw : SWEEP_NOMINAL_BW;
   struct model_hw hw = {0, 0, 1e6 / bw, 0};
@@ -675,10 +675,10 @@ int sweep_segments(const struct run_opts *o, int n, int a, uint64_t bytes) {
                      : 2.0 * (n - 1) / n * (double)bytes * hw.beta;
   int q = n - (o->dg.n ? o->dg.n : 1);
   if (!(t > 0) || q < 1) return 16;
-  /* rounds per segment: optcc-switch reaches every GPU in one hop (k + 1 rounds), the ring
-   * forms pass q hops per stage (about (k + 2) q rounds); d/dk of T (k + 1.5) / k + rounds
-   * round is zero at k = sqrt(1.5 T / (per round)) */
-  double per = strcmp(o->algos[a]->name, "optcc-switch") ? q * SWEEP_ROUND_US : SWEEP_ROUND_US;
+  /* synchronisation per segment: one round when a stage reaches every GPU in one hop
+   * (optcc-switch: k + 1 rounds), q when it passes along a ring (the model's (k + 2) q rounds);
+   * d/dk of T (k + 1.5) / k + k x per is zero at k = sqrt(1.5 T / per) */
+  double per = one_hop ? SWEEP_ROUND_US : q * SWEEP_ROUND_US;
   double k = sqrt(1.5 * t / per);
   int k4 = 4 * (int)lround(k / 4);
   return k4 < 4 ? 4 : k4 > 64 ? 64 : k4;
@@ -687,7 +687,7 @@ int sweep_segments(const struct run_opts *o, int n, int a, uint64_t bytes) {
 void sweep_size_schedule(const struct run_opts *o, int n, int a, uint64_t bytes,
                          struct ar_schedule *sched, ar_status *st, int *built_k) {
   if (!(o->algos[a]->flags & AR_ALGO_DEGRADE_AWARE)) return;
-  int k = sweep_segments(o, n, a, bytes);
+  int k = sweep_segments(o, n, sched->ports > 1, bytes); /* multi-port: stages in one hop */
   if (k == *built_k) return;
   *st = sweep_build_one(o, n, a, k, sched);
   *built_k = k;

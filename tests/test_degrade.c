@@ -92,14 +92,14 @@ static void test_segments(void) {
   for (int a = 0; a < 2; a++) {
     int prev = 0;
     for (uint64_t b = 1024; b <= (64ull << 30); b *= 4) {
-      int k = sweep_segments(o, 4, a, b);
+      int k = sweep_segments(o, 4, a == 1, b);
       CHECK(k % 4 == 0 && k >= 4 && k <= 64 && k >= prev, "%s: k %d at %llu B (before %d)",
             o->algos[a]->name, k, (unsigned long long)b, prev);
       prev = k;
     }
   }
-  /* the minimum of T (k + 1.5) / k + rounds x 30 us: T = 2 S / bw at x2; optcc (a = 0)
-   * (k + 2) q rounds, q = 3; optcc-switch (a = 1) k + 1 */
+  /* the minimum of T (k + 1.5) / k + rounds x 30 us: T = 2 S / bw at x2; optcc's rings
+   * (one_hop 0) (k + 2) q rounds, q = 3; optcc-switch's one hop (1) k + 1 */
   CHECK_INT(sweep_segments(o, 4, 0, 4u << 20), ==, 4);
   CHECK_INT(sweep_segments(o, 4, 0, 256u << 20), ==, 4);
   CHECK_INT(sweep_segments(o, 4, 0, 1u << 30), ==, 8);

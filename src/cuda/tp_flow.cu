@@ -7,7 +7,8 @@
  * big copy on the copy engine, runs/reference/h200x4-issue4, knobs_call*.log), 4 the start stamps of the
  * degraded-link emulation, 5 the DATA writes of flows with a degraded end (behind their
  * releases: on stream 3 they held back the DATA of later healthy copies; optcc-switch at 1 GiB,
- * GPU 3 2x slower, k = 16: 6235 us against 6524, runs/reference/h200x4-degraded-flow).
+ * GPU 3 2x slower, k = 16: 6230-6235 us against 6509-6519 in one call,
+ * runs/reference/h200x4-degraded-flow/degraded.log).
  * Degraded GPUs (struct tp_degrade): when the copy of a flow with a degraded end starts, its
  * sender takes F x / bw of each degraded end's budget (a RESERVE on stream 4: a clock per
  * direction of d, moved atomically to max(clock, now) + F x / bw, first come first served)

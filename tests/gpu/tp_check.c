@@ -2198,8 +2198,6 @@ static void tsim_checks(void) {
   sched_free(&optcc);
 }
 
-/* The tsim command: times of the listed algorithms (float32) on a transport's model, healthy
- * and with --degrade R:F[,R:F] (bw 400 GB/s), against OPTCC's lower bound. */
 /* The costs cmd_tsim uses: tsim_default, with TSIM_COSTS="copy_us=10,flag_us=15,sum_bw=0.46e12"
  * (any tsim_hw field) overriding some, e.g. with costs measured on the GPUs. */
 static struct tsim_hw tsim_costs(void) {
@@ -2226,6 +2224,8 @@ static struct tsim_hw tsim_costs(void) {
   return hw;
 }
 
+/* The tsim command: times of the listed algorithms (float32) on a transport's model, healthy
+ * and with --degrade R:F[,R:F] (bw 400 GB/s), against OPTCC's lower bound. */
 static int cmd_tsim(const char *algos, const char *sizes, const char *degrade, int ranks,
                     int segments, const char *transport, int pipeline) {
   const struct tsim_hw hw = tsim_costs();
