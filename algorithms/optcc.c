@@ -345,15 +345,16 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   return AR_OK;
 }
 
-/* optcc: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none); returns the status. */
-static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
+/* optcc in the ring form: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none). */
+static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s,
+                                const char *name) {
   int deg = p->nranks - 1;
   double fac = 1.0;
   if (p->ndegraded > 0) {
     deg = p->degraded[0];
     fac = p->factor[0];
   }
-  AR_CHECK(build_pipeline(s, "optcc", p->nranks, 1, &deg, &fac, p->segments));
+  AR_CHECK(build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments));
   /* the other degraded GPUs, if any, are ring members: price their flows at their factor */
   for (int i = 1; i < p->ndegraded; i++)
     for (size_t x = 0; x < s->nxfers; x++)
@@ -363,17 +364,26 @@ static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
   return AR_OK;
 }
 
+/* optcc: the ring form on the papers' networks; on a switch (GPUs of one node, where every
+ * peer is one hop away and flows share a link) the one-hop form of optcc_switch.c, which moves
+ * the same bytes per GPU without the ring's q - 1 hops per section. */
+static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
+  if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc");
+  return build_ring_one(p, s, "optcc");
+}
+
 const struct ar_algo ar_algo_optcc = {
     .name = "optcc",
     .ranks = "n >= 3, one degraded GPU",
-    .desc = "OPTCC: four patterns pipelined over k segments",
+    .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the one-hop form)",
     .paper = "optcc.txt s4, App. C",
     .build = build_optcc,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
-/* optcc-multi: all of degraded[0..ndegraded); returns the status. */
+/* optcc-multi: all of degraded[0..ndegraded); on a switch the one-hop form, as optcc. */
 static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule *s) {
+  if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc-multi");
   return build_pipeline(s, "optcc-multi", p->nranks, p->ndegraded, p->degraded, p->factor,
                         p->segments);
 }
@@ -381,8 +391,26 @@ static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule
 const struct ar_algo ar_algo_optcc_multi = {
     .name = "optcc-multi",
     .ranks = "n >= 3, m degraded GPUs",
-    .desc = "OPTCC for m > 1 degraded GPUs",
+    .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the one-hop form)",
     .paper = "optcc.txt App. D",
     .build = build_optcc_multi,
+    .flags = AR_ALGO_DEGRADE_AWARE,
+};
+
+/* optcc-ring: the ring form on any fabric (optcc for one degraded GPU, optcc-multi for more),
+ * to run the papers' schedule on GPUs too. */
+static ar_status build_optcc_ring(const struct ar_params *p, struct ar_schedule *s) {
+  if (p->ndegraded > 1)
+    return build_pipeline(s, "optcc-ring", p->nranks, p->ndegraded, p->degraded, p->factor,
+                          p->segments);
+  return build_ring_one(p, s, "optcc-ring");
+}
+
+const struct ar_algo ar_algo_optcc_ring = {
+    .name = "optcc-ring",
+    .ranks = "n >= 3, degraded GPUs",
+    .desc = "OPTCC's ring form, also on GPUs (optcc or optcc-multi as the papers build them)",
+    .paper = "optcc.txt s4, App. C, D",
+    .build = build_optcc_ring,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };

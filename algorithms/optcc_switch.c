@@ -41,7 +41,7 @@ static ar_status add(struct ar_schedule *s, const struct ar_params *p, int round
   return AR_OK;
 }
 
-static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedule *s) {
+ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, const char *name) {
   int n = p->nranks, k = p->segments > 0 ? p->segments : OPTCC_SWITCH_SEGMENTS;
   int owner[AR_MAX_RANKS], q = 0;
   double worst = 1;
@@ -59,9 +59,8 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
       owner[r] = r;
   }
   if ((long long)q * k > (1 << 24))
-    return sched_fail(s, AR_ERR_UNSUPPORTED, "optcc-switch: %d owners x %d segments is too many", q,
-                      k);
-  AR_CHECK(sched_init(s, "optcc-switch", n, q * k));
+    return sched_fail(s, AR_ERR_UNSUPPORTED, "%s: %d owners x %d segments is too many", name, q, k);
+  AR_CHECK(sched_init(s, name, n, q * k));
   s->ports = n - 1;
   /* round t: segment t's reduce-scatter and segment t-1's allgather (all healthy contributions
    * in round 0 instead delayed the allgathers into the degraded GPU, and so its paced ingress:
@@ -76,6 +75,10 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
       }
     }
   return AR_OK;
+}
+
+static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedule *s) {
+  return optcc_switch_build(p, s, "optcc-switch");
 }
 
 const struct ar_algo ar_algo_optcc_switch = {

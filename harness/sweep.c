@@ -626,6 +626,7 @@ ar_status sweep_build_one(const struct run_opts *o, int n, int a, int segments,
   struct ar_params p;
   args_fill_params(&p, n, o->st, o->nst, &o->dg, o->torus_ndims, o->torus);
   p.segments = segments;
+  p.fabric = AR_FABRIC_SWITCH; /* one node's GPUs: every pair one hop apart (NVSwitch) */
   sched_free(s);
   memset(s, 0, sizeof(*s));
   if (o->algos[a]->flags & AR_ALGO_NATIVE) {

@@ -42,6 +42,13 @@ struct ar_params {
   int torus_ndims;                   /* 0: the most square 2-D factorisation of nranks */
   int torus[AR_MAX_TORUS_DIMS];
   int segments;                      /* OPTCC k; 0 = the generator's default */
+  int fabric;                        /* enum ar_fabric: which embedding optcc, optcc-multi take */
+};
+
+/* How ranks reach each other, for the generators whose best form depends on it (OPTCC). */
+enum ar_fabric {
+  AR_FABRIC_NIC = 0,   /* the papers' networks: a port carries one flow per direction at a time */
+  AR_FABRIC_SWITCH = 1 /* GPUs of one node (NVSwitch): every peer at once, sharing one link */
 };
 
 void ar_params_init(struct ar_params *p, int nranks);
@@ -133,6 +140,9 @@ struct ar_algo {
 };
 
 const struct ar_algo *ar_algo_find(const char *name);
+/* optcc_switch.c: OPTCC's one-hop form under the schedule name `name` (optcc-switch; optcc
+ * and optcc-multi on AR_FABRIC_SWITCH). */
+ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, const char *name);
 const struct ar_algo *const *ar_algo_all(size_t *count);
 /* Builds and finishes the schedule for an algorithm; fills s->reason on failure. */
 ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s);

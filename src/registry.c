@@ -6,14 +6,15 @@
 
 extern const struct ar_algo ar_algo_nccl, ar_algo_ring, ar_algo_rhd, ar_algo_rd,
     ar_algo_swing_bw, ar_algo_swing_lat, ar_algo_swing_mp, ar_algo_bucket, ar_algo_direct,
-    ar_algo_bcast, ar_algo_stragglar, ar_algo_optcc, ar_algo_optcc_multi, ar_algo_optcc_switch, ar_algo_async_ring,
+    ar_algo_bcast, ar_algo_stragglar, ar_algo_optcc, ar_algo_optcc_multi, ar_algo_optcc_ring, ar_algo_optcc_switch,
+    ar_algo_async_ring,
     ar_algo_oneshot;
 
 static const struct ar_algo *const table[] = {
     &ar_algo_nccl,   &ar_algo_ring,      &ar_algo_rhd,       &ar_algo_rd,
     &ar_algo_swing_bw, &ar_algo_swing_lat, &ar_algo_swing_mp, &ar_algo_bucket,
     &ar_algo_direct, &ar_algo_oneshot, &ar_algo_bcast,     &ar_algo_stragglar, &ar_algo_optcc,
-    &ar_algo_optcc_multi, &ar_algo_optcc_switch, &ar_algo_async_ring,
+    &ar_algo_optcc_multi, &ar_algo_optcc_ring, &ar_algo_optcc_switch, &ar_algo_async_ring,
 };
 
 const struct ar_algo *const *ar_algo_all(size_t *count) {

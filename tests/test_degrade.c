@@ -69,11 +69,21 @@ static void test_row_na(void) {
   }
   CHECK(heavy > 0 && light > 0, "optcc weights: %d heavy, %d light", heavy, light);
   for (int a = 0; a < 4; a++) sched_free(&sched[a]);
-  sweep_build_schedules(&p.scen[0], 2, sched, st); /* optcc needs 3 GPUs */
-  CHECK(sweep_row_na(&p.scen[0], 2, sched, st) && strstr(sweep_row_na(&p.scen[0], 2, sched, st),
-                                                          "at least 3"),
-        "optcc on 2 GPUs: %s", sweep_row_na(&p.scen[0], 2, sched, st));
+  /* on GPUs (a switch) optcc takes the one-hop form: every GPU talks to all the others */
+  CHECK(!strcmp(sched[2].algo, "optcc") && sched[2].ports == 3, "optcc on GPUs: %s, %d ports",
+        sched[2].algo, sched[2].ports);
   for (int a = 0; a < 4; a++) sched_free(&sched[a]);
+  sweep_build_schedules(&p.scen[0], 2, sched, st); /* the one-hop form runs on 2 GPUs too */
+  CHECK(sweep_row_na(&p.scen[0], 2, sched, st) == NULL, "optcc on 2 GPUs: %s",
+        sweep_row_na(&p.scen[0], 2, sched, st));
+  for (int a = 0; a < 4; a++) sched_free(&sched[a]);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--algo optcc-ring --degrade 1:2"), ==, 0); /* the ring needs 3 */
+  sweep_build_schedules(&p.scen[0], 2, sched, st);
+  CHECK(sweep_row_na(&p.scen[0], 0, sched, st) &&
+            strstr(sweep_row_na(&p.scen[0], 0, sched, st), "at least 3"),
+        "optcc-ring on 2 GPUs: %s", sweep_row_na(&p.scen[0], 0, sched, st));
+  sched_free(&sched[0]);
   run_plan_free(&p);
   /* healthy: nccl is measured */
   CHECK_INT(plan_line(&p, "--algo nccl,ring"), ==, 0);
@@ -119,13 +129,14 @@ static void test_segments(void) {
   run_plan_free(&p);
 }
 
-/* sweep_size_schedule rebuilds OPTCC when the size's k changes, and only OPTCC. */
+/* sweep_size_schedule rebuilds OPTCC when the size's k changes, and only OPTCC (the ring form:
+ * k = 8 at 1 GiB; optcc itself takes the one-hop form on GPUs, k = 16 there). */
 static void test_size_schedule(void) {
   static struct run_plan p;
   struct ar_schedule sched[2];
   ar_status st[2];
   int k[2] = {0, 0};
-  CHECK_INT(plan_line(&p, "--algo ring,optcc --degrade 3:2"), ==, 0);
+  CHECK_INT(plan_line(&p, "--algo ring,optcc-ring --degrade 3:2"), ==, 0);
   struct run_opts *o = &p.scen[0];
   o->degrade_bw = 400e9;
   sweep_build_schedules(o, 4, sched, st);

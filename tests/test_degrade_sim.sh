@@ -38,9 +38,10 @@ for b in 16777216 134217728 1073741824; do
     near "$got" "$want" 1e-4 && ok || bad "ring/$t $b B: $got us, model $want"
   done
   k=$(row "$r" optcc ce $b 2 pipeline)
-  case $b in 16777216) wk=4 ;; 134217728) wk=4 ;; *) wk=8 ;; esac
+  case $b in 16777216) wk=4 ;; 134217728) wk=4 ;; *) wk=16 ;; esac
   [ "$k" = "$wk" ] && ok || bad "optcc $b B: k $k in the pipeline column, want $wk"
-  want=$(model optcc $b 3:2 "$wk") got=$(row "$r" optcc sm $b 2 time_us_median)
+  # on GPUs optcc is the one-hop form, which `arbench model` prices as optcc-switch
+  want=$(model optcc-switch $b 3:2 "$wk") got=$(row "$r" optcc sm $b 2 time_us_median)
   near "$got" "$want" 1e-4 && ok || bad "optcc/sm $b B: $got us, model $want (k $wk)"
 done
 [ "$(row "$r" ring ce 1073741824 2 pipeline)" = 1 ] && ok || bad "ring's pipeline column changed"
@@ -65,8 +66,15 @@ grep -q '^degrade_healthy_bw: 450\.00 GB/s (copy engine push GPU 0 -> GPU 3, 512
 r=$tmp/k8/results.csv
 ks=$(awk -F, -v p="$(col "$r" pipeline)" -v s="$(col "$r" status)" 'NR > 1 { printf "%s/%s ", $p, $s }' "$r")
 [ "$ks" = "8/ok 8/ok 8/ok 8/ok " ] && ok || bad "--segments 8: $ks"
-want=$("$A" model --algo optcc-multi --ranks 4 --bytes 1073741824 --degrade 3:2,0:1.5 --segments 8 | awk '/^model_time_us:/ { print $2 }')
+want=$("$A" model --algo optcc-switch --ranks 4 --bytes 1073741824 --degrade 3:2,0:1.5 --segments 8 | awk '/^model_time_us:/ { print $2 }')
 near "$(row "$r" optcc-multi ce 1073741824 2 time_us_median)" "$want" 1e-4 && ok || bad "optcc-multi: model $want"
+# optcc-ring: the papers' ring form on GPUs too, priced as `arbench model` prices optcc (k 8)
+"$S" run --gpus 0,1,2,3 --algo optcc-ring --transport sm -b 1G -e 1G --degrade 3:2 -n 2 -w 1 \
+  --out "$tmp/ring" >/dev/null 2>"$tmp/err" && ok || bad "optcc-ring run: $(cat "$tmp/err")"
+r=$tmp/ring/results.csv
+[ "$(row "$r" optcc-ring sm 1073741824 2 pipeline)" = 8 ] && ok || bad "optcc-ring: k $(row "$r" optcc-ring sm 1073741824 2 pipeline)"
+want=$(model optcc 1073741824 3:2 8)
+near "$(row "$r" optcc-ring sm 1073741824 2 time_us_median)" "$want" 1e-4 && ok || bad "optcc-ring: model $want"
 
 # 3. a factor sweep: --degrade in each scenario of a config (1.0 .. 4.0), one run folder;
 #    ring's time grows with the factor, the clean scenario has no degraded rows

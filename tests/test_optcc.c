@@ -466,7 +466,42 @@ static void test_switch(void) {
   sched_free(&s);
 }
 
+/* The fabric picks OPTCC's form: on the papers' networks optcc and optcc-multi are the ring
+ * form (as optcc-ring), on a switch the one-hop form (as optcc-switch), transfer for transfer. */
+static void test_fabric(void) {
+  static const char *const pairs[][3] = {{"optcc", "optcc-switch", "optcc-ring"},
+                                         {"optcc-multi", "optcc-switch", "optcc-ring"}};
+  int deg[2] = {3, 0};
+  double fac[2] = {2.0, 1.5};
+  for (int i = 0; i < 2; i++)
+    for (int fabric = AR_FABRIC_NIC; fabric <= AR_FABRIC_SWITCH; fabric++) {
+      struct ar_params p;
+      ar_params_init(&p, 5);
+      p.ndegraded = i + 1;
+      p.segments = 8;
+      p.fabric = fabric;
+      for (int d = 0; d <= i; d++) {
+        p.degraded[d] = deg[d];
+        p.factor[d] = fac[d];
+      }
+      struct ar_schedule a, b;
+      CHECK_INT(ar_build(ar_algo_find(pairs[i][0]), &p, &a), ==, AR_OK);
+      CHECK_INT(ar_build(ar_algo_find(pairs[i][fabric == AR_FABRIC_SWITCH ? 1 : 2]), &p, &b), ==,
+                AR_OK);
+      int same = a.nxfers == b.nxfers && a.nrounds == b.nrounds && a.ports == b.ports;
+      for (size_t x = 0; same && x < a.nxfers; x++)
+        same = !memcmp(&a.xfers[x], &b.xfers[x], sizeof(a.xfers[x]));
+      CHECK(same, "%s on fabric %d: not the %s schedule", pairs[i][0], fabric,
+            pairs[i][fabric == AR_FABRIC_SWITCH ? 1 : 2]);
+      CHECK(!strcmp(a.algo, pairs[i][0]), "named %s", a.algo);
+      CHECK_INT(a.ports, ==, fabric == AR_FABRIC_SWITCH ? 4 : 1);
+      sched_free(&a);
+      sched_free(&b);
+    }
+}
+
 int main(void) {
+  test_fabric();
   test_time_matches_paper();
   test_every_n_and_l();
   test_ranks_3_to_64();

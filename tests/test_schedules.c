@@ -18,7 +18,8 @@ static float input(int rank, size_t i) {
 /* Which n each algorithm must support (a generator answering n/a where it should not fails). */
 static int must_support(const char *algo, int n) {
   if (!strcmp(algo, "stragglar")) return n % 2 == 0;
-  if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi")) return n >= 3;
+  if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi") || !strcmp(algo, "optcc-ring"))
+    return n >= 3;
   return 1;
 }
 
@@ -26,7 +27,7 @@ static int must_support(const char *algo, int n) {
 static void params_for(const struct ar_algo *a, int n, struct ar_params *p) {
   ar_params_init(p, n);
   if (a->flags & AR_ALGO_STRAGGLER_AWARE) p->straggler = n / 2; /* not the default n-1 */
-  if (!strcmp(a->name, "optcc")) {
+  if (!strcmp(a->name, "optcc") || !strcmp(a->name, "optcc-ring")) {
     p->ndegraded = 1;
     p->degraded[0] = 1 % n;
     p->factor[0] = 2.0;

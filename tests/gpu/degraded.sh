@@ -2,10 +2,12 @@
 # The degraded-link emulation and OPTCC in one device call (4 x H200): every run folder goes
 # into $OUT/degraded.tgz, a summary into $OUT/degraded.log.
 #   selftest  the degrade self-test (ce runs the flow program's budgets) and the clock offsets
-#   degraded  ring, optcc, optcc-switch at 1 GiB, GPU 3 2x slower, ce (k chosen per size)
-#   segments  optcc-switch and optcc at k = 8..32, GPU 3 1.5-4x slower at 1 GiB, 2x at 256 MiB, 4 GiB
-#   ab        with OLD set (another build dir): optcc-switch at 2x, k = 12, 16 on both binaries
-#   factors   the factor sweep 1.0..4.0 (ring, optcc, optcc-switch)
+#   degraded  ring, optcc (on GPUs the one-hop form), optcc-ring at 1 GiB, GPU 3 2x slower, ce
+#             (k chosen per size), 50 iterations; REPEAT more runs of it (default 2), each a process
+#   segments  with KS set (e.g. "8 12 16 20 24 32"): optcc and optcc-ring at each k, GPU 3 1.5-4x
+#             slower at 1 GiB, 2x at 256 MiB, 4 GiB
+#   ab        with OLD set (another build dir): optcc at 2x, k = 12, 16 on both binaries
+#   factors   the factor sweep 1.0..4.0 (ring, optcc, optcc-ring)
 #   straggler stragglar vs nccl at 1 GiB, 8 ms straggler on rank 1 (unchanged by the above)
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=500 bash tests/gpu/degraded.sh
 . "$(dirname "$0")/lib.sh"
@@ -16,11 +18,13 @@ show() { awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
     $c["lower_bound_us"], $c["wrong"], $c["status"] }' "$1/results.csv" 2>/dev/null | tee -a "$L"; }
 step selftest 90 "$A" run --self-test degrade --gpus 0,1,2,3
 grep -E "^(#|ce|sm|nccl)" "$W/selftest.log" | tee -a "$L"
-step degraded 90 "$A" run --gpus 0,1,2,3 --sizes 1G --algo ring,optcc,optcc-switch --transport ce \
-  --degrade 3:2.0 --pipeline 0 -n 20 -w 5 -T 60 --out "$W/degraded"
-show "$W/degraded"
-for k in ${KS:-8 12 16 20 24 32}; do # every factor at 1 GiB, and 2x at 256 MiB and 4 GiB
-  factors_conf "$W/seg$k.conf" "--gpus 0,1,2,3 --algo optcc,optcc-switch --transport ce --sizes 1G --segments $k --pipeline 0 -n 10 -w 3 -T 60" 1.5 2.0 2.5 3.0 4.0
+for r in "" $(seq -s ' ' 1 "${REPEAT:-2}"); do
+  step "degraded$r" 90 "$A" run --gpus 0,1,2,3 --sizes 1G --algo ring,optcc,optcc-ring --transport ce \
+    --degrade 3:2.0 --pipeline 0 -n 50 -w 5 -T 60 --out "$W/degraded$r"
+  show "$W/degraded$r"
+done
+for k in ${KS:-}; do # every factor at 1 GiB, and 2x at 256 MiB and 4 GiB
+  factors_conf "$W/seg$k.conf" "--gpus 0,1,2,3 --algo optcc,optcc-ring --transport ce --sizes 1G --segments $k --pipeline 0 -n 10 -w 3 -T 60" 1.5 2.0 2.5 3.0 4.0
   printf '[scenario x2-sizes]\n--degrade 3:2.0 --sizes 256M,4G\n' >>"$W/seg$k.conf"
   step "segments$k" 120 "$A" run --config "$W/seg$k.conf" --out "$W/segments$k"
   show "$W/segments$k"
@@ -28,14 +32,14 @@ done
 if [ -n "${OLD:-}" ]; then # the same link on another binary (OLD: its build dir), interleaved
   for k in 12 16 12 16; do
     for b in "$OLD" "${B:-build}"; do
-      step "ab" 60 "$b/arbench" run --gpus 0,1,2,3 --sizes 1G --algo optcc-switch --segments $k \
+      step "ab" 60 "$b/arbench" run --gpus 0,1,2,3 --sizes 1G --algo optcc --segments $k \
         --transport ce --degrade 3:2.0 --pipeline 0 -n 20 -w 5 -T 60 --out "$W/ab"
       echo "  binary $b k $k: $(tail -n 1 "$W/ab/results.csv" | cut -d, -f21) us" | tee -a "$L"
       rm -rf "$W/ab"
     done
   done
 fi
-factors_conf "$W/factors.conf" "--gpus 0,1,2,3 --algo ring,optcc,optcc-switch --transport ce --sizes 1G --pipeline 0 -n 10 -w 3 -T 60" 1.0 1.5 2.0 2.5 3.0 4.0
+factors_conf "$W/factors.conf" "--gpus 0,1,2,3 --algo ring,optcc,optcc-ring --transport ce --sizes 1G --pipeline 0 -n 20 -w 3 -T 60" 1.0 1.5 2.0 2.5 3.0 4.0
 step factors 150 "$A" run --config "$W/factors.conf" --out "$W/factors"
 show "$W/factors"
 step straggler 60 "$A" run --gpus 0,1,2,3 --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms \
