@@ -65,7 +65,6 @@ struct ar_xfer {
 
 enum ar_sched_flags {
   AR_SCHED_PIPELINED = 1u << 0, /* tagged for the copy-engine pipelined transport (async-ring) */
-  AR_SCHED_ORDERED = 1u << 1,   /* a round's transfers are in the order each sender issues them */
 };
 
 struct ar_schedule {

@@ -209,26 +209,18 @@ static ar_status wait_written(struct flow *f, int r, int stream, int k, int u) {
 static int shift(const struct flow *f, int r, int q) {
   return (q - r + f->n) % f->n;
 }
-/* 1 when a schedule's own order of a round's transfers is to be kept (AR_SCHED_ORDERED; the
- * environment's AR_FLOW_ORDER=shift asks for the shift order anyway, to compare the two). */
-static int keep_order(const struct ar_schedule *s) {
-  const char *e = getenv("AR_FLOW_ORDER");
-  return (s->flags & AR_SCHED_ORDERED) && !(e && !strcmp(e, "shift"));
-}
-
 /* Emits rank r's sends of round k on its copy stream: per batch, per receiver in shift
- * order (or the schedule's, keep_order), per chunk; each waits for the unit's last write on r, for q's READY (first copy to q)
+ * order, per chunk; each waits for the unit's last write on r, for q's READY (first copy to q)
  * and RECV (when q must be ready for this round), copies (REDUCE: into fresh scratch of q),
  * records an event (r's later writes of the unit wait for it), and the flow's DATA stream
  * (data_stream), behind that event and the budgets' release, writes DATA to q. */
 static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
-  int ordered = keep_order(s);
   for (int j = 0; j < f->nb; j++)
-    for (int sh = ordered ? 0 : 1; sh < (ordered ? 1 : f->n); sh++)
+    for (int sh = 1; sh < f->n; sh++)
       for (size_t i = lo; i < hi; i++) {
         const struct ar_xfer *x = &s->xfers[i];
-        if (x->src != r || (!ordered && shift(f, r, x->dst) != sh)) continue;
+        if (x->src != r || shift(f, r, x->dst) != sh) continue;
         int q = x->dst;
         for (int c = x->chunk; c < x->chunk + x->count; c++) {
           int u = c * f->nb + j;
