@@ -342,6 +342,7 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
     }
   }
   sched_relabel(s, pl.real);
+  s->segments = k;
   return AR_OK;
 }
 

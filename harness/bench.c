@@ -426,8 +426,8 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->algorithm = J->algo->name;
   row->transport = J->d->tname;
   row->pipeline = J->tp ? J->pipeline_used : 1; /* the count used (--pipeline 0: chosen) */
-  if (J->tp && (J->algo->flags & AR_ALGO_DEGRADE_AWARE)) /* OPTCC: its k segments */
-    row->pipeline = b->sched_k[J->d->algo_idx];
+  if (J->tp && (J->algo->flags & AR_ALGO_DEGRADE_AWARE)) /* OPTCC: the k segments it built */
+    row->pipeline = b->sched[J->d->algo_idx].segments;
   row->dtype = sweep_dtype_name(b->o->dtype);
   row->bytes = J->bytes;
   row->straggler_rank = b->o->nst ? b->o->st[0].rank : -1;

@@ -74,6 +74,7 @@ struct ar_schedule {
   int nprecond;       /* rounds [0, nprecond) run among non-stragglers before the straggler arrives */
   int straggler;      /* -1 when none */
   int ports;          /* max distinct peers a rank sends to (and receives from) per round */
+  int segments;       /* OPTCC: the k segments built (0: not segmented) */
   unsigned flags;
   size_t nxfers, cap;
   struct ar_xfer *xfers; /* sorted by round once built (sched_finish) */

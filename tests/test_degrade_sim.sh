@@ -98,6 +98,9 @@ for f in 1 2 4; do
   prev=$t
 done
 [ "$(awk -F, -v d="$(col "$r" degraded_rank)" 'NR > 1 && $d == -1' "$r" | wc -l)" = 2 ] && ok || bad "clean rows"
+# optcc at 1.0x is the direct AllReduce in one segment (its pipeline column: the k built)
+[ "$(row "$r" optcc ce 268435456 1 pipeline)" = 1 ] && ok || bad "optcc x1: k $(row "$r" optcc ce 268435456 1 pipeline)"
+[ "$(row "$r" optcc ce 268435456 2 pipeline)" = 8 ] && ok || bad "optcc x2: k $(row "$r" optcc ce 268435456 2 pipeline)"
 if [ -n "$(col "$r" lower_bound_us)" ]; then
   [ -z "$(row "$r" ring ce 268435456 1 lower_bound_us)" ] || [ "$(row "$r" ring ce 268435456 1 degraded_rank)" != -1 ] ||
     bad "a clean row has a lower bound"
