@@ -63,21 +63,9 @@ ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, c
   }
   if ((long long)q * k > (1 << 24))
     return sched_fail(s, AR_ERR_UNSUPPORTED, "%s: %d owners x %d segments is too many", name, q, k);
-  /* a degraded GPU idles downloading in round 0 and uploading in round k: there it owns one
-   * chunk of its own, reduced into it in round 0 and sent out in round k (at l = 2, p = 4 it
-   * takes (qk + q)/(qk + 1) of the bound instead of (k + 1)/k) */
-  int extra = q < n ? n - q : 0;
-  AR_CHECK(sched_init(s, name, n, q * k + extra));
+  AR_CHECK(sched_init(s, name, n, q * k));
   s->ports = n - 1;
   s->segments = k;
-  for (int j = 0, d = 0; j < extra; j++, d++) {
-    while (factor_of(p, d) == 1) d++;
-    for (int r = 0; r < n; r++)
-      if (r != d) {
-        AR_CHECK(add(s, p, 0, AR_REDUCE, r, d, q * k + j, 1));
-        AR_CHECK(add(s, p, k, AR_COPY, d, r, q * k + j, 1));
-      }
-  }
   /* round t: segment t's reduce-scatter and segment t-1's allgather (all healthy contributions
    * in round 0 instead delayed the allgathers into the degraded GPU, and so its paced ingress:
    * 8.04 ms against 6.19 in tp_check tsim at 1 GiB, l = 2, k = 16) */
