@@ -346,6 +346,12 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   return AR_OK;
 }
 
+/* The ring form for every degraded GPU (App. D; m = 0 or 1 as build_pipeline takes them). */
+static ar_status build_ring_all(const struct ar_params *p, struct ar_schedule *s,
+                                const char *name) {
+  return build_pipeline(s, name, p->nranks, p->ndegraded, p->degraded, p->factor, p->segments);
+}
+
 /* optcc in the ring form: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none). */
 static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s,
                                 const char *name) {
@@ -385,8 +391,7 @@ const struct ar_algo ar_algo_optcc = {
 /* optcc-multi: all of degraded[0..ndegraded); on a switch the one-hop form, as optcc. */
 static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule *s) {
   if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc-multi");
-  return build_pipeline(s, "optcc-multi", p->nranks, p->ndegraded, p->degraded, p->factor,
-                        p->segments);
+  return build_ring_all(p, s, "optcc-multi");
 }
 
 const struct ar_algo ar_algo_optcc_multi = {
@@ -401,9 +406,7 @@ const struct ar_algo ar_algo_optcc_multi = {
 /* optcc-ring: the ring form on any fabric (optcc for one degraded GPU, optcc-multi for more),
  * to run the papers' schedule on GPUs too. */
 static ar_status build_optcc_ring(const struct ar_params *p, struct ar_schedule *s) {
-  if (p->ndegraded > 1)
-    return build_pipeline(s, "optcc-ring", p->nranks, p->ndegraded, p->degraded, p->factor,
-                          p->segments);
+  if (p->ndegraded > 1) return build_ring_all(p, s, "optcc-ring");
   return build_ring_one(p, s, "optcc-ring");
 }
 

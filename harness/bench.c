@@ -156,7 +156,7 @@ struct bench {
   size_t cap;                             /* bytes every rank's data buffer holds */
   struct ar_schedule sched[HX_MAX_ALGOS];
   ar_status sched_st[HX_MAX_ALGOS];
-  int sched_k[HX_MAX_ALGOS]; /* OPTCC: the k of sched[a], rebuilt per size (0: not yet) */
+  int sched_k[HX_MAX_ALGOS]; /* OPTCC: the k sched[a] was asked for, per size (0: not yet) */
   int njobs, next; /* jobs[next] is the next job of the size sweep */
   struct job_desc *jobs;
   struct crit_state crit;

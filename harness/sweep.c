@@ -660,10 +660,12 @@ const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedu
 }
 
 /* Synchronisation per schedule round that sweep_segments weighs against the bandwidth term,
- * us: flag writes, waits and copy launches on the ce flow program. Fitted to optcc-switch's
- * and optcc's best k on 4 x H200, GPU 3 1.5-4x slower, 256 MiB-4 GiB (runs/reference/
- * h200x4-degraded-flow/segments.csv): 1 GiB at 2x gives optcc-switch k = 16 (6397 us there,
- * 6230-6245 in that call's other rows; k = 12 6438, 20 6750) and optcc k = 8 (7051; 12: 7353). */
+ * us: flag writes, waits and copy launches on the ce flow program. Fitted to the one-hop form's
+ * (optcc-switch, and optcc on GPUs) and the ring form's (optcc-ring; optcc there before
+ * session 9) best k on 4 x H200, GPU 3 1.5-4x slower, 256 MiB-4 GiB (runs/reference/
+ * h200x4-degraded-flow/segments.csv): 1 GiB at 2x gives the one-hop form k = 16 (6397 us
+ * there, 6230-6245 in that call's other rows; k = 12 6438, 20 6750) and the ring k = 8 (7051;
+ * 12: 7353). */
 #define SWEEP_ROUND_US 30.0
 /* The bandwidth sweep_segments assumes when none was measured (healthy runs), bytes/s. */
 #define SWEEP_NOMINAL_BW 400e9

@@ -141,12 +141,12 @@ struct ar_algo {
 };
 
 const struct ar_algo *ar_algo_find(const char *name);
-/* optcc_switch.c: OPTCC's one-hop form under the schedule name `name` (optcc-switch; optcc
- * and optcc-multi on AR_FABRIC_SWITCH). */
-ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, const char *name);
 const struct ar_algo *const *ar_algo_all(size_t *count);
 /* Builds and finishes the schedule for an algorithm; fills s->reason on failure. */
 ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s);
+/* optcc_switch.c: OPTCC's one-hop form under the schedule name `name` (optcc-switch; optcc
+ * and optcc-multi on AR_FABRIC_SWITCH). */
+ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, const char *name);
 
 /* util.c: logging to stderr, level from AR_DEBUG=info|trace */
 enum { AR_LOG_WARN = 0, AR_LOG_INFO = 1, AR_LOG_TRACE = 2 };
