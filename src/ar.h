@@ -65,6 +65,8 @@ struct ar_xfer {
 
 enum ar_sched_flags {
   AR_SCHED_PIPELINED = 1u << 0, /* tagged for the copy-engine pipelined transport (async-ring) */
+  AR_SCHED_SEND_ORDER = 1u << 1, /* each rank's sends of a round go in the generator's order
+                                  * (the ce flow program otherwise orders them by peer) */
 };
 
 struct ar_schedule {

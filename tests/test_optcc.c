@@ -462,9 +462,19 @@ static void test_switch(void) {
   double l2 = 2.0;
   CHECK_INT(build("optcc-switch", 4, 1, &d3, &l2, 0, &s), ==, AR_OK);
   CHECK_INT(s.nchunks, ==, 48);
-  CHECK_INT(s.nrounds, ==, 17);
+  CHECK_INT(s.nrounds, ==, 19); /* k + 2q - 3: the ring's q - 2 hops before and after */
   CHECK_INT(sched_verify(&s, &rep), ==, AR_OK);
   CHECK(fabs(rep.sent[0] - 5.0 / 3) < 1e-9, "healthy sent %.4f", rep.sent[0]);
+  CHECK(s.flags & AR_SCHED_SEND_ORDER, "optcc-switch: sends not in its own order");
+  /* a healthy GPU sends only to its ring successor and the degraded GPU, so that two
+   * healthy GPUs never copy into the same receiver */
+  for (int r = 0; r < 3; r++) {
+    int to[4] = {0};
+    for (size_t i = 0; i < s.nxfers; i++)
+      if (s.xfers[i].src == r) to[s.xfers[i].dst] = 1;
+    CHECK(to[(r + 1) % 3] && to[3] && !to[(r + 2) % 3], "healthy %d sends to %d %d %d %d", r,
+          to[0], to[1], to[2], to[3]);
+  }
   sched_free(&s);
 }
 
