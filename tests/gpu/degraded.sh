@@ -9,6 +9,8 @@
 #   ab        with OLD set (another build dir): optcc at 2x, k = 12, 16 on both binaries
 #   factors   the factor sweep 1.0..4.0 (ring, optcc, optcc-ring)
 #   straggler stragglar vs nccl at 1 GiB, 8 ms straggler on rank 1 (unchanged by the above)
+#   multi     correctness of optcc and optcc-multi on 2, 3 and 4 GPUs, one and two degraded
+#             GPUs, every transport, odd and mid sizes (the wrong column)
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=500 bash tests/gpu/degraded.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/degraded.log"
@@ -45,5 +47,11 @@ show "$W/factors"
 step straggler 60 "$A" run --gpus 0,1,2,3 --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms \
   --pipeline 0 -n 20 -w 5 -T 60 --out "$W/straggler"
 show "$W/straggler"
+for gp in 0,1 0,1,2 0,1,2,3; do # GPU 1 3x and the last GPU 2x slower; GPU 1 alone on 2 GPUs
+  dg=1:3; [ "$gp" != 0,1 ] && dg="1:3,${gp##*,}:2"
+  step "multi${gp//,/}" 60 "$A" run --gpus "$gp" --sizes 1K,1000003,64M --algo optcc,optcc-multi \
+    --transport ce,sm,nccl-p2p --degrade "$dg" -n 5 -w 1 -T 30 --out "$W/multi${gp//,/}"
+  show "$W/multi${gp//,/}"
+done
 (cd "$W" && tar czf "$O/degraded.tgz" . 2>/dev/null)
 echo "done in $(( $(date +%s) - T0 )) s" | tee -a "$L"
