@@ -15,8 +15,9 @@
  * Why the ring for S1 and S4 and not one hop: a healthy GPU then copies only to its ring
  * successor and the degraded GPUs, so two healthy GPUs never copy into one receiver. Copy
  * engine copies that meet at a receiver lose throughput on 4 x H200 (about 320 GB/s for two
- * against 390 for one), and at l = 2 the healthy GPUs are 5/6 busy: the one-hop S1/S4 form
- * took 6226-6402 us at 1 GiB, GPU 3 2x slower (k = 16; docs/performance.md v10).
+ * against 390 for one), and at l = 2 the healthy GPUs are 5/6 busy: at 1 GiB, GPU 3 2x
+ * slower, k = 16, S1/S4 in one hop took 6226-6402 us, on the ring 6117-6203 (the bound is
+ * 5441-5460; docs/performance.md v10, v11).
  * Order (AR_SCHED_SEND_ORDER): a healthy GPU sends its older segments' ring hops first and
  * its own section's sums after j/q of them (healthy_round), so the owners' downloads into a
  * degraded GPU come a third of a round apart, each about a round after the upload it waits for.
