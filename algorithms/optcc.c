@@ -372,8 +372,8 @@ static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s
 }
 
 /* optcc: the ring form on the papers' networks; on a switch (GPUs of one node, where every
- * peer is one hop away and flows share a link) the one-hop form of optcc_switch.c, which moves
- * the same bytes per GPU without the ring's q - 1 hops per section. */
+ * peer is one hop away and flows share a link) the switch form of optcc_switch.c, which moves
+ * the same bytes per GPU with the degraded GPUs' flows one hop instead of inside the ring. */
 static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
   if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc");
   return build_ring_one(p, s, "optcc");
@@ -382,7 +382,7 @@ static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
 const struct ar_algo ar_algo_optcc = {
     .name = "optcc",
     .ranks = "n >= 3, one degraded GPU",
-    .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the one-hop form)",
+    .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the switch form)",
     .paper = "optcc.txt s4, App. C",
     .build = build_optcc,
     .flags = AR_ALGO_DEGRADE_AWARE,
@@ -397,7 +397,7 @@ static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule
 const struct ar_algo ar_algo_optcc_multi = {
     .name = "optcc-multi",
     .ranks = "n >= 3, m degraded GPUs",
-    .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the one-hop form)",
+    .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the switch form)",
     .paper = "optcc.txt App. D",
     .build = build_optcc_multi,
     .flags = AR_ALGO_DEGRADE_AWARE,

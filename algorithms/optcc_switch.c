@@ -145,7 +145,7 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
 const struct ar_algo ar_algo_optcc_switch = {
     .name = "optcc-switch",
     .ranks = "any n >= 2, any degraded GPUs",
-    .desc = "OPTCC on a switch: ordering S3-S1-S4-S2, stages 1/4 in one hop, k segments",
+    .desc = "OPTCC on a switch: S3-S1-S4-S2, degraded GPUs one hop, S1/S4 on the healthy ring",
     .paper = "optcc.txt s4.1-4.2, Theorem 1",
     .build = build_optcc_switch,
     .flags = AR_ALGO_DEGRADE_AWARE,

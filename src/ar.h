@@ -146,7 +146,7 @@ const struct ar_algo *ar_algo_find(const char *name);
 const struct ar_algo *const *ar_algo_all(size_t *count);
 /* Builds and finishes the schedule for an algorithm; fills s->reason on failure. */
 ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s);
-/* optcc_switch.c: OPTCC's one-hop form under the schedule name `name` (optcc-switch; optcc
+/* optcc_switch.c: OPTCC's switch form under the schedule name `name` (optcc-switch; optcc
  * and optcc-multi on AR_FABRIC_SWITCH). */
 ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, const char *name);
 

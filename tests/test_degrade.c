@@ -69,11 +69,11 @@ static void test_row_na(void) {
   }
   CHECK(heavy > 0 && light > 0, "optcc weights: %d heavy, %d light", heavy, light);
   for (int a = 0; a < 4; a++) sched_free(&sched[a]);
-  /* on GPUs (a switch) optcc takes the one-hop form: every GPU talks to all the others */
+  /* on GPUs (a switch) optcc takes the switch form: the degraded GPU talks to all the others */
   CHECK(!strcmp(sched[2].algo, "optcc") && sched[2].ports == 3, "optcc on GPUs: %s, %d ports",
         sched[2].algo, sched[2].ports);
   for (int a = 0; a < 4; a++) sched_free(&sched[a]);
-  sweep_build_schedules(&p.scen[0], 2, sched, st); /* the one-hop form runs on 2 GPUs too */
+  sweep_build_schedules(&p.scen[0], 2, sched, st); /* the switch form runs on 2 GPUs too */
   CHECK(sweep_row_na(&p.scen[0], 2, sched, st) == NULL, "optcc on 2 GPUs: %s",
         sweep_row_na(&p.scen[0], 2, sched, st));
   for (int a = 0; a < 4; a++) sched_free(&sched[a]);
@@ -130,7 +130,7 @@ static void test_segments(void) {
 }
 
 /* sweep_size_schedule rebuilds OPTCC when the size's k changes, and only OPTCC (the ring form:
- * k = 8 at 1 GiB; optcc itself takes the one-hop form on GPUs, k = 16 there). */
+ * k = 8 at 1 GiB; optcc itself takes the switch form on GPUs, k = 16 there). */
 static void test_size_schedule(void) {
   static struct run_plan p;
   struct ar_schedule sched[2];

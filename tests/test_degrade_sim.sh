@@ -40,7 +40,7 @@ for b in 16777216 134217728 1073741824; do
   k=$(row "$r" optcc ce $b 2 pipeline)
   case $b in 16777216) wk=4 ;; 134217728) wk=4 ;; *) wk=16 ;; esac
   [ "$k" = "$wk" ] && ok || bad "optcc $b B: k $k in the pipeline column, want $wk"
-  # on GPUs optcc is the one-hop form, which `arbench model` prices as optcc-switch
+  # on GPUs optcc is the switch form, which `arbench model` prices as optcc-switch
   want=$(model optcc-switch $b 3:2 "$wk") got=$(row "$r" optcc sm $b 2 time_us_median)
   near "$got" "$want" 1e-4 && ok || bad "optcc/sm $b B: $got us, model $want (k $wk)"
 done

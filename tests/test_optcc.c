@@ -479,7 +479,7 @@ static void test_switch(void) {
 }
 
 /* The fabric picks OPTCC's form: on the papers' networks optcc and optcc-multi are the ring
- * form (as optcc-ring), on a switch the one-hop form (as optcc-switch), transfer for transfer. */
+ * form (as optcc-ring), on a switch the switch form (as optcc-switch), transfer for transfer. */
 static void test_fabric(void) {
   static const char *const pairs[][3] = {{"optcc", "optcc-switch", "optcc-ring"},
                                          {"optcc-multi", "optcc-switch", "optcc-ring"}};

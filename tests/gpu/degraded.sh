@@ -2,7 +2,7 @@
 # The degraded-link emulation and OPTCC in one device call (4 x H200): every run folder goes
 # into $OUT/degraded.tgz, a summary into $OUT/degraded.log.
 #   selftest  the degrade self-test (ce runs the flow program's budgets) and the clock offsets
-#   degraded  ring, optcc (on GPUs the one-hop form), optcc-ring at 1 GiB, GPU 3 2x slower, ce
+#   degraded  ring, optcc (on GPUs the switch form), optcc-ring at 1 GiB, GPU 3 2x slower, ce
 #             (k chosen per size), 50 iterations; REPEAT more runs of it (default 2), each a process
 #   segments  with KS set (e.g. "8 12 16 20 24 32"): optcc and optcc-ring at each k, GPU 3 1.5-4x
 #             slower at 1 GiB, 2x at 256 MiB, 4 GiB
