@@ -109,11 +109,11 @@ ar_status sweep_build_one(const struct run_opts *o, int n, int a, int segments,
                           struct ar_schedule *s);
 /* OPTCC's k at a size: --segments when given, else the k that minimises the modelled time
  * T (k + 1.5) / k + rounds x round (T: optcc.txt's lower bound at the healthy bandwidth;
- * rounds k + 1 when one_hop (a schedule whose stages reach every GPU in one hop, ports > 1:
- * optcc-switch), else (k + 2) q for the ring forms, q = n - degraded GPUs; `round` ~30 us of
- * synchronisation), a multiple of 4 in 4..64. On 4 GPUs at x2: optcc-switch 8 at 256 MiB,
+ * about k rounds when switch_form (ports > 1: optcc-switch, k + 2q - 3), else (k + 2) q for
+ * the ring forms, q = n - degraded GPUs; `round` ~30 us of synchronisation), a multiple of 4
+ * in 4..64. On 4 GPUs at x2: optcc-switch 8 at 256 MiB,
  * 16 at 1 GiB, 48 at 8 GiB; optcc 8 at 1 GiB. */
-int sweep_segments(const struct run_opts *o, int n, int one_hop, uint64_t bytes);
+int sweep_segments(const struct run_opts *o, int n, int switch_form, uint64_t bytes);
 /* Before a size's rows: rebuilds algorithm a's schedule when it is OPTCC's and the size's k
  * (sweep_segments) differs from *built_k, the k it was built with (0: never); no-op for the
  * others. Updates sched, st and *built_k. */

@@ -109,7 +109,7 @@ static void test_segments(void) {
     }
   }
   /* the minimum of T (k + 1.5) / k + rounds x 30 us: T = 2 S / bw at x2; optcc's rings
-   * (one_hop 0) (k + 2) q rounds, q = 3; optcc-switch's one hop (1) k + 1 */
+   * (switch_form 0) (k + 2) q rounds, q = 3; optcc-switch (1) about k */
   CHECK_INT(sweep_segments(o, 4, 0, 4u << 20), ==, 4);
   CHECK_INT(sweep_segments(o, 4, 0, 256u << 20), ==, 4);
   CHECK_INT(sweep_segments(o, 4, 0, 1u << 30), ==, 8);

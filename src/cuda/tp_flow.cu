@@ -204,25 +204,24 @@ static ar_status wait_written(struct flow *f, int r, int stream, int k, int u) {
   return AR_OK;
 }
 
-/* Returns the units' shift order key of a send from r to q (peers r + 1, r + 2, ...: all
- * ranks together send to a permutation at a time). */
-static int shift(const struct flow *f, int r, int q) {
-  return (q - r + f->n) % f->n;
+/* Returns the step (1..n-1) of a round in which r's send to q goes: its peer shift (peers
+ * r + 1, r + 2, ...: all ranks together send to a permutation at a time), or 1 for every send
+ * of a schedule that orders its sends itself (AR_SCHED_SEND_ORDER). */
+static int send_step(const struct flow *f, int r, int q) {
+  return f->s->flags & AR_SCHED_SEND_ORDER ? 1 : (q - r + f->n) % f->n;
 }
-/* Emits rank r's sends of round k on its copy stream: per batch, per receiver in shift order
- * (AR_SCHED_SEND_ORDER: in the schedule's order), per chunk; each waits for the unit's last
- * write on r, for q's READY (first copy to q) and RECV (when q must be ready for this
- * round), copies (REDUCE: into fresh scratch of q),
- * records an event (r's later writes of the unit wait for it), and the flow's DATA stream
- * (data_stream), behind that event and the budgets' release, writes DATA to q. */
+/* Emits rank r's sends of round k on its copy stream: per batch, per step (send_step), per
+ * chunk; each waits for the unit's last write on r, for q's READY (first copy to q) and RECV
+ * (when q must be ready for this round), copies (REDUCE: into fresh scratch of q), records an
+ * event (r's later writes of the unit wait for it), and the flow's DATA stream (data_stream),
+ * behind that event and the budgets' release, writes DATA to q. */
 static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) {
   const struct ar_schedule *s = f->s;
-  int by_peer = !(s->flags & AR_SCHED_SEND_ORDER);
   for (int j = 0; j < f->nb; j++)
-    for (int sh = 1; sh < (by_peer ? f->n : 2); sh++)
+    for (int sh = 1; sh < f->n; sh++)
       for (size_t i = lo; i < hi; i++) {
         const struct ar_xfer *x = &s->xfers[i];
-        if (x->src != r || (by_peer && shift(f, r, x->dst) != sh)) continue;
+        if (x->src != r || send_step(f, r, x->dst) != sh) continue;
         int q = x->dst;
         for (int c = x->chunk; c < x->chunk + x->count; c++) {
           int u = c * f->nb + j;
