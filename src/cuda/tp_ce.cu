@@ -137,8 +137,8 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
 }
 
 /* Sets the dataflow programs' automatic mini-batch sizes, the ring's copy streams and the sum
- * kernels' block cap from AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB), AR_CE_RING_STREAMS and
- * AR_SUM_BLOCKS where set, and AR_SUM_WAIT=0 (flag waits before a sum stay stream waits):
+ * kernels' block cap from AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB), AR_CE_RING_STREAMS,
+ * AR_SUM_BLOCKS and AR_FLOW_SUM_BLOCKS where set, and AR_SUM_WAIT=0 (flag waits before a sum stay stream waits):
  * tuning on the GPUs needs no rebuild. */
 static void ring_knobs(void) {
   const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
@@ -148,6 +148,8 @@ static void ring_knobs(void) {
   if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));
   const char *fb = getenv("AR_CE_FLOW_BATCH"), *prog = getenv("AR_CE_PROGRAM");
   if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
+  const char *fsb = getenv("AR_FLOW_SUM_BLOCKS");
+  if (fsb && atoi(fsb) > 0) tp_flow_sum_blocks = atoi(fsb);
   tp_ce_program = !prog ? 0 : !strcmp(prog, "flow") ? 2 : !strcmp(prog, "round") ? 1 : 0;
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
   const char *sw = getenv("AR_SUM_WAIT");

@@ -40,6 +40,7 @@
 
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
+int tp_flow_sum_blocks = TP_FLOW_SUM_BLOCKS;
 
 struct flow {
   const struct ar_schedule *s;
@@ -346,7 +347,7 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
       AR_CHECK(wait_written(f, q, 0, k, u));
       o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
       o.bytes = (f->ue[u] - f->ub[u]) * f->es;
-      o.blocks = TP_FLOW_SUM_BLOCKS;
+      o.blocks = tp_flow_sum_blocks > 0 ? tp_flow_sum_blocks : TP_FLOW_SUM_BLOCKS;
       AR_CHECK(put(f, q, &o));
       size_t w = (size_t)q * f->nu + u;
       AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));

@@ -218,6 +218,8 @@ extern int tp_ce_program;
 /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
  * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
 extern size_t tp_flow_batch_bytes;
+/* The flow program's sum kernels' blocks (default 64; AR_FLOW_SUM_BLOCKS). */
+extern int tp_flow_sum_blocks;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
