@@ -33,6 +33,12 @@
  * a schedule with many (optcc's sections) is one; at most 16 */
 #define TP_FLOW_BATCH (128u << 20)
 #define TP_FLOW_MAX 16
+/* a schedule with a straggler takes at least 2 per chunk: after its arrival each chunk is
+ * forwarded as soon as it is summed, and 2 batches hide half the sum behind the next copy
+ * (stragglar, 8 ms straggler, after arrival: 64 MiB..1 GiB with 2 batches 379, 609, 1063,
+ * 1989, 3833 us; 1 batch 420, 707, 1252, 2363, 4584; 4 and 8 slower than 2,
+ * runs/reference/h200x4-critical, midsize.log) */
+#define TP_FLOW_MIN_STRAGGLER 2
 /* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
@@ -372,8 +378,8 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
 }
 
 /* Returns the mini-batches per chunk: the pipeline asked for, else the largest chunk in
- * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX); at most the smallest non-empty
- * chunk's TP_UNIT blocks. */
+ * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX; at least TP_FLOW_MIN_STRAGGLER
+ * with a straggler); at most the smallest non-empty chunk's TP_UNIT blocks. */
 static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
   size_t most = 0, least = SIZE_MAX;
   for (int c = 0; c < f->nc; c++) {
@@ -385,6 +391,7 @@ static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
   if (pipeline <= 0) {
     nb = (most * f->es + batch - 1) / batch;
     if (nb > TP_FLOW_MAX) nb = TP_FLOW_MAX;
+    if (f->s->straggler >= 0 && nb < TP_FLOW_MIN_STRAGGLER) nb = TP_FLOW_MIN_STRAGGLER;
   }
   size_t units = least == SIZE_MAX ? 1 : (least + TP_UNIT - 1) / TP_UNIT;
   if (nb > units) nb = units;
@@ -424,15 +431,19 @@ static ar_status flow_all(struct flow *f) {
       for (size_t i = lo; i < hi; i++)
         has |= s->xfers[i].src == r || s->xfers[i].dst == r;
       if (!has || f->active[r]) continue;
-      for (int q = 0; q < n; q++) /* READY to everyone who copies into r */
-        for (size_t i = 0; i < s->nxfers; i++)
-          if (s->xfers[i].src == q && s->xfers[i].dst == r) {
-            AR_CHECK(flag_write(f, r, 0, k, q, SLOT_READY(f, r), 1));
-            break;
-          }
+      /* the copy stream starts here; READY to everyone who copies into r goes from a signal
+       * stream, by kernels, beside it (as memop copies on stream 0 before the start they held
+       * a straggler's first copy back 22 us, 64 MiB timeline, runs/reference/h200x4-critical) */
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
+      AR_CHECK(ev_wait(f, r, 2, k, ev));
+      for (int q = 0; q < n; q++)
+        for (size_t i = 0; i < s->nxfers; i++)
+          if (s->xfers[i].src == q && s->xfers[i].dst == r) {
+            AR_CHECK(flag_write(f, r, 2, k, q, SLOT_READY(f, r), 1));
+            break;
+          }
     }
     /* per round: RECV writes, sends, sums, so that the program order of every rank is a
      * valid serial order too (tp_check sim squeezes a rank's streams into one queue) */
