@@ -150,9 +150,6 @@ static void ring_knobs(void) {
   if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
   const char *fsb = getenv("AR_FLOW_SUM_BLOCKS");
   if (fsb && atoi(fsb) > 0) tp_flow_sum_blocks = atoi(fsb);
-  const char *op = getenv("AR_FLOW_ONE_PORT"), *ff = getenv("AR_FLAG_FENCE");
-  tp_flow_one_port = !(op && !strcmp(op, "0"));
-  tp_flag_fence = !(ff && !strcmp(ff, "0"));
   tp_ce_program = !prog ? 0 : !strcmp(prog, "flow") ? 2 : !strcmp(prog, "round") ? 1 : 0;
   if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
   const char *sw = getenv("AR_SUM_WAIT");

@@ -44,12 +44,9 @@ extern "C" const char *tp_flags_name(int mode) {
   return mode == TP_FLAGS_MEMOP ? "memop" : "kernel";
 }
 
-int tp_flag_fence = 1;
-
-/* Releases the stream's earlier work to whoever waits on *p (fence 0: the release store
- * alone, an experiment: AR_FLAG_FENCE=0). */
-static __global__ void flag_write_kernel(uint32_t *p, uint32_t v, int fence) {
-  if (fence) __threadfence_system();
+/* Releases the stream's earlier work to whoever waits on *p. */
+static __global__ void flag_write_kernel(uint32_t *p, uint32_t v) {
+  __threadfence_system();
   tp_flag_store(p, v);
 }
 
@@ -73,7 +70,7 @@ extern "C" ar_status tp_flag_write(int mode, cudaStream_t s, uint32_t *addr, uin
       CUDA_CHECK(cudaMemcpyAsync(addr, staging, sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
     return AR_OK;
   }
-  flag_write_kernel<<<1, 1, 0, s>>>(addr, val, tp_flag_fence);
+  flag_write_kernel<<<1, 1, 0, s>>>(addr, val);
   CUDA_CHECK(cudaGetLastError());
   return AR_OK;
 }

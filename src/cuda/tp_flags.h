@@ -22,9 +22,6 @@ enum tp_flag_mode { TP_FLAGS_MEMOP = 0, TP_FLAGS_KERNEL = 1 };
  * provides them, else kernels. */
 int tp_flags_mode(void);
 const char *tp_flags_name(int mode);
-/* 0: flag kernels write with the release store alone, without a system fence before it
- * (an experiment; AR_FLAG_FENCE=0 in the ce transport). */
-extern int tp_flag_fence;
 /* staging: a device word of the stream's own GPU that no other stream uses (memops only). */
 ar_status tp_flag_write(int mode, cudaStream_t s, uint32_t *addr, uint32_t val, uint32_t *staging);
 ar_status tp_flag_wait(int mode, cudaStream_t s, const uint32_t *addr, uint32_t val);

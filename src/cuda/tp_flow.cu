@@ -47,7 +47,6 @@
 
 size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
 int tp_flow_sum_blocks = TP_FLOW_SUM_BLOCKS;
-int tp_flow_one_port = 1;
 
 struct flow {
   const struct ar_schedule *s;
@@ -277,7 +276,7 @@ static void plan_recv(struct flow *f, int k, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi; i++) {
     const struct ar_xfer *x = &s->xfers[i];
     int q = x->dst, r = x->src, need = x->op == AR_COPY;
-    if (!need && s->ports <= 1 && tp_flow_one_port) { /* did q receive from anyone else in its previous round? */
+    if (!need && s->ports <= 1) { /* did q receive from anyone else in its previous round? */
       size_t a, b;
       for (int k2 = k - 1; k2 >= 0 && !need; k2--) {
         round_span(s, k2, &a, &b);
@@ -312,7 +311,7 @@ static ar_status emit_recv(struct flow *f, int q, int k, size_t lo, size_t hi) {
           AR_CHECK(wait_written(f, q, 2, k, u));
         }
     }
-    for (int p = 0; s->ports <= 1 && tp_flow_one_port && p < f->n; p++) /* (emitted before this round's sends) */
+    for (int p = 0; s->ports <= 1 && p < f->n; p++) /* (emitted before this round's sends) */
       if (p != q && p != r && f->sent[p][q])        /* r's own copies go in order */
         AR_CHECK(flag_wait(f, q, 2, k, SLOT_DATA(f, p), f->sent[p][q]));
     AR_CHECK(flag_write(f, q, 2, k, r, SLOT_RECV(f, q), f->rr_now[q][r]));

@@ -220,9 +220,6 @@ extern int tp_ce_program;
 extern size_t tp_flow_batch_bytes;
 /* The flow program's sum kernels' blocks (default 64; AR_FLOW_SUM_BLOCKS). */
 extern int tp_flow_sum_blocks;
-/* 0: the flow program lets a one-port schedule's receivers take several rounds' copies at
- * once (an experiment; AR_FLOW_ONE_PORT=0). */
-extern int tp_flow_one_port;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
