@@ -51,7 +51,7 @@ static size_t sum_blocks(size_t nelem, int dtype, int max_blocks) {
 
 /* At most half the SMs: a sum block can fill an SM's registers, and with a block spinning on
  * every SM the kernels that write the flags found none (the flow program with 132 sum blocks
- * hung on 4 x H200, runs/reference/h200x4-critical, midsize.log). */
+ * hung on 4 x H200, runs/reference/h200x4-issue4-all, midsize_call1.log). */
 extern "C" int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks) {
   return sum_blocks(nelem, dtype, max_blocks) <= (size_t)tp_sm_count() / 2;
 }

@@ -37,7 +37,7 @@
  * forwarded as soon as it is summed, and 2 batches hide half the sum behind the next copy
  * (stragglar, 8 ms straggler, after arrival: 64 MiB..1 GiB with 2 batches 379, 609, 1063,
  * 1989, 3833 us; 1 batch 420, 707, 1252, 2363, 4584; 4 and 8 slower than 2,
- * runs/reference/h200x4-critical, midsize.log) */
+ * runs/reference/h200x4-issue4-all, midsize_call1.log) */
 #define TP_FLOW_MIN_STRAGGLER 2
 /* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
@@ -433,7 +433,7 @@ static ar_status flow_all(struct flow *f) {
       if (!has || f->active[r]) continue;
       /* the copy stream starts here; READY to everyone who copies into r goes from a signal
        * stream, by kernels, beside it (as memop copies on stream 0 before the start they held
-       * a straggler's first copy back 22 us, 64 MiB timeline, runs/reference/h200x4-critical) */
+       * a straggler's first copy back 22 us, 64 MiB timelines, runs/reference/h200x4-issue4-all) */
       int ev;
       AR_CHECK(ev_record(f, r, 0, k, &ev));
       AR_CHECK(ev_wait(f, r, 1, k, ev));
