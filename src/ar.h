@@ -67,6 +67,9 @@ enum ar_sched_flags {
   AR_SCHED_PIPELINED = 1u << 0, /* tagged for the copy-engine pipelined transport (async-ring) */
   AR_SCHED_SEND_ORDER = 1u << 1, /* each rank's sends of a round go in the generator's order
                                   * (the ce flow program otherwise orders them by peer) */
+  AR_SCHED_SUM_FORWARD = 1u << 2, /* chunks are summed and then forwarded, hop after hop, after
+                                   * the straggler arrives (the ce flow program splits big
+                                   * chunks so that a sum overlaps the next batch's copy) */
 };
 
 struct ar_schedule {

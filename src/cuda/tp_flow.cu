@@ -33,12 +33,14 @@
  * a schedule with many (optcc's sections) is one; at most 16 */
 #define TP_FLOW_BATCH (128u << 20)
 #define TP_FLOW_MAX 16
-/* a schedule with a straggler takes at least 2 per chunk: after its arrival each chunk is
- * forwarded as soon as it is summed, and 2 batches hide half the sum behind the next copy
- * (stragglar, 8 ms straggler, after arrival: 64 MiB..1 GiB with 2 batches 379, 609, 1063,
- * 1989, 3833 us; 1 batch 420, 707, 1252, 2363, 4584; 4 and 8 slower than 2,
- * runs/reference/h200x4-issue4-all, midsize_call1.log) */
-#define TP_FLOW_MIN_STRAGGLER 2
+/* a schedule that sums and forwards its chunks after the straggler's arrival
+ * (AR_SCHED_SUM_FORWARD: stragglar) splits chunks of at least 8 MiB in 2, so that a sum runs
+ * beside the next batch's copy (8 ms straggler, after arrival, 2 batches against 1: 16 MiB
+ * 178 / 155 us, 32 MiB 233 / 241, 64 MiB..1 GiB 379, 609, 1063, 1989, 3833 against 420, 707,
+ * 1252, 2363, 4584; 4 and 8 slower than 2; bcast gained nothing from 2 at 1 MiB..1 GiB:
+ * runs/reference/h200x4-issue4-all, midsize_call*.log) */
+#define TP_FLOW_SPLIT_BYTES (8u << 20)
+#define TP_FLOW_SPLIT 2
 /* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
  * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
 #define TP_FLOW_SUM_BLOCKS 64
@@ -378,8 +380,8 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
 }
 
 /* Returns the mini-batches per chunk: the pipeline asked for, else the largest chunk in
- * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX; at least TP_FLOW_MIN_STRAGGLER
- * with a straggler); at most the smallest non-empty chunk's TP_UNIT blocks. */
+ * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX; at least TP_FLOW_SPLIT
+ * for big chunks of an AR_SCHED_SUM_FORWARD schedule); at most the smallest non-empty chunk's TP_UNIT blocks. */
 static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
   size_t most = 0, least = SIZE_MAX;
   for (int c = 0; c < f->nc; c++) {
@@ -391,7 +393,9 @@ static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
   if (pipeline <= 0) {
     nb = (most * f->es + batch - 1) / batch;
     if (nb > TP_FLOW_MAX) nb = TP_FLOW_MAX;
-    if (f->s->straggler >= 0 && nb < TP_FLOW_MIN_STRAGGLER) nb = TP_FLOW_MIN_STRAGGLER;
+    if (f->s->flags & AR_SCHED_SUM_FORWARD && most * f->es >= TP_FLOW_SPLIT_BYTES &&
+        nb < TP_FLOW_SPLIT)
+      nb = TP_FLOW_SPLIT;
   }
   size_t units = least == SIZE_MAX ? 1 : (least + TP_UNIT - 1) / TP_UNIT;
   if (nb > units) nb = units;

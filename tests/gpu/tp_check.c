@@ -792,32 +792,39 @@ static void sim_auto_pipeline(int nmax, int seeds) {
   tp_auto_batch_bytes = keep;
   tp_flow_batch_bytes = keep_flow;
   /* the flow program's real rule: the largest chunk in pieces of at most 128 MiB, at most 16
-   * (ring, n = 4: chunks of a quarter) */
+   * (ring, n = 4: chunks of a quarter); stragglar (AR_SCHED_SUM_FORWARD, n = 4: chunks of a
+   * third) splits chunks from 8 MiB in at least 2, bcast does not */
   static const struct {
+    const char *algo;
     size_t bytes;
     int want;
-  } flow_rule[] = {{1u << 20, 1}, {(size_t)512 << 20, 1}, {(size_t)516 << 20, 2},
-                   {1u << 30, 2}, {(size_t)16 << 30, 16}};
-  struct ar_schedule fs;
-  if (build_sched("ring", 4, &fs) != AR_OK) return;
+  } flow_rule[] = {{"ring", 1u << 20, 1},           {"ring", (size_t)512 << 20, 1},
+                   {"ring", (size_t)516 << 20, 2},  {"ring", 1u << 30, 2},
+                   {"ring", (size_t)16 << 30, 16},  {"stragglar", 16u << 20, 1},
+                   {"stragglar", 32u << 20, 2},     {"stragglar", 256u << 20, 2},
+                   {"stragglar", 1u << 30, 3},      {"bcast", 64u << 20, 1},
+                   {"bcast", 256u << 20, 1}};
   tp_ce_program = 2;
   for (size_t i = 0; i < sizeof(flow_rule) / sizeof(flow_rule[0]); i++) {
+    struct ar_schedule fs;
+    if (build_sched(flow_rule[i].algo, 4, &fs) != AR_OK) continue;
     struct tp_prog *p = NULL;
     char reason[256] = "";
     ar_status st = tp_prog_build(&fs, flow_rule[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &p, reason,
                                  sizeof(reason));
     int got = st == AR_OK && p->dataflow == 3 ? p->batches_max : -1;
     if (got == flow_rule[i].want) {
-      printf("ok   ring n=4 %zu B ce flow pipe=0: %d mini-batches\n", flow_rule[i].bytes, got);
+      printf("ok   %s n=4 %zu B ce flow pipe=0: %d mini-batches\n", flow_rule[i].algo,
+             flow_rule[i].bytes, got);
       npass++;
     } else {
-      printf("FAIL ring n=4 %zu B ce flow pipe=0: %d mini-batches, want %d (%s)\n",
-             flow_rule[i].bytes, got, flow_rule[i].want, reason);
+      printf("FAIL %s n=4 %zu B ce flow pipe=0: %d mini-batches, want %d (%s)\n",
+             flow_rule[i].algo, flow_rule[i].bytes, got, flow_rule[i].want, reason);
       nfail++;
     }
     tp_prog_free(p);
+    sched_free(&fs);
   }
-  sched_free(&fs);
   tp_ce_program = 0;
   /* the per-round program's real rule: about 8 MiB a mini-batch, 1 to 8; ring on 4 ranks
    * moves quarter vectors */
