@@ -138,8 +138,8 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
 
 /* Sets the dataflow programs' automatic mini-batch sizes, the ring's copy streams and the sum
  * kernels' block cap from AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB), AR_CE_RING_STREAMS,
- * AR_SUM_BLOCKS and AR_FLOW_SUM_BLOCKS where set, and AR_SUM_WAIT=0 (flag waits before a sum stay stream waits):
- * tuning on the GPUs needs no rebuild. */
+ * AR_SUM_BLOCKS and AR_FLOW_SUM_BLOCKS where set, and AR_SUM_WAIT=0 (flag waits before a sum
+ * stay stream waits): tuning on the GPUs needs no rebuild. */
 static void ring_knobs(void) {
   const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
   const char *db = getenv("AR_CE_DIRECT_BATCH"), *sb = getenv("AR_SUM_BLOCKS");

@@ -380,8 +380,9 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
 }
 
 /* Returns the mini-batches per chunk: the pipeline asked for, else the largest chunk in
- * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX; at least TP_FLOW_SPLIT
- * for big chunks of an AR_SCHED_SUM_FORWARD schedule); at most the smallest non-empty chunk's TP_UNIT blocks. */
+ * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX; at least TP_FLOW_SPLIT for big
+ * chunks of an AR_SCHED_SUM_FORWARD schedule); at most the smallest non-empty chunk's TP_UNIT
+ * blocks. */
 static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
   size_t most = 0, least = SIZE_MAX;
   for (int c = 0; c < f->nc; c++) {

@@ -218,7 +218,8 @@ extern int tp_ce_program;
 /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
  * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
 extern size_t tp_flow_batch_bytes;
-/* The flow program's sum kernels' blocks (default 64; AR_FLOW_SUM_BLOCKS). */
+/* The flow program's sum kernels' blocks (default 64; AR_FLOW_SUM_BLOCKS; above half the SMs
+ * a sum waits for its flags on the stream, not spinning: ar_sum_can_wait). */
 extern int tp_flow_sum_blocks;
 /* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
