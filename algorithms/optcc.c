@@ -388,7 +388,7 @@ const struct ar_algo ar_algo_optcc = {
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
-/* optcc-multi: all of degraded[0..ndegraded); on a switch the one-hop form, as optcc. */
+/* optcc-multi: all of degraded[0..ndegraded); on a switch the switch form, as optcc. */
 static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule *s) {
   if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc-multi");
   return build_ring_all(p, s, "optcc-multi");

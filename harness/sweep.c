@@ -665,8 +665,8 @@ const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedu
  * optcc there before session 9) best k on 4 x H200, GPU 3 1.5-4x slower, 256 MiB-4 GiB
  * (runs/reference/h200x4-degraded-flow/segments.csv): 1 GiB at 2x gives the switch form
  * k = 16 (6397 us there, 6230-6245 in that call's other rows; k = 12 6438, 20 6750) and the
- * ring k = 8 (7051; 12: 7353). With the healthy stages on a ring (session 10) the k it picks stays within 0.7%
- * of the best (runs/reference/h200x4-optcc/segments_s10_call3.csv). */
+ * ring k = 8 (7051; 12: 7353). With the healthy stages on a ring (session 10) the k it picks
+ * stays within 0.7% of the best (runs/reference/h200x4-optcc/segments_s10_call3.csv). */
 #define SWEEP_ROUND_US 30.0
 /* The bandwidth sweep_segments assumes when none was measured (healthy runs), bytes/s. */
 #define SWEEP_NOMINAL_BW 400e9

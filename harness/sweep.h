@@ -111,8 +111,8 @@ ar_status sweep_build_one(const struct run_opts *o, int n, int a, int segments,
  * T (k + 1.5) / k + rounds x round (T: optcc.txt's lower bound at the healthy bandwidth;
  * about k rounds when switch_form (ports > 1: optcc-switch, k + 2q - 3), else (k + 2) q for
  * the ring forms, q = n - degraded GPUs; `round` ~30 us of synchronisation), a multiple of 4
- * in 4..64. On 4 GPUs at x2: optcc-switch 8 at 256 MiB,
- * 16 at 1 GiB, 48 at 8 GiB; optcc 8 at 1 GiB. */
+ * in 4..64. On 4 GPUs at x2: the switch form 8 at 256 MiB, 16 at 1 GiB, 48 at 8 GiB;
+ * optcc-ring 8 at 1 GiB. */
 int sweep_segments(const struct run_opts *o, int n, int switch_form, uint64_t bytes);
 /* Before a size's rows: rebuilds algorithm a's schedule when it is OPTCC's and the size's k
  * (sweep_segments) differs from *built_k, the k it was built with (0: never); no-op for the

@@ -14,10 +14,6 @@
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=500 bash tests/gpu/degraded.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/degraded.log"
-show() { awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
-  { printf "  %-12s %-8s %11s factor %-4s k %-3s median %10s lb %10s wrong %s %s\n", $c["algorithm"],
-    $c["transport"], $c["bytes"], $c["factor"], $c["pipeline"], $c["time_us_median"],
-    $c["lower_bound_us"], $c["wrong"], $c["status"] }' "$1/results.csv" 2>/dev/null | tee -a "$L"; }
 step selftest 90 "$A" run --self-test degrade --gpus 0,1,2,3
 grep -E "^(#|ce|sm|nccl)" "$W/selftest.log" | tee -a "$L"
 for r in "" $(seq -s ' ' 1 "${REPEAT:-2}"); do

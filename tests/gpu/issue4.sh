@@ -14,10 +14,6 @@
 # Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=580 bash tests/gpu/issue4.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/issue4.log"
-show() { awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
-  { printf "  %-12s %-8s %11s delay %8s factor %-4s k %-3s median %10s after %10s lb %10s wrong %s %s\n",
-    $c["algorithm"], $c["transport"], $c["bytes"], $c["delay_us"], $c["factor"], $c["pipeline"],
-    $c["time_us_median"], $c["time_after_arrival_us"], $c["lower_bound_us"], $c["wrong"], $c["status"] }' "$1/results.csv" 2>/dev/null | tee -a "$L"; }
 step selftest_delay 60 "$A" run --self-test delay --gpus 0,1,2,3
 grep -vE "^\s*$" "$W/selftest_delay.log" | tail -n 8 | tee -a "$L"
 step selftest 90 "$A" run --self-test degrade --gpus 0,1,2,3
@@ -38,14 +34,12 @@ step critical 200 "$A" run --gpus 0,1,2,3 --find-critical --algo nccl,ring,rhd,d
 cat "$W/critical/critical.csv" 2>/dev/null | tee -a "$L"
 step allalgos 90 "$A" run --gpus 0,1,2,3 --sizes 1K,1000003,64M --algo all --transport ce --degrade 1:2 \
   -n 3 -w 1 -T 30 --out "$W/allalgos"
-awk -F, 'NR > 1 { n++; st[$31]++; if ($30 != "" && $30 != 0) bad++ } END { printf "  allalgos: %d rows, %d wrong;", n, bad;
-  for (k in st) printf " %s %d", k, st[k]; print "" }' "$W/allalgos/results.csv" 2>/dev/null | tee -a "$L"
+tally allalgos "$W/allalgos"
 for gp in 0,1 0,1,2 0,1,2,3; do # GPU 1 3x and the last GPU 2x slower; GPU 1 alone on 2 GPUs
   dg=1:3; [ "$gp" != 0,1 ] && dg="1:3,${gp##*,}:2"
   step "multi${gp//,/}" 60 "$A" run --gpus "$gp" --sizes 1K,1000003,64M --algo optcc,optcc-multi \
     --transport ce,sm,nccl-p2p --degrade "$dg" -n 5 -w 1 -T 30 --out "$W/multi${gp//,/}"
-  awk -F, 'NR > 1 { n++; if ($30 != 0 || $31 != "ok") bad++ } END { printf "  multi '"$gp"': %d rows, %d wrong or not ok\n", n, bad }' \
-    "$W/multi${gp//,/}/results.csv" 2>/dev/null | tee -a "$L"
+  tally "multi $gp" "$W/multi${gp//,/}"
 done
 (cd "$W" && tar czf "$O/issue4.tgz" . 2>/dev/null)
 echo "done in $(( $(date +%s) - T0 )) s" | tee -a "$L"

@@ -44,3 +44,21 @@ factors_conf() {
   echo "$common" >"$file"
   for f in "$@"; do printf '[scenario x%s]\n--degrade 3:%s\n' "${f%.0}" "$f"; done >>"$file"
 }
+
+# show DIR: one line per row of DIR/results.csv (algorithm, transport, bytes, delay, factor,
+# pipeline or k, median, after arrival, lower bound, wrong, status), to stdout and $L
+show() {
+  awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+  { printf "  %-12s %-8s %11s delay %8s factor %-4s k %-3s median %10s after %10s lb %10s wrong %s %s\n",
+    $c["algorithm"], $c["transport"], $c["bytes"], $c["delay_us"], $c["factor"], $c["pipeline"],
+    $c["time_us_median"], $c["time_after_arrival_us"], $c["lower_bound_us"], $c["wrong"], $c["status"] }' \
+    "$1/results.csv" 2>/dev/null | tee -a "$L"
+}
+
+# tally LABEL DIR: DIR/results.csv's rows, how many wrong, and a count per status, to stdout and $L
+tally() {
+  awk -F, -v label="$1" 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+  { n++; st[$c["status"]]++; if ($c["wrong"] != "" && $c["wrong"] != 0) bad++ }
+  END { printf "  %s: %d rows, %d wrong;", label, n, bad; for (k in st) printf " %s %d", k, st[k]; print "" }' \
+    "$2/results.csv" 2>/dev/null | tee -a "$L"
+}
