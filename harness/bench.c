@@ -146,6 +146,8 @@ struct job {
 struct bench {
   const struct hx_bench_cfg *cfg;
   const struct run_opts *o;
+  int colocated;      /* some GPU hosts several ranks: no NCCL communicator */
+  char placement[64]; /* the placement column */
   int n, total; /* total = warmup + iters */
   int esize;
   struct hx_barrier bar;
@@ -296,7 +298,7 @@ static int rank_init(struct rank *R) {
   int err = 0, n = b->n;
   if (RK_CUDA(R, cudaSetDevice(R->dev))) return 1;
   for (int q = 0; q < n; q++) {
-    if (q == R->rank) continue;
+    if (q == R->rank || b->rk[q].dev == R->dev) continue; /* co-located: plain device copies */
     int can = 0;
     if (RK_CUDA(R, cudaDeviceCanAccessPeer(&can, R->dev, b->rk[q].dev))) return 1;
     if (!can) {
@@ -333,8 +335,9 @@ static int rank_init(struct rank *R) {
     ar_log(AR_LOG_INFO, "rank %d: delay kernel fixed cost %.2f us (subtracted from delays)",
            R->rank, bias);
   if (RK_CUDA(R, cudaGetLastError())) return 1;
-  /* the communicator before the big buffer, so NCCL gets its memory first */
-  if (RK_NCCL(R, ncclCommInitRank(&R->comm, n, b->id, R->rank))) return 1;
+  /* the communicator before the big buffer, so NCCL gets its memory first; NCCL refuses two
+   * ranks on one GPU, so co-located runs have none (their nccl rows are n/a) */
+  if (!b->colocated && RK_NCCL(R, ncclCommInitRank(&R->comm, n, b->id, R->rank))) return 1;
   /* the largest size; if it does not fit, halve: bigger sizes become oom rows */
   size_t want = 0;
   for (int s = 0; s < b->o->nsizes; s++) {
@@ -444,10 +447,15 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row_lists(b);
   row->stragglers = b->st_text;
   row->degraded = b->dg_text;
+  row->placement = b->placement;
 }
 
 /* Prints the stdout table's header. */
 static void table_header(struct bench *b) {
+  if (b->colocated)
+    printf("#\n# co-located ranks (%s): these timings measure one GPU's memory system, not "
+           "NVLink;\n# use them for correctness and smoke runs, not to compare algorithms\n",
+           b->placement);
   printf("#\n#%12s %12s %8s %12s %10s %10s %8s %8s %7s %7s%s\n", "size", "count", "type",
          "algorithm", "transport", "time", "algbw", "busbw", "#wrong", "status",
          b->o->nst ? "      delay      after" : "");
@@ -506,6 +514,9 @@ static int transport_slot(struct bench *b, const char *name) {
  * only (job_prepare). */
 static unsigned long long seed_next = 1;
 
+/* The job runs NCCL's own AllReduce. */
+static int native_job(const struct job *J) { return (J->algo->flags & AR_ALGO_NATIVE) != 0; }
+
 /* Rank 0: resolves a job (schedule, memory, transport setup) into b->job. */
 static void job_prepare(struct bench *b, const struct job_desc *d) {
   const struct run_opts *o = b->o;
@@ -543,6 +554,12 @@ static void job_prepare(struct bench *b, const struct job_desc *d) {
     ar_status st = b->sched_st[J->d->algo_idx];
     J->state = st == AR_ERR_UNSUPPORTED ? JOB_NA : JOB_ERROR;
     snprintf(J->reason, sizeof(J->reason), "%s", na);
+    return;
+  }
+  if (b->colocated && (native_job(J) || !strcmp(J->d->tname, "nccl-p2p"))) {
+    J->state = JOB_NA;
+    snprintf(J->reason, sizeof(J->reason), "NCCL cannot run two ranks on one GPU (%s)",
+             b->placement);
     return;
   }
   if (J->bytes > b->cap) {
@@ -1040,10 +1057,36 @@ static int build_jobs(struct bench *b) {
   return 0;
 }
 
+/* The SMs each rank's waiting kernels may occupy (transport.h): its GPU's, shared evenly by
+ * the ranks on it; 0, or -1 when a GPU cannot be asked. */
+static int share_sms(struct bench *b) {
+  for (int r = 0; r < b->n; r++) {
+    int sms = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, b->rk[r].dev);
+    if (e != cudaSuccess) {
+      fprintf(stderr, "arbench: GPU %d: cudaDeviceGetAttribute: %s\n", b->rk[r].dev,
+              cudaGetErrorString(e));
+      return -1;
+    }
+    b->world.sms[r] = ar_place_sms(&b->cfg->place, r, sms);
+  }
+  return 0;
+}
+
 /* Prints the devices block that opens the table. */
 static void print_devices(struct bench *b) {
   const struct run_opts *o = b->o;
-  printf("# arbench: %d GPUs, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
+  char detail[256];
+  printf("# placement: %s (%s)", b->placement, ar_place_detail(&b->cfg->place, detail,
+                                                              sizeof(detail)));
+  if (b->colocated) {
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, b->rk[0].dev);
+    printf("; each rank's waiting kernels on %d of GPU %d's %d SMs", b->world.sms[0],
+           b->rk[0].dev, sms);
+  }
+  printf("\n");
+  printf("# arbench: %d ranks, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
          b->n, sweep_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
          (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
   printf("# driver %s, CUDA runtime %s, NCCL %s, run %s\n", b->cfg->meta->driver,
@@ -1068,6 +1111,8 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->esize = sweep_dtype_size(o->dtype);
   b->bar.n = b->n;
   b->world.n = b->n;
+  b->colocated = ar_place_colocated(&cfg->place);
+  ar_place_text(&cfg->place, b->placement, sizeof(b->placement));
   pthread_mutex_init(&b->wd_mu, NULL);
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast can take a shared host's GPUs down */
   int rc = 1;
@@ -1088,6 +1133,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
       if (o->st[k].rank == r) R->straggler_k = k;
     b->world.dev[r] = R->dev;
   }
+  if (share_sms(b)) goto out;
   build_schedules(b);
   if (o->find_critical) crit_setup(b);
   if (o->profile && cfg->csv) b->overlap_csv = hx_overlap_csv(cfg->csv->path);

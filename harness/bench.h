@@ -7,12 +7,14 @@
 
 #include "csv.h"
 #include "meta.h"
+#include "placement.h"
 #include "sweep.h"
 
 struct hx_bench_cfg {
   const struct run_opts *o; /* one scenario */
   int n;                    /* ranks */
   int dev[HX_MAX_DEVS];     /* CUDA ordinal of each rank */
+  struct ar_placement place; /* the same, with which ranks share a GPU */
   struct hx_csv *csv;
   const struct hx_meta *meta;
   const char *run_id;

@@ -22,6 +22,10 @@ extern const char hx_csv_scenario_columns[];
  * with reduction kernels and with the straggler's delay (harness/profile.h); empty for a row
  * that was not profiled. */
 extern const char hx_csv_profile_columns[];
+/* Last (hx_csv_open_run's files only): placement, how many ranks shared a GPU ("1 rank/GPU",
+ * "4 ranks/GPU", "2-3 ranks/GPU"; src/placement.h). Co-located rows time one GPU's memory
+ * system, not NVLink. */
+extern const char hx_csv_placement_column[];
 
 /* One row. NaN doubles, negative `wrong` and a zero t.n leave their fields empty. */
 struct hx_csv_row {
@@ -48,12 +52,13 @@ struct hx_csv_row {
   /* hx_csv_profile_columns: written when profiled is set (NaN: empty) */
   int profiled;
   double overlap_reduce_pct, overlap_delay_pct;
+  const char *placement; /* hx_csv_placement_column (NULL: empty) */
 };
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a line break. */
 void hx_csv_field(FILE *f, const char *s);
-/* Writes the row as one line (with its newline), with hx_csv_scenario_columns and
- * hx_csv_profile_columns when scenario_cols is set; returns 0, or -1 when the write failed. */
+/* Writes the row as one line (with its newline), with hx_csv_scenario_columns,
+ * hx_csv_profile_columns and hx_csv_placement_column when scenario_cols is set; returns 0, or -1 when the write failed. */
 int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols);
 
 /* A results file shared by threads: each row is written and flushed under the lock. */

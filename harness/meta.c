@@ -107,7 +107,8 @@ static void section(FILE *f, const char *title, const char *cmd) {
   pclose(p);
 }
 
-int hx_meta_write(const struct hx_meta *m, const char *dir, const int *devs, int n) {
+int hx_meta_write(const struct hx_meta *m, const char *dir, const struct ar_placement *pl) {
+  const int *devs = pl->dev, n = pl->n;
   char path[2048];
   snprintf(path, sizeof(path), "%s/COMMAND", dir);
   FILE *f = fopen(path, "w");
@@ -143,8 +144,15 @@ int hx_meta_write(const struct hx_meta *m, const char *dir, const int *devs, int
           m->cuda, m->nccl, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
   const char *nvls = getenv("NCCL_NVLS_ENABLE");
   const char *loading = getenv("CUDA_MODULE_LOADING");
-  fprintf(f, "NCCL_NVLS_ENABLE: %s\nCUDA_MODULE_LOADING: %s\nn_gpus: %d\n", nvls ? nvls : "(unset)",
-          loading ? loading : "(unset)", n);
+  const char *queues = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  fprintf(f, "NCCL_NVLS_ENABLE: %s\nCUDA_MODULE_LOADING: %s\nCUDA_DEVICE_MAX_CONNECTIONS: %s\n"
+          "n_gpus: %d\n", nvls ? nvls : "(unset)", loading ? loading : "(unset)",
+          queues ? queues : "(unset)", n);
+  char pt[64], pd[512];
+  fprintf(f, "placement: %s (%s; %d GPU%s)%s\n", ar_place_text(pl, pt, sizeof(pt)),
+          ar_place_detail(pl, pd, sizeof(pd)), pl->ndev, pl->ndev == 1 ? "" : "s",
+          ar_place_colocated(pl) ? ": co-located ranks; timings measure one GPU's memory "
+                                   "system, not NVLink" : "");
   for (int r = 0; r < n; r++) {
     struct cudaDeviceProp p;
     if (cudaGetDeviceProperties(&p, devs[r]) != cudaSuccess) {

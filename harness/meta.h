@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "placement.h"
+
 struct hx_meta {
   char host[128];
   char gpu[256];    /* rank 0's GPU name, e.g. "NVIDIA H200" */
@@ -17,8 +19,9 @@ struct hx_meta {
 int hx_meta_basic(struct hx_meta *m, int argc, char **argv);
 /* Adds the GPU name of device dev0, the driver, CUDA runtime and NCCL versions; returns 0. */
 int hx_meta_devices(struct hx_meta *m, int dev0);
-/* Writes DIR/meta.txt (command, git revision, GPUs, versions, topology, clocks, NVLink) and
+/* Writes DIR/meta.txt (command, git revision, placement, GPUs, versions, topology, clocks,
+ * NVLink) and
  * DIR/COMMAND; returns 0, or -1 when a file could not be written. */
-int hx_meta_write(const struct hx_meta *m, const char *dir, const int *devs, int n);
+int hx_meta_write(const struct hx_meta *m, const char *dir, const struct ar_placement *pl);
 
 #endif

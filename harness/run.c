@@ -68,7 +68,12 @@ static void default_out(char *buf, size_t len, const char *host) {
   snprintf(buf, len, "runs/%s_%s", stamp, host);
 }
 
-/* The devices of the run from --gpus or every visible GPU; returns 0, or the exit status. */
+/* The ranks a scenario names before any GPU is seen: --ranks, else --gpus (0: one per
+ * visible GPU, known only then). */
+static int named_ranks(const struct run_opts *o) { return o->nranks ? o->nranks : o->ngpus; }
+
+/* The placement of the run's ranks: --gpus (an ordinal may repeat) or every visible GPU,
+ * with --ranks N placed round-robin over them; returns 0, or the exit status. */
 static int pick_devices(const struct run_opts *o, struct hx_bench_cfg *cfg) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -78,6 +83,7 @@ static int pick_devices(const struct run_opts *o, struct hx_bench_cfg *cfg) {
             e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
     return EXIT_FAIL;
   }
+  int list[HX_MAX_DEVS], nlist = 0;
   if (o->ngpus) {
     for (int r = 0; r < o->ngpus; r++) {
       if (o->gpus[r] >= count) {
@@ -87,18 +93,21 @@ static int pick_devices(const struct run_opts *o, struct hx_bench_cfg *cfg) {
         args_bad("--gpus", v, why);
         return EXIT_BAD_INPUT;
       }
-      cfg->dev[r] = o->gpus[r];
+      list[nlist++] = o->gpus[r];
     }
-    cfg->n = o->ngpus;
-    return 0;
+  } else {
+    for (int d = 0; d < count && nlist < HX_MAX_DEVS; d++) list[nlist++] = d;
   }
-  if (count < 2) {
-    fprintf(stderr, "arbench: an AllReduce needs at least 2 GPUs; %d visible "
-                    "(`arbench model` works without GPUs)\n", count);
+  int n = o->nranks ? o->nranks : nlist;
+  if (n < 2) {
+    fprintf(stderr, "arbench: an AllReduce needs at least 2 ranks; %d GPU visible: place several "
+                    "ranks on it with --ranks 4 (or --gpus 0,0,0,0; for correctness and smoke "
+                    "runs: the timings measure one GPU's memory system, not NVLink)\n", count);
     return EXIT_FAIL;
   }
-  cfg->n = count < HX_MAX_DEVS ? count : HX_MAX_DEVS;
-  for (int r = 0; r < cfg->n; r++) cfg->dev[r] = r;
+  ar_place_round_robin(&cfg->place, list, nlist, n);
+  cfg->n = n;
+  for (int r = 0; r < n; r++) cfg->dev[r] = cfg->place.dev[r];
   return 0;
 }
 
@@ -112,9 +121,9 @@ static double now_s(void) {
 /* The GPUs a dry run plans for: --gpus, else CUDA_VISIBLE_DEVICES or /dev/nvidiaN (nothing
  * is opened), else 8; *how says which. */
 static int dry_gpus(const struct run_opts *o, const char **how) {
-  if (o->ngpus) {
-    *how = "--gpus";
-    return o->ngpus;
+  if (named_ranks(o)) {
+    *how = o->nranks ? "--ranks" : "--gpus";
+    return named_ranks(o);
   }
   int n = 0;
   const char *vis = getenv("CUDA_VISIBLE_DEVICES");
@@ -143,15 +152,15 @@ static int dry_run(struct run_plan *plan) {
   int n = dry_gpus(&plan->scen[0], &how), rows = 0, measure = 0;
   double secs = 0;
   for (int i = 0; i < plan->nscen; i++) {
-    int ni = plan->scen[i].ngpus ? plan->scen[i].ngpus : n;
+    int ni = named_ranks(&plan->scen[i]) ? named_ranks(&plan->scen[i]) : n;
     if (run_opts_check_ranks(&plan->scen[i], ni)) return EXIT_BAD_INPUT;
     run_opts_settle(&plan->scen[i], ni);
   }
-  printf("dry run: %d scenario%s%s%s, %d GPUs (%s); nothing is measured\n", plan->nscen,
+  printf("dry run: %d scenario%s%s%s, %d ranks (%s); nothing is measured\n", plan->nscen,
          plan->nscen == 1 ? "" : "s", plan->config[0] ? " from " : "", plan->config, n, how);
   for (int i = 0; i < plan->nscen; i++) {
     struct sweep_plan p;
-    int ni = plan->scen[i].ngpus ? plan->scen[i].ngpus : n;
+    int ni = named_ranks(&plan->scen[i]) ? named_ranks(&plan->scen[i]) : n;
     if (sweep_plan(&plan->scen[i], ni, &p)) {
       fprintf(stderr, "arbench: out of host memory\n");
       return EXIT_FAIL;
@@ -168,8 +177,15 @@ static int dry_run(struct run_plan *plan) {
   return EXIT_OK;
 }
 
-/* --self-test delay on the first --gpus device (else device 0), or --self-test degrade on
- * the --gpus devices (else the first 4 visible; the first one degraded x2); the exit status. */
+/* Co-located ranks spin on flags that ranks on other streams of the same GPU write: each
+ * stream needs a hardware queue of its own, or a waiting stream can hold up the writer queued
+ * behind it. CUDA's default is 8 queues per device; 32 is its most. Set before any context
+ * exists; the caller's own value is kept. meta.txt records what was in effect. */
+static void colocated_queues(void) { setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0); }
+
+/* --self-test delay on the first rank's device, or --self-test degrade on the ranks of
+ * --gpus/--ranks (else the first 4 visible GPUs, or 4 ranks on GPU 0 when it is the only
+ * one; the first rank degraded x2); the exit status. */
 static int self_test(const struct run_opts *o) {
   int count = 0, dev = o->ngpus ? o->gpus[0] : 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -179,9 +195,20 @@ static int self_test(const struct run_opts *o) {
     return EXIT_FAIL;
   }
   if (!strcmp(o->self_test, "degrade")) {
-    int devs[HX_MAX_DEVS], n = o->ngpus ? o->ngpus : count < 4 ? count : 4;
-    for (int r = 0; r < n; r++) devs[r] = o->ngpus ? o->gpus[r] : r;
-    return tp_degrade_selftest(devs, n, 2.0, stdout) ? EXIT_FAIL : EXIT_OK;
+    int list[HX_MAX_DEVS], nlist = 0;
+    for (int r = 0; r < o->ngpus; r++) list[nlist++] = o->gpus[r];
+    for (int d = 0; !o->ngpus && d < count && d < 4; d++) list[nlist++] = d;
+    int n = o->nranks ? o->nranks : nlist > 1 ? nlist : 4;
+    struct ar_placement pl;
+    ar_place_round_robin(&pl, list, nlist, n);
+    if (ar_place_colocated(&pl)) {
+      char t[64], d[256];
+      printf("# self-test degrade on co-located ranks (%s: %s): copies stay in one GPU's "
+             "memory; the emulated caps are checked all the same\n",
+             ar_place_text(&pl, t, sizeof(t)), ar_place_detail(&pl, d, sizeof(d)));
+      colocated_queues();
+    }
+    return tp_degrade_selftest(pl.dev, pl.n, 2.0, stdout) ? EXIT_FAIL : EXIT_OK;
   }
   return hx_selftest_delay(dev) ? EXIT_FAIL : EXIT_OK;
 }
@@ -350,7 +377,8 @@ int cmd_run(int argc, char **argv) {
       }
   /* with --gpus the rank count is known: check ranks before touching CUDA */
   for (int i = 0; i < plan.nscen; i++)
-    if (plan.scen[i].ngpus && run_opts_check_ranks(&plan.scen[i], plan.scen[i].ngpus)) {
+    if (named_ranks(&plan.scen[i]) &&
+        run_opts_check_ranks(&plan.scen[i], named_ranks(&plan.scen[i]))) {
       rc = EXIT_BAD_INPUT;
       goto out;
     }
@@ -380,6 +408,7 @@ int cmd_run(int argc, char **argv) {
       goto out;
     }
     run_opts_settle(&plan.scen[i], cfg[i].n);
+    if (ar_place_colocated(&cfg[i].place)) colocated_queues();
     any_crit |= plan.scen[i].find_critical;
     any_st |= plan.scen[i].nst > 0;
     any_ph |= plan.scen[i].phases;
@@ -397,7 +426,7 @@ int cmd_run(int argc, char **argv) {
     rc = EXIT_FAIL;
     goto out;
   }
-  if (hx_meta_write(&meta, dir, cfg[0].dev, cfg[0].n))
+  if (hx_meta_write(&meta, dir, &cfg[0].place))
     fprintf(stderr, "arbench: cannot write %s/meta.txt or COMMAND: %s\n", dir, strerror(errno));
   if (dg_how[0]) degrade_meta(dir, dg_how);
   if (plan.config[0] && copy_config(plan.config, dir))

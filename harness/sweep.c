@@ -27,7 +27,12 @@ void run_opts_usage(void) {
       "      --sizes LIST        an explicit list of sizes (e.g. 1K,1000003,1M)\n"
       "      --algo LIST|all     algorithms (default all; see arbench --list)\n"
       "      --transport LIST|all  nccl-p2p, ce, sm (default nccl-p2p; nccl ignores it)\n"
-      "      --gpus LIST         CUDA ordinals, rank = position (default every GPU)\n"
+      "      --gpus LIST         CUDA ordinals, rank = position (default every GPU); an\n"
+      "                          ordinal may repeat: --gpus 0,0,0,0 puts 4 ranks on GPU 0\n"
+      "      --ranks N           N ranks placed round-robin over --gpus (default every\n"
+      "                          GPU); more ranks than GPUs share them (co-located: for\n"
+      "                          correctness and smoke runs; the timings are one GPU's\n"
+      "                          memory system, not NVLink)\n"
       "  -n, --iters N           timed iterations (default 20)\n"
       "  -w, --warmup N          untimed warm-up iterations (default 5)\n"
       "  -T, --timeout SECONDS   watchdog per size and algorithm (default 120)\n"
@@ -89,7 +94,7 @@ static int parse_profile(const char *s, int *what) {
   return 0;
 }
 
-/* Parses "0,1,3" into distinct ordinals; 0 or -1. */
+/* Parses "0,1,3" (or "0,0,0,0": ranks sharing a GPU) into ordinals; 0 or -1. */
 static int parse_gpus(const char *s, struct run_opts *o) {
   char buf[256];
   if (strlen(s) >= sizeof(buf)) return args_bad("--gpus", s, "too long");
@@ -97,13 +102,21 @@ static int parse_gpus(const char *s, struct run_opts *o) {
   o->ngpus = 0;
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     int d;
-    if (o->ngpus == HX_MAX_DEVS) return args_bad("--gpus", s, "at most 16 GPUs");
+    if (o->ngpus == HX_MAX_DEVS) return args_bad("--gpus", s, "at most 16 ranks");
     if (args_parse_int("--gpus", t, 0, 255, &d)) return -1;
-    for (int i = 0; i < o->ngpus; i++)
-      if (o->gpus[i] == d) return args_bad("--gpus", s, "a GPU is named twice");
     o->gpus[o->ngpus++] = d;
   }
-  if (o->ngpus < 2) return args_bad("--gpus", s, "an AllReduce needs at least 2 GPUs");
+  if (!o->ngpus) return args_bad("--gpus", s, "empty");
+  return 0;
+}
+
+/* --gpus and --ranks together: the ranks of a run; 0 or -1. */
+static int check_placement(struct run_opts *o, const char *gpus_text, const char *ranks_text) {
+  if (o->nranks && o->ngpus > o->nranks)
+    return args_bad("--ranks", ranks_text, "fewer ranks than the GPUs listed by --gpus");
+  if (!o->nranks && o->ngpus == 1 && strcmp(o->self_test, "delay"))
+    return args_bad("--gpus", gpus_text, "an AllReduce needs at least 2 ranks: name the GPU "
+                    "once per rank (--gpus 0,0,0,0) or add --ranks N");
   return 0;
 }
 
@@ -246,13 +259,14 @@ static int check_critical(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE };
+         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
       {"sizes", required_argument, 0, O_SIZES},  {"algo", required_argument, 0, O_ALGO},
       {"transport", required_argument, 0, O_TRANSPORT},
-      {"gpus", required_argument, 0, O_GPUS},    {"iters", required_argument, 0, 'n'},
+      {"gpus", required_argument, 0, O_GPUS},    {"ranks", required_argument, 0, O_RANKS},
+      {"iters", required_argument, 0, 'n'},
       {"warmup", required_argument, 0, 'w'},     {"timeout", required_argument, 0, 'T'},
       {"out", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 'd'},
       {"pipeline", required_argument, 0, O_PIPELINE},
@@ -282,7 +296,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   o->crit_max_us = CRIT_DEFAULT_MAX_US;
   o->crit_algo = ar_algo_find("stragglar");
   int explicit_sizes = 0;
-  const char *min_text = "1K", *crit_list = NULL;
+  const char *min_text = "1K", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
   if (parse_algos("all", o) || parse_transports("nccl-p2p", o)) return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
@@ -301,7 +315,14 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case O_ALGO: if (parse_algos(optarg, o)) return -1; break;
     case O_TRANSPORT: if (parse_transports(optarg, o)) return -1; break;
-    case O_GPUS: if (parse_gpus(optarg, o)) return -1; break;
+    case O_GPUS:
+      if (parse_gpus(optarg, o)) return -1;
+      gpus_text = optarg;
+      break;
+    case O_RANKS:
+      if (args_parse_int("--ranks", optarg, 2, HX_MAX_DEVS, &o->nranks)) return -1;
+      ranks_text = optarg;
+      break;
     case 'n': if (args_parse_int("-n", optarg, 1, 100000, &o->iters)) return -1; break;
     case 'w': if (args_parse_int("-w", optarg, 0, 1000000, &o->warmup)) return -1; break;
     case 'T': if (args_parse_int("-T", optarg, 1, 7 * 24 * 3600, &o->timeout_s)) return -1; break;
@@ -388,6 +409,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
             argv[optind], parse_where);
     return -1;
   }
+  if (check_placement(o, gpus_text, ranks_text)) return -1;
   if (o->find_critical) { /* the search replaces the size sweep */
     if (parse_critical_sizes(crit_list, o) || check_critical(o)) return -1;
     explicit_sizes = 1;

@@ -27,7 +27,8 @@ struct run_opts {
   int ntransports;
   const char *transports[HX_MAX_TRANSPORTS]; /* "nccl-p2p", "ce", "sm" */
   int ngpus;                                 /* 0: every visible GPU */
-  int gpus[HX_MAX_DEVS];
+  int gpus[HX_MAX_DEVS];                     /* may repeat: ranks sharing a GPU */
+  int nranks;                                /* --ranks (0: one per GPU of gpus, or visible) */
   int iters, warmup, timeout_s, dtype, pipeline, check;
   char out[1024]; /* empty: runs/<UTC time>_<host> */
   int nst;

@@ -2,6 +2,7 @@
  * for float, bf16 and fp16; and the transport table. */
 #include <string.h>
 
+#include "placement.h"
 #include "tp_prog.h"
 #include "tp_sum.cuh"
 
@@ -49,11 +50,33 @@ static size_t sum_blocks(size_t nelem, int dtype, int max_blocks) {
   return blocks < 1 ? 1 : blocks;
 }
 
-/* At most half the SMs: a sum block can fill an SM's registers, and with a block spinning on
+/* At most half the rank's SMs (tp_wait_sms): a sum block can fill an SM's registers, and with a block spinning on
  * every SM the kernels that write the flags found none (the flow program with 132 sum blocks
  * hung on 4 x H200, runs/reference/h200x4-issue4-all, midsize_call1.log). */
-extern "C" int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks) {
-  return sum_blocks(nelem, dtype, max_blocks) <= (size_t)tp_sm_count() / 2;
+extern "C" int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks, int sms) {
+  return sum_blocks(nelem, dtype, max_blocks) <= (size_t)sms / 2;
+}
+
+extern "C" int tp_wait_sms(const struct tp_world *w, int r) {
+  return w->sms[r] > 0 ? w->sms[r] : tp_sm_count();
+}
+
+extern "C" int tp_colocated(const struct tp_world *w, int r) {
+  for (int q = 0; q < w->n; q++)
+    if (q != r && w->dev[q] == w->dev[r]) return 1;
+  return 0;
+}
+
+extern "C" void tp_world_share(struct tp_world *w) {
+  struct ar_placement p;
+  ar_place(&p, w->dev, w->n);
+  for (int r = 0; r < w->n; r++) {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, w->dev[r]) != cudaSuccess ||
+        v < 1)
+      v = 132;
+    w->sms[r] = ar_place_sms(&p, r, v);
+  }
 }
 
 extern "C" ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem,

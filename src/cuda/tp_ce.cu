@@ -276,7 +276,7 @@ static ar_status enqueue_folding(struct tp_ctx *c, int rank, const struct tp_op 
   }
   if (o->kind == TP_OP_WAIT_EVENT || !h->n) return enqueue_op(c, rank, o, st, base);
   size_t nelem = o->bytes / c->prog->esize;
-  if (o->kind == TP_OP_SUM && nelem && ar_sum_can_wait(nelem, c->job.dtype, o->blocks)) {
+  if (o->kind == TP_OP_SUM && nelem && ar_sum_can_wait(nelem, c->job.dtype, o->blocks, tp_wait_sms(&c->w, rank))) {
     const void *srcs[TP_MAX_SUM];
     for (int q = 0; q < o->nsrc; q++)
       srcs[q] = resolve(c, &o->src[q]);

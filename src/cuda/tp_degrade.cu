@@ -9,6 +9,7 @@
 #include "delay.h"
 #include "kernels.h"
 #include "tp_degrade.h"
+#include "tp_prog.h"
 #include "tp_sum.cuh"
 
 /* ---- the kernels ---- */
@@ -86,8 +87,12 @@ extern "C" ar_status tp_pace_launch(const uint64_t *a, uint64_t na, const uint64
 
 /* ---- the healthy bandwidth ---- */
 
-/* Enables peer access from the current device to dev; already enabled is fine. */
+/* Enables peer access from the current device to dev; already enabled is fine, and so is dev
+ * itself (co-located ranks copy within one device). */
 static ar_status peer_on(int dev) {
+  int cur = -1;
+  CUDA_CHECK(cudaGetDevice(&cur));
+  if (cur == dev) return AR_OK;
   cudaError_t e = cudaDeviceEnablePeerAccess(dev, 0);
   if (e == cudaErrorPeerAccessAlreadyEnabled) {
     (void)cudaGetLastError();
@@ -248,6 +253,7 @@ struct st_world {
   struct st_rank rk[ST_MAX];
   ncclComm_t comm[ST_MAX];
   int have_comm;
+  int colocated; /* some device hosts two ranks: no NCCL */
   volatile unsigned long long *gate; /* mapped pinned memory: launch gates */
   unsigned long long seq;
   size_t data_bytes;
@@ -326,6 +332,7 @@ static ar_status st_run(struct st_world *W, const struct tp_ops *tp, int k, int 
     w.comm[r] = W->comm[r];
     w.data[r] = W->rk[r].data;
   }
+  tp_world_share(&w); /* co-located ranks: each waiting kernel within its share of the SMs */
   struct tp_job job;
   memset(&job, 0, sizeof(job));
   job.sched = &s;
@@ -421,8 +428,12 @@ static int st_open(struct st_world *W, const int *dev, int n, FILE *out) {
       return -1;
     }
   }
-  /* nccl-p2p needs communicators; one thread may create all of them at once */
-  W->have_comm = ncclCommInitAll(W->comm, n, dev) == ncclSuccess;
+  /* nccl-p2p needs communicators; one thread may create all of them at once (NCCL refuses
+   * two ranks on one GPU) */
+  W->colocated = 0;
+  for (int r = 0; r < n; r++)
+    for (int q = 0; q < r; q++) W->colocated |= dev[q] == dev[r];
+  W->have_comm = !W->colocated && ncclCommInitAll(W->comm, n, dev) == ncclSuccess;
   return 0;
 }
 
@@ -489,6 +500,10 @@ extern "C" int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE
   static const char *const tps[] = {"ce", "sm", "nccl-p2p"};
   for (size_t t = 0; t < sizeof(tps) / sizeof(tps[0]); t++) {
     const struct tp_ops *tp = tp_find(tps[t]);
+    if (tp && !strcmp(tps[t], "nccl-p2p") && W.colocated) {
+      fprintf(out, "%-9s (not run: NCCL cannot run two ranks on one GPU)\n", tps[t]);
+      continue;
+    }
     if (!tp || (!strcmp(tps[t], "nccl-p2p") && !W.have_comm)) {
       fprintf(out, "%-9s (skipped: %s)\n", tps[t], tp ? "ncclCommInitAll failed" : "not built");
       fail = 1;

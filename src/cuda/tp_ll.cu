@@ -16,6 +16,7 @@
 
 #include "nvtx.h"
 #include "tp_ll.h"
+#include "tp_prog.h"
 #include "tp_sum.cuh"
 
 #define LL_THREADS 256
@@ -176,6 +177,8 @@ ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, struct
   }
   size_t per_block = (size_t)LL_THREADS * LL_LINES_PER_THREAD;
   size_t blocks = (ll->lines + per_block - 1) / per_block;
+  for (int r = 0; r < w->n; r++) /* every block spins: co-located, one per SM of the share */
+    if (tp_colocated(w, r) && blocks > (size_t)tp_wait_sms(w, r)) blocks = tp_wait_sms(w, r);
   ll->blocks = blocks < 1 ? 1 : (int)blocks;
   if (st != AR_OK) {
     tp_ll_teardown(ll);

@@ -270,11 +270,13 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
   }
   c->nops[r] = (int)rp->nops;
   c->nmops[r] = (int)nm;
-  /* one block per 128 KiB of the largest op, at most what can be co-resident (grid.sync) */
-  int per_sm = 0, sms = tp_sm_count();
+  /* one block per 128 KiB of the largest op, at most what can be co-resident (grid.sync);
+   * co-located: one block per SM of the rank's share, so every rank's grid is resident at
+   * once whatever else runs (transport.h's sms) */
+  int per_sm = 0, sms = tp_wait_sms(&c->w, r), most_per_sm = tp_colocated(&c->w, r) ? 1 : 2;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, kernel_for(c->job.dtype, c->paced), SM_THREADS, 0));
-  if (per_sm > 2) per_sm = 2;
+  if (per_sm > most_per_sm) per_sm = most_per_sm;
   if (per_sm < 1) return AR_ERR_CUDA;
   size_t blocks = (most + (128u << 10) - 1) >> 17;
   if (blocks > (size_t)sms * per_sm) blocks = (size_t)sms * per_sm;
@@ -285,7 +287,7 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
     struct cudaFuncAttributes fa;
     CUDA_CHECK(cudaFuncGetAttributes(&fa, mk));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mk, SM_THREADS, 0));
-    if (per_sm > 2) per_sm = 2;
+    if (per_sm > most_per_sm) per_sm = most_per_sm;
     if (per_sm < 1) return AR_ERR_CUDA;
     c->mblocks[r] = c->blocks[r] < sms * per_sm ? c->blocks[r] : sms * per_sm;
   }

@@ -19,10 +19,15 @@ enum ar_dtype { AR_DT_F32 = 0, AR_DT_BF16 = 1, AR_DT_F16 = 2 };
 size_t ar_dtype_size(int dtype);
 const char *ar_dtype_name(int dtype);
 
-/* What the harness gives a transport. Every pair of devices has peer access enabled. */
+/* What the harness gives a transport. Every pair of distinct devices has peer access enabled;
+ * ranks may share a device (co-located), and then reach each other by plain device copies. */
 struct tp_world {
   int n;
-  int dev[AR_MAX_GPUS];         /* CUDA ordinal of each rank */
+  int dev[AR_MAX_GPUS];         /* CUDA ordinal of each rank (may repeat) */
+  int sms[AR_MAX_GPUS];         /* the SMs rank r's kernels that wait on peers may occupy: the
+                                 * device's, divided among the ranks on it (placement.h); every
+                                 * such kernel keeps to one resident block per SM of it, so all
+                                 * co-located ranks' waiting blocks fit the GPU at once */
   ncclComm_t comm[AR_MAX_GPUS]; /* one communicator per rank, made by that rank's thread */
   void *data[AR_MAX_GPUS];      /* each rank's in-place AllReduce buffer */
   size_t data_bytes;            /* capacity of each data buffer */

@@ -75,14 +75,24 @@ cudaError_t cudaDeviceCanAccessPeer(int *can, int a, int b) {
   return cudaSuccess;
 }
 cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags) {
-  (void)peer;
   (void)flags;
-  return cudaSuccess;
+  return peer == cur_dev ? cudaErrorInvalidDevice : cudaSuccess; /* as CUDA: not to itself */
+}
+/* SMs per simulated GPU: AR_SIM_SMS (default 132, as an H100 SXM or H200) */
+static int sim_sms(void) {
+  const char *e = getenv("AR_SIM_SMS");
+  return e && atoi(e) > 0 ? atoi(e) : 132;
 }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev) {
   memset(p, 0, sizeof(*p));
   snprintf(p->name, sizeof(p->name), "Simulated GPU");
   p->pciBusID = 0x10 + dev;
+  p->multiProcessorCount = sim_sms();
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int dev) {
+  (void)dev;
+  *v = a == cudaDevAttrMultiProcessorCount ? sim_sms() : 0;
   return cudaSuccess;
 }
 cudaError_t cudaDriverGetVersion(int *v) {
@@ -248,14 +258,26 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
   memset(id, 0, sizeof(*id));
   return ncclSuccess;
 }
+/* The device of each live communicator's rank: NCCL refuses two ranks on one GPU. */
+static pthread_mutex_t comm_mu = PTHREAD_MUTEX_INITIALIZER;
+static int comm_dev[64] = {[0 ... 63] = -1};
 ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int rank) {
   (void)id;
+  int dup = 0;
+  pthread_mutex_lock(&comm_mu);
+  for (int q = 0; q < 64 && rank >= 0 && rank < 64; q++) dup |= q != rank && comm_dev[q] == cur_dev;
+  if (!dup && rank >= 0 && rank < 64) comm_dev[rank] = cur_dev;
+  pthread_mutex_unlock(&comm_mu);
+  if (dup) return ncclInvalidUsage;
   *c = calloc(1, sizeof(**c));
   (*c)->rank = rank;
   (*c)->n = n;
   return ncclSuccess;
 }
 ncclResult_t ncclCommDestroy(ncclComm_t c) {
+  pthread_mutex_lock(&comm_mu);
+  if (c && c->rank >= 0 && c->rank < 64) comm_dev[c->rank] = -1;
+  pthread_mutex_unlock(&comm_mu);
   free(c);
   return ncclSuccess;
 }
@@ -354,6 +376,17 @@ static int sim_pipeline_used(int kind, const struct tp_job *job) {
 static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
                            struct tp_ctx **ctx, char *reason, size_t len, int kind) {
   const struct ar_schedule *s = job->sched;
+  /* co-located ranks: their waiting kernels' SM shares must fit the GPU together, and no rank
+   * may be left without one (transport.h's sms) */
+  for (int r = 0; r < w->n; r++) {
+    int sum = 0;
+    for (int q = 0; q < w->n; q++) sum += w->dev[q] == w->dev[r] ? w->sms[q] : 0;
+    if (w->sms[r] < 1 || sum > sim_sms()) {
+      snprintf(reason, len, "simulated: GPU %d's ranks wait on %d SMs of %d (rank %d: %d)",
+               w->dev[r], sum, sim_sms(), r, w->sms[r]);
+      return AR_ERR_INVALID;
+    }
+  }
   if ((s->flags & AR_SCHED_PIPELINED) && w->n > 2) {
     snprintf(reason, len, "simulated: pipelined schedules are not simulated");
     return AR_ERR_UNSUPPORTED;
