@@ -118,13 +118,8 @@ static double now_s(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* The GPUs a dry run plans for: --gpus, else CUDA_VISIBLE_DEVICES or /dev/nvidiaN (nothing
- * is opened), else 8; *how says which. */
-static int dry_gpus(const struct run_opts *o, const char **how) {
-  if (named_ranks(o)) {
-    *how = o->nranks ? "--ranks" : "--gpus";
-    return named_ranks(o);
-  }
+/* GPUs seen without starting CUDA: CUDA_VISIBLE_DEVICES, else /dev/nvidiaN (at most 16). */
+static int gpus_seen(const char **how) {
   int n = 0;
   const char *vis = getenv("CUDA_VISIBLE_DEVICES");
   if (vis && *vis) {
@@ -140,10 +135,30 @@ static int dry_gpus(const struct run_opts *o, const char **how) {
     if (d) closedir(d);
     *how = "/dev/nvidia*";
   }
-  if (n > HX_MAX_DEVS) n = HX_MAX_DEVS;
+  return n > HX_MAX_DEVS ? HX_MAX_DEVS : n;
+}
+
+/* The GPUs a dry run plans for: --ranks or --gpus, else the GPUs seen (nothing is opened),
+ * else 8; *how says which. */
+static int dry_gpus(const struct run_opts *o, const char **how) {
+  if (named_ranks(o)) {
+    *how = o->nranks ? "--ranks" : "--gpus";
+    return named_ranks(o);
+  }
+  int n = gpus_seen(how);
   if (n >= 2) return n;
   *how = "assumed: no GPU seen here; --gpus to choose";
   return 8;
+}
+
+/* Whether a scenario's ranks may share a GPU, known before CUDA starts: --ranks, an ordinal
+ * named twice in --gpus, or fewer than 2 GPUs seen. */
+static int may_colocate(const struct run_opts *o) {
+  const char *how;
+  for (int r = 0; r < o->ngpus; r++)
+    for (int q = 0; q < r; q++)
+      if (o->gpus[q] == o->gpus[r]) return 1;
+  return o->nranks > 0 || (!o->ngpus && gpus_seen(&how) < 2);
 }
 
 /* --dry-run: checks every scenario against the GPU count and prints the plan; the exit status. */
@@ -179,9 +194,16 @@ static int dry_run(struct run_plan *plan) {
 
 /* Co-located ranks spin on flags that ranks on other streams of the same GPU write: each
  * stream needs a hardware queue of its own, or a waiting stream can hold up the writer queued
- * behind it. CUDA's default is 8 queues per device; 32 is its most. Set before any context
- * exists; the caller's own value is kept. meta.txt records what was in effect. */
-static void colocated_queues(void) { setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0); }
+ * behind it (8 ranks on one H100 hung with CUDA's default of 8 queues per device). 32 is
+ * CUDA's most; it is read when CUDA starts, so this runs before any CUDA call. meta.txt
+ * records what was in effect. */
+static void colocated_queues(void) {
+  const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  if (v && strcmp(v, "32"))
+    fprintf(stderr, "arbench: co-located ranks: CUDA_DEVICE_MAX_CONNECTIONS=%s replaced by 32 "
+                    "(fewer hardware queues can hang ranks that wait on each other)\n", v);
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
+}
 
 /* --self-test delay on the first rank's device, or --self-test degrade on the ranks of
  * --gpus/--ranks (else the first 4 visible GPUs, or 4 ranks on GPU 0 when it is the only
@@ -206,7 +228,6 @@ static int self_test(const struct run_opts *o) {
       printf("# self-test degrade on co-located ranks (%s: %s): copies stay in one GPU's "
              "memory; the emulated caps are checked all the same\n",
              ar_place_text(&pl, t, sizeof(t)), ar_place_detail(&pl, d, sizeof(d)));
-      colocated_queues();
     }
     return tp_degrade_selftest(pl.dev, pl.n, 2.0, stdout) ? EXIT_FAIL : EXIT_OK;
   }
@@ -396,6 +417,8 @@ int cmd_run(int argc, char **argv) {
    * device to drain, and a transport's stream can be held by a wait on a peer at that moment
    * (seen as hangs of the ce transport when it ran first); the caller may still say LAZY */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  for (int i = 0; i < plan.nscen; i++)
+    if (may_colocate(&plan.scen[i])) colocated_queues();
   if (o0->self_test[0]) {
     rc = self_test(o0);
     goto out;
@@ -408,7 +431,6 @@ int cmd_run(int argc, char **argv) {
       goto out;
     }
     run_opts_settle(&plan.scen[i], cfg[i].n);
-    if (ar_place_colocated(&cfg[i].place)) colocated_queues();
     any_crit |= plan.scen[i].find_critical;
     any_st |= plan.scen[i].nst > 0;
     any_ph |= plan.scen[i].phases;

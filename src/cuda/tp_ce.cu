@@ -193,9 +193,9 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
                      : mode == TP_MODE_CE     ? "push"
                                               : "pull";
   ar_log(AR_LOG_INFO,
-         "ce: %s, %zu elements: %s, flags by %s, up to %d mini-batches, scratch %zu bytes", s->algo,
-         job->nelem, kind, tp_flags_name(c->flag_mode), c->prog->batches_max,
-         c->prog->rank[0].scratch_bytes);
+         "ce: %s, %zu elements: %s, flags by %s, up to %d mini-batches, scratch %zu bytes, "
+         "%d streams", s->algo, job->nelem, kind, tp_flags_name(c->flag_mode),
+         c->prog->batches_max, c->prog->rank[0].scratch_bytes, c->prog->rank[0].nstreams);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
       tp_prog_print(c->prog, r, stderr);
