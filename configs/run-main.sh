@@ -93,19 +93,18 @@ pick_baseline() {
 # model_mode: no GPU: writes runs/<UTC time>_<host>_model/ (results.csv of source=model rows,
 # meta.txt, COMMAND, model.txt, summary.md, plots/) and tells the user where it is
 model_mode() {
-  local stamp host dir i algos csv n
+  local stamp host dir="" i algos csv n
   echo "make run: no GPU here (nvidia-smi lists none), so model mode: nothing is measured; every row is priced by \`arbench model\`" >&2
   [ $# -gt 0 ] && echo "make run: the arguments '$*' are for arbench run on GPUs: not used in model mode" >&2
-  stamp=$(date -u +%Y%m%dT%H%M%SZ)
   host=$(hostname 2>/dev/null || uname -n); host=${host%%.*}
   mkdir -p runs || return 1
-  dir=runs/${stamp}_${host}_model
-  # runs never share a folder
-  for i in 2 3 4 5 6 7 8 9; do
+  # runs never share a folder: a second run within the same second waits for the next
+  for i in 1 2 3 4 5; do
+    stamp=$(date -u +%Y%m%dT%H%M%SZ) dir=runs/${stamp}_${host}_model
     mkdir "$dir" 2>/dev/null && break
-    dir=runs/${stamp}_${host}_model-$i
+    dir="" && sleep 1
   done
-  [ -d "$dir" ] && [ -z "$(ls -A "$dir")" ] || { echo "make run: could not make a new folder in runs/" >&2; return 1; }
+  [ -n "$dir" ] || { echo "make run: could not make a new folder in runs/" >&2; return 1; }
 
   # the nightly's `--algo all`: every schedule of --list; nccl (native) has no schedule to price
   algos=$("$B/arbench" --list | awk 'NR > 1 && $0 !~ / native / { printf "%s%s", s, $1; s = "," }')
