@@ -120,6 +120,8 @@ model_mode() {
     { echo "# scenario ${names[$i]}: ${cmd[*]}"; "${cmd[@]}"; echo; } >>"$dir/model.txt" 2>&1 ||
       { echo "make run: arbench model failed (${names[$i]}; see $dir/model.txt)" >&2; return 1; }
   done
+  # shown: the commands as a reader would retype them (each scenario's CSV by its name)
+  shown() { sed "s#--csv $dir/\.\([a-z0-9-]*\)\.csv#--csv \1.csv#"; }
   # one results.csv: the run id is the folder's, each row says its scenario
   csv=$dir/results.csv
   awk -v id="$(basename "$dir")" -v names="${names[*]}" '
@@ -143,13 +145,13 @@ model_mode() {
     echo "algorithms: $algos (nccl left out: ncclAllReduce has no schedule for the model to price)"
     echo "scenarios: as configs/nightly.conf: clean 1 KiB..8 GiB every 2x; straggler-8ms (rank 1 8 ms late) and degraded-2x (rank 1's links 2x slower) every 4x"
     for i in 0 1 2; do echo "model_command ${names[$i]}: ${cmds[$i]}"; done
-  } >"$dir/meta.txt"
+  } | shown >"$dir/meta.txt"
   {
     echo "# make run with no GPU (configs/run-main.sh): model mode; the rows of each scenario come from"
     for i in 0 1 2; do echo "${cmds[$i]}"; done
     echo "plots/plot.sh $dir"
     echo "plots/summary.sh $dir"
-  } | sed "s#--csv $dir/\.\([a-z0-9-]*\)\.csv#--csv \1.csv#" >"$dir/COMMAND"
+  } | shown >"$dir/COMMAND"
 
   local pout sout npic
   pout=$(bash plots/plot.sh "$dir" 2>&1)

@@ -29,6 +29,11 @@
 #   CSV) is drawn at its fastest row, as summary.md ranks them. Colour = algorithm (nccl thick
 #   and black), point shape = transport (nccl-p2p circle, ce square, sm triangle, other diamond);
 #   the pipeline variants of one series get lighter shades and alternate filled and open points.
+#   Rows that name no transport (a plain arbench model sweep) get a point shape per algorithm, and
+#   in a model-only CSV algorithms priced alike at every size share one line ("optcc = optcc-ring").
+# Placement (the placement column, "1 rank/GPU" where missing): co-located rows (ranks sharing a
+#   GPU) say so in the title; a CSV of several placements draws each in pictures of its own
+#   (names led by "4ranks-per-GPU_"), so that no series joins rows of two placements.
 #
 # Pictures (each PNG + SVG; the file names are the driver names):
 #   algbw_<scen>, busbw_<scen>: S-curves vs size for every scenario with enough sizes: clean

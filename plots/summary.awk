@@ -12,6 +12,9 @@
 # "/p<pipeline>" only in a pipeline sweep, not for a pipeline picked per size (OPTCC's k).
 # Rows measured with --profile overlap (overlap_reduce_pct, overlap_delay_pct) get a table of
 # their own: the share of copy time that overlapped reduction kernels and the straggler's delay.
+# Co-located rows (a placement column other than "1 rank/GPU"; missing means that) get a note at
+# the top; with several placements the tables have a placement column and a row per placement,
+# and a row matches a baseline row only of the same placement.
 
 # files come in the order [baseline] results [critical]; roles go by position, not by name, so
 # that a run compared with itself still works
