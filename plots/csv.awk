@@ -80,3 +80,12 @@ function clean_text(s) {
     gsub(/["'\\|`]/, "", s)
     return s
 }
+
+# pl_words(p, n): returns placement p (the placement column) of n ranks in words: "4 ranks on 1
+# GPU", "8 ranks on 2 GPUs", or "5 ranks, 2-3 ranks/GPU" where the GPU count does not follow
+function pl_words(p, n,    k) {
+    k = p + 0
+    if (p ~ /^[0-9]+ ranks?\/GPU$/ && k > 0 && is_num(n) && n % k == 0)
+        return n " ranks on " n / k " GPU" (n / k > 1 ? "s" : "")
+    return (is_num(n) ? n " ranks, " : "") p
+}

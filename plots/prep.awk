@@ -29,6 +29,11 @@
 #   CSV) is drawn at its fastest row, as summary.md ranks them. Colour = algorithm (nccl thick
 #   and black), point shape = transport (nccl-p2p circle, ce square, sm triangle, other diamond);
 #   the pipeline variants of one series get lighter shades and alternate filled and open points.
+#   Rows that name no transport (a plain arbench model sweep) get a point shape per algorithm, and
+#   in a model-only CSV algorithms priced alike at every size share one line ("optcc = optcc-ring").
+# Placement (the placement column, "1 rank/GPU" where missing): co-located rows (ranks sharing a
+#   GPU) say so in the title; a CSV of several placements draws each in pictures of its own
+#   (names led by "4ranks-per-GPU_"), so that no series joins rows of two placements.
 #
 # Pictures (each PNG + SVG; the file names are the driver names):
 #   algbw_<scen>, busbw_<scen>: S-curves vs size for every scenario with enough sizes: clean
@@ -135,6 +140,8 @@ is_crit {
     S_f[R] = fac + 0
     # the scenario's name and the stragglers and degraded GPUs after the first ("" when none)
     S_scen[R] = clean_text(get(f, col, "scenario", ""))
+    # where the ranks ran (arbench run --ranks/--gpus 0,0,..): older CSVs have one rank per GPU
+    S_pl[R] = clean_text(get(f, col, "placement", "1 rank/GPU"))
     S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
     S_mt[R] = (is_num(mt) && mt + 0 > 0) ? mt + 0 : ""
     # algbw/busbw as written; derived from bytes/time (nccl-tests' rules) when absent
@@ -158,6 +165,7 @@ END {
         if (!M[r]) continue
         if (!(S_n[r] in seen_n)) { seen_n[S_n[r]] = 1; n_count++ }
         if (!(S_dt[r] in seen_dt)) { seen_dt[S_dt[r]] = 1; dt_count++ }
+        if (!(S_pl[r] in seen_pl)) { seen_pl[S_pl[r]] = 1; pl_count++; pl_one = S_pl[r] }
     }
     # the scenario key: the condition (scen_key), led by the scenario's name where there is one
     for (r = 1; r <= R; r++) {
@@ -165,7 +173,7 @@ END {
         if (S_scen[r] != "" && !((S_scen[r], S_ckey[r]) in seen_sc)) { seen_sc[S_scen[r], S_ckey[r]] = 1; nsc[S_scen[r]]++ }
     }
     for (r = 1; r <= R; r++)
-        S_key[r] = S_scen[r] == "" ? S_ckey[r] : file_part(S_scen[r]) (nsc[S_scen[r]] > 1 ? "_" S_ckey[r] : "")
+        S_key[r] = pl_key(r) (S_scen[r] == "" ? S_ckey[r] : file_part(S_scen[r]) (nsc[S_scen[r]] > 1 ? "_" S_ckey[r] : ""))
     # the series rule (see the top): which rows belong to a pipeline sweep
     for (r = 1; r <= R; r++)
         if (M[r] && !((pipe_group(r), S_pipe[r]) in seen_gp)) { seen_gp[pipe_group(r), S_pipe[r]] = 1; npipe[pipe_group(r)]++ }
@@ -300,7 +308,7 @@ END {
     # time vs straggler delay, one picture per size (and straggler rank, if several)
     for (r = 1; r <= R; r++)
         if (M[r] && S_sr[r] >= 0 && S_dr[r] < 0) {
-            g = (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_sr[r] SUBSEP S_so[r]
+            g = pl_key(r) (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_sr[r] SUBSEP S_so[r]
             if (!((g, S_d[r]) in seen_gd)) { seen_gd[g, S_d[r]] = 1; delays[g]++ }
             if (!(g in grow)) { grow[g] = r; groups[++ngroups] = g }
             if (!(S_sr[r] in seen_sr)) { seen_sr[S_sr[r]] = 1; sr_count++ }
@@ -350,8 +358,9 @@ END {
             }
         name = "straggler_delay_" size_label(S_b[r0], "") (sr_count > 1 ? "_r" S_sr[r0] : "") others_key(S_so[r0], "d")
         if (n_count > 1) name = "n" S_n[r0] "_" name
+        name = pl_key(r0) name
         drawn_d += pic_write(name, "delay", "time vs straggler delay, " size_label(S_b[r0], " ") ", straggler rank " S_sr[r0] \
-                             others_words(S_so[r0], "d") suffix, extra)
+                             others_words(S_so[r0], "d") pl_title(r0) suffix, extra)
         if (!nmark) note(name ": no critical delay for this size in critical.csv: none marked")
     }
     if (!drawn_d) note("no straggler delay sweep (2+ delays at one size): straggler_delay_* not drawn")
@@ -370,7 +379,7 @@ END {
     # time vs degradation factor, one picture per size (and degraded rank, if several)
     for (r = 1; r <= R; r++)
         if (M[r] && S_dr[r] >= 0 && S_sr[r] < 0) {
-            g = (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_dr[r] SUBSEP S_do[r]
+            g = pl_key(r) (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_dr[r] SUBSEP S_do[r]
             if (!((g, S_f[r]) in seen_gf)) { seen_gf[g, S_f[r]] = 1; factors[g]++ }
             if (!(g in frow)) { frow[g] = r; fgroups[++nfgroups] = g }
             if (!(S_dr[r] in seen_dr)) { seen_dr[S_dr[r]] = 1; dr_count++ }
@@ -400,8 +409,9 @@ END {
             for (k = 1; k <= P_np[s]; k++) P_y[s, k] = sprintf("%.6g", unit == "ms" ? P_y[s, k] / 1000 : P_y[s, k])
         name = "degraded_factor_" size_label(S_b[r0], "") (dr_count > 1 ? "_r" S_dr[r0] : "") others_key(S_do[r0], "f")
         if (n_count > 1) name = "n" S_n[r0] "_" name
+        name = pl_key(r0) name
         drawn_f += pic_write(name, "factor", "time vs degradation factor, " size_label(S_b[r0], " ") ", degraded rank " S_dr[r0] \
-                             others_words(S_do[r0], "f") suffix, "ylab = 'time per AllReduce, median (" unit ")'\n")
+                             others_words(S_do[r0], "f") pl_title(r0) suffix, "ylab = 'time per AllReduce, median (" unit ")'\n")
         if (!nlb) note(name ": no OPTCC lower bound (lower_bound_us column or model rows named lower-bound): not drawn")
     }
     if (!drawn_f) note("no degradation factor sweep (2+ factors at one size): degraded_factor_* not drawn")
@@ -496,13 +506,13 @@ function scurve_best(key, r0,    what, r, k, bestr, tpu, tn, ntn, tnames, tpts, 
 # in_delay_group(r, r0): row r is in the delay sweep of row r0 (same n, size, straggler rank and
 # other stragglers; any scenario)
 function in_delay_group(r, r0) {
-    return S_sr[r] >= 0 && S_dr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_sr[r] == S_sr[r0] && S_so[r] == S_so[r0]
+    return S_sr[r] >= 0 && S_dr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_sr[r] == S_sr[r0] && S_so[r] == S_so[r0] && S_pl[r] == S_pl[r0]
 }
 
 # in_factor_group(r, r0): row r is in the factor sweep of row r0 (same n, size, degraded rank and
 # other degraded GPUs, no straggler; any scenario)
 function in_factor_group(r, r0) {
-    return S_dr[r] >= 0 && S_sr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_dr[r] == S_dr[r0] && S_do[r] == S_do[r0]
+    return S_dr[r] >= 0 && S_sr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_dr[r] == S_dr[r0] && S_do[r] == S_do[r0] && S_pl[r] == S_pl[r0]
 }
 
 # pipe_group(r): the measurement a pipeline sweep varies the pipeline of: algorithm, transport,
@@ -548,15 +558,32 @@ function scen_key(r,    k) {
 }
 
 # scen_title(r): returns row r's scenario in words, for titles (its name first, where it has one)
-function scen_title(r,    t) {
-    t = S_scen[r] != "" ? "scenario " S_scen[r] ": " : ""
-    t = t (n_count > 1 ? "n=" S_n[r] ", " : "")
-    if (S_sr[r] < 0 && S_dr[r] < 0) return t "clean"
-    if (S_sr[r] >= 0) t = t "straggler rank " S_sr[r] " delayed " num_str(S_d[r] / 1000) " ms" others_words(S_so[r], "d")
-    if (S_sr[r] >= 0 && S_dr[r] >= 0) t = t ", "
-    if (S_dr[r] >= 0) t = t "rank " S_dr[r] " degraded x" num_str(S_f[r]) others_words(S_do[r], "f")
-    return t
+function scen_title(r,    t, w) {
+    w = (n_count > 1 ? "n=" S_n[r] ", " : "")
+    if (S_sr[r] < 0 && S_dr[r] < 0) w = w "clean"
+    if (S_sr[r] >= 0) w = w "straggler rank " S_sr[r] " delayed " num_str(S_d[r] / 1000) " ms" others_words(S_so[r], "d")
+    if (S_sr[r] >= 0 && S_dr[r] >= 0) w = w ", "
+    if (S_dr[r] >= 0) w = w "rank " S_dr[r] " degraded x" num_str(S_f[r]) others_words(S_do[r], "f")
+    # a scenario called as its condition ("clean") is not named twice
+    t = S_scen[r] != "" && S_scen[r] != w ? "scenario " S_scen[r] ": " : ""
+    return t w pl_title(r)
 }
+
+# pl_key(r): returns row r's placement as a file-name prefix ("4ranks-per-GPU_") where the CSV
+# has several placements (their rows are never drawn as one series), else ""
+function pl_key(r,    k) {
+    if (pl_count <= 1) return ""
+    k = S_pl[r]; gsub(/ /, "", k); gsub(/\//, "-per-", k)
+    return file_part(k) "_"
+}
+
+# pl_title(r): returns "" for a row of one rank per GPU, else ", 4 ranks on 1 GPU (co-located, not
+# NVLink)" (", co-located (not NVLink)" where every row has that placement: the header names it)
+function pl_title(r) {
+    if (S_pl[r] == "1 rank/GPU") return ""
+    return pl_count == 1 ? ", co-located (not NVLink)" : ", " pl_words(S_pl[r], S_n[r]) " (co-located, not NVLink)"
+}
+
 
 # list_rest(l): returns a stragglers or degraded list ("1:8000;0:2000") without its first entry
 # (the one the SPEC columns give): "0:2000", or "" when it has one entry or none
@@ -616,11 +643,21 @@ function algo_color(a) {
         ACOL["swing-bw"] = "#9467bd"; ACOL["swing-lat"] = "#c49c94"; ACOL["swing-mp"] = "#8c564b"
         ACOL["bucket"] = "#e377c2"; ACOL["direct"] = "#17becf"; ACOL["bcast"] = "#bcbd22"
         ACOL["stragglar"] = "#d62728"; ACOL["optcc"] = "#393b79"; ACOL["optcc-multi"] = "#637939"
-        ACOL["async-ring"] = "#6baed6"
+        ACOL["async-ring"] = "#6baed6"; ACOL["oneshot"] = "#7f7f7f"; ACOL["optcc-ring"] = "#a55194"
+        ACOL["optcc-switch"] = "#e7ba52"
         split("#7f7f7f #843c39 #5254a3 #8ca252 #bd9e39 #e7969c", SPARE, " ")
     }
     if (!(a in ACOL)) ACOL[a] = SPARE[(nspare++ % 6) + 1]
     return ACOL[a]
+}
+
+# algo_point(a): returns the point type of algorithm a for rows that name no transport (a plain
+# arbench model sweep), so that curves lying on one another stay told apart
+function algo_point(a,    i, n, l) {
+    n = split("ring rhd rd swing-bw swing-lat swing-mp bucket direct oneshot bcast stragglar optcc optcc-multi optcc-ring optcc-switch async-ring", l, " ")
+    for (i = 1; i <= n && l[i] != a; i++) ;
+    split("7 5 9 11 13 15 6 4 8 10 12 14 5 9 7 13", APT, " ")
+    return i <= n ? APT[i] + 0 : 7
 }
 
 # transport_point(t, variant): returns the gnuplot point type of a transport (filled circle,
@@ -646,7 +683,8 @@ function add_row(r, x, y,    nccl, c) {
     nccl = (S_alg[r] == "nccl")
     c = algo_color(S_alg[r])
     if (S_var[r] > 1) c = shade(c, 0.6 * (S_var[r] - 1) / (S_nvar[r] - 1))
-    pic_add(S_lab[r], nccl ? 0 : 1, c, transport_point(S_tp[r], S_var[r]), 1, nccl ? 4 : 2, x, y)
+    pic_add(S_lab[r], nccl ? 0 : 1, c, has_tp(S_tp[r]) ? transport_point(S_tp[r], S_var[r]) : algo_point(S_alg[r]),
+            1, nccl ? 4 : 2, x, y)
 }
 
 # pic_reset(): starts a new picture with no series
@@ -668,7 +706,7 @@ function pic_add(label, group, color, pt, dt, lw, x, y,    s) {
 
 # pic_write(name, kind, title, extra): writes the picture's data blocks (series in key order,
 # points by x) and its driver (which loads kind.gp); returns 1, or 0 when it has no series
-function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx, ty, names, colors, pts, dts, lws, hdr) {
+function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx, ty, names, colors, pts, dts, lws, hdr, sig, first, dup, nw) {
     if (P_NS == 0) return 0
     data = tmp "/" name ".dat"; drv = tmp "/" name ".gp"
     for (i = 1; i <= P_NS; i++) o[i] = i
@@ -676,26 +714,36 @@ function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx,
         for (j = i; j > 1 && (P_grp[o[j]] "" P_lab[o[j]]) < (P_grp[o[j - 1]] "" P_lab[o[j - 1]]); j--) {
             t = o[j]; o[j] = o[j - 1]; o[j - 1] = t
         }
-    printf "" > data
     for (i = 1; i <= P_NS; i++) {
-        s = o[i]
+        s = o[i]; sig = P_grp[s]
         for (k = 2; k <= P_np[s]; k++)
             for (j = k; j > 1 && P_x[s, j] < P_x[s, j - 1]; j--) {
                 tx = P_x[s, j]; P_x[s, j] = P_x[s, j - 1]; P_x[s, j - 1] = tx
                 ty = P_y[s, j]; P_y[s, j] = P_y[s, j - 1]; P_y[s, j - 1] = ty
             }
-        if (i > 1) printf "\n\n" > data
+        for (k = 1; k <= P_np[s]; k++) sig = sig SUBSEP P_x[s, k] SUBSEP P_y[s, k]
+        # model-only pictures: algorithms the model prices the same at every size (optcc and
+        # optcc-ring, rhd and swing-bw) are one line with one key entry "a = b", not hidden lines
+        if (!has_measured && P_grp[s] == 1 && (sig in first)) { dup[s] = 1; P_lab[first[sig]] = P_lab[first[sig]] " = " P_lab[s] }
+        else if (!(sig in first)) first[sig] = s
+    }
+    printf "" > data
+    for (i = 1; i <= P_NS; i++) {
+        s = o[i]
+        if (s in dup) continue
+        if (nw++) printf "\n\n" > data
         printf "# %s\n", P_lab[s] > data
         for (k = 1; k <= P_np[s]; k++) printf "%s %s\n", num_str(P_x[s, k]), P_y[s, k] > data
         names = names " \"" P_lab[s] "\""; colors = colors " \"" P_col[s] "\""
         pts = pts " " P_pt[s]; dts = dts " " P_dt[s]; lws = lws " " P_lw[s]
     }
     close(data)
-    hdr = meta_gpu != "" ? meta_gpu : (has_measured ? "GPU" : "model")
-    if (meta_n != "" && n_count <= 1) hdr = hdr " x" meta_n
+    hdr = meta_gpu != "" ? meta_gpu : "GPU"
+    if (meta_n != "" && n_count <= 1) hdr = hdr (pl_count == 1 && pl_one != "1 rank/GPU" ? ", " pl_words(pl_one, meta_n) : " x" meta_n)
+    if (!has_measured) hdr = "modelled node" (meta_n != "" && n_count <= 1 ? " of " meta_n " GPUs" : "")
     if (meta_date != "") hdr = hdr ", " meta_date
     printf "# %s: written by plots/prep.awk\n", name > drv
-    printf "data = '%s'\nout = '%s/%s'\nptitle = '%s  |  %s'\nn = %d\n", data, out, name, title, hdr, P_NS > drv
+    printf "data = '%s'\nout = '%s/%s'\nptitle = '%s  |  %s'\nn = %d\n", data, out, name, title, hdr, nw > drv
     printf "names = '%s'\ncolors = '%s'\npts = '%s'\ndts = '%s'\nlws = '%s'\n", names, colors, pts, dts, lws > drv
     printf "gpdir = '%s'\n%s", gpdir, extra > drv
     printf "load '%s/common.gp'\nload '%s/%s.gp'\n", gpdir, gpdir, kind > drv

@@ -12,6 +12,9 @@
 # "/p<pipeline>" only in a pipeline sweep, not for a pipeline picked per size (OPTCC's k).
 # Rows measured with --profile overlap (overlap_reduce_pct, overlap_delay_pct) get a table of
 # their own: the share of copy time that overlapped reduction kernels and the straggler's delay.
+# Co-located rows (a placement column other than "1 rank/GPU"; missing means that) get a note at
+# the top; with several placements the tables have a placement column and a row per placement,
+# and a row matches a baseline row only of the same placement.
 
 # files come in the order [baseline] results [critical]; roles go by position, not by name, so
 # that a run compared with itself still works
@@ -59,6 +62,9 @@ role == "base" {
     alg = clean_text(get(f, col, "algorithm", "?")); b = get(f, col, "bytes", "")
     wr = get(f, col, "wrong", "0")
     nst[st]++; total++
+    # where the ranks ran: co-located rows (ranks sharing a GPU) get a note at the top
+    pl = clean_text(get(f, col, "placement", "1 rank/GPU"))
+    if (!(pl in seen_pl)) { seen_pl[pl] = 1; pl_count++; if (pl != "1 rank/GPU") pl_co = pl_co (pl_co == "" ? "" : ", ") pl }
     if (st != "ok" || (is_num(wr) && wr + 0 > 0)) {
         if (st != "n/a" && st != "oom" || (is_num(wr) && wr + 0 > 0)) {
             NB++
@@ -94,6 +100,7 @@ role == "base" {
     S_dr[R] = get(f, col, "degraded_rank", "-1") + 0; S_f[R] = fac + 0
     # the scenario's name and the stragglers and degraded GPUs after the first ("" when none)
     S_scen[R] = clean_text(get(f, col, "scenario", ""))
+    S_pl[R] = pl
     S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
     v = get(f, col, "algbw_gbps", ""); S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
     s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
@@ -127,14 +134,28 @@ END {
     for (r = 1; r <= R; r++) if (M[r] && npipe[pipe_group(r)] > 1) has_sweep = 1
 
     printf "# arbench run %s\n\n", meta_run
-    printf "- GPUs: %s x%s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, meta_n, meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
+    if (!has_measured) printf "- model mode: a modelled node of %s GPUs (arbench model; no GPU was used), computed on %s; %s\n", meta_n, meta_host, meta_ts
+    else if (pl_count == 1 && pl_co != "")
+        printf "- GPUs: %s, %s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, pl_words(pl_co, meta_n), meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
+    else printf "- GPUs: %s x%s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, meta_n, meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
     printf "- rows: %d, %d ok", total, nst["ok"]
     for (s in nst) if (s != "ok") printf ", %d %s", nst[s], s
     printf "\n"
     if (!has_measured) printf "- no measured rows: everything below is the model's (source=model)\n"
-    printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
-    printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
-    printf "comparison says something); **vs nccl** = nccl's median / best's median (> 1: faster than nccl).\n"
+    if (pl_co != "") {
+        printf "\n> **Co-located ranks** (%s%s): these timings measure one GPU's memory system, not NVLink.\n", pl_co,
+               (pl_count > 1 ? "; the other rows 1 rank/GPU, in rows of their own" : "")
+        printf "> They are for correctness, smoke runs and CI, not for comparing with NVLink numbers.\n"
+    }
+    if (!has_measured) {
+        printf "\nTimes are the model's per AllReduce in us (see meta.txt for its parameters); algbw = bytes /\n"
+        printf "time (GB = 1e9 B). **best** is the algorithm the model prices fastest at that size (nccl has no\n"
+        printf "schedule to price, so it has no rows).\n"
+    } else {
+        printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
+        printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
+        printf "comparison says something); **vs nccl** = nccl's median / best's median (> 1: faster than nccl).\n"
+    }
     if (has_sweep) printf "A /pK after the transport marks a pipeline sweep (the same size measured at several --pipeline K).\n"
 
     table("clean", "Clean")
@@ -152,11 +173,12 @@ END {
 
 # row_id(f, c): returns the identity of a row, for matching it with the baseline's: scenario
 # (the SPEC columns' first straggler and degraded GPU), algorithm, transport, pipeline, dtype, n,
-# bytes; row_extra adds the scenario columns
+# bytes, placement; row_extra adds the scenario columns
 function row_id(f, c) {
     return get(f, c, "n_gpus", "") "|" get(f, c, "straggler_rank", "-1") + 0 "|" get(f, c, "delay_us", "0") + 0 \
         "|" get(f, c, "degraded_rank", "-1") + 0 "|" get(f, c, "factor", "1") + 0 "|" get(f, c, "algorithm", "") \
-        "|" get(f, c, "transport", "") "|" get(f, c, "pipeline", "") "|" get(f, c, "dtype", "") "|" get(f, c, "bytes", "") + 0
+        "|" get(f, c, "transport", "") "|" get(f, c, "pipeline", "") "|" get(f, c, "dtype", "") "|" get(f, c, "bytes", "") + 0 \
+        "|" get(f, c, "placement", "1 rank/GPU")
 }
 
 # row_extra(f, c): returns the scenario columns of a row: its scenario name, stragglers and
@@ -243,8 +265,8 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
     for (r = 1; r <= R; r++) {
         if (!M[r] || kind_of(r) != kind) continue
         # text fields end in \001, below every printable character: "late" sorts before "late2"
-        g = sprintf("%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%020.0f", S_n[r], S_sr[r] + 1, S_d[r] / 1000, S_dr[r] + 1,
-                    S_f[r], S_so[r], S_do[r], S_scen[r], S_b[r])
+        g = sprintf("%s\001%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%020.0f", S_pl[r], S_n[r], S_sr[r] + 1, S_d[r] / 1000,
+                    S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_b[r])
         if (!(g in gk)) { gk[g] = g; gi[++ng] = g; first[g] = r }
         if (S_alg[r] == "nccl") { if (!(g in nc) || S_med[r] < S_med[nc[g]]) nc[g] = r }
         else if (!(g in best) || S_med[r] < S_med[best[g]]) best[g] = r
@@ -256,6 +278,7 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
     if (kind == "straggler") printf "Time runs from when the non-straggler ranks enter to when the last rank finishes.\n\n"
     if (kind == "degraded") printf "nccl cannot be degraded, so it has no column here%s.\n\n", has_lb ? "; the lower bound is OPTCC's (Theorem 1)" : ""
     TH = "|"; TS = "|"
+    if (pl_count > 1) addcol("placement", 0)
     if (has_scen) addcol("scenario", 0)
     if (n_multi()) addcol("n", 1)
     if (kind == "straggler") { addcol("straggler", 1); addcol("delay (ms)", 1) }
@@ -269,6 +292,7 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
     for (i = 1; i <= ng; i++) {
         g = gi[i]; r = first[g]
         line = "| "
+        if (pl_count > 1) line = line S_pl[r] " | "
         if (has_scen) line = line (S_scen[r] == "" ? "-" : S_scen[r]) " | "
         if (n_multi()) line = line S_n[r] " | "
         if (kind == "straggler") line = line S_sr[r] others_words(S_so[r], "d") " | " num_str(S_d[r] / 1000) " | "
@@ -289,6 +313,7 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
         print line
     }
 }
+
 
 # addcol(name, right): appends a column to the table header TH and its separator TS
 function addcol(name, right) {
