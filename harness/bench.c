@@ -1068,6 +1068,11 @@ static int share_sms(struct bench *b) {
               cudaGetErrorString(e));
       return -1;
     }
+    if (sms < b->cfg->place.share[r]) { /* a rank without an SM of its own could starve */
+      fprintf(stderr, "arbench: GPU %d has %d SMs, fewer than the %d ranks placed on it "
+              "(--gpus/--ranks)\n", b->rk[r].dev, sms, b->cfg->place.share[r]);
+      return -1;
+    }
     b->world.sms[r] = ar_place_sms(&b->cfg->place, r, sms);
   }
   return 0;

@@ -111,7 +111,7 @@ printf -- '--algo ring,nccl  # a comment\n--transport nccl-p2p,ce\n-b 1K -e 4K\n
 plan '^scenario \(default\): 4 GPUs, 2 algorithms' --config "$tmp/flat.conf" --gpus 0,1,2,3
 plan '^  rows: 9 \(9 to measure, 0 n/a\)' --config "$tmp/flat.conf" --gpus 0,1,2,3
 plan '^  sizes: 4, 1K\.\.8K' --config "$tmp/flat.conf" -e 8K
-plan '^dry run: 1 scenario from .*flat.conf, 4 GPUs \(--gpus\)' --config "$tmp/flat.conf" --gpus 0,1,2,3
+plan '^dry run: 1 scenario from .*flat.conf, 4 ranks \(--gpus\)' --config "$tmp/flat.conf" --gpus 0,1,2,3
 
 # plans: counts, n/a rows, stragglers, degraded links, searches
 plan '^  rows: 9 \(9 to measure, 0 n/a\)' --gpus 0,1,2,3 --algo ring,nccl --transport nccl-p2p,ce -b 1K -e 4K

@@ -14,6 +14,7 @@
 #include "csv.c"
 #include "cuda/inputs.h"
 #include "cuda/p2p_plan.h"
+#include "placement.h"
 #include "stats.c"
 #include "sweep.c"
 
@@ -99,7 +100,8 @@ static void test_csv(void) {
                          .algbw_gbps = 95.325, .busbw_gbps = 142.98,
                          .model_time_us = NAN, .wrong = 0, .status = "ok",
                          .scenario = "two, late", .stragglers = "1:8000;2:4000.5",
-                         .degraded = "1:2;3:1.5"};
+                         .degraded = "1:2;3:1.5",
+                         .placement = "4 ranks/GPU"};
   hx_stats_compute(t, 3, &r.t);
   CHECK_INT(hx_csv_append(&c, &r), ==, 0);
   struct hx_csv_row na = r;
@@ -107,21 +109,24 @@ static void test_csv(void) {
   na.time_after_arrival_us = na.algbw_gbps = na.busbw_gbps = NAN;
   na.wrong = -1;
   na.status = "n/a";
-  na.scenario = na.stragglers = na.degraded = NULL; /* a plain command line: empty */
+  na.scenario = na.stragglers = na.degraded = na.placement = NULL; /* empty */
   CHECK_INT(hx_csv_append(&c, &na), ==, 0);
   hx_csv_close(&c);
   FILE *f = fopen(path, "r");
   char line[2048], fields[40][128];
   CHECK(f && fgets(line, sizeof(line), f), "read header");
-  /* results.csv of arbench run: the SPEC columns, lower_bound_us, then the scenario columns */
-  CHECK_INT(split_csv(line, fields, 40), ==, 37);
+  /* results.csv of arbench run: the SPEC columns, lower_bound_us, the scenario columns, the
+   * profile columns, then placement */
+  CHECK_INT(split_csv(line, fields, 40), ==, 38);
+  CHECK_STR(fields[37], "placement");
   CHECK(!strncmp(line, hx_csv_header, strlen(hx_csv_header)), "SPEC columns first: %s", line);
   CHECK_STR(fields[31], "lower_bound_us");
   CHECK_STR(fields[32], "scenario");
   CHECK_STR(fields[33], "stragglers");
   CHECK_STR(fields[34], "degraded");
   CHECK(fgets(line, sizeof(line), f) != NULL, "read row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 37);
+  CHECK_INT(split_csv(line, fields, 40), ==, 38);
+  CHECK_STR(fields[37], "4 ranks/GPU");
   CHECK_STR(fields[32], "two, late"); /* quoted: it holds a comma */
   CHECK_STR(fields[33], "1:8000;2:4000.5");
   CHECK_STR(fields[34], "1:2;3:1.5");
@@ -137,7 +142,8 @@ static void test_csv(void) {
   CHECK_STR(fields[30], "ok");
   CHECK_STR(fields[31], ""); /* no lower bound: not degraded */
   CHECK(fgets(line, sizeof(line), f) != NULL, "read n/a row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 37);
+  CHECK_INT(split_csv(line, fields, 40), ==, 38);
+  CHECK_STR(fields[37], ""); /* no placement given: empty */
   CHECK(!fields[20][0] && !fields[26][0] && !fields[29][0], "n/a row has empty measurements");
   CHECK_STR(fields[30], "n/a");
   CHECK(!fields[32][0] && !fields[33][0] && !fields[34][0], "no scenario: empty columns");
@@ -246,11 +252,12 @@ static void test_sweep(void) {
   CHECK_INT(parse_line(&o, "--help"), ==, 1);
   /* each of these is bad input (the message goes to stderr) */
   const char *bad[] = {"-b 8X",           "-b 2M -e 1M",     "-f 1",         "--algo foo",
-                       "--transport nccl", "--gpus 0",       "--gpus 0,0",   "--gpus a,b",
+                       "--transport nccl", "--gpus 0",       "--gpus ,",     "--gpus a,b",
                        "-n 0",             "-w -1",          "-T 0",         "--dtype f64",
                        "--check 2",        "--pipeline -1",  "--straggler 1", "--straggler 1:-2ms",
                        "--torus 2y2",      "--bogus",        "stray",        "--sizes 1K,,x",
-                       "-n"};
+                       "-n",               "--ranks 1",      "--ranks 17",   "--ranks x",
+                       "--gpus 0,1,2 --ranks 2"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
     CHECK(parse_line(&o, bad[i]) == -1, "'%s' accepted", bad[i]);
   CHECK(parse_line(&o, "--pipeline 0") == 0 && o.pipeline == 0, "--pipeline 0: the transport chooses");
@@ -518,8 +525,50 @@ static void test_p2p_plan(void) {
   }
 }
 
+/* Ranks on GPUs: --gpus with repeats, --ranks round-robin, the placement text and the SM
+ * shares of waiting kernels (placement.h). */
+static void test_placement(void) {
+  static struct run_opts o; /* zeroed: parse_line frees what the last parse kept */
+  CHECK_INT(parse_line(&o, "--gpus 0,0,0,0"), ==, 0);
+  CHECK(o.ngpus == 4 && o.gpus[3] == 0 && o.nranks == 0, "--gpus 0,0,0,0: %d", o.ngpus);
+  CHECK_INT(parse_line(&o, "--gpus 0 --ranks 8"), ==, 0);
+  CHECK(o.ngpus == 1 && o.nranks == 8, "--gpus 0 --ranks 8: %d %d", o.ngpus, o.nranks);
+  CHECK_INT(parse_line(&o, "--ranks 3"), ==, 0);
+  CHECK_INT(parse_line(&o, "--self-test delay --gpus 1"), ==, 0); /* one GPU is enough there */
+  struct ar_placement p;
+  char t[64], d[256];
+  int one[] = {0}, two[] = {0, 1}, four[] = {0, 1, 2, 3};
+  ar_place_round_robin(&p, one, 1, 8);
+  CHECK(p.n == 8 && p.ndev == 1 && p.share[5] == 8 && p.slot[5] == 5, "8 on 1: %d %d", p.ndev,
+        p.share[5]);
+  CHECK_STR(ar_place_text(&p, t, sizeof(t)), "8 ranks/GPU");
+  CHECK_STR(ar_place_detail(&p, d, sizeof(d)), "GPU 0: ranks 0-7");
+  CHECK(ar_place_colocated(&p), "8 ranks on one GPU are co-located");
+  /* the SM shares of one GPU's ranks add up to at most its SMs, none is empty */
+  for (int n = 2; n <= AR_PLACE_MAX; n++) {
+    ar_place_round_robin(&p, one, 1, n);
+    int sum = 0;
+    for (int r = 0; r < n; r++) sum += ar_place_sms(&p, r, 132);
+    CHECK(sum <= 132 && ar_place_sms(&p, 0, 132) >= 132 / n, "%d ranks: %d SMs", n, sum);
+  }
+  CHECK_INT(ar_place_sms(&p, 0, 4), ==, 1); /* 16 ranks on 4 SMs: still one each */
+  ar_place_round_robin(&p, two, 2, 5); /* ranks 0,2,4 on GPU 0; 1,3 on GPU 1 */
+  CHECK_STR(ar_place_text(&p, t, sizeof(t)), "2-3 ranks/GPU");
+  CHECK_STR(ar_place_detail(&p, d, sizeof(d)), "GPU 0: ranks 0,2,4; GPU 1: ranks 1,3");
+  CHECK(ar_place_sms(&p, 0, 132) == 44 && ar_place_sms(&p, 1, 132) == 66, "uneven shares");
+  ar_place_round_robin(&p, four, 4, 4);
+  CHECK_STR(ar_place_text(&p, t, sizeof(t)), "1 rank/GPU");
+  CHECK_STR(ar_place_detail(&p, d, sizeof(d)), "GPU 0: rank 0; GPU 1: rank 1; GPU 2: rank 2; "
+            "GPU 3: rank 3");
+  CHECK(!ar_place_colocated(&p) && ar_place_sms(&p, 2, 132) == 132, "one rank per GPU");
+  int pairs[] = {3, 3, 5, 5};
+  ar_place(&p, pairs, 4);
+  CHECK_STR(ar_place_detail(&p, d, sizeof(d)), "GPU 3: ranks 0,1; GPU 5: ranks 2,3");
+}
+
 int main(void) {
   test_stats();
+  test_placement();
   test_csv();
   test_sweep();
   test_inputs();

@@ -17,7 +17,9 @@ bad_input "^arbench: -f: bad value '1'" run -f 1
 bad_input "^arbench: --algo: bad value 'foo'.*known:.* ring" run --algo ring,foo
 bad_input "^arbench: --transport: bad value 'tcp'" run --transport nccl-p2p,tcp
 bad_input "^arbench: --gpus: bad value '0'.*at least 2" run --gpus 0
-bad_input "^arbench: --gpus: bad value '0,1,0'.*twice" run --gpus 0,1,0
+bad_input "^arbench: --ranks: bad value '2'.*fewer ranks than the GPUs" run --gpus 0,1,0 --ranks 2
+bad_input "^arbench: --ranks: bad value '1'" run --ranks 1
+bad_input "^arbench: --ranks: bad value '17'" run --ranks 17
 bad_input "^arbench: --gpus: bad value 'x'" run --gpus 0,x
 bad_input "^arbench: -n: bad value '0'" run -n 0
 bad_input "^arbench: -w: bad value 'many'" run -w many

@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
-# `make gputest`: the GPU correctness sweep. Every algorithm x transport on 2, 3 and 4 GPUs
-# (as many as exist) at 1K, an odd size (1000003 bytes, rounded down to the element size), 1M,
-# 64M and 1G, plus bf16 and fp16 at small sizes, and a straggler run. A row passes when its
-# status is ok (its check counted no wrong element); n/a and oom rows are listed, not counted;
-# error and timeout rows, and a run that dies, fail. Ends with "N passed, N failed".
+# `make gputest`: the GPU correctness sweep. A row passes when its status is ok (its check
+# counted no wrong element); n/a and oom rows are listed, not counted; error and timeout rows,
+# and a run that dies, fail. Ends with "N passed, N failed".
+# With 2+ GPUs: every algorithm x transport on 2, 3 and 4 GPUs (as many as exist) at 1K, an odd
+# size (1000003 bytes, rounded down to the element size), 1M, 64M and 1G, plus bf16 and fp16 at
+# small sizes, and a straggler run.
+# With 1 GPU: ranks placed on it (co-located: correctness, not NVLink timings): every algorithm
+# x {ce, sm} for n = 2..8 at 1K, 1000003, 1M and 64M (nccl and nccl-p2p as n/a rows: NCCL
+# cannot put two ranks on one GPU), swing-mp and bucket on a 2x4 torus, bf16 and fp16 at small
+# sizes, a straggler run, degraded runs (optcc and optcc-multi with one and two degraded
+# ranks), and the deadlock checks: 8 ranks with the largest sm grids (1G), with a straggler.
 # Env: B (build dir, default build), GPUTEST_OUT (where run folders go; default a temp dir),
-# GPUTEST_SIZES, GPUTEST_ITERS, GPUTEST_TIMEOUT (-T), GPUTEST_TRANSPORTS.
+# GPUTEST_SIZES, GPUTEST_ITERS, GPUTEST_TIMEOUT (-T), GPUTEST_TRANSPORTS, GPUTEST_NMAX (1 GPU:
+# the most ranks, default 8).
 set -u
 cd "$(dirname "$0")/../.."
 A=${B:-build}/arbench
 export NCCL_NVLS_ENABLE=0
 out=${GPUTEST_OUT:-$(mktemp -d)}
 mkdir -p "$out"
-sizes=${GPUTEST_SIZES:-1K,1000003,1M,64M,1G}
 iters=${GPUTEST_ITERS:-3}
 limit=${GPUTEST_TIMEOUT:-30} # -T: seconds per size and algorithm before the watchdog fires
 pass=0 fail=0 skipped=0
 
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-if [ "$ngpu" -lt 2 ]; then
-  echo "gputest: needs at least 2 GPUs (found $ngpu)"
+if [ "$ngpu" -lt 1 ]; then
+  echo "gputest: needs a GPU (found none; make test runs the CPU suites)"
   echo "0 passed, 1 failed"
   exit 1
 fi
@@ -65,44 +71,91 @@ sweep() {
   pass=$((pass + p)); fail=$((fail + f)); skipped=$((skipped + s))
 }
 
+# straggler_check DIR: the straggler's delay is inside the measured time: time >= delay,
+# after-arrival = time - delay (1 ms delays)
+straggler_check() {
+  [ -s "$1/results.csv" ] || return 1
+  csvawk 'function abs(x) { return x < 0 ? -x : x }
+          FNR == 1 { csv_header($0, c); if (!("time_us_median" in c) || !("delay_us" in c) || !("time_after_arrival_us" in c)) bad = 1; next }
+          bad || /^[ \t\r]*$/ { next }
+          { csv_split($0, x); t = get(x, c, "time_us_median", 0) + 0; d = get(x, c, "delay_us", 0) + 0; a = get(x, c, "time_after_arrival_us", 0) + 0 }
+          get(x, c, "status", "") == "ok" && (t < 1000 || d != 1000 || abs(t - d - a) > 0.01) {
+            bad = 1; print "FAIL straggler row: " $0 > "/dev/stderr" }
+          END { exit bad }' "$1/results.csv"
+}
+count() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi; }
+
+# every rank on GPU 0: "0,0,...,0" with n zeros
+on_gpu0() { seq -s, 1 "$1" | sed 's/[0-9]*/0/g'; }
+
+multi_gpu() {
+  sizes=${GPUTEST_SIZES:-1K,1000003,1M,64M,1G}
+  local n gpus t dt algos
+  for n in 2 3 4; do
+    [ "$n" -le "$ngpu" ] || continue
+    gpus=$(seq -s, 0 $((n - 1)))
+    algos=nccl,$schedules
+    for t in $transports; do
+      sweep "n${n}_float32_$t" --gpus "$gpus" --algo "$algos" --transport "$t" --sizes "$sizes"
+      algos=$schedules
+    done
+  done
+  n=$((ngpu < 4 ? ngpu : 4)); gpus=$(seq -s, 0 $((n - 1)))
+  for dt in bf16 fp16; do
+    algos=nccl,$schedules
+    for t in $transports; do
+      sweep "n${n}_${dt}_$t" --gpus "$gpus" --algo "$algos" --transport "$t" --dtype "$dt" \
+        --sizes 1K,1000003,1M
+      algos=$schedules
+    done
+  done
+  sweep "n${n}_straggler" --gpus "$gpus" --algo nccl,ring,bcast,stragglar --transport nccl-p2p \
+    --sizes 1M --straggler $((n - 1)):1ms
+  count straggler_check "$out/n${n}_straggler"
+}
+
+colocated() {
+  sizes=${GPUTEST_SIZES:-1K,1000003,1M,64M}
+  local nmax=${GPUTEST_NMAX:-8} n g t algos
+  echo "gputest: 1 GPU: ranks placed on GPU 0 (co-located: correctness, not NVLink timings)"
+  for n in $(seq 2 "$nmax"); do
+    g=$(on_gpu0 "$n")
+    algos=nccl,$schedules
+    for t in $transports; do
+      sweep "co${n}_float32_$t" --gpus "$g" --algo "$algos" --transport "$t" --sizes "$sizes"
+      algos=$schedules
+    done
+  done
+  g=$(on_gpu0 8)
+  sweep "co8_torus2x4" --gpus "$g" --algo swing-mp,bucket --transport ce,sm --torus 2x4 --sizes "$sizes"
+  for n in 4 8; do
+    for dt in bf16 fp16; do
+      sweep "co${n}_$dt" --gpus "$(on_gpu0 $n)" --algo "$schedules" --transport ce,sm --dtype "$dt" \
+        --sizes 1K,1000003,1M
+    done
+  done
+  sweep "co4_straggler" --gpus "$(on_gpu0 4)" --algo nccl,ring,bcast,stragglar --transport ce,sm \
+    --sizes 1M --straggler 3:1ms
+  count straggler_check "$out/co4_straggler"
+  for n in 4 8; do
+    sweep "co${n}_degraded1" --gpus "$(on_gpu0 $n)" --algo ring,optcc,optcc-multi,optcc-ring \
+      --transport ce,sm --sizes 1M,64M --degrade $((n - 1)):2.0
+    sweep "co${n}_degraded2" --gpus "$(on_gpu0 $n)" --algo ring,optcc-multi,optcc-ring \
+      --transport ce,sm --sizes 1M,64M --degrade 1:2.0,$((n - 1)):1.5
+  done
+  # deadlock checks: 8 spinning ranks on one GPU, the sm grids at their largest (1G: a block
+  # per 128 KiB, capped at the rank's share), clean and with a straggler; ce's flow program too
+  sweep "co8_deadlock_sm" --gpus "$g" --algo ring,rhd,direct,swing-bw,stragglar --transport sm \
+    --sizes 1G
+  sweep "co8_deadlock_straggler" --gpus "$g" --algo ring,direct,bcast,stragglar --transport sm,ce \
+    --sizes 64M,1G --straggler 7:1ms
+}
+
 # one process per transport, so a hang (the watchdog ends the process) costs only that
 # transport's remaining rows; nccl itself runs once, with the first
 transports=${GPUTEST_TRANSPORTS:-nccl-p2p ce sm}
 schedules=$("$A" --list | awk 'NR > 1 && $1 != "nccl" { printf "%s%s", sep, $1; sep = "," }')
-for n in 2 3 4; do
-  [ "$n" -le "$ngpu" ] || continue
-  gpus=$(seq -s, 0 $((n - 1)))
-  algos=nccl,$schedules
-  for t in $transports; do
-    sweep "n${n}_float32_$t" --gpus "$gpus" --algo "$algos" --transport "$t" --sizes "$sizes"
-    algos=$schedules
-  done
-done
-n=$(( ngpu < 4 ? ngpu : 4 )); gpus=$(seq -s, 0 $((n - 1)))
-for dt in bf16 fp16; do
-  algos=nccl,$schedules
-  for t in $transports; do
-    sweep "n${n}_${dt}_$t" --gpus "$gpus" --algo "$algos" --transport "$t" --dtype "$dt" \
-      --sizes 1K,1000003,1M
-    algos=$schedules
-  done
-done
-sweep "n${n}_straggler" --gpus "$gpus" --algo nccl,ring,bcast,stragglar --transport nccl-p2p \
-  --sizes 1M --straggler $((n - 1)):1ms
-# the straggler's delay is inside the measured time: time >= delay, after-arrival = time - delay
-if [ -s "$out/n${n}_straggler/results.csv" ]; then
-  if csvawk 'function abs(x) { return x < 0 ? -x : x }
-              FNR == 1 { csv_header($0, c); if (!("time_us_median" in c) || !("delay_us" in c) || !("time_after_arrival_us" in c)) bad = 1; next }
-              bad || /^[ \t\r]*$/ { next }
-              { csv_split($0, x); t = get(x, c, "time_us_median", 0) + 0; d = get(x, c, "delay_us", 0) + 0; a = get(x, c, "time_after_arrival_us", 0) + 0 }
-              get(x, c, "status", "") == "ok" && (t < 1000 || d != 1000 || abs(t - d - a) > 0.01) {
-                bad = 1; print "FAIL straggler row: " $0 > "/dev/stderr" }
-              END { exit bad }' "$out/n${n}_straggler/results.csv"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-  fi
-fi
+if [ "$ngpu" -ge 2 ]; then multi_gpu; else colocated; fi
 echo "run folders: $out ($skipped rows n/a or oom)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# #21 on a single-GPU kind, in one device call: `make run` from a clean build (4 ranks on the
+# GPU, quick.conf, pictures), the co-located self-tests, and `make gputest` (n = 2..8 on one
+# GPU). Everything lands in $OUT: logs, and the run folders as tarballs.
+#   OUT=$OUT bash tools/device/issue21.sh      (carry .carry: gp.tar.xz, gnuplot for pictures)
+set -u
+export NCCL_NVLS_ENABLE=0
+out=${OUT:-/tmp/issue21}; mkdir -p "$out"
+# the GPU image has no gnuplot: one carried from the CPU machine, its libraries kept to itself
+if [ -s .carry/gp.tar.xz ] && ! command -v gnuplot >/dev/null; then
+  mkdir -p /tmp/gp && tar xJf .carry/gp.tar.xz -C /tmp/gp
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/gp/lib FONTCONFIG_FILE=/tmp/gp/fonts.conf GNUPLOT_LIB=/tmp/gp/share/gnuplot/5.4 exec /tmp/gp/bin/gnuplot "$@"\n' >/tmp/gp/gnuplot
+  chmod +x /tmp/gp/gnuplot; export PATH=/tmp/gp:$PATH
+  gnuplot -e 'set terminal pngcairo; set output "/tmp/gp/t.png"; plot sin(x)' && echo "gnuplot: carried, works" || echo "gnuplot: carried, FAILS"
+fi
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } >"$out/gpu.txt" 2>&1
+t0=$SECONDS
+echo "== make run from a clean build"
+rm -rf build-dev
+{ time make B=build-dev -j16 >"$out/build.log" 2>&1; } 2>&1 | grep real
+{ time timeout 280 make B=build-dev run; } >"$out/make_run.log" 2>&1
+echo "   exit $? after $((SECONDS - t0)) s (build included)"; tail -4 "$out/make_run.log"
+run=$(ls -1d runs/*/ 2>/dev/null | grep -v reference | tail -1)
+[ -n "$run" ] && tar czf "$out/make_run_folder.tgz" "$run" && echo "   folder $run: $(ls "$run"/plots 2>/dev/null | wc -l) picture files"
+echo "== self-tests on co-located ranks"
+timeout 60 build-dev/arbench run --self-test delay --gpus 0 >"$out/selftest_delay.log" 2>&1; echo "   delay: exit $?"
+timeout 120 stdbuf -oL build-dev/arbench run --self-test degrade --gpus 0,0,0,0 >"$out/selftest_degrade.log" 2>&1; echo "   degrade (4 ranks on GPU 0): exit $?"
+echo "== make gputest"
+t1=$SECONDS
+GPUTEST_OUT=/tmp/gputest timeout $((575 - SECONDS)) make B=build-dev gputest >"$out/gputest.log" 2>&1
+echo "   exit $? after $((SECONDS - t1)) s"; grep -E "passed, |^FAIL" "$out/gputest.log" | head -20
+tar czf "$out/gputest_folders.tgz" -C /tmp gputest 2>/dev/null
