@@ -38,6 +38,7 @@ struct tp_ctx {
   struct tp_job job;
   struct tp_prog *prog;
   int flag_mode;
+  int one_stream[AR_MAX_GPUS]; /* co-located rank: its program in order on one stream */
   uint32_t *flags[AR_MAX_GPUS]; /* 2n words per rank, in that rank's memory, then one
                                  * staging word per stream (memop flag writes) */
   void *scratch[AR_MAX_GPUS];
@@ -95,7 +96,12 @@ static ar_status setup_rank(struct tp_ctx *c, int r) {
   c->streams[r] = (cudaStream_t *)calloc(rp->nstreams, sizeof(cudaStream_t));
   c->events[r] = (cudaEvent_t *)calloc(rp->nevents ? rp->nevents : 1, sizeof(cudaEvent_t));
   if (!c->streams[r] || !c->events[r]) return AR_ERR_NOMEM;
-  for (int i = 1; i < rp->nstreams; i++)
+  /* co-located ranks run their whole program in order on the harness's stream (copy streams
+   * stay NULL): the streams of ranks that share a GPU also share its hardware queues, where a
+   * flag wait of one rank can hold up the flag write of another queued behind it, and streams
+   * made per job land on queues the other ranks' streams already use. One stream per rank is
+   * the order tp_check sim runs as "every stream of a rank squeezed into one FIFO". */
+  for (int i = 1; i < rp->nstreams && !c->one_stream[r]; i++)
     CUDA_CHECK(cudaStreamCreateWithFlags(&c->streams[r][i], cudaStreamNonBlocking));
   for (int i = 0; i < rp->nevents; i++)
     CUDA_CHECK(cudaEventCreateWithFlags(&c->events[r][i], cudaEventDisableTiming));
@@ -174,8 +180,10 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   int mode = dir && !strcmp(dir, "pull") ? TP_MODE_CE_PULL : TP_MODE_CE;
   ar_status st = tp_prog_build(s, job->nelem, (int)es, mode, pipeline, &job->degrade, &c->prog,
                                reason, reason_len);
-  for (int r = 0; st == AR_OK && r < w->n; r++)
+  for (int r = 0; st == AR_OK && r < w->n; r++) {
+    c->one_stream[r] = tp_colocated(w, r);
     st = setup_rank(c, r);
+  }
   if (st == AR_OK && c->prog->reserves) st = measure_clocks(c);
   for (int r = 0; st == AR_OK && r < w->n; r++) { /* the flag memsets are done before use */
     if (cudaSetDevice(w->dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
@@ -312,8 +320,9 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
       round = o->round;
       ar_nvtx_push("round %d", round);
     }
-    cudaStream_t st = o->stream ? c->streams[rank][o->stream] : stream;
-    res = enqueue_folding(c, rank, o, st, base, tp_sum_wait ? held : NULL);
+    cudaStream_t st = o->stream && !c->one_stream[rank] ? c->streams[rank][o->stream] : stream;
+    /* one stream: no wait moves past another stream's ops (program order, as simulated) */
+    res = enqueue_folding(c, rank, o, st, base, tp_sum_wait && !c->one_stream[rank] ? held : NULL);
     if (mk && res == AR_OK && o->round < mk->nrounds && at[o->round] == i + 1) {
       res = release_waits(c, &held[0], stream); /* a mark must follow stream 0's waits */
       if (res != AR_OK) break;
@@ -327,7 +336,7 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
     }
   }
   for (int k = 0; k < HELD_STREAMS && k < rp->nstreams && res == AR_OK; k++)
-    res = release_waits(c, &held[k], k ? c->streams[rank][k] : stream);
+    res = release_waits(c, &held[k], k && !c->one_stream[rank] ? c->streams[rank][k] : stream);
   if (round >= 0) ar_nvtx_pop();
   return res;
 }
