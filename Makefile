@@ -26,7 +26,7 @@ CUDA_OBJ    = $(CUDA_SRC:%.cu=$(B)/obj/%.o)
 TEST_SRC    = $(wildcard tests/test_*.c)
 TEST_BIN    = $(TEST_SRC:tests/%.c=$(B)/tests/%)
 
-.PHONY: all test gputest run plots clean format
+.PHONY: all test gputest run plots clean format golden-programs
 all: $(B)/arbench
 
 $(B)/libarcore.a: $(CORE_OBJ)
@@ -66,6 +66,10 @@ test: $(B)/arbench $(TEST_BIN)
 $(B)/linkprobe: tools/linkprobe.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -o $@ $< -cudart static
+
+# the lowered programs of tests/golden/programs.list, written anew (explain each difference)
+golden-programs: $(B)/arbench
+	@bash tests/golden/lower.sh write $(B)
 
 gputest: $(B)/arbench
 	@B=$(B) bash tests/gpu/run.sh

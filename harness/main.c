@@ -10,6 +10,8 @@ static void usage(FILE *f) {
         "       arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]\n"
         "                        [--torus AxB] [--segments K] [--bytes S] [--format text|json]\n"
         "       arbench model --algo A --ranks N --bytes S [--alpha 3us] [--bw 450GB/s] ...\n"
+        "       arbench lower --algo A --ranks N --sizes S [--transport ce,sm] ...\n"
+        "                                      the program each rank runs (lower --help)\n"
         "       arbench run --help             the benchmark's options\n",
         f);
 }
@@ -23,8 +25,9 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "schedule")) return cmd_schedule(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "model")) return cmd_model(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "lower")) return cmd_lower(argc - 1, argv + 1);
   if (argc > 1 && argv[1][0] != '-') {
-    fprintf(stderr, "arbench: unknown subcommand '%s' (run, schedule, model, --list)\n", argv[1]);
+    fprintf(stderr, "arbench: unknown subcommand '%s' (run, schedule, model, lower, --list)\n", argv[1]);
     return EXIT_BAD_INPUT;
   }
   return cmd_run(argc, argv);

@@ -162,24 +162,37 @@ static void ring_knobs(void) {
   tp_sum_wait = !(sw && !strcmp(sw, "0"));
 }
 
-static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
-                       char *reason, size_t reason_len) {
-  *ctx = NULL;
+extern "C" ar_status tp_ce_lower(const struct tp_job *job, struct tp_prog **out,
+                                 const char **kind, char *reason, size_t reason_len) {
   const struct ar_schedule *s = job->sched;
-  AR_CHECK(tp_job_check(w, job, reason, reason_len));
-  size_t es = ar_dtype_size(job->dtype);
-  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
-  if (!c) return AR_ERR_NOMEM;
-  c->w = *w;
-  c->job = *job;
-  c->flag_mode = tp_flags_mode();
   int pipeline = job->pipeline;
   if ((s->flags & AR_SCHED_PIPELINED) && pipeline == 1) pipeline = 0;
   ring_knobs();
   const char *dir = getenv("AR_CE_DIR");
   int mode = dir && !strcmp(dir, "pull") ? TP_MODE_CE_PULL : TP_MODE_CE;
-  ar_status st = tp_prog_build(s, job->nelem, (int)es, mode, pipeline, &job->degrade, &c->prog,
-                               reason, reason_len);
+  ar_status st = tp_prog_build(s, job->nelem, (int)ar_dtype_size(job->dtype), mode, pipeline,
+                               &job->degrade, out, reason, reason_len);
+  if (st == AR_OK && kind)
+    *kind = (*out)->dataflow == 1   ? "dataflow ring"
+            : (*out)->dataflow == 2 ? "dataflow direct"
+            : (*out)->dataflow == 3 ? "flow"
+            : mode == TP_MODE_CE    ? "push"
+                                    : "pull";
+  return st;
+}
+
+static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
+                       char *reason, size_t reason_len) {
+  *ctx = NULL;
+  const struct ar_schedule *s = job->sched;
+  AR_CHECK(tp_job_check(w, job, reason, reason_len));
+  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
+  if (!c) return AR_ERR_NOMEM;
+  c->w = *w;
+  c->job = *job;
+  c->flag_mode = tp_flags_mode();
+  const char *kind = NULL;
+  ar_status st = tp_ce_lower(job, &c->prog, &kind, reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++) {
     c->one_stream[r] = tp_colocated(w, r);
     st = setup_rank(c, r);
@@ -195,11 +208,6 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     return st;
   }
   if (job->pipeline_used) *job->pipeline_used = c->prog->batches_max;
-  const char *kind = c->prog->dataflow == 1   ? "dataflow ring"
-                     : c->prog->dataflow == 2 ? "dataflow direct"
-                     : c->prog->dataflow == 3 ? "flow"
-                     : mode == TP_MODE_CE     ? "push"
-                                              : "pull";
   ar_log(AR_LOG_INFO,
          "ce: %s, %zu elements: %s, flags by %s, up to %d mini-batches, scratch %zu bytes, "
          "%d streams", s->algo, job->nelem, kind, tp_flags_name(c->flag_mode),

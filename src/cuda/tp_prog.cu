@@ -1380,6 +1380,12 @@ extern "C" void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at) {
     if (at[k] && at[k] < rp->nops && rp->ops[at[k]].kind == TP_OP_SYNC) at[k]++;
 }
 
+extern "C" void tp_prog_print_header(const struct tp_prog *p, FILE *f) {
+  fprintf(f, "program: n %d, mode %d, esize %d, nelem %zu, rounds %d, stride %u, span %u, slots %d, "
+          "batches %d, dataflow %d, reserves %d\n", p->n, p->mode, p->esize, p->nelem, p->nrounds,
+          p->stride, p->span, p->nslots, p->batches_max, p->dataflow, p->reserves);
+}
+
 extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
   static const char *const names[] = {"write", "wait",  "copy", "sum",
                                       "record", "waitev", "sync", "stamp", "pace", "reserve"};
@@ -1413,6 +1419,7 @@ extern "C" void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
       for (int q = 0; q < o->nsrc; q++)
         fprintf(f, " %s%d+%zu", bufs[o->src[q].buf], o->src[q].rank, o->src[q].off);
       fprintf(f, " (%zu bytes)", o->bytes);
+      if (o->blocks) fprintf(f, " blocks %d", o->blocks);
       break;
     default: break;
     }

@@ -263,6 +263,17 @@ extern int tp_sum_wait;
 /* Streaming multiprocessors of the current device (cached). */
 int tp_sm_count(void);
 
+/* The program a transport runs for a job, as its setup makes it (`arbench lower` prints it):
+ * ce: the flow, dataflow ring, dataflow direct, per-round push or pull program; sm: the
+ * persistent kernel's program, or none (*out NULL) for the low-latency oneshot kernel. *kind
+ * (may be NULL) names which. */
+ar_status tp_ce_lower(const struct tp_job *job, struct tp_prog **out, const char **kind,
+                      char *reason, size_t reason_len);
+ar_status tp_sm_lower(const struct tp_world *w, const struct tp_job *job, struct tp_prog **out,
+                      const char **kind, char *reason, size_t reason_len);
+/* Prints the program's header line (every field but the ranks' ops). */
+void tp_prog_print_header(const struct tp_prog *p, FILE *f);
+
 /* Checks that a job matches the world (ranks, buffer size); AR_ERR_INVALID with *reason set
  * otherwise. Shared by the ce and sm transports' setup. */
 ar_status tp_job_check(const struct tp_world *w, const struct tp_job *job, char *reason,

@@ -294,12 +294,24 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
   return st;
 }
 
+extern "C" ar_status tp_sm_lower(const struct tp_world *w, const struct tp_job *job,
+                                 struct tp_prog **out, const char **kind, char *reason,
+                                 size_t reason_len) {
+  *out = NULL;
+  if (tp_ll_eligible(w, job)) { /* no program: one plain kernel */
+    if (kind) *kind = "low-latency oneshot kernel";
+    return AR_OK;
+  }
+  if (kind) *kind = "persistent kernel";
+  return tp_prog_build(job->sched, job->nelem, (int)ar_dtype_size(job->dtype), TP_MODE_SM, 1,
+                       &job->degrade, out, reason, reason_len);
+}
+
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
   *ctx = NULL;
   const struct ar_schedule *s = job->sched;
   AR_CHECK(tp_job_check(w, job, reason, reason_len));
-  size_t es = ar_dtype_size(job->dtype);
   if (!kernel_for(job->dtype, 0)) {
     snprintf(reason, reason_len, "no sm kernel for dtype %d", job->dtype);
     return AR_ERR_INVALID;
@@ -328,8 +340,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     *ctx = c;
     return AR_OK;
   }
-  ar_status st = tp_prog_build(s, job->nelem, (int)es, TP_MODE_SM, 1, &job->degrade, &c->prog,
-                               reason, reason_len);
+  ar_status st = tp_sm_lower(w, job, &c->prog, NULL, reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++)
     c->paced |= c->prog->rank[r].nstamps > 0;
   for (int r = 0; st == AR_OK && r < w->n; r++)
