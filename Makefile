@@ -17,7 +17,7 @@ LDLIBS   = -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(NCCL_LIB) -lnccl -lcudart_st
            -lpthread -ldl -lrt -lm -lstdc++
 
 B = build
-CORE_SRC    = $(wildcard src/*.c algorithms/*.c)
+CORE_SRC    = $(wildcard src/*.c src/lower/*.c algorithms/*.c)
 HARNESS_SRC = $(filter-out harness/main.c,$(wildcard harness/*.c))
 CUDA_SRC    = $(wildcard src/cuda/*.cu)
 CORE_OBJ    = $(CORE_SRC:%.c=$(B)/obj/%.o)

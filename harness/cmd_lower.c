@@ -1,13 +1,13 @@
 /* `arbench lower`: the program each rank runs, as `arbench run` would lower it: the schedule
- * built as the harness builds it (OPTCC's k per size included), then the transport's own
- * lowering (tp_ce_lower, tp_sm_lower). Text or JSON; no GPU is touched. The golden programs
+ * built as the harness builds it (OPTCC's k per size included), then the transports' choice
+ * of program (lower_program, src/lower/choose.c). Text or JSON; no GPU is touched. The golden programs
  * of tests/golden/ are its output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "cuda/tp_prog.h"
+#include "lower/lower.h"
 #include "model.h"
 #include "sweep.h"
 
@@ -78,23 +78,17 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
   } else if (!strcmp(tname, "nccl-p2p")) {
     kind = "nccl-p2p: per round, grouped sends and receives (p2p_plan.h), no program";
   } else {
-    struct tp_world w;
-    memset(&w, 0, sizeof(w));
-    w.n = n;
-    struct tp_job job;
-    memset(&job, 0, sizeof(job));
-    job.sched = &sched[a];
-    job.nelem = nelem;
-    job.dtype = o->dtype;
-    job.pipeline = o->pipeline;
-    job.degrade.n = o->dg.n;
-    job.degrade.bw = o->degrade_bw;
+    struct tp_degrade dg;
+    memset(&dg, 0, sizeof(dg));
+    dg.n = o->dg.n;
+    dg.bw = o->degrade_bw;
     for (int g = 0; g < o->dg.n; g++) {
-      job.degrade.rank[g] = o->dg.rank[g];
-      job.degrade.factor[g] = o->dg.factor[g];
+      dg.rank[g] = o->dg.rank[g];
+      dg.factor[g] = o->dg.factor[g];
     }
-    ls = !strcmp(tname, "ce") ? tp_ce_lower(&job, &prog, &kind, reason, sizeof(reason))
-                              : tp_sm_lower(&w, &job, &prog, &kind, reason, sizeof(reason));
+    ls = lower_program(!strcmp(tname, "ce") ? LOWER_CE : LOWER_SM, &sched[a], nelem, esize,
+                       !strcmp(tname, "ce") ? o->pipeline : 1, &dg, &prog, &kind, reason,
+                       sizeof(reason));
     if (ls != AR_OK) kind = ar_status_str(ls);
   }
   if (json) {

@@ -137,3 +137,16 @@ extern "C" const struct tp_ops *tp_find(const char *name) {
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;
 }
+
+extern "C" ar_status tp_job_check(const struct tp_world *w, const struct tp_job *job, char *reason,
+                                  size_t reason_len) {
+  if (job->sched->nranks != w->n) {
+    snprintf(reason, reason_len, "schedule for %d ranks on %d GPUs", job->sched->nranks, w->n);
+    return AR_ERR_INVALID;
+  }
+  if (job->nelem * ar_dtype_size(job->dtype) > w->data_bytes) {
+    snprintf(reason, reason_len, "%zu elements exceed the data buffers", job->nelem);
+    return AR_ERR_INVALID;
+  }
+  return AR_OK;
+}

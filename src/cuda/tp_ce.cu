@@ -142,43 +142,12 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
   return base + x->off;
 }
 
-/* Sets the dataflow programs' automatic mini-batch sizes, the ring's copy streams and the sum
- * kernels' block cap from AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH (MiB), AR_CE_RING_STREAMS,
- * AR_SUM_BLOCKS and AR_FLOW_SUM_BLOCKS where set, and AR_SUM_WAIT=0 (flag waits before a sum
- * stay stream waits): tuning on the GPUs needs no rebuild. */
-static void ring_knobs(void) {
-  const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
-  const char *db = getenv("AR_CE_DIRECT_BATCH"), *sb = getenv("AR_SUM_BLOCKS");
+/* The sum kernels' block cap (AR_SUM_BLOCKS) and AR_SUM_WAIT=0 (flag waits before a sum stay
+ * stream waits): execution tuning read for every job (experiments). */
+static void exec_knobs(void) {
+  const char *sb = getenv("AR_SUM_BLOCKS"), *sw = getenv("AR_SUM_WAIT");
   tp_sum_blocks_max = sb && atoi(sb) > 0 ? atoi(sb) : 0;
-  if (b && atof(b) > 0) tp_ring_batch_bytes = (size_t)(atof(b) * (1 << 20));
-  if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));
-  const char *fb = getenv("AR_CE_FLOW_BATCH"), *prog = getenv("AR_CE_PROGRAM");
-  if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
-  const char *fsb = getenv("AR_FLOW_SUM_BLOCKS");
-  if (fsb && atoi(fsb) > 0) tp_flow_sum_blocks = atoi(fsb);
-  tp_ce_program = !prog ? 0 : !strcmp(prog, "flow") ? 2 : !strcmp(prog, "round") ? 1 : 0;
-  if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
-  const char *sw = getenv("AR_SUM_WAIT");
   tp_sum_wait = !(sw && !strcmp(sw, "0"));
-}
-
-extern "C" ar_status tp_ce_lower(const struct tp_job *job, struct tp_prog **out,
-                                 const char **kind, char *reason, size_t reason_len) {
-  const struct ar_schedule *s = job->sched;
-  int pipeline = job->pipeline;
-  if ((s->flags & AR_SCHED_PIPELINED) && pipeline == 1) pipeline = 0;
-  ring_knobs();
-  const char *dir = getenv("AR_CE_DIR");
-  int mode = dir && !strcmp(dir, "pull") ? TP_MODE_CE_PULL : TP_MODE_CE;
-  ar_status st = tp_prog_build(s, job->nelem, (int)ar_dtype_size(job->dtype), mode, pipeline,
-                               &job->degrade, out, reason, reason_len);
-  if (st == AR_OK && kind)
-    *kind = (*out)->dataflow == 1   ? "dataflow ring"
-            : (*out)->dataflow == 2 ? "dataflow direct"
-            : (*out)->dataflow == 3 ? "flow"
-            : mode == TP_MODE_CE    ? "push"
-                                    : "pull";
-  return st;
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
@@ -192,7 +161,9 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   c->job = *job;
   c->flag_mode = tp_flags_mode();
   const char *kind = NULL;
-  ar_status st = tp_ce_lower(job, &c->prog, &kind, reason, reason_len);
+  exec_knobs();
+  ar_status st = lower_program(LOWER_CE, s, job->nelem, (int)ar_dtype_size(job->dtype),
+                               job->pipeline, &job->degrade, &c->prog, &kind, reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++) {
     c->one_stream[r] = tp_colocated(w, r);
     st = setup_rank(c, r);

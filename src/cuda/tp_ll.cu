@@ -133,23 +133,9 @@ static const void *ll_kernel_for(int dtype) {
 }
 
 int tp_ll_eligible(const struct tp_world *w, const struct tp_job *job) {
-  const struct ar_schedule *s = job->sched;
-  int n = w->n;
-  if (job->degrade.n || !ll_kernel_for(job->dtype) || n < 2 || n > AR_MAX_GPUS) return 0;
-  const char *env = getenv("AR_LL_MAX_BYTES");
-  size_t most = env && *env ? strtoull(env, NULL, 0) : TP_LL_MAX_BYTES / (size_t)(n - 1);
-  if (job->nelem * ar_dtype_size(job->dtype) > most) return 0;
-  if (s->nranks != n || s->nrounds != 1 || s->nprecond || s->nchunks != 1) return 0;
-  if (s->nxfers != (size_t)n * (n - 1)) return 0;
-  unsigned char seen[AR_MAX_GPUS][AR_MAX_GPUS] = {{0}};
-  for (size_t i = 0; i < s->nxfers; i++) {
-    const struct ar_xfer *x = &s->xfers[i];
-    if (x->op != AR_REDUCE || x->chunk != 0 || x->count != 1 || x->src == x->dst ||
-        x->src < 0 || x->src >= n || x->dst < 0 || x->dst >= n || seen[x->src][x->dst])
-      return 0;
-    seen[x->src][x->dst] = 1;
-  }
-  return 1;
+  return ll_kernel_for(job->dtype) &&
+         lower_ll_eligible(job->sched, w->n, job->nelem * ar_dtype_size(job->dtype),
+                           job->degrade.n > 0);
 }
 
 ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, struct tp_ll **out) {

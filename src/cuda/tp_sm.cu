@@ -294,19 +294,6 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
   return st;
 }
 
-extern "C" ar_status tp_sm_lower(const struct tp_world *w, const struct tp_job *job,
-                                 struct tp_prog **out, const char **kind, char *reason,
-                                 size_t reason_len) {
-  *out = NULL;
-  if (tp_ll_eligible(w, job)) { /* no program: one plain kernel */
-    if (kind) *kind = "low-latency oneshot kernel";
-    return AR_OK;
-  }
-  if (kind) *kind = "persistent kernel";
-  return tp_prog_build(job->sched, job->nelem, (int)ar_dtype_size(job->dtype), TP_MODE_SM, 1,
-                       &job->degrade, out, reason, reason_len);
-}
-
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
   *ctx = NULL;
@@ -340,7 +327,8 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     *ctx = c;
     return AR_OK;
   }
-  ar_status st = tp_sm_lower(w, job, &c->prog, NULL, reason, reason_len);
+  ar_status st = lower_program(LOWER_SM, s, job->nelem, (int)ar_dtype_size(job->dtype), 1,
+                               &job->degrade, &c->prog, NULL, reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++)
     c->paced |= c->prog->rank[r].nstamps > 0;
   for (int r = 0; st == AR_OK && r < w->n; r++)

@@ -7,13 +7,13 @@
 #include <nccl.h>
 
 #include "ar.h"
+#include "lower/lower.h"
 #include "tp_marks.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define AR_MAX_GPUS 16
 
 enum ar_dtype { AR_DT_F32 = 0, AR_DT_BF16 = 1, AR_DT_F16 = 2 };
 size_t ar_dtype_size(int dtype);
@@ -32,62 +32,6 @@ struct tp_world {
   void *data[AR_MAX_GPUS];      /* each rank's in-place AllReduce buffer */
   size_t data_bytes;            /* capacity of each data buffer */
 };
-
-/* Degraded-link emulation (SPEC.md s4, --degrade R:F): every byte into or out of a listed GPU
- * takes F times longer than at the healthy bandwidth `bw`, with one budget per direction
- * shared by all of the GPU's peers (a slow NIC). n == 0 is the healthy path: the transports
- * then emit exactly what they did before the emulation existed.
- *
- * How (tp_degrade.h has the kernels): per round of a degraded GPU d, t0 = the GPU time at
- * which d's stream enters the round (a stamp kernel). The bytes d receives in the round may be
- * used no earlier than t0 + F * in / bw, and what d sends reaches its receivers no earlier than
- * t0 + F * out / bw; with several flows per direction, the x-th byte of one flow is released
- * at t0 + F * sum_j min(b_j, x) / bw (fair sharing of the one budget: the last byte of the
- * round at F * (sum of all bytes) / bw however many peers). d's rounds run one after another,
- * so over any run of rounds d moves at most bw / F per direction: ingress and egress are each
- * capped, independently (full duplex), and a peer gains nothing by talking to d at the same
- * time as another. Spin kernels on %globaltimer hold streams until those times. A flow also
- * never ends earlier than its own start (the moment both ends are ready, measured where the
- * transport can see it) + F * x / bw, so a peer that arrives late is charged the slow link from
- * when it arrives:
- *   ce (push), the flow program (tp_flow.cu, the default for degraded jobs): no rounds; each
- *     flow with a degraded end takes F * x / bw of d's budget per direction when its copy
- *     starts (first come, first served, an atomic clock in d's memory) and its DATA flag is
- *     held until then. These clocks compare the GPUs' %globaltimer, which differ by up to
- *     ~160 us on 4 x H200: the transport measures the offsets per job (a ping-pong, 1-1.5 us
- *     round trip; the self-test prints them). A degraded sender's copy engine is held to its
- *     budget too (one healthy transfer time ahead), so its bytes cross as a slow NIC's would.
- *   ce (push), the per-round program (AR_CE_PROGRAM=round; only local clocks): d stamps each
- *     round on its main stream; d's copy streams stamp each flow when the receiver is ready
- *     and hold the DATA flags (egress); senders to d stamp their flow and hold their DATA flags
- *     for F * x / bw; d's main stream holds every apply (ingress).
- *   sm (pull): readers stamp when their sources are ready and hold the round's end until
- *     every byte read from d is released (d's egress, shared among d's readers); d holds its
- *     own round's end for its reads (ingress) and for its egress budget.
- *   nccl-p2p: d stamps each round and holds its stream after the round's group until
- *     F * max(in, out) / bw; receivers of d's data stamp at their round start and hold until
- *     their share of d's egress budget has passed. NCCL pairs a send with its receive inside
- *     the group, where no stream sees the transfer start: a flow whose far end arrives late
- *     is timed from this end's round start (up to (F - 1) x / bw optimistic). */
-struct tp_degrade {
-  int n;                           /* degraded GPUs; 0: none */
-  int rank[AR_MAX_DEGRADED];
-  double factor[AR_MAX_DEGRADED];  /* >= 1 */
-  double bw;                       /* healthy bandwidth, bytes/s (measured by the harness) */
-};
-
-/* The factor of `rank` (0 when it is not degraded). */
-static inline double tp_degrade_factor(const struct tp_degrade *dg, int rank) {
-  for (int i = 0; dg && i < dg->n; i++)
-    if (dg->rank[i] == rank) return dg->factor[i];
-  return 0;
-}
-
-/* Nanoseconds that `bytes` take on a link slowed by `factor` (0 for a healthy one). */
-static inline uint64_t tp_degrade_ns(const struct tp_degrade *dg, double factor, double bytes) {
-  if (!(factor > 0) || !(dg->bw > 0)) return 0;
-  return (uint64_t)(factor * bytes / dg->bw * 1e9 + 0.5);
-}
 
 /* One (schedule, size) to execute repeatedly. */
 struct tp_job {

@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
 objs=""
-for f in reduce tp_ce tp_sm tp_ll tp_prog tp_flow tp_flags tp_nccl tp_degrade delay; do objs="$objs $B/obj/src/cuda/$f.o"; done
+for f in reduce tp_ce tp_sm tp_ll tp_flags tp_nccl tp_degrade delay; do objs="$objs $B/obj/src/cuda/$f.o"; done
 objs="$objs $B/obj/harness/nvtx.o" # the transports' NVTX round ranges
 # only what tp_check links, so a half-edited harness elsewhere does not stop it
 make -s B="$B" -j2 $objs "$B/libarcore.a" >/dev/null

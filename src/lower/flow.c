@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tp_prog.h"
+#include "lower.h"
 
 /* automatic mini-batches: about 128 MiB each (stragglar at 1 GiB, 358 MB chunks: 2 and 4
  * per chunk within 3% of each other on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log); a chunk of
@@ -482,7 +482,7 @@ static ar_status flow_all(struct flow *f) {
   return AR_OK;
 }
 
-extern "C" ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize,
+ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize,
                                    int pipeline, const struct tp_degrade *dg, struct tp_prog *p,
                                    char *reason, size_t reason_len) {
   struct flow f;

@@ -1,0 +1,321 @@
+/* The lowering: a verified schedule compiled into one program of stream operations per rank,
+ * for the ce and sm transports (plain C: no CUDA; the transports only execute programs).
+ *
+ * Why a program: both transports must keep the IR's round-snapshot semantics on GPUs that run
+ * with no host ordering between ranks. The compiler (tp_prog.cu) decides, once per job, every
+ * copy, sum, flag write and flag wait; the transports only interpret the list (ce: CUDA calls
+ * on several streams; sm: a persistent kernel), and tests/gpu/tp_check.c runs the very same
+ * lists in a CPU simulator that interleaves ranks and streams adversarially.
+ *
+ * Synchronisation is by monotonically increasing 32-bit sequence numbers in device memory;
+ * every wait is on the waiter's own memory: (int32_t)(flag - value) >= 0. Each rank owns 2n
+ * flag words; values are iteration-relative (the interpreter adds iter * span). For round k:
+ *   ready(k) = (k + 1) * stride,  done(k, c) = k * stride + c  (1 <= c < stride).
+ *
+ * ce (TP_MODE_CE, push; emit_ce_push): the sender copies from its own data into the receiver's
+ * scratch, or into the receiver's data when the receiver does not send that chunk this round.
+ *   READY[q] (slot q): receiver q finished round k-1 and may be written;
+ *   DATA[s] (slot n+s): sender s's first c copies to us of round k landed (done(k, c)).
+ * Only a rank itself reads its data, so a write into data that the rank also sends this round
+ * ("hazard") waits for the rank's own sends by local events. Every copy is issued by the GPU
+ * whose data it reads: the pull variant below, where the receiver issues the copy, hung on the
+ * first run on 4 x H200 (copies between GPUs seem to depend on the source GPU's queues, where
+ * blocking waits sit; tp_check sim --xq 1 reproduces it), which NCCL's copy-engine collectives
+ * also avoid by pushing.
+ *
+ * ce pull (TP_MODE_CE_PULL, AR_CE_DIR=pull, experiments only) and sm (TP_MODE_SM): the receiver
+ * reads its sources. READY[s] (slot s): source s is in the round-start state; DONE[p] (slot
+ * n+p): reader p finished reading us (ce pull: after its c-th copy). Per round on rank r:
+ *   1. (after all of r's round k-1 writes) READY to every rank that reads r in round k;
+ *   2. wait READY from each source, read (ce: copy engine into scratch or, when no one reads
+ *      the destination this round, straight into data; sm: kernel loads fused with the sum);
+ *   3. DONE to each source once its reads are complete;
+ *   4. before writing a destination that others read this round ("hazard"), wait for DONE
+ *      from those readers, then apply scratch (sum or copy);
+ *   5. at the round's end wait DONE from every reader, so no read of r is outstanding when
+ *      round k+1 (or the next iteration, or the harness) writes r's data.
+ *
+ * ce dataflow ring (TP_MODE_CE, prog->dataflow = 1; emit_ce_ring): a schedule flagged
+ * AR_SCHED_PIPELINED (async-ring) whose rounds form chains (every round each rank sends one
+ * range to its fixed successor and receives one from its fixed predecessor, and sends in round
+ * k what it received in round k-1; REDUCE rounds, then COPY rounds) synchronises per (round k,
+ * mini-batch j) instead of per round, so the 2(n-1) round boundaries leave no bubbles. Every
+ * transfer is split into the same nb mini-batches; batch j goes on copy stream 1 + j % ns.
+ * Flag words of rank r (slots below; values v(k, j) = k * nb + j + 1, READY = 1):
+ *   READY (TP_DF_READY): r's successor q is in this iteration (its previous one complete);
+ *   FREE (TP_DF_FREE): q applied mini-batch j of REDUCE round k (v(k, j)), so its scratch slot
+ *     (k % 2, j) may be written again; written only where a later round reuses the slot;
+ *   DATA (TP_DF_DATA + s): the predecessor's copy stream 1 + s delivered (k, j) (v(k, j)); one
+ *     word per copy stream, so each word has one writer and only grows.
+ * Sender r, batch j of round k (copy stream): wait for r's own apply of (k-1, j) (an event on
+ * stream 0; DATA of (k-1, j) when round k-1 was a COPY that landed in r's data), and for
+ * REDUCE rounds for FREE of the previous same-parity REDUCE round's (k', j) from q; copy into
+ * q's scratch slot (k % 2, j) (REDUCE) or q's data (COPY); DATA(k, j) to q. Receiver (stream
+ * 0): per batch wait DATA, sum the slot into data, record the batch's event, FREE where due.
+ * Round 0's first copy on each stream waits for READY (one handshake per iteration covers the
+ * previous one: q writes it after its harness stream passed all of q's previous iteration) and
+ * for r's own iteration start (event). Correctness rests on the chains: all accesses to one
+ * element, on every rank, belong to one chain, whose hops are causally ordered by the waits
+ * above (one chain per round-0 transfer; chains must not share elements). With a REDUCE round
+ * 0 the chains alone already order an iteration after the previous one (tp_check sim passes
+ * without READY); READY keeps a COPY round 0, which writes q's data, off q's previous results.
+ * A round "ends" (marks) on stream 0 after its last apply (COPY rounds: its last DATA waits);
+ * the last round ends by joining the copy streams into stream 0, so that nothing of the
+ * iteration is outstanding when the harness's stream goes on.
+ *
+ * ce dataflow direct (TP_MODE_CE, prog->dataflow = 2; emit_ce_direct): a direct AllReduce
+ * (round 0: every rank r reduces its owned range O_r from all others; round 1: r copies O_r to
+ * all) with every owned range split into nb mini-batches. Copy engines pushing to every peer at
+ * once lose half their rate (docs/performance.md, v3), so each rank's copies go on one copy
+ * stream, peers in shift order (r + 1, r + 2, ...): all ranks together move one permutation at
+ * a time. Flag words of rank r: DATA[s] (slot n + s): sender s's copies into r landed, counted
+ * in s's stream order (reduce-scatter batch j: j + 1; allgather batch j: nb + j + 1). Rank r:
+ * the copy stream, after r's iteration start (an event), makes every reduce-scatter copy (O_q
+ * batch j into q's scratch slot (shift, j)), then per batch j, once r's sum of j is recorded,
+ * the allgather copies of O_r batch j into every peer's data; stream 0: per batch, wait DATA
+ * from every source, sum the n - 1 slots into O_r, record the batch's event; at the end wait
+ * for every peer's last DATA and join the copy stream. The reduce-scatter copies wait for
+ * nothing, so the copy engine runs back to back. No READY is needed: r's allgather writes into
+ * q's O_r follow q's read of it (q's copy landed before r summed), and r starts its next
+ * iteration only after every peer's last allgather copy reached r, which each peer made after
+ * its last sum out of its scratch (tp_check sim checks both orders).
+ *
+ * Degraded links (struct tp_degrade, transport.h): STAMP and PACE ops, emitted only when a
+ * job degrades a GPU, hold a stream until a time relative to a stamp of the same rank (the
+ * round's start, slot 0; a flow's start, slots 1..). They never touch data, so the
+ * protocol's correctness does not depend on them (tp_check sim runs them as no-ops, and its
+ * timed simulation, tp_check tsim, checks the times they produce). */
+#ifndef AR_LOWER_H
+#define AR_LOWER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ar.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AR_MAX_GPUS 16 /* ranks a transport runs */
+
+/* Degraded-link emulation (SPEC.md s4, --degrade R:F): every byte into or out of a listed GPU
+ * takes F times longer than at the healthy bandwidth `bw`, with one budget per direction
+ * shared by all of the GPU's peers (a slow NIC). n == 0 is the healthy path: the transports
+ * then emit exactly what they did before the emulation existed.
+ *
+ * How (tp_degrade.h has the kernels): per round of a degraded GPU d, t0 = the GPU time at
+ * which d's stream enters the round (a stamp kernel). The bytes d receives in the round may be
+ * used no earlier than t0 + F * in / bw, and what d sends reaches its receivers no earlier than
+ * t0 + F * out / bw; with several flows per direction, the x-th byte of one flow is released
+ * at t0 + F * sum_j min(b_j, x) / bw (fair sharing of the one budget: the last byte of the
+ * round at F * (sum of all bytes) / bw however many peers). d's rounds run one after another,
+ * so over any run of rounds d moves at most bw / F per direction: ingress and egress are each
+ * capped, independently (full duplex), and a peer gains nothing by talking to d at the same
+ * time as another. Spin kernels on %globaltimer hold streams until those times. A flow also
+ * never ends earlier than its own start (the moment both ends are ready, measured where the
+ * transport can see it) + F * x / bw, so a peer that arrives late is charged the slow link from
+ * when it arrives:
+ *   ce (push), the flow program (tp_flow.cu, the default for degraded jobs): no rounds; each
+ *     flow with a degraded end takes F * x / bw of d's budget per direction when its copy
+ *     starts (first come, first served, an atomic clock in d's memory) and its DATA flag is
+ *     held until then. These clocks compare the GPUs' %globaltimer, which differ by up to
+ *     ~160 us on 4 x H200: the transport measures the offsets per job (a ping-pong, 1-1.5 us
+ *     round trip; the self-test prints them). A degraded sender's copy engine is held to its
+ *     budget too (one healthy transfer time ahead), so its bytes cross as a slow NIC's would.
+ *   ce (push), the per-round program (AR_CE_PROGRAM=round; only local clocks): d stamps each
+ *     round on its main stream; d's copy streams stamp each flow when the receiver is ready
+ *     and hold the DATA flags (egress); senders to d stamp their flow and hold their DATA flags
+ *     for F * x / bw; d's main stream holds every apply (ingress).
+ *   sm (pull): readers stamp when their sources are ready and hold the round's end until
+ *     every byte read from d is released (d's egress, shared among d's readers); d holds its
+ *     own round's end for its reads (ingress) and for its egress budget.
+ *   nccl-p2p: d stamps each round and holds its stream after the round's group until
+ *     F * max(in, out) / bw; receivers of d's data stamp at their round start and hold until
+ *     their share of d's egress budget has passed. NCCL pairs a send with its receive inside
+ *     the group, where no stream sees the transfer start: a flow whose far end arrives late
+ *     is timed from this end's round start (up to (F - 1) x / bw optimistic). */
+struct tp_degrade {
+  int n;                           /* degraded GPUs; 0: none */
+  int rank[AR_MAX_DEGRADED];
+  double factor[AR_MAX_DEGRADED];  /* >= 1 */
+  double bw;                       /* healthy bandwidth, bytes/s (measured by the harness) */
+};
+
+/* The factor of `rank` (0 when it is not degraded). */
+static inline double tp_degrade_factor(const struct tp_degrade *dg, int rank) {
+  for (int i = 0; dg && i < dg->n; i++)
+    if (dg->rank[i] == rank) return dg->factor[i];
+  return 0;
+}
+
+/* Nanoseconds that `bytes` take on a link slowed by `factor` (0 for a healthy one). */
+static inline uint64_t tp_degrade_ns(const struct tp_degrade *dg, double factor, double bytes) {
+  if (!(factor > 0) || !(dg->bw > 0)) return 0;
+  return (uint64_t)(factor * bytes / dg->bw * 1e9 + 0.5);
+}
+
+enum tp_mode { TP_MODE_CE = 0, TP_MODE_SM = 1, TP_MODE_CE_PULL = 2 };
+
+enum tp_op_kind {
+  TP_OP_WRITE_FLAG = 0, /* flags[peer][slot] = base + val, after the stream's earlier work */
+  TP_OP_WAIT_FLAG,      /* stream waits until own flags[slot] >= base + val */
+  TP_OP_COPY,           /* dst = src[0], bytes (ce: copy engine) */
+  TP_OP_SUM,            /* dst = src[0] + ... + src[nsrc-1], bytes / esize elements */
+  TP_OP_RECORD,         /* ce: record event `event` on the stream */
+  TP_OP_WAIT_EVENT,     /* ce: stream waits for the latest record of `event` */
+  TP_OP_SYNC,           /* sm: every block's earlier work done and visible system-wide */
+  /* degraded-link emulation only (transport.h, struct tp_degrade): */
+  TP_OP_STAMP, /* stamps[tslot[0]] = the GPU time when the stream gets here */
+  TP_OP_PACE,  /* the stream waits until stamps[tslot[i]] + ns[i] for i = 0, 1 (tslot -1: none);
+                * ce: the target goes to stamps[tout] when tout >= 0 */
+  TP_OP_RESERVE, /* ce flow program: a flow to `peer` starts: stamps[tout] = when ns[0] of this
+                  * GPU's egress budget and ns[1] of peer's ingress budget have passed, the
+                  * budgets taken first come, first served (0: that budget is not taken) */
+};
+
+enum tp_buf { TP_BUF_DATA = 0, TP_BUF_SCRATCH = 1 };
+
+/* Flag slots of the dataflow ring program (prog->dataflow): see above. */
+enum { TP_DF_READY = 0, TP_DF_FREE = 1, TP_DF_DATA = 2 };
+#define TP_DF_MAX_STREAMS 4 /* copy streams of the dataflow ring program */
+
+#define TP_MAX_SUM (AR_MAX_GPUS + 1) /* a sum reads the destination and up to n-1 peers */
+
+struct tp_ref {
+  int buf;    /* enum tp_buf */
+  int rank;   /* whose buffer */
+  size_t off; /* bytes */
+};
+
+struct tp_op {
+  int kind;   /* enum tp_op_kind */
+  int stream; /* ce: 0 = the harness's stream, 1.. = the transport's copy streams */
+  int round;  /* schedule round, for traces */
+  int peer, slot;
+  uint32_t val;
+  int event;
+  int nsrc;
+  size_t bytes;
+  struct tp_ref dst, src[TP_MAX_SUM];
+  int tslot[2];   /* STAMP, PACE: stamp slots of the rank (ce: device words; sm: per block) */
+  uint64_t ns[2]; /* PACE: nanoseconds after each stamp */
+  int blocks;     /* ce SUM: most blocks of its kernel (0: the default, 4 per SM) */
+  int kflag;      /* ce WRITE_FLAG: by a kernel whatever the flag mode (a stream that is not
+                   * the copy stream: a memop's 4-byte copy would queue behind its copies) */
+  int tout;       /* ce PACE: stamps[tout] = its release (-1: none): the time it waited for,
+                   * or when the stream got there if later, so that a chain of paces adds up
+                   * targets, not the kernels' latencies, and banks no idle time */
+};
+
+struct tp_rank_prog {
+  struct tp_op *ops;
+  size_t nops, cap;
+  int nstreams; /* including stream 0 */
+  int nevents;
+  int nstamps;          /* stamp slots used (0: no emulation ops) */
+  size_t scratch_bytes; /* this rank's scratch (bytes) */
+};
+
+struct tp_prog {
+  int n, mode, esize;
+  size_t nelem;
+  int nrounds;
+  uint32_t stride, span; /* flag values: see above; an iteration adds span */
+  int nslots;            /* flag words per rank: 2n (dataflow: at least TP_DF_DATA + streams) */
+  int batches_max;       /* most mini-batches any transfer was split into */
+  int dataflow; /* 1: the dataflow ring program (emit_ce_ring), 2: the dataflow direct program
+                 * (emit_ce_direct), else 0 */
+  int reserves; /* some rank has a RESERVE op (the flow program's degraded-link budgets) */
+  struct tp_rank_prog rank[AR_MAX_GPUS];
+};
+
+/* Compiles s for nelem elements of esize bytes. pipeline: mini-batches per transfer (ce only):
+ * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8; the dataflow ring:
+ * about tp_ring_batch_bytes each, 2 to 64). ce push compiles a schedule flagged
+ * AR_SCHED_PIPELINED with ring structure into the dataflow ring program, unless dg asks for
+ * emulation (the per-round program then, which knows how to pace). dg: degraded GPUs to
+ * emulate (STAMP and PACE ops, see transport.h), or NULL / dg->n == 0 for none (the program is
+ * then what it was before the emulation existed). Returns AR_OK, AR_ERR_UNSUPPORTED (reason
+ * set) for schedules outside the IR's rules (e.g. a copy and a reduce into one chunk in a
+ * round) or an emulation the mode lacks (ce pull), or AR_ERR_NOMEM. */
+ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
+                        int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
+                        char *reason, size_t reason_len);
+void tp_prog_free(struct tp_prog *p);
+/* --phases (struct tp_marks): at[k] for k < p->nrounds = how many of rank r's ops come before
+ * the point that marks the end of round k (0: r has no work in round k). ce: right after the
+ * round's last op, on stream 0, which ends every round by joining the copy streams and waiting
+ * for every copy into r (tp_check sim verifies it; the dataflow ring: after the round's last
+ * apply or, for a COPY round, its wait for the last copy into r; its own sends of the round may
+ * still run, and only the last round joins them); sm: after the grid barrier that opens the
+ * next round, if one does, so that every block is past round k. */
+void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at);
+/* The automatic mini-batch size (pipeline <= 0) in bytes: 8 MiB; tests lower it so that
+ * small vectors are split too. */
+extern size_t tp_auto_batch_bytes;
+/* The dataflow ring's automatic mini-batch (pipeline <= 0) in bytes (default 32 MiB; the ce
+ * transport takes AR_CE_RING_BATCH, in MiB, when set; tests lower it), and its copy streams
+ * (1..TP_DF_MAX_STREAMS, default 2; AR_CE_RING_STREAMS). */
+extern size_t tp_ring_batch_bytes;
+extern int tp_ring_streams;
+/* The dataflow direct program's automatic mini-batch (pipeline <= 0) in bytes of the largest
+ * owned range (default 1 GiB, 2 to 16 batches; AR_CE_DIRECT_BATCH, in MiB). */
+extern size_t tp_direct_batch_bytes;
+/* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
+extern int tp_sum_blocks_max;
+/* ce push: 0 (default) the flow program (tp_flow.cu) for degraded jobs and for schedules with
+ * a straggler precondition (stragglar, bcast), else the dataflow ring for flagged rings, the
+ * dataflow direct program for direct AllReduces and the per-round program for the rest;
+ * 1 (AR_CE_PROGRAM=round) never the flow program; 2 (AR_CE_PROGRAM=flow) the flow program for
+ * every schedule but healthy flagged rings (healthy rhd, swing-bw and direct lost with it on 4 x
+ * H200, docs/performance.md v4). Degraded jobs moved to it in session 6, once its budgets
+ * passed the self-test (within 3%; the per-round program within 4%): optcc-switch 6.6-6.9 ms
+ * on it against 8.7 on the per-round program (docs/performance.md v7). A schedule the flow
+ * program cannot run (a swap) falls back. */
+extern int tp_ce_program;
+/* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
+ * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
+extern size_t tp_flow_batch_bytes;
+/* The flow program's sum kernels' blocks (default 64; AR_FLOW_SUM_BLOCKS; above half the SMs
+ * a sum waits for its flags on the stream, not spinning: ar_sum_can_wait). */
+extern int tp_flow_sum_blocks;
+/* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
+ * emulation's paces for dg's GPUs (NULL or n == 0: none). */
+ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
+                        const struct tp_degrade *dg, struct tp_prog *p, char *reason,
+                        size_t reason_len);
+/* Builders shared with tp_flow.cu. */
+#define TP_UNIT 64 /* mini-batch boundaries fall on multiples of 64 elements */
+ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op);
+struct tp_op tp_op_new(int kind, int stream, int round);
+struct tp_ref tp_ref_at(int buf, int rank, size_t off);
+size_t tp_scratch_take(size_t *cursor, size_t data_off, size_t bytes);
+void tp_batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi);
+/* Prints rank r's program (AR_DEBUG=trace, and tp_check dump). */
+void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
+/* Prints the program's header line (every field but the ranks' ops). */
+void tp_prog_print_header(const struct tp_prog *p, FILE *f);
+
+
+/* choose.c: the program a transport runs for a job, as its setup makes it (`arbench lower`
+ * prints it): ce (LOWER_CE): the flow, dataflow ring, dataflow direct, per-round push or pull
+ * program; sm (LOWER_SM): the persistent kernel's program, or none (*out NULL) for the
+ * low-latency oneshot kernel (lower_ll_eligible). *kind (may be NULL) names which. */
+enum lower_transport { LOWER_CE = 0, LOWER_SM = 1 };
+ar_status lower_program(int transport, const struct ar_schedule *s, size_t nelem, int esize,
+                        int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
+                        const char **kind, char *reason, size_t reason_len);
+/* The sm transport's low-latency oneshot path: the oneshot structure (one round, one chunk,
+ * every rank reduces every other rank's buffer), no degraded-link emulation, at most
+ * LOWER_LL_MAX_BYTES / (n - 1) bytes per rank (each rank sends n - 1 copies, at half the
+ * link's rate: 4 x H200: 7.3 us vs nccl's 12.3 at 1 KiB, even at 256 KiB, 1.5x slower at
+ * 1 MiB); AR_LL_MAX_BYTES in the environment overrides it (experiments). */
+#define LOWER_LL_MAX_BYTES (1u << 20)
+int lower_ll_eligible(const struct ar_schedule *s, int n, size_t bytes, int degraded);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
