@@ -6,23 +6,12 @@
  * iteration, while a flag that must reach a value cannot be stale. Every flag wait is on local
  * memory and every copy is issued by the GPU whose data it reads.
  *
- * The schedule is compiled once per job (tp_prog.cu, emit_ce_push): per round, one copy stream
- * per receiver sends our chunks once the receiver says READY; the harness's stream sums scratch
- * into data mini-batch by mini-batch as DATA flags say they landed (AsyncAllReduce-style
- * pipelining: the copy of batch b+1 overlaps the sum of batch b). Pipelining: job->pipeline
- * mini-batches per transfer; <= 0 (--pipeline 0) chooses about 8 MiB per batch (at most 8);
- * a schedule flagged AR_SCHED_PIPELINED (async-ring) with pipeline 1 also gets the automatic
- * choice; job->pipeline_used gets the most mini-batches of any transfer. A flagged ring is
- * compiled into the dataflow program instead (emit_ce_ring, tp_prog.h): dependencies per
- * mini-batch rather than per round, two copy streams alternating batches, about 32 MiB a
- * batch (2 to 64) when chosen; AR_CE_RING_BATCH (MiB) and AR_CE_RING_STREAMS (1..4) change
- * those two for experiments. A direct AllReduce (algorithm `direct`) gets the dataflow direct
- * program (emit_ce_direct: one copy stream, peers in shift order, 2 batches per owned range by
- * default, AR_CE_DIRECT_BATCH in MiB). Straggler-aware schedules get the flow program
- * (tp_flow.cu); AR_CE_PROGRAM=flow gives it every schedule but flagged rings (degraded jobs
- * too, an experiment), AR_CE_PROGRAM=round none. --phases marks (job->marks): an event recorded on the harness's
- * stream after each round's last op there (the dataflow ring: its last apply).
- * AR_CE_DIR=pull selects the older receiver-pulls program (see tp_prog.cu). */
+ * The program comes from the lowering (src/lower/, lower_program: the flow, dataflow ring,
+ * dataflow direct or per-round push program, chosen per job); this file only executes it:
+ * every op on its stream in program order (a co-located rank: all on the harness's stream),
+ * flag waits before a sum folded into the sum's kernel. --phases marks (job->marks): an event
+ * recorded on the harness's stream after each round's last op there (the dataflow ring: its
+ * last apply). */
 #include <stdlib.h>
 #include <string.h>
 

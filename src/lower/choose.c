@@ -1,5 +1,5 @@
 /* Which program a transport runs for a job (lower_program): the ce transport's flow, dataflow
- * ring, dataflow direct, per-round push or pull program, or the sm transport's persistent
+ * ring, dataflow direct or per-round push program, or the sm transport's persistent
  * kernel program or low-latency oneshot kernel. `arbench run` (through the transports) and
  * `arbench lower` both ask here, so what lower prints is what runs. */
 #include <stdlib.h>
@@ -56,14 +56,11 @@ ar_status lower_program(int transport, const struct ar_schedule *s, size_t nelem
     return tp_prog_build(s, nelem, esize, TP_MODE_SM, 1, dg, out, reason, reason_len);
   }
   if ((s->flags & AR_SCHED_PIPELINED) && pipeline == 1) pipeline = 0;
-  const char *dir = getenv("AR_CE_DIR");
-  int mode = dir && !strcmp(dir, "pull") ? TP_MODE_CE_PULL : TP_MODE_CE;
-  ar_status st = tp_prog_build(s, nelem, esize, mode, pipeline, dg, out, reason, reason_len);
+  ar_status st = tp_prog_build(s, nelem, esize, TP_MODE_CE, pipeline, dg, out, reason, reason_len);
   if (st == AR_OK && kind)
     *kind = (*out)->dataflow == 1   ? "dataflow ring"
             : (*out)->dataflow == 2 ? "dataflow direct"
             : (*out)->dataflow == 3 ? "flow"
-            : mode == TP_MODE_CE    ? "push"
-                                    : "pull";
+                                    : "push";
   return st;
 }

@@ -18,14 +18,13 @@
  *   DATA[s] (slot n+s): sender s's first c copies to us of round k landed (done(k, c)).
  * Only a rank itself reads its data, so a write into data that the rank also sends this round
  * ("hazard") waits for the rank's own sends by local events. Every copy is issued by the GPU
- * whose data it reads: the pull variant below, where the receiver issues the copy, hung on the
- * first run on 4 x H200 (copies between GPUs seem to depend on the source GPU's queues, where
+ * whose data it reads: a pull program, where the receiver issued the copy, hung on the first
+ * run on 4 x H200 (copies between GPUs seem to depend on the source GPU's queues, where
  * blocking waits sit; tp_check sim --xq 1 reproduces it), which NCCL's copy-engine collectives
- * also avoid by pushing.
+ * also avoid by pushing; it was removed.
  *
- * ce pull (TP_MODE_CE_PULL, AR_CE_DIR=pull, experiments only) and sm (TP_MODE_SM): the receiver
- * reads its sources. READY[s] (slot s): source s is in the round-start state; DONE[p] (slot
- * n+p): reader p finished reading us (ce pull: after its c-th copy). Per round on rank r:
+ * sm (TP_MODE_SM): the receiver reads its sources. READY[s] (slot s): source s is in the
+ * round-start state; DONE[p] (slot n+p): reader p finished reading us. Per round on rank r:
  *   1. (after all of r's round k-1 writes) READY to every rank that reads r in round k;
  *   2. wait READY from each source, read (ce: copy engine into scratch or, when no one reads
  *      the destination this round, straight into data; sm: kernel loads fused with the sum);
@@ -156,7 +155,7 @@ static inline uint64_t tp_degrade_ns(const struct tp_degrade *dg, double factor,
   return (uint64_t)(factor * bytes / dg->bw * 1e9 + 0.5);
 }
 
-enum tp_mode { TP_MODE_CE = 0, TP_MODE_SM = 1, TP_MODE_CE_PULL = 2 };
+enum tp_mode { TP_MODE_CE = 0, TP_MODE_SM = 1 };
 
 enum tp_op_kind {
   TP_OP_WRITE_FLAG = 0, /* flags[peer][slot] = base + val, after the stream's earlier work */
@@ -239,7 +238,7 @@ struct tp_prog {
  * emulate (STAMP and PACE ops, see transport.h), or NULL / dg->n == 0 for none (the program is
  * then what it was before the emulation existed). Returns AR_OK, AR_ERR_UNSUPPORTED (reason
  * set) for schedules outside the IR's rules (e.g. a copy and a reduce into one chunk in a
- * round) or an emulation the mode lacks (ce pull), or AR_ERR_NOMEM. */
+ * round), or AR_ERR_NOMEM. */
 ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
                         int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
                         char *reason, size_t reason_len);
@@ -300,7 +299,7 @@ void tp_prog_print_header(const struct tp_prog *p, FILE *f);
 
 
 /* choose.c: the program a transport runs for a job, as its setup makes it (`arbench lower`
- * prints it): ce (LOWER_CE): the flow, dataflow ring, dataflow direct, per-round push or pull
+ * prints it): ce (LOWER_CE): the flow, dataflow ring, dataflow direct or per-round push
  * program; sm (LOWER_SM): the persistent kernel's program, or none (*out NULL) for the
  * low-latency oneshot kernel (lower_ll_eligible). *kind (may be NULL) names which. */
 enum lower_transport { LOWER_CE = 0, LOWER_SM = 1 };

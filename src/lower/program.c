@@ -137,10 +137,6 @@ static void build_free(struct build *bd) {
 /* Compiles all ranks; see tp_prog.h. */
 static ar_status build_all(struct build *bd) {
   const struct ar_schedule *s = bd->s;
-  if (bd->dg && bd->dg->n && bd->mode == TP_MODE_CE_PULL) {
-    snprintf(bd->reason, bd->reason_len, "degraded links are not emulated by the ce pull program");
-    return AR_ERR_UNSUPPORTED;
-  }
   if (bd->dg && bd->dg->n && !(bd->dg->bw > 0)) {
     snprintf(bd->reason, bd->reason_len, "degraded links: the healthy bandwidth is not known");
     return AR_ERR_UNSUPPORTED;
@@ -195,12 +191,9 @@ static ar_status build_all(struct build *bd) {
     }
   bd->p->stride = (uint32_t)most + 1;
   bd->p->span = bd->p->stride * (uint32_t)(bd->nr + 1);
-  if (bd->mode == TP_MODE_CE_PULL) lw_mark_ce(bd);
   if (bd->mode == TP_MODE_CE) lw_mark_push(bd);
   for (int r = 0; r < bd->n; r++) {
-    AR_CHECK(bd->mode == TP_MODE_CE        ? lw_emit_ce_push(bd, r)
-             : bd->mode == TP_MODE_CE_PULL ? lw_emit_ce(bd, r)
-                                           : lw_emit_sm(bd, r));
+    AR_CHECK(bd->mode == TP_MODE_CE ? lw_emit_ce_push(bd, r) : lw_emit_sm(bd, r));
     size_t most_scr = 0;
     for (int k = 0; k < bd->nr; k++)
       if (lw_rr_at(bd, r, k)->scratch > most_scr) most_scr = lw_rr_at(bd, r, k)->scratch;

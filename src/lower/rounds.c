@@ -1,4 +1,4 @@
-/* The per-round plan the push, pull and sm programs are emitted from: each rank's segments,
+/* The per-round plan the push and sm programs are emitted from: each rank's segments,
  * sources, readers and copies per round, flag values, and the degraded-link paces. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  *
  *   tp_check sim [--ranks-max N] [--seeds K] [--algos LIST] [--xq 0|1|2]
  *       CPU only: compiles every schedule (registry + synthetic ones below) for n = 2..N into
- *       ce push (pipeline 1, 2, 3), ce pull (pipeline 2) and sm programs and runs them in a
+ *       ce push (pipeline 1, 2, 3) and sm programs and runs them in a
  * simulator that interleaves ranks and streams at random (copies split into read and write steps,
  * sm blocks unordered between barriers, one rank made slow at times), also with every stream of a
  *       rank squeezed into one FIFO (worst-case hardware queue aliasing), three back-to-back
@@ -1010,23 +1010,18 @@ static int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
       /* degraded-link emulation: the last rank x2; with n >= 3 also rank 0 x1.5 and the last
        * x3 (the paces never touch data: the sums must not change, nothing may stall) */
       struct tp_degrade dg1 = {1, {n - 1}, {2.0}, 1e9}, dg2 = {2, {0, n - 1}, {1.5, 3.0}, 1e9};
-      const struct tp_degrade *dgs[] = {NULL, NULL, NULL, NULL, NULL, &dg1, n >= 3 ? &dg2 : &dg1,
-                                        &dg1};
+      const struct tp_degrade *dgs[] = {NULL, NULL, NULL, NULL, &dg1, n >= 3 ? &dg2 : &dg1, &dg1};
       for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
-        for (int variant = 0; variant < 8; variant++) {
-          /* ce push p=1,2,3, sm, ce pull p=2; degraded: ce push p=1, ce push p=2, sm */
-          int mode = variant == 3 || variant == 7 ? TP_MODE_SM
-                     : variant == 4               ? TP_MODE_CE_PULL
-                                                  : TP_MODE_CE;
-          int pipe = variant == 4 || variant == 6 ? 2 : variant == 5 ? 1 : variant + 1;
+        for (int variant = 0; variant < 7; variant++) {
+          /* ce push p=1,2,3, sm; degraded: ce push p=1, ce push p=2, sm */
+          int mode = variant == 3 || variant == 6 ? TP_MODE_SM : TP_MODE_CE;
+          int pipe = variant == 5 ? 2 : variant == 4 ? 1 : variant + 1;
           const struct tp_degrade *dg = dgs[variant];
           struct tp_prog *p;
           char reason[256] = "", what[160];
           st = tp_prog_build(&s, sizes[si], 4, mode, pipe, dg, &p, reason, sizeof(reason));
           snprintf(what, sizeof(what), "%s n=%d nelem=%zu %s pipe=%d%s", names[a], n, sizes[si],
-                   mode == TP_MODE_SM   ? "sm"
-                   : mode == TP_MODE_CE ? "ce"
-                                        : "ce-pull",
+                   mode == TP_MODE_SM ? "sm" : "ce",
                    mode == TP_MODE_SM ? 1 : pipe, dg ? (dg == &dg2 ? " degraded 0,n-1" : " degraded n-1") : "");
           if (st != AR_OK) {
             printf("FAIL %s: build: %s: %s\n", what, ar_status_str(st), reason);
@@ -1051,16 +1046,6 @@ static int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
             }
           tp_prog_free(p);
         }
-      { /* the ce pull program does not emulate degraded links: it must say so */
-        struct tp_prog *p = NULL;
-        char reason[256] = "";
-        if (tp_prog_build(&s, 67, 4, TP_MODE_CE_PULL, 2, &dg1, &p, reason, sizeof(reason)) !=
-            AR_ERR_UNSUPPORTED) {
-          printf("FAIL %s n=%d: ce pull accepted a degraded job\n", names[a], n);
-          bad++;
-        }
-        tp_prog_free(p);
-      }
       if (bad) {
         printf("FAIL %s n=%d: %ld of %d simulated runs wrong or stalled\n", names[a], n, bad,
                cases);
