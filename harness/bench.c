@@ -148,6 +148,7 @@ struct bench {
   const struct run_opts *o;
   int colocated;      /* some GPU hosts several ranks: no NCCL communicator */
   char placement[64]; /* the placement column */
+  char settings[512];  /* the settings column (--set; empty: every default) */
   int n, total; /* total = warmup + iters */
   int esize;
   struct hx_barrier bar;
@@ -448,6 +449,7 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->stragglers = b->st_text;
   row->degraded = b->dg_text;
   row->placement = b->placement;
+  row->settings = b->settings;
 }
 
 /* Prints the stdout table's header. */
@@ -1091,6 +1093,7 @@ static void print_devices(struct bench *b) {
            b->rk[0].dev, sms);
   }
   printf("\n");
+  if (b->settings[0]) printf("# settings: %s (--set; the rest at their defaults)\n", b->settings);
   printf("# arbench: %d ranks, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
          b->n, sweep_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
          (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
@@ -1118,6 +1121,8 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->world.n = b->n;
   b->colocated = ar_place_colocated(&cfg->place);
   ar_place_text(&cfg->place, b->placement, sizeof(b->placement));
+  ar_settings_text(&o->settings, b->settings, sizeof(b->settings));
+  ar_settings_apply(&o->settings); /* what the lowering and the transports read */
   pthread_mutex_init(&b->wd_mu, NULL);
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast can take a shared host's GPUs down */
   int rc = 1;

@@ -148,7 +148,8 @@ int cmd_lower(int argc, char **argv) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       printf("usage: arbench lower --algo LIST --ranks N --sizes LIST [--transport ce,sm]\n"
              "         [--straggler R:D] [--degrade R:F] [--degrade-bw 394GB/s] [--pipeline K]\n"
-             "         [--segments K] [--torus AxB] [--dtype T] [--format text|json]\n"
+             "         [--segments K] [--torus AxB] [--dtype T] [--set NAME=VALUE]\n"
+             "         [--format text|json]\n"
              "  prints the program each rank runs, as `arbench run` lowers it (the same schedule,\n"
              "  OPTCC's k per size, the transport's choice of program); no GPU is touched.\n"
              "  --degrade-bw: the healthy bandwidth the emulation's paces divide (run measures\n"
@@ -156,7 +157,16 @@ int cmd_lower(int argc, char **argv) {
       return EXIT_OK;
     }
   if (own_flags(&argc, argv, &json, &bw)) return EXIT_BAD_INPUT;
-  if (run_opts_parse(argc, argv, &o)) return EXIT_BAD_INPUT;
+  /* ce and sm unless --transport says otherwise (later words win) */
+  char **args = calloc((size_t)argc + 3, sizeof(*args));
+  if (!args) return EXIT_FAIL;
+  args[0] = argv[0];
+  args[1] = "--transport";
+  args[2] = "ce,sm";
+  for (int i = 1; i < argc; i++) args[i + 2] = argv[i];
+  int bad = run_opts_parse(argc + 2, args, &o);
+  free(args);
+  if (bad) return EXIT_BAD_INPUT;
   int n = o.nranks;
   if (n < 2) {
     args_bad("--ranks", "", "required (2..16)");
@@ -169,6 +179,8 @@ int cmd_lower(int argc, char **argv) {
   }
   run_opts_settle(&o, n);
   o.degrade_bw = o.dg.n ? bw : 0;
+  ar_settings_retired();
+  ar_settings_apply(&o.settings);
   static struct ar_schedule sched[HX_MAX_ALGOS];
   static ar_status st[HX_MAX_ALGOS];
   int k[HX_MAX_ALGOS] = {0}, first = 1;

@@ -1,5 +1,5 @@
 /* results.csv writer: the SPEC.md section 5 header (then lower_bound_us, and for `arbench run`
- * the scenario, --profile overlap and placement columns), CSV quoting, rows flushed one by one. */
+ * the scenario, --profile overlap, placement and settings columns), CSV quoting, rows flushed one by one. */
 #include "csv.h"
 
 #include <math.h>
@@ -14,6 +14,7 @@ const char hx_csv_header[] =
 const char hx_csv_scenario_columns[] = "scenario,stragglers,degraded";
 const char hx_csv_profile_columns[] = "overlap_reduce_pct,overlap_delay_pct";
 const char hx_csv_placement_column[] = "placement";
+const char hx_csv_settings_column[] = "settings";
 
 void hx_csv_field(FILE *f, const char *s) {
   if (!s) s = "";
@@ -80,6 +81,7 @@ int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
     put_num(f, r->profiled ? r->overlap_reduce_pct : NAN);
     put_num(f, r->profiled ? r->overlap_delay_pct : NAN);
     put_str(f, r->placement);
+    put_str(f, r->settings);
   }
   return fputc('\n', f) == EOF ? -1 : 0;
 }
@@ -92,8 +94,8 @@ static int csv_create(struct hx_csv *c, const char *path, int scenario_cols) {
   c->scenario_cols = scenario_cols;
   snprintf(c->path, sizeof(c->path), "%s", path);
   if (scenario_cols)
-    fprintf(c->f, "%s,%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns, hx_csv_profile_columns,
-            hx_csv_placement_column);
+    fprintf(c->f, "%s,%s,%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns,
+            hx_csv_profile_columns, hx_csv_placement_column, hx_csv_settings_column);
   else fprintf(c->f, "%s\n", hx_csv_header);
   fflush(c->f);
   return 0;

@@ -26,6 +26,9 @@ extern const char hx_csv_profile_columns[];
  * "4 ranks/GPU", "2-3 ranks/GPU"; src/placement.h). Co-located rows time one GPU's memory
  * system, not NVLink. */
 extern const char hx_csv_placement_column[];
+/* Then settings: the tuning settings given with --set, as "name=value;name=value" (empty:
+ * every default; settings.h). */
+extern const char hx_csv_settings_column[];
 
 /* One row. NaN doubles, negative `wrong` and a zero t.n leave their fields empty. */
 struct hx_csv_row {
@@ -53,6 +56,7 @@ struct hx_csv_row {
   int profiled;
   double overlap_reduce_pct, overlap_delay_pct;
   const char *placement; /* hx_csv_placement_column (NULL: empty) */
+  const char *settings;  /* hx_csv_settings_column (NULL: empty) */
 };
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a line break. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 
 static void usage(FILE *f) {
   fputs("usage: arbench [run] [options]       benchmark AllReduce algorithms on the GPUs\n"
@@ -12,6 +13,7 @@ static void usage(FILE *f) {
         "       arbench model --algo A --ranks N --bytes S [--alpha 3us] [--bw 450GB/s] ...\n"
         "       arbench lower --algo A --ranks N --sizes S [--transport ce,sm] ...\n"
         "                                      the program each rank runs (lower --help)\n"
+        "       arbench settings               the tuning settings (--set NAME=VALUE)\n"
         "       arbench run --help             the benchmark's options\n",
         f);
 }
@@ -26,8 +28,12 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "model")) return cmd_model(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "lower")) return cmd_lower(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "settings")) {
+    ar_settings_list(stdout);
+    return EXIT_OK;
+  }
   if (argc > 1 && argv[1][0] != '-') {
-    fprintf(stderr, "arbench: unknown subcommand '%s' (run, schedule, model, lower, --list)\n", argv[1]);
+    fprintf(stderr, "arbench: unknown subcommand '%s' (run, schedule, model, lower, settings, --list)\n", argv[1]);
     return EXIT_BAD_INPUT;
   }
   return cmd_run(argc, argv);

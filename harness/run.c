@@ -270,6 +270,20 @@ static void degrade_calibrate(struct run_plan *plan, const struct hx_bench_cfg *
   fflush(stdout);
 }
 
+/* Appends the settings in effect to DIR/meta.txt: every setting's value (scenario 1's), then
+ * any other scenario's own --set. */
+static void settings_meta(const char *dir, const struct run_plan *plan) {
+  char path[1200], text[512];
+  snprintf(path, sizeof(path), "%s/meta.txt", dir);
+  FILE *f = fopen(path, "a");
+  if (!f) return;
+  ar_settings_write(f, &plan->scen[0].settings);
+  for (int i = 1; i < plan->nscen; i++)
+    fprintf(f, "settings of scenario %s: %s\n", plan->scen[i].scenario,
+            ar_settings_text(&plan->scen[i].settings, text, sizeof(text))[0] ? text : "defaults");
+  fclose(f);
+}
+
 /* Appends the degrade calibration line to DIR/meta.txt. */
 static void degrade_meta(const char *dir, const char *how) {
   char path[1200];
@@ -396,6 +410,7 @@ int cmd_run(int argc, char **argv) {
   static struct hx_progress progress;
   int rc = run_plan_parse(argc, argv, &plan);
   if (rc) return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+  ar_settings_retired();
   const struct run_opts *o0 = &plan.scen[0];
   for (int i = 0; i < plan.nscen; i++)
     for (int t = 0; t < plan.scen[i].ntransports; t++)
@@ -458,6 +473,7 @@ int cmd_run(int argc, char **argv) {
   }
   if (hx_meta_write(&meta, dir, &cfg[0].place))
     fprintf(stderr, "arbench: cannot write %s/meta.txt or COMMAND: %s\n", dir, strerror(errno));
+  settings_meta(dir, &plan);
   if (dg_how[0]) degrade_meta(dir, dg_how);
   if (plan.config[0] && copy_config(plan.config, dir))
     fprintf(stderr, "arbench: cannot copy %s into %s: %s\n", plan.config, dir, strerror(errno));

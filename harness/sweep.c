@@ -69,6 +69,8 @@ void run_opts_usage(void) {
       "      --profile overlap   CUPTI activity records of every row: the share of each\n"
       "                          rank's copy time that overlapped reduction kernels and the\n"
       "                          straggler delay (results.csv's overlap_*_pct, overlap.csv)\n"
+      "      --set NAME=VALUE    a tuning setting (arbench settings lists them; recorded in\n"
+      "                          meta.txt and results.csv's settings column)\n"
       "      --profile timeline  the same, and every copy and kernel of each row on every\n"
       "                          rank with its start and end: timeline.csv\n"
       "                          (--profile overlap,timeline: the same as timeline)\n");
@@ -259,7 +261,7 @@ static int check_critical(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS };
+         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -282,6 +284,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       {"phases", no_argument, 0, O_PHASES},
       {"segments", required_argument, 0, O_SEGMENTS},
       {"profile", required_argument, 0, O_PROFILE},
+      {"set", required_argument, 0, O_SET},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->min_bytes = 1024;
@@ -381,6 +384,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       snprintf(o->baseline, sizeof(o->baseline), "%s", optarg);
       break;
     }
+    case O_SET:
+      if (ar_settings_parse(&o->settings, optarg, NULL))
+        return -1;
+      break;
     case O_SEGMENTS: if (args_parse_int("--segments", optarg, 1, 4096, &o->segments)) return -1; break;
     case O_SELF_TEST:
       if (strcmp(optarg, "delay") && strcmp(optarg, "degrade"))

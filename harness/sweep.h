@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "args.h"
+#include "settings.h"
 
 #define HX_MAX_SIZES 1024
 #define HX_MAX_ALGOS 64
@@ -50,6 +51,7 @@ struct run_opts {
                            * overlap columns, overlap.csv), timeline (timeline.csv, and the
                            * overlap figures: the same CUPTI recording) */
   int segments;           /* --segments K: OPTCC's k (0: chosen per size, sweep_segments) */
+  struct ar_settings settings; /* --set name=value (settings.h); zero: every default */
   double degrade_bw;      /* the healthy bandwidth --degrade divides, bytes/s, measured once
                            * per run by run.c before the scenarios (0: not measured) */
 };

@@ -101,7 +101,8 @@ static void test_csv(void) {
                          .model_time_us = NAN, .wrong = 0, .status = "ok",
                          .scenario = "two, late", .stragglers = "1:8000;2:4000.5",
                          .degraded = "1:2;3:1.5",
-                         .placement = "4 ranks/GPU"};
+                         .placement = "4 ranks/GPU",
+                         .settings = "ce.flow_batch=8388608;flags=kernel"};
   hx_stats_compute(t, 3, &r.t);
   CHECK_INT(hx_csv_append(&c, &r), ==, 0);
   struct hx_csv_row na = r;
@@ -109,24 +110,26 @@ static void test_csv(void) {
   na.time_after_arrival_us = na.algbw_gbps = na.busbw_gbps = NAN;
   na.wrong = -1;
   na.status = "n/a";
-  na.scenario = na.stragglers = na.degraded = na.placement = NULL; /* empty */
+  na.scenario = na.stragglers = na.degraded = na.placement = na.settings = NULL; /* empty */
   CHECK_INT(hx_csv_append(&c, &na), ==, 0);
   hx_csv_close(&c);
   FILE *f = fopen(path, "r");
   char line[2048], fields[40][128];
   CHECK(f && fgets(line, sizeof(line), f), "read header");
   /* results.csv of arbench run: the SPEC columns, lower_bound_us, the scenario columns, the
-   * profile columns, then placement */
-  CHECK_INT(split_csv(line, fields, 40), ==, 38);
+   * profile columns, then placement and settings */
+  CHECK_INT(split_csv(line, fields, 40), ==, 39);
   CHECK_STR(fields[37], "placement");
+  CHECK_STR(fields[38], "settings");
   CHECK(!strncmp(line, hx_csv_header, strlen(hx_csv_header)), "SPEC columns first: %s", line);
   CHECK_STR(fields[31], "lower_bound_us");
   CHECK_STR(fields[32], "scenario");
   CHECK_STR(fields[33], "stragglers");
   CHECK_STR(fields[34], "degraded");
   CHECK(fgets(line, sizeof(line), f) != NULL, "read row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 38);
+  CHECK_INT(split_csv(line, fields, 40), ==, 39);
   CHECK_STR(fields[37], "4 ranks/GPU");
+  CHECK_STR(fields[38], "ce.flow_batch=8388608;flags=kernel");
   CHECK_STR(fields[32], "two, late"); /* quoted: it holds a comma */
   CHECK_STR(fields[33], "1:8000;2:4000.5");
   CHECK_STR(fields[34], "1:2;3:1.5");
@@ -142,8 +145,9 @@ static void test_csv(void) {
   CHECK_STR(fields[30], "ok");
   CHECK_STR(fields[31], ""); /* no lower bound: not degraded */
   CHECK(fgets(line, sizeof(line), f) != NULL, "read n/a row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 38);
+  CHECK_INT(split_csv(line, fields, 40), ==, 39);
   CHECK_STR(fields[37], ""); /* no placement given: empty */
+  CHECK_STR(fields[38], "");
   CHECK(!fields[20][0] && !fields[26][0] && !fields[29][0], "n/a row has empty measurements");
   CHECK_STR(fields[30], "n/a");
   CHECK(!fields[32][0] && !fields[33][0] && !fields[34][0], "no scenario: empty columns");

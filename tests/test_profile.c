@@ -238,11 +238,11 @@ static void test_write(void) {
   f = fopen(path, "r");
   char head[1024];
   CHECK(f && fgets(head, sizeof(head), f), "header");
-  const char *tail = ",scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement\n";
+  const char *tail = ",scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,settings\n";
   CHECK(strlen(head) > strlen(tail) && !strcmp(head + strlen(head) - strlen(tail), tail),
         "header ends: %s", head);
   CHECK(f && fgets(line, sizeof(line), f), "row 1");
-  const char *t1 = ",s,,,25.000,,\n", *t2 = ",s,,,,,\n";
+  const char *t1 = ",s,,,25.000,,,\n", *t2 = ",s,,,,,,\n";
   CHECK(strlen(line) > strlen(t1) && !strcmp(line + strlen(line) - strlen(t1), t1), "row 1: %s",
         line);
   CHECK(f && fgets(line, sizeof(line), f), "row 2");

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings.h"
+
 #include "nvtx.h"
 #include "tp_degrade.h"
 #include "tp_flags.h"
@@ -131,12 +133,11 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
   return base + x->off;
 }
 
-/* The sum kernels' block cap (AR_SUM_BLOCKS) and AR_SUM_WAIT=0 (flag waits before a sum stay
- * stream waits): execution tuning read for every job (experiments). */
-static void exec_knobs(void) {
-  const char *sb = getenv("AR_SUM_BLOCKS"), *sw = getenv("AR_SUM_WAIT");
-  tp_sum_blocks_max = sb && atoi(sb) > 0 ? atoi(sb) : 0;
-  tp_sum_wait = !(sw && !strcmp(sw, "0"));
+/* The sum kernels' block cap and whether their flag waits fold into them (settings.h:
+ * ce.sum_blocks, ce.sum_wait), read for every job. */
+static void exec_settings(void) {
+  tp_sum_blocks_max = (int)ar_setting(AR_SET_CE_SUM_BLOCKS);
+  tp_sum_wait = (int)ar_setting(AR_SET_CE_SUM_WAIT);
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
@@ -150,7 +151,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   c->job = *job;
   c->flag_mode = tp_flags_mode();
   const char *kind = NULL;
-  exec_knobs();
+  exec_settings();
   ar_status st = lower_program(LOWER_CE, s, job->nelem, (int)ar_dtype_size(job->dtype),
                                job->pipeline, &job->degrade, &c->prog, &kind, reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings.h"
 #include "tp_flags.h"
 #include "tp_sum.cuh"
 
@@ -31,13 +32,13 @@ static void resolve(void) {
     wait_fn = (tp_wait_fn)v;
     chosen = TP_FLAGS_MEMOP;
   }
-  const char *env = getenv("AR_FLAGS");
-  if (env && !strcmp(env, "kernel")) chosen = TP_FLAGS_KERNEL;
 }
 
+/* The flags setting (settings.h): auto and memop take stream memory operations where the driver
+ * has them, kernel always the one-thread kernels. */
 extern "C" int tp_flags_mode(void) {
   pthread_once(&once, resolve);
-  return chosen;
+  return ar_setting(AR_SET_FLAGS) == 2 ? TP_FLAGS_KERNEL : chosen;
 }
 
 extern "C" const char *tp_flags_name(int mode) {

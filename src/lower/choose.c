@@ -6,27 +6,22 @@
 #include <string.h>
 
 #include "lower.h"
+#include "settings.h"
 
-/* Tuning from the environment (experiments): AR_CE_RING_BATCH, AR_CE_DIRECT_BATCH and
- * AR_CE_FLOW_BATCH (MiB), AR_CE_RING_STREAMS, AR_FLOW_SUM_BLOCKS, AR_CE_PROGRAM (round, flow),
- * read for every job as the transports did. */
-static void read_knobs(void) {
-  const char *b = getenv("AR_CE_RING_BATCH"), *st = getenv("AR_CE_RING_STREAMS");
-  const char *db = getenv("AR_CE_DIRECT_BATCH");
-  if (b && atof(b) > 0) tp_ring_batch_bytes = (size_t)(atof(b) * (1 << 20));
-  if (db && atof(db) > 0) tp_direct_batch_bytes = (size_t)(atof(db) * (1 << 20));
-  const char *fb = getenv("AR_CE_FLOW_BATCH"), *prog = getenv("AR_CE_PROGRAM");
-  if (fb && atof(fb) > 0) tp_flow_batch_bytes = (size_t)(atof(fb) * (1 << 20));
-  const char *fsb = getenv("AR_FLOW_SUM_BLOCKS");
-  if (fsb && atoi(fsb) > 0) tp_flow_sum_blocks = atoi(fsb);
-  tp_ce_program = !prog ? 0 : !strcmp(prog, "flow") ? 2 : !strcmp(prog, "round") ? 1 : 0;
-  if (st && atoi(st) > 0) tp_ring_streams = atoi(st);
+/* The lowering's settings in effect (settings.h), read for every job. */
+static void read_settings(void) {
+  tp_ce_program = (int)ar_setting(AR_SET_CE_PROGRAM); /* 0 auto, 1 round, 2 flow */
+  tp_ring_batch_bytes = (size_t)ar_setting(AR_SET_CE_RING_BATCH);
+  tp_ring_streams = (int)ar_setting(AR_SET_CE_RING_STREAMS);
+  tp_direct_batch_bytes = (size_t)ar_setting(AR_SET_CE_DIRECT_BATCH);
+  tp_flow_batch_bytes = (size_t)ar_setting(AR_SET_CE_FLOW_BATCH);
+  tp_flow_sum_blocks = (int)ar_setting(AR_SET_CE_FLOW_SUM_BLOCKS);
 }
 
 int lower_ll_eligible(const struct ar_schedule *s, int n, size_t bytes, int degraded) {
   if (degraded || n < 2 || n > AR_MAX_GPUS) return 0;
-  const char *env = getenv("AR_LL_MAX_BYTES");
-  size_t most = env && *env ? strtoull(env, NULL, 0) : LOWER_LL_MAX_BYTES / (size_t)(n - 1);
+  size_t most = (size_t)ar_setting(AR_SET_SM_LL_MAX_BYTES);
+  if (!most) most = LOWER_LL_MAX_BYTES / (size_t)(n - 1);
   if (bytes > most) return 0;
   if (s->nranks != n || s->nrounds != 1 || s->nprecond || s->nchunks != 1) return 0;
   if (s->nxfers != (size_t)n * (n - 1)) return 0;
@@ -45,7 +40,7 @@ ar_status lower_program(int transport, const struct ar_schedule *s, size_t nelem
                         int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
                         const char **kind, char *reason, size_t reason_len) {
   *out = NULL;
-  read_knobs();
+  read_settings();
   int degraded = dg && dg->n > 0;
   if (transport == LOWER_SM) {
     if (lower_ll_eligible(s, s->nranks, nelem * (size_t)esize, degraded)) {

@@ -310,7 +310,7 @@ ar_status lower_program(int transport, const struct ar_schedule *s, size_t nelem
  * every rank reduces every other rank's buffer), no degraded-link emulation, at most
  * LOWER_LL_MAX_BYTES / (n - 1) bytes per rank (each rank sends n - 1 copies, at half the
  * link's rate: 4 x H200: 7.3 us vs nccl's 12.3 at 1 KiB, even at 256 KiB, 1.5x slower at
- * 1 MiB); AR_LL_MAX_BYTES in the environment overrides it (experiments). */
+ * 1 MiB); the setting sm.ll_max_bytes overrides it. */
 #define LOWER_LL_MAX_BYTES (1u << 20)
 int lower_ll_eligible(const struct ar_schedule *s, int n, size_t bytes, int degraded);
 

@@ -1,0 +1,178 @@
+/* The declared settings (settings.h). */
+#include "settings.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Defaults are the figures measured best (docs/performance.md), as they were when these were
+ * environment variables. */
+static const struct ar_setting table[AR_SET_COUNT] = {
+    [AR_SET_CE_PROGRAM] = {"ce.program", "choice", "auto", "",
+                           "ce: auto (flow program for degraded jobs and straggler-aware "
+                           "schedules), round (never the flow program), flow (every schedule "
+                           "but pipelined rings)",
+                           "AR_CE_PROGRAM", 0, 0, "auto,round,flow"},
+    [AR_SET_CE_RING_BATCH] = {"ce.ring_batch", "bytes", "256M", "bytes",
+                              "ce dataflow ring: automatic mini-batch (4..64 per transfer)",
+                              "AR_CE_RING_BATCH", 1 << 16, 1ull << 34, NULL},
+    [AR_SET_CE_RING_STREAMS] = {"ce.ring_streams", "int", "1", "streams",
+                                "ce dataflow ring: copy streams per rank (batches alternate)",
+                                "AR_CE_RING_STREAMS", 1, 4, NULL},
+    [AR_SET_CE_DIRECT_BATCH] = {"ce.direct_batch", "bytes", "1G", "bytes",
+                                "ce dataflow direct: automatic mini-batch of the largest owned "
+                                "range (2..16)",
+                                "AR_CE_DIRECT_BATCH", 1 << 16, 1ull << 34, NULL},
+    [AR_SET_CE_FLOW_BATCH] = {"ce.flow_batch", "bytes", "128M", "bytes",
+                              "ce flow program: automatic mini-batch of the largest chunk "
+                              "(1..16)",
+                              "AR_CE_FLOW_BATCH", 1 << 16, 1ull << 34, NULL},
+    [AR_SET_CE_FLOW_SUM_BLOCKS] = {"ce.flow_sum_blocks", "int", "64", "blocks",
+                                   "ce flow program: blocks of each sum kernel (above half the "
+                                   "rank's SMs a sum waits on the stream, not spinning)",
+                                   "AR_FLOW_SUM_BLOCKS", 1, 4096, NULL},
+    [AR_SET_CE_SUM_BLOCKS] = {"ce.sum_blocks", "int", "0", "blocks",
+                              "ce: most blocks of any sum kernel (0: 4 per SM)",
+                              "AR_SUM_BLOCKS", 0, 4096, NULL},
+    [AR_SET_CE_SUM_WAIT] = {"ce.sum_wait", "int", "1", "",
+                            "ce: 1 folds a sum's flag waits into its kernel, 0 leaves them "
+                            "as stream waits",
+                            "AR_SUM_WAIT", 0, 1, NULL},
+    [AR_SET_FLAGS] = {"flags", "choice", "auto", "",
+                      "ce flag writes and waits: auto (stream memory operations where the "
+                      "driver has them), memop, kernel (one-thread kernels)",
+                      "AR_FLAGS", 0, 0, "auto,memop,kernel"},
+    [AR_SET_SM_LL_MAX_BYTES] = {"sm.ll_max_bytes", "bytes", "0", "bytes",
+                                "sm: largest oneshot on the low-latency kernel (0: 1 MiB / "
+                                "(n - 1))",
+                                "AR_LL_MAX_BYTES", 0, 1ull << 30, NULL},
+};
+
+static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */
+
+const struct ar_setting *ar_settings_table(void) { return table; }
+
+/* The index of word in a comma-separated list, or -1. */
+static int choice_index(const char *list, const char *word, size_t len) {
+  int i = 0;
+  for (const char *p = list; *p; i++) {
+    size_t k = strcspn(p, ",");
+    if (k == len && !strncmp(p, word, len)) return i;
+    p += k + (p[k] == ',');
+  }
+  return -1;
+}
+
+/* Parses value text as a setting of type t; returns 0 with *v, or -1 with *why. */
+static int parse_value(const struct ar_setting *t, const char *s, double *v, const char **why) {
+  if (!strcmp(t->type, "choice")) {
+    int i = choice_index(t->choices, s, strlen(s));
+    if (i < 0) return *why = t->choices, -1;
+    *v = i;
+    return 0;
+  }
+  char *end = NULL;
+  double x = strtod(s, &end);
+  if (!*s || end == s) return *why = "not a number", -1;
+  if (!strcmp(t->type, "bytes")) {
+    static const char units[] = "KMGT";
+    const char *u = *end ? strchr(units, *end) : NULL;
+    if (u) {
+      x *= pow(1024, (double)(u - units + 1));
+      end++;
+    }
+  }
+  if (*end) return *why = !strcmp(t->type, "bytes") ? "a size (e.g. 64M)" : "an integer", -1;
+  if (x != floor(x)) return *why = "a whole number", -1;
+  if (x < t->lo || x > t->hi) return *why = "out of range (arbench settings lists the range)", -1;
+  *v = x;
+  return 0;
+}
+
+int ar_settings_parse(struct ar_settings *s, const char *assign, const char *where) {
+  const char *eq = strchr(assign, '=');
+  const char *why = "expected name=value (arbench settings lists the names)";
+  size_t nlen = eq ? (size_t)(eq - assign) : 0;
+  for (int i = 0; eq && i < AR_SET_COUNT; i++) {
+    if (strlen(table[i].name) != nlen || strncmp(table[i].name, assign, nlen)) continue;
+    double v;
+    if (parse_value(&table[i], eq + 1, &v, &why)) break;
+    s->given[i] = 1;
+    s->value[i] = v;
+    return 0;
+  }
+  if (eq && !strcmp(why, "expected name=value (arbench settings lists the names)"))
+    why = "no such setting (arbench settings lists them)";
+  fprintf(stderr, "arbench: %s: bad value '%s': %s\n", where ? where : "--set", assign, why);
+  return -1;
+}
+
+double ar_setting_value(const struct ar_settings *s, int id) {
+  if (s && s->given[id]) return s->value[id];
+  double v = 0;
+  const char *why;
+  parse_value(&table[id], table[id].def, &v, &why); /* the defaults parse (tested) */
+  return v;
+}
+
+void ar_settings_apply(const struct ar_settings *s) {
+  if (s) process = *s;
+  else memset(&process, 0, sizeof(process));
+}
+
+double ar_setting(int id) { return ar_setting_value(&process, id); }
+
+/* The text of a value: a choice's word, else the number (sizes as given in bytes). */
+static void value_text(const struct ar_settings *s, int i, char *buf, size_t len) {
+  double v = ar_setting_value(s, i);
+  if (!strcmp(table[i].type, "choice")) {
+    const char *p = table[i].choices;
+    for (int k = 0; k < (int)v && *p; k++) p += strcspn(p, ",") + 1;
+    snprintf(buf, len, "%.*s", (int)strcspn(p, ","), p);
+  } else {
+    snprintf(buf, len, "%.0f", v);
+  }
+}
+
+char *ar_settings_text(const struct ar_settings *s, char *buf, size_t len) {
+  size_t k = 0;
+  if (len) buf[0] = 0;
+  for (int i = 0; s && i < AR_SET_COUNT; i++) {
+    if (!s->given[i]) continue;
+    char v[64];
+    value_text(s, i, v, sizeof(v));
+    if (k < len) k += (size_t)snprintf(buf + k, len - k, "%s%s=%s", k ? ";" : "", table[i].name, v);
+  }
+  return buf;
+}
+
+void ar_settings_write(FILE *f, const struct ar_settings *s) {
+  for (int i = 0; i < AR_SET_COUNT; i++) {
+    char v[64];
+    value_text(s, i, v, sizeof(v));
+    fprintf(f, "setting %s = %s%s\n", table[i].name, v, s && s->given[i] ? " (--set)" : "");
+  }
+}
+
+void ar_settings_list(FILE *f) {
+  fprintf(f, "%-20s %-7s %-8s %-24s %s\n", "setting", "type", "default", "range", "what it does");
+  for (int i = 0; i < AR_SET_COUNT; i++) {
+    const struct ar_setting *t = &table[i];
+    char range[64];
+    if (!strcmp(t->type, "choice")) snprintf(range, sizeof(range), "%s", t->choices);
+    else snprintf(range, sizeof(range), "%.0f..%.0f %s", t->lo, t->hi, t->unit);
+    fprintf(f, "%-20s %-7s %-8s %-24s %s (was %s)\n", t->name, t->type, t->def, range, t->doc,
+            t->retired_env);
+  }
+}
+
+int ar_settings_retired(void) {
+  int n = 0;
+  for (int i = 0; i < AR_SET_COUNT; i++)
+    if (getenv(table[i].retired_env)) {
+      fprintf(stderr, "arbench: %s is no longer read (it changes nothing); use --set %s=VALUE\n",
+              table[i].retired_env, table[i].name);
+      n++;
+    }
+  return n;
+}

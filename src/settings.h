@@ -1,0 +1,75 @@
+/* The declared settings: every tuning choice of the lowering and the transports, with its
+ * name, type, default, unit and a line of doc. Set with `--set name=value` (run, lower, a
+ * config file); `arbench settings` lists them; the values in effect go to meta.txt and to
+ * results.csv's `settings` column, so every row knows what produced it. Nothing else tunes:
+ * the environment variables these replaced are no longer read (ar_settings_retired warns). */
+#ifndef AR_SETTINGS_H
+#define AR_SETTINGS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ar_setting_id {
+  AR_SET_CE_PROGRAM,      /* auto, round, flow */
+  AR_SET_CE_RING_BATCH,   /* bytes */
+  AR_SET_CE_RING_STREAMS, /* count */
+  AR_SET_CE_DIRECT_BATCH, /* bytes */
+  AR_SET_CE_FLOW_BATCH,   /* bytes */
+  AR_SET_CE_FLOW_SUM_BLOCKS,
+  AR_SET_CE_SUM_BLOCKS,
+  AR_SET_CE_SUM_WAIT,
+  AR_SET_FLAGS,           /* auto, memop, kernel */
+  AR_SET_SM_LL_MAX_BYTES, /* bytes; 0: 1 MiB / (n - 1) */
+  AR_SET_COUNT
+};
+
+/* One setting's declaration. */
+struct ar_setting {
+  const char *name, *type, *def, *unit, *doc;
+  const char *retired_env; /* the environment variable it replaced, no longer read */
+  double lo, hi;           /* numbers: the range accepted */
+  const char *choices;     /* choice: the words accepted, comma-separated (index = value) */
+};
+
+/* The declarations, AR_SET_COUNT of them, in enum order. */
+const struct ar_setting *ar_settings_table(void);
+
+/* A set of values (one scenario's). Zeroed = every default. */
+struct ar_settings {
+  unsigned char given[AR_SET_COUNT];
+  double value[AR_SET_COUNT]; /* numbers, or a choice's index */
+};
+
+/* Parses "name=value" into s; returns 0, or -1 with one line naming --set (or `where`, a
+ * config's FILE:LINE, when not NULL) and the user's own words. */
+int ar_settings_parse(struct ar_settings *s, const char *assign, const char *where);
+
+/* The value in effect: the given one, else the default. */
+double ar_setting_value(const struct ar_settings *s, int id);
+
+/* Makes s the process's settings (what the lowering and the transports read); NULL: defaults. */
+void ar_settings_apply(const struct ar_settings *s);
+/* The value in effect for the process (ar_settings_apply). */
+double ar_setting(int id);
+
+/* The settings given (not defaults) as "name=value;name=value" into buf ("" for none: every
+ * default); returns buf. The text of results.csv's `settings` column. */
+char *ar_settings_text(const struct ar_settings *s, char *buf, size_t len);
+
+/* Every setting with its value in s (NULL: the defaults), one `name = value` line each, for
+ * meta.txt; `arbench settings` prints the table with types, ranges and docs. */
+void ar_settings_write(FILE *f, const struct ar_settings *s);
+void ar_settings_list(FILE *f);
+
+/* Warns (one line each, to stderr) about retired environment variables that are set: they
+ * no longer change anything; returns how many. */
+int ar_settings_retired(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

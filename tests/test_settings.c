@@ -1,0 +1,81 @@
+/* The declared settings (src/settings.h): every default parses and lies in its range, values
+ * are read exactly or refused naming --set and the user's words, the text of results.csv's
+ * settings column, and the retired environment variables are only warned about. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "settings.h"
+#include "test.h"
+
+/* ar_settings_parse with stderr hidden; returns its result. */
+static int parse_quiet(struct ar_settings *s, const char *assign) {
+  fflush(stderr);
+  FILE *saved = stderr;
+  stderr = fopen("/dev/null", "w");
+  int rc = ar_settings_parse(s, assign, NULL);
+  fclose(stderr);
+  stderr = saved;
+  return rc;
+}
+
+int main(void) {
+  const struct ar_setting *t = ar_settings_table();
+  struct ar_settings s;
+  memset(&s, 0, sizeof(s));
+  char buf[512];
+  /* every declaration: a unique name, a doc, a retired variable, a default that parses */
+  for (int i = 0; i < AR_SET_COUNT; i++) {
+    CHECK(t[i].name && t[i].doc && t[i].retired_env && t[i].def, "setting %d declared", i);
+    for (int j = 0; j < i; j++) CHECK(strcmp(t[i].name, t[j].name), "%s twice", t[i].name);
+    snprintf(buf, sizeof(buf), "%s=%s", t[i].name, t[i].def);
+    struct ar_settings d;
+    memset(&d, 0, sizeof(d));
+    CHECK_INT(parse_quiet(&d, buf), ==, 0);
+    CHECK(ar_setting_value(&d, i) == ar_setting_value(NULL, i), "%s default", t[i].name);
+  }
+  /* the defaults are the figures the lowering had built in */
+  CHECK(ar_setting_value(NULL, AR_SET_CE_RING_BATCH) == 256.0 * (1 << 20), "ring batch");
+  CHECK(ar_setting_value(NULL, AR_SET_CE_FLOW_BATCH) == 128.0 * (1 << 20), "flow batch");
+  CHECK(ar_setting_value(NULL, AR_SET_CE_DIRECT_BATCH) == 1024.0 * (1 << 20), "direct batch");
+  CHECK(ar_setting_value(NULL, AR_SET_CE_FLOW_SUM_BLOCKS) == 64, "flow sum blocks");
+  CHECK(ar_setting_value(NULL, AR_SET_CE_SUM_WAIT) == 1, "sum wait");
+  CHECK_STR(ar_settings_text(&s, buf, sizeof(buf)), "");
+  /* good values, read exactly */
+  CHECK_INT(parse_quiet(&s, "ce.flow_batch=8M"), ==, 0);
+  CHECK_INT(parse_quiet(&s, "ce.program=round"), ==, 0);
+  CHECK_INT(parse_quiet(&s, "flags=kernel"), ==, 0);
+  CHECK(ar_setting_value(&s, AR_SET_CE_FLOW_BATCH) == 8.0 * (1 << 20), "8M");
+  CHECK(ar_setting_value(&s, AR_SET_CE_PROGRAM) == 1, "round is 1");
+  CHECK(ar_setting_value(&s, AR_SET_FLAGS) == 2, "kernel is 2");
+  CHECK_STR(ar_settings_text(&s, buf, sizeof(buf)), "ce.program=round;ce.flow_batch=8388608;flags=kernel");
+  /* applied: what the process reads */
+  ar_settings_apply(&s);
+  CHECK(ar_setting(AR_SET_CE_PROGRAM) == 1 && ar_setting(AR_SET_CE_RING_STREAMS) == 1, "applied");
+  ar_settings_apply(NULL);
+  CHECK(ar_setting(AR_SET_CE_PROGRAM) == 0, "defaults again");
+  /* bad values: refused, nothing changed */
+  const char *bad[] = {"ce.flow_batch",       "=1",  "ce.bogus=1",          "ce.program=fast",
+                       "ce.ring_streams=0",   "ce.ring_streams=5", "ce.ring_streams=1.5",
+                       "ce.flow_batch=8X",    "ce.flow_batch=",    "ce.sum_wait=2",
+                       "ce.flow_batch=-1M",   "flags=Kernel",      "ce.program=round,flow"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    struct ar_settings b = s;
+    CHECK(parse_quiet(&b, bad[i]) == -1 && !memcmp(&b, &s, sizeof(b)), "'%s' accepted", bad[i]);
+  }
+  /* the retired variables: one warning each, nothing else */
+  unsetenv("AR_CE_PROGRAM");
+  unsetenv("AR_FLAGS");
+  fflush(stderr);
+  FILE *saved = stderr;
+  stderr = fopen("/dev/null", "w");
+  int none = ar_settings_retired();
+  setenv("AR_CE_PROGRAM", "flow", 1);
+  setenv("AR_FLAGS", "kernel", 1);
+  int two = ar_settings_retired();
+  fclose(stderr);
+  stderr = saved;
+  CHECK(none == 0 && two == 2, "retired warnings %d %d", none, two);
+  CHECK(ar_setting(AR_SET_CE_PROGRAM) == 0, "an environment variable changed a setting");
+  return TEST_DONE();
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Settings end to end on the simulated GPUs: --set (command line and config) reaches meta.txt
+# and results.csv's settings column, every setting is listed in meta.txt, bad ones are refused
+# before any GPU work, retired environment variables only warn; `arbench settings` lists all.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=${B:-build}
+. tests/sim/build.sh
+sim_build settings
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-test-settings.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+# values FILE COLUMN: the distinct values of a column
+values() { local c; c=$(col "$1" "$2"); awk -F, -v c="$c" 'NR > 1 { print $c }' "$1" | sort -u | tr '\n' '|'; }
+
+out=$("$S" run --gpus 0,1,2,3 --algo ring,stragglar --transport ce --sizes 1M --straggler 1:1ms \
+  --set ce.flow_batch=8M --set ce.program=round -n 2 -w 1 --out "$tmp/set" 2>&1); rc=$?
+[ "$rc" -eq 0 ] && ok || bad "run with --set: exit $rc: $(printf '%s\n' "$out" | tail -2)"
+[ "$(values "$tmp/set/results.csv" settings)" = "ce.program=round;ce.flow_batch=8388608|" ] && ok ||
+  bad "settings column: $(values "$tmp/set/results.csv" settings)"
+grep -q '^setting ce.flow_batch = 8388608 (--set)$' "$tmp/set/meta.txt" &&
+  grep -q '^setting ce.program = round (--set)$' "$tmp/set/meta.txt" &&
+  grep -q '^setting ce.ring_batch = 268435456$' "$tmp/set/meta.txt" && ok ||
+  bad "meta.txt settings: $(grep '^setting' "$tmp/set/meta.txt" | tr '\n' '|')"
+[ "$(grep -c '^setting ' "$tmp/set/meta.txt")" -eq "$("$S" settings | tail -n +2 | wc -l)" ] && ok ||
+  bad "meta.txt does not list every setting"
+printf '%s\n' "$out" | grep -q '^# settings: ce.program=round;ce.flow_batch=8388608' && ok ||
+  bad "no settings line above the table"
+
+# defaults: an empty column, no (--set) in meta.txt
+"$S" run --gpus 0,1 --algo ring --transport ce --sizes 1K -n 2 -w 1 --out "$tmp/def" >/dev/null 2>&1
+[ "$(values "$tmp/def/results.csv" settings)" = "|" ] && ! grep -q '(--set)' "$tmp/def/meta.txt" && ok ||
+  bad "defaults: $(values "$tmp/def/results.csv" settings)"
+
+# a config's scenario with its own settings
+printf -- '--algo ring --transport ce --sizes 1K -n 2 -w 1\n[scenario a]\n[scenario b]\n--set ce.sum_blocks=8\n' >"$tmp/c.conf"
+"$S" run --gpus 0,1 --config "$tmp/c.conf" --out "$tmp/conf" >/dev/null 2>&1
+[ "$(values "$tmp/conf/results.csv" settings)" = "|ce.sum_blocks=8|" ] &&
+  grep -q '^settings of scenario b: ce.sum_blocks=8$' "$tmp/conf/meta.txt" && ok ||
+  bad "per-scenario settings: $(values "$tmp/conf/results.csv" settings)"
+
+# bad settings: one line naming --set and the user's words, exit 2, nothing written
+for a in ce.bogus=1 ce.ring_streams=9 ce.program=fast ce.flow_batch=8X ce.flow_batch; do
+  out=$("$S" run --gpus 0,1 --algo ring --sizes 1K --set "$a" --out "$tmp/bad" 2>&1); rc=$?
+  [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+    printf '%s\n' "$out" | grep -q "^arbench: --set: bad value '$a'" && [ ! -e "$tmp/bad" ] && ok ||
+    bad "--set $a: exit $rc: $out"
+done
+
+# a retired variable changes nothing and says so
+out=$(AR_CE_PROGRAM=flow "$S" run --gpus 0,1 --algo ring --transport ce --sizes 1K -n 2 -w 1 \
+  --out "$tmp/env" 2>&1)
+printf '%s\n' "$out" | grep -q "AR_CE_PROGRAM is no longer read" &&
+  [ "$(values "$tmp/env/results.csv" settings)" = "|" ] && ok || bad "retired variable: $out"
+
+# arbench settings: every setting once, with its default
+list=$("$S" settings)
+for s in ce.program ce.ring_batch ce.ring_streams ce.direct_batch ce.flow_batch ce.flow_sum_blocks \
+         ce.sum_blocks ce.sum_wait flags sm.ll_max_bytes; do
+  [ "$(printf '%s\n' "$list" | grep -c "^$s ")" -eq 1 ] && ok || bad "arbench settings: $s"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
