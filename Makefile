@@ -26,7 +26,7 @@ CUDA_OBJ    = $(CUDA_SRC:%.cu=$(B)/obj/%.o)
 TEST_SRC    = $(wildcard tests/test_*.c)
 TEST_BIN    = $(TEST_SRC:tests/%.c=$(B)/tests/%)
 
-.PHONY: all test gputest run plots clean format golden-programs
+.PHONY: all test test-long gputest run plots clean format golden-programs
 all: $(B)/arbench
 
 $(B)/libarcore.a: $(CORE_OBJ)
@@ -61,6 +61,10 @@ $(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o $(
 
 test: $(B)/arbench $(TEST_BIN)
 	@B=$(B) bash tests/run.sh $(SUITES)
+
+# the long simulator sweep (2..8 ranks, 4 seeds: minutes); CI runs it after make test
+test-long: $(B)/arbench
+	@B=$(B) TP_SIM_LONG=1 bash tests/run.sh tp_sim
 
 # tools/linkprobe: what each way of moving data over NVLink delivers (docs/performance.md)
 $(B)/linkprobe: tools/linkprobe.cu

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CPU test suites (all, or those named: `make test SUITES="schedules cli"`) and sums
-# their "N passed, N failed" lines into one closing line.
+# their "N passed, N failed" lines into one closing line, with the checks they skipped (a
+# "skipped: N ..." line counts N, a "skipped: why" line 1).
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -14,7 +15,7 @@ if [ ${#suites[@]} -eq 0 ]; then
     suites+=("$n")
   done
 fi
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 for s in "${suites[@]}"; do
   if [ -x "$B/tests/test_$s" ]; then cmd=("$B/tests/test_$s")
   elif [ -f "tests/test_$s.sh" ]; then cmd=(bash "tests/test_$s.sh")
@@ -26,9 +27,10 @@ for s in "${suites[@]}"; do
     echo "[$s] no result line (exit $rc)"; failed=$((failed + 1)); continue
   fi
   p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
+  k=$(printf '%s\n' "$out" | awk '/^skipped: / { n += ($2 ~ /^[0-9]+$/) ? $2 : 1 } END { print n + 0 }')
   [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-  echo "[$s] $line"
-  passed=$((passed + p)); failed=$((failed + f))
+  echo "[$s] $line$([ "$k" -gt 0 ] && echo ", $k skipped")"
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -3,13 +3,16 @@
 # schedule (registry and synthetic) for 2..8 ranks into the per-round, dataflow ring, dataflow
 # direct and flow programs and runs them in an adversarial simulator (wrong sums, stalls,
 # unsound --phases marks), then the timed simulator's checks. One case per line of its own.
+# `make test` runs 2..6 ranks, 2 seeds (about 30 s); `make test-long` (TP_SIM_LONG=1, also in
+# CI) 2..8 ranks, 4 seeds.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 if ! bash tests/gpu/build_tp_check.sh "$B" >"$tmp/build.log" 2>&1; then
   bad "tp_check does not build: $(tail -n 3 "$tmp/build.log")"
   finish
 fi
-"$B/tp_check" sim --ranks-max 8 --seeds 4 >"$tmp/sim.log" 2>&1
+if [ "${TP_SIM_LONG:-0}" = 1 ]; then sweep=(--ranks-max 8 --seeds 4); else sweep=(--ranks-max 6 --seeds 2); fi
+"$B/tp_check" sim "${sweep[@]}" >"$tmp/sim.log" 2>&1
 rc=$?
 p=$(grep -c '^ok ' "$tmp/sim.log")
 f=$(grep -cE '^(FAIL|WRONG|STALL)' "$tmp/sim.log")
