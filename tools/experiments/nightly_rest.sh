@@ -4,7 +4,7 @@
 # watchdog, so a hang loses one part; optcc and optcc-multi on ce stop at 2 GiB (their 4 GiB
 # row did not finish in 300 s in the first call), and the straggler and degraded sweeps stop
 # at 1 GiB. Every part writes its own run folder under $OUT/parts (packed into parts.tgz).
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/nightly_rest.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/nightly_rest.sh
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0

@@ -5,7 +5,7 @@
 # the mini-batch count), nccl in the same process for each group; then stragglar with an 8 ms
 # straggler at 1 GiB under the same knobs. Output: $OUT/knobs.log, $OUT/knobs.tar.gz.
 # AR_CE_DIRECT_AGWAIT was removed after this run (no gain); rerun it from git ad9348e.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/knobs.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/knobs.sh
 . "$(dirname "$0")/lib.sh"
 L=$O/knobs.log
 k() { row "$L" 100 "$@"; }

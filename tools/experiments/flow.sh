@@ -4,7 +4,7 @@
 # in the same process (the flow program, AR_CE_PROGRAM=flow, at the transport's choice and at
 # set mini-batches; the default programs beside it), mid sizes, and an 8 ms straggler at 1 GiB.
 # Output: $OUT/flow.log, $OUT/flow.tar.gz (every run folder and log).
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/flow.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/flow.sh
 . "$(dirname "$0")/lib.sh"
 row_flow() { row "$O/flow.log" 150 "$@"; }
 "${B:-build}/linkprobe" $((256 << 20)) 5 ce,perm,gap,gapflag >"$W/linkprobe.txt" 2>&1

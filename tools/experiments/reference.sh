@@ -2,7 +2,7 @@
 # One device call that produces the checked-in reference run: every algorithm on every
 # transport, 1 KiB..8 GiB, 4 GPUs; each algorithm/transport group in its own process so a hang
 # loses only that group's rows; then runtime bad-input checks and an 8 ms straggler at 1 GiB.
-# Usage (on the GPU machine): B=build-final OUT=$OUT bash tests/gpu/reference.sh
+# Usage (on the GPU machine): B=build-final OUT=$OUT bash tools/experiments/reference.sh
 . "$(dirname "$0")/lib.sh"
 gpus=0,1,2,3
 common=(--gpus "$gpus" -b 1K -e 8G -f 2 -n 20 -w 5 -T 30)

@@ -3,7 +3,7 @@
 # stream waits before it (AR_SUM_WAIT=0), one device call (4 x H200): tp_check's correctness
 # checks on ce (healthy and degraded), then optcc-switch and ring with GPU 3 2x slower,
 # stragglar with an 8 ms straggler, healthy ring/rhd/direct at 1 GiB and small sizes.
-# Summary: $OUT/sumwait.log. Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/sumwait.sh
+# Summary: $OUT/sumwait.log. Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/sumwait.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/sumwait.log"
 T=${B:-build}/tp_check

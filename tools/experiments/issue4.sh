@@ -11,7 +11,7 @@
 #             ce and sm
 #   checks    every algorithm on ce with GPU 1 2x slower, and optcc/optcc-multi on 2, 3 and 4
 #             GPUs with one and two degraded GPUs on every transport: the wrong column
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=580 bash tests/gpu/issue4.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=580 bash tools/experiments/issue4.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/issue4.log"
 step selftest_delay 60 "$A" run --self-test delay --gpus 0,1,2,3

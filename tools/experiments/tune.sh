@@ -3,7 +3,7 @@
 # ring's mini-batch size and copy streams (AR_CE_RING_BATCH, AR_CE_RING_STREAMS), the
 # low-latency oneshot's ceiling (AR_LL_MAX_BYTES), and stragglar's mini-batches under an 8 ms
 # straggler, each against nccl in the same process. Output: $OUT/tune.log, $OUT/tune.tar.gz.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/tune.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/tune.sh
 . "$(dirname "$0")/lib.sh"
 row_tune() { row "$O/tune.log" 120 "$@"; }
 "${B:-build}/linkprobe" $((256 << 20)) 3 >"$W/linkprobe.txt" 2>&1

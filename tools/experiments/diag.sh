@@ -3,7 +3,7 @@
 # time goes beyond the bound), optcc-switch at k = 8 and 12, and why stragglar was slower in
 # the --find-critical process than alone (iterations, algorithm set).
 # Output: $OUT/diag.log, $OUT/timeline_optcc_switch.csv.gz, $OUT/diag.tgz.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/diag.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/diag.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/diag.log"
 r() { row "$L" 120 "$@"; }

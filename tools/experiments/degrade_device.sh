@@ -4,13 +4,13 @@
 #   1. arbench run --self-test degrade: 1-3 peers into / out of / both ways through a GPU
 #      degraded x2, every transport, measured vs requested rate (within 5%);
 #   2. correctness with the emulation on (tp_check gpu --degrade, ce and sm): the paces must
-#      not change a single result (the healthy path: tests/gpu/tp_device.sh);
+#      not change a single result (the healthy path: tools/experiments/tp_device.sh);
 #   3. the done-when table: ring vs optcc at 1 GiB, one GPU x2, every transport, with the
 #      lower bound (healthy table beside it), and OPTCC's k around the chosen one;
 #   4. a small factor sweep (1, 1.5, 2, 3, 4) through configs/degraded.conf's shape.
 # Logs and run folders go to $OUT (default degrade_out), a summary in $OUT/summary.txt; the
 # steps share a budget of BUDGET seconds (default 540), the later ones skipped when it runs out.
-#   B=build-degrade OUT=/tmp/x bash tests/gpu/degrade_device.sh
+#   B=build-degrade OUT=/tmp/x bash tools/experiments/degrade_device.sh
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0

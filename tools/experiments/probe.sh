@@ -4,7 +4,7 @@
 # transport's automatic mini-batches against none, an 8 ms straggler with --phases, the
 # transport checker with round marks, `make gputest`'s sweep on 2..4 GPUs, and one Nsight
 # Systems attempt. Parts run while the call's DEADLINE (seconds, default 540) allows.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/probe.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/probe.sh
 # GPUS (default 0,1,2,3) picks the GPUs, SLICE_SIZES the slice's sizes; PARTS (default all)
 # a subset of: link slice ll cep1
 # phases tpcheck nsys gputest.

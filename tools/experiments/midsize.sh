@@ -4,7 +4,7 @@
 # values) and its sum kernels' blocks (BLOCKS: AR_FLOW_SUM_BLOCKS values), nccl beside it; with
 # OLD (another build dir) the same at 2 and automatic batches on that binary; CUPTI timelines
 # at 64 MiB (TIMELINES: --pipeline values). Output: $OUT/midsize.log, $OUT/midsize.tgz.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/midsize.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/midsize.sh
 . "$(dirname "$0")/lib.sh"
 r() { row "$O/midsize.log" 90 "$@"; }
 a=${ALGO:-stragglar}

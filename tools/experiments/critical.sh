@@ -2,7 +2,7 @@
 # One device call: the critical straggler delay for 64 MiB..4 GiB (--find-critical's default
 # sizes) against the best of nccl and our schedules on ce and sm, then stragglar against nccl
 # at 1 GiB with an 8 ms straggler on rank 1. Output: $OUT/critical.log, $OUT/critical.tgz.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=560 bash tests/gpu/critical.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=560 bash tools/experiments/critical.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/critical.log"
 step critical 500 "$A" run --gpus 0,1,2,3 --find-critical --algo nccl,ring,rhd,direct,swing-bw,stragglar \

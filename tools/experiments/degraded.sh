@@ -11,7 +11,7 @@
 #   straggler stragglar vs nccl at 1 GiB, 8 ms straggler on rank 1 (unchanged by the above)
 #   multi     correctness of optcc and optcc-multi on 2, 3 and 4 GPUs, one and two degraded
 #             GPUs, every transport, odd and mid sizes (the wrong column)
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=500 bash tests/gpu/degraded.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT DEADLINE=500 bash tools/experiments/degraded.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/degraded.log"
 step selftest 90 "$A" run --self-test degrade --gpus 0,1,2,3

@@ -5,7 +5,7 @@
 # kernel flags from the direct program's signal stream (AR_CE_DIRECT_SIGNAL=1); twice over, then
 # a CUPTI timeline of the last. Output: $OUT/flags.log, $OUT/flags.tar.gz.
 # AR_CE_DIRECT_SIGNAL was removed after this run (no gain); rerun it from git dd2e2ce.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/flags.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/flags.sh
 . "$(dirname "$0")/lib.sh"
 L=$O/flags.log
 d=(--algo nccl,direct --sizes 1G,8G --transport ce --pipeline 0 -n 30 -w 5)

@@ -4,7 +4,7 @@
 # every algorithm on ce and sm (several sizes, odd ones included, three dtypes, pipelines,
 # both flag implementations, 2, 3 and all GPUs), and timings. Logs go to $OUT (default
 # tp_out); each step has its own time limit so one hang does not take the rest with it.
-#   B=build-tp OUT=/tmp/x bash tests/gpu/tp_device.sh [quick]
+#   B=build-tp OUT=/tmp/x bash tools/experiments/tp_device.sh [quick]
 # quick: the ce checks and timings only (about 4 minutes when all is well).
 set -u
 export NCCL_NVLS_ENABLE=0

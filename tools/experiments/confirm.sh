@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # #4's OPTCC figure again on a fresh machine (4 x H200): ring, optcc, optcc-switch at 1 GiB with
 # GPU 3 2x slower (k chosen per size), three times, and optcc-switch at k = 12..20.
-# Summary: $OUT/confirm.log, rows in $OUT/confirm.csv. Usage: B=.carry/x OUT=$OUT bash tests/gpu/confirm.sh
+# Summary: $OUT/confirm.log, rows in $OUT/confirm.csv. Usage: B=.carry/x OUT=$OUT bash tools/experiments/confirm.sh
 . "$(dirname "$0")/lib.sh"
 L="$O/confirm.log"
 d=(--sizes 1G --transport ce --degrade 3:2.0 --pipeline 0 -n 20 -w 5)

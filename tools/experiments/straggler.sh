@@ -4,7 +4,7 @@
 # the flag mechanism (memop + 4-byte copy, AR_FLAGS=kernel), the sum kernels' blocks
 # (AR_SUM_BLOCKS) and the mini-batches (--pipeline); nccl in every process. A CUPTI timeline of
 # the flow program with kernel flags. Output: $OUT/straggler.log, $OUT/straggler.tar.gz.
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/straggler.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/straggler.sh
 . "$(dirname "$0")/lib.sh"
 r() { row "$O/straggler.log" 90 "$@"; }
 s=(--sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms -n 20 -w 5)

@@ -4,7 +4,7 @@
 # on every transport, 1 KiB..8 GiB, one process), then, when the binary has it, a CUPTI
 # timeline of direct/ce at 1 GiB and of stragglar/ce with an 8 ms straggler.
 # Output: $OUT/perf.log, $OUT/perf.tar.gz (the sweep's run folder is $W/sweep inside).
-# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tests/gpu/perf.sh
+# Usage (on the GPU machine): B=.carry/x OUT=$OUT bash tools/experiments/perf.sh
 . "$(dirname "$0")/lib.sh"
 L=$O/perf.log
 d=(--algo direct --sizes 1G --transport ce --pipeline 2 -n 40 -w 5)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The straggler and degraded-link checks that follow the reference sweep in one device call
-# (tests/gpu/reference.sh runs this with NEXT=<build dir>): the degrade self-test, ring vs optcc
+# (tools/experiments/reference.sh runs this with NEXT=<build dir>): the degrade self-test, ring vs optcc
 # at 1 GiB with one GPU 2x slower, a factor sweep, and a critical-delay search at 1 GiB.
 # Everything lands in $OUT/next.tgz; a summary goes to stdout. DEADLINE: seconds left.
 . "$(dirname "$0")/lib.sh"
