@@ -1,0 +1,190 @@
+/* The benchmark's private state, shared by bench.c (the run and its threads), bench_rank.c
+ * (a rank's GPU work), bench_row.c (a job's preparation and row), bench_crit.c (the
+ * critical-delay search) and bench_sync.c (barrier, watchdog). Not for other modules. */
+#ifndef HX_BENCH_INT_H
+#define HX_BENCH_INT_H
+
+#include "bench.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <nccl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "critical.h"
+#include "cuda/delay.h"
+#include "cuda/kernels.h"
+#include "cuda/transport.h"
+#include "model.h"
+#include "nvtx.h"
+#include "phases.h"
+#include "profile.h"
+
+_Static_assert(HX_MAX_DEVS == AR_MAX_GPUS, "one rank per GPU slot");
+_Static_assert((int)HX_DT_F32 == (int)AR_DT_F32 && (int)HX_DT_BF16 == (int)AR_DT_BF16 &&
+                   (int)HX_DT_F16 == (int)AR_DT_F16,
+               "dtype numbering");
+
+/* ---- a spinning barrier that also agrees on "did anyone fail" ---- */
+
+struct hx_barrier {
+  int n;
+  atomic_int count, gen;
+  atomic_int err[2]; /* per generation parity: OR of the errors brought to it */
+};
+
+/* Waits for all n threads; returns nonzero on every thread when any of them passed err != 0. */
+
+/* ---- state ---- */
+
+enum job_state { JOB_RUN, JOB_NA, JOB_OOM, JOB_ERROR };
+
+struct job_desc { /* one row to measure */
+  int size_idx, algo_idx;
+  const char *tname; /* "nccl" for the native algorithm, else the transport's name */
+  double delay_us;   /* >= 0: the first straggler's delay (critical search); < 0: its spec */
+};
+
+/* The critical-delay search of one scenario (rank 0's thread only). */
+struct crit_state {
+  int on, size, started;
+  int ncand;
+  int cand_algo[CRIT_MAX_CAND];
+  const char *cand_tname[CRIT_MAX_CAND];
+  unsigned char cand_target[CRIT_MAX_CAND];
+  const struct model_price *cand_price[CRIT_MAX_CAND]; /* NULL: the model has none */
+  struct model_price price[HX_MAX_ALGOS];
+  struct crit_search cs;
+  struct job_desc desc; /* the job being measured */
+  int rows;             /* rows written for the current size */
+  double seconds;       /* their estimated seconds */
+  int live_t, live_b, dead; /* candidates, as the plan counts them */
+};
+
+struct bench;
+
+struct rank {
+  struct bench *b;
+  int rank, dev, straggler_k; /* straggler_k: index in --straggler, -1 when none */
+  pthread_t th;
+  cudaStream_t stream;
+  cudaEvent_t ready, *start, *end;
+  cudaEvent_t finished; /* the end of the rank's last iteration (after its check) */
+  unsigned long long *d_wrong; /* one counter per iteration of a job */
+  unsigned *d_expired;         /* gates that timed out */
+  unsigned long long gate_seq; /* gate targets used so far (equal on every rank) */
+  ncclComm_t comm;
+  void *data;
+  size_t cap; /* bytes of data this rank could allocate */
+  struct hx_phase_rank ph; /* NVTX ranges and --phases events */
+  char err[512];
+};
+
+struct job {
+  int index;
+  unsigned long long seed0; /* the inputs' seed of iteration 0; iteration it uses seed0 + it */
+  const struct job_desc *d;
+  const struct ar_algo *algo;
+  uint64_t bytes; /* payload: nelem * element size */
+  size_t nelem;
+  const struct tp_ops *tp;
+  struct tp_ctx *ctx;
+  int state;
+  int pipeline_used; /* --pipeline, until the transport's setup says what it uses */
+  int profiling;     /* --profile: CUPTI records this job (hx_profile_begin) */
+  char reason[512];
+};
+
+struct bench {
+  const struct hx_bench_cfg *cfg;
+  const struct run_opts *o;
+  int colocated;      /* some GPU hosts several ranks: no NCCL communicator */
+  char placement[64]; /* the placement column */
+  char settings[512];  /* the settings column (--set; empty: every default) */
+  int n, total; /* total = warmup + iters */
+  int esize;
+  struct hx_barrier bar;
+  ncclUniqueId id;
+  struct tp_world world;
+  struct rank rk[HX_MAX_DEVS];
+  volatile unsigned long long *gate_host; /* mapped pinned memory seen by every GPU */
+  size_t cap;                             /* bytes every rank's data buffer holds */
+  struct ar_schedule sched[HX_MAX_ALGOS];
+  ar_status sched_st[HX_MAX_ALGOS];
+  int sched_k[HX_MAX_ALGOS]; /* OPTCC: the k sched[a] was asked for, per size (0: not yet) */
+  int njobs, next; /* jobs[next] is the next job of the size sweep */
+  struct job_desc *jobs;
+  struct crit_state crit;
+  int have_job;
+  struct job job;
+  double *times;            /* [rank][iters], us */
+  unsigned long long *wrong; /* [rank][total] */
+  unsigned expired[HX_MAX_DEVS];
+  double *delays; /* [straggler][total], us */
+  int failed;     /* a row had wrong elements or an error */
+  char st_text[AR_MAX_STRAGGLERS * 40]; /* the current row's `stragglers` column */
+  char dg_text[AR_MAX_DEGRADED * 40];   /* and its `degraded` column */
+  unsigned char na_said[HX_MAX_ALGOS][HX_MAX_TRANSPORTS + 1];
+  /* watchdog */
+  pthread_t wd_th;
+  pthread_mutex_t wd_mu;
+  int wd_active, wd_stop, wd_row_ok;
+  double wd_t0;
+  char wd_label[256];
+  struct hx_csv_row wd_row;
+  atomic_int done[HX_MAX_DEVS];
+  struct tp_marks *marks[HX_MAX_DEVS]; /* --phases: each rank's round marks while it enqueues
+                                        * its timed iteration (struct tp_job's marks) */
+  FILE *overlap_csv;  /* --profile: overlap.csv (NULL when off or not writable) */
+  FILE *timeline_csv; /* --profile timeline: timeline.csv (NULL when off or not writable) */
+};
+
+/* CUDA call on a rank: records "rank R: call: error" and yields 1 on failure, else 0. */
+#define RK_CUDA(R, call)                                                                   \
+  __extension__({                                                                          \
+    cudaError_t e_ = (call);                                                               \
+    e_ == cudaSuccess ? 0                                                                  \
+                      : rank_fail((R), "rank %d (GPU %d): %s: %s", (R)->rank, (R)->dev,    \
+                                  #call, cudaGetErrorString(e_));                          \
+  })
+#define RK_NCCL(R, call)                                                                   \
+  __extension__({                                                                          \
+    ncclResult_t r_ = (call);                                                              \
+    r_ == ncclSuccess ? 0                                                                  \
+                      : rank_fail((R), "rank %d (GPU %d): %s: %s", (R)->rank, (R)->dev,    \
+                                  #call, ncclGetErrorString(r_));                          \
+  })
+#define RK_AR(R, call)                                                                     \
+  __extension__({                                                                          \
+    ar_status s_ = (call);                                                                 \
+    s_ == AR_OK ? 0                                                                        \
+                : rank_fail((R), "rank %d (GPU %d): %s: %s", (R)->rank, (R)->dev, #call,   \
+                            ar_status_str(s_));                                            \
+  })
+
+double bench_now_s(void);
+int barrier_wait(struct hx_barrier *b, int err);
+int job_run(struct rank *R);
+int rank_fail(struct rank *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rank_init(struct rank *R);
+ncclDataType_t nccl_type(int dt);
+void crit_report(struct bench *b);
+void crit_setup(struct bench *b);
+void job_finish(struct bench *b);
+void job_prepare(struct bench *b, const struct job_desc *d);
+void progress_clear(struct bench *b);
+void rank_free(struct rank *R);
+void table_header(struct bench *b);
+void wd_begin(struct bench *b, const char *label, const struct hx_csv_row *row);
+void wd_end(struct bench *b);
+void *wd_main(void *arg);
+
+#endif

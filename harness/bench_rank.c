@@ -1,0 +1,174 @@
+/* One rank's GPU work: its device, stream, events, communicator and buffers, and the warm-up
+ * and timed iterations of a job (bench.c has the iteration's shape). */
+#include "bench_int.h"
+
+/* ---- per-rank setup and teardown ---- */
+
+/* Device, peer access, stream, events, communicator and buffers of one rank; 0 or 1. */
+int rank_init(struct rank *R) {
+  struct bench *b = R->b;
+  int err = 0, n = b->n;
+  if (RK_CUDA(R, cudaSetDevice(R->dev))) return 1;
+  for (int q = 0; q < n; q++) {
+    if (q == R->rank || b->rk[q].dev == R->dev) continue; /* co-located: plain device copies */
+    int can = 0;
+    if (RK_CUDA(R, cudaDeviceCanAccessPeer(&can, R->dev, b->rk[q].dev))) return 1;
+    if (!can) {
+      ar_log(AR_LOG_WARN, "rank %d: GPU %d cannot access GPU %d directly", R->rank, R->dev,
+             b->rk[q].dev);
+      continue;
+    }
+    cudaError_t e = cudaDeviceEnablePeerAccess(b->rk[q].dev, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+    else if (RK_CUDA(R, e)) return 1;
+  }
+  err |= RK_CUDA(R, cudaStreamCreateWithFlags(&R->stream, cudaStreamNonBlocking));
+  err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->ready, cudaEventDisableTiming));
+  err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->finished, cudaEventDisableTiming));
+  R->start = calloc((size_t)b->o->iters, sizeof(cudaEvent_t));
+  R->end = calloc((size_t)b->o->iters, sizeof(cudaEvent_t));
+  if (!R->start || !R->end) return rank_fail(R, "rank %d: out of host memory", R->rank);
+  for (int i = 0; i < b->o->iters && !err; i++) {
+    err |= RK_CUDA(R, cudaEventCreate(&R->start[i]));
+    err |= RK_CUDA(R, cudaEventCreate(&R->end[i]));
+  }
+  err |= RK_CUDA(R, cudaMalloc((void **)&R->d_wrong, (size_t)b->total * sizeof(*R->d_wrong)));
+  err |= RK_CUDA(R, cudaMalloc((void **)&R->d_expired, sizeof(*R->d_expired)));
+  /* load the harness's kernels now, while nothing spins (see job_run) */
+  err |= RK_AR(R, ar_fill_launch(R->d_wrong, 0, b->o->dtype, R->rank, 0, R->stream));
+  err |= RK_AR(R, ar_check_launch(R->d_wrong, 0, b->o->dtype, n, 0, R->d_wrong, R->stream));
+  err |= RK_AR(R, ar_delay_launch(0.001, R->stream));
+  err |= RK_AR(R, ar_gate_launch(b->gate_host, 0, 1e3, R->d_expired, R->stream));
+  err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
+  if (err) return 1;
+  /* the delay kernel's fixed cost on this device, taken off every delay (delay.h) */
+  double bias = 0;
+  if (ar_delay_calibrate(R->stream, &bias) == AR_OK)
+    ar_log(AR_LOG_INFO, "rank %d: delay kernel fixed cost %.2f us (subtracted from delays)",
+           R->rank, bias);
+  if (RK_CUDA(R, cudaGetLastError())) return 1;
+  /* the communicator before the big buffer, so NCCL gets its memory first; NCCL refuses two
+   * ranks on one GPU, so co-located runs have none (their nccl rows are n/a) */
+  if (!b->colocated && RK_NCCL(R, ncclCommInitRank(&R->comm, n, b->id, R->rank))) return 1;
+  /* the largest size; if it does not fit, halve: bigger sizes become oom rows */
+  size_t want = 0;
+  for (int s = 0; s < b->o->nsizes; s++) {
+    size_t bytes = sweep_nelem(b->o->sizes[s], b->esize) * (size_t)b->esize;
+    if (bytes > want) want = bytes;
+  }
+  for (size_t sz = want; sz >= (size_t)b->esize; sz = sz / 2 / b->esize * b->esize) {
+    if (cudaMalloc(&R->data, sz) == cudaSuccess) {
+      R->cap = sz;
+      break;
+    }
+    cudaGetLastError(); /* an allocation failure is not sticky */
+    R->data = NULL;
+  }
+  if (R->cap < want)
+    ar_log(AR_LOG_WARN, "rank %d: data buffer of %zu bytes did not fit; using %zu", R->rank,
+           want, R->cap);
+  return 0;
+}
+
+/* Destroys what rank_init made (whatever part of it exists). */
+void rank_free(struct rank *R) {
+  struct bench *b = R->b;
+  cudaSetDevice(R->dev);
+  if (R->comm) ncclCommDestroy(R->comm);
+  for (int i = 0; R->start && i < b->o->iters; i++) {
+    if (R->start[i]) cudaEventDestroy(R->start[i]);
+    if (R->end[i]) cudaEventDestroy(R->end[i]);
+  }
+  free(R->start);
+  free(R->end);
+  if (R->ready) cudaEventDestroy(R->ready);
+  if (R->finished) cudaEventDestroy(R->finished);
+  cudaFree(R->data);
+  cudaFree(R->d_wrong);
+  cudaFree(R->d_expired);
+  hx_phase_rank_free(&R->ph);
+  if (R->stream) cudaStreamDestroy(R->stream);
+}
+
+
+int job_run(struct rank *R) {
+  struct bench *b = R->b;
+  const struct run_opts *o = b->o;
+  struct job *J = &b->job;
+  int err = 0, n = b->n, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
+  cudaStream_t s = R->stream;
+  err |= RK_CUDA(R, cudaSetDevice(R->dev));
+  if (J->tp && !err) /* --phases: the rounds' marks (nothing without it) */
+    err |= RK_CUDA(R, hx_phase_job_rounds(&R->ph, b->sched[J->d->algo_idx].nrounds));
+  err |= RK_CUDA(R, cudaMemsetAsync(R->d_wrong, 0, (size_t)b->total * sizeof(*R->d_wrong), s));
+  err |= RK_CUDA(R, cudaMemsetAsync(R->d_expired, 0, sizeof(*R->d_expired), s));
+  double gate_us = fmin(o->timeout_s, 30) * 1e6;
+  int it;
+  for (it = 0; it < b->total; it++) {
+    int timed = it >= o->warmup, i = it - o->warmup;
+    /* a job's first iteration runs ungated: it may connect peers on the host and load
+     * kernels lazily, and a lazy load can wait for a running kernel (the gate) to end */
+    if (timed && it > 0 && !err)
+      err |= RK_AR(R, ar_gate_launch(b->gate_host, R->gate_seq + 1, gate_us, R->d_expired, s));
+    /* refill only once every rank is done with the last iteration: a peer may still be
+     * reading this rank's data (its `finished` event was recorded before the last barrier) */
+    for (int q = 0; q < n && !err; q++)
+      if (q != R->rank) err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].finished, 0));
+    if (!err) /* this iteration's own inputs (see the file comment) */
+      err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, J->seed0 + it, s));
+    if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
+    if (barrier_wait(&b->bar, err)) break;
+    hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == b->total - 1);
+    for (int q = 0; q < n && !err; q++)
+      if (q != R->rank) err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
+    if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->start[i], s));
+    if (R->straggler_k >= 0 && !err) {
+      double delay = b->delays[R->straggler_k * b->total + it];
+      err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "delay %.0f us", delay));
+      if (!err) err |= RK_AR(R, ar_delay_launch(delay, s));
+      err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
+    }
+    if (!err) /* the collective's range: the transport's rounds nest inside */
+      err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "allreduce %s%s%s", J->algo->name,
+                                      native ? "" : "/", native ? "" : J->d->tname));
+    if (!err) {
+      if (native)
+        err |= RK_NCCL(R, ncclAllReduce(R->data, R->data, J->nelem, nccl_type(o->dtype), ncclSum,
+                                        R->comm, s));
+      else {
+        b->marks[R->rank] = hx_phase_marks(&R->ph); /* NULL but in a timed --phases iteration */
+        err |= RK_AR(R, J->tp->enqueue(J->ctx, R->rank, s));
+        b->marks[R->rank] = NULL;
+      }
+    }
+    if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
+    if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->end[i], s));
+    if (o->check && !err)
+      err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, J->seed0 + it,
+                                      R->d_wrong + it, s));
+    if (!err) err |= RK_CUDA(R, cudaEventRecord(R->finished, s));
+    hx_phase_iter_end(&R->ph);
+    if (barrier_wait(&b->bar, err)) break;
+    if (timed) {
+      R->gate_seq++;
+      if (R->rank == 0) __atomic_store_n(b->gate_host, R->gate_seq, __ATOMIC_SEQ_CST);
+    }
+  }
+  if (it < b->total) { /* someone failed: the gates stay shut, nothing more is enqueued */
+    if (!err) rank_fail(R, "rank %d: stopped because another rank failed", R->rank);
+    return 1;
+  }
+  if (RK_CUDA(R, cudaStreamSynchronize(s))) return 1;
+  atomic_store(&b->done[R->rank], 1);
+  for (int i = 0; i < o->iters; i++) {
+    float ms = 0;
+    err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[i], R->end[i]));
+    b->times[R->rank * o->iters + i] = ms * 1e3;
+  }
+  if (R->ph.nev) err |= RK_CUDA(R, hx_phase_collect(&R->ph, R->start[o->iters - 1]));
+  err |= RK_CUDA(R, cudaMemcpy(b->wrong + (size_t)R->rank * b->total, R->d_wrong,
+                               (size_t)b->total * sizeof(*R->d_wrong), cudaMemcpyDeviceToHost));
+  err |= RK_CUDA(R, cudaMemcpy(&b->expired[R->rank], R->d_expired, sizeof(unsigned),
+                               cudaMemcpyDeviceToHost));
+  return err;
+}
