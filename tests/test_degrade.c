@@ -10,6 +10,7 @@
 #include "test.h"
 
 #include "config.h"
+#include "options.c"
 #include "sweep.c"
 
 /* Parses a command line (words separated by spaces, argv[0] = "run") into a plan, with

@@ -16,6 +16,7 @@
 #include "cuda/p2p_plan.h"
 #include "placement.h"
 #include "stats.c"
+#include "options.c"
 #include "sweep.c"
 
 #define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))

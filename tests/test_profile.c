@@ -14,6 +14,7 @@
 #include "csv.c"
 #include "profile.c"
 #include "stats.c"
+#include "options.c"
 #include "sweep.c"
 
 #define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))

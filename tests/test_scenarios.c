@@ -11,6 +11,7 @@
 #include "test.h"
 
 #include "config.h"
+#include "options.c"
 #include "sweep.c"
 
 /* Writes text to a new temporary file; returns its path (static buffer, one at a time). */
