@@ -171,7 +171,7 @@ static void print_devices(struct bench *b) {
   printf("\n");
   if (b->settings[0]) printf("# settings: %s (--set; the rest at their defaults)\n", b->settings);
   printf("# arbench: %d ranks, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
-         b->n, sweep_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
+         b->n, ar_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
          (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
   printf("# driver %s, CUDA runtime %s, NCCL %s, run %s\n", b->cfg->meta->driver,
          b->cfg->meta->cuda, b->cfg->meta->nccl, b->cfg->run_id);
@@ -192,7 +192,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->o = o;
   b->n = cfg->n;
   b->total = o->warmup + o->iters;
-  b->esize = sweep_dtype_size(o->dtype);
+  b->esize = (int)ar_dtype_size(o->dtype);
   b->bar.n = b->n;
   b->world.n = b->n;
   b->colocated = ar_place_colocated(&cfg->place);

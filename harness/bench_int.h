@@ -29,9 +29,6 @@
 #include "profile.h"
 
 _Static_assert(HX_MAX_DEVS == AR_MAX_GPUS, "one rank per GPU slot");
-_Static_assert((int)HX_DT_F32 == (int)AR_DT_F32 && (int)HX_DT_BF16 == (int)AR_DT_BF16 &&
-                   (int)HX_DT_F16 == (int)AR_DT_F16,
-               "dtype numbering");
 
 /* ---- a spinning barrier that also agrees on "did anyone fail" ---- */
 
@@ -132,7 +129,7 @@ struct bench {
   int failed;     /* a row had wrong elements or an error */
   char st_text[AR_MAX_STRAGGLERS * 40]; /* the current row's `stragglers` column */
   char dg_text[AR_MAX_DEGRADED * 40];   /* and its `degraded` column */
-  unsigned char na_said[HX_MAX_ALGOS][HX_MAX_TRANSPORTS + 1];
+  unsigned char na_said[HX_MAX_ALGOS][AR_NTRANSPORTS + 1];
   /* watchdog */
   pthread_t wd_th;
   pthread_mutex_t wd_mu;

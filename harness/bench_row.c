@@ -55,7 +55,7 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->pipeline = J->tp ? J->pipeline_used : 1; /* the count used (--pipeline 0: chosen) */
   if (J->tp && (J->algo->flags & AR_ALGO_DEGRADE_AWARE)) /* OPTCC: the k segments it built */
     row->pipeline = b->sched[J->d->algo_idx].segments;
-  row->dtype = sweep_dtype_name(b->o->dtype);
+  row->dtype = ar_dtype_name(b->o->dtype);
   row->bytes = J->bytes;
   row->straggler_rank = b->o->nst ? b->o->st[0].rank : -1;
   row->delay_us = 0;
@@ -132,7 +132,7 @@ void progress_clear(struct bench *b) {
 static int transport_slot(struct bench *b, const char *name) {
   for (int t = 0; t < b->o->ntransports; t++)
     if (!strcmp(b->o->transports[t], name)) return t;
-  return HX_MAX_TRANSPORTS;
+  return AR_NTRANSPORTS;
 }
 
 /* The inputs' seed of the next job's first iteration: a counter over the whole process (every

@@ -37,9 +37,9 @@ int rank_fail(struct rank *R, const char *fmt, ...) {
   return 1;
 }
 
-/* NCCL's type for an HX_DT_* dtype. */
+/* NCCL's type for an AR_DT_* dtype. */
 ncclDataType_t nccl_type(int dt) {
-  return dt == HX_DT_F32 ? ncclFloat32 : dt == HX_DT_BF16 ? ncclBfloat16 : ncclFloat16;
+  return dt == AR_DT_F32 ? ncclFloat32 : dt == AR_DT_BF16 ? ncclBfloat16 : ncclFloat16;
 }
 
 

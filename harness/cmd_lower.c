@@ -64,7 +64,7 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
                      struct ar_schedule *sched, ar_status *st, int *k, uint64_t bytes, int json,
                      int *first) {
   const struct ar_algo *algo = o->algos[a];
-  int esize = sweep_dtype_size(o->dtype);
+  int esize = (int)ar_dtype_size(o->dtype);
   size_t nelem = sweep_nelem(bytes, esize);
   sweep_size_schedule(o, n, a, (uint64_t)nelem * esize, &sched[a], &st[a], &k[a]);
   const char *na = sweep_row_na(o, a, sched, st);
@@ -95,7 +95,7 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
     printf("%s{\"algorithm\": \"%s\", \"transport\": \"%s\", \"ranks\": %d, \"bytes\": %llu, "
            "\"dtype\": \"%s\", \"pipeline\": %d, \"segments\": %d, \"lowering\": \"%s\", "
            "\"reason\": \"%s\", \"program\": ", *first ? "" : ",\n", algo->name, tname, n,
-           (unsigned long long)nelem * esize, sweep_dtype_name(o->dtype), o->pipeline,
+           (unsigned long long)nelem * esize, ar_dtype_name(o->dtype), o->pipeline,
            na ? 0 : sched[a].segments, kind, reason);
     if (prog) json_prog(stdout, prog);
     else fputs("null", stdout);
@@ -103,7 +103,7 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
   } else {
     printf("== %s on %s, %d ranks, %llu bytes (%zu %s), pipeline %d, segments %d: %s%s%s\n",
            algo->name, tname, n, (unsigned long long)nelem * esize, nelem,
-           sweep_dtype_name(o->dtype), o->pipeline, na ? 0 : sched[a].segments, kind,
+           ar_dtype_name(o->dtype), o->pipeline, na ? 0 : sched[a].segments, kind,
            reason[0] ? ": " : "", reason);
     if (prog) {
       tp_prog_print_header(prog, stdout);

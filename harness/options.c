@@ -14,7 +14,6 @@
 #include "critical.h"
 #include "profile.h"
 
-static const char *const transport_names[HX_MAX_TRANSPORTS] = {"nccl-p2p", "ce", "sm"};
 
 void run_opts_usage(void) {
   printf(
@@ -148,7 +147,7 @@ static int parse_algos(const char *s, struct run_opts *o) {
 static int parse_transports(const char *s, struct run_opts *o) {
   o->ntransports = 0;
   if (!strcmp(s, "all")) {
-    for (int i = 0; i < HX_MAX_TRANSPORTS; i++) o->transports[o->ntransports++] = transport_names[i];
+    for (int i = 0; i < AR_NTRANSPORTS; i++) o->transports[o->ntransports++] = ar_transports[i];
     return 0;
   }
   char buf[256];
@@ -156,8 +155,8 @@ static int parse_transports(const char *s, struct run_opts *o) {
   snprintf(buf, sizeof(buf), "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     const char *name = NULL;
-    for (int i = 0; i < HX_MAX_TRANSPORTS; i++)
-      if (!strcmp(t, transport_names[i])) name = transport_names[i];
+    for (int i = 0; i < AR_NTRANSPORTS; i++)
+      if (!strcmp(t, ar_transports[i])) name = ar_transports[i];
     if (!name) return args_bad("--transport", t, "unknown transport; known: nccl-p2p ce sm all");
     int dup = 0;
     for (int i = 0; i < o->ntransports; i++) dup |= o->transports[i] == name;
@@ -292,7 +291,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   o->iters = 20;
   o->warmup = 5;
   o->timeout_s = 120;
-  o->dtype = HX_DT_F32;
+  o->dtype = AR_DT_F32;
   o->pipeline = 1;
   o->check = 1;
   o->crit_max_us = CRIT_DEFAULT_MAX_US;
@@ -335,11 +334,11 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case 'd':
       if (!strcmp(optarg, "float32") || !strcmp(optarg, "float") || !strcmp(optarg, "f32"))
-        o->dtype = HX_DT_F32;
+        o->dtype = AR_DT_F32;
       else if (!strcmp(optarg, "bf16") || !strcmp(optarg, "bfloat16"))
-        o->dtype = HX_DT_BF16;
+        o->dtype = AR_DT_BF16;
       else if (!strcmp(optarg, "fp16") || !strcmp(optarg, "half") || !strcmp(optarg, "float16"))
-        o->dtype = HX_DT_F16;
+        o->dtype = AR_DT_F16;
       else
         return args_bad("--dtype", optarg, "use float32, bf16 or fp16");
       break;

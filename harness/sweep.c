@@ -47,12 +47,6 @@ double sweep_delay_us(const struct run_opts *o, int k, int job, int it) {
   return sp->delay_lo_us + u * (sp->delay_hi_us - sp->delay_lo_us);
 }
 
-const char *sweep_dtype_name(int dt) {
-  return dt == HX_DT_F32 ? "float32" : dt == HX_DT_BF16 ? "bf16" : "fp16";
-}
-
-int sweep_dtype_size(int dt) { return dt == HX_DT_F32 ? 4 : 2; }
-
 double sweep_mean_delay_us(const struct run_opts *o) {
   double worst = 0;
   for (int k = 0; k < o->nst; k++) {
@@ -238,8 +232,8 @@ int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
     for (int s = 0; s < o->nsizes; s++) {
       int rows;
       double secs;
-      sweep_crit_bound(o, sweep_nelem(o->sizes[s], sweep_dtype_size(o->dtype)) *
-                              (uint64_t)sweep_dtype_size(o->dtype),
+      sweep_crit_bound(o, sweep_nelem(o->sizes[s], (int)ar_dtype_size(o->dtype)) *
+                              (uint64_t)ar_dtype_size(o->dtype),
                        live_t, live_b, dead, &rows, &secs);
       p->na += dead;
       p->measure += rows - dead;
@@ -294,7 +288,7 @@ void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct swe
     k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", t ? "," : "", o->transports[t]);
   fprintf(f, "scenario %s: %d GPUs, %d algorithms, transports %s, %s, %d iterations + %d "
           "warm-up\n", o->scenario[0] ? o->scenario : "(default)", n, o->nalgos, line,
-          sweep_dtype_name(o->dtype), o->iters, o->warmup);
+          ar_dtype_name(o->dtype), o->iters, o->warmup);
   size_text(a, sizeof(a), o->sizes[0]);
   size_text(b, sizeof(b), o->sizes[o->nsizes - 1]);
   if (o->find_critical)

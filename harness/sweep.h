@@ -12,11 +12,8 @@
 
 #define HX_MAX_SIZES 1024
 #define HX_MAX_ALGOS 64
-#define HX_MAX_TRANSPORTS 3
 #define HX_MAX_DEVS 16 /* AR_MAX_GPUS of transport.h */
 
-/* Values of enum ar_dtype (src/cuda/transport.h); run.c asserts they agree. */
-enum { HX_DT_F32 = 0, HX_DT_BF16 = 1, HX_DT_F16 = 2 };
 
 struct run_opts {
   uint64_t min_bytes, max_bytes, step_bytes; /* step 0: geometric by factor */
@@ -26,7 +23,7 @@ struct run_opts {
   int nalgos;
   const struct ar_algo *algos[HX_MAX_ALGOS];
   int ntransports;
-  const char *transports[HX_MAX_TRANSPORTS]; /* "nccl-p2p", "ce", "sm" */
+  const char *transports[AR_NTRANSPORTS]; /* "nccl-p2p", "ce", "sm" */
   int ngpus;                                 /* 0: every visible GPU */
   int gpus[HX_MAX_DEVS];                     /* may repeat: ranks sharing a GPU */
   int nranks;                                /* --ranks (0: one per GPU of gpus, or visible) */
@@ -173,9 +170,5 @@ char *hx_progress_format(char *buf, size_t len, const struct hx_progress *p, dou
  * line and the table), each prefixed with "# ". Returns the lines printed, -1 when the file
  * cannot be read or has no such section. */
 int sweep_print_regressions(const char *summary_md, FILE *out);
-
-/* The names of the dtypes, indexed by HX_DT_*. */
-const char *sweep_dtype_name(int dt);
-int sweep_dtype_size(int dt);
 
 #endif

@@ -28,6 +28,15 @@ typedef enum {
 
 const char *ar_status_str(ar_status s);
 
+/* Element types of the data (one list for the harness, the lowering and the kernels). */
+enum ar_dtype { AR_DT_F32 = 0, AR_DT_BF16 = 1, AR_DT_F16 = 2 };
+size_t ar_dtype_size(int dtype);
+const char *ar_dtype_name(int dtype); /* "float32", "bf16", "fp16" */
+
+/* The transports a schedule runs on, by name (nccl runs its own algorithm). */
+#define AR_NTRANSPORTS 3
+extern const char *const ar_transports[AR_NTRANSPORTS]; /* "nccl-p2p", "ce", "sm" */
+
 #define AR_MAX_RANKS 4096
 #define AR_MAX_DEGRADED 8
 #define AR_MAX_TORUS_DIMS 4

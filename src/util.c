@@ -56,3 +56,11 @@ void ar_params_init(struct ar_params *p, int nranks) {
   p->nranks = nranks;
   p->straggler = -1;
 }
+
+size_t ar_dtype_size(int dtype) { return dtype == AR_DT_F32 ? 4 : 2; }
+
+const char *ar_dtype_name(int dtype) {
+  return dtype == AR_DT_F32 ? "float32" : dtype == AR_DT_BF16 ? "bf16" : "fp16";
+}
+
+const char *const ar_transports[AR_NTRANSPORTS] = {"nccl-p2p", "ce", "sm"};

@@ -233,7 +233,7 @@ static void test_sweep(void) {
   ar_algo_all(&nall);
   CHECK_INT(parse_line(&o, ""), ==, 0);
   CHECK(o.iters == 20 && o.warmup == 5 && o.timeout_s == 120 && o.check == 1 &&
-            o.pipeline == 1 && o.dtype == HX_DT_F32 && o.ngpus == 0,
+            o.pipeline == 1 && o.dtype == AR_DT_F32 && o.ngpus == 0,
         "defaults: n %d w %d T %d", o.iters, o.warmup, o.timeout_s);
   CHECK(o.nsizes == 24 && o.sizes[0] == 1024 && o.sizes[23] == 8ull << 30, "default sizes %d",
         o.nsizes);
@@ -247,7 +247,7 @@ static void test_sweep(void) {
   CHECK_INT(o.ntransports, ==, 3);
   CHECK(o.nsizes == 6 && o.sizes[5] == 1048576, "sizes %d", o.nsizes);
   CHECK(o.ngpus == 3 && o.gpus[0] == 2 && o.gpus[2] == 1, "gpus %d", o.ngpus);
-  CHECK(o.dtype == HX_DT_BF16 && o.check == 0 && o.iters == 3 && o.warmup == 0 &&
+  CHECK(o.dtype == AR_DT_BF16 && o.check == 0 && o.iters == 3 && o.warmup == 0 &&
             o.timeout_s == 9 && o.pipeline == 4,
         "values");
   CHECK_INT(parse_line(&o, "--sizes 1K,1000003,1M -b 8G"), ==, 0);

@@ -124,12 +124,6 @@ extern "C" ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, 
   return ar_sum_launch(dst, srcs, 2, nelem, dtype, 0, s);
 }
 
-extern "C" size_t ar_dtype_size(int dtype) {
-  return dtype == AR_DT_F32 ? 4 : 2;
-}
-extern "C" const char *ar_dtype_name(int dtype) {
-  return dtype == AR_DT_F32 ? "float32" : dtype == AR_DT_BF16 ? "bf16" : "fp16";
-}
 
 extern "C" const struct tp_ops *tp_find(const char *name) {
   static const struct tp_ops *const all[] = {&tp_nccl_p2p, &tp_ce, &tp_sm};

@@ -15,9 +15,6 @@ extern "C" {
 #endif
 
 
-enum ar_dtype { AR_DT_F32 = 0, AR_DT_BF16 = 1, AR_DT_F16 = 2 };
-size_t ar_dtype_size(int dtype);
-const char *ar_dtype_name(int dtype);
 
 /* What the harness gives a transport. Every pair of distinct devices has peer access enabled;
  * ranks may share a device (co-located), and then reach each other by plain device copies. */

@@ -511,8 +511,6 @@ const struct tp_ops *tp_find(const char *name) {
   return NULL;
 }
 
-size_t ar_dtype_size(int dtype) { return dtype == AR_DT_F32 ? 4 : 2; }
-
 /* ---- the degraded-link emulation: the fake's links run at the model's bandwidth ---- */
 
 ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int reps, double *bw) {
