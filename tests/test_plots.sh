@@ -139,7 +139,7 @@ for p in $pictures; do
   pcheck "$p.svg is an SVG" is_svg "$P/$p.svg"
 done
 pcheck "exactly 10 PNGs (no S-curves for the 2-size degraded sweep)" [ "$(ls "$P"/*.png 2>/dev/null | wc -l)" -eq 10 ]
-pcheck "title has GPU, n and date" grep -q 'algbw vs size, clean  |  NVIDIA H200 x4, 2026-11-21' "$P/algbw_clean.svg"
+pcheck "title has GPU, n, placement, host and date" grep -q 'algbw vs size, clean  |  NVIDIA H200 x4, 1 rank/GPU, dgx-h200-07, 2026-11-21' "$P/algbw_clean.svg"
 pcheck "critical delay marked on the 1 GiB delay sweep" grep -q 'critical delay 4.94 ms' "$P/straggler_delay_1GiB.svg"
 pcheck "nccl first, black and thick" test -n "$(grep -E "^names = ' \"nccl\"" "$P/data/algbw_clean.gp" 2>/dev/null)" -a \
   -n "$(grep -E "^colors = ' \"#000000\"" "$P/data/algbw_clean.gp" 2>/dev/null)" -a -n "$(grep -E "^lws = ' 4 " "$P/data/algbw_clean.gp" 2>/dev/null)"
