@@ -9,6 +9,7 @@
 # Exit status: 0 written; 1 no summary.md or not writable; 2 usage.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/html.sh"
 if [ $# -lt 1 ] || [ $# -gt 2 ] || [ -z "$1" ]; then
   echo "usage: plots/report.sh RUN_DIR [BASELINE_RUN_DIR]" >&2
   exit 2
@@ -24,22 +25,8 @@ fi
 section() { awk -v h="## $1" 'index($0, h) == 1 && !done { on = 1; done = 1; next } /^## / { on = 0 } on' "$md"; }
 heading() { grep -m1 "^## $1" "$md" | sed 's/^## //'; }
 html() { awk -f "$here/md2html.awk" "$@"; }
-esc() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' | tr -d '\000-\010\013\014\016-\037'; }
 # say TEXT: a paragraph saying why a section is empty
 say() { printf '<p class="none">%s</p>\n' "$1"; }
-# figure NAME: plots/NAME.svg inlined, its ids prefixed so that the pictures' point shapes and
-# clip paths (the same ids in every gnuplot SVG) stay each picture's own
-nfig=0
-figure() {
-  local name=$1 svg=$run/plots/$1.svg
-  nfig=$((nfig + 1))
-  printf '<figure id="fig-%s" class="picture">\n' "$name"
-  sed -e '/^<?xml/d' -e '/^<!DOCTYPE/d' -e "s/ id='/ id='f$nfig-/g" -e "s/ id=\"/ id=\"f$nfig-/g" \
-      -e "s/href='#/href='#f$nfig-/g" -e "s/href=\"#/href=\"#f$nfig-/g" -e "s/url(#/url(#f$nfig-/g" "$svg"
-  printf '<figcaption>%s' "$name"
-  [ -e "$run/plots/$name.png" ] && printf ' (<a href="plots/%s.png">PNG</a>)' "$name"
-  printf '</figcaption>\n</figure>\n'
-}
 # pictures GLOB...: plots/*.svg not yet shown whose names match the globs, glob by glob; a
 # glob "!G" leaves G out of the globs after it. Returns 1 when it showed none.
 declare -A shown
@@ -54,7 +41,7 @@ pictures() {
       # shellcheck disable=SC2053 # globs on purpose
       [[ $n == $g ]] || continue
       for x in "${skip[@]}"; do [[ $n == $x ]] && continue 2; done
-      shown[$n]=1; figure "$n"; found=1
+      shown[$n]=1; figure "$run" "$n"; found=1
     done
   done
   [ "$found" = 1 ]
@@ -64,28 +51,7 @@ tmp=$(mktemp "$run/.report.html.XXXXXX") || exit 1
 trap 'rm -f "$tmp"' EXIT
 title=$(grep -m1 '^# ' "$md" | sed 's/^# //')
 {
-  cat <<HEAD
-<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>$(printf '%s' "$title" | esc)</title>
-<style>
-body { font: 15px/1.4 sans-serif; margin: 0 auto; max-width: 1320px; padding: 0 16px 40px; color: #222; }
-h1 { font-size: 24px; margin: 18px 0 6px; } h2 { font-size: 19px; border-bottom: 1px solid #ccc; padding-top: 8px; }
-nav { position: sticky; top: 0; background: #f6f6f6; padding: 6px 10px; border-bottom: 1px solid #ddd; z-index: 1; }
-nav a { margin-right: 14px; }
-table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
-th, td { border: 1px solid #ccc; padding: 2px 8px; } th { background: #eee; } td.num, th.num { text-align: right; }
-tr.regressed td { background: #fde2e2; } .ok { color: #17702a; } .none { color: #666; font-style: italic; }
-blockquote { border-left: 4px solid #e0a000; margin: 8px 0; padding: 4px 12px; background: #fff7e0; }
-figure.picture { margin: 12px 0 24px; } figure.picture svg { width: 100%; height: auto; display: block; }
-figcaption { font-size: 13px; color: #555; } pre { background: #f6f6f6; padding: 8px; overflow-x: auto; font-size: 12px; }
-.table { overflow-x: auto; }
-</style>
-</head>
-<body>
-HEAD
+  page_head "$title"
   printf '<h1 id="top">%s</h1>\n' "$(printf '%s' "$title" | esc)"
   # the run's lines (GPUs, rows) and any note above the first table
   awk '/^## /{exit} NR > 1' "$md" | html
