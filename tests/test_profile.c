@@ -15,6 +15,7 @@
 #include "profile.c"
 #include "stats.c"
 #include "sweep.c"
+#include "trace.c"
 
 #define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))
 
