@@ -3,26 +3,27 @@
  * that flags only changes beyond the runs' own spread. The work is plots/history.sh's (awk and
  * gnuplot, as the run's pictures and summary are); this finds it (./plots, else next to the
  * binary's folder: build/arbench -> plots/) and hands it the arguments. */
+#include <libgen.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 
-/* Fills buf with plots/history.sh's path; returns 0, or -1 when there is none. */
+/* Fills buf with plots/history.sh's path (the source tree's, or the one beside the binary's
+ * folder); returns 0, or -1 when there is none. */
 static int find_history(char *buf, size_t len) {
-  snprintf(buf, len, "plots/history.sh");
-  if (!access(buf, R_OK)) return 0;
   char exe[PATH_MAX];
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (k <= 0) return -1;
-  exe[k] = 0;
-  char *slash = strrchr(exe, '/');
-  if (!slash) return -1;
-  *slash = 0;
-  snprintf(buf, len, "%s/../plots/history.sh", exe);
-  return access(buf, R_OK) ? -1 : 0;
+  const char *bin = realpath("/proc/self/exe", exe) ? dirname(exe) : NULL;
+  for (int k = 0; k < 2; k++) {
+    if (k == 0) snprintf(buf, len, "plots/history.sh");
+    else if (bin) snprintf(buf, len, "%s/../plots/history.sh", bin);
+    else break;
+    if (!access(buf, R_OK)) return 0;
+  }
+  return -1;
 }
 
 int cmd_history(int argc, char **argv) {
