@@ -314,6 +314,20 @@ bash plots/summary.sh "$tmp/moved" >/dev/null 2>&1
 check "scenarios: columns in another order give the same tables" \
   test "$(section "$tmp/moved/summary.md" Straggler)" = "$(section "$X" Straggler)" -a -n "$(section "$X" Straggler)"
 
+# ---- a delay sweep of 21 series (7 algorithms x 3 transports): one line per algorithm ----
+mkdir -p "$tmp/many"
+awk -F, -v OFS=, 'NR == 1 { print; next } $9 != "model" && $14 == 1073741824 && $15 == -1 && $17 == -1 && $10 != "async-ring" {
+  for (d = 0; d <= 8000; d += 2000) { $15 = 3; $16 = d; m = $21; $21 = m + d * (0.9 + 0.02 * length($10 $11)); print; $21 = m } }' \
+  "$tmp/wide/results.csv" >"$tmp/many/results.csv"
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/many" 2>&1); rc=$?
+pcheck "many: plot.sh exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+pcheck "many: 21 series become one per algorithm, nccl first" \
+  test "$(words "$tmp/many/plots/data/straggler_delay_1GiB.gp" names | tr '\n' ' ')" = "nccl bcast direct optcc rd rhd ring swing-bw "
+pcheck "many: the title says so" grep -q 'each algorithm on its best transport' "$tmp/many/plots/straggler_delay_1GiB.svg"
+# ---- small sizes: the S-curve of a sweep from 1 KiB has a latency panel ----
+pcheck "nightly: latency panel under the S-curve" grep -q 'up to 1 MiB' "$P/algbw_clean.svg"
+pcheck "scenarios (1 MiB up): no latency panel" not grep -q 'up to 1 MiB' "$Y/algbw_clean.svg"
+
 [ "$skip" -gt 0 ] && echo "skipped: $skip picture checks (gnuplot is not installed: apt-get install -y gnuplot-nox)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
