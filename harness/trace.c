@@ -263,30 +263,29 @@ int hx_trace_phases_end(struct hx_trace *t) {
   }
   /* the phase tracks follow the row's stream tracks: numbered from 1000 */
   int pid = t->rows;
-  struct slot *q = s;
   int tid0 = 1000;
   for (size_t m = 0; m < t->nph; m++) {
     size_t u = 0;
     for (; u < m; u++)
-      if (q[u].rank == q[m].rank && q[u].lane == q[m].lane) break;
+      if (s[u].rank == s[m].rank && s[u].lane == s[m].lane) break;
     if (u < m) {
-      q[m].tid = q[u].tid;
+      s[m].tid = s[u].tid;
       continue;
     }
-    q[m].tid = tid0++;
+    s[m].tid = tid0++;
     char name[64];
-    snprintf(name, sizeof(name), q[m].lane ? "rank %d phases (%d)" : "rank %d phases", q[m].rank, q[m].lane + 1);
-    meta(t, "thread_name", pid, q[m].tid, name, 0);
-    meta(t, "thread_sort_index", pid, q[m].tid, NULL, q[m].rank * 1000 + 999 - q[m].lane);
+    snprintf(name, sizeof(name), s[m].lane ? "rank %d phases (%d)" : "rank %d phases", s[m].rank, s[m].lane + 1);
+    meta(t, "thread_name", pid, s[m].tid, name, 0);
+    meta(t, "thread_sort_index", pid, s[m].tid, NULL, s[m].rank * 1000 + 999 - s[m].lane);
   }
   for (size_t m = 0; m < t->nph; m++) {
-    const struct hx_trace_ph *p = &t->ph[q[m].i];
+    const struct hx_trace_ph *p = &t->ph[s[m].i];
     ev_open(t);
     fputs("{\"ph\":\"X\",\"name\":", t->f);
     json_str(t->f, p->name);
     fprintf(t->f, ",\"cat\":\"phase\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"rank\":%d,"
                   "\"iteration_us\":[%.3f,%.3f]}}",
-            pid, q[m].tid, shift + p->a, p->b - p->a, p->rank, p->a, p->b);
+            pid, s[m].tid, shift + p->a, p->b - p->a, p->rank, p->a, p->b);
   }
   free(s);
   t->key[0] = 0;
