@@ -26,7 +26,7 @@ CUDA_OBJ    = $(CUDA_SRC:%.cu=$(B)/obj/%.o)
 TEST_SRC    = $(wildcard tests/test_*.c)
 TEST_BIN    = $(TEST_SRC:tests/%.c=$(B)/tests/%)
 
-.PHONY: all test test-long gputest run plots clean format golden-programs
+.PHONY: all test test-long gputest run plots profile clean format golden-programs
 all: $(B)/arbench
 
 $(B)/libarcore.a: $(CORE_OBJ)
@@ -83,6 +83,10 @@ run: $(B)/arbench
 
 plots:
 	@bash plots/plot.sh $(RUN)
+
+# make profile ROWS="--algo ring,nccl --sizes 1G" [OUT=DIR]: those rows under Nsight Systems
+profile: $(B)/arbench
+	@B=$(B) OUT=$(OUT) bash tools/nsys.sh $(ROWS)
 
 format:
 	clang-format -i src/*.[ch] src/cuda/*.cu algorithms/*.c harness/*.[ch] tests/*.[ch]

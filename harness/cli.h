@@ -9,5 +9,6 @@ int cmd_schedule(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_lower(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 #endif

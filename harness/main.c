@@ -14,6 +14,7 @@ static void usage(FILE *f) {
         "       arbench lower --algo A --ranks N --sizes S [--transport ce,sm] ...\n"
         "                                      the program each rank runs (lower --help)\n"
         "       arbench settings               the tuning settings (--set NAME=VALUE)\n"
+        "       arbench history RUNS_DIR [--sizes LIST] [--algo LIST]   the trend across nights\n"
         "       arbench run --help             the benchmark's options\n",
         f);
 }
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--list")) return cmd_list();
   if (argc > 1 && !strcmp(argv[1], "schedule")) return cmd_schedule(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "model")) return cmd_model(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "history")) return cmd_history(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "lower")) return cmd_lower(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "settings")) {
@@ -33,7 +35,8 @@ int main(int argc, char **argv) {
     return EXIT_OK;
   }
   if (argc > 1 && argv[1][0] != '-') {
-    fprintf(stderr, "arbench: unknown subcommand '%s' (run, schedule, model, lower, settings, --list)\n", argv[1]);
+    fprintf(stderr, "arbench: unknown subcommand '%s' (run, schedule, model, lower, settings, "
+                    "history, --list)\n", argv[1]);
     return EXIT_BAD_INPUT;
   }
   return cmd_run(argc, argv);

@@ -17,6 +17,7 @@
 
 #include "csv.h"
 #include "nvtx.h"
+#include "trace.h"
 
 const char hx_phases_header[] =
     "run_id,algorithm,transport,bytes,rank,phase,start_us,end_us,scenario,iteration,delay_us";
@@ -244,6 +245,7 @@ static int write_line(FILE *f, const struct hx_phase_job *j, int r, const char *
   hx_csv_field(f, phase);
   fprintf(f, ",%.3f,%.3f,", a, b);
   hx_csv_field(f, j->scenario ? j->scenario : "");
+  if (hx_trace_phase_add(hx_trace_run(NULL), r, phase, a, b)) return -1; /* trace.json too */
   return fprintf(f, ",%d,%.3f\n", j->iteration, j->delay_us) < 0 ? -1 : 0;
 }
 
@@ -272,7 +274,7 @@ static int write_rounds(FILE *f, const struct hx_phase_job *j, int r,
 int hx_phase_write(FILE *f, const struct hx_phase_job *j, const struct hx_phase_rank *const *rk,
                    int n) {
   if (!f) return 0;
-  int rc = 0;
+  int rc = hx_trace_phases_begin(hx_trace_run(NULL), j->algorithm, j->transport, j->bytes, j->scenario);
   for (int r = 0; r < n; r++) {
     for (int k = 0; k < rk[r]->n; k++) {
       if (!rk[r]->name[k][0] || rk[r]->start_us[k] < 0) continue;
@@ -280,6 +282,7 @@ int hx_phase_write(FILE *f, const struct hx_phase_job *j, const struct hx_phase_
     }
     rc |= write_rounds(f, j, r, rk[r]);
   }
+  rc |= hx_trace_phases_end(hx_trace_run(NULL));
   if (fflush(f)) rc = -1;
   return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "ar.h"
 #include "csv.h"
+#include "trace.h"
 
 const char hx_overlap_header[] =
     "run_id,algorithm,transport,bytes,scenario,rank,copy_us,reduce_us,delay_us,"
@@ -258,6 +259,7 @@ FILE *hx_overlap_csv(const char *results_path) {
 
 FILE *hx_timeline_csv(const char *results_path) {
   static struct beside_once o;
+  hx_trace_run(results_path); /* trace.json beside it, the same records */
   return open_once(&o, results_path, "timeline.csv", hx_timeline_header, "--profile timeline",
                    "the overlap columns and overlap.csv are still written");
 }
@@ -269,8 +271,7 @@ static int rank_of(int64_t device, const int *dev, int n) {
   return -1;
 }
 
-/* Returns the timeline's kind of a record: copies by direction, kernels by their classes. */
-static const char *tl_kind(const struct hx_prof_rec *r) {
+const char *hx_timeline_kind(const struct hx_prof_rec *r) {
   switch (r->kind) {
   case HX_REC_DTOD:
   case HX_REC_PTOP: return "copy";
@@ -286,8 +287,7 @@ static const char *tl_kind(const struct hx_prof_rec *r) {
   return "kernel";
 }
 
-/* Returns the timeline's name of a record: a copy's direction, or the kernel's (cut) name. */
-static const char *tl_name(const struct hx_prof_rec *r) {
+const char *hx_timeline_name(const struct hx_prof_rec *r) {
   static const char *const copies[] = {NULL, "dtod", "ptop", "htod", "dtoh"};
   if (r->kind > HX_REC_KERNEL && r->kind <= HX_REC_DTOH) return copies[r->kind];
   return r->name;
@@ -329,8 +329,8 @@ int hx_timeline_write(FILE *f, const struct hx_overlap_job *j, const int *dev, i
   for (size_t m = 0; m < k; m++) {
     const struct hx_prof_rec *r = &rec[e[m].i];
     job_prefix(f, j, e[m].rank);
-    fprintf(f, ",%s,", tl_kind(r));
-    hx_csv_field(f, tl_name(r));
+    fprintf(f, ",%s,", hx_timeline_kind(r));
+    hx_csv_field(f, hx_timeline_name(r));
     int peer = r->kind == HX_REC_PTOP ? rank_of(r->peer, dev, n) : -1;
     if (fprintf(f, ",%.3f,%.3f,%d,%llu,%u\n", (e[m].start - t0) / 1e3, (e[m].end - t0) / 1e3,
                 peer, r->kind == HX_REC_KERNEL ? 0ull : (unsigned long long)r->bytes,
@@ -339,5 +339,6 @@ int hx_timeline_write(FILE *f, const struct hx_overlap_job *j, const int *dev, i
   }
   free(e);
   if (fflush(f)) rc = -1;
+  if (hx_trace_row(hx_trace_run(NULL), j, dev, n, rec, nrec)) rc = -1;
   return rc;
 }

@@ -124,6 +124,11 @@ extern const char hx_timeline_header[];
  * 0 with nothing written when f is NULL. */
 int hx_timeline_write(FILE *f, const struct hx_overlap_job *j, const int *dev, int n,
                       const struct hx_prof_rec *rec, size_t nrec);
+/* A record's kind in timeline.csv and trace.json: copies by direction (copy, copy-host),
+ * kernels by their classes (reduce, copy+reduce, delay, copy for NCCL's, else kernel). */
+const char *hx_timeline_kind(const struct hx_prof_rec *r);
+/* A record's name there: a copy's direction (dtod, ptop, htod, dtoh) or the kernel's (cut). */
+const char *hx_timeline_name(const struct hx_prof_rec *r);
 /* timeline.csv beside results_path, as hx_overlap_csv does overlap.csv (its own file). */
 FILE *hx_timeline_csv(const char *results_path);
 

@@ -153,6 +153,7 @@ is_crit {
     if (meta_gpu == "" || (src != "model" && !meta_from_gpu)) {
         meta_gpu = clean_text(get(f, col, "gpu", "")); meta_n = nkey
         meta_date = date_of(get(f, col, "timestamp", ""))
+        meta_host = clean_text(get(f, col, "host", ""))
         meta_from_gpu = (src != "model")
     }
 }
@@ -329,14 +330,24 @@ END {
         xzero = logx ? dmin / 2000 : 0
         pic_reset(); extra = logx ? sprintf("xlog = 1\nxzero = %.6g\n", xzero) : ""; nmark = 0
         # scenarios of one condition (a fixed 8 ms scenario and a delay sweep's 8 ms) share a
-        # point: the fastest row is drawn, as for repeated runs
-        delete pt_best
+        # point: the fastest row is drawn, as for repeated runs. More series than a key can
+        # hold (dozens: every algorithm x transport) become one line per algorithm, each delay
+        # on its fastest transport
+        delete pt_best; delete d_lab; nlab = 0
         for (r = 1; r <= R; r++)
-            if (M[r] && in_delay_group(r, r0) && (!((S_lab[r], S_d[r]) in pt_best) || S_med[r] < S_med[pt_best[S_lab[r], S_d[r]]]))
-                pt_best[S_lab[r], S_d[r]] = r
-        for (r = 1; r <= R; r++)
-            if (M[r] && in_delay_group(r, r0) && pt_best[S_lab[r], S_d[r]] == r)
-                add_row(r, S_d[r] > 0 ? S_d[r] / 1000 : xzero, sprintf("%.6g", S_med[r] / 1000))
+            if (M[r] && in_delay_group(r, r0) && !(S_lab[r] in d_lab)) { d_lab[S_lab[r]] = 1; nlab++ }
+        dbest = nlab > 14
+        for (r = 1; r <= R; r++) {
+            if (!M[r] || !in_delay_group(r, r0)) continue
+            k = (dbest ? best_label(r) : S_lab[r]) SUBSEP S_d[r]
+            if (!(k in pt_best) || S_med[r] < S_med[pt_best[k]]) pt_best[k] = r
+        }
+        for (k in pt_best) {
+            r = pt_best[k]
+            if (!dbest) add_row(r, S_d[r] > 0 ? S_d[r] / 1000 : xzero, sprintf("%.6g", S_med[r] / 1000))
+            else pic_add(best_label(r), S_alg[r] == "nccl" ? 0 : 1, algo_color(S_alg[r]), algo_point(S_alg[r]), 1,
+                         S_alg[r] == "nccl" ? 4 : 2, S_d[r] > 0 ? S_d[r] / 1000 : xzero, sprintf("%.6g", S_med[r] / 1000))
+        }
         for (c = 1; c <= NC; c++)
             if (C_b[c] + 0 == S_b[r0]) {
                 nmark++
@@ -360,7 +371,7 @@ END {
         if (n_count > 1) name = "n" S_n[r0] "_" name
         name = pl_key(r0) name
         drawn_d += pic_write(name, "delay", "time vs straggler delay, " size_label(S_b[r0], " ") ", straggler rank " S_sr[r0] \
-                             others_words(S_so[r0], "d") pl_title(r0) suffix, extra)
+                             others_words(S_so[r0], "d") pl_title(r0) (dbest ? ", each algorithm on its best transport" : "") suffix, extra)
         if (!nmark) note(name ": no critical delay for this size in critical.csv: none marked")
     }
     if (!drawn_d) note("no straggler delay sweep (2+ delays at one size): straggler_delay_* not drawn")
@@ -521,9 +532,6 @@ function pipe_group(r) {
     return S_alg[r] SUBSEP S_tp[r] SUBSEP S_dt[r] SUBSEP S_n[r] SUBSEP S_key[r] SUBSEP S_b[r]
 }
 
-# has_tp(t): t names a transport (not empty, "-" or "model")
-function has_tp(t) { return t != "" && t != "-" && t != "model" }
-
 # ssort(a, n): sorts a[1..n] as strings
 function ssort(a, n,    i, j, t) {
     for (i = 2; i <= n; i++)
@@ -635,38 +643,6 @@ function best_label(r) {
     return S_alg[r] (dt_count > 1 ? " " S_dt[r] : "")
 }
 
-# algo_color(a): returns the colour of algorithm a, the same in every picture of every run
-function algo_color(a) {
-    if (a == "nccl") return "#000000"
-    if (!("ring" in ACOL)) {
-        ACOL["ring"] = "#1f77b4"; ACOL["rhd"] = "#ff7f0e"; ACOL["rd"] = "#2ca02c"
-        ACOL["swing-bw"] = "#9467bd"; ACOL["swing-lat"] = "#c49c94"; ACOL["swing-mp"] = "#8c564b"
-        ACOL["bucket"] = "#e377c2"; ACOL["direct"] = "#17becf"; ACOL["bcast"] = "#bcbd22"
-        ACOL["stragglar"] = "#d62728"; ACOL["optcc"] = "#393b79"; ACOL["optcc-multi"] = "#637939"
-        ACOL["async-ring"] = "#6baed6"; ACOL["oneshot"] = "#7f7f7f"; ACOL["optcc-ring"] = "#a55194"
-        ACOL["optcc-switch"] = "#e7ba52"
-        split("#7f7f7f #843c39 #5254a3 #8ca252 #bd9e39 #e7969c", SPARE, " ")
-    }
-    if (!(a in ACOL)) ACOL[a] = SPARE[(nspare++ % 6) + 1]
-    return ACOL[a]
-}
-
-# algo_point(a): returns the point type of algorithm a for rows that name no transport (a plain
-# arbench model sweep), so that curves lying on one another stay told apart
-function algo_point(a,    i, n, l) {
-    n = split("ring rhd rd swing-bw swing-lat swing-mp bucket direct oneshot bcast stragglar optcc optcc-multi optcc-ring optcc-switch async-ring", l, " ")
-    for (i = 1; i <= n && l[i] != a; i++) ;
-    split("7 5 9 11 13 15 6 4 8 10 12 14 5 9 7 13", APT, " ")
-    return i <= n ? APT[i] + 0 : 7
-}
-
-# transport_point(t, variant): returns the gnuplot point type of a transport (filled circle,
-# square, triangle, diamond); even pipeline variants get the open shape
-function transport_point(t, variant,    p) {
-    p = t == "ce" ? 5 : t == "sm" ? 9 : (t == "nccl-p2p" || t == "nccl" || !has_tp(t)) ? 7 : 13
-    return variant > 0 && variant % 2 == 0 ? p - 1 : p
-}
-
 # shade(c, w): returns colour c ("#rrggbb") mixed with white by the fraction w
 function shade(c, w,    i, v, o, h) {
     h = "0123456789abcdef"; o = "#"; c = tolower(c)
@@ -740,7 +716,10 @@ function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx,
     close(data)
     hdr = meta_gpu != "" ? meta_gpu : "GPU"
     if (meta_n != "" && n_count <= 1) hdr = hdr (pl_count == 1 && pl_one != "1 rank/GPU" ? ", " pl_words(pl_one, meta_n) : " x" meta_n)
+    # every title says where it ran: placement, machine and date (the morning view compares nights)
+    if (pl_count == 1 && pl_one == "1 rank/GPU") hdr = hdr ", 1 rank/GPU"
     if (!has_measured) hdr = "modelled node" (meta_n != "" && n_count <= 1 ? " of " meta_n " GPUs" : "")
+    if (meta_host != "" && meta_host != "?") hdr = hdr ", " (has_measured ? "" : "computed on ") meta_host
     if (meta_date != "") hdr = hdr ", " meta_date
     printf "# %s: written by plots/prep.awk\n", name > drv
     printf "data = '%s'\nout = '%s/%s'\nptitle = '%s  |  %s'\nn = %d\n", data, out, name, title, hdr, nw > drv

@@ -3,6 +3,7 @@
 # algorithm/transport per size against nccl, the critical delays of critical.csv, regressions
 # against the baseline run (if given), the rows that failed, and links to RUN_DIR/plots/*.
 # awk and bash only (the GPU machine may have no Python). Prints "summary.sh: ..., N regressions".
+# Then report.sh writes RUN_DIR/report.html from it (a failure there says so and exits 0).
 # Exit status: 0 written; 1 a results.csv missing or malformed; 2 usage.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,3 +54,5 @@ mv "$tmp" "$run/summary.md" || exit 1
 trap - EXIT
 nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\*\*' "$run/summary.md" | tr -dc 0-9)
 echo "summary.sh: wrote $run/summary.md${basedir:+, ${nreg:-0} regressions against $basedir}"
+# the morning view: the same tables and every picture on one page (report.html)
+bash "$here/report.sh" "$run" ${basedir:+"$basedir"} || echo "summary.sh: report.html was not written" >&2

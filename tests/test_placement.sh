@@ -32,7 +32,7 @@ out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$C" 2>&1); rc=$?
 pcheck "plot.sh colocated exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
 pcheck "co-located: algbw_clean.png drawn" png "$C/plots/algbw_clean.png"
 pcheck "co-located: the title says co-located, the header 4 ranks on 1 GPU" \
-  test "$(title "$C/plots/data/algbw_clean.gp")" = "ptitle = 'algbw vs size, clean, co-located (not NVLink)  |  NVIDIA H100 80GB HBM3, 4 ranks on 1 GPU, 2026-11-25'"
+  test "$(title "$C/plots/data/algbw_clean.gp")" = "ptitle = 'algbw vs size, clean, co-located (not NVLink)  |  NVIDIA H100 80GB HBM3, 4 ranks on 1 GPU, gpu-h100-1, 2026-11-25'"
 pcheck "co-located: the straggler scenario's title too" grep -q "^ptitle = 'algbw vs size, scenario straggler-2ms: straggler rank 1 delayed 2 ms, co-located (not NVLink)  |  NVIDIA H100 80GB HBM3, 4 ranks on 1 GPU" "$C/plots/data/algbw_straggler-2ms.gp"
 pcheck "co-located: the title is in the SVG" grep -q 'co-located (not NVLink)' "$C/plots/algbw_clean.svg"
 
@@ -42,7 +42,7 @@ bash plots/summary.sh "$N" >/dev/null 2>&1
 check "no placement column: no co-located note" not has "$N/summary.md" 'Co-located|NVLink'
 check "no placement column: GPUs line as before" has "$N/summary.md" '^- GPUs: NVIDIA H200 x4 on dgx-h200-07;'
 AR_PLOT_KEEP=1 bash plots/plot.sh "$N" >/dev/null 2>&1
-pcheck "no placement column: title unmarked" test "$(title "$N/plots/data/algbw_clean.gp")" = "ptitle = 'algbw vs size, clean  |  NVIDIA H200 x4, 2026-11-21'"
+pcheck "no placement column: one rank per GPU in the header" test "$(title "$N/plots/data/algbw_clean.gp")" = "ptitle = 'algbw vs size, clean  |  NVIDIA H200 x4, 1 rank/GPU, dgx-h200-07, 2026-11-21'"
 
 # ---- both placements in one CSV: never one series, one table row each ----
 X=$tmp/mixed

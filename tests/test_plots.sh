@@ -139,7 +139,7 @@ for p in $pictures; do
   pcheck "$p.svg is an SVG" is_svg "$P/$p.svg"
 done
 pcheck "exactly 10 PNGs (no S-curves for the 2-size degraded sweep)" [ "$(ls "$P"/*.png 2>/dev/null | wc -l)" -eq 10 ]
-pcheck "title has GPU, n and date" grep -q 'algbw vs size, clean  |  NVIDIA H200 x4, 2026-11-21' "$P/algbw_clean.svg"
+pcheck "title has GPU, n, placement, host and date" grep -q 'algbw vs size, clean  |  NVIDIA H200 x4, 1 rank/GPU, dgx-h200-07, 2026-11-21' "$P/algbw_clean.svg"
 pcheck "critical delay marked on the 1 GiB delay sweep" grep -q 'critical delay 4.94 ms' "$P/straggler_delay_1GiB.svg"
 pcheck "nccl first, black and thick" test -n "$(grep -E "^names = ' \"nccl\"" "$P/data/algbw_clean.gp" 2>/dev/null)" -a \
   -n "$(grep -E "^colors = ' \"#000000\"" "$P/data/algbw_clean.gp" 2>/dev/null)" -a -n "$(grep -E "^lws = ' 4 " "$P/data/algbw_clean.gp" 2>/dev/null)"
@@ -313,6 +313,20 @@ awk -F, -v OFS=, '{ printf "%s,%s,%s", $33, $34, $35; for (i = 1; i <= 32; i++) 
 bash plots/summary.sh "$tmp/moved" >/dev/null 2>&1
 check "scenarios: columns in another order give the same tables" \
   test "$(section "$tmp/moved/summary.md" Straggler)" = "$(section "$X" Straggler)" -a -n "$(section "$X" Straggler)"
+
+# ---- a delay sweep of 21 series (7 algorithms x 3 transports): one line per algorithm ----
+mkdir -p "$tmp/many"
+awk -F, -v OFS=, 'NR == 1 { print; next } $9 != "model" && $14 == 1073741824 && $15 == -1 && $17 == -1 && $10 != "async-ring" {
+  for (d = 0; d <= 8000; d += 2000) { $15 = 3; $16 = d; m = $21; $21 = m + d * (0.9 + 0.02 * length($10 $11)); print; $21 = m } }' \
+  "$tmp/wide/results.csv" >"$tmp/many/results.csv"
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/many" 2>&1); rc=$?
+pcheck "many: plot.sh exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+pcheck "many: 21 series become one per algorithm, nccl first" \
+  test "$(words "$tmp/many/plots/data/straggler_delay_1GiB.gp" names | tr '\n' ' ')" = "nccl bcast direct optcc rd rhd ring swing-bw "
+pcheck "many: the title says so" grep -q 'each algorithm on its best transport' "$tmp/many/plots/straggler_delay_1GiB.svg"
+# ---- small sizes: the S-curve of a sweep from 1 KiB has a latency panel ----
+pcheck "nightly: latency panel under the S-curve" grep -q 'up to 1 MiB' "$P/algbw_clean.svg"
+pcheck "scenarios (1 MiB up): no latency panel" not grep -q 'up to 1 MiB' "$Y/algbw_clean.svg"
 
 [ "$skip" -gt 0 ] && echo "skipped: $skip picture checks (gnuplot is not installed: apt-get install -y gnuplot-nox)"
 echo "$pass passed, $fail failed"

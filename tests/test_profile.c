@@ -16,6 +16,7 @@
 #include "stats.c"
 #include "options.c"
 #include "sweep.c"
+#include "trace.c"
 
 #define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))
 

@@ -14,15 +14,7 @@ B=${B:-build}
 . tests/sim/build.sh
 sim_build profile
 
-# the fake CUPTI, built against the cupti.h the harness was built with
-F=$PWD/$B/tests/libfakecupti.so
-inc=$(grep -o '[^ ]*/cupti\.h' "$B/obj/harness/profile_cupti.d" 2>/dev/null | head -n 1)
-if [ -z "$inc" ] || ! ${CC:-cc} -shared -fPIC -O1 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-     -I"$(dirname "$inc")" tests/sim/fake_cupti.c -o "$F"; then
-  echo "FAIL: cannot build tests/sim/fake_cupti.c (run make first)"
-  echo "0 passed, 1 failed"
-  exit 1
-fi
+cupti_build   # F: the fake CUPTI
 
 # rcol FILE ALGO TRANSPORT NAME: that results.csv row's field (first match)
 rcol() {

@@ -18,3 +18,18 @@ sim_build() {
     exit 1
   fi
 }
+
+# cupti_build: builds the stand-in CUPTI (tests/sim/fake_cupti.c) against the cupti.h the
+# harness was built with and sets F to it; without one it prints the failure line and ends the
+# suite.
+cupti_build() {
+  F=$PWD/$B/tests/libfakecupti.so
+  local inc
+  inc=$(grep -o '[^ ]*/cupti\.h' "$B/obj/harness/profile_cupti.d" 2>/dev/null | head -n 1)
+  if [ -z "$inc" ] || ! ${CC:-cc} -shared -fPIC -O1 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+       -I"$(dirname "$inc")" tests/sim/fake_cupti.c -o "$F"; then
+    echo "FAIL: cannot build tests/sim/fake_cupti.c (run make first)"
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+}

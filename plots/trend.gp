@@ -1,0 +1,19 @@
+# trend.gp: a metric per night (x: the nights in date order, labelled by date), one line per
+# series; the series flagged by history.awk (block n, "flagged") ringed in red. The driver sets
+# xt (the nights' dates), ylab, ylog and nflag; common.gp is loaded first.
+set xrange [0.5 : words(xt) + 0.5]
+set xtics () rotate by -30
+do for [k = 1 : words(xt)] { set xtics add (word(xt, k) k) }
+set mxtics 1
+set xlabel "night"
+set ylabel ylab
+# no zero on the y axis: a 5% change must show
+set offsets 0, 0, graph 0.12, graph 0.12
+if (ylog) { set logscale y 10 }
+plotcmd = "plot for [i = 1:n] data index (i - 1) using 1:2 with linespoints @style title word(names, i)" . \
+          (nflag > 0 ? ", data index n using 1:2 with points pt 6 ps 4 lw 3 lc rgb '#d62728' title 'beyond the nights'' spread'" : "")
+eval png_on
+eval plotcmd
+eval svg_on
+replot
+set output
