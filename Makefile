@@ -36,6 +36,8 @@ $(B)/arbench: $(B)/obj/harness/main.o $(HARNESS_OBJ) $(CUDA_OBJ) $(B)/libarcore.
 	$(CC) -o $@ $^ $(LDLIBS)
 
 $(B)/obj/src/%.o $(B)/obj/algorithms/%.o: CFLAGS += -fPIC
+# NVTX3 is header-only, in the CUDA toolkit's include folder
+$(B)/obj/src/nvtx.o: CFLAGS += $(GPU_INC)
 $(B)/obj/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<

@@ -107,7 +107,7 @@ void hx_phase_job_begin(struct hx_phase_rank *p, uint64_t bytes, const char *alg
   p->ranges = 1;
   p->mk.nrounds = 0; /* a new job: marks only once hx_phase_job_rounds says so */
   p->mk_on = 0;
-  hx_nvtx_job_reset();
+  ar_nvtx_job_reset();
   if (!strcmp(tname, "nccl"))
     ar_nvtx_push("size %s %s", sz, algo);
   else
@@ -115,7 +115,7 @@ void hx_phase_job_begin(struct hx_phase_rank *p, uint64_t bytes, const char *alg
 }
 
 void hx_phase_job_end(struct hx_phase_rank *p) {
-  if (p->sp) hx_nvtx_collective_end(); /* an error left a phase open: nothing is owed but pops */
+  if (p->sp) ar_nvtx_collective_end(); /* an error left a phase open: nothing is owed but pops */
   for (; p->ranges > 0; p->ranges--)
     ar_nvtx_pop();
   p->sp = 0;
@@ -147,14 +147,14 @@ cudaError_t hx_phase_open(struct hx_phase_rank *p, cudaStream_t s, const char *f
   p->stack[p->sp].coll = coll;
   p->sp++;
   p->ranges++;
-  if (!p->timing && !hx_nvtx_active()) return cudaSuccess; /* nobody looks: no formatting */
+  if (!p->timing && !ar_nvtx_active()) return cudaSuccess; /* nobody looks: no formatting */
   char msg[128];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
   ar_nvtx_push("%s", msg);
-  if (coll) hx_nvtx_collective_begin(p->nprecond);
+  if (coll) ar_nvtx_collective_begin(p->nprecond);
   cudaError_t e = cudaSuccess;
   if (p->timing && p->n < HX_PHASE_MAX) {
     idx = p->n++;
@@ -179,7 +179,7 @@ cudaError_t hx_phase_close(struct hx_phase_rank *p, cudaStream_t s) {
     e = cudaEventRecord(p->ev[2 * idx + 1], s);
   else if (idx >= 0)
     p->name[idx][0] = 0;
-  if (p->stack[p->sp].coll) hx_nvtx_collective_end();
+  if (p->stack[p->sp].coll) ar_nvtx_collective_end();
   ar_nvtx_pop();
   p->ranges--;
   return e;

@@ -99,19 +99,4 @@ struct hx_phase_job {
 int hx_phase_write(FILE *f, const struct hx_phase_job *j, const struct hx_phase_rank *const *rk,
                    int n);
 
-/* ---- the harness's side of the NVTX ranges (nvtx.c) ---- */
-
-/* The calling thread enters a collective whose first nprecond rounds are the precondition (0:
- * none here). While inside, nvtx.c opens a "precondition" range at the first "round %d" range
- * with a round < nprecond and closes it at the first one >= nprecond; when the transport
- * marked no rounds in the job's previous collective on this thread, the range covers the
- * whole collective instead, named "precondition (whole collective)". */
-void hx_nvtx_collective_begin(int nprecond);
-/* Leaves the collective: closes a precondition range still open. */
-void hx_nvtx_collective_end(void);
-/* A new job on the calling thread: forget whether its transport marks rounds. */
-void hx_nvtx_job_reset(void);
-/* 1 when a tool listens to the NVTX ranges (an injection library created the domain). */
-int hx_nvtx_active(void);
-
 #endif

@@ -3,7 +3,7 @@
 # (tests/nvtx/inject.c, loaded through NVTX_INJECTION64_PATH as Nsight Systems is) records every
 # range, thread name, stream name and the domain; tests/nvtx/check.awk checks the log's nesting
 # and balance. It records:
-#   1. tests/nvtx/driver.c calling harness/nvtx.c directly: the precondition range follows the
+#   1. tests/nvtx/driver.c calling src/nvtx.c directly: the precondition range follows the
 #      transports' round numbers; a transport that marks no rounds gets it around the whole
 #      collective; nothing is emitted without a tool;
 #   2. `arbench run` on the simulated machine of tests/sim/fake_gpu.c (the real harness
@@ -33,7 +33,7 @@ INJ=$B/tests/libarbench_nvtx_inject.so DRV=$B/tests/nvtx_driver S=$B/tests/arben
 mkdir -p "$B/tests"
 if [ -z "$cu" ] || [ -z "$nc" ] || [ ! -f "$inc/nvtx3/nvToolsExt.h" ] ||
    ! $CC "${CF[@]}" -shared -fPIC tests/nvtx/inject.c -o "$INJ" ||
-   ! $CC "${CF[@]}" tests/nvtx/driver.c "$B/obj/harness/nvtx.o" -o "$DRV" -lpthread -ldl ||
+   ! $CC "${CF[@]}" tests/nvtx/driver.c "$B/obj/src/nvtx.o" -o "$DRV" -lpthread -ldl ||
    ! $CC "${CF[@]}" -I"$(dirname "$nc")" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu_nvtx.o" ||
    ! $CC -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_nvtx.o" "$B/libarcore.a" -lpthread -lm -ldl; then
   echo "FAIL: cannot build the injection library, the driver or the simulator (run make first)"

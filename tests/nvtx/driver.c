@@ -14,12 +14,12 @@
 static void collective(int it, int nprecond, int nrounds) {
   ar_nvtx_push("iter %d", it);
   ar_nvtx_push("allreduce %s", "bcast/ce");
-  hx_nvtx_collective_begin(nprecond);
+  ar_nvtx_collective_begin(nprecond);
   for (int k = 0; k < nrounds; k++) {
     ar_nvtx_push("round %d", k);
     ar_nvtx_pop();
   }
-  hx_nvtx_collective_end();
+  ar_nvtx_collective_end();
   ar_nvtx_pop();
   ar_nvtx_pop();
 }
@@ -29,7 +29,7 @@ static void *case_marks(void *arg) {
   (void)arg;
   ar_nvtx_name_thread("marks");
   ar_nvtx_name_stream((void *)0x5ca1ab1e, "marks stream");
-  hx_nvtx_job_reset();
+  ar_nvtx_job_reset();
   ar_nvtx_push("size %d MiB %s", 1, "bcast/ce");
   collective(0, 2, 4);
   collective(1, 0, 2);
@@ -43,7 +43,7 @@ static void *case_silent(void *arg) {
   (void)arg;
   ar_nvtx_name_thread("silent");
   for (int job = 0; job < 2; job++) {
-    hx_nvtx_job_reset();
+    ar_nvtx_job_reset();
     ar_nvtx_push("size job %d", job);
     collective(0, 3, 0);
     collective(1, 3, 0);
@@ -57,7 +57,7 @@ static void *case_silent(void *arg) {
 static void *case_all(void *arg) {
   (void)arg;
   ar_nvtx_name_thread("all");
-  hx_nvtx_job_reset();
+  ar_nvtx_job_reset();
   ar_nvtx_push("size all");
   collective(0, 2, 2);
   ar_nvtx_pop();
@@ -72,6 +72,6 @@ int main(void) {
     if (pthread_create(&th, NULL, cases[i], NULL)) return 1;
     pthread_join(th, NULL);
   }
-  printf("nvtx: %s\n", hx_nvtx_active() ? "active" : "inactive");
+  printf("nvtx: %s\n", ar_nvtx_active() ? "active" : "inactive");
   return 0;
 }

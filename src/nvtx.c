@@ -6,8 +6,8 @@
  * Ranges are pushed per thread (each rank's thread: size > iteration > delay | allreduce >
  * precondition > round). The precondition is coordinated through the round number: the
  * transports push "round %d" ranges; inside a collective that the harness announced with
- * hx_nvtx_collective_begin(nprecond), the first round < nprecond opens "precondition" and
- * the first round >= nprecond closes it (phases.h). */
+ * ar_nvtx_collective_begin(nprecond), the first round < nprecond opens "precondition" and
+ * the first round >= nprecond closes it. */
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
 #include <pthread.h>
@@ -19,12 +19,11 @@
 #include <unistd.h>
 
 #include "nvtx.h"
-#include "phases.h"
 
 /* What the calling thread has open in the domain. */
 struct nvtx_tls {
   int depth;    /* ranges open */
-  int in_coll;  /* between hx_nvtx_collective_begin and _end */
+  int in_coll;  /* between ar_nvtx_collective_begin and _end */
   int nprecond; /* precondition rounds of that collective */
   int pre_at;   /* depth of the open precondition range, 0 when none */
   int whole;    /* the precondition range spans the whole collective */
@@ -150,7 +149,7 @@ void ar_nvtx_name_stream(void *stream, const char *name) {
   if (nvtx_domain()) nvtxNameCudaStreamA((cudaStream_t)stream, name);
 }
 
-void hx_nvtx_collective_begin(int nprecond) {
+void ar_nvtx_collective_begin(int nprecond) {
   nvtxDomainHandle_t d = nvtx_domain();
   if (!d) return;
   tls.in_coll = 1;
@@ -162,7 +161,7 @@ void hx_nvtx_collective_begin(int nprecond) {
   if (nprecond > 0 && tls.marks == 0) pre_open(d, 1);
 }
 
-void hx_nvtx_collective_end(void) {
+void ar_nvtx_collective_end(void) {
   nvtxDomainHandle_t d = nvtx_domain();
   if (!d || !tls.in_coll) return;
   pre_close(d);
@@ -172,10 +171,10 @@ void hx_nvtx_collective_end(void) {
   tls.in_coll = 0;
 }
 
-void hx_nvtx_job_reset(void) {
+void ar_nvtx_job_reset(void) {
   tls.marks = -1;
 }
 
-int hx_nvtx_active(void) {
+int ar_nvtx_active(void) {
   return nvtx_domain() != NULL;
 }
