@@ -53,7 +53,7 @@ struct options {
   int nst;
   struct degrade_spec dg;
   int tdims, torus[AR_MAX_TORUS_DIMS];
-  const char *torus_text;
+  const char *torus_text, *ranks_text, *topology_text; /* as given, for messages */
   int segments;
   const char *csv, *calibrate;
 };
@@ -163,6 +163,33 @@ static void usage(FILE *f) {
         f);
 }
 
+/* A torus shape says the topology and the rank count (SPEC.md s7): fills them in, or refuses a
+ * --ranks or --topology that says otherwise; returns 0 or -1 after a message. */
+static int torus_implies(struct options *o) {
+  long prod = 1;
+  char why[96];
+  for (int i = 0; i < o->tdims; i++)
+    prod *= o->torus[i];
+  if (o->topology_text && strcmp(o->topology_text, "torus")) {
+    snprintf(why, sizeof(why), "--torus %s implies the torus topology", o->torus_text);
+    return args_bad("--topology", o->topology_text, why);
+  }
+  o->topology = MODEL_TORUS;
+  for (int i = 0; i < o->nranks; i++)
+    if (o->ranks[i] != prod) {
+      snprintf(why, sizeof(why), "--torus %s has %ld ranks", o->torus_text, prod);
+      return args_bad("--ranks", o->ranks_text, why);
+    }
+  if (!o->nranks) {
+    if (prod > AR_MAX_RANKS) {
+      snprintf(why, sizeof(why), "%ld ranks, at most %d", prod, AR_MAX_RANKS);
+      return args_bad("--torus", o->torus_text, why);
+    }
+    o->ranks[o->nranks++] = (int)prod;
+  }
+  return 0;
+}
+
 /* Parses argv into o; returns -1 to exit 0 (help), 0 when valid, else EXIT_BAD_INPUT. */
 static int parse_options(int argc, char **argv, struct options *o) {
   static const struct option opts[] = {{"algo", required_argument, 0, 'a'},
@@ -192,7 +219,10 @@ static int parse_options(int argc, char **argv, struct options *o) {
     int bad = 0;
     switch (c) {
     case 'a': bad = parse_algos(optarg, o); break;
-    case 'r': bad = parse_ranks(optarg, o); break;
+    case 'r':
+      o->ranks_text = optarg;
+      bad = parse_ranks(optarg, o);
+      break;
     case 'S': bad = parse_sizes(optarg, o); break;
     case 'b': bad = args_parse_size("-b", optarg, &o->bmin); break;
     case 'e': bad = args_parse_size("-e", optarg, &o->bmax); break;
@@ -202,7 +232,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'W': bad = parse_bw_flag("--bw", optarg, &o->hw.beta); break;
     case 'G': bad = parse_bw_flag("--gamma", optarg, &o->hw.gamma); break;
     case 's': bad = args_parse_stragglers("--straggler", optarg, 1, o->st, &o->nst); break;
-    case 'd': bad = args_parse_degrade("--degrade", optarg, &o->dg); break;
+    case 'd': bad = args_add_degrade("--degrade", optarg, &o->dg); break; /* flags add up */
     case 't':
       o->torus_text = optarg;
       bad = args_parse_torus("--torus", optarg, &o->tdims, o->torus);
@@ -211,6 +241,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
       if (strcmp(optarg, "switch") && strcmp(optarg, "torus"))
         bad = args_bad("--topology", optarg, "use switch or torus");
       o->topology = !strcmp(optarg, "torus") ? MODEL_TORUS : MODEL_SWITCH;
+      o->topology_text = optarg;
       break;
     case 'k': bad = args_parse_int("--segments", optarg, 1, 4096, &o->segments); break;
     case 'c': o->csv = optarg; break;
@@ -241,6 +272,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
       o->sizes[o->nsizes++] = b;
     }
   }
+  if (o->tdims && torus_implies(o)) return EXIT_BAD_INPUT;
   if (!o->calibrate || o->nalgos) { /* without --calibrate (or with --algo) a sweep is named */
     if (!o->nalgos) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
@@ -360,6 +392,14 @@ static double scenario_bound(const struct scenario *sc, const struct model_hw *h
   return sc->dg.n ? model_degraded_bound_us(sc->n, sc->dg.n, sc->dg.factor, hw, bytes) : -1;
 }
 
+/* Writes the degraded GPUs as RANK:FACTOR,... (the flag's syntax) into buf; "" when none. */
+static void degraded_text(const struct degrade_spec *dg, char *buf, size_t len) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; i < dg->n && k < len; i++)
+    k += (size_t)snprintf(buf + k, len - k, "%s%d:%g", i ? "," : "", dg->rank[i], dg->factor[i]);
+}
+
 /* Prints the key: value block of a single case. */
 static void print_single(const struct scenario *sc, const struct options *o,
                          const struct model_hw *hw, double bytes, const struct model_price *pr,
@@ -378,6 +418,11 @@ static void print_single(const struct scenario *sc, const struct options *o,
     printf("\n");
   } else {
     printf("topology: switch\n");
+  }
+  if (sc->dg.n) {
+    char dgt[256];
+    degraded_text(&sc->dg, dgt, sizeof(dgt));
+    printf("degraded: %s\n", dgt); /* every --degrade, each rank's link slowdown */
   }
   printf("alpha_us: %g\nbw_GBps: %g\n", hw->alpha_us, 1e6 / hw->beta / 1e9);
   if (hw->hop_us > 0) printf("hop_latency_us: %g\n", hw->hop_us);
@@ -399,6 +444,11 @@ static void print_row(struct out *out, const struct scenario *sc, const char *tr
                       double bytes, const struct model_times *t, const char *reason,
                       double measured_us) {
   if (!out->table_header) {
+    if (sc->dg.n) {
+      char dgt[256];
+      degraded_text(&sc->dg, dgt, sizeof(dgt));
+      printf("# degraded: %s\n", dgt);
+    }
     printf("%-12s %6s %12s %-10s %14s %14s %10s%s\n", "# algorithm", "ranks", "bytes", "transport",
            "model_us", "after_arr_us", "algbw_GBps",
            measured_us >= 0 ? "    measured_us  model/meas" : "");

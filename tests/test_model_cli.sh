@@ -70,7 +70,26 @@ bad_input --gamma fast $A model --algo ring --ranks 4 --bytes 1M --gamma fast
 bad_input --alpha -3us $A model --algo ring --ranks 4 --bytes 1M --alpha -3us
 bad_input --hop-latency 3parsec $A model --algo ring --ranks 4 --bytes 1M --hop-latency 3parsec
 bad_input --topology ring $A model --algo ring --ranks 4 --bytes 1M --topology ring
-bad_input --torus 2x3 $A model --algo ring --ranks 4 --bytes 1M --torus 2x3
+bad_input --ranks 4 $A model --algo ring --ranks 4 --bytes 1M --torus 2x3
+# a torus shape implies the torus topology and the rank count (SPEC.md s7, issue #24)
+expect 0 "^ranks: 4096" $A model --algo swing-bw --torus 64x64 --bytes 2M
+expect 0 "^topology: torus 64x64" $A model --algo swing-bw --torus 64x64 --bytes 2M
+expect 0 "^topology: torus 4x2" $A model --algo ring --torus 4x2 --ranks 8 --bytes 2M
+bad_input --ranks 8,16 $A model --algo ring --ranks 8,16 --bytes 1M --torus 4x2
+bad_input --topology switch $A model --algo ring --bytes 1M --torus 4x2 --topology switch
+bad_input --torus 64x128 $A model --algo ring --bytes 1M --torus 64x128
+# repeated --degrade flags add up (a rank named twice is refused), and the output lists them
+out=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 --degrade 1:1.33 2>&1)
+[ "$(value degraded "$out")" = "0:2,1:1.33" ] && ok || bad "degraded line: $out"
+o1=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 0:2,1:1.33 2>&1)
+[ "$(value model_time_us "$out")" = "$(value model_time_us "$o1")" ] && ok ||
+  bad "two --degrade flags should price as one list: $out // $o1"
+o2=$($A model --algo optcc-multi --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 2>&1)
+o3=$($A model --algo optcc-multi --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 --degrade 1:3 2>&1)
+[ "$(value model_time_us "$o2")" != "$(value model_time_us "$o3")" ] && ok ||
+  bad "the second --degrade was dropped: $o2 // $o3"
+bad_input --degrade 0:1.5 $A model --algo ring --ranks 8 --bytes 1M --degrade 0:2 --degrade 0:1.5
+expect 0 "^# degraded: 0:2,3:1.5" $A model --algo ring --ranks 8 --bytes 1M,2M --degrade 0:2 --degrade 3:1.5
 bad_input --ranks 1 $A model --algo ring --ranks 1 --bytes 1M
 bad_input --ranks x $A model --algo ring --ranks 4,x --bytes 1M
 bad_input --algo foo $A model --algo ring,foo --ranks 4 --bytes 1M
