@@ -59,7 +59,8 @@
  * least degraded GPUs into the healthy ring (priced at their factor, not optimal). optcc
  * uses degraded[0] (others join the ring, priced); none given: l = 1 on rank n-1. Every
  * transfer's weight is the larger factor of its two ends. Default k = 64 up to n ~ 360, then
- * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers. */
+ * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers; beyond n ~ 2048 even k = 4
+ * is over twice that, and without --segments the answer is n/a. */
 #include <string.h>
 
 #include "ar.h"
@@ -88,10 +89,8 @@ static int wrap(int x, int q) {
 /* Adds a transfer between internal ranks, weighted by the slower end; returns the status. */
 static ar_status add(struct ar_schedule *s, const struct optcc_plan *pl, int round, int op, int src,
                      int dst, int chunk, int count) {
-  AR_CHECK(sched_add(s, round, op, src, dst, chunk, count));
   double w = pl->f[src] > pl->f[dst] ? pl->f[src] : pl->f[dst];
-  s->xfers[s->nxfers - 1].weight = (float)w;
-  return AR_OK;
+  return sched_add_w(s, round, op, src, dst, chunk, count, (float)w);
 }
 
 /* Returns the chunks of section sig: a, or with half ends 2a except in the first and last
@@ -329,6 +328,12 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   int k = segments > 0 ? segments : OPTCC_DEFAULT_SEGMENTS;
   while (segments <= 0 && k > 4 && (double)k * pl.q * (2 * pl.q + 2 * pl.m) > OPTCC_MAX_XFERS)
     k -= 4;
+  double xfers = (double)k * pl.q * (2 * pl.q + 2 * pl.m);
+  if (segments <= 0 && xfers > 2.0 * OPTCC_MAX_XFERS) /* n > ~2048: gigabytes of transfers */
+    return sched_fail(s, AR_ERR_UNSUPPORTED,
+                      "%s at %d GPUs: even k = %d segments is %.2g transfers (budget %d); give "
+                      "--segments K to build it anyway",
+                      name, n, k, xfers, 2 * OPTCC_MAX_XFERS);
   pl.k = k;
   double l = pl.f[pl.q], nsec = (double)k * pl.q;
   pl.half = pl.m == 1 && pl.d == 0 && l >= 2 && k >= 3;

@@ -343,6 +343,19 @@ static ar_status sw_emit(struct ar_schedule *s, const struct sw_torus *t, const 
           pos[k--] = 0;
         if (k < 0) break;
       }
+      /* one peer and a contiguous run of chunks (the usual case, s3.1.1's remapping): one
+       * transfer without sorting; the pairs' chunks are distinct (order is a bijection) */
+      int lo_c = np ? pr[0].chunk : 0, hi_c = lo_c, one_peer = 1;
+      for (int k = 1; k < np; k++) {
+        lo_c = pr[k].chunk < lo_c ? pr[k].chunk : lo_c;
+        hi_c = pr[k].chunk > hi_c ? pr[k].chunk : hi_c;
+        one_peer &= pr[k].dst == pr[0].dst;
+      }
+      if (np && one_peer && hi_c - lo_c + 1 == np) {
+        st = sched_add(s, g, AR_REDUCE, x, pr[0].dst, lo_c, np);
+        if (st == AR_OK) st = sched_add(s, 2 * S - 1 - g, AR_COPY, pr[0].dst, x, lo_c, np);
+        continue;
+      }
       qsort(pr, (size_t)np, sizeof(*pr), sw_pair_cmp);
       for (int lo = 0, hi; lo < np && st == AR_OK; lo = hi) {
         for (hi = lo + 1;
@@ -360,39 +373,13 @@ static ar_status sw_emit(struct ar_schedule *s, const struct sw_torus *t, const 
   return st;
 }
 
-struct sw_port_key {
-  int round, a, b;
-};
-
-/* Orders port keys by round, then a, then b. */
-static int sw_port_cmp(const void *p, const void *q) {
-  const struct sw_port_key *x = p, *y = q;
-  if (x->round != y->round) return x->round < y->round ? -1 : 1;
-  if (x->a != y->a) return x->a < y->a ? -1 : 1;
-  return (x->b > y->b) - (x->b < y->b);
-}
-
 /* Sets s->ports to the most distinct peers any rank sends to or receives from in one round;
  * returns AR_ERR_NOMEM on failure. */
 static ar_status sw_set_ports(struct ar_schedule *s) {
-  struct sw_port_key *k = malloc(sizeof(*k) * (s->nxfers ? s->nxfers : 1));
-  if (!k) return AR_ERR_NOMEM;
-  int most = 1;
-  for (int dir = 0; dir < 2; dir++) {
-    for (size_t i = 0; i < s->nxfers; i++) {
-      const struct ar_xfer *x = &s->xfers[i];
-      k[i] = (struct sw_port_key){x->round, dir ? x->dst : x->src, dir ? x->src : x->dst};
-    }
-    qsort(k, s->nxfers, sizeof(*k), sw_port_cmp);
-    for (size_t i = 0, run = 0; i < s->nxfers; i++) {
-      int same_rank = i > 0 && k[i].round == k[i - 1].round && k[i].a == k[i - 1].a;
-      if (!same_rank) run = 0;
-      if (!same_rank || k[i].b != k[i - 1].b) run++;
-      if ((int)run > most) most = (int)run;
-    }
-  }
-  s->ports = most;
-  free(k);
+  AR_CHECK(sched_finish(s)); /* by round: linear in the transfers */
+  int most = sched_max_peers(s);
+  if (most < 0) return AR_ERR_NOMEM;
+  s->ports = most > 1 ? most : 1;
   return AR_OK;
 }
 

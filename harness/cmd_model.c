@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -300,20 +301,15 @@ static ar_status price_scenario(const struct scenario *sc, const struct options 
                                 struct model_price *pr, char *reason, size_t rlen,
                                 double *congestion) {
   struct ar_params p;
-  struct ar_schedule s;
   struct model_net net;
+  memset(pr, 0, sizeof(*pr));
   scenario_params(sc, o, &p);
-  ar_status st = ar_build(sc->algo, &p, &s);
-  if (st != AR_OK) {
-    snprintf(reason, rlen, "%s", s.reason);
-    return st;
-  }
-  if ((st = model_net_init(&net, o->topology, &p)) == AR_OK)
-    st = model_price_schedule(&s, &net, pr);
-  if (st != AR_OK) snprintf(reason, rlen, "pricing failed: %s", ar_status_str(st));
+  ar_status st = model_net_init(&net, o->topology, &p);
+  if (st == AR_OK) st = model_price_algo(sc->algo, &p, &net, pr, reason, rlen);
+  else snprintf(reason, rlen, "the topology does not fit %d ranks", sc->n);
+  pr->minibatches = o->segments; /* async-ring's K (0: as the ce transport picks them) */
   double ideal = pr->pre.load_ideal + pr->main.load_ideal;
   *congestion = ideal > 0 ? (pr->pre.load + pr->main.load) / ideal : 1;
-  sched_free(&s);
   return st;
 }
 
@@ -708,11 +704,20 @@ static void out_open_ids(struct out *out) {
   out->host[sizeof(out->host) - 1] = 0;
 }
 
+#define PROGRESS_AFTER_S 2.0 /* a sweep this long prints a progress line per schedule */
+
+/* Returns a monotonic clock in seconds. */
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* Prices every (algorithm, n, size) of the options with hw under the transport name. Returns
  * the exit status for a single case (EXIT_NA for n/a), EXIT_OK for a sweep. */
 static int sweep(const struct options *o, const struct model_hw *hw, const char *transport,
                  struct price_cache *cache, struct out *out, int single) {
-
+  double t0 = now_s();
   for (int a = 0; a < o->nalgos; a++)
     for (int r = 0; r < o->nranks; r++) {
       struct scenario sc = {.algo = o->algos[a], .n = o->ranks[r], .straggler = -1};
@@ -722,6 +727,9 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
         if (i == 0) sc.straggler = o->st[i].rank;
         if (d > sc.delay_us) sc.delay_us = d; /* bulk-synchronous: wait for the latest */
       }
+      if (now_s() - t0 >= PROGRESS_AFTER_S) /* long pricing: say where it is (stderr) */
+        fprintf(stderr, "arbench: model: pricing %s at %d ranks (%d of %d) after %.1f s\n",
+                sc.algo->name, sc.n, a * o->nranks + r + 1, o->nalgos * o->nranks, now_s() - t0);
       int k = cache_get(cache, &sc, o);
       if (k < 0) return fprintf(stderr, "arbench: model: out of memory\n"), EXIT_FAIL;
       ar_status st = cache->e[k].st;

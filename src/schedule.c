@@ -5,8 +5,37 @@
 
 #include "ar.h"
 
+/* The stream a build in progress on this thread hands to its schedule (sched_stream_begin):
+ * sched_init memsets the schedule, and the generator knows nothing of streams. */
+static _Thread_local struct {
+  struct ar_schedule *s;
+  ar_status (*sink)(void *, const struct ar_schedule *, const struct ar_xfer *);
+  void *ctx;
+  int inits;
+} stream_tls;
+
+void sched_stream_begin(struct ar_schedule *s,
+                        ar_status (*sink)(void *, const struct ar_schedule *, const struct ar_xfer *),
+                        void *ctx) {
+  stream_tls.s = sink ? s : NULL;
+  stream_tls.sink = sink;
+  stream_tls.ctx = ctx;
+  stream_tls.inits = 0;
+  s->sink = sink;
+  s->sink_ctx = ctx;
+}
+
+void sched_stream_end(void) {
+  stream_tls.s = NULL;
+}
+
 ar_status sched_init(struct ar_schedule *s, const char *algo, int nranks, int nchunks) {
   memset(s, 0, sizeof(*s));
+  if (stream_tls.s == s) { /* a restart after transfers went out cannot be undone */
+    s->sink = stream_tls.sink;
+    s->sink_ctx = stream_tls.ctx;
+    s->stream_bad = stream_tls.inits++ > 0;
+  }
   snprintf(s->algo, sizeof(s->algo), "%s", algo);
   s->nranks = nranks;
   s->nchunks = nchunks;
@@ -34,10 +63,22 @@ ar_status sched_fail(struct ar_schedule *s, ar_status st, const char *fmt, ...) 
 
 ar_status sched_add(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
                     int count) {
+  return sched_add_w(s, round, op, src, dst, chunk, count, 1.0f);
+}
+
+ar_status sched_add_w(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
+                      int count, float weight) {
   if (src < 0 || src >= s->nranks || dst < 0 || dst >= s->nranks || chunk < 0 || count < 1 ||
       chunk + count > s->nchunks || round < 0)
     return sched_fail(s, AR_ERR_INVALID, "bad transfer r%d %d->%d chunks %d+%d", round, src,
                       dst, chunk, count);
+  struct ar_xfer x = {.round = round, .src = src, .dst = dst, .chunk = chunk, .count = count,
+                      .op = op, .weight = weight};
+  if (s->sink) {
+    if (round >= s->nrounds) s->nrounds = round + 1;
+    s->nstreamed++;
+    return s->stream_bad ? AR_ERR_UNSUPPORTED : s->sink(s->sink_ctx, s, &x);
+  }
   if (s->nxfers == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 256;
     struct ar_xfer *x = realloc(s->xfers, cap * sizeof(*x));
@@ -45,13 +86,12 @@ ar_status sched_add(struct ar_schedule *s, int round, int op, int src, int dst, 
     s->xfers = x;
     s->cap = cap;
   }
-  s->xfers[s->nxfers++] = (struct ar_xfer){.round = round, .src = src, .dst = dst,
-                                           .chunk = chunk, .count = count, .op = op,
-                                           .weight = 1.0f};
+  s->xfers[s->nxfers++] = x;
   return AR_OK;
 }
 
 ar_status sched_finish(struct ar_schedule *s) {
+  if (s->sink) return AR_OK; /* streamed: nothing stored, nrounds kept by sched_add */
   /* counting sort by round: keeps the generator's order inside a round */
   int maxr = -1;
   for (size_t k = 0; k < s->nxfers; k++)
@@ -76,6 +116,8 @@ ar_status sched_finish(struct ar_schedule *s) {
 }
 
 void sched_relabel(struct ar_schedule *s, const int *perm) {
+  for (int r = 0; s->sink && r < s->nranks; r++) /* streamed transfers cannot be renamed */
+    if (perm[r] != r) s->stream_bad = 1;
   for (size_t i = 0; i < s->nxfers; i++) {
     s->xfers[i].src = perm[s->xfers[i].src];
     s->xfers[i].dst = perm[s->xfers[i].dst];
@@ -115,13 +157,14 @@ static ar_status verify_fail(struct sched_report *rep, const char *fmt, ...) {
   return AR_ERR_VERIFY;
 }
 
-/* Port use of one round: distinct peers each rank sends to and receives from. pair[] (n x n)
- * and out[]/in[] (n) are all zero on entry and left zero; the work is linear in the round's
- * transfers, so verifying stays fast for large n. */
-static ar_status check_ports(const struct ar_schedule *s, size_t lo, size_t hi, char *pair,
-                             int *out, int *in, struct sched_report *rep) {
+/* Port use of one round [lo, hi): returns the most distinct peers a rank sends to or
+ * receives from, and in *bad the first transfer past `limit` peers (SIZE_MAX: none). pair[]
+ * (n x n) and out[]/in[] (n) are all zero on entry and left zero; the work is linear in the
+ * round's transfers, so it stays fast for large n. */
+static int round_ports(const struct ar_schedule *s, size_t lo, size_t hi, char *pair, int *out,
+                       int *in, int limit, size_t *bad) {
   int n = s->nranks, worst = 0;
-  ar_status st = AR_OK;
+  *bad = SIZE_MAX;
   for (size_t i = lo; i < hi; i++) {
     char *p = &pair[(size_t)s->xfers[i].src * n + s->xfers[i].dst];
     if (*p) continue;
@@ -129,16 +172,44 @@ static ar_status check_ports(const struct ar_schedule *s, size_t lo, size_t hi, 
     int o = ++out[s->xfers[i].src], r = ++in[s->xfers[i].dst];
     if (o > worst) worst = o;
     if (r > worst) worst = r;
-    if (st == AR_OK && (o > s->ports || r > s->ports))
-      st = verify_fail(rep, "round %d: rank %d sends to %d peers / rank %d receives from %d, ports %d",
-                       s->xfers[lo].round, s->xfers[i].src, o, s->xfers[i].dst, r, s->ports);
+    if (*bad == SIZE_MAX && (o > limit || r > limit)) *bad = i;
   }
   for (size_t i = lo; i < hi; i++) {
     pair[(size_t)s->xfers[i].src * n + s->xfers[i].dst] = 0;
     out[s->xfers[i].src] = in[s->xfers[i].dst] = 0;
   }
+  return worst;
+}
+
+/* Checks one round's port use against s->ports; records the most used in rep. */
+static ar_status check_ports(const struct ar_schedule *s, size_t lo, size_t hi, char *pair,
+                             int *out, int *in, struct sched_report *rep) {
+  size_t bad;
+  int worst = round_ports(s, lo, hi, pair, out, in, s->ports, &bad);
   if (rep && worst > rep->max_ports_used) rep->max_ports_used = worst;
-  return st;
+  if (bad == SIZE_MAX) return AR_OK;
+  const struct ar_xfer *x = &s->xfers[bad];
+  return verify_fail(rep, "round %d: rank %d sends to / rank %d receives from more than %d peers, "
+                          "ports %d",
+                     x->round, x->src, x->dst, s->ports, s->ports);
+}
+
+int sched_max_peers(const struct ar_schedule *s) {
+  int n = s->nranks, most = 0;
+  char *pair = calloc((size_t)n * n, 1);
+  int *out = calloc((size_t)n, sizeof(int)), *in = calloc((size_t)n, sizeof(int));
+  for (size_t lo = 0; pair && out && in && lo < s->nxfers;) {
+    size_t hi = lo, bad;
+    while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round) hi++;
+    int w = round_ports(s, lo, hi, pair, out, in, n, &bad);
+    most = w > most ? w : most;
+    lo = hi;
+  }
+  if (!pair || !out || !in) most = -1;
+  free(pair);
+  free(out);
+  free(in);
+  return most;
 }
 
 /* Copies the source sets that transfers [lo, hi) read into b->snap, in order, so the round
@@ -259,6 +330,10 @@ done:
 
 double sched_cost(const struct ar_schedule *s, int first_round) {
   int n = s->nranks;
+  if (s->sink) { /* a generator weighing its own stored transfers: build it stored */
+    ((struct ar_schedule *)s)->stream_bad = 1;
+    return 0;
+  }
   double *out = calloc((size_t)n, sizeof(double)), *in = calloc((size_t)n, sizeof(double));
   double total = 0;
   if (!out || !in) {

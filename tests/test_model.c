@@ -480,7 +480,79 @@ static void test_speed(void) {
   }
 }
 
+/* Returns 1 when two phases agree to rounding. */
+static int same_cost(const struct model_cost *a, const struct model_cost *b) {
+  return a->rounds == b->rounds && a->rounds_local == b->rounds_local &&
+         near(a->hops, b->hops, 1e-12) && near(a->load, b->load, 1e-9) &&
+         near(a->load_ideal, b->load_ideal, 1e-9) && near(a->reduce, b->reduce, 1e-9) &&
+         a->nclass == b->nclass;
+}
+
+/* model_price_algo (streamed where the generator builds in round order, rounds that repeat
+ * the last one not routed again, dense rounds summed along torus lines) prices every
+ * algorithm exactly as the stored schedule priced transfer by transfer with one thread. */
+static void test_stream_matches_stored(void) {
+  size_t count;
+  const struct ar_algo *const *all = ar_algo_all(&count);
+  static const int ns[] = {5, 8, 12, 64, 256};
+  for (size_t i = 0; i < count; i++)
+    for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++)
+      for (int topo = MODEL_SWITCH; topo <= MODEL_TORUS; topo++)
+        for (int variant = 0; variant < 2; variant++) {
+          const struct ar_algo *a = all[i];
+          struct ar_params p;
+          struct ar_schedule s;
+          struct model_net net;
+          struct model_price one, st;
+          char why[192];
+          if (a->flags & AR_ALGO_NATIVE) continue;
+          ar_params_init(&p, ns[j]);
+          if (variant) { /* a slow GPU and a straggler that is not rank n-1 */
+            p.ndegraded = 1;
+            p.degraded[0] = 1;
+            p.factor[0] = 2.5;
+            p.straggler = 2;
+          }
+          if (ar_build(a, &p, &s) != AR_OK) continue;
+          CHECK_INT(model_net_init(&net, topo, &p), ==, AR_OK);
+          setenv("AR_MODEL_THREADS", "1", 1);
+          CHECK_INT(model_price_schedule(&s, &net, &one), ==, AR_OK);
+          unsetenv("AR_MODEL_THREADS");
+          sched_free(&s);
+          CHECK_INT(model_price_algo(a, &p, &net, &st, why, sizeof(why)), ==, AR_OK);
+          CHECK(same_cost(&one.pre, &st.pre) && same_cost(&one.main, &st.main),
+                "%s n=%d topo %d variant %d: stored %d rounds load %.9g hops %g, streamed %d "
+                "rounds load %.9g hops %g",
+                a->name, ns[j], topo, variant, one.main.rounds, one.main.load, one.main.hops,
+                st.main.rounds, st.main.load, st.main.hops);
+        }
+}
+
+/* A dense torus round (runs summed along lines): all-to-all on 4x4x2, one chunk of 32 each.
+ * By symmetry every link of a dimension carries the same load: size 4, per + link the flows
+ * one step ahead (1 hop) and two steps ahead (a tie, half each way over 2 hops) for each of
+ * the 8 displacements in the other dimensions: (1 + 1) x 8 = 16 flows; size 2, the tie at 1
+ * step: 1/2 x 16 = 8. So 16/32 = 0.5 of the buffer on the busiest link, 2 + 2 + 1 hops. */
+static void test_dense_runs(void) {
+  struct model_net net = {.topology = MODEL_TORUS, .ndims = 3, .dims = {4, 4, 2}};
+  struct ar_schedule a;
+  struct model_price pa;
+  int n = 32;
+  CHECK_INT(sched_init(&a, "all-to-all", n, n), ==, AR_OK);
+  for (int r = 0; r < n; r++)
+    for (int q = 0; q < n; q++)
+      if (q != r) CHECK_INT(sched_add(&a, 0, AR_REDUCE, r, q, q, 1), ==, AR_OK);
+  CHECK_INT(sched_finish(&a), ==, AR_OK);
+  CHECK_INT(model_price_schedule(&a, &net, &pa), ==, AR_OK);
+  CHECK(near(pa.main.load, 0.5, 1e-12), "all-to-all on 4x4x2: load %g, want 0.5", pa.main.load);
+  CHECK(near(pa.main.hops, 5, 1e-12), "hops %g", pa.main.hops);
+  CHECK(near(pa.main.reduce, 31.0 / 32, 1e-12), "reduce %g", pa.main.reduce);
+  sched_free(&a);
+}
+
 int main(void) {
+  test_stream_matches_stored();
+  test_dense_runs();
   test_parse_bw();
   test_default_torus();
   test_switch_links();
