@@ -160,7 +160,9 @@ static void usage(FILE *f) {
         "  One case prints `model_time_us: X` (and with a straggler\n"
         "  `model_time_after_arrival_us: Y`); a sweep prints a table; --csv writes rows with\n"
         "  source=model. --calibrate fits alpha and bw per transport from RUN_DIR/results.csv\n"
-        "  and, without --algo, prices every measured row beside its measurement.\n",
+        "  and, without --algo, prices every measured row beside its measurement.\n"
+        "  --segments K: OPTCC's k; async-ring's mini-batches, each round's sums overlapping its\n"
+        "  copies: (copy + sum) / K + (1 - 1/K) max(copy, sum) (default: ~8 MiB each, at most 8).\n",
         f);
 }
 
@@ -424,6 +426,10 @@ static void print_single(const struct scenario *sc, const struct options *o,
   if (hw->hop_us > 0) printf("hop_latency_us: %g\n", hw->hop_us);
   if (hw->gamma > 0) printf("gamma_GBps: %g\n", 1e6 / hw->gamma / 1e9);
   printf("rounds: %d\nprecondition_rounds: %d\n", pr->main.rounds, pr->pre.rounds);
+  if (pr->pipelined && pr->minibatches > 0) /* sums overlap copies (async-ring) */
+    printf("minibatches: %d\n", pr->minibatches);
+  else if (pr->pipelined)
+    printf("minibatches: auto (about 8 MiB each, at most 8; --segments K sets them)\n");
   if (pr->pre.rounds) printf("precondition_us: %.3f\n", t->pre_us);
   if (sc->straggler >= 0) printf("delay_us: %.3f\n", sc->delay_us);
   printf("model_time_us: %.3f\n", t->time_us);

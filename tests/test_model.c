@@ -550,7 +550,54 @@ static void test_dense_runs(void) {
   sched_free(&a);
 }
 
+/* async-ring (AR_SCHED_PIPELINED) over K mini-batches: each round (copy + sum) / K +
+ * (1 - 1/K) max(copy, sum); K = 1 is the ring; more mini-batches never cost more, strictly
+ * less while there is a sum to hide; without gamma nothing to overlap (asyncallreduce.md). */
+static void test_overlap(void) {
+  const double bytes = 1 << 30;
+  struct model_hw hw = {.alpha_us = 3, .beta = 1e6 / 25e9, .gamma = 1e6 / 100e9};
+  struct ar_params p;
+  struct model_price ring, as;
+  struct model_times tr, ta;
+  ar_params_init(&p, 4);
+  if (!price("ring", &p, MODEL_SWITCH, &ring) || !price("async-ring", &p, MODEL_SWITCH, &as))
+    return;
+  CHECK(as.pipelined && !ring.pipelined, "pipelined flags %d %d", as.pipelined, ring.pipelined);
+  CHECK_INT(as.main.nclass, ==, 2); /* reduce-scatter rounds and allgather rounds */
+  model_times(&ring, &hw, bytes, 0, &tr);
+  double last = INFINITY;
+  for (int k = 1; k <= 64; k *= 2) {
+    as.minibatches = k;
+    model_times(&as, &hw, bytes, 0, &ta);
+    /* 3 reduce-scatter rounds (copy c, sum c) and 3 allgather rounds (copy c) */
+    double c = bytes / 4 * hw.beta, g = bytes / 4 * hw.gamma;
+    double want = 6 * hw.alpha_us + 3 * ((c + g) / k + (1 - 1.0 / k) * (c > g ? c : g)) + 3 * c;
+    CHECK(near(ta.time_us, want, 1e-9), "K=%d: %g, want %g", k, ta.time_us, want);
+    CHECK(k == 1 ? near(ta.time_us, tr.time_us, 1e-12) : ta.time_us < last, "K=%d: %g after %g", k,
+          ta.time_us, last);
+    last = ta.time_us;
+  }
+  hw.gamma = 0; /* no sums to hide: any K prices as the ring */
+  as.minibatches = 16;
+  model_times(&as, &hw, bytes, 0, &ta);
+  model_times(&ring, &hw, bytes, 0, &tr);
+  CHECK(near(ta.time_us, tr.time_us, 1e-12), "gamma 0: %g vs ring %g", ta.time_us, tr.time_us);
+  /* K = 0: the ce transport's choice, ~8 MiB a batch and at most 8 (256 MiB rounds: 8) */
+  hw.gamma = 1e6 / 100e9;
+  as.minibatches = 0;
+  model_times(&as, &hw, bytes, 0, &ta);
+  struct model_times t8;
+  as.minibatches = 8;
+  model_times(&as, &hw, bytes, 0, &t8);
+  CHECK(near(ta.time_us, t8.time_us, 1e-12), "auto %g vs K=8 %g", ta.time_us, t8.time_us);
+  as.minibatches = 0; /* 64 KiB rounds: one batch */
+  model_times(&as, &hw, 4 * 65536, 0, &ta);
+  model_times(&ring, &hw, 4 * 65536, 0, &tr);
+  CHECK(near(ta.time_us, tr.time_us, 1e-12), "small auto %g vs ring %g", ta.time_us, tr.time_us);
+}
+
 int main(void) {
+  test_overlap();
   test_stream_matches_stored();
   test_dense_runs();
   test_parse_bw();

@@ -58,6 +58,23 @@ else
 fi
 expect 0 "^topology: torus 4x4" $A model --algo ring --ranks 16 --topology torus --bytes 1M
 
+# async-ring overlaps its sums with its copies over --segments mini-batches: cheaper with more,
+# and only when there is a sum to hide (--gamma)
+prev=""
+for k in 1 2 4 8; do
+  t=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --gamma 100GB/s --segments $k)")
+  if [ -n "$prev" ]; then awk -v a="$t" -v b="$prev" 'BEGIN { exit !(a < b) }' && ok || bad "async-ring K=$k: $t not below $prev"; fi
+  prev=$t
+done
+t1=$(value model_time_us "$($A model --algo ring --ranks 4 --bytes 1G --gamma 100GB/s)")
+t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --gamma 100GB/s --segments 1)")
+[ "$t1" = "$t2" ] && ok || bad "async-ring with one mini-batch should price as ring: $t1 vs $t2"
+t1=$(value model_time_us "$($A model --algo ring --ranks 4 --bytes 1G)")
+t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --segments 8)")
+[ "$t1" = "$t2" ] && ok || bad "without --gamma nothing overlaps: $t1 vs $t2"
+expect 0 "^minibatches: 8" $A model --algo async-ring --ranks 4 --bytes 1G --segments 8
+expect 0 "^minibatches: auto" $A model --algo async-ring --ranks 4 --bytes 1G
+
 # n/a: exit 3 with the reason on stdout
 expect 3 "^n/a: " $A model --algo nccl --ranks 4 --bytes 1M
 expect 3 "^n/a: " $A model --algo stragglar --ranks 5 --bytes 1M
