@@ -10,60 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "args.h"
 #include "cli.h"
-#include "csv.h"
-#include "model.h"
-
-#define MAX_LIST 64
-#define MAX_FITS 64 /* a pooled fit per transport, and one per (transport, algorithm) */
-#define DEFAULT_ALPHA_US 3.0 /* stragglar.txt s4.2: NVLink latency studies */
-#define DEFAULT_BW 450e9     /* stragglar.txt s4.2: H100 SXM NVLink, one direction */
-
-/* One scenario to price: everything but the size. */
-struct scenario {
-  const struct ar_algo *algo;
-  int n;
-  int straggler; /* -1: none */
-  double delay_us;
-  struct degrade_spec dg;
-};
-
-/* One fitted (or given) hardware setting, the transport it stands for, and the algorithm it
- * was fitted on (NULL: pooled over every algorithm measured on that transport). */
-struct fit {
-  char transport[32];
-  const struct ar_algo *algo;
-  struct model_hw hw;
-  int rows;
-  double rel_rms;
-  int ok;
-};
-
-struct options {
-  const struct ar_algo *algos[MAX_LIST];
-  int nalgos;
-  int ranks[MAX_LIST], nranks;
-  uint64_t sizes[MAX_LIST * 2];
-  int nsizes;
-  uint64_t bmin, bmax;
-  int bfactor;
-  struct model_hw hw;
-  int topology;
-  struct straggler_spec st[AR_MAX_STRAGGLERS];
-  int nst;
-  struct degrade_spec dg;
-  int tdims, torus[AR_MAX_TORUS_DIMS];
-  const char *torus_text, *ranks_text, *topology_text; /* as given, for messages */
-  int segments;
-  const char *csv, *calibrate;
-};
-
-struct out {
-  struct hx_csv csv;
-  char run_id[64], stamp[32], host[64];
-  int table_header, write_failed;
-};
+#include "model_cmd.h"
 
 /* ---- parsing ---- */
 
@@ -287,34 +235,6 @@ static int parse_options(int argc, char **argv, struct options *o) {
   return 0;
 }
 
-/* ---- pricing one scenario ---- */
-
-/* Fills generator parameters for a scenario. */
-static void scenario_params(const struct scenario *sc, const struct options *o,
-                            struct ar_params *p) {
-  args_fill_params(p, sc->n, NULL, 0, &sc->dg, o->tdims, o->torus);
-  p->straggler = sc->straggler;
-  p->segments = o->segments;
-}
-
-/* Builds and prices a scenario's schedule on the chosen topology. Returns AR_OK, or the
- * build's status with the reason in `reason`. */
-static ar_status price_scenario(const struct scenario *sc, const struct options *o,
-                                struct model_price *pr, char *reason, size_t rlen,
-                                double *congestion) {
-  struct ar_params p;
-  struct model_net net;
-  memset(pr, 0, sizeof(*pr));
-  scenario_params(sc, o, &p);
-  ar_status st = model_net_init(&net, o->topology, &p);
-  if (st == AR_OK) st = model_price_algo(sc->algo, &p, &net, pr, reason, rlen);
-  else snprintf(reason, rlen, "the topology does not fit %d ranks", sc->n);
-  pr->minibatches = o->segments; /* async-ring's K (0: as the ce transport picks them) */
-  double ideal = pr->pre.load_ideal + pr->main.load_ideal;
-  *congestion = ideal > 0 ? (pr->pre.load + pr->main.load) / ideal : 1;
-  return st;
-}
-
 /* The papers' closed form for this case where there is one (switch, healthy), else -1;
  * *after says whether it is an after-arrival time (straggler-aware algorithms). */
 static double closed_form(const struct scenario *sc, const struct options *o,
@@ -331,71 +251,9 @@ static double closed_form(const struct scenario *sc, const struct options *o,
   return -1;
 }
 
-/* ---- output ---- */
-
-/* Writes one CSV row through the harness's writer (status ok when t != NULL, else n/a). */
-static void csv_row_named(struct out *out, const struct scenario *sc, const char *algorithm,
-                          const char *transport, double bytes, const struct model_times *t) {
-  if (!out->csv.f) return;
-  struct hx_csv_row r = {.run_id = out->run_id,
-                         .timestamp = out->stamp,
-                         .host = out->host,
-                         .gpu = "model",
-                         .n_gpus = sc->n,
-                         .driver = "-",
-                         .cuda = "-",
-                         .nccl = "-",
-                         .source = "model",
-                         .algorithm = algorithm,
-                         .transport = transport,
-                         .pipeline = 0,
-                         .dtype = "float32",
-                         .bytes = (uint64_t)bytes,
-                         .straggler_rank = sc->straggler,
-                         .delay_us = sc->straggler >= 0 ? sc->delay_us : 0,
-                         .iters = 0,
-                         .degraded_rank = sc->dg.n ? sc->dg.rank[0] : -1,
-                         .factor = sc->dg.n ? sc->dg.factor[0] : 1,
-                         .time_after_arrival_us = NAN,
-                         .algbw_gbps = NAN,
-                         .busbw_gbps = NAN,
-                         .model_time_us = NAN,
-                         .wrong = -1,
-                         .status = t ? "ok" : "n/a"};
-  if (t) { /* one predicted value stands for every statistic */
-    r.t = (struct hx_stats){.n = 1,
-                            .mean = t->time_us,
-                            .median = t->time_us,
-                            .min = t->time_us,
-                            .max = t->time_us,
-                            .p95 = t->time_us,
-                            .stdev = 0};
-    r.time_after_arrival_us = t->after_arrival_us;
-    r.algbw_gbps = hx_algbw(bytes, t->time_us);
-    r.busbw_gbps = hx_busbw(r.algbw_gbps, sc->n);
-    r.model_time_us = t->time_us;
-    r.wrong = 0;
-  }
-  if (hx_csv_append(&out->csv, &r)) out->write_failed = 1;
-}
-
-/* Writes one CSV row for the scenario's algorithm. */
-static void csv_row(struct out *out, const struct scenario *sc, const char *transport, double bytes,
-                    const struct model_times *t) {
-  csv_row_named(out, sc, sc->algo->name, transport, bytes, t);
-}
-
 /* The degraded-bandwidth lower bound for a scenario with degraded GPUs, else -1. */
 static double scenario_bound(const struct scenario *sc, const struct model_hw *hw, double bytes) {
   return sc->dg.n ? model_degraded_bound_us(sc->n, sc->dg.n, sc->dg.factor, hw, bytes) : -1;
-}
-
-/* Writes the degraded GPUs as RANK:FACTOR,... (the flag's syntax) into buf; "" when none. */
-static void degraded_text(const struct degrade_spec *dg, char *buf, size_t len) {
-  size_t k = 0;
-  buf[0] = 0;
-  for (int i = 0; i < dg->n && k < len; i++)
-    k += (size_t)snprintf(buf + k, len - k, "%s%d:%g", i ? "," : "", dg->rank[i], dg->factor[i]);
 }
 
 /* Prints the key: value block of a single case. */
@@ -441,265 +299,6 @@ static void print_single(const struct scenario *sc, const struct options *o,
   printf("algbw_GBps: %.3f\n", bytes / (t->time_us * 1e3));
 }
 
-/* Prints one table line of a sweep (t == NULL: n/a with reason). */
-static void print_row(struct out *out, const struct scenario *sc, const char *transport,
-                      double bytes, const struct model_times *t, const char *reason,
-                      double measured_us) {
-  if (!out->table_header) {
-    if (sc->dg.n) {
-      char dgt[256];
-      degraded_text(&sc->dg, dgt, sizeof(dgt));
-      printf("# degraded: %s\n", dgt);
-    }
-    printf("%-12s %6s %12s %-10s %14s %14s %10s%s\n", "# algorithm", "ranks", "bytes", "transport",
-           "model_us", "after_arr_us", "algbw_GBps",
-           measured_us >= 0 ? "    measured_us  model/meas" : "");
-    out->table_header = 1;
-  }
-  printf("%-12s %6d %12.0f %-10s ", sc->algo->name, sc->n, bytes, transport);
-  if (!t) {
-    printf("n/a: %s\n", reason);
-    return;
-  }
-  printf("%14.3f %14.3f %10.3f", t->time_us, t->after_arrival_us, bytes / (t->time_us * 1e3));
-  if (measured_us > 0) printf(" %14.3f %11.4f", measured_us, t->time_us / measured_us);
-  printf("\n");
-}
-
-/* ---- calibration ---- */
-
-/* A measured row of results.csv that the model can price. */
-struct mrow {
-  struct scenario sc;
-  char transport[32];
-  double bytes, time_us;
-};
-
-/* Reads one line of any length into *buf; returns its length or -1 at the end. */
-static long read_line(FILE *f, char **buf, size_t *cap) {
-  ssize_t len = getline(buf, cap, f);
-  if (len < 0) return -1;
-  while (len > 0 && ((*buf)[len - 1] == '\n' || (*buf)[len - 1] == '\r'))
-    (*buf)[--len] = 0;
-  return len;
-}
-
-/* Splits a CSV line in place into fields, undoing the writer's quoting ("a,b" and ""); returns
- * the field count. */
-static int split_csv(char *line, char **fields, int max) {
-  int k = 0;
-  char *p = line;
-  while (k < max) {
-    char *w = p;
-    fields[k++] = w;
-    if (*p == '"') { /* quoted: copy down, "" stands for one quote */
-      for (p++; *p; p++) {
-        if (*p == '"' && p[1] == '"')
-          *w++ = '"', p++;
-        else if (*p == '"') {
-          p++;
-          break;
-        } else
-          *w++ = *p;
-      }
-      char *c = strchr(p, ',');
-      *w = 0;
-      if (!c) break;
-      p = c + 1;
-      continue;
-    }
-    char *c = strchr(p, ',');
-    if (!c) break;
-    *c = 0;
-    p = c + 1;
-  }
-  return k;
-}
-
-/* Reads the usable gpu rows of RUN_DIR/results.csv (or the CSV file itself); returns the row
- * count, or -1 after a one-line message (bad input). */
-static int read_run(const char *dir, struct mrow **rows_out) {
-  char path[1024];
-  size_t dl = strlen(dir);
-  if (dl > 4 && !strcmp(dir + dl - 4, ".csv"))
-    snprintf(path, sizeof(path), "%s", dir);
-  else
-    snprintf(path, sizeof(path), "%s/results.csv", dir);
-  FILE *f = fopen(path, "r");
-  if (!f) return args_bad("--calibrate", dir, "cannot read results.csv there");
-  static const char *want[] = {"source", "algorithm",      "transport", "n_gpus",
-                               "bytes",  "straggler_rank", "delay_us",  "degraded_rank",
-                               "factor", "time_us_median", "status"};
-  enum { W_SRC, W_ALGO, W_TP, W_N, W_BYTES, W_ST, W_DELAY, W_DG, W_F, W_MED, W_STATUS, W_COUNT };
-  int col[W_COUNT];
-  char *line = NULL, *fields[128];
-  size_t cap = 0;
-  int nrows = 0, capr = 0, ret = -1;
-  struct mrow *rows = NULL;
-  if (read_line(f, &line, &cap) < 0) {
-    args_bad("--calibrate", path, "empty file");
-    goto out;
-  }
-  int nf = split_csv(line, fields, 128);
-  for (int w = 0; w < W_COUNT; w++) {
-    col[w] = -1;
-    for (int i = 0; i < nf; i++)
-      if (!strcmp(fields[i], want[w])) col[w] = i;
-    if (col[w] < 0) {
-      char why[96];
-      snprintf(why, sizeof(why), "the header lacks the column %s", want[w]);
-      args_bad("--calibrate", path, why);
-      goto out;
-    }
-  }
-  while (read_line(f, &line, &cap) >= 0) {
-    nf = split_csv(line, fields, 128);
-    int ok = 1;
-    for (int w = 0; w < W_COUNT; w++)
-      ok &= col[w] < nf;
-    if (!ok || strcmp(fields[col[W_SRC]], "gpu") || strcmp(fields[col[W_STATUS]], "ok")) continue;
-    const struct ar_algo *a = ar_algo_find(fields[col[W_ALGO]]);
-    if (!a || (a->flags & (AR_ALGO_NATIVE | AR_ALGO_PIPELINED))) continue;
-    struct mrow r = {0};
-    r.sc.algo = a;
-    r.sc.n = atoi(fields[col[W_N]]);
-    r.sc.straggler = atoi(fields[col[W_ST]]);
-    r.sc.delay_us = atof(fields[col[W_DELAY]]);
-    int dgr = atoi(fields[col[W_DG]]);
-    if (dgr >= 0) {
-      r.sc.dg.n = 1;
-      r.sc.dg.rank[0] = dgr;
-      r.sc.dg.factor[0] = atof(fields[col[W_F]]);
-      if (r.sc.dg.factor[0] < 1) continue;
-    }
-    r.bytes = atof(fields[col[W_BYTES]]);
-    r.time_us = atof(fields[col[W_MED]]);
-    snprintf(r.transport, sizeof(r.transport), "%s", fields[col[W_TP]]);
-    if (r.sc.n < 2 || r.sc.n > AR_MAX_RANKS || r.sc.straggler >= r.sc.n || dgr >= r.sc.n ||
-        !(r.bytes >= 1) || !(r.time_us > 0))
-      continue;
-    if (nrows == capr) {
-      capr = capr ? 2 * capr : 256;
-      struct mrow *nr = realloc(rows, sizeof(*rows) * capr);
-      if (!nr) goto out;
-      rows = nr;
-    }
-    rows[nrows++] = r;
-  }
-  if (!nrows) {
-    args_bad("--calibrate", path, "no usable rows (source=gpu, status=ok, a schedule algorithm)");
-    goto out;
-  }
-  ret = nrows;
-  *rows_out = rows;
-  rows = NULL;
-out:
-  free(rows);
-  free(line);
-  fclose(f);
-  return ret;
-}
-
-/* Schedules priced so far, so a sweep or a run folder builds each scenario once. */
-struct price_cache {
-  struct {
-    struct scenario sc;
-    struct model_price pr;
-    ar_status st;
-    char reason[192];
-    double congestion;
-  } * e;
-  int n, cap;
-};
-
-/* Returns the index of sc's pricing in the cache (priced on first use), or -1 on no memory. */
-static int cache_get(struct price_cache *c, const struct scenario *sc, const struct options *o) {
-  for (int i = 0; i < c->n; i++) {
-    const struct scenario *k = &c->e[i].sc;
-    if (k->algo == sc->algo && k->n == sc->n && k->straggler == sc->straggler &&
-        !memcmp(&k->dg, &sc->dg, sizeof(k->dg)))
-      return i;
-  }
-  if (c->n == c->cap) {
-    int cap = c->cap ? 2 * c->cap : 32;
-    void *e = realloc(c->e, sizeof(*c->e) * cap);
-    if (!e) return -1;
-    c->e = e;
-    c->cap = cap;
-  }
-  int i = c->n++;
-  memset(&c->e[i], 0, sizeof(c->e[i]));
-  c->e[i].sc = *sc;
-  c->e[i].st = price_scenario(sc, o, &c->e[i].pr, c->e[i].reason, sizeof(c->e[i].reason),
-                              &c->e[i].congestion);
-  return i;
-}
-
-/* Fits alpha and beta to the healthy rows of one transport (and one algorithm, unless algo is
- * NULL); fills ft and prints one line. */
-static void fit_rows(const struct mrow *rows, int nrows, const struct options *o,
-                     struct price_cache *cache, const char *transport, const struct ar_algo *algo,
-                     struct fit *ft) {
-  memset(ft, 0, sizeof(*ft));
-  snprintf(ft->transport, sizeof(ft->transport), "%s", transport);
-  ft->algo = algo;
-  ft->hw = o->hw;
-  struct model_sample *smp = malloc(sizeof(*smp) * nrows);
-  int ns = 0;
-  for (int j = 0; smp && j < nrows; j++) {
-    const struct mrow *r = &rows[j];
-    if (strcmp(r->transport, transport) || (algo && r->sc.algo != algo) ||
-        r->sc.straggler >= 0 || r->sc.dg.n)
-      continue;
-    /* OPTCC ran with k chosen per size, which the CSV does not let us rebuild: keep it out of
-     * the pooled fit, where its many rounds would drag alpha down for every other schedule */
-    if (!algo && (r->sc.algo->flags & AR_ALGO_DEGRADE_AWARE)) continue;
-    int k = cache_get(cache, &r->sc, o);
-    if (k < 0 || cache->e[k].st != AR_OK) continue;
-    const struct model_price *pr = &cache->e[k].pr;
-    smp[ns].rounds = pr->pre.rounds + pr->main.rounds;
-    smp[ns].beta_bytes = r->bytes * (pr->pre.load + pr->main.load);
-    smp[ns].fixed_us = (pr->pre.hops + pr->main.hops) * o->hw.hop_us +
-                       r->bytes * (pr->pre.reduce + pr->main.reduce) * o->hw.gamma;
-    smp[ns].time_us = r->time_us;
-    ns++;
-  }
-  ft->rows = ns;
-  ft->ok = smp && ns > 0 && !model_fit(smp, ns, &ft->hw.alpha_us, &ft->hw.beta, &ft->rel_rms);
-  free(smp);
-  const char *name = algo ? algo->name : "all";
-  if (ft->ok)
-    printf("calibration: transport=%s algorithm=%s rows=%d alpha_us=%.3f bw_GBps=%.2f "
-           "rel_rms=%.4f\n",
-           transport, name, ns, ft->hw.alpha_us, 1e6 / ft->hw.beta / 1e9, ft->rel_rms);
-  else
-    printf("calibration: transport=%s algorithm=%s rows=%d failed: too few healthy rows to fit\n",
-           transport, name, ns);
-}
-
-/* Returns 1 when fits[0..nfits) already has (transport, algo). */
-static int have_fit(const struct fit *fits, int nfits, const char *transport,
-                    const struct ar_algo *algo) {
-  for (int j = 0; j < nfits; j++)
-    if (fits[j].algo == algo && !strcmp(fits[j].transport, transport)) return 1;
-  return 0;
-}
-
-/* Fits alpha and beta from the healthy rows: pooled per transport (for pricing what was not
- * measured), then per (transport, algorithm), since each schedule pays its own per-round cost
- * on a transport. Returns the number of fits. */
-static int calibrate(const struct mrow *rows, int nrows, const struct options *o,
-                     struct price_cache *cache, struct fit *fits) {
-  int nfits = 0;
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < nrows && nfits < MAX_FITS; i++) {
-      const struct ar_algo *algo = pass ? rows[i].sc.algo : NULL;
-      if (have_fit(fits, nfits, rows[i].transport, algo)) continue;
-      fit_rows(rows, nrows, o, cache, rows[i].transport, algo, &fits[nfits++]);
-    }
-  return nfits;
-}
-
 /* ---- the command ---- */
 
 /* Fills the run id, timestamp and host that every CSV row of this command carries. */
@@ -710,32 +309,30 @@ static void out_open_ids(struct out *out) {
   out->host[sizeof(out->host) - 1] = 0;
 }
 
-#define PROGRESS_AFTER_S 2.0 /* a sweep this long prints a progress line per schedule */
-
-/* Returns a monotonic clock in seconds. */
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Prices every (algorithm, n, size) of the options with hw under the transport name. Returns
  * the exit status for a single case (EXIT_NA for n/a), EXIT_OK for a sweep. */
+/* Fills sc with scenario (a, r) of the options: its algorithm, ranks, straggler (the first
+ * named is the schedule's; a bulk-synchronous one waits for the latest) and degraded GPUs. */
+static void scenario_of(const struct options *o, int a, int r, struct scenario *sc) {
+  *sc = (struct scenario){.algo = o->algos[a], .n = o->ranks[r], .straggler = -1, .dg = o->dg};
+  for (int i = 0; i < o->nst; i++) {
+    double d = spec_delay_us(&o->st[i]);
+    if (i == 0) sc->straggler = o->st[i].rank;
+    if (d > sc->delay_us) sc->delay_us = d;
+  }
+}
+
 static int sweep(const struct options *o, const struct model_hw *hw, const char *transport,
                  struct price_cache *cache, struct out *out, int single) {
-  double t0 = now_s();
+  struct scenario all[MAX_LIST * MAX_LIST];
+  for (int a = 0; a < o->nalgos; a++)
+    for (int r = 0; r < o->nranks; r++)
+      scenario_of(o, a, r, &all[a * o->nranks + r]);
+  if (cache_fill(cache, all, o->nalgos * o->nranks, o))
+    return fprintf(stderr, "arbench: model: out of memory\n"), EXIT_FAIL;
   for (int a = 0; a < o->nalgos; a++)
     for (int r = 0; r < o->nranks; r++) {
-      struct scenario sc = {.algo = o->algos[a], .n = o->ranks[r], .straggler = -1};
-      sc.dg = o->dg;
-      for (int i = 0; i < o->nst; i++) { /* the first named straggler is the schedule's */
-        double d = spec_delay_us(&o->st[i]);
-        if (i == 0) sc.straggler = o->st[i].rank;
-        if (d > sc.delay_us) sc.delay_us = d; /* bulk-synchronous: wait for the latest */
-      }
-      if (now_s() - t0 >= PROGRESS_AFTER_S) /* long pricing: say where it is (stderr) */
-        fprintf(stderr, "arbench: model: pricing %s at %d ranks (%d of %d) after %.1f s\n",
-                sc.algo->name, sc.n, a * o->nranks + r + 1, o->nalgos * o->nranks, now_s() - t0);
+      struct scenario sc = all[a * o->nranks + r];
       int k = cache_get(cache, &sc, o);
       if (k < 0) return fprintf(stderr, "arbench: model: out of memory\n"), EXIT_FAIL;
       ar_status st = cache->e[k].st;
@@ -775,32 +372,6 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
       csv_row(out, &sc, transport, bytes, &t);
     }
   return EXIT_OK;
-}
-
-/* Prices every measured row beside its measurement, with the fit of its own algorithm on its
- * transport where there is one, else its transport's pooled fit. */
-static void mirror(const struct mrow *rows, int nrows, const struct options *o,
-                   const struct fit *fits, int nfits, struct price_cache *cache, struct out *out) {
-  for (int i = 0; i < nrows; i++) {
-    const struct mrow *r = &rows[i];
-    const struct fit *ft = NULL;
-    for (int j = 0; j < nfits; j++)
-      if (fits[j].ok && !strcmp(fits[j].transport, r->transport) &&
-          (!fits[j].algo || fits[j].algo == r->sc.algo) && (!ft || fits[j].algo))
-        ft = &fits[j];
-    if (!ft) continue;
-    int k = cache_get(cache, &r->sc, o);
-    if (k < 0) continue;
-    if (cache->e[k].st != AR_OK) {
-      print_row(out, &r->sc, r->transport, r->bytes, NULL, cache->e[k].reason, -1);
-      csv_row(out, &r->sc, r->transport, r->bytes, NULL);
-      continue;
-    }
-    struct model_times t;
-    model_times(&cache->e[k].pr, &ft->hw, r->bytes, r->sc.straggler >= 0 ? r->sc.delay_us : 0, &t);
-    print_row(out, &r->sc, r->transport, r->bytes, &t, NULL, r->time_us);
-    csv_row(out, &r->sc, r->transport, r->bytes, &t);
-  }
 }
 
 int cmd_model(int argc, char **argv) {

@@ -43,6 +43,7 @@ struct ar_params {
   int torus[AR_MAX_TORUS_DIMS];
   int segments;                      /* OPTCC k; 0 = the generator's default */
   int fabric;                        /* enum ar_fabric: which embedding optcc, optcc-multi take */
+  int gpus_per_node;                 /* G GPUs per node (ring-rails); 0: not given */
 };
 
 /* How ranks reach each other, for the generators whose best form depends on it (OPTCC). */
@@ -185,6 +186,14 @@ int ar_log_level(void);
 void ar_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ar_is_pow2(int n);
 int ar_log2(int n); /* floor */
+/* The logical torus of p: p->torus when given, else the most square a x b (a <= b; a ring of
+ * n when n is prime). Fills dims, returns the number of dimensions, or -1 when the given
+ * shape does not multiply to p->nranks (a reason in why[0..len) when why is not NULL). */
+int ar_torus_shape(const struct ar_params *p, int dims[AR_MAX_TORUS_DIMS], char *why, size_t len);
+/* The step order of the torus-aware recursive algorithms (swing.txt s4.1, s4.2): step g runs
+ * in dimension dim[g] (round-robin from dimension 0, skipping those that are done) as that
+ * dimension's step sig[g]; a dimension of size d has ceil(log2 d) steps. Returns the steps. */
+int ar_torus_steps(int ndims, const int *dims, int *dim, int *sig);
 
 #define AR_CHECK(call)                                                                   \
   do {                                                                                   \

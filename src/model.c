@@ -8,16 +8,9 @@
 #include <string.h>
 
 int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]) {
-  int a = 1;
-  for (int d = 1; (long)d * d <= n; d++)
-    if (n % d == 0) a = d;
-  if (a == 1) {
-    dims[0] = n;
-    return 1;
-  }
-  dims[0] = a;
-  dims[1] = n / a;
-  return 2;
+  struct ar_params p;
+  ar_params_init(&p, n);
+  return ar_torus_shape(&p, dims, NULL, 0);
 }
 
 ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p) {

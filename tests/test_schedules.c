@@ -15,9 +15,22 @@ static float input(int rank, size_t i) {
   return (float)((int)(h % 17) - 8);
 }
 
+/* Returns the greatest common divisor of a and b. */
+static int gcd(int a, int b) {
+  return b ? gcd(b, a % b) : a;
+}
+
 /* Which n each algorithm must support (a generator answering n/a where it should not fails). */
 static int must_support(const char *algo, int n) {
   if (!strcmp(algo, "stragglar")) return n % 2 == 0;
+  if (!strcmp(algo, "rd-torus") || !strcmp(algo, "rhd-torus") || !strcmp(algo, "swing-lat-torus"))
+    return ar_is_pow2(n); /* the default shape's sides are then powers of 2 too */
+  if (!strcmp(algo, "ring-ham")) { /* the default a x b, a <= b: b = k a, gcd(k, a - 1) = 1 */
+    int a = 1;
+    for (int k = 1; k * k <= n; k++)
+      if (n % k == 0) a = k;
+    return a > 1 && (n / a) % a == 0 && gcd(n / a / a, a - 1) == 1;
+  }
   if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi") || !strcmp(algo, "optcc-ring"))
     return n >= 3;
   return 1;
