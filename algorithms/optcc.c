@@ -423,3 +423,26 @@ const struct ar_algo ar_algo_optcc_ring = {
     .build = build_optcc_ring,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
+
+/* r2ccl: the prior scheme OPTCC measures itself against in s2 (R²CCL's AllReduce, "up to 57%
+ * increase ... when 50% of the bandwidth is lost"), which optcc.txt gives only as a closed
+ * form, T0 (1 + p(l-1)/(2(p-1))) = T0 + (l-1) n (App. F, Fig. 20). Our reconstruction: its
+ * multi-phase pipeline as OPTCC's four stages in two segments, the degraded GPU uploading one
+ * half while it downloads the other: l n (k+1)/k = 3n at l = 2, and for l < 2 (with the
+ * bubbles filled) 2(p-1)l/((p-2)l+2) n (1+l)/2, i.e. (1+l) n as p grows: the closed form to
+ * O(1/p). Above l = 2 it costs 1.5 l n against the closed form's (l+1) n (docs/papers.md).
+ * Rounds, bytes and limits: optcc's with k = 2; n >= 3, one degraded GPU. */
+static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
+  struct ar_params q = *p;
+  q.segments = 2;
+  return build_ring_one(&q, s, "r2ccl");
+}
+
+const struct ar_algo ar_algo_r2ccl = {
+    .name = "r2ccl",
+    .ranks = "n >= 3, one degraded GPU",
+    .desc = "R2CCL's AllReduce as OPTCC prices it (reconstructed): the stages in 2 segments",
+    .paper = "optcc.txt s2, App. F (Fig. 20's closed form)",
+    .build = build_r2ccl,
+    .flags = AR_ALGO_DEGRADE_AWARE,
+};

@@ -101,8 +101,10 @@ static void usage(FILE *f) {
   fputs("usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN -e MAX"
         " [-f F]\n"
         "         [--alpha 3us] [--bw 450GB/s] [--gamma RATE] [--hop-latency T]\n"
-        "         [--straggler R:D] [--degrade R:F] [--torus AxB] [--topology switch|torus]\n"
-        "         [--segments K] [--csv FILE] [--calibrate RUN_DIR]\n"
+        "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
+        "         [--topology switch|torus|two-tier] [--torus AxB[xC..]]\n"
+        "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
+        "         [--csv FILE] [--calibrate RUN_DIR]\n"
         "  prices each schedule: per round alpha + hops x hop-latency + the most loaded link's\n"
         "  bytes / bw (a degraded GPU's links F times slower) + reduced bytes / gamma.\n"
         "  One case prints `model_time_us: X` (and with a straggler\n"
@@ -110,7 +112,10 @@ static void usage(FILE *f) {
         "  source=model. --calibrate fits alpha and bw per transport from RUN_DIR/results.csv\n"
         "  and, without --algo, prices every measured row beside its measurement.\n"
         "  --segments K: OPTCC's k; async-ring's mini-batches, each round's sums overlapping its\n"
-        "  copies: (copy + sum) / K + (1 - 1/K) max(copy, sum) (default: ~8 MiB each, at most 8).\n",
+        "  copies: (copy + sum) / K + (1 - 1/K) max(copy, sum) (default: ~8 MiB each, at most 8).\n"
+        "  --torus AxB[xC..] implies the torus topology and the ranks. --gpus-per-node G implies\n"
+        "  two tiers: G GPUs a node on a switch (--bw-local, default (G-1) x --bw; --alpha-local,\n"
+        "  default --alpha), a NIC per GPU between nodes (--bw, --alpha; --degrade slows a NIC).\n",
         f);
 }
 
@@ -141,6 +146,28 @@ static int torus_implies(struct options *o) {
   return 0;
 }
 
+/* --gpus-per-node G says two tiers: fills in the topology and the local tier's defaults, or
+ * refuses a --topology that says otherwise or ranks G does not divide; returns 0 or -1 after a
+ * message. */
+static int tiers_imply(struct options *o) {
+  char why[96], val[16];
+  snprintf(val, sizeof(val), "%d", o->gpus_per_node);
+  if (o->topology_text && strcmp(o->topology_text, "two-tier")) {
+    snprintf(why, sizeof(why), "--gpus-per-node %d implies the two-tier topology", o->gpus_per_node);
+    return args_bad("--topology", o->topology_text, why);
+  }
+  o->topology = MODEL_TWO_TIER;
+  for (int i = 0; i < o->nranks; i++)
+    if (o->ranks[i] % o->gpus_per_node) {
+      snprintf(why, sizeof(why), "does not divide %d ranks", o->ranks[i]);
+      return args_bad("--gpus-per-node", val, why);
+    }
+  if (!(o->beta_local > 0)) /* optcc.txt s3: NVLink at (g-1) x the NIC's bandwidth */
+    o->beta_local = o->hw.beta / (o->gpus_per_node > 2 ? o->gpus_per_node - 1 : 1);
+  if (o->alpha_local_us < 0) o->alpha_local_us = o->hw.alpha_us;
+  return 0;
+}
+
 /* Parses argv into o; returns -1 to exit 0 (help), 0 when valid, else EXIT_BAD_INPUT. */
 static int parse_options(int argc, char **argv, struct options *o) {
   static const struct option opts[] = {{"algo", required_argument, 0, 'a'},
@@ -155,6 +182,9 @@ static int parse_options(int argc, char **argv, struct options *o) {
                                        {"torus", required_argument, 0, 't'},
                                        {"topology", required_argument, 0, 'T'},
                                        {"segments", required_argument, 0, 'k'},
+                                       {"gpus-per-node", required_argument, 0, 'g'},
+                                       {"bw-local", required_argument, 0, 'L'},
+                                       {"alpha-local", required_argument, 0, 'l'},
                                        {"csv", required_argument, 0, 'c'},
                                        {"calibrate", required_argument, 0, 'C'},
                                        {"help", no_argument, 0, 'h'},
@@ -164,6 +194,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
   o->hw.beta = 1e6 / DEFAULT_BW;
   o->torus_text = "";
   o->bfactor = 2;
+  o->alpha_local_us = -1;
   optind = 1;
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":hb:e:f:", opts, NULL)) != -1;) {
@@ -189,11 +220,16 @@ static int parse_options(int argc, char **argv, struct options *o) {
       bad = args_parse_torus("--torus", optarg, &o->tdims, o->torus);
       break;
     case 'T':
-      if (strcmp(optarg, "switch") && strcmp(optarg, "torus"))
-        bad = args_bad("--topology", optarg, "use switch or torus");
-      o->topology = !strcmp(optarg, "torus") ? MODEL_TORUS : MODEL_SWITCH;
+      if (strcmp(optarg, "switch") && strcmp(optarg, "torus") && strcmp(optarg, "two-tier"))
+        bad = args_bad("--topology", optarg, "use switch, torus or two-tier");
+      o->topology = !strcmp(optarg, "torus")      ? MODEL_TORUS
+                    : !strcmp(optarg, "two-tier") ? MODEL_TWO_TIER
+                                                  : MODEL_SWITCH;
       o->topology_text = optarg;
       break;
+    case 'g': bad = args_parse_int("--gpus-per-node", optarg, 1, AR_MAX_RANKS, &o->gpus_per_node); break;
+    case 'L': bad = parse_bw_flag("--bw-local", optarg, &o->beta_local); break;
+    case 'l': bad = args_parse_time_us("--alpha-local", optarg, &o->alpha_local_us); break;
     case 'k': bad = args_parse_int("--segments", optarg, 1, 4096, &o->segments); break;
     case 'c': o->csv = optarg; break;
     case 'C': o->calibrate = optarg; break;
@@ -224,6 +260,11 @@ static int parse_options(int argc, char **argv, struct options *o) {
     }
   }
   if (o->tdims && torus_implies(o)) return EXIT_BAD_INPUT;
+  if (o->topology == MODEL_TWO_TIER && !o->gpus_per_node)
+    return args_bad("--gpus-per-node", "", "required by --topology two-tier"), EXIT_BAD_INPUT;
+  if (o->gpus_per_node && (o->tdims ? args_bad("--gpus-per-node", "", "not with --torus") :
+                                      tiers_imply(o)))
+    return EXIT_BAD_INPUT;
   if (!o->calibrate || o->nalgos) { /* without --calibrate (or with --algo) a sweep is named */
     if (!o->nalgos) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
@@ -272,6 +313,9 @@ static void print_single(const struct scenario *sc, const struct options *o,
     for (int d = 0; d < net.ndims; d++)
       printf(d ? "x%d" : "%d", net.dims[d]);
     printf("\n");
+  } else if (o->topology == MODEL_TWO_TIER) {
+    printf("topology: two-tier, %d GPUs per node, local %g GB/s, alpha_local_us %g\n",
+           o->gpus_per_node, 1e6 / o->beta_local / 1e9, o->alpha_local_us);
   } else {
     printf("topology: switch\n");
   }

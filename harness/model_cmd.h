@@ -51,6 +51,9 @@ struct options {
   int tdims, torus[AR_MAX_TORUS_DIMS];
   const char *torus_text, *ranks_text, *topology_text; /* as given, for messages */
   int segments;
+  int gpus_per_node;     /* two tiers: G (0: not two tiers) */
+  double beta_local;     /* two tiers: us per byte inside a node */
+  double alpha_local_us; /* two tiers: alpha of a round inside the nodes (-1: --alpha) */
   const char *csv, *calibrate;
 };
 

@@ -19,6 +19,7 @@ void scenario_params(const struct scenario *sc, const struct options *o,
   args_fill_params(p, sc->n, NULL, 0, &sc->dg, o->tdims, o->torus);
   p->straggler = sc->straggler;
   p->segments = o->segments;
+  p->gpus_per_node = o->gpus_per_node;
 }
 
 /* Builds and prices a scenario's schedule on the chosen topology. Returns AR_OK, or the
@@ -31,6 +32,10 @@ static ar_status price_scenario(const struct scenario *sc, const struct options 
   memset(pr, 0, sizeof(*pr));
   scenario_params(sc, o, &p);
   ar_status st = model_net_init(&net, o->topology, &p);
+  if (o->topology == MODEL_TWO_TIER) { /* the local tier, relative to a NIC */
+    net.local_speed = o->hw.beta / o->beta_local;
+    net.local_alpha_us = o->alpha_local_us;
+  }
   if (st == AR_OK) st = model_price_algo(sc->algo, &p, &net, pr, reason, rlen);
   else snprintf(reason, rlen, "the topology does not fit %d ranks", sc->n);
   pr->minibatches = o->segments; /* async-ring's K (0: as the ce transport picks them) */

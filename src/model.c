@@ -16,18 +16,13 @@ int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]) {
 ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p) {
   memset(net, 0, sizeof(*net));
   net->topology = topology;
-  if (topology == MODEL_TORUS) {
-    if (p->torus_ndims > 0) {
-      long prod = 1;
-      net->ndims = p->torus_ndims;
-      for (int i = 0; i < p->torus_ndims; i++) {
-        net->dims[i] = p->torus[i];
-        prod *= p->torus[i];
-      }
-      if (prod != p->nranks) return AR_ERR_INVALID;
-    } else {
-      net->ndims = model_default_torus(p->nranks, net->dims);
-    }
+  if (topology == MODEL_TORUS && (net->ndims = ar_torus_shape(p, net->dims, NULL, 0)) < 0)
+    return AR_ERR_INVALID;
+  if (topology == MODEL_TWO_TIER) { /* G GPUs a node; links inside a node as fast as a NIC
+                                     * unless the caller says otherwise */
+    net->gpus_per_node = p->gpus_per_node > 0 ? p->gpus_per_node : 1;
+    net->local_speed = 1;
+    if (p->nranks % net->gpus_per_node) return AR_ERR_INVALID;
   }
   net->ndegraded = p->ndegraded;
   for (int i = 0; i < p->ndegraded && i < AR_MAX_DEGRADED; i++) {

@@ -87,8 +87,10 @@ struct model_times {
  * returns the number of dimensions written to dims. */
 int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]);
 
-/* Fills net for n ranks from the generator's parameters (torus shape, degraded GPUs).
- * Returns AR_OK, or AR_ERR_INVALID when the torus does not multiply to n. */
+/* Fills net for n ranks from the generator's parameters (torus shape, GPUs per node, degraded
+ * GPUs); two tiers start with local_speed 1 and local_alpha_us 0 for the caller to set.
+ * Returns AR_OK, or AR_ERR_INVALID when the torus does not multiply to n or G does not
+ * divide it. */
 ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p);
 
 /* model_price.c: routes every round of s on net and sums the costs of each phase into out.

@@ -163,6 +163,31 @@ static void test_threads(void) {
     }
 }
 
+/* Two tiers: G = 2 GPUs a node; a flow inside a node loads the node links (at local_speed),
+ * one between nodes the two NICs (a degraded GPU's NIC slower); a round with no flow between
+ * nodes costs the local alpha. */
+static void test_two_tier(void) {
+  struct model_net net = {.topology = MODEL_TWO_TIER, .gpus_per_node = 2, .local_speed = 4,
+                          .local_alpha_us = 0.5};
+  const int local[][3] = {{0, 1, 2}, {1, 0, 2}, {2, 3, 2}};
+  struct model_cost c = one_round(4, 4, local, 3, &net); /* half the buffer at 4x: 1/8 */
+  CHECK(near(c.load, 0.125, 1e-12) && c.rounds_local == 1 && near(c.local_us, 0.5, 1e-12),
+        "local round: load %g, %d local rounds, %g us", c.load, c.rounds_local, c.local_us);
+  const int cross[][3] = {{0, 2, 1}, {1, 2, 1}, {0, 1, 2}};
+  c = one_round(4, 4, cross, 3, &net); /* rank 2's NIC takes a quarter from each of 0 and 1 */
+  CHECK(near(c.load, 0.5, 1e-12) && c.rounds_local == 0, "cross round: load %g", c.load);
+  net.ndegraded = 1;
+  net.degraded[0] = 2;
+  net.factor[0] = 3;
+  const int slow[][3] = {{0, 2, 1}, {2, 3, 2}};
+  c = one_round(4, 4, slow, 2, &net); /* the NIC at 3x; 2 -> 3 stays in the node: 1/8 */
+  CHECK(near(c.load, 0.75, 1e-12), "degraded NIC: load %g", c.load);
+  struct model_hw hw = {.alpha_us = 2, .beta = 1e-3};
+  struct model_cost two = {.rounds = 3, .rounds_local = 2, .local_us = 1.0};
+  CHECK(near(model_cost_us(&two, &hw, 0), 2 + 1.0, 1e-12), "local alpha: %g",
+        model_cost_us(&two, &hw, 0));
+}
+
 static void test_torus_routes(void) {
   struct model_net net = {.topology = MODEL_TORUS, .ndims = 1, .dims = {8}};
   /* 0 -> 3: three hops on the + links; 1 -> 2 shares the link 1->2 */
@@ -597,6 +622,7 @@ static void test_overlap(void) {
 }
 
 int main(void) {
+  test_two_tier();
   test_overlap();
   test_stream_matches_stored();
   test_dense_runs();

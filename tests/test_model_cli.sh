@@ -75,6 +75,25 @@ t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --se
 expect 0 "^minibatches: 8" $A model --algo async-ring --ranks 4 --bytes 1G --segments 8
 expect 0 "^minibatches: auto" $A model --algo async-ring --ranks 4 --bytes 1G
 
+# two tiers (optcc.txt s5): G GPUs a node, a NIC per GPU between nodes. NCCL's G channels
+# (ring-rails) move 2(n-1)/(G n) of the buffer over each NIC: T0 = 2(p-1)n/(gp)
+out=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --bw 25GB/s --alpha 2us --alpha-local 1us --bw-local 1TB/s)
+want=$(awk 'BEGIN { printf "%.3f", 2 * 2 * 31 + 2 * 31 / 128 * 1073741824 / 25e9 * 1e6 }')
+close "$(value model_time_us "$out")" "$want" 1e-6 && ok || bad "ring-rails T0: want $want: $out"
+expect 0 "^topology: two-tier, 4 GPUs per node, local 1000 GB/s" $A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --bw-local 1TB/s
+# a degraded node (its 4 NICs at half speed: PXN pools them) doubles the channels' time (ICCL)
+o2=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --alpha 0 --degrade 4:2,5:2,6:2,7:2)
+o1=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --alpha 0)
+close "$(value model_time_us "$o2")" "$(awk -v a="$(value model_time_us "$o1")" 'BEGIN { print 2 * a }')" 1e-6 \
+  && ok || bad "a degraded node should double ring-rails: $o1 // $o2"
+bad_input --gpus-per-node 4 $A model --algo ring --ranks 30 --gpus-per-node 4 --bytes 1M
+bad_input --gpus-per-node "" $A model --algo ring --ranks 32 --topology two-tier --bytes 1M
+bad_input --topology torus $A model --algo ring --ranks 32 --gpus-per-node 4 --topology torus --bytes 1M
+bad_input --bw-local 0GB/s $A model --algo ring --ranks 32 --gpus-per-node 4 --bytes 1M --bw-local 0GB/s
+# OPTCC's prior scheme (s2): r2ccl, with one degraded GPU
+expect 0 "^model_time_us: " $A model --algo r2ccl --ranks 8 --bytes 1G --degrade 0:2
+expect 3 "^n/a: " $A model --algo r2ccl --ranks 2 --bytes 1G --degrade 0:2
+
 # n/a: exit 3 with the reason on stdout
 expect 3 "^n/a: " $A model --algo nccl --ranks 4 --bytes 1M
 expect 3 "^n/a: " $A model --algo stragglar --ranks 5 --bytes 1M

@@ -31,7 +31,8 @@ static int must_support(const char *algo, int n) {
       if (n % k == 0) a = k;
     return a > 1 && (n / a) % a == 0 && gcd(n / a / a, a - 1) == 1;
   }
-  if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi") || !strcmp(algo, "optcc-ring"))
+  if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi") || !strcmp(algo, "optcc-ring") ||
+      !strcmp(algo, "r2ccl"))
     return n >= 3;
   return 1;
 }
@@ -40,7 +41,7 @@ static int must_support(const char *algo, int n) {
 static void params_for(const struct ar_algo *a, int n, struct ar_params *p) {
   ar_params_init(p, n);
   if (a->flags & AR_ALGO_STRAGGLER_AWARE) p->straggler = n / 2; /* not the default n-1 */
-  if (!strcmp(a->name, "optcc") || !strcmp(a->name, "optcc-ring")) {
+  if (!strcmp(a->name, "optcc") || !strcmp(a->name, "optcc-ring") || !strcmp(a->name, "r2ccl")) {
     p->ndegraded = 1;
     p->degraded[0] = 1 % n;
     p->factor[0] = 2.0;
