@@ -78,6 +78,15 @@ struct priced {
   int sw_ok[NSW], kn_ok[NKN];
 };
 
+static void price_torus(const struct torus *t, struct priced *pc);
+
+/* Sets t to the square torus side x side and prices every form on it into pc. */
+static void square(struct torus *t, struct priced *pc, int side) {
+  int d[2] = {side, side};
+  torus_init(t, 2, d);
+  price_torus(t, pc);
+}
+
 static void price_torus(const struct torus *t, struct priced *pc) {
   char why[192];
   for (int i = 0; i < NSW; i++)
@@ -112,9 +121,7 @@ static double time_of(const struct model_price *pr, const struct model_hw *hw, d
 static void test_swing_fig7(void) {
   struct torus t;
   struct priced pc;
-  int d[2] = {64, 64};
-  torus_init(&t, 2, d);
-  price_torus(&t, &pc);
+  square(&t, &pc, 64);
   double mib = 1 << 20, sw2 = best_of(pc.sw, pc.sw_ok, NSW, &sst, 2 * mib);
   double rd2 = best_of(pc.kn + 2, pc.kn_ok + 2, 2, &sst, 2 * mib);
   double kn2 = best_of(pc.kn, pc.kn_ok, NKN, &sst, 2 * mib);
@@ -143,9 +150,7 @@ static void test_swing_fig8(void) {
   for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
     struct torus t;
     struct priced pc;
-    int d[2] = {sides[i], sides[i]};
-    torus_init(&t, 2, d);
-    price_torus(&t, &pc);
+    square(&t, &pc, sides[i]);
     double hi = 0, lo = INFINITY, at = 0;
     for (double b = 32; b <= 512.0 * (1 << 20); b *= 2) {
       double g = best_of(pc.kn, pc.kn_ok, NKN, &sst, b) / best_of(pc.sw, pc.sw_ok, NSW, &sst, b);
@@ -170,9 +175,7 @@ static void test_swing_fig8(void) {
 static void test_swing_fig9(void) {
   struct torus t;
   struct priced pc;
-  int d[2] = {8, 8};
-  torus_init(&t, 2, d);
-  price_torus(&t, &pc);
+  square(&t, &pc, 8);
   for (double gbps = 100; gbps <= 3200; gbps *= 2) {
     struct model_hw hw = sst;
     hw.beta = 1e6 / (gbps / 8 * 1e9);

@@ -9,6 +9,7 @@
 
 #include "ar.h"
 #include "model.h"
+#include "sched_check.h"
 #include "test.h"
 
 static const char *const algos[] = {"rd-torus", "rhd-torus", "swing-lat-torus", "ring-ham",
@@ -26,11 +27,6 @@ static void shape_params(struct ar_params *p, int nd, const int *dims) {
     p->torus[k] = dims[k];
 }
 
-/* Returns the greatest common divisor of a and b. */
-static int gcd(int a, int b) {
-  return b ? gcd(b, a % b) : a;
-}
-
 /* The declared support (--list): power-of-2 sides for the recursive forms; ring-ham a 2-D
  * R x C with R = k C and gcd(k, C - 1) = 1, either way round; bucket-sync any shape. */
 static int supports(const char *algo, int nd, const int *dims) {
@@ -38,40 +34,11 @@ static int supports(const char *algo, int nd, const int *dims) {
   if (!strcmp(algo, "ring-ham")) {
     if (nd != 2) return 0;
     int c = dims[1] % dims[0] == 0 ? dims[0] : dims[0] % dims[1] == 0 ? dims[1] : 0;
-    return c > 0 && gcd((dims[0] * dims[1]) / (c * c), c - 1) == 1;
+    return c > 0 && check_gcd((dims[0] * dims[1]) / (c * c), c - 1) == 1;
   }
   for (int k = 0; k < nd; k++)
     if (!ar_is_pow2(dims[k])) return 0;
   return 1;
-}
-
-/* Inputs that differ per rank and element; small integers, so sums are exact. */
-static float input(int r, size_t i) {
-  return (float)((int)((r * 7 + i * 13) % 17) - 8);
-}
-
-/* Runs s on the CPU; returns the number of wrong elements (-1: the executor failed). */
-static long run_cpu(const struct ar_schedule *s, size_t nelem) {
-  int n = s->nranks;
-  long wrong = 0;
-  float **b = malloc(sizeof(float *) * n);
-  for (int r = 0; r < n; r++) {
-    b[r] = malloc(sizeof(float) * nelem);
-    for (size_t i = 0; i < nelem; i++)
-      b[r][i] = input(r, i);
-  }
-  if (sched_exec_cpu(s, b, nelem) != AR_OK) wrong = -1;
-  for (size_t i = 0; wrong >= 0 && i < nelem; i++) {
-    float want = 0;
-    for (int r = 0; r < n; r++)
-      want += input(r, i);
-    for (int r = 0; r < n; r++)
-      wrong += b[r][i] != want;
-  }
-  for (int r = 0; r < n; r++)
-    free(b[r]);
-  free(b);
-  return wrong;
 }
 
 /* Returns how many coordinates of ranks a and b differ on the torus dims[0..nd), and in *hops
