@@ -292,8 +292,12 @@ static double closed_form(const struct scenario *sc, const struct options *o,
   return -1;
 }
 
-/* The degraded-bandwidth lower bound for a scenario with degraded GPUs, else -1. */
-static double scenario_bound(const struct scenario *sc, const struct model_hw *hw, double bytes) {
+/* The degraded-bandwidth lower bound for a scenario with degraded GPUs, else -1: optcc.txt's
+ * Theorems 6 and 2, for one GPU a NIC (not nodes of G > 1 GPUs, whose bound, Theorem 13,
+ * takes a whole node degraded). */
+static double scenario_bound(const struct scenario *sc, const struct options *o,
+                             const struct model_hw *hw, double bytes) {
+  if (o->topology == MODEL_TWO_TIER && o->gpus_per_node > 1) return -1;
   return sc->dg.n ? model_degraded_bound_us(sc->n, sc->dg.n, sc->dg.factor, hw, bytes) : -1;
 }
 
@@ -337,7 +341,7 @@ static void print_single(const struct scenario *sc, const struct options *o,
   printf("model_time_us: %.3f\n", t->time_us);
   if (sc->straggler >= 0) printf("model_time_after_arrival_us: %.3f\n", t->after_arrival_us);
   if (cf >= 0) printf("%s: %.3f\n", after ? "closed_form_after_arrival_us" : "closed_form_us", cf);
-  double lb = scenario_bound(sc, hw, bytes);
+  double lb = scenario_bound(sc, o, hw, bytes);
   if (lb >= 0) printf("lower_bound_us: %.3f\n", lb); /* optcc.txt Theorems 6 and 2 */
   if (o->topology == MODEL_TORUS) printf("congestion_deficiency: %.4f\n", congestion);
   printf("algbw_GBps: %.3f\n", bytes / (t->time_us * 1e3));
@@ -409,7 +413,7 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
   for (int r = 0; r < o->nranks && o->dg.n; r++)
     for (int z = 0; z < o->nsizes; z++) {
       struct scenario sc = {.algo = &bound_algo, .n = o->ranks[r], .straggler = -1, .dg = o->dg};
-      double bytes = (double)o->sizes[z], lb = scenario_bound(&sc, hw, bytes);
+      double bytes = (double)o->sizes[z], lb = scenario_bound(&sc, o, hw, bytes);
       if (lb < 0) continue;
       struct model_times t = {.main_us = lb, .time_us = lb, .after_arrival_us = lb};
       if (!single) print_row(out, &sc, transport, bytes, &t, NULL, -1);
