@@ -434,7 +434,11 @@ const struct ar_algo ar_algo_optcc_ring = {
  * Rounds, bytes and limits: optcc's with k = 2; n >= 3, one degraded GPU. */
 static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
   struct ar_params q = *p;
+  double xfers = 2.0 * (p->nranks - 1) * (2.0 * p->nranks); /* k q (2q + 2m), k = 2, m = 1 */
   q.segments = 2;
+  if (xfers > 2.0 * OPTCC_MAX_XFERS) /* as optcc's default k beyond ~2048 GPUs */
+    return sched_fail(s, AR_ERR_UNSUPPORTED, "r2ccl at %d GPUs is %.2g transfers (budget %d)",
+                      p->nranks, xfers, 2 * OPTCC_MAX_XFERS);
   return build_ring_one(&q, s, "r2ccl");
 }
 

@@ -157,9 +157,22 @@ static void round_begin(struct pricer *pc, int dense) {
   pc->remote = pc->topo != MODEL_TWO_TIER;
 }
 
-/* Returns 1 when a round of nflows flows is priced densely. */
-static int is_dense(const struct pricer *pc, size_t nflows) {
-  return nflows * 8 >= pc->nlinks;
+/* Returns the hops of a flow src -> dst (1 off the torus): what a sparse round walks. */
+static inline int flow_hops(const struct pricer *pc, int src, int dst) {
+  if (pc->topo != MODEL_TORUS) return 1;
+  int h = 0, D = pc->net->ndims;
+  for (int d = 0; d < D; d++) {
+    int dim = pc->net->dims[d], f = pc->coord[(size_t)dst * D + d] - pc->coord[(size_t)src * D + d];
+    f = f < 0 ? f + dim : f;
+    h += f < dim - f ? f : dim - f;
+  }
+  return h;
+}
+
+/* Returns 1 when a round whose flows walk `hops` links in all is cheaper dense (every link
+ * summed and read once, about 3 link-walks' worth each) than sparse (each hop walked). */
+static int is_dense(const struct pricer *pc, double hops) {
+  return hops > 3.0 * pc->nlinks;
 }
 
 /* Counts a flow's reduced bytes at dst (ranks listed as in a sparse round). */
@@ -191,8 +204,24 @@ static void round_flow(struct pricer *pc, int src, int dst, int count, int reduc
   if (reduce) count_reduce(pc, dst, amount);
 }
 
-/* Sums a dense round's difference arrays into the link loads, line by line. */
-static void sum_runs(struct pricer *pc) {
+/* Reads link id's weighted load (and, on a torus, its first/last-hop loads into *ideal) and
+ * leaves its entries zero for the next round. */
+static inline double link_take(struct pricer *pc, size_t id, int torus, double *ideal) {
+  double w = pc->link_slow[id], v = pc->load[id] * w;
+  pc->load[id] = 0;
+  if (torus) {
+    double a = pc->ideal_out[id] * w, b = pc->ideal_in[id] * w;
+    if (a > *ideal) *ideal = a;
+    if (b > *ideal) *ideal = b;
+    pc->ideal_out[id] = pc->ideal_in[id] = 0;
+  }
+  return v;
+}
+
+/* A dense torus round: sums the difference arrays along each line into the link loads and
+ * reads every link on the way (one pass); returns the busiest link, its ideal in *ideal. */
+static double take_runs(struct pricer *pc, double *ideal) {
+  double worst = 0;
   for (int d = 0; d < pc->net->ndims; d++) {
     int dim = pc->net->dims[d];
     for (int r0 = 0; r0 < pc->n; r0++) {
@@ -204,48 +233,35 @@ static void sum_runs(struct pricer *pc) {
           run += pc->diff[id];
           pc->diff[id] = 0;
           pc->load[id] += run;
+          double v = link_take(pc, id, 1, ideal);
+          if (v > worst) worst = v;
         }
       }
     }
   }
+  return worst;
 }
 
 /* Ends a round: its costs into rc (reduce only when reduce_only), and every entry back to
  * zero. reduce_only: the link loads were taken from the round before (same flows). */
 static void round_end(struct pricer *pc, struct round_cost *rc, int reduce_only) {
   int torus = pc->topo == MODEL_TORUS;
-  if (pc->dense && torus && !reduce_only) sum_runs(pc);
   double worst = 0, worst_ideal = 0, worst_red = 0;
-  size_t nl = pc->dense ? pc->nlinks : pc->nlinks_used;
-  for (size_t t = 0; t < nl && !reduce_only; t++) {
-    size_t id = pc->dense ? t : (size_t)pc->links[t];
-    double w = pc->link_slow[id], v = pc->load[id] * w;
-    if (v > worst) worst = v;
-    if (torus) {
-      if (pc->ideal_out[id] * w > worst_ideal) worst_ideal = pc->ideal_out[id] * w;
-      if (pc->ideal_in[id] * w > worst_ideal) worst_ideal = pc->ideal_in[id] * w;
+  if (reduce_only) {
+  } else if (pc->dense && torus) {
+    worst = take_runs(pc, &worst_ideal);
+  } else {
+    size_t nl = pc->dense ? pc->nlinks : pc->nlinks_used;
+    for (size_t t = 0; t < nl; t++) {
+      double v = link_take(pc, pc->dense ? t : (size_t)pc->links[t], torus, &worst_ideal);
+      if (v > worst) worst = v;
     }
   }
   size_t nr = pc->dense ? (size_t)pc->n : pc->nranks_used;
   for (size_t t = 0; t < nr; t++) {
     int r = pc->dense ? (int)t : pc->ranks[t];
     if (pc->reduced[r] > worst_red) worst_red = pc->reduced[r];
-  }
-  if (pc->dense) { /* leave every entry zero for the next round */
-    memset(pc->load, 0, sizeof(double) * pc->nlinks);
-    if (torus) {
-      memset(pc->ideal_out, 0, sizeof(double) * pc->nlinks);
-      memset(pc->ideal_in, 0, sizeof(double) * pc->nlinks);
-    }
-    memset(pc->reduced, 0, sizeof(double) * pc->n);
-  } else {
-    for (size_t t = 0; t < pc->nlinks_used; t++) {
-      int id = pc->links[t];
-      pc->load[id] = 0;
-      if (torus) pc->ideal_out[id] = pc->ideal_in[id] = 0;
-    }
-    for (size_t t = 0; t < pc->nranks_used; t++)
-      pc->reduced[pc->ranks[t]] = 0;
+    pc->reduced[r] = 0;
   }
   rc->reduce = worst_red;
   if (reduce_only) return;
@@ -433,7 +449,10 @@ static void *price_part_run(void *arg) {
       hi++;
     /* a repeat keeps the last round's link costs in rc; its reduced bytes still count */
     int again = phi > plo && same_flows(xs, lo, hi, plo, phi);
-    round_begin(&pc, !again && is_dense(&pc, hi - lo));
+    double hops = 0;
+    for (size_t i = lo; i < hi && !again; i++)
+      hops += flow_hops(&pc, xs[i].src, xs[i].dst);
+    round_begin(&pc, !again && is_dense(&pc, hops));
     for (size_t i = lo; i < hi; i++)
       if (!again)
         round_flow(&pc, xs[i].src, xs[i].dst, xs[i].count, xs[i].op == AR_REDUCE);
@@ -503,6 +522,7 @@ struct stream {
   int ready;       /* pc set up (on the first transfer: nchunks is known then) */
   int round;       /* the round at hand, -1 before the first */
   int overflow;    /* the round outgrew the buffer: its flows are routed as they come */
+  int match;       /* the round's flows so far are prev's first ncur (not copied to cur) */
   struct flow *cur, *prev;
   size_t ncur, nprev, cap_cur, cap_prev;
   int have_prev;   /* prev holds the last round's flows (it fitted the buffer) */
@@ -514,27 +534,72 @@ struct stream {
   ar_status st;
 };
 
-/* Routes the buffered flows of the round (it grew too big, or does not repeat the last). */
+/* Routes the buffered flows of the round (their reduces were counted as they came). */
 static void stream_route_buffer(struct stream *sm) {
   for (size_t i = 0; i < sm->ncur; i++)
-    round_flow(&sm->pc, sm->cur[i].src, sm->cur[i].dst, sm->cur[i].count, sm->cur[i].reduce);
+    round_flow(&sm->pc, sm->cur[i].src, sm->cur[i].dst, sm->cur[i].count, 0);
 }
 
-/* Closes the round at hand: its cost into sm->rounds. */
+/* Makes room for one more flow in cur; returns 0, or -1 when the buffer is full. */
+static int stream_room(struct stream *sm) {
+  if (sm->ncur < sm->cap_cur) return 0;
+  if (sm->cap_cur >= STREAM_BUFFER) return -1;
+  size_t cap = sm->cap_cur ? 2 * sm->cap_cur : 4096;
+  while (cap < sm->ncur + 1)
+    cap *= 2;
+  struct flow *c = realloc(sm->cur, cap * sizeof(*c));
+  if (!c) return -1;
+  sm->cur = c;
+  sm->cap_cur = cap;
+  return 0;
+}
+
+/* The round's flows so far matched the last round's: copies them into cur to go on from
+ * there; returns 0, or -1 on no memory. */
+static int stream_keep_prefix(struct stream *sm) {
+  size_t k = sm->ncur;
+  sm->match = 0;
+  if (k > 0) {
+    sm->ncur = k - 1;
+    if (stream_room(sm)) return -1; /* room for k */
+  }
+  memcpy(sm->cur, sm->prev, k * sizeof(*sm->cur));
+  sm->ncur = k;
+  return 0;
+}
+
+/* Records round r's cost; returns AR_ERR_NOMEM when the table cannot grow. */
+static ar_status stream_record(struct stream *sm, int r, const struct round_cost *rc) {
+  if ((size_t)r >= sm->cap_rounds) {
+    size_t cap = sm->cap_rounds ? 2 * sm->cap_rounds : 1024;
+    while (cap <= (size_t)r)
+      cap *= 2;
+    struct round_cost *t = realloc(sm->rounds, cap * sizeof(*t));
+    unsigned char *sn = t ? realloc(sm->seen, cap) : NULL;
+    if (t) sm->rounds = t;
+    if (!t || !sn) return AR_ERR_NOMEM;
+    memset(sn + sm->cap_rounds, 0, cap - sm->cap_rounds);
+    sm->seen = sn;
+    sm->cap_rounds = cap;
+  }
+  sm->rounds[r] = *rc;
+  sm->seen[r] = 1;
+  return AR_OK;
+}
+
+/* Closes the round at hand: its cost into sm->rounds. A round whose flows repeat the last
+ * one's takes its link costs; its own reduces were counted as its flows came. */
 static ar_status stream_close(struct stream *sm) {
   if (sm->round < 0) return AR_OK;
   struct round_cost rc = {0};
-  int again = 0;
-  if (!sm->overflow) {
-    again = sm->have_prev && sm->ncur == sm->nprev;
-    for (size_t i = 0; again && i < sm->ncur; i++)
-      again = sm->cur[i].src == sm->prev[i].src && sm->cur[i].dst == sm->prev[i].dst &&
-              sm->cur[i].count == sm->prev[i].count;
-    round_begin(&sm->pc, !again && is_dense(&sm->pc, sm->ncur));
-    for (size_t i = 0; again && i < sm->ncur; i++)
-      if (sm->cur[i].reduce && sm->cur[i].src != sm->cur[i].dst)
-        count_reduce(&sm->pc, sm->cur[i].dst, sm->cur[i].count * sm->pc.inv_chunks);
-    if (!again) stream_route_buffer(sm);
+  int again = !sm->overflow && sm->match && sm->ncur == sm->nprev;
+  if (!again && !sm->overflow) {
+    if (sm->match && stream_keep_prefix(sm)) return AR_ERR_NOMEM; /* a shorter repeat */
+    double hops = 0;
+    for (size_t i = 0; i < sm->ncur; i++)
+      hops += flow_hops(&sm->pc, sm->cur[i].src, sm->cur[i].dst);
+    sm->pc.dense = is_dense(&sm->pc, hops);
+    stream_route_buffer(sm);
   }
   round_end(&sm->pc, &rc, again);
   if (again) {
@@ -542,31 +607,20 @@ static ar_status stream_close(struct stream *sm) {
     rc = sm->prev_cost;
     rc.reduce = red;
   }
-  if ((size_t)sm->round >= sm->cap_rounds) {
-    size_t cap = sm->cap_rounds ? 2 * sm->cap_rounds : 1024;
-    while (cap <= (size_t)sm->round)
-      cap *= 2;
-    struct round_cost *r = realloc(sm->rounds, cap * sizeof(*r));
-    unsigned char *sn = r ? realloc(sm->seen, cap) : NULL;
-    if (r) sm->rounds = r;
-    if (!r || !sn) return AR_ERR_NOMEM;
-    memset(sn + sm->cap_rounds, 0, cap - sm->cap_rounds);
-    sm->seen = sn;
-    sm->cap_rounds = cap;
-  }
-  sm->rounds[sm->round] = rc;
-  sm->seen[sm->round] = 1;
+  ar_status st = stream_record(sm, sm->round, &rc);
   sm->prev_cost = rc;
-  sm->have_prev = !sm->overflow;
-  struct flow *t = sm->prev; /* this round becomes the one before */
-  size_t tc = sm->cap_prev;
-  sm->prev = sm->cur;
-  sm->cap_prev = sm->cap_cur;
-  sm->cur = t;
-  sm->cap_cur = tc;
-  sm->nprev = sm->ncur;
+  if (!again) { /* this round becomes the one before */
+    struct flow *t = sm->prev;
+    size_t tc = sm->cap_prev;
+    sm->prev = sm->cur;
+    sm->cap_prev = sm->cap_cur;
+    sm->cur = t;
+    sm->cap_cur = tc;
+    sm->nprev = sm->ncur;
+    sm->have_prev = !sm->overflow;
+  }
   sm->ncur = 0;
-  return AR_OK;
+  return st;
 }
 
 /* The schedule's sink: prices each round once the next one starts. A transfer of an earlier
@@ -583,26 +637,33 @@ static ar_status stream_sink(void *ctx, const struct ar_schedule *s, const struc
     if ((sm->st = stream_close(sm)) != AR_OK) return sm->st;
     sm->round = x->round;
     sm->overflow = 0;
+    sm->match = sm->have_prev;
+    round_begin(&sm->pc, 0); /* sparse until the round's size says otherwise */
   }
   struct flow f = {x->src, x->dst, x->count, x->op == AR_REDUCE};
-  if (!sm->overflow && sm->ncur == sm->cap_cur && sm->cap_cur < STREAM_BUFFER) {
-    size_t cap = sm->cap_cur ? 2 * sm->cap_cur : 4096;
-    struct flow *c = realloc(sm->cur, cap * sizeof(*c));
-    if (!c) return sm->st = AR_ERR_NOMEM;
-    sm->cur = c;
-    sm->cap_cur = cap;
+  if (f.reduce && f.src != f.dst) count_reduce(&sm->pc, f.dst, f.count * sm->pc.inv_chunks);
+  if (sm->overflow) {
+    round_flow(&sm->pc, f.src, f.dst, f.count, 0);
+    return AR_OK;
   }
-  if (!sm->overflow && sm->ncur < sm->cap_cur) {
+  if (sm->match) {
+    const struct flow *p = &sm->prev[sm->ncur];
+    if (sm->ncur < sm->nprev && p->src == f.src && p->dst == f.dst && p->count == f.count) {
+      sm->ncur++; /* the same as the last round so far: nothing to keep */
+      return AR_OK;
+    }
+    if (stream_keep_prefix(sm)) return sm->st = AR_ERR_NOMEM; /* it differs: keep going */
+  }
+  if (!stream_room(sm)) {
     sm->cur[sm->ncur++] = f;
     return AR_OK;
   }
-  if (!sm->overflow) { /* too many to keep: route what is held, then each as it comes */
-    round_begin(&sm->pc, 1);
-    stream_route_buffer(sm);
-    sm->overflow = 1;
-    sm->ncur = 0;
-  }
-  round_flow(&sm->pc, f.src, f.dst, f.count, f.reduce);
+  /* too many to keep: route what is held, then each as it comes */
+  sm->pc.dense = 1;
+  stream_route_buffer(sm);
+  sm->overflow = 1;
+  sm->ncur = 0;
+  round_flow(&sm->pc, f.src, f.dst, f.count, 0);
   return AR_OK;
 }
 
