@@ -59,7 +59,8 @@
  * least degraded GPUs into the healthy ring (priced at their factor, not optimal). optcc
  * uses degraded[0] (others join the ring, priced); none given: l = 1 on rank n-1. Every
  * transfer's weight is the larger factor of its two ends. Default k = 64 up to n ~ 360, then
- * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers. */
+ * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers; beyond n ~ 2048 even k = 4
+ * is over twice that, and without --segments the answer is n/a. */
 #include <string.h>
 
 #include "ar.h"
@@ -88,10 +89,8 @@ static int wrap(int x, int q) {
 /* Adds a transfer between internal ranks, weighted by the slower end; returns the status. */
 static ar_status add(struct ar_schedule *s, const struct optcc_plan *pl, int round, int op, int src,
                      int dst, int chunk, int count) {
-  AR_CHECK(sched_add(s, round, op, src, dst, chunk, count));
   double w = pl->f[src] > pl->f[dst] ? pl->f[src] : pl->f[dst];
-  s->xfers[s->nxfers - 1].weight = (float)w;
-  return AR_OK;
+  return sched_add_w(s, round, op, src, dst, chunk, count, (float)w);
 }
 
 /* Returns the chunks of section sig: a, or with half ends 2a except in the first and last
@@ -329,6 +328,12 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   int k = segments > 0 ? segments : OPTCC_DEFAULT_SEGMENTS;
   while (segments <= 0 && k > 4 && (double)k * pl.q * (2 * pl.q + 2 * pl.m) > OPTCC_MAX_XFERS)
     k -= 4;
+  double xfers = (double)k * pl.q * (2 * pl.q + 2 * pl.m);
+  if (segments <= 0 && xfers > 2.0 * OPTCC_MAX_XFERS) /* n > ~2048: gigabytes of transfers */
+    return sched_fail(s, AR_ERR_UNSUPPORTED,
+                      "%s at %d GPUs: even k = %d segments is %.2g transfers (budget %d); give "
+                      "--segments K to build it anyway",
+                      name, n, k, xfers, 2 * OPTCC_MAX_XFERS);
   pl.k = k;
   double l = pl.f[pl.q], nsec = (double)k * pl.q;
   pl.half = pl.m == 1 && pl.d == 0 && l >= 2 && k >= 3;
@@ -416,5 +421,32 @@ const struct ar_algo ar_algo_optcc_ring = {
     .desc = "OPTCC's ring form, also on GPUs (optcc or optcc-multi as the papers build them)",
     .paper = "optcc.txt s4, App. C, D",
     .build = build_optcc_ring,
+    .flags = AR_ALGO_DEGRADE_AWARE,
+};
+
+/* r2ccl: the prior scheme OPTCC measures itself against in s2 (R²CCL's AllReduce, "up to 57%
+ * increase ... when 50% of the bandwidth is lost"), which optcc.txt gives only as a closed
+ * form, T0 (1 + p(l-1)/(2(p-1))) = T0 + (l-1) n (App. F, Fig. 20). Our reconstruction: its
+ * multi-phase pipeline as OPTCC's four stages in two segments, the degraded GPU uploading one
+ * half while it downloads the other: l n (k+1)/k = 3n at l = 2, and for l < 2 (with the
+ * bubbles filled) 2(p-1)l/((p-2)l+2) n (1+l)/2, i.e. (1+l) n as p grows: the closed form to
+ * O(1/p). Above l = 2 it costs 1.5 l n against the closed form's (l+1) n (docs/papers.md).
+ * Rounds, bytes and limits: optcc's with k = 2; n >= 3, one degraded GPU. */
+static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
+  struct ar_params q = *p;
+  double xfers = 2.0 * (p->nranks - 1) * (2.0 * p->nranks); /* k q (2q + 2m), k = 2, m = 1 */
+  q.segments = 2;
+  if (xfers > 2.0 * OPTCC_MAX_XFERS) /* as optcc's default k beyond ~2048 GPUs */
+    return sched_fail(s, AR_ERR_UNSUPPORTED, "r2ccl at %d GPUs is %.2g transfers (budget %d)",
+                      p->nranks, xfers, 2 * OPTCC_MAX_XFERS);
+  return build_ring_one(&q, s, "r2ccl");
+}
+
+const struct ar_algo ar_algo_r2ccl = {
+    .name = "r2ccl",
+    .ranks = "n >= 3, one degraded GPU",
+    .desc = "R2CCL's AllReduce as OPTCC prices it (reconstructed): the stages in 2 segments",
+    .paper = "optcc.txt s2, App. F (Fig. 20's closed form)",
+    .build = build_r2ccl,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };

@@ -47,10 +47,8 @@ static double factor_of(const struct ar_params *p, int r) {
 /* Adds a transfer weighted by the slower end. */
 static ar_status add(struct ar_schedule *s, const struct ar_params *p, int round, int op, int src,
                      int dst, int chunk, int count) {
-  AR_CHECK(sched_add(s, round, op, src, dst, chunk, count));
   double a = factor_of(p, src), b = factor_of(p, dst);
-  s->xfers[s->nxfers - 1].weight = (float)(a > b ? a : b);
-  return AR_OK;
+  return sched_add_w(s, round, op, src, dst, chunk, count, (float)(a > b ? a : b));
 }
 
 /* One send of a healthy GPU's round (the ring hybrid's order is built in a list first). */

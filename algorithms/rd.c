@@ -6,6 +6,7 @@
  * log2 p + 2 rounds.
  * Source: swing.txt s2.3.2 (including "Non-power-of-two"). Any n >= 2. */
 #include "ar.h"
+#include "gen.h"
 
 static ar_status build_rd(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks, k = ar_log2(n), pw = 1 << k, extra = n - pw;
@@ -18,6 +19,57 @@ static ar_status build_rd(const struct ar_params *p, struct ar_schedule *s) {
   for (int j = 0; j < extra; j++) AR_CHECK(sched_add(s, off + k, AR_COPY, j, pw + j, 0, 1));
   return AR_OK;
 }
+
+/* Fills phys[v] (the rank of virtual rank v of the hypercube) for a torus of power-of-2 sides:
+ * bit g of v is bit sig[g] of the coordinate in dimension dim[g] (ar_torus_steps), so
+ * flipping bit g moves 2^sig[g] along dim[g] (swing.txt Fig. 2). Returns the steps (log2 n),
+ * else -1 (the shape does not fit n) or -2 (a side is not a power of 2), the reason in s. */
+int rd_torus_map(const struct ar_params *p, struct ar_schedule *s, int *phys) {
+  int dims[AR_MAX_TORUS_DIMS], dim[32], sig[32], stride[AR_MAX_TORUS_DIMS];
+  int nd = ar_torus_shape(p, dims, s->reason, sizeof(s->reason));
+  if (nd < 0) return -1;
+  for (int k = 0; k < nd; k++)
+    if (!ar_is_pow2(dims[k])) {
+      snprintf(s->reason, sizeof(s->reason), "%s needs power-of-2 torus sides (side %d is %d)",
+               s->algo, k, dims[k]);
+      return -2;
+    }
+  int S = ar_torus_steps(nd, dims, dim, sig);
+  for (int k = 0, st = 1; k < nd; st *= dims[k], k++)
+    stride[k] = st;
+  for (int v = 0; v < p->nranks; v++) {
+    phys[v] = 0;
+    for (int g = 0; g < S; g++)
+      phys[v] += ((v >> g & 1) << sig[g]) * stride[dim[g]];
+  }
+  return S;
+}
+
+/* rd-torus: recursive doubling on the torus, one dimension at a time (swing.txt s2.3.2,
+ * Fig. 2, the baseline of Table 2's Rec.Doub. (L) row): step g pairs ranks 2^sig[g] apart in
+ * dimension dim[g] (round-robin over the dimensions), whole vector both ways.
+ * Rounds: log2 n. Bytes sent per rank: log2 n buffers, one port. Power-of-2 torus sides. */
+static ar_status build_rd_torus(const struct ar_params *p, struct ar_schedule *s) {
+  int n = p->nranks, phys[AR_MAX_RANKS], inv[AR_MAX_RANKS];
+  AR_CHECK(sched_init(s, "rd-torus", n, 1));
+  int S = rd_torus_map(p, s, phys);
+  if (S < 0) return S == -1 ? AR_ERR_INVALID : AR_ERR_UNSUPPORTED;
+  for (int v = 0; v < n; v++)
+    inv[phys[v]] = v;
+  for (int g = 0; g < S; g++)
+    for (int r = 0; r < n; r++)
+      AR_CHECK(sched_add(s, g, AR_REDUCE, r, phys[inv[r] ^ (1 << g)], 0, 1));
+  return AR_OK;
+}
+
+const struct ar_algo ar_algo_rd_torus = {
+    .name = "rd-torus",
+    .ranks = "n = 2^k, torus sides powers of 2",
+    .desc = "latency-optimal recursive doubling, one torus dimension a step (Swing's baseline)",
+    .paper = "swing.txt s2.3.2, Fig. 2; Table 2 Rec.Doub. (L)",
+    .build = build_rd_torus,
+    .flags = AR_ALGO_TORUS,
+};
 
 const struct ar_algo ar_algo_rd = {
     .name = "rd",

@@ -510,12 +510,15 @@ static ar_status build_stragglar(const struct ar_params *p, struct ar_schedule *
     if (st == AR_ERR_VERIFY) return sched_fail(s, st, "stragglar: internal error planning n=%d", n);
     return st;
   }
-  for (int j = 0; j < m && st == AR_OK; j++) {
-    st = sched_add(s, pre + j, AR_REDUCE, j, sg, j, 1);
-    if (st == AR_OK) st = sched_add(s, pre + j, AR_REDUCE, sg, j, j, 1);
+  /* round by round (each round's exchange, then its copies: the order sched_finish gives),
+   * so the model can price the rounds as they come */
+  size_t i = 0;
+  for (int j = 0; st == AR_OK && (j < m || i + 3 < pl.len); j++) {
+    if (j < m) st = sched_add(s, pre + j, AR_REDUCE, j, sg, j, 1);
+    if (j < m && st == AR_OK) st = sched_add(s, pre + j, AR_REDUCE, sg, j, j, 1);
+    for (; i + 3 < pl.len && pl.x[i] <= j && st == AR_OK; i += 4)
+      st = sched_add(s, pre + pl.x[i], AR_COPY, pl.x[i + 1], pl.x[i + 2], pl.x[i + 3], 1);
   }
-  for (size_t i = 0; i + 3 < pl.len && st == AR_OK; i += 4)
-    st = sched_add(s, pre + pl.x[i], AR_COPY, pl.x[i + 1], pl.x[i + 2], pl.x[i + 3], 1);
   free(pl.x);
   AR_CHECK(st);
   if (p->straggler >= 0 && p->straggler != sg) { /* swap the straggler into place */

@@ -171,32 +171,10 @@ static ar_status sw_line_mirror(const struct sw_line *in, struct sw_line *out, i
  * of n when n is prime); returns AR_ERR_INVALID when the shape does not fit n. */
 static ar_status sw_torus_init(const struct ar_params *p, struct sw_torus *t,
                                struct ar_schedule *s) {
-  int n = p->nranks;
   memset(t, 0, sizeof(*t));
-  t->n = n;
-  if (p->torus_ndims <= 0) {
-    int a = 1;
-    for (int k = 1; k * k <= n; k++)
-      if (n % k == 0) a = k;
-    t->ndims = a == 1 ? 1 : 2;
-    t->dims[0] = a == 1 ? n : a;
-    t->dims[1] = n / a;
-  } else {
-    long prod = 1;
-    if (p->torus_ndims > AR_MAX_TORUS_DIMS)
-      return sched_fail(s, AR_ERR_INVALID, "torus has %d dimensions, at most %d", p->torus_ndims,
-                        AR_MAX_TORUS_DIMS);
-    t->ndims = p->torus_ndims;
-    for (int k = 0; k < t->ndims; k++) {
-      if (p->torus[k] < 1)
-        return sched_fail(s, AR_ERR_INVALID, "torus dimension %d is %d", k, p->torus[k]);
-      t->dims[k] = p->torus[k];
-      prod *= p->torus[k];
-    }
-    if (prod != n)
-      return sched_fail(s, AR_ERR_INVALID, "torus dimensions multiply to %ld, not %d ranks", prod,
-                        n);
-  }
+  t->n = p->nranks;
+  t->ndims = ar_torus_shape(p, t->dims, s->reason, sizeof(s->reason));
+  if (t->ndims < 0) return AR_ERR_INVALID;
   for (int k = 0, st = 1; k < t->ndims; st *= t->dims[k], k++)
     t->stride[k] = st;
   return AR_OK;
@@ -213,22 +191,31 @@ static void sw_coll_free(struct sw_coll *c, int ndims) {
     sw_line_free(&c->line[k]);
 }
 
+enum { SW_ROUND_ROBIN, SW_SEQUENTIAL, SW_SYNCED };
+
 /* Fills the step order: round-robin over the dimensions from `first`, skipping those whose
- * line is done (s4.1 omega(s), s4.2 non-square), or, when sequential, every step of one
- * dimension before the next (bucket). */
-static void sw_coll_order_steps(struct sw_coll *c, int ndims, int first, int sequential) {
-  int done[AR_MAX_TORUS_DIMS] = {0}, left = 0;
-  for (int k = 0; k < ndims; k++)
+ * line is done (s4.1 omega(s), s4.2 non-square); SW_SEQUENTIAL: every step of one dimension
+ * before the next (bucket); SW_SYNCED: the same, each dimension's phase padded with idle steps
+ * (dim -1) to the longest line's, so that collectives starting from different dimensions
+ * change dimension together (s5.2). */
+static void sw_coll_order_steps(struct sw_coll *c, int ndims, int first, int mode) {
+  int done[AR_MAX_TORUS_DIMS] = {0}, left = 0, longest = 0;
+  for (int k = 0; k < ndims; k++) {
     left += c->line[k].steps;
+    longest = c->line[k].steps > longest ? c->line[k].steps : longest;
+  }
   c->nsteps = 0;
   for (int turn = 0; left > 0; turn++) {
-    int j = (first + turn) % ndims;
+    int j = (first + turn) % ndims, phase = 0;
     while (done[j] < c->line[j].steps && left > 0) {
       c->dim[c->nsteps] = j;
       c->sig[c->nsteps++] = done[j]++;
       left--;
-      if (!sequential) break;
+      phase++;
+      if (mode == SW_ROUND_ROBIN) break;
     }
+    for (; mode == SW_SYNCED && phase < longest && turn < ndims; phase++)
+      c->dim[c->nsteps++] = -1;
   }
 }
 
@@ -246,6 +233,7 @@ static void sw_dfs_order(const struct sw_torus *t, const struct sw_coll *c, int 
   if (seen[(size_t)g * t->n + x]) return;
   seen[(size_t)g * t->n + x] = 1;
   sw_dfs_order(t, c, x, g + 1, seen, order, next);
+  if (c->dim[g] < 0) return; /* an idle step */
   int j = c->dim[g], d = t->dims[j], xj = sw_coord(t, x, j);
   const struct sw_line *ln = &c->line[j];
   for (int i = 0; i < d; i++) {
@@ -276,7 +264,7 @@ static ar_status sw_order_tree(const struct sw_torus *t, const struct sw_coll *c
 static void sw_order_radix(const struct sw_torus *t, const struct sw_coll *c, int *order) {
   int seq[AR_MAX_TORUS_DIMS], nseq = 0;
   for (int g = 0; g < c->nsteps; g++)
-    if (!nseq || seq[nseq - 1] != c->dim[g]) seq[nseq++] = c->dim[g];
+    if (c->dim[g] >= 0 && (!nseq || seq[nseq - 1] != c->dim[g])) seq[nseq++] = c->dim[g];
   for (int k = 0; k < t->ndims; k++) { /* dimensions without steps (size 1) go last */
     int have = 0;
     for (int m = 0; m < nseq; m++)
@@ -320,7 +308,7 @@ static ar_status sw_emit(struct ar_schedule *s, const struct sw_torus *t, const 
   ar_status st = AR_OK;
   for (int g = 0; g < S && st == AR_OK; g++) {
     int j = c->dim[g];
-    for (int x = 0; x < n && st == AR_OK; x++) {
+    for (int x = 0; x < n && st == AR_OK && j >= 0; x++) {
       int cnt[AR_MAX_TORUS_DIMS], pos[AR_MAX_TORUS_DIMS] = {0}, np = 0, empty = 0;
       for (int k = 0; k < D; k++) {
         int d = t->dims[k], xk = sw_coord(t, x, k);
@@ -343,6 +331,19 @@ static ar_status sw_emit(struct ar_schedule *s, const struct sw_torus *t, const 
           pos[k--] = 0;
         if (k < 0) break;
       }
+      /* one peer and a contiguous run of chunks (the usual case, s3.1.1's remapping): one
+       * transfer without sorting; the pairs' chunks are distinct (order is a bijection) */
+      int lo_c = np ? pr[0].chunk : 0, hi_c = lo_c, one_peer = 1;
+      for (int k = 1; k < np; k++) {
+        lo_c = pr[k].chunk < lo_c ? pr[k].chunk : lo_c;
+        hi_c = pr[k].chunk > hi_c ? pr[k].chunk : hi_c;
+        one_peer &= pr[k].dst == pr[0].dst;
+      }
+      if (np && one_peer && hi_c - lo_c + 1 == np) {
+        st = sched_add(s, g, AR_REDUCE, x, pr[0].dst, lo_c, np);
+        if (st == AR_OK) st = sched_add(s, 2 * S - 1 - g, AR_COPY, pr[0].dst, x, lo_c, np);
+        continue;
+      }
       qsort(pr, (size_t)np, sizeof(*pr), sw_pair_cmp);
       for (int lo = 0, hi; lo < np && st == AR_OK; lo = hi) {
         for (hi = lo + 1;
@@ -353,46 +354,20 @@ static ar_status sw_emit(struct ar_schedule *s, const struct sw_torus *t, const 
           st = sched_add(s, 2 * S - 1 - g, AR_COPY, pr[lo].dst, x, pr[lo].chunk, hi - lo);
       }
     }
-    before[j]++;
+    if (j >= 0) before[j]++;
   }
   free(pr);
   free(list);
   return st;
 }
 
-struct sw_port_key {
-  int round, a, b;
-};
-
-/* Orders port keys by round, then a, then b. */
-static int sw_port_cmp(const void *p, const void *q) {
-  const struct sw_port_key *x = p, *y = q;
-  if (x->round != y->round) return x->round < y->round ? -1 : 1;
-  if (x->a != y->a) return x->a < y->a ? -1 : 1;
-  return (x->b > y->b) - (x->b < y->b);
-}
-
 /* Sets s->ports to the most distinct peers any rank sends to or receives from in one round;
  * returns AR_ERR_NOMEM on failure. */
 static ar_status sw_set_ports(struct ar_schedule *s) {
-  struct sw_port_key *k = malloc(sizeof(*k) * (s->nxfers ? s->nxfers : 1));
-  if (!k) return AR_ERR_NOMEM;
-  int most = 1;
-  for (int dir = 0; dir < 2; dir++) {
-    for (size_t i = 0; i < s->nxfers; i++) {
-      const struct ar_xfer *x = &s->xfers[i];
-      k[i] = (struct sw_port_key){x->round, dir ? x->dst : x->src, dir ? x->src : x->dst};
-    }
-    qsort(k, s->nxfers, sizeof(*k), sw_port_cmp);
-    for (size_t i = 0, run = 0; i < s->nxfers; i++) {
-      int same_rank = i > 0 && k[i].round == k[i - 1].round && k[i].a == k[i - 1].a;
-      if (!same_rank) run = 0;
-      if (!same_rank || k[i].b != k[i - 1].b) run++;
-      if ((int)run > most) most = (int)run;
-    }
-  }
-  s->ports = most;
-  free(k);
+  AR_CHECK(sched_finish(s)); /* by round: linear in the transfers */
+  int most = sched_max_peers(s);
+  if (most < 0) return AR_ERR_NOMEM;
+  s->ports = most > 1 ? most : 1;
   return AR_OK;
 }
 
@@ -435,7 +410,7 @@ static ar_status build_swing_bw(const struct ar_params *p, struct ar_schedule *s
   if (st == AR_OK) st = sw_torus_init(&q, &t, s);
   if (st == AR_OK) st = sw_line_swing(&c->line[0], p->nranks);
   if (st == AR_OK) {
-    sw_coll_order_steps(c, 1, 0, 0);
+    sw_coll_order_steps(c, 1, 0, SW_ROUND_ROBIN);
     st = sw_build_colls(s, &t, c, 1, 0);
   }
   sw_coll_free(c, 1);
@@ -509,8 +484,8 @@ static ar_status build_swing_mp(const struct ar_params *p, struct ar_schedule *s
       st = sw_line_swing(&plain->line[j], t.dims[j]);
       if (st == AR_OK) st = sw_line_mirror(&plain->line[j], &mirror->line[j], 1);
     }
-    sw_coll_order_steps(plain, D, k, 0);
-    sw_coll_order_steps(mirror, D, k, 0);
+    sw_coll_order_steps(plain, D, k, SW_ROUND_ROBIN);
+    sw_coll_order_steps(mirror, D, k, SW_ROUND_ROBIN);
   }
   if (st == AR_OK) st = sw_build_colls(s, &t, c, ncoll, 0);
   for (int k = 0; k < ncoll; k++)
@@ -535,11 +510,14 @@ const struct ar_algo ar_algo_swing_mp = {
  * one contiguous run.
  * Rounds: 2 sum_k (d_k - 1). Bytes sent per rank: 2(n-1)/n of the buffer, over up to 2D ports.
  * Source: swing.txt s2.3.4. Any n >= 2, any shape (a prime n is one bidirectional ring). */
-static ar_status build_bucket(const struct ar_params *p, struct ar_schedule *s) {
+/* Builds the bucket algorithm under `name`, its collectives ordered by mode (sequential, or
+ * synced: changing dimension together). */
+static ar_status bucket_build(const struct ar_params *p, struct ar_schedule *s, const char *name,
+                              int mode) {
   struct sw_torus t;
   AR_CHECK(sw_torus_init(p, &t, s));
   int D = t.ndims, ncoll = 2 * D;
-  AR_CHECK(sched_init(s, "bucket", p->nranks, ncoll * p->nranks));
+  AR_CHECK(sched_init(s, name, p->nranks, ncoll * p->nranks));
   struct sw_coll *c = calloc((size_t)ncoll, sizeof(*c));
   if (!c) return AR_ERR_NOMEM;
   ar_status st = AR_OK;
@@ -549,8 +527,8 @@ static ar_status build_bucket(const struct ar_params *p, struct ar_schedule *s) 
       st = sw_line_ring(&fwd->line[j], t.dims[j]);
       if (st == AR_OK) st = sw_line_mirror(&fwd->line[j], &rev->line[j], 0);
     }
-    sw_coll_order_steps(fwd, D, k, 1);
-    sw_coll_order_steps(rev, D, k, 1);
+    sw_coll_order_steps(fwd, D, k, mode);
+    sw_coll_order_steps(rev, D, k, mode);
   }
   if (st == AR_OK) st = sw_build_colls(s, &t, c, ncoll, 1);
   for (int k = 0; k < ncoll; k++)
@@ -559,11 +537,66 @@ static ar_status build_bucket(const struct ar_params *p, struct ar_schedule *s) 
   return st;
 }
 
+static ar_status build_bucket(const struct ar_params *p, struct ar_schedule *s) {
+  return bucket_build(p, s, "bucket", SW_SEQUENTIAL);
+}
+
 const struct ar_algo ar_algo_bucket = {
     .name = "bucket",
     .ranks = "any n >= 2, any --torus shape",
     .desc = "bucket: one ring per torus dimension, 2D shares on 2D ports",
     .paper = "swing.txt s2.3.4",
     .build = build_bucket,
+    .flags = AR_ALGO_TORUS,
+};
+
+/* bucket-sync: the bucket algorithm as the paper runs it on rectangular tori (s5.2, Fig. 10,
+ * after Sack et al.): the 2D collectives change dimension together, each dimension's phase
+ * lasting as long as the largest dimension's ring (the others idle for the rest of it).
+ * Rounds: 2 D (d_max - 1), so the latency deficiency of a d_max^D torus; bytes as bucket.
+ * The same as bucket on a square torus. Any n >= 2, any shape. */
+static ar_status build_bucket_sync(const struct ar_params *p, struct ar_schedule *s) {
+  return bucket_build(p, s, "bucket-sync", SW_SYNCED);
+}
+
+const struct ar_algo ar_algo_bucket_sync = {
+    .name = "bucket-sync",
+    .ranks = "any n >= 2, any --torus shape",
+    .desc = "bucket with the collectives changing dimension together (rectangular tori)",
+    .paper = "swing.txt s5.2, Fig. 10 (Sack et al.)",
+    .build = build_bucket_sync,
+    .flags = AR_ALGO_TORUS,
+};
+
+/* swing-lat-torus: latency-optimal Swing one torus dimension at a time (s4.1): step g moves
+ * in dimension dim[g] (round-robin, s4.1's omega), to the Swing peer pi(a, sig[g]) of the
+ * coordinate there, whole vector both ways; on a 1-D torus it is swing-lat.
+ * Rounds: log2 n. Bytes sent per rank: log2 n buffers, one port (Table 2's Swing (L)).
+ * Power-of-2 torus sides (whole-vector sums double-count otherwise, App. A.2). */
+static ar_status build_swing_lat_torus(const struct ar_params *p, struct ar_schedule *s) {
+  struct sw_torus t;
+  int dim[32], sig[32];
+  AR_CHECK(sw_torus_init(p, &t, s));
+  AR_CHECK(sched_init(s, "swing-lat-torus", p->nranks, 1));
+  for (int k = 0; k < t.ndims; k++)
+    if (!ar_is_pow2(t.dims[k]))
+      return sched_fail(s, AR_ERR_UNSUPPORTED, "swing-lat-torus needs power-of-2 torus sides "
+                        "(side %d is %d)", k, t.dims[k]);
+  int S = ar_torus_steps(t.ndims, t.dims, dim, sig);
+  for (int g = 0; g < S; g++)
+    for (int r = 0; r < t.n; r++) {
+      int j = dim[g], a = sw_coord(&t, r, j);
+      AR_CHECK(sched_add(s, g, AR_REDUCE, r, r + (sw_pi(a, sig[g], t.dims[j]) - a) * t.stride[j],
+                         0, 1));
+    }
+  return AR_OK;
+}
+
+const struct ar_algo ar_algo_swing_lat_torus = {
+    .name = "swing-lat-torus",
+    .ranks = "n = 2^k, torus sides powers of 2",
+    .desc = "Swing latency-optimal, one torus dimension a step, whole vector per step",
+    .paper = "swing.txt s3.1.2, s4.1; Table 2 Swing (L)",
+    .build = build_swing_lat_torus,
     .flags = AR_ALGO_TORUS,
 };

@@ -118,11 +118,13 @@ int args_parse_stragglers(const char *flag, const char *s, int delay_required,
   return 0;
 }
 
-int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out) {
+/* Appends the RANK:FACTOR items of s to out (ranks already there count as named); returns 0
+ * or -1 after a message. */
+static int degrade_append(const char *flag, const char *s, struct degrade_spec *out) {
   char buf[1024];
   if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
   snprintf(buf, sizeof(buf), "%s", s);
-  memset(out, 0, sizeof(*out));
+  int added = 0;
   for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
        item = strtok_r(NULL, ",", &save)) {
     char *colon = strchr(item, ':');
@@ -141,9 +143,19 @@ int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out
       if (out->rank[i] == out->rank[k]) return args_bad(flag, s, "a rank is named twice");
     out->factor[k] = f;
     out->n++;
+    added++;
   }
-  if (!out->n) return args_bad(flag, s, "empty");
+  if (!added) return args_bad(flag, s, "empty");
   return 0;
+}
+
+int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out) {
+  memset(out, 0, sizeof(*out));
+  return degrade_append(flag, s, out);
+}
+
+int args_add_degrade(const char *flag, const char *s, struct degrade_spec *out) {
+  return degrade_append(flag, s, out);
 }
 
 int args_parse_torus(const char *flag, const char *s, int *ndims, int dims[AR_MAX_TORUS_DIMS]) {

@@ -35,6 +35,8 @@ int args_parse_stragglers(const char *flag, const char *s, int delay_required,
                           struct straggler_spec *out, int *count);
 /* RANK:FACTOR[,RANK:FACTOR]; factors >= 1; distinct ranks. */
 int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out);
+/* The same, added to what out already holds (a repeated flag); a rank named twice is refused. */
+int args_add_degrade(const char *flag, const char *s, struct degrade_spec *out);
 /* AxB[xC[xD]], each >= 2. */
 int args_parse_torus(const char *flag, const char *s, int *ndims, int dims[AR_MAX_TORUS_DIMS]);
 

@@ -52,6 +52,7 @@ struct ar_params {
   int torus[AR_MAX_TORUS_DIMS];
   int segments;                      /* OPTCC k; 0 = the generator's default */
   int fabric;                        /* enum ar_fabric: which embedding optcc, optcc-multi take */
+  int gpus_per_node;                 /* G GPUs per node (ring-rails); 0: not given */
 };
 
 /* How ranks reach each other, for the generators whose best form depends on it (OPTCC). */
@@ -93,6 +94,14 @@ struct ar_schedule {
   size_t nxfers, cap;
   struct ar_xfer *xfers; /* sorted by round once built (sched_finish) */
   char reason[192];      /* why AR_ERR_UNSUPPORTED / AR_ERR_INVALID */
+  /* Streaming (the model at large n): with a sink set, sched_add hands each transfer to it
+   * instead of storing it (xfers stays empty, nrounds tracks the largest round). A generator
+   * that needs its stored transfers back (relabelling, sched_cost, a second sched_init) marks
+   * stream_bad, and the caller builds it again stored. */
+  ar_status (*sink)(void *ctx, const struct ar_schedule *s, const struct ar_xfer *x);
+  void *sink_ctx;
+  size_t nstreamed;
+  int stream_bad;
 };
 
 /* schedule.c: building */
@@ -100,6 +109,15 @@ ar_status sched_init(struct ar_schedule *s, const char *algo, int nranks, int nc
 void sched_free(struct ar_schedule *s);
 ar_status sched_add(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
                     int count);
+/* Streams the schedule being built at s on this thread to sink (ar_build_stream): every
+ * sched_init of s keeps it until sched_stream_end. */
+void sched_stream_begin(struct ar_schedule *s,
+                        ar_status (*sink)(void *, const struct ar_schedule *, const struct ar_xfer *),
+                        void *ctx);
+void sched_stream_end(void);
+/* The same with a cost weight other than 1 (a transfer touching a degraded GPU). */
+ar_status sched_add_w(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
+                      int count, float weight);
 /* Sorts by round (stable), sets nrounds; call once the generator has added everything. */
 ar_status sched_finish(struct ar_schedule *s);
 /* Sets s->reason (printf-style) and returns st: `return sched_fail(s, AR_ERR_UNSUPPORTED, ...)`. */
@@ -119,6 +137,9 @@ struct sched_report {
  * exactly once, no reduce double-counts, port limits hold, and the straggler sits out the
  * precondition. Fills rep (may be NULL). */
 ar_status sched_verify(const struct ar_schedule *s, struct sched_report *rep);
+/* The most distinct peers any rank sends to or receives from in one round (s sorted by round,
+ * sched_finish); -1 when out of memory. Generators set s->ports from it. */
+int sched_max_peers(const struct ar_schedule *s);
 /* Weighted cost in units of "one whole buffer over one port": per round, the most loaded
  * rank's weighted bytes sent or received divided by its ports; summed over rounds from
  * first_round. */
@@ -158,6 +179,12 @@ const struct ar_algo *ar_algo_find(const char *name);
 const struct ar_algo *const *ar_algo_all(size_t *count);
 /* Builds and finishes the schedule for an algorithm; fills s->reason on failure. */
 ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s);
+/* The same with every transfer handed to sink (see struct ar_schedule) instead of stored. */
+ar_status ar_build_stream(const struct ar_algo *a, const struct ar_params *p,
+                          struct ar_schedule *s,
+                          ar_status (*sink)(void *, const struct ar_schedule *,
+                                            const struct ar_xfer *),
+                          void *ctx);
 /* optcc_switch.c: OPTCC's switch form under the schedule name `name` (optcc-switch; optcc
  * and optcc-multi on AR_FABRIC_SWITCH). */
 ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, const char *name);
@@ -168,6 +195,14 @@ int ar_log_level(void);
 void ar_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ar_is_pow2(int n);
 int ar_log2(int n); /* floor */
+/* The logical torus of p: p->torus when given, else the most square a x b (a <= b; a ring of
+ * n when n is prime). Fills dims, returns the number of dimensions, or -1 when the given
+ * shape does not multiply to p->nranks (a reason in why[0..len) when why is not NULL). */
+int ar_torus_shape(const struct ar_params *p, int dims[AR_MAX_TORUS_DIMS], char *why, size_t len);
+/* The step order of the torus-aware recursive algorithms (swing.txt s4.1, s4.2): step g runs
+ * in dimension dim[g] (round-robin from dimension 0, skipping those that are done) as that
+ * dimension's step sig[g]; a dimension of size d has ceil(log2 d) steps. Returns the steps. */
+int ar_torus_steps(int ndims, const int *dims, int *dim, int *sig);
 
 #define AR_CHECK(call)                                                                   \
   do {                                                                                   \

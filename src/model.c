@@ -1,42 +1,28 @@
-/* Model mode: alpha-beta(-gamma) pricing of a schedule with link contention on a switch or a
- * torus, the papers' closed forms, and the alpha/beta fit used by --calibrate. */
+/* Model mode: the network, times from a priced schedule, the papers' closed forms, and the
+ * alpha/beta fit used by --calibrate (the pricing itself: model_price.c). */
 #include "model.h"
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]) {
-  int a = 1;
-  for (int d = 1; (long)d * d <= n; d++)
-    if (n % d == 0) a = d;
-  if (a == 1) {
-    dims[0] = n;
-    return 1;
-  }
-  dims[0] = a;
-  dims[1] = n / a;
-  return 2;
+  struct ar_params p;
+  ar_params_init(&p, n);
+  return ar_torus_shape(&p, dims, NULL, 0);
 }
 
 ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p) {
   memset(net, 0, sizeof(*net));
   net->topology = topology;
-  if (topology == MODEL_TORUS) {
-    if (p->torus_ndims > 0) {
-      long prod = 1;
-      net->ndims = p->torus_ndims;
-      for (int i = 0; i < p->torus_ndims; i++) {
-        net->dims[i] = p->torus[i];
-        prod *= p->torus[i];
-      }
-      if (prod != p->nranks) return AR_ERR_INVALID;
-    } else {
-      net->ndims = model_default_torus(p->nranks, net->dims);
-    }
+  if (topology == MODEL_TORUS && (net->ndims = ar_torus_shape(p, net->dims, NULL, 0)) < 0)
+    return AR_ERR_INVALID;
+  if (topology == MODEL_TWO_TIER) { /* G GPUs a node; links inside a node as fast as a NIC
+                                     * unless the caller says otherwise */
+    net->gpus_per_node = p->gpus_per_node > 0 ? p->gpus_per_node : 1;
+    net->local_speed = 1;
+    if (p->nranks % net->gpus_per_node) return AR_ERR_INVALID;
   }
   net->ndegraded = p->ndegraded;
   for (int i = 0; i < p->ndegraded && i < AR_MAX_DEGRADED; i++) {
@@ -46,334 +32,44 @@ ar_status model_net_init(struct model_net *net, int topology, const struct ar_pa
   return AR_OK;
 }
 
-/* ---- pricing ---- */
-
-/* Working state for one pricing pass. Per-round sums live in arrays indexed by link (a link
- * is numbered rank * links_per_rank + k: on a switch k = 0 is the rank's egress and k = 1 its
- * ingress; on a torus k = 2 * dim + dir is the link leaving that rank) and by rank (reduced
- * fraction). Loads are kept unweighted and multiplied by each link's slowdown when the round
- * is read. Every entry is zero between rounds. A round with many transfers scans and clears
- * every link (dense); a small one only the links it touched, listed through per-link round
- * stamps (sparse). */
-struct pricer {
-  const struct ar_schedule *s;
-  const struct model_net *net;
-  int n, D2;
-  size_t nlinks;
-  double inv_chunks;
-  double *link_slow;                   /* per link: slowdown of its slower end */
-  double *load, *ideal_out, *ideal_in; /* per link; ideal_in keyed by the arriving link */
-  unsigned *link_stamp;
-  int *links; /* sparse rounds: links touched */
-  size_t nlinks_used;
-  double *reduced; /* per rank */
-  unsigned *rank_stamp;
-  int *ranks; /* sparse rounds: ranks that reduced */
-  size_t nranks_used;
-  unsigned stamp; /* the round being priced, from 1 */
-  int dense;      /* this round clears and scans everything */
-  int *coord;     /* torus: coordinates of every rank, n x ndims */
-  int stride[AR_MAX_TORUS_DIMS];
-};
-
-/* In a sparse round, lists link id on its first touch (every entry is zero between rounds). */
-static inline void link_fresh(struct pricer *pc, int id) {
-  if (pc->dense || pc->link_stamp[id] == pc->stamp) return;
-  pc->link_stamp[id] = pc->stamp;
-  pc->links[pc->nlinks_used++] = id;
-}
-
-/* Walks `hops` steps from rank r along torus dimension d in direction dir (0: +, 1: -),
- * loading each link with amount; first/last mark the route's first and last hop for the
- * ideal load. Returns the rank reached. */
-static int walk(struct pricer *pc, int r, int d, int dir, int hops, double amount, int first,
-                int last) {
-  int dim = pc->net->dims[d], a = pc->coord[(size_t)r * pc->net->ndims + d];
-  int stride = pc->stride[d], k = 2 * d + dir;
-  for (int h = 0; h < hops; h++) {
-    int id = r * pc->D2 + k;
-    link_fresh(pc, id);
-    pc->load[id] += amount;
-    if (first && h == 0) pc->ideal_out[id] += amount;
-    if (last && h == hops - 1) pc->ideal_in[id] += amount;
-    if (dir == 0)
-      r = a + 1 == dim ? (a = 0, r - (dim - 1) * stride) : (a++, r + stride);
-    else
-      r = a == 0 ? (a = dim - 1, r + (dim - 1) * stride) : (a--, r - stride);
-  }
-  return r;
-}
-
-/* Routes one flow of `amount` (buffer fraction) from src to dst: dimension order, shortest way
- * round each ring, an exact tie split evenly both ways. Returns its hop count. */
-static int route_torus(struct pricer *pc, int src, int dst, double amount) {
-  int D = pc->net->ndims, hops = 0, first_dim = -1, last_dim = -1;
-  const int *cs = pc->coord + (size_t)src * D, *cd = pc->coord + (size_t)dst * D;
-  for (int d = 0; d < D; d++)
-    if (cs[d] != cd[d]) {
-      if (first_dim < 0) first_dim = d;
-      last_dim = d;
-    }
-  int r = src;
-  for (int d = first_dim; d >= 0 && d <= last_dim; d++) {
-    int dim = pc->net->dims[d], fwd = cd[d] - cs[d];
-    if (fwd < 0) fwd += dim;
-    if (!fwd) continue;
-    int bwd = dim - fwd, f = d == first_dim, l = d == last_dim;
-    if (fwd < bwd) {
-      r = walk(pc, r, d, 0, fwd, amount, f, l);
-    } else if (bwd < fwd) {
-      r = walk(pc, r, d, 1, bwd, amount, f, l);
-    } else {
-      walk(pc, r, d, 1, bwd, amount / 2, f, l);
-      r = walk(pc, r, d, 0, fwd, amount / 2, f, l);
-    }
-    hops += fwd < bwd ? fwd : bwd;
-  }
-  return hops;
-}
-
-/* Prices transfers [lo, hi) of one round and adds the round to c. */
-static void price_round(struct pricer *pc, size_t lo, size_t hi, struct model_cost *c) {
-  const struct ar_xfer *xs = pc->s->xfers;
-  int maxhops = 0, torus = pc->net->topology == MODEL_TORUS;
-  pc->stamp++;
-  pc->nlinks_used = pc->nranks_used = 0;
-  pc->dense = (hi - lo) * 8 >= pc->nlinks;
-  for (size_t i = lo; i < hi; i++) {
-    const struct ar_xfer *x = &xs[i];
-    int src = x->src, dst = x->dst, hops = 1;
-    if (src == dst) continue; /* a local copy uses no link */
-    double amount = x->count * pc->inv_chunks;
-    if (torus) {
-      hops = route_torus(pc, src, dst, amount);
-    } else {
-      link_fresh(pc, 2 * src);
-      pc->load[2 * src] += amount;
-      link_fresh(pc, 2 * dst + 1);
-      pc->load[2 * dst + 1] += amount;
-    }
-    if (hops > maxhops) maxhops = hops;
-    if (x->op == AR_REDUCE) {
-      if (!pc->dense && pc->rank_stamp[dst] != pc->stamp) {
-        pc->rank_stamp[dst] = pc->stamp;
-        pc->ranks[pc->nranks_used++] = dst;
-      }
-      pc->reduced[dst] += amount;
-    }
-  }
-  double worst = 0, worst_ideal = 0, worst_red = 0;
-  size_t nl = pc->dense ? pc->nlinks : pc->nlinks_used;
-  for (size_t t = 0; t < nl; t++) {
-    size_t id = pc->dense ? t : (size_t)pc->links[t];
-    double w = pc->link_slow[id], v = pc->load[id] * w;
-    if (v > worst) worst = v;
-    if (torus) {
-      if (pc->ideal_out[id] * w > worst_ideal) worst_ideal = pc->ideal_out[id] * w;
-      if (pc->ideal_in[id] * w > worst_ideal) worst_ideal = pc->ideal_in[id] * w;
-    }
-  }
-  size_t nr = pc->dense ? (size_t)pc->n : pc->nranks_used;
-  for (size_t t = 0; t < nr; t++) {
-    int r = pc->dense ? (int)t : pc->ranks[t];
-    if (pc->reduced[r] > worst_red) worst_red = pc->reduced[r];
-  }
-  if (pc->dense) { /* leave every entry zero for the next round */
-    memset(pc->load, 0, sizeof(double) * pc->nlinks);
-    if (torus) {
-      memset(pc->ideal_out, 0, sizeof(double) * pc->nlinks);
-      memset(pc->ideal_in, 0, sizeof(double) * pc->nlinks);
-    }
-    memset(pc->reduced, 0, sizeof(double) * pc->n);
-  } else {
-    for (size_t t = 0; t < pc->nlinks_used; t++) {
-      int id = pc->links[t];
-      pc->load[id] = 0;
-      if (torus) pc->ideal_out[id] = pc->ideal_in[id] = 0;
-    }
-    for (size_t t = 0; t < pc->nranks_used; t++)
-      pc->reduced[pc->ranks[t]] = 0;
-  }
-  if (!torus) worst_ideal = worst;
-  c->rounds++;
-  c->hops += maxhops;
-  c->load += worst;
-  c->load_ideal += worst_ideal;
-  c->reduce += worst_red;
-}
-
-/* Frees what pricer_init allocated. */
-static void pricer_free(struct pricer *pc) {
-  free(pc->link_slow);
-  free(pc->load);
-  free(pc->link_stamp);
-  free(pc->links);
-  free(pc->reduced);
-  free(pc->rank_stamp);
-  free(pc->ranks);
-  free(pc->ideal_out);
-  free(pc->ideal_in);
-  free(pc->coord);
-}
-
-/* Sets up a pricer for s on net; returns AR_OK, AR_ERR_INVALID for a torus that does not fit
- * the ranks, or AR_ERR_NOMEM (with everything freed). */
-static ar_status pricer_init(struct pricer *pc, const struct ar_schedule *s,
-                             const struct model_net *net) {
-  int n = s->nranks, torus = net->topology == MODEL_TORUS;
-  memset(pc, 0, sizeof(*pc));
-  pc->s = s;
-  pc->net = net;
-  pc->n = n;
-  pc->inv_chunks = 1.0 / s->nchunks;
-  if (torus) {
-    long prod = 1;
-    if (net->ndims < 1 || net->ndims > AR_MAX_TORUS_DIMS) return AR_ERR_INVALID;
-    for (int d = 0; d < net->ndims; d++)
-      prod *= net->dims[d];
-    if (prod != n) return AR_ERR_INVALID;
-  }
-  pc->D2 = torus ? 2 * net->ndims : 2;
-  size_t nlinks = pc->nlinks = (size_t)n * pc->D2;
-  double *slow = malloc(sizeof(double) * n);
-  pc->link_slow = malloc(sizeof(double) * nlinks);
-  pc->load = calloc(nlinks, sizeof(double));
-  pc->link_stamp = calloc(nlinks, sizeof(unsigned));
-  pc->links = malloc(sizeof(int) * nlinks);
-  pc->reduced = calloc(n, sizeof(double));
-  pc->rank_stamp = calloc(n, sizeof(unsigned));
-  pc->ranks = malloc(sizeof(int) * n);
-  if (torus) {
-    pc->ideal_out = calloc(nlinks, sizeof(double));
-    pc->ideal_in = calloc(nlinks, sizeof(double));
-    pc->coord = malloc(sizeof(int) * (size_t)n * net->ndims);
-  }
-  if (!slow || !pc->link_slow || !pc->load || !pc->link_stamp || !pc->links || !pc->reduced ||
-      !pc->rank_stamp || !pc->ranks || (torus && (!pc->ideal_out || !pc->ideal_in || !pc->coord))) {
-    free(slow);
-    pricer_free(pc);
-    return AR_ERR_NOMEM;
-  }
-  for (int r = 0; r < n; r++)
-    slow[r] = 1;
-  for (int i = 0; i < net->ndegraded; i++)
-    if (net->degraded[i] >= 0 && net->degraded[i] < n) slow[net->degraded[i]] = net->factor[i];
-  if (torus) {
-    int stride = 1;
-    for (int d = 0; d < net->ndims; d++) {
-      pc->stride[d] = stride;
-      stride *= net->dims[d];
-    }
-    for (int r = 0; r < n; r++)
-      for (int d = 0, rest = r; d < net->ndims; d++) {
-        pc->coord[(size_t)r * net->ndims + d] = rest % net->dims[d];
-        rest /= net->dims[d];
-      }
-    /* a torus link is as slow as the slower of the two ranks it joins */
-    for (int r = 0; r < n; r++)
-      for (int d = 0; d < net->ndims; d++) {
-        int a = pc->coord[(size_t)r * net->ndims + d], dim = net->dims[d];
-        int up = r + ((a + 1) % dim - a) * pc->stride[d];
-        int down = r + ((a + dim - 1) % dim - a) * pc->stride[d];
-        pc->link_slow[r * pc->D2 + 2 * d] = slow[r] > slow[up] ? slow[r] : slow[up];
-        pc->link_slow[r * pc->D2 + 2 * d + 1] = slow[r] > slow[down] ? slow[r] : slow[down];
-      }
-  } else {
-    /* a switch port: only a degraded rank's own egress and ingress are slow, so a healthy
-     * sender keeps the rest of its bandwidth for its other flows */
-    for (int r = 0; r < n; r++)
-      pc->link_slow[2 * r] = pc->link_slow[2 * r + 1] = slow[r];
-  }
-  free(slow);
-  return AR_OK;
-}
-
-/* One thread's share of the rounds: transfers [lo, hi), whole rounds only. */
-struct price_part {
-  const struct ar_schedule *s;
-  const struct model_net *net;
-  size_t lo, hi;
-  struct model_price out;
-  ar_status st;
-};
-
-/* Prices a part's rounds into part->out; returns NULL (a thread body). */
-static void *price_part_run(void *arg) {
-  struct price_part *pt = arg;
-  struct pricer pc;
-  memset(&pt->out, 0, sizeof(pt->out));
-  if ((pt->st = pricer_init(&pc, pt->s, pt->net)) != AR_OK) return NULL;
-  const struct ar_xfer *xs = pt->s->xfers;
-  for (size_t lo = pt->lo; lo < pt->hi;) {
-    size_t hi = lo;
-    while (hi < pt->hi && xs[hi].round == xs[lo].round)
-      hi++;
-    price_round(&pc, lo, hi, xs[lo].round < pt->s->nprecond ? &pt->out.pre : &pt->out.main);
-    lo = hi;
-  }
-  pricer_free(&pc);
-  return NULL;
-}
-
-/* Adds cost b into a. */
-static void cost_add(struct model_cost *a, const struct model_cost *b) {
-  a->rounds += b->rounds;
-  a->hops += b->hops;
-  a->load += b->load;
-  a->load_ideal += b->load_ideal;
-  a->reduce += b->reduce;
-}
-
-#define PRICE_MAX_THREADS 16
-#define PRICE_PER_THREAD 4000000 /* transfers: below this one thread is quicker */
-
-ar_status model_price_schedule(const struct ar_schedule *s, const struct model_net *net,
-                               struct model_price *out) {
-  memset(out, 0, sizeof(*out));
-  out->nranks = s->nranks;
-  /* rounds are priced independently, so big schedules split across threads at round
-   * boundaries (OPTCC at n = 1024 has ~1.3e8 transfers) */
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int nt = (int)(s->nxfers / PRICE_PER_THREAD) + 1;
-  if (nt > cpus) nt = cpus > 1 ? (int)cpus : 1;
-  const char *env = getenv("AR_MODEL_THREADS"); /* tests force a split to check it */
-  if (env && atoi(env) > 0) nt = atoi(env);
-  if (nt > PRICE_MAX_THREADS) nt = PRICE_MAX_THREADS;
-  struct price_part parts[PRICE_MAX_THREADS];
-  pthread_t tids[PRICE_MAX_THREADS];
-  int started[PRICE_MAX_THREADS] = {0};
-  size_t lo = 0;
-  for (int t = 0; t < nt; t++) {
-    size_t hi = t == nt - 1 ? s->nxfers : s->nxfers / nt * (t + 1);
-    if (hi < lo) hi = lo;
-    while (hi > 0 && hi < s->nxfers && s->xfers[hi].round == s->xfers[hi - 1].round)
-      hi++;
-    parts[t] = (struct price_part){.s = s, .net = net, .lo = lo, .hi = hi};
-    lo = hi;
-  }
-  for (int t = 1; t < nt; t++)
-    started[t] = !pthread_create(&tids[t], NULL, price_part_run, &parts[t]);
-  price_part_run(&parts[0]);
-  ar_status st = AR_OK;
-  for (int t = 0; t < nt; t++) {
-    if (t > 0 && started[t]) pthread_join(tids[t], NULL);
-    if (t > 0 && !started[t]) price_part_run(&parts[t]); /* no thread: price it here */
-    if (parts[t].st != AR_OK && st == AR_OK) st = parts[t].st;
-    cost_add(&out->pre, &parts[t].out.pre);
-    cost_add(&out->main, &parts[t].out.main);
-  }
-  return st;
+/* Returns the latency terms of phase c: alpha per round (the local tier's inside the nodes)
+ * and the hop latency. */
+static double cost_latency_us(const struct model_cost *c, const struct model_hw *hw) {
+  return (c->rounds - c->rounds_local) * hw->alpha_us + c->local_us + c->hops * hw->hop_us;
 }
 
 double model_cost_us(const struct model_cost *c, const struct model_hw *hw, double bytes) {
-  return c->rounds * hw->alpha_us + c->hops * hw->hop_us + bytes * c->load * hw->beta +
-         bytes * c->reduce * hw->gamma;
+  return cost_latency_us(c, hw) + bytes * c->load * hw->beta + bytes * c->reduce * hw->gamma;
+}
+
+#define MODEL_BATCH_BYTES (8.0 * 1024 * 1024) /* tp_ce.cu: about 8 MiB a mini-batch */
+#define MODEL_BATCH_MAX 8
+
+double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *hw, double bytes,
+                             int k) {
+  double t = cost_latency_us(c, hw), load = c->load, reduce = c->reduce;
+  for (int i = 0; i < c->nclass; i++) {
+    const struct model_class *m = &c->cls[i];
+    double copy = bytes * m->load * hw->beta, sum = bytes * m->reduce * hw->gamma;
+    int kk = k;
+    if (kk <= 0) { /* the transport's choice: the round's transfer in ~8 MiB batches */
+      kk = (int)ceil(bytes * m->load / MODEL_BATCH_BYTES);
+      kk = kk < 1 ? 1 : kk > MODEL_BATCH_MAX ? MODEL_BATCH_MAX : kk;
+    }
+    /* the first batch's copy and the last one's sum stand alone; between them the slower of
+     * the two streams sets the pace */
+    t += m->count * ((copy + sum) / kk + (1 - 1.0 / kk) * (copy > sum ? copy : sum));
+    load -= m->count * m->load;
+    reduce -= m->count * m->reduce;
+  }
+  return t + bytes * load * hw->beta + bytes * reduce * hw->gamma; /* rounds in no class */
 }
 
 void model_times(const struct model_price *pr, const struct model_hw *hw, double bytes,
                  double delay_us, struct model_times *out) {
-  out->pre_us = model_cost_us(&pr->pre, hw, bytes);
-  out->main_us = model_cost_us(&pr->main, hw, bytes);
+  int k = pr->pipelined ? pr->minibatches : 1;
+  out->pre_us = model_cost_overlap_us(&pr->pre, hw, bytes, k);
+  out->main_us = model_cost_overlap_us(&pr->main, hw, bytes, k);
   if (pr->pre.rounds > 0) { /* the precondition runs while the straggler is late */
     double start = out->pre_us > delay_us ? out->pre_us : delay_us;
     out->time_us = start + out->main_us;

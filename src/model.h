@@ -1,12 +1,16 @@
 /* Model mode: prices a schedule without GPUs. Every round is bulk-synchronous: its flows are
- * routed on a topology (a full switch, or a D-dimensional torus with shortest-path
- * dimension-order routing) and the round lasts
+ * routed on a topology (a full switch, a D-dimensional torus with shortest-path
+ * dimension-order routing, or two tiers: G GPUs per node on a switch, a NIC per GPU between
+ * nodes) and the round lasts
  *     alpha + hops * hop_latency + bytes_on_the_most_loaded_link * slowdown * beta
- *           + bytes_reduced_at_the_busiest_rank * gamma.
- * A degraded GPU (--degrade R:F) has every link into and out of it F times slower (a slow
- * port). Pricing reduces a schedule to a few size-independent sums (struct model_cost), so a
- * size sweep prices each schedule once. Closed forms from the papers sit beside the pricing so
- * tests can hold the two against each other. Pure C, no CUDA. */
+ *           + bytes_reduced_at_the_busiest_rank * gamma
+ * (the local tier's alpha for a round that stays inside the nodes). A degraded GPU (--degrade R:F) has
+ * every link into and out of it F times slower (a slow port; on two tiers its NIC). A
+ * pipelined schedule (async-ring) overlaps each round's sums with its copies over K
+ * mini-batches: (transfer + sum) / K + (1 - 1/K) max(transfer, sum). Pricing reduces a
+ * schedule to a few size-independent sums (struct model_cost), so a size sweep prices each
+ * schedule once. Closed forms from the papers sit beside the pricing so tests can hold the two
+ * against each other. Pure C, no CUDA. */
 #ifndef AR_MODEL_H
 #define AR_MODEL_H
 
@@ -18,7 +22,7 @@
 extern "C" {
 #endif
 
-enum model_topology { MODEL_SWITCH = 0, MODEL_TORUS = 1 };
+enum model_topology { MODEL_SWITCH = 0, MODEL_TORUS = 1, MODEL_TWO_TIER = 2 };
 
 /* The network the flows are routed on. */
 struct model_net {
@@ -28,6 +32,9 @@ struct model_net {
   int ndegraded;
   int degraded[AR_MAX_DEGRADED];
   double factor[AR_MAX_DEGRADED]; /* slowdown of every link touching that rank */
+  int gpus_per_node;  /* two tiers: G; rank r sits in node r / G */
+  double local_speed;    /* two tiers: a link inside a node over a NIC, in bandwidth (> 0) */
+  double local_alpha_us; /* two tiers: alpha of a round whose flows all stay inside nodes */
 };
 
 /* Hardware constants: times in microseconds, beta and gamma in microseconds per byte. */
@@ -38,6 +45,14 @@ struct model_hw {
   double gamma;    /* per byte reduced at one rank; 0 to ignore reduction cost */
 };
 
+#define MODEL_CLASSES 8 /* distinct rounds a pipelined schedule's overlap is priced for */
+
+/* Rounds of a pipelined schedule alike in their loads: count rounds of (load, reduce). */
+struct model_class {
+  double load, reduce;
+  int count;
+};
+
 /* One phase of a schedule (precondition or main) reduced to sums over its non-empty rounds.
  * Loads are in buffer fractions (1 = the whole vector) so any size prices in O(1). */
 struct model_cost {
@@ -46,12 +61,19 @@ struct model_cost {
   double load;       /* sum of each round's most loaded link (fraction x slowdown) */
   double load_ideal; /* the same with every flow charged to its first and last link only */
   double reduce;     /* sum of each round's largest fraction reduced at one rank */
+  int rounds_local;  /* two tiers: rounds with no flow between nodes, which cost */
+  double local_us;   /* ... the net's local_alpha_us each (summed here) instead of alpha */
+  int nclass;        /* pipelined schedules: its rounds by (load, reduce); the rest serial */
+  struct model_class cls[MODEL_CLASSES];
 };
 
 struct model_price {
   int nranks;
   struct model_cost pre;  /* rounds [0, nprecond): among the non-stragglers, during the delay */
   struct model_cost main; /* the rest: after the straggler arrives */
+  int pipelined;          /* AR_SCHED_PIPELINED: sums overlap copies over mini-batches */
+  int minibatches;        /* K for a pipelined schedule; 0: as the ce transport picks them
+                           * (about 8 MiB each, at most 8) */
 };
 
 /* Predicted times of one AllReduce, as the harness reports them. */
@@ -65,19 +87,33 @@ struct model_times {
  * returns the number of dimensions written to dims. */
 int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]);
 
-/* Fills net for n ranks from the generator's parameters (torus shape, degraded GPUs).
- * Returns AR_OK, or AR_ERR_INVALID when the torus does not multiply to n. */
+/* Fills net for n ranks from the generator's parameters (torus shape, GPUs per node, degraded
+ * GPUs); two tiers start with local_speed 1 and local_alpha_us 0 for the caller to set.
+ * Returns AR_OK, or AR_ERR_INVALID when the torus does not multiply to n or G does not
+ * divide it. */
 ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p);
 
-/* Routes every round of s on net and sums the costs of each phase into out. Linear in the
- * number of transfers times the route length; never runs the verifier. Rounds are priced
+/* model_price.c: routes every round of s on net and sums the costs of each phase into out.
+ * Linear in the number of transfers (a dense torus round: in its straight runs); a round that
+ * repeats the one before is not routed again; never runs the verifier. Rounds are priced
  * independently, so schedules of millions of transfers split across threads
  * (AR_MODEL_THREADS=N forces N). */
 ar_status model_price_schedule(const struct ar_schedule *s, const struct model_net *net,
                                struct model_price *out);
+/* Builds algorithm a's schedule for p and prices it on net into out: streamed (priced round
+ * by round as the generator emits them, nothing stored) when the generator builds in round
+ * order, else stored and priced by model_price_schedule. On failure the build's status, with
+ * its reason in reason[0..rlen). */
+ar_status model_price_algo(const struct ar_algo *a, const struct ar_params *p,
+                           const struct model_net *net, struct model_price *out, char *reason,
+                           size_t rlen);
 
-/* Time of one phase for a buffer of `bytes` bytes. */
+/* Time of one phase for a buffer of `bytes` bytes, its sums after its copies. */
 double model_cost_us(const struct model_cost *c, const struct model_hw *hw, double bytes);
+/* The same with the rounds of c's classes overlapping sums and copies over k mini-batches
+ * (k <= 0: the ce transport's choice per round, about 8 MiB each and at most 8). */
+double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *hw, double bytes,
+                             int k);
 
 /* Times with a straggler delay (0: none). Straggler-aware schedules (a precondition) overlap
  * the precondition with the delay; bulk-synchronous ones start after it. */

@@ -8,13 +8,17 @@ extern const struct ar_algo ar_algo_nccl, ar_algo_ring, ar_algo_rhd, ar_algo_rd,
     ar_algo_swing_bw, ar_algo_swing_lat, ar_algo_swing_mp, ar_algo_bucket, ar_algo_direct,
     ar_algo_bcast, ar_algo_stragglar, ar_algo_optcc, ar_algo_optcc_multi, ar_algo_optcc_ring, ar_algo_optcc_switch,
     ar_algo_async_ring,
-    ar_algo_oneshot;
+    ar_algo_oneshot, ar_algo_rd_torus, ar_algo_rhd_torus, ar_algo_swing_lat_torus,
+    ar_algo_bucket_sync, ar_algo_ring_ham, ar_algo_ring_rails, ar_algo_r2ccl;
 
 static const struct ar_algo *const table[] = {
     &ar_algo_nccl,   &ar_algo_ring,      &ar_algo_rhd,       &ar_algo_rd,
     &ar_algo_swing_bw, &ar_algo_swing_lat, &ar_algo_swing_mp, &ar_algo_bucket,
     &ar_algo_direct, &ar_algo_oneshot, &ar_algo_bcast,     &ar_algo_stragglar, &ar_algo_optcc,
     &ar_algo_optcc_multi, &ar_algo_optcc_ring, &ar_algo_optcc_switch, &ar_algo_async_ring,
+    /* the papers' forms on their own networks (issue #24) */
+    &ar_algo_rd_torus, &ar_algo_rhd_torus, &ar_algo_swing_lat_torus, &ar_algo_bucket_sync,
+    &ar_algo_ring_ham, &ar_algo_ring_rails, &ar_algo_r2ccl,
 };
 
 const struct ar_algo *const *ar_algo_all(size_t *count) {
@@ -28,7 +32,11 @@ const struct ar_algo *ar_algo_find(const char *name) {
   return NULL;
 }
 
-ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s) {
+/* ar_build, with the transfers going to sink when it is not NULL. */
+static ar_status build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s,
+                       ar_status (*sink)(void *, const struct ar_schedule *,
+                                         const struct ar_xfer *),
+                       void *ctx) {
   memset(s, 0, sizeof(*s));
   if (!a->build) {
     snprintf(s->reason, sizeof(s->reason), "%s has no schedule (native call)", a->name);
@@ -41,11 +49,25 @@ ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar
              q.nranks);
     return AR_ERR_INVALID;
   }
+  sched_stream_begin(s, sink, ctx);
   ar_status st = a->build(&q, s);
+  sched_stream_end();
   if (st == AR_OK) st = sched_finish(s);
   if (st != AR_OK) {
     sched_free(s);
     if (!s->reason[0]) snprintf(s->reason, sizeof(s->reason), "%s", ar_status_str(st));
   }
   return st;
+}
+
+ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s) {
+  return build(a, p, s, NULL, NULL);
+}
+
+ar_status ar_build_stream(const struct ar_algo *a, const struct ar_params *p,
+                          struct ar_schedule *s,
+                          ar_status (*sink)(void *, const struct ar_schedule *,
+                                            const struct ar_xfer *),
+                          void *ctx) {
+  return build(a, p, s, sink, ctx);
 }

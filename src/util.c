@@ -64,3 +64,41 @@ const char *ar_dtype_name(int dtype) {
 }
 
 const char *const ar_transports[AR_NTRANSPORTS] = {"nccl-p2p", "ce", "sm"};
+
+int ar_torus_shape(const struct ar_params *p, int dims[AR_MAX_TORUS_DIMS], char *why, size_t len) {
+  int n = p->nranks;
+  if (p->torus_ndims <= 0) {
+    int a = 1;
+    for (int k = 1; k * k <= n; k++)
+      if (n % k == 0) a = k;
+    dims[0] = a == 1 ? n : a;
+    dims[1] = n / a;
+    return a == 1 ? 1 : 2;
+  }
+  long prod = 1;
+  int nd = p->torus_ndims > AR_MAX_TORUS_DIMS ? AR_MAX_TORUS_DIMS : p->torus_ndims;
+  for (int k = 0; k < nd; k++) {
+    dims[k] = p->torus[k];
+    prod *= p->torus[k] > 0 ? p->torus[k] : 0;
+  }
+  if (p->torus_ndims > AR_MAX_TORUS_DIMS || prod != n) {
+    if (why) snprintf(why, len, "torus dimensions multiply to %ld, not %d ranks", prod, n);
+    return -1;
+  }
+  return nd;
+}
+
+int ar_torus_steps(int ndims, const int *dims, int *dim, int *sig) {
+  int left[AR_MAX_TORUS_DIMS], done[AR_MAX_TORUS_DIMS] = {0}, total = 0, g = 0;
+  for (int k = 0; k < ndims; k++) {
+    left[k] = dims[k] > 1 ? ar_log2(dims[k] - 1) + 1 : 0; /* ceil(log2 d) */
+    total += left[k];
+  }
+  for (int turn = 0; g < total; turn++) {
+    int k = turn % ndims;
+    if (done[k] == left[k]) continue;
+    dim[g] = k;
+    sig[g++] = done[k]++;
+  }
+  return total;
+}

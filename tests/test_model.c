@@ -163,6 +163,31 @@ static void test_threads(void) {
     }
 }
 
+/* Two tiers: G = 2 GPUs a node; a flow inside a node loads the node links (at local_speed),
+ * one between nodes the two NICs (a degraded GPU's NIC slower); a round with no flow between
+ * nodes costs the local alpha. */
+static void test_two_tier(void) {
+  struct model_net net = {.topology = MODEL_TWO_TIER, .gpus_per_node = 2, .local_speed = 4,
+                          .local_alpha_us = 0.5};
+  const int local[][3] = {{0, 1, 2}, {1, 0, 2}, {2, 3, 2}};
+  struct model_cost c = one_round(4, 4, local, 3, &net); /* half the buffer at 4x: 1/8 */
+  CHECK(near(c.load, 0.125, 1e-12) && c.rounds_local == 1 && near(c.local_us, 0.5, 1e-12),
+        "local round: load %g, %d local rounds, %g us", c.load, c.rounds_local, c.local_us);
+  const int cross[][3] = {{0, 2, 1}, {1, 2, 1}, {0, 1, 2}};
+  c = one_round(4, 4, cross, 3, &net); /* rank 2's NIC takes a quarter from each of 0 and 1 */
+  CHECK(near(c.load, 0.5, 1e-12) && c.rounds_local == 0, "cross round: load %g", c.load);
+  net.ndegraded = 1;
+  net.degraded[0] = 2;
+  net.factor[0] = 3;
+  const int slow[][3] = {{0, 2, 1}, {2, 3, 2}};
+  c = one_round(4, 4, slow, 2, &net); /* the NIC at 3x; 2 -> 3 stays in the node: 1/8 */
+  CHECK(near(c.load, 0.75, 1e-12), "degraded NIC: load %g", c.load);
+  struct model_hw hw = {.alpha_us = 2, .beta = 1e-3};
+  struct model_cost two = {.rounds = 3, .rounds_local = 2, .local_us = 1.0};
+  CHECK(near(model_cost_us(&two, &hw, 0), 2 + 1.0, 1e-12), "local alpha: %g",
+        model_cost_us(&two, &hw, 0));
+}
+
 static void test_torus_routes(void) {
   struct model_net net = {.topology = MODEL_TORUS, .ndims = 1, .dims = {8}};
   /* 0 -> 3: three hops on the + links; 1 -> 2 shares the link 1->2 */
@@ -480,7 +505,127 @@ static void test_speed(void) {
   }
 }
 
+/* Returns 1 when two phases agree to rounding. */
+static int same_cost(const struct model_cost *a, const struct model_cost *b) {
+  return a->rounds == b->rounds && a->rounds_local == b->rounds_local &&
+         near(a->hops, b->hops, 1e-12) && near(a->load, b->load, 1e-9) &&
+         near(a->load_ideal, b->load_ideal, 1e-9) && near(a->reduce, b->reduce, 1e-9) &&
+         a->nclass == b->nclass;
+}
+
+/* model_price_algo (streamed where the generator builds in round order, rounds that repeat
+ * the last one not routed again, dense rounds summed along torus lines) prices every
+ * algorithm exactly as the stored schedule priced transfer by transfer with one thread. */
+static void test_stream_matches_stored(void) {
+  size_t count;
+  const struct ar_algo *const *all = ar_algo_all(&count);
+  static const int ns[] = {5, 8, 12, 64, 256};
+  for (size_t i = 0; i < count; i++)
+    for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++)
+      for (int topo = MODEL_SWITCH; topo <= MODEL_TORUS; topo++)
+        for (int variant = 0; variant < 2; variant++) {
+          const struct ar_algo *a = all[i];
+          struct ar_params p;
+          struct ar_schedule s;
+          struct model_net net;
+          struct model_price one, st;
+          char why[192];
+          if (a->flags & AR_ALGO_NATIVE) continue;
+          ar_params_init(&p, ns[j]);
+          if (variant) { /* a slow GPU and a straggler that is not rank n-1 */
+            p.ndegraded = 1;
+            p.degraded[0] = 1;
+            p.factor[0] = 2.5;
+            p.straggler = 2;
+          }
+          if (ar_build(a, &p, &s) != AR_OK) continue;
+          CHECK_INT(model_net_init(&net, topo, &p), ==, AR_OK);
+          setenv("AR_MODEL_THREADS", "1", 1);
+          CHECK_INT(model_price_schedule(&s, &net, &one), ==, AR_OK);
+          unsetenv("AR_MODEL_THREADS");
+          sched_free(&s);
+          CHECK_INT(model_price_algo(a, &p, &net, &st, why, sizeof(why)), ==, AR_OK);
+          CHECK(same_cost(&one.pre, &st.pre) && same_cost(&one.main, &st.main),
+                "%s n=%d topo %d variant %d: stored %d rounds load %.9g hops %g, streamed %d "
+                "rounds load %.9g hops %g",
+                a->name, ns[j], topo, variant, one.main.rounds, one.main.load, one.main.hops,
+                st.main.rounds, st.main.load, st.main.hops);
+        }
+}
+
+/* A dense torus round (runs summed along lines): all-to-all on 4x4x2, one chunk of 32 each.
+ * By symmetry every link of a dimension carries the same load: size 4, per + link the flows
+ * one step ahead (1 hop) and two steps ahead (a tie, half each way over 2 hops) for each of
+ * the 8 displacements in the other dimensions: (1 + 1) x 8 = 16 flows; size 2, the tie at 1
+ * step: 1/2 x 16 = 8. So 16/32 = 0.5 of the buffer on the busiest link, 2 + 2 + 1 hops. */
+static void test_dense_runs(void) {
+  struct model_net net = {.topology = MODEL_TORUS, .ndims = 3, .dims = {4, 4, 2}};
+  struct ar_schedule a;
+  struct model_price pa;
+  int n = 32;
+  CHECK_INT(sched_init(&a, "all-to-all", n, n), ==, AR_OK);
+  for (int r = 0; r < n; r++)
+    for (int q = 0; q < n; q++)
+      if (q != r) CHECK_INT(sched_add(&a, 0, AR_REDUCE, r, q, q, 1), ==, AR_OK);
+  CHECK_INT(sched_finish(&a), ==, AR_OK);
+  CHECK_INT(model_price_schedule(&a, &net, &pa), ==, AR_OK);
+  CHECK(near(pa.main.load, 0.5, 1e-12), "all-to-all on 4x4x2: load %g, want 0.5", pa.main.load);
+  CHECK(near(pa.main.hops, 5, 1e-12), "hops %g", pa.main.hops);
+  CHECK(near(pa.main.reduce, 31.0 / 32, 1e-12), "reduce %g", pa.main.reduce);
+  sched_free(&a);
+}
+
+/* async-ring (AR_SCHED_PIPELINED) over K mini-batches: each round (copy + sum) / K +
+ * (1 - 1/K) max(copy, sum); K = 1 is the ring; more mini-batches never cost more, strictly
+ * less while there is a sum to hide; without gamma nothing to overlap (asyncallreduce.md). */
+static void test_overlap(void) {
+  const double bytes = 1 << 30;
+  struct model_hw hw = {.alpha_us = 3, .beta = 1e6 / 25e9, .gamma = 1e6 / 100e9};
+  struct ar_params p;
+  struct model_price ring, as;
+  struct model_times tr, ta;
+  ar_params_init(&p, 4);
+  if (!price("ring", &p, MODEL_SWITCH, &ring) || !price("async-ring", &p, MODEL_SWITCH, &as))
+    return;
+  CHECK(as.pipelined && !ring.pipelined, "pipelined flags %d %d", as.pipelined, ring.pipelined);
+  CHECK_INT(as.main.nclass, ==, 2); /* reduce-scatter rounds and allgather rounds */
+  model_times(&ring, &hw, bytes, 0, &tr);
+  double last = INFINITY;
+  for (int k = 1; k <= 64; k *= 2) {
+    as.minibatches = k;
+    model_times(&as, &hw, bytes, 0, &ta);
+    /* 3 reduce-scatter rounds (copy c, sum c) and 3 allgather rounds (copy c) */
+    double c = bytes / 4 * hw.beta, g = bytes / 4 * hw.gamma;
+    double want = 6 * hw.alpha_us + 3 * ((c + g) / k + (1 - 1.0 / k) * (c > g ? c : g)) + 3 * c;
+    CHECK(near(ta.time_us, want, 1e-9), "K=%d: %g, want %g", k, ta.time_us, want);
+    CHECK(k == 1 ? near(ta.time_us, tr.time_us, 1e-12) : ta.time_us < last, "K=%d: %g after %g", k,
+          ta.time_us, last);
+    last = ta.time_us;
+  }
+  hw.gamma = 0; /* no sums to hide: any K prices as the ring */
+  as.minibatches = 16;
+  model_times(&as, &hw, bytes, 0, &ta);
+  model_times(&ring, &hw, bytes, 0, &tr);
+  CHECK(near(ta.time_us, tr.time_us, 1e-12), "gamma 0: %g vs ring %g", ta.time_us, tr.time_us);
+  /* K = 0: the ce transport's choice, ~8 MiB a batch and at most 8 (256 MiB rounds: 8) */
+  hw.gamma = 1e6 / 100e9;
+  as.minibatches = 0;
+  model_times(&as, &hw, bytes, 0, &ta);
+  struct model_times t8;
+  as.minibatches = 8;
+  model_times(&as, &hw, bytes, 0, &t8);
+  CHECK(near(ta.time_us, t8.time_us, 1e-12), "auto %g vs K=8 %g", ta.time_us, t8.time_us);
+  as.minibatches = 0; /* 64 KiB rounds: one batch */
+  model_times(&as, &hw, 4 * 65536, 0, &ta);
+  model_times(&ring, &hw, 4 * 65536, 0, &tr);
+  CHECK(near(ta.time_us, tr.time_us, 1e-12), "small auto %g vs ring %g", ta.time_us, tr.time_us);
+}
+
 int main(void) {
+  test_two_tier();
+  test_overlap();
+  test_stream_matches_stored();
+  test_dense_runs();
   test_parse_bw();
   test_default_torus();
   test_switch_links();

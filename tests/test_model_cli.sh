@@ -58,6 +58,42 @@ else
 fi
 expect 0 "^topology: torus 4x4" $A model --algo ring --ranks 16 --topology torus --bytes 1M
 
+# async-ring overlaps its sums with its copies over --segments mini-batches: cheaper with more,
+# and only when there is a sum to hide (--gamma)
+prev=""
+for k in 1 2 4 8; do
+  t=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --gamma 100GB/s --segments $k)")
+  if [ -n "$prev" ]; then awk -v a="$t" -v b="$prev" 'BEGIN { exit !(a < b) }' && ok || bad "async-ring K=$k: $t not below $prev"; fi
+  prev=$t
+done
+t1=$(value model_time_us "$($A model --algo ring --ranks 4 --bytes 1G --gamma 100GB/s)")
+t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --gamma 100GB/s --segments 1)")
+[ "$t1" = "$t2" ] && ok || bad "async-ring with one mini-batch should price as ring: $t1 vs $t2"
+t1=$(value model_time_us "$($A model --algo ring --ranks 4 --bytes 1G)")
+t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --segments 8)")
+[ "$t1" = "$t2" ] && ok || bad "without --gamma nothing overlaps: $t1 vs $t2"
+expect 0 "^minibatches: 8" $A model --algo async-ring --ranks 4 --bytes 1G --segments 8
+expect 0 "^minibatches: auto" $A model --algo async-ring --ranks 4 --bytes 1G
+
+# two tiers (optcc.txt s5): G GPUs a node, a NIC per GPU between nodes. NCCL's G channels
+# (ring-rails) move 2(n-1)/(G n) of the buffer over each NIC: T0 = 2(p-1)n/(gp)
+out=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --bw 25GB/s --alpha 2us --alpha-local 1us --bw-local 1TB/s)
+want=$(awk 'BEGIN { printf "%.3f", 2 * 2 * 31 + 2 * 31 / 128 * 1073741824 / 25e9 * 1e6 }')
+close "$(value model_time_us "$out")" "$want" 1e-6 && ok || bad "ring-rails T0: want $want: $out"
+expect 0 "^topology: two-tier, 4 GPUs per node, local 1000 GB/s" $A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --bw-local 1TB/s
+# a degraded node (its 4 NICs at half speed: PXN pools them) doubles the channels' time (ICCL)
+o2=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --alpha 0 --degrade 4:2,5:2,6:2,7:2)
+o1=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --alpha 0)
+close "$(value model_time_us "$o2")" "$(awk -v a="$(value model_time_us "$o1")" 'BEGIN { print 2 * a }')" 1e-6 \
+  && ok || bad "a degraded node should double ring-rails: $o1 // $o2"
+bad_input --gpus-per-node 4 $A model --algo ring --ranks 30 --gpus-per-node 4 --bytes 1M
+bad_input --gpus-per-node "" $A model --algo ring --ranks 32 --topology two-tier --bytes 1M
+bad_input --topology torus $A model --algo ring --ranks 32 --gpus-per-node 4 --topology torus --bytes 1M
+bad_input --bw-local 0GB/s $A model --algo ring --ranks 32 --gpus-per-node 4 --bytes 1M --bw-local 0GB/s
+# OPTCC's prior scheme (s2): r2ccl, with one degraded GPU
+expect 0 "^model_time_us: " $A model --algo r2ccl --ranks 8 --bytes 1G --degrade 0:2
+expect 3 "^n/a: " $A model --algo r2ccl --ranks 2 --bytes 1G --degrade 0:2
+
 # n/a: exit 3 with the reason on stdout
 expect 3 "^n/a: " $A model --algo nccl --ranks 4 --bytes 1M
 expect 3 "^n/a: " $A model --algo stragglar --ranks 5 --bytes 1M
@@ -70,7 +106,26 @@ bad_input --gamma fast $A model --algo ring --ranks 4 --bytes 1M --gamma fast
 bad_input --alpha -3us $A model --algo ring --ranks 4 --bytes 1M --alpha -3us
 bad_input --hop-latency 3parsec $A model --algo ring --ranks 4 --bytes 1M --hop-latency 3parsec
 bad_input --topology ring $A model --algo ring --ranks 4 --bytes 1M --topology ring
-bad_input --torus 2x3 $A model --algo ring --ranks 4 --bytes 1M --torus 2x3
+bad_input --ranks 4 $A model --algo ring --ranks 4 --bytes 1M --torus 2x3
+# a torus shape implies the torus topology and the rank count (SPEC.md s7, issue #24)
+expect 0 "^ranks: 4096" $A model --algo swing-bw --torus 64x64 --bytes 2M
+expect 0 "^topology: torus 64x64" $A model --algo swing-bw --torus 64x64 --bytes 2M
+expect 0 "^topology: torus 4x2" $A model --algo ring --torus 4x2 --ranks 8 --bytes 2M
+bad_input --ranks 8,16 $A model --algo ring --ranks 8,16 --bytes 1M --torus 4x2
+bad_input --topology switch $A model --algo ring --bytes 1M --torus 4x2 --topology switch
+bad_input --torus 64x128 $A model --algo ring --bytes 1M --torus 64x128
+# repeated --degrade flags add up (a rank named twice is refused), and the output lists them
+out=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 --degrade 1:1.33 2>&1)
+[ "$(value degraded "$out")" = "0:2,1:1.33" ] && ok || bad "degraded line: $out"
+o1=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 0:2,1:1.33 2>&1)
+[ "$(value model_time_us "$out")" = "$(value model_time_us "$o1")" ] && ok ||
+  bad "two --degrade flags should price as one list: $out // $o1"
+o2=$($A model --algo optcc-multi --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 2>&1)
+o3=$($A model --algo optcc-multi --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 --degrade 1:3 2>&1)
+[ "$(value model_time_us "$o2")" != "$(value model_time_us "$o3")" ] && ok ||
+  bad "the second --degrade was dropped: $o2 // $o3"
+bad_input --degrade 0:1.5 $A model --algo ring --ranks 8 --bytes 1M --degrade 0:2 --degrade 0:1.5
+expect 0 "^# degraded: 0:2,3:1.5" $A model --algo ring --ranks 8 --bytes 1M,2M --degrade 0:2 --degrade 3:1.5
 bad_input --ranks 1 $A model --algo ring --ranks 1 --bytes 1M
 bad_input --ranks x $A model --algo ring --ranks 4,x --bytes 1M
 bad_input --algo foo $A model --algo ring,foo --ranks 4 --bytes 1M

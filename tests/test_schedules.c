@@ -3,22 +3,22 @@
 #include <stdlib.h>
 
 #include "ar.h"
+#include "sched_check.h"
 #include "test.h"
-
-/* Inputs differ per rank and per element with no short period (a misplaced chunk changes the
- * values); small integers so float sums are exact. */
-static float input(int rank, size_t i) {
-  uint32_t h = (uint32_t)i * 2654435761u ^ (uint32_t)(rank + 1) * 40503u;
-  h ^= h >> 15;
-  h *= 2246822519u;
-  h ^= h >> 13;
-  return (float)((int)(h % 17) - 8);
-}
 
 /* Which n each algorithm must support (a generator answering n/a where it should not fails). */
 static int must_support(const char *algo, int n) {
   if (!strcmp(algo, "stragglar")) return n % 2 == 0;
-  if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi") || !strcmp(algo, "optcc-ring"))
+  if (!strcmp(algo, "rd-torus") || !strcmp(algo, "rhd-torus") || !strcmp(algo, "swing-lat-torus"))
+    return ar_is_pow2(n); /* the default shape's sides are then powers of 2 too */
+  if (!strcmp(algo, "ring-ham")) { /* the default a x b, a <= b: b = k a, gcd(k, a - 1) = 1 */
+    int a = 1;
+    for (int k = 1; k * k <= n; k++)
+      if (n % k == 0) a = k;
+    return a > 1 && (n / a) % a == 0 && check_gcd(n / a / a, a - 1) == 1;
+  }
+  if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi") || !strcmp(algo, "optcc-ring") ||
+      !strcmp(algo, "r2ccl"))
     return n >= 3;
   return 1;
 }
@@ -27,7 +27,7 @@ static int must_support(const char *algo, int n) {
 static void params_for(const struct ar_algo *a, int n, struct ar_params *p) {
   ar_params_init(p, n);
   if (a->flags & AR_ALGO_STRAGGLER_AWARE) p->straggler = n / 2; /* not the default n-1 */
-  if (!strcmp(a->name, "optcc") || !strcmp(a->name, "optcc-ring")) {
+  if (!strcmp(a->name, "optcc") || !strcmp(a->name, "optcc-ring") || !strcmp(a->name, "r2ccl")) {
     p->ndegraded = 1;
     p->degraded[0] = 1 % n;
     p->factor[0] = 2.0;
@@ -38,25 +38,6 @@ static void params_for(const struct ar_algo *a, int n, struct ar_params *p) {
     p->degraded[1] = n - 1;
     p->factor[0] = p->factor[1] = 1.5;
   }
-}
-
-/* Runs s on the CPU with nelem elements per rank; returns the number of wrong elements. */
-static long run_cpu(const struct ar_schedule *s, size_t nelem) {
-  int n = s->nranks;
-  float **bufs = malloc(sizeof(float *) * n);
-  for (int r = 0; r < n; r++) {
-    bufs[r] = malloc(sizeof(float) * (nelem + 1));
-    for (size_t i = 0; i < nelem; i++) bufs[r][i] = input(r, i);
-  }
-  long wrong = sched_exec_cpu(s, bufs, nelem) == AR_OK ? 0 : -1;
-  for (size_t i = 0; wrong >= 0 && i < nelem; i++) {
-    float want = 0;
-    for (int r = 0; r < n; r++) want += input(r, i);
-    for (int r = 0; r < n; r++) wrong += bufs[r][i] != want;
-  }
-  for (int r = 0; r < n; r++) free(bufs[r]);
-  free(bufs);
-  return wrong;
 }
 
 static void test_every_algorithm(void) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "ar.h"
+#include "sched_check.h"
 #include "test.h"
 
 /* Builds algo on n ranks with the torus shape dims[0..ndims) (ndims 0: default); returns the
@@ -54,30 +55,6 @@ static int peers_of(const struct ar_schedule *s, int round, int r) {
       k++;
     }
   return k;
-}
-
-/* Runs s on the CPU with small integer inputs; returns the number of wrong elements. */
-static long run_cpu(const struct ar_schedule *s, size_t nelem) {
-  int n = s->nranks;
-  long wrong = 0;
-  float **b = malloc(sizeof(float *) * n);
-  for (int r = 0; r < n; r++) {
-    b[r] = malloc(sizeof(float) * nelem);
-    for (size_t i = 0; i < nelem; i++)
-      b[r][i] = (float)((r * 5 + (int)(i % 11)) % 9 - 4);
-  }
-  if (sched_exec_cpu(s, b, nelem) != AR_OK) wrong = -1;
-  for (size_t i = 0; wrong >= 0 && i < nelem; i++) {
-    float want = 0;
-    for (int r = 0; r < n; r++)
-      want += (float)((r * 5 + (int)(i % 11)) % 9 - 4);
-    for (int r = 0; r < n; r++)
-      wrong += b[r][i] != want;
-  }
-  for (int r = 0; r < n; r++)
-    free(b[r]);
-  free(b);
-  return wrong;
 }
 
 /* Builds, verifies and runs on the CPU; returns 1 when all of it holds (prints why not). */

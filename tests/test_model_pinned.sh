@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `arbench model` against outputs pinned from the materialising pricer (commit 3d20bbf, before
+# issue #24's streaming and round reuse): every row of every algorithm that was priced then
+# must price the same now (to the printed 3 decimals). Rows that changed on purpose are named
+# in `skip` with the reason. README's 4096-rank example must also stay cheap (GNU time).
+. "$(dirname "$0")/lib.sh"
+F=tests/fixtures/model_pinned
+
+# rows FILE: "algorithm ranks bytes model_us" of each table row
+rows() { awk '$1 !~ /^#/ && NF >= 5 && $2 ~ /^[0-9]+$/ { print $1, $2, $3, $5 }' "$1"; }
+
+# same NAME SKIP CMD...: CMD's table against $F/NAME.txt; SKIP is an awk regex of algorithms
+# whose rows are allowed to differ
+same() {
+  local name=$1 skip=$2; shift 2
+  "$@" >"$tmp/$name.txt" 2>&1 || { bad "$name: $* exited $?: $(tail -n 3 "$tmp/$name.txt")"; return; }
+  rows "$F/$name.txt" >"$tmp/want"
+  rows "$tmp/$name.txt" >"$tmp/got"
+  local diff
+  diff=$(awk -v skip="$skip" 'NR == FNR { w[$1 " " $2 " " $3] = $4; next }
+    { k = $1 " " $2 " " $3; if (!(k in w)) next; seen[k] = 1
+      if (skip != "" && $1 ~ skip) next
+      a = w[k] + 0; b = $4 + 0; d = a - b; if (d < 0) d = -d
+      if (w[k] != $4 && d > 1e-3 + 1e-9 * a) print "  " k ": was " w[k] ", now " $4 }
+    END { for (k in w) if (!(k in seen)) print "  " k ": missing now" }' "$tmp/want" "$tmp/got")
+  if [ -z "$diff" ]; then ok; else bad "$name differs from the pinned output:"; echo "$diff" | head -20; fi
+}
+
+# async-ring overlaps its sums with its copies now when --gamma is given (issue #24)
+same switch "" $A model --algo all --ranks 8,13,64,256 -b 1K -e 1G -f 32
+same torus "" $A model --algo all --ranks 8,13,64,256 -b 1K -e 1G -f 32 --topology torus
+same degr "^async-ring$" $A model --algo all --ranks 64 --torus 8x8 --topology torus \
+  --bytes 1K,1M,1G --degrade 1:1.5 --alpha 1us --gamma 100GB/s --hop-latency 200ns
+same strag "^async-ring$" $A model --algo all --ranks 8,16,256 --bytes 1K,1M,1G --straggler 3:1ms \
+  --gamma 300GB/s
+# OPTCC's ring form at 4096 ranks is n/a now: even k = 4 is 1.3e8 transfers, 8x its own budget
+readme=(model --algo all --ranks 4096 --bytes 2M --topology torus --torus 64x64 --bw 400Gb/s
+  --alpha 100ns --hop-latency 300ns)
+same readme4096 "^optcc(-multi|-ring)?$" $A "${readme[@]}"
+for a in optcc optcc-multi optcc-ring; do
+  grep -q "^$a .* n/a: " "$tmp/readme4096.txt" && ok || bad "$a at 4096 ranks should be n/a"
+done
+
+# README's example: under 10 s and 2 GB on the 2-core CPU machine (issue #24; 68-92 s and
+# 7.3 GB before); the test allows 3x the time for a loaded machine, not more memory
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -v $A "${readme[@]}" >/dev/null 2>"$tmp/time.txt"
+  secs=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
+    for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$tmp/time.txt")
+  kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")
+  echo "readme 4096 example: ${secs}s, ${kb} KB"
+  awk -v s="$secs" 'BEGIN { exit !(s < 30) }' && ok || bad "README example took ${secs}s"
+  [ "${kb:-9999999}" -lt 2000000 ] && ok || bad "README example used ${kb} KB"
+else
+  echo "skipped: /usr/bin/time missing (apt-get install time)"
+fi
+
+finish
