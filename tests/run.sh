@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the CPU test suites (all, or those named: `make test SUITES="schedules cli"`) and sums
 # their "N passed, N failed" lines into one closing line, with the checks they skipped (a
-# "skipped: N ..." line counts N, a "skipped: why" line 1).
+# "skipped: N ..." line counts N, a "skipped: why" line 1). Suites run TEST_JOBS at a time
+# (default: the CPUs), their outputs printed in order.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
@@ -15,12 +16,27 @@ if [ ${#suites[@]} -eq 0 ]; then
     suites+=("$n")
   done
 fi
-passed=0 failed=0 skipped=0
-for s in "${suites[@]}"; do
+out_dir=$(mktemp -d "${TMPDIR:-/tmp}/arbench-suites.XXXXXX")
+trap 'rm -rf "$out_dir"' EXIT
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+# run_suite NAME: its output and exit status into $out_dir
+run_suite() {
+  local s=$1 cmd
   if [ -x "$B/tests/test_$s" ]; then cmd=("$B/tests/test_$s")
   elif [ -f "tests/test_$s.sh" ]; then cmd=(bash "tests/test_$s.sh")
-  else echo "no such suite: $s"; failed=$((failed + 1)); continue; fi
-  out=$("${cmd[@]}" 2>&1); rc=$?
+  else echo "no such suite: $s" >"$out_dir/$s.out"; echo 127 >"$out_dir/$s.rc"; return; fi
+  "${cmd[@]}" >"$out_dir/$s.out" 2>&1
+  echo $? >"$out_dir/$s.rc"
+}
+for s in "${suites[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  run_suite "$s" &
+done
+wait
+passed=0 failed=0 skipped=0
+for s in "${suites[@]}"; do
+  out=$(cat "$out_dir/$s.out"); rc=$(cat "$out_dir/$s.rc")
+  if [ "$rc" -eq 127 ] && [ "$out" = "no such suite: $s" ]; then echo "$out"; failed=$((failed + 1)); continue; fi
   line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
   printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$' | sed "s/^/[$s] /"
   if [ -z "$line" ]; then
