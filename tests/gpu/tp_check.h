@@ -1,0 +1,122 @@
+/* tp_check's parts (tp_check.c has the commands): the schedules it checks (tp_check_sched.c),
+ * the adversarial program simulator (tp_check_sim.c) and its cases (tp_check_cases.c), runs
+ * on GPUs (tp_check_gpu.c) and the timed simulation (tp_check_tsim.c). */
+#ifndef TP_CHECK_H
+#define TP_CHECK_H
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ar.h"
+#include "model.h"
+#include "tp_degrade.h"
+#include "tp_flags.h"
+#include "tp_p2p_hold.h"
+#include "tp_prog.h"
+
+extern int npass, nfail; /* the closing line's counts */
+
+enum {
+  SIM_REINIT = 100,
+  SIM_CAPTURE,
+  SIM_KERNEL, /* harness items on stream 0 */
+  SIM_XCOPY,
+  SIM_XWAIT
+}; /* --xq: a copy run by another GPU's queue, and its issuer's wait */
+
+struct sim_item {
+  const struct tp_op *op; /* NULL for harness items */
+  int kind, iter;
+  int rec;    /* RECORD: its record id; WAIT_EVENT: the captured record id (-1 none) */
+  int step;   /* COPY/SUM progress: 0 read A, 1 write A, 2 read B, 3 write B */
+  float *tmp; /* values read, awaiting their write */
+  /* SIM_KERNEL (sm): the program runs region by region */
+  size_t reg0, reg1; /* current region [reg0, reg1) of the rank's ops */
+  unsigned char *done;
+  int *kstep;
+  float **ktmp;
+  int xid; /* SIM_XCOPY / SIM_XWAIT pair */
+};
+
+struct sim_queue {
+  struct sim_item *it;
+  size_t n, head;
+};
+
+struct sim {
+  const struct tp_prog *p;
+  int n, iters, fifo, xq;
+  const struct tp_op *outside; /* the first copy or sum outside its buffers, or NULL */
+  unsigned char *xdone; /* per cross copy: done */
+  int *xwaiting;        /* per cross copy: its issuer's queue has reached the wait */
+  int nx;
+  size_t nelem;
+  float *data[AR_MAX_GPUS], *scratch[AR_MAX_GPUS], *result[4][AR_MAX_GPUS];
+  uint32_t flags[AR_MAX_GPUS][2 * AR_MAX_GPUS];
+  struct sim_queue q[AR_MAX_GPUS][2 * AR_MAX_GPUS + 2];
+  int nq[AR_MAX_GPUS];
+  unsigned char *rec_done[AR_MAX_GPUS];
+  int nrec[AR_MAX_GPUS];
+  double weight[AR_MAX_GPUS];
+  uint64_t rng;
+};
+
+/* Returns a pseudo-random 64-bit number (xorshift). */
+static inline uint64_t sim_rand(struct sim *m) {
+  m->rng ^= m->rng << 13;
+  m->rng ^= m->rng >> 7;
+  m->rng ^= m->rng << 17;
+  return m->rng;
+}
+
+static inline float *sim_ptr(struct sim *m, const struct tp_ref *x) {
+  return (x->buf == TP_BUF_DATA ? m->data[x->rank] : m->scratch[x->rank]) + x->off / 4;
+}
+
+static inline void sim_push(struct sim_queue *q, struct sim_item it) {
+  q->it = realloc(q->it, (q->n + 1) * sizeof(*q->it));
+  q->it[q->n++] = it;
+}
+
+/* One host-side call of a rank: a program op of an iteration, or a harness item. */
+struct sim_call {
+  const struct tp_op *op;
+  int kind, iter;
+};
+
+struct opts {
+  const char *transport, *algos, *sizes, *dtypes, *pipelines;
+  const char *degrade; /* "R:F[,R:F]" or "": the emulation's degraded GPUs */
+  int iters, ranks, warmup, marks;
+  double timeout;
+};
+
+ar_status build_for(const char *name, int n, const struct tp_degrade *dg, int segments, struct ar_schedule *s);
+ar_status build_sched(const char *name, int n, struct ar_schedule *s);
+float expected(int n, size_t i);
+float pattern(int r, size_t i);
+int algo_list(const char *list, const char **names, int max);
+int cmd_bw(void);
+int cmd_gpu(const struct opts *o, int timing);
+int cmd_reduce(void);
+int cmd_sim(int nmax, int seeds, const char *algos, int xq);
+int cmd_tsim(const char *algos, const char *sizes, const char *degrade, int ranks, int segments, const char *transport, int pipeline);
+int marks_ok(const struct tp_prog *p, const char *what);
+int split(const char *list, char **out, int max);
+long sim_one(const struct tp_prog *p, size_t nelem, int fifo, int xq, uint64_t seed, const char *what);
+size_t parse_size(const char *t, int *is_elem);
+void parse_degrade(const char *text, struct tp_degrade *dg);
+void sim_auto_pipeline(int nmax, int seeds);
+void sim_dataflow(int nmax, int seeds, const char *algos);
+void tsim_checks(void);
+
+#endif
