@@ -11,7 +11,10 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -Iharness
 GPU_INC  = -I$(CUDA_HOME)/include $(if $(NCCL_HOME),-I$(NCCL_HOME)/include)
 NVFLAGS ?= -O3 -g -lineinfo
-NVFLAGS += -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+# the GPU architectures built: Hopper, plus PTX that later GPUs compile at load time; e.g.
+# make GPU_ARCH="-gencode arch=compute_80,code=sm_80" for Ampere
+GPU_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVFLAGS += -std=c++17 $(GPU_ARCH) \
            -Xcompiler -Wall,-Wextra,-Werror -Isrc -Iharness $(GPU_INC) -MMD -MP
 LDLIBS   = -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(NCCL_LIB) -lnccl -lcudart_static \
            -lpthread -ldl -lrt -lm -lstdc++
@@ -71,7 +74,7 @@ test-long: $(B)/arbench
 # tools/linkprobe: what each way of moving data over NVLink delivers (docs/performance.md)
 $(B)/linkprobe: tools/linkprobe.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -o $@ $< -cudart static
+	$(NVCC) -O3 -std=c++17 $(GPU_ARCH) -o $@ $< -cudart static
 
 # the lowered programs of tests/golden/programs.list, written anew (explain each difference)
 golden-programs: $(B)/arbench
