@@ -386,6 +386,7 @@ static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
 
 const struct ar_algo ar_algo_optcc = {
     .name = "optcc",
+    .traits = AR_TRAIT_SEND_ORDER, /* the switch form, which GPUs run */
     .ranks = "n >= 3, one degraded GPU",
     .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the switch form)",
     .paper = "optcc.txt s4, App. C",
@@ -401,6 +402,7 @@ static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule
 
 const struct ar_algo ar_algo_optcc_multi = {
     .name = "optcc-multi",
+    .traits = AR_TRAIT_SEND_ORDER, /* the switch form, which GPUs run */
     .ranks = "n >= 3, m degraded GPUs",
     .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the switch form)",
     .paper = "optcc.txt App. D",

@@ -18,7 +18,7 @@
  * against 390 for one), and at l = 2 the healthy GPUs are 5/6 busy: at 1 GiB, GPU 3 2x
  * slower, k = 16, S1/S4 in one hop took 6226-6402 us, on the ring 6117-6203 (the bound is
  * 5441-5460; docs/performance.md v10, v11).
- * Order (AR_SCHED_SEND_ORDER): a healthy GPU sends its older segments' ring hops first and
+ * Order (AR_TRAIT_SEND_ORDER, declared by optcc, optcc-multi and optcc-switch): a healthy GPU sends its older segments' ring hops first and
  * its own section's sums after j/q of them (healthy_round), so the owners' downloads into a
  * degraded GPU come a third of a round apart, each about a round after the upload it waits for.
  * When the degraded GPUs are nearly healthy it is cheaper for them to own sections too (the
@@ -117,7 +117,6 @@ ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, c
   AR_CHECK(sched_init(s, name, n, q * k));
   s->ports = n - 1;
   s->segments = k;
-  s->flags |= AR_SCHED_SEND_ORDER;
   /* section i of segment t (chunk i k + t) is owned by h[i]: its reduce-scatter starts at
    * h[i+1] and runs q - 1 hops along the ring to h[i], the last hop in round t + off, where
    * the degraded GPUs' values of it arrive too (S3); h[i] sends the sum to them (S2) and
@@ -142,6 +141,7 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
 
 const struct ar_algo ar_algo_optcc_switch = {
     .name = "optcc-switch",
+    .traits = AR_TRAIT_SEND_ORDER,
     .ranks = "any n >= 2, any degraded GPUs",
     .desc = "OPTCC on a switch: S3-S1-S4-S2, degraded GPUs one hop, S1/S4 on the healthy ring",
     .paper = "optcc.txt s4.1-4.2, Theorem 1",

@@ -34,7 +34,6 @@ static ar_status build_ring(const struct ar_params *p, struct ar_schedule *s) {
 static ar_status build_async_ring(const struct ar_params *p, struct ar_schedule *s) {
   AR_CHECK(build_ring(p, s));
   snprintf(s->algo, sizeof(s->algo), "async-ring");
-  s->flags |= AR_SCHED_PIPELINED;
   return AR_OK;
 }
 
@@ -53,6 +52,7 @@ const struct ar_algo ar_algo_async_ring = {
     .paper = "asyncallreduce.md",
     .build = build_async_ring,
     .flags = AR_ALGO_PIPELINED,
+    .traits = AR_TRAIT_PIPELINED,
 };
 
 const struct ar_algo ar_algo_nccl = {

@@ -502,7 +502,6 @@ static ar_status build_stragglar(const struct ar_params *p, struct ar_schedule *
       AR_CHECK(sched_add(s, t, AR_REDUCE, i, (i + 1) % m, ((i - t - 1) % m + m) % m, 1));
   s->nprecond = pre;
   s->straggler = sg;
-  s->flags |= AR_SCHED_SUM_FORWARD;
   struct sg_plan pl = {0};
   ar_status st = plan_post_arrival(n, &pl);
   if (st != AR_OK) {
@@ -541,4 +540,5 @@ const struct ar_algo ar_algo_stragglar = {
     .paper = "stragglar.txt s3, App. B, C",
     .build = build_stragglar,
     .flags = AR_ALGO_STRAGGLER_AWARE,
+    .traits = AR_TRAIT_SUM_FORWARD,
 };

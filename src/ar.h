@@ -73,11 +73,15 @@ struct ar_xfer {
   float weight;     /* cost multiplier: 1, or l for a transfer touching a degraded GPU */
 };
 
-enum ar_sched_flags {
-  AR_SCHED_PIPELINED = 1u << 0, /* tagged for the copy-engine pipelined transport (async-ring) */
-  AR_SCHED_SEND_ORDER = 1u << 1, /* each rank's sends of a round go in the generator's order
-                                  * (the ce flow program otherwise orders them by peer) */
-  AR_SCHED_SUM_FORWARD = 1u << 2, /* chunks are summed and then forwarded, hop after hop, after
+/* What the lowering and the model need to know of an algorithm's schedules beyond their
+ * transfers: declared by each algorithm in its registry entry (struct ar_algo.traits), so that
+ * schedules carry no transport hints; ar_sched_traits(s) looks them up. */
+enum ar_traits {
+  AR_TRAIT_PIPELINED = 1u << 0,   /* a ring whose sums overlap its copies over mini-batches
+                                   * (async-ring: the ce dataflow ring program) */
+  AR_TRAIT_SEND_ORDER = 1u << 1,  /* each rank's sends of a round go in the generator's order
+                                   * (the ce flow program otherwise orders them by peer) */
+  AR_TRAIT_SUM_FORWARD = 1u << 2, /* chunks are summed and then forwarded, hop after hop, after
                                    * the straggler arrives (the ce flow program splits big
                                    * chunks so that a sum overlaps the next batch's copy) */
 };
@@ -90,7 +94,7 @@ struct ar_schedule {
   int straggler;      /* -1 when none */
   int ports;          /* max distinct peers a rank sends to (and receives from) per round */
   int segments;       /* OPTCC: the k segments built (0: not segmented) */
-  unsigned flags;
+  unsigned flags; /* enum ar_traits, for schedules outside the registry only (tests) */
   size_t nxfers, cap;
   struct ar_xfer *xfers; /* sorted by round once built (sched_finish) */
   char reason[192];      /* why AR_ERR_UNSUPPORTED / AR_ERR_INVALID */
@@ -173,9 +177,13 @@ struct ar_algo {
   const char *paper;
   ar_status (*build)(const struct ar_params *, struct ar_schedule *); /* NULL for nccl */
   unsigned flags;
+  unsigned traits; /* enum ar_traits of its schedules */
 };
 
 const struct ar_algo *ar_algo_find(const char *name);
+/* The traits of s: its algorithm's (looked up by s->algo), or s->flags for a schedule built
+ * outside the registry (the tests' synthetic ones). */
+unsigned ar_sched_traits(const struct ar_schedule *s);
 const struct ar_algo *const *ar_algo_all(size_t *count);
 /* Builds and finishes the schedule for an algorithm; fills s->reason on failure. */
 ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s);

@@ -71,7 +71,7 @@ struct model_price {
   int nranks;
   struct model_cost pre;  /* rounds [0, nprecond): among the non-stragglers, during the delay */
   struct model_cost main; /* the rest: after the straggler arrives */
-  int pipelined;          /* AR_SCHED_PIPELINED: sums overlap copies over mini-batches */
+  int pipelined;          /* AR_TRAIT_PIPELINED: sums overlap copies over mini-batches */
   int minibatches;        /* K for a pipelined schedule; 0: as the ce transport picks them
                            * (about 8 MiB each, at most 8) */
 };

@@ -411,7 +411,7 @@ static void *price_part_run(void *arg) {
   memset(&pt->out, 0, sizeof(pt->out));
   if ((pt->st = pricer_init(&pc, s->nranks, s->nchunks, pt->net)) != AR_OK) return NULL;
   const struct ar_xfer *xs = s->xfers;
-  int pipelined = (s->flags & AR_SCHED_PIPELINED) != 0;
+  int pipelined = (ar_sched_traits(s) & AR_TRAIT_PIPELINED) != 0;
   size_t plo = 0, phi = 0;
   for (size_t lo = pt->lo; lo < pt->hi;) {
     size_t hi = lo;
@@ -446,7 +446,7 @@ ar_status model_price_schedule(const struct ar_schedule *s, const struct model_n
                                struct model_price *out) {
   memset(out, 0, sizeof(*out));
   out->nranks = s->nranks;
-  out->pipelined = (s->flags & AR_SCHED_PIPELINED) != 0;
+  out->pipelined = (ar_sched_traits(s) & AR_TRAIT_PIPELINED) != 0;
   /* rounds are priced independently, so big schedules split across threads at round
    * boundaries (OPTCC at n = 1024 has ~1.3e8 transfers) */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -167,7 +167,7 @@ static ar_status stream_sink(void *ctx, const struct ar_schedule *s, const struc
 static void stream_collect(struct stream *sm, const struct ar_schedule *s, struct model_price *out) {
   memset(out, 0, sizeof(*out));
   out->nranks = s->nranks;
-  out->pipelined = (s->flags & AR_SCHED_PIPELINED) != 0;
+  out->pipelined = (ar_sched_traits(s) & AR_TRAIT_PIPELINED) != 0;
   for (size_t r = 0; r < sm->cap_rounds; r++)
     if (sm->seen[r])
       phase_add((int)r < s->nprecond ? &out->pre : &out->main, &sm->rounds[r], out->pipelined,

@@ -32,6 +32,11 @@ const struct ar_algo *ar_algo_find(const char *name) {
   return NULL;
 }
 
+unsigned ar_sched_traits(const struct ar_schedule *s) {
+  const struct ar_algo *a = ar_algo_find(s->algo);
+  return a ? a->traits : s->flags;
+}
+
 /* ar_build, with the transfers going to sink when it is not NULL. */
 static ar_status build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s,
                        ar_status (*sink)(void *, const struct ar_schedule *,

@@ -575,7 +575,7 @@ static void test_dense_runs(void) {
   sched_free(&a);
 }
 
-/* async-ring (AR_SCHED_PIPELINED) over K mini-batches: each round (copy + sum) / K +
+/* async-ring (AR_TRAIT_PIPELINED) over K mini-batches: each round (copy + sum) / K +
  * (1 - 1/K) max(copy, sum); K = 1 is the ring; more mini-batches never cost more, strictly
  * less while there is a sum to hide; without gamma nothing to overlap (asyncallreduce.md). */
 static void test_overlap(void) {

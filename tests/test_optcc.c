@@ -465,7 +465,7 @@ static void test_switch(void) {
   CHECK_INT(s.nrounds, ==, 19); /* k + 2q - 3: the ring's q - 2 hops before and after */
   CHECK_INT(sched_verify(&s, &rep), ==, AR_OK);
   CHECK(fabs(rep.sent[0] - 5.0 / 3) < 1e-9, "healthy sent %.4f", rep.sent[0]);
-  CHECK(s.flags & AR_SCHED_SEND_ORDER, "optcc-switch: sends not in its own order");
+  CHECK(ar_sched_traits(&s) & AR_TRAIT_SEND_ORDER, "optcc-switch: sends not in its own order");
   /* a healthy GPU sends only to its ring successor and the degraded GPU, so that two
    * healthy GPUs never copy into the same receiver */
   for (int r = 0; r < 3; r++) {

@@ -5,7 +5,7 @@
 
 #include "build.h"
 
-/* ---- ce dataflow ring (AR_SCHED_PIPELINED schedules with ring structure; tp_prog.h) ----
+/* ---- ce dataflow ring (AR_TRAIT_PIPELINED schedules with ring structure; tp_prog.h) ----
  * Rounds: the schedule's 2(n-1), but no rank waits for a whole round: mini-batch j of round k
  * depends only on batch j of round k-1 (and its scratch slot's previous user), so the copy
  * engines stay busy across round boundaries. Bytes: the schedule's. Source: asyncallreduce.md

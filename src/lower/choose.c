@@ -50,7 +50,7 @@ ar_status lower_program(int transport, const struct ar_schedule *s, size_t nelem
     if (kind) *kind = "persistent kernel";
     return tp_prog_build(s, nelem, esize, TP_MODE_SM, 1, dg, out, reason, reason_len);
   }
-  if ((s->flags & AR_SCHED_PIPELINED) && pipeline == 1) pipeline = 0;
+  if ((ar_sched_traits(s) & AR_TRAIT_PIPELINED) && pipeline == 1) pipeline = 0;
   ar_status st = tp_prog_build(s, nelem, esize, TP_MODE_CE, pipeline, dg, out, reason, reason_len);
   if (st == AR_OK && kind)
     *kind = (*out)->dataflow == 1   ? "dataflow ring"

@@ -34,7 +34,7 @@
 #define TP_FLOW_BATCH (128u << 20)
 #define TP_FLOW_MAX 16
 /* a schedule that sums and forwards its chunks after the straggler's arrival
- * (AR_SCHED_SUM_FORWARD: stragglar) splits chunks of at least 8 MiB in 2, so that a sum runs
+ * (AR_TRAIT_SUM_FORWARD: stragglar) splits chunks of at least 8 MiB in 2, so that a sum runs
  * beside the next batch's copy (8 ms straggler, after arrival, 2 batches against 1: 16 MiB
  * 178 / 155 us, 32 MiB 233 / 241, 64 MiB..1 GiB 379, 609, 1063, 1989, 3833 against 420, 707,
  * 1252, 2363, 4584; 4 and 8 slower than 2; bcast gained nothing from 2 at 1 MiB..1 GiB:
@@ -215,9 +215,9 @@ static ar_status wait_written(struct flow *f, int r, int stream, int k, int u) {
 
 /* Returns the step (1..n-1) of a round in which r's send to q goes: its peer shift (peers
  * r + 1, r + 2, ...: all ranks together send to a permutation at a time), or 1 for every send
- * of a schedule that orders its sends itself (AR_SCHED_SEND_ORDER). */
+ * of a schedule that orders its sends itself (AR_TRAIT_SEND_ORDER). */
 static int send_step(const struct flow *f, int r, int q) {
-  return f->s->flags & AR_SCHED_SEND_ORDER ? 1 : (q - r + f->n) % f->n;
+  return ar_sched_traits(f->s) & AR_TRAIT_SEND_ORDER ? 1 : (q - r + f->n) % f->n;
 }
 /* Emits rank r's sends of round k on its copy stream: per batch, per step (send_step), per
  * chunk; each waits for the unit's last write on r, for q's READY (first copy to q) and RECV
@@ -381,7 +381,7 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
 
 /* Returns the mini-batches per chunk: the pipeline asked for, else the largest chunk in
  * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX; at least TP_FLOW_SPLIT for big
- * chunks of an AR_SCHED_SUM_FORWARD schedule); at most the smallest non-empty chunk's TP_UNIT
+ * chunks of an AR_TRAIT_SUM_FORWARD schedule); at most the smallest non-empty chunk's TP_UNIT
  * blocks. */
 static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
   size_t most = 0, least = SIZE_MAX;
@@ -394,7 +394,7 @@ static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
   if (pipeline <= 0) {
     nb = (most * f->es + batch - 1) / batch;
     if (nb > TP_FLOW_MAX) nb = TP_FLOW_MAX;
-    if (f->s->flags & AR_SCHED_SUM_FORWARD && most * f->es >= TP_FLOW_SPLIT_BYTES &&
+    if (ar_sched_traits(f->s) & AR_TRAIT_SUM_FORWARD && most * f->es >= TP_FLOW_SPLIT_BYTES &&
         nb < TP_FLOW_SPLIT)
       nb = TP_FLOW_SPLIT;
   }

@@ -35,7 +35,7 @@
  *      round k+1 (or the next iteration, or the harness) writes r's data.
  *
  * ce dataflow ring (TP_MODE_CE, prog->dataflow = 1; emit_ce_ring): a schedule flagged
- * AR_SCHED_PIPELINED (async-ring) whose rounds form chains (every round each rank sends one
+ * AR_TRAIT_PIPELINED (async-ring) whose rounds form chains (every round each rank sends one
  * range to its fixed successor and receives one from its fixed predecessor, and sends in round
  * k what it received in round k-1; REDUCE rounds, then COPY rounds) synchronises per (round k,
  * mini-batch j) instead of per round, so the 2(n-1) round boundaries leave no bubbles. Every
@@ -233,7 +233,7 @@ struct tp_prog {
 /* Compiles s for nelem elements of esize bytes. pipeline: mini-batches per transfer (ce only):
  * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8; the dataflow ring:
  * about tp_ring_batch_bytes each, 2 to 64). ce push compiles a schedule flagged
- * AR_SCHED_PIPELINED with ring structure into the dataflow ring program, unless dg asks for
+ * AR_TRAIT_PIPELINED with ring structure into the dataflow ring program, unless dg asks for
  * emulation (the per-round program then, which knows how to pace). dg: degraded GPUs to
  * emulate (STAMP and PACE ops, see transport.h), or NULL / dg->n == 0 for none (the program is
  * then what it was before the emulation existed). Returns AR_OK, AR_ERR_UNSUPPORTED (reason

@@ -151,7 +151,7 @@ static ar_status build_all(struct build *bd) {
   lw_find_readers(bd);
   /* a ring flagged for pipelining gets the dataflow program; degraded jobs the flow program
    * (its budgets are taken per flow) unless AR_CE_PROGRAM=round */
-  if (bd->mode == TP_MODE_CE && (s->flags & AR_SCHED_PIPELINED) && !bd->dg && lw_ring_check(bd)) {
+  if (bd->mode == TP_MODE_CE && (ar_sched_traits(s) & AR_TRAIT_PIPELINED) && !bd->dg && lw_ring_check(bd)) {
     lw_ring_plan(bd);
     for (int r = 0; r < bd->n; r++)
       AR_CHECK(lw_emit_ce_ring(bd, r));

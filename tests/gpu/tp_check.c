@@ -26,7 +26,7 @@
  *       --ring-batch / --ring-streams (tsim, dump, gpu, time): the dataflow ring's
  *       automatic mini-batch size (default 32M) and copy streams (default 2), as
  *       AR_CE_RING_BATCH (MiB; it wins when set) and AR_CE_RING_STREAMS set them in the ce
- *       transport. `sim` also puts every listed schedule flagged AR_SCHED_PIPELINED through
+ *       transport. `sim` also puts every listed schedule with the AR_TRAIT_PIPELINED trait through
  *       sim_dataflow (the dataflow ring program: pipelines 0-64, 1-3 copy streams).
  *   tp_check gpu --transport ce|sm [--algos LIST] [--sizes LIST] [--dtypes LIST]
  *                [--pipelines LIST] [--iters N] [--ranks N] [--degrade R:F[,R:F]] [--marks 1]

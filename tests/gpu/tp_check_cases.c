@@ -68,7 +68,7 @@ void sim_auto_pipeline(int nmax, int seeds) {
   tp_auto_batch_bytes = keep;
   tp_flow_batch_bytes = keep_flow;
   /* the flow program's real rule: the largest chunk in pieces of at most 128 MiB, at most 16
-   * (ring, n = 4: chunks of a quarter); stragglar (AR_SCHED_SUM_FORWARD, n = 4: chunks of a
+   * (ring, n = 4: chunks of a quarter); stragglar (AR_TRAIT_SUM_FORWARD, n = 4: chunks of a
    * third) splits chunks from 8 MiB in at least 2, bcast does not */
   static const struct {
     const char *algo;
@@ -144,7 +144,7 @@ static int df_batches(size_t nelem, int n, int pipe) {
   return nb < 1 ? 1 : (int)nb;
 }
 
-/* ce push for schedules flagged AR_SCHED_PIPELINED (async-ring, x-ring-rev, x-rd-pipe): with
+/* ce push for schedules flagged AR_TRAIT_PIPELINED (async-ring, x-ring-rev, x-rd-pipe): with
  * every chunk non-empty a ring gets the dataflow program (p->dataflow) with the mini-batches
  * of df_batches, other schedules and degraded jobs the per-round one; pipelines 0 (at 256-byte
  * batches, so small vectors split as 8 GiB ones do) 1 2 3 4 8 64, 1 to 3 copy streams, odd
@@ -162,7 +162,7 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
     for (int n = 2; n <= nmax; n++) {
       struct ar_schedule s;
       if (build_sched(names[a], n, &s) != AR_OK) continue;
-      if (!(s.flags & AR_SCHED_PIPELINED)) {
+      if (!(ar_sched_traits(&s) & AR_TRAIT_PIPELINED)) {
         sched_free(&s);
         continue;
       }

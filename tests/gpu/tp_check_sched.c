@@ -70,15 +70,16 @@ static ar_status build_x_ring_rev(int n, struct ar_schedule *s) {
     perm[r] = n - 1 - r;
   sched_relabel(s, perm);
   snprintf(s->algo, sizeof(s->algo), "x-ring-rev");
+  s->flags |= AR_TRAIT_PIPELINED; /* async-ring's trait: x-ring-rev is not in the registry */
   return AR_OK;
 }
 
-/* x-rd-pipe: recursive doubling flagged AR_SCHED_PIPELINED: not a ring, so the ce push
+/* x-rd-pipe: recursive doubling flagged AR_TRAIT_PIPELINED: not a ring, so the ce push
  * program must fall back to the per-round one. Power-of-2 n. */
 static ar_status build_x_rd_pipe(int n, struct ar_schedule *s) {
   AR_CHECK(build_x_rd(n, s));
   snprintf(s->algo, sizeof(s->algo), "x-rd-pipe");
-  s->flags |= AR_SCHED_PIPELINED;
+  s->flags |= AR_TRAIT_PIPELINED;
   return AR_OK;
 }
 

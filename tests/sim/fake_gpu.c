@@ -362,10 +362,10 @@ struct tp_ctx {
 static int sim_pipeline_used(int kind, const struct tp_job *job) {
   const struct ar_schedule *s = job->sched;
   if (kind != SIM_CE) return 1;
-  if (job->pipeline > 0 && !((s->flags & AR_SCHED_PIPELINED) && job->pipeline == 1))
+  if (job->pipeline > 0 && !((ar_sched_traits(s) & AR_TRAIT_PIPELINED) && job->pipeline == 1))
     return job->pipeline;
   double chunk = (double)job->nelem * ar_dtype_size(job->dtype) / (s->nchunks ? s->nchunks : 1);
-  if (s->flags & AR_SCHED_PIPELINED) { /* the dataflow ring: ~256 MiB batches, 4..64 */
+  if (ar_sched_traits(s) & AR_TRAIT_PIPELINED) { /* the dataflow ring: ~256 MiB batches, 4..64 */
     int nb = (int)(chunk / (256 << 20));
     return nb < 4 ? 4 : nb > 64 ? 64 : nb;
   }
@@ -387,7 +387,7 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
       return AR_ERR_INVALID;
     }
   }
-  if ((s->flags & AR_SCHED_PIPELINED) && w->n > 2) {
+  if ((ar_sched_traits(s) & AR_TRAIT_PIPELINED) && w->n > 2) {
     snprintf(reason, len, "simulated: pipelined schedules are not simulated");
     return AR_ERR_UNSUPPORTED;
   }
