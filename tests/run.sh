@@ -5,6 +5,8 @@
 # (default: the CPUs), their outputs printed in order.
 set -u
 cd "$(dirname "$0")/.."
+# suites that run make themselves get a make of their own, not the outer one's jobserver
+unset MAKEFLAGS MFLAGS MAKELEVEL
 B=${B:-build}
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
