@@ -61,9 +61,11 @@
  * transfer's weight is the larger factor of its two ends. Default k = 64 up to n ~ 360, then
  * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers; beyond n ~ 2048 even k = 4
  * is over twice that, and without --segments the answer is n/a. */
+#include <math.h>
 #include <string.h>
 
 #include "ar.h"
+#include "model.h"
 
 #define OPTCC_DEFAULT_SEGMENTS 64
 #define OPTCC_MAX_UNITS 8         /* largest section size, in chunks, tried for bubble filling */
@@ -384,8 +386,35 @@ static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
   return build_ring_one(p, s, "optcc");
 }
 
+/* Synchronisation per schedule round that the choice of k weighs against the bandwidth term,
+ * us: flag writes, waits and copy launches on the ce flow program. Fitted to the switch form's
+ * (optcc-switch, and optcc on GPUs; S1/S4 then in one hop) and the ring form's (optcc-ring)
+ * best k on 4 x H200, GPU 3 1.5-4x slower, 256 MiB-4 GiB
+ * (runs/reference/h200x4-degraded-flow/segments.csv): 1 GiB at 2x gives the switch form
+ * k = 16 (6397 us there, 6230-6245 in that call's other rows; k = 12 6438, 20 6750) and the
+ * ring k = 8 (7051; 12: 7353). With the healthy stages on a ring (session 10) the k it picks
+ * stays within 0.7% of the best (runs/reference/h200x4-optcc/segments_s10_call3.csv). */
+#define OPTCC_ROUND_US 30.0
+/* The bandwidth assumed when none was measured (healthy runs), bytes/s. */
+#define OPTCC_NOMINAL_BW 400e9
+
+int ar_optcc_segments(int n, int m, const double *f, int switch_form, double bytes, double bw) {
+  struct model_hw hw = {0, 0, 1e6 / (bw > 0 ? bw : OPTCC_NOMINAL_BW), 0};
+  double t = m ? model_degraded_bound_us(n, m, f, &hw, bytes) : 2.0 * (n - 1) / n * bytes * hw.beta;
+  int q = n - (m ? m : 1);
+  if (!(t > 0) || q < 1) return 16;
+  /* synchronisation per segment: one round in the switch form (optcc-switch: k + 2q - 3
+   * rounds, the degraded GPUs' flows one hop), q in the ring form (the model's (k + 2) q);
+   * d/dk of T (k + 1.5) / k + k x per is zero at k = sqrt(1.5 T / per) */
+  double per = switch_form ? OPTCC_ROUND_US : q * OPTCC_ROUND_US;
+  double k = sqrt(1.5 * t / per);
+  int k4 = 4 * (int)lround(k / 4);
+  return k4 < 4 ? 4 : k4 > 64 ? 64 : k4;
+}
+
 const struct ar_algo ar_algo_optcc = {
     .name = "optcc",
+    .segments = ar_optcc_segments,
     .traits = AR_TRAIT_SEND_ORDER, /* the switch form, which GPUs run */
     .ranks = "n >= 3, one degraded GPU",
     .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the switch form)",
@@ -402,6 +431,7 @@ static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule
 
 const struct ar_algo ar_algo_optcc_multi = {
     .name = "optcc-multi",
+    .segments = ar_optcc_segments,
     .traits = AR_TRAIT_SEND_ORDER, /* the switch form, which GPUs run */
     .ranks = "n >= 3, m degraded GPUs",
     .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the switch form)",
@@ -419,6 +449,7 @@ static ar_status build_optcc_ring(const struct ar_params *p, struct ar_schedule 
 
 const struct ar_algo ar_algo_optcc_ring = {
     .name = "optcc-ring",
+    .segments = ar_optcc_segments,
     .ranks = "n >= 3, degraded GPUs",
     .desc = "OPTCC's ring form, also on GPUs (optcc or optcc-multi as the papers build them)",
     .paper = "optcc.txt s4, App. C, D",
@@ -446,6 +477,7 @@ static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
 
 const struct ar_algo ar_algo_r2ccl = {
     .name = "r2ccl",
+    .segments = ar_optcc_segments,
     .ranks = "n >= 3, one degraded GPU",
     .desc = "R2CCL's AllReduce as OPTCC prices it (reconstructed): the stages in 2 segments",
     .paper = "optcc.txt s2, App. F (Fig. 20's closed form)",

@@ -141,6 +141,7 @@ static ar_status build_optcc_switch(const struct ar_params *p, struct ar_schedul
 
 const struct ar_algo ar_algo_optcc_switch = {
     .name = "optcc-switch",
+    .segments = ar_optcc_segments,
     .traits = AR_TRAIT_SEND_ORDER,
     .ranks = "any n >= 2, any degraded GPUs",
     .desc = "OPTCC on a switch: S3-S1-S4-S2, degraded GPUs one hop, S1/S4 on the healthy ring",

@@ -98,39 +98,18 @@ const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedu
   return sched[a].reason[0] ? sched[a].reason : ar_status_str(st[a]);
 }
 
-/* Synchronisation per schedule round that sweep_segments weighs against the bandwidth term,
- * us: flag writes, waits and copy launches on the ce flow program. Fitted to the switch form's
- * (optcc-switch, and optcc on GPUs; S1/S4 then in one hop) and the ring form's (optcc-ring;
- * optcc there before session 9) best k on 4 x H200, GPU 3 1.5-4x slower, 256 MiB-4 GiB
- * (runs/reference/h200x4-degraded-flow/segments.csv): 1 GiB at 2x gives the switch form
- * k = 16 (6397 us there, 6230-6245 in that call's other rows; k = 12 6438, 20 6750) and the
- * ring k = 8 (7051; 12: 7353). With the healthy stages on a ring (session 10) the k it picks
- * stays within 0.7% of the best (runs/reference/h200x4-optcc/segments_s10_call3.csv). */
-#define SWEEP_ROUND_US 30.0
-/* The bandwidth sweep_segments assumes when none was measured (healthy runs), bytes/s. */
-#define SWEEP_NOMINAL_BW 400e9
-
 int sweep_segments(const struct run_opts *o, int n, int switch_form, uint64_t bytes) {
   if (o->segments > 0) return o->segments;
-  double bw = o->degrade_bw > 0 ? o->degrade_bw : SWEEP_NOMINAL_BW;
-  struct model_hw hw = {0, 0, 1e6 / bw, 0};
-  double t = o->dg.n ? model_degraded_bound_us(n, o->dg.n, o->dg.factor, &hw, (double)bytes)
-                     : 2.0 * (n - 1) / n * (double)bytes * hw.beta;
-  int q = n - (o->dg.n ? o->dg.n : 1);
-  if (!(t > 0) || q < 1) return 16;
-  /* synchronisation per segment: one round in the switch form (optcc-switch: k + 2q - 3
-   * rounds, the degraded GPUs' flows one hop), q in the ring form (the model's (k + 2) q);
-   * d/dk of T (k + 1.5) / k + k x per is zero at k = sqrt(1.5 T / per) */
-  double per = switch_form ? SWEEP_ROUND_US : q * SWEEP_ROUND_US;
-  double k = sqrt(1.5 * t / per);
-  int k4 = 4 * (int)lround(k / 4);
-  return k4 < 4 ? 4 : k4 > 64 ? 64 : k4;
+  return ar_optcc_segments(n, o->dg.n, o->dg.factor, switch_form, (double)bytes, o->degrade_bw);
 }
 
 void sweep_size_schedule(const struct run_opts *o, int n, int a, uint64_t bytes,
                          struct ar_schedule *sched, ar_status *st, int *built_k) {
-  if (!(o->algos[a]->flags & AR_ALGO_DEGRADE_AWARE)) return;
-  int k = sweep_segments(o, n, sched->ports > 1, bytes); /* multi-port: the switch form */
+  const struct ar_algo *al = o->algos[a];
+  if (!al->segments) return; /* not segmented */
+  int k = o->segments > 0 ? o->segments
+                          : al->segments(n, o->dg.n, o->dg.factor, sched->ports > 1, (double)bytes,
+                                         o->degrade_bw); /* multi-port: the switch form */
   if (k == *built_k) return;
   *st = sweep_build_one(o, n, a, k, sched);
   *built_k = k;

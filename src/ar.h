@@ -178,7 +178,13 @@ struct ar_algo {
   ar_status (*build)(const struct ar_params *, struct ar_schedule *); /* NULL for nccl */
   unsigned flags;
   unsigned traits; /* enum ar_traits of its schedules */
+  /* Segmented algorithms (OPTCC): the k segments to build for an AllReduce of `bytes` on n
+   * GPUs, m of them slowed by factors f[], at the healthy bandwidth bw (bytes/s; 0: unknown),
+   * in the switch form (its degraded GPUs' flows one hop) or the ring form. NULL: none. */
+  int (*segments)(int n, int m, const double *f, int switch_form, double bytes, double bw);
 };
+/* OPTCC's choice of k (algorithms/optcc.c), the `segments` of its registry entries. */
+int ar_optcc_segments(int n, int m, const double *f, int switch_form, double bytes, double bw);
 
 const struct ar_algo *ar_algo_find(const char *name);
 /* The traits of s: its algorithm's (looked up by s->algo), or s->flags for a schedule built
