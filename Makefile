@@ -9,6 +9,10 @@ CC      ?= gcc
 NVCC    ?= $(CUDA_HOME)/bin/nvcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -Iharness
+# make SANITIZE=1: the C code (core, harness, tests, the simulated GPU) with AddressSanitizer and
+# UndefinedBehaviorSanitizer; make test-asan builds it in build-asan and runs the CPU suites
+SAN     = $(if $(SANITIZE),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+CFLAGS  += $(SAN)
 GPU_INC  = -I$(CUDA_HOME)/include $(if $(NCCL_HOME),-I$(NCCL_HOME)/include)
 NVFLAGS ?= -O3 -g -lineinfo
 # the GPU architectures built: Hopper, plus PTX that later GPUs compile at load time; e.g.
@@ -17,7 +21,7 @@ GPU_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=co
 NVFLAGS += -std=c++17 $(GPU_ARCH) \
            -Xcompiler -Wall,-Wextra,-Werror -Isrc -Iharness $(GPU_INC) -MMD -MP
 LDLIBS   = -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(NCCL_LIB) -lnccl -lcudart_static \
-           -lpthread -ldl -lrt -lm -lstdc++
+           -lpthread -ldl -lrt -lm -lstdc++ $(SAN)
 
 B = build
 CORE_SRC    = $(wildcard src/*.c src/lower/*.c algorithms/*.c)
@@ -29,7 +33,7 @@ CUDA_OBJ    = $(CUDA_SRC:%.cu=$(B)/obj/%.o)
 TEST_SRC    = $(wildcard tests/test_*.c)
 TEST_BIN    = $(TEST_SRC:tests/%.c=$(B)/tests/%)
 
-.PHONY: all test test-long gputest run plots profile clean format golden-programs
+.PHONY: all test test-long test-asan gputest run plots profile clean format golden-programs
 all: $(B)/arbench
 
 $(B)/libarcore.a: $(CORE_OBJ)
@@ -65,7 +69,17 @@ $(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o $(
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(B)/obj/harness/args.o $(B)/obj/harness/config.o $(B)/libarcore.a -lm -lpthread -ldl
 
 test: $(B)/arbench $(TEST_BIN)
-	@B=$(B) bash tests/run.sh $(SUITES)
+	@B=$(B) SAN_FLAGS="$(SAN)" bash tests/run.sh $(SUITES)
+
+# the CPU suites under the sanitizers (CI runs it; the model's and simulator's long suites stay
+# out: minutes each under ASan); leaks are not reported (LSan off: the process exits at once)
+ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config \
+              profile settings golden_programs cli run_cli configs sim colocated_sim settings_sim \
+              degrade_sim hooks_sim profile_sim trace_sim
+test-asan:
+	@$(MAKE) --no-print-directory B=build-asan SANITIZE=1 build-asan/arbench
+	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(MAKE) --no-print-directory B=build-asan SANITIZE=1 test SUITES="$(ASAN_SUITES)"
 
 # the long simulator sweep (2..8 ranks, 4 seeds: minutes); CI runs it after make test
 test-long: $(B)/arbench

@@ -443,6 +443,7 @@ int cmd_run(int argc, char **argv) {
   for (int i = 0; i < plan.nscen; i++)
     if (may_colocate(&plan.scen[i])) colocated_queues();
   if (o0->self_test[0]) {
+    ar_settings_apply(&o0->settings); /* --set reaches the self-tests' transports too */
     rc = self_test(o0);
     goto out;
   }
