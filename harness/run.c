@@ -151,14 +151,15 @@ static int dry_gpus(const struct run_opts *o, const char **how) {
   return 8;
 }
 
-/* Whether a scenario's ranks may share a GPU, known before CUDA starts: --ranks, an ordinal
- * named twice in --gpus, or fewer than 2 GPUs seen. */
+/* Whether a scenario's ranks may share a GPU, known before CUDA starts: an ordinal named twice
+ * in --gpus, more --ranks than GPUs listed or seen, or fewer than 2 GPUs seen. */
 static int may_colocate(const struct run_opts *o) {
   const char *how;
   for (int r = 0; r < o->ngpus; r++)
     for (int q = 0; q < r; q++)
       if (o->gpus[q] == o->gpus[r]) return 1;
-  return o->nranks > 0 || (!o->ngpus && gpus_seen(&how) < 2);
+  int gpus = o->ngpus ? o->ngpus : gpus_seen(&how);
+  return (o->nranks > 0 && o->nranks > gpus) || (!o->ngpus && gpus < 2);
 }
 
 /* --dry-run: checks every scenario against the GPU count and prints the plan; the exit status. */
