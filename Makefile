@@ -11,7 +11,8 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -Iharness
 # make SANITIZE=1: the C code (core, harness, tests, the simulated GPU) with AddressSanitizer and
 # UndefinedBehaviorSanitizer; make test-asan builds it in build-asan and runs the CPU suites
-SAN     = $(if $(SANITIZE),-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+SAN_ON  = -fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN     = $(if $(SANITIZE),$(SAN_ON))
 CFLAGS  += $(SAN)
 GPU_INC  = -I$(CUDA_HOME)/include $(if $(NCCL_HOME),-I$(NCCL_HOME)/include)
 NVFLAGS ?= -O3 -g -lineinfo
