@@ -59,7 +59,7 @@ static int stream_keep_prefix(struct stream *sm) {
     sm->ncur = k - 1;
     if (stream_room(sm)) return -1; /* room for k */
   }
-  memcpy(sm->cur, sm->prev, k * sizeof(*sm->cur));
+  if (k) memcpy(sm->cur, sm->prev, k * sizeof(*sm->cur)); /* both may be NULL when empty */
   sm->ncur = k;
   return 0;
 }
