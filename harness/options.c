@@ -222,6 +222,30 @@ static int load_delays(const char *file, double **out, int *count) {
 
 /* Where the words being parsed come from, for messages (" in scenario 'x' of FILE"). */
 static char parse_where[1200];
+/* The config's words being parsed and their file lines, so that a flag at a line's end never
+ * takes the next line's or the command line's first word as its value. */
+static const char *src_file, *const *src_words;
+static const int *src_lines;
+static int src_n;
+
+/* The config file line of the word at w (by address: getopt permutes argv); 0: not from it. */
+static int src_line(const char *w) {
+  for (int i = 0; i < src_n; i++)
+    if (src_words[i] == w) return src_lines[i];
+  return 0;
+}
+
+/* After getopt_long returned an option with a value: refuses a value that came from another
+ * line than its flag (the flag ended a config line); 0 or -1 after one line. */
+static int check_same_line(char **argv) {
+  if (!optarg || optind < 2 || optarg != argv[optind - 1]) return 0; /* --flag=v, -fv */
+  int lf = src_line(argv[optind - 2]), lv = src_line(optarg);
+  if (!lf || lf == lv) return 0;
+  fprintf(stderr, "arbench: --config: %s:%d: '%s' needs its value on the same line (it would "
+          "take '%s' from %s)\n", src_file, lf, argv[optind - 2], optarg,
+          lv ? "a later line" : "the command line");
+  return -1;
+}
 
 /* Parses the --find-critical size list (or the default 64M..4G) into o->sizes; 0 or -1. */
 static int parse_critical_sizes(const char *list, struct run_opts *o) {
@@ -302,6 +326,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":b:e:f:i:n:w:T:o:d:c:h", opts, NULL)) != -1;) {
+    if (c != ':' && c != '?' && check_same_line(argv)) return -1;
     switch (c) {
     case 'b':
       if (args_parse_size("-b", optarg, &o->min_bytes)) return -1;
@@ -356,7 +381,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       o->find_critical = 1;
       crit_list = optarg;
       /* an optional value may also be the next word: `--find-critical 1G,4G` */
-      if (!crit_list && optind < argc && argv[optind][0] && argv[optind][0] != '-')
+      if (!crit_list && optind < argc && argv[optind][0] && argv[optind][0] != '-' &&
+          src_line(argv[optind - 1]) == src_line(argv[optind]))
         crit_list = argv[optind++];
       break;
     case O_CRIT_MAX:
@@ -399,7 +425,11 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       return -1;
     case 'h': run_opts_usage(); return 1;
     case ':':
-      fprintf(stderr, "arbench: %s: needs a value%s\n", argv[optind - 1], parse_where);
+      if (src_line(argv[optind - 1]))
+        fprintf(stderr, "arbench: --config: %s:%d: '%s' needs a value\n", src_file,
+                src_line(argv[optind - 1]), argv[optind - 1]);
+      else
+        fprintf(stderr, "arbench: %s: needs a value%s\n", argv[optind - 1], parse_where);
       return -1;
     default: {
       const char *bad = argv[optind - 1];
@@ -500,8 +530,21 @@ static int parse_scenario(const struct config_file *cf, int si, int nrest, char 
   for (int i = 0; i < cf->common.argc; i++) argv[k++] = cf->common.argv[i];
   for (int i = 0; i < sw->argc; i++) argv[k++] = sw->argv[i];
   for (int i = 1; i < nrest; i++) argv[k++] = rest[i];
+  /* the words' lines, in argv's order before getopt permutes it */
+  const char **words = calloc((size_t)argc, sizeof(*words));
+  int *lines = calloc((size_t)argc, sizeof(*lines));
+  if (!words || !lines) {
+    free(argv), free(words), free(lines);
+    return args_bad("--config", "", "out of memory");
+  }
+  for (int i = 0; i < cf->common.argc; i++)
+    words[i] = cf->common.argv[i], lines[i] = cf->common.line[i];
+  for (int i = 0; i < sw->argc; i++)
+    words[cf->common.argc + i] = sw->argv[i], lines[cf->common.argc + i] = sw->line[i];
+  src_words = words, src_lines = lines, src_n = cf->common.argc + sw->argc;
   int rc = run_opts_parse(argc, argv, o);
-  free(argv);
+  src_n = 0;
+  free(argv), free(words), free(lines);
   snprintf(o->scenario, sizeof(o->scenario), "%s", cf->scen[si].name);
   return rc;
 }
@@ -548,6 +591,7 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
   snprintf(plan->config, sizeof(plan->config), "%s", config);
   if (config_load(config, &cf)) goto out;
   loaded = 1;
+  src_file = config;
   if (scenarios) { /* every name must exist */
     char buf[1024];
     snprintf(buf, sizeof(buf), "%s", scenarios);
