@@ -64,22 +64,27 @@ int args_parse_time_us(const char *flag, const char *s, double *out) {
   return 0;
 }
 
-/* Parses one "RANK[:DELAY]" item of a straggler list. */
+/* Parses one "RANK[:DELAY]" item of a straggler list; messages show the whole item. */
 static int parse_one_straggler(const char *flag, char *item, int delay_required,
                                struct straggler_spec *sp) {
+  char whole[1024];
+  snprintf(whole, sizeof(whole), "%s", item);
   memset(sp, 0, sizeof(*sp));
   char *colon = strchr(item, ':');
   if (colon) *colon = 0;
+  if (!*item) return args_bad(flag, whole, "the rank is missing (RANK:DELAY, e.g. 3:8ms)");
   if (args_parse_int(flag, item, 0, AR_MAX_RANKS - 1, &sp->rank)) return -1;
   if (!colon) {
-    if (delay_required) return args_bad(flag, item, "needs RANK:DELAY (e.g. 3:8ms)");
+    if (delay_required) return args_bad(flag, whole, "needs RANK:DELAY (e.g. 3:8ms)");
     return 0;
   }
   char *d = colon + 1;
+  if (!*d) return args_bad(flag, whole, "the delay is missing (RANK:DELAY, e.g. 3:8ms)");
   if (*d == '@') {
     FILE *f = fopen(d + 1, "r");
     if (!f) return args_bad(flag, d, "cannot read the delay file");
     fclose(f);
+    if (strlen(d + 1) >= sizeof(sp->file)) return args_bad(flag, d, "file name too long");
     snprintf(sp->file, sizeof(sp->file), "%s", d + 1);
     return 0;
   }
@@ -87,11 +92,13 @@ static int parse_one_straggler(const char *flag, char *item, int delay_required,
   char *dash = *d ? strchr(d + 1, '-') : NULL;
   if (*d == '-') return args_bad(flag, d, "a delay cannot be negative");
   if (dash) {
+    char range[1024];
+    snprintf(range, sizeof(range), "%s", d);
     *dash = 0;
     if (args_parse_time_us(flag, d, &sp->delay_lo_us) ||
         args_parse_time_us(flag, dash + 1, &sp->delay_hi_us))
       return -1;
-    if (sp->delay_hi_us < sp->delay_lo_us) return args_bad(flag, d, "range LO-HI has LO > HI");
+    if (sp->delay_hi_us < sp->delay_lo_us) return args_bad(flag, range, "range LO-HI has LO > HI");
     return 0;
   }
   if (args_parse_time_us(flag, d, &sp->delay_lo_us)) return -1;
@@ -127,6 +134,8 @@ int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out
        item = strtok_r(NULL, ",", &save)) {
     char *colon = strchr(item, ':');
     if (!colon) return args_bad(flag, s, "needs RANK:FACTOR (e.g. 3:2.0)");
+    if (colon == item) return args_bad(flag, s, "the rank is missing (RANK:FACTOR, e.g. 3:2.0)");
+    if (!colon[1]) return args_bad(flag, s, "the factor is missing (RANK:FACTOR, e.g. 3:2.0)");
     *colon = 0;
     if (out->n == AR_MAX_DEGRADED) return args_bad(flag, s, "too many degraded GPUs (at most 8)");
     int k = out->n;

@@ -47,6 +47,7 @@ struct options {
   int nsizes;
   uint64_t bmin, bmax;
   int bfactor;
+  const char *bmin_text, *bmax_text, *bfactor_text; /* the user's words, for messages */
   struct model_hw hw;
   int topology;
   struct straggler_spec st[AR_MAX_STRAGGLERS];
@@ -194,9 +195,9 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'a': bad = parse_algos(optarg, o); break;
     case 'r': bad = parse_ranks(optarg, o); break;
     case 'S': bad = parse_sizes(optarg, o); break;
-    case 'b': bad = args_parse_size("-b", optarg, &o->bmin); break;
-    case 'e': bad = args_parse_size("-e", optarg, &o->bmax); break;
-    case 'f': bad = args_parse_int("-f", optarg, 2, 1024, &o->bfactor); break;
+    case 'b': bad = args_parse_size("-b", o->bmin_text = optarg, &o->bmin); break;
+    case 'e': bad = args_parse_size("-e", o->bmax_text = optarg, &o->bmax); break;
+    case 'f': bad = args_parse_int("-f", o->bfactor_text = optarg, 2, 1024, &o->bfactor); break;
     case 'A': bad = args_parse_time_us("--alpha", optarg, &o->hw.alpha_us); break;
     case 'H': bad = args_parse_time_us("--hop-latency", optarg, &o->hw.hop_us); break;
     case 'W': bad = parse_bw_flag("--bw", optarg, &o->hw.beta); break;
@@ -230,14 +231,14 @@ static int parse_options(int argc, char **argv, struct options *o) {
     return EXIT_BAD_INPUT;
   }
   if (o->bmin || o->bmax) {
-    char val[32];
-    if (o->nsizes) return args_bad("-b", "", "give --bytes or -b/-e, not both"), EXIT_BAD_INPUT;
-    if (!o->bmin || !o->bmax) return args_bad("-b", "", "-b and -e go together"), EXIT_BAD_INPUT;
-    snprintf(val, sizeof(val), "%llu", (unsigned long long)o->bmax);
-    if (o->bmax < o->bmin) return args_bad("-e", val, "smaller than -b"), EXIT_BAD_INPUT;
+    const char *flag = o->bmin ? "-b" : "-e", *text = o->bmin ? o->bmin_text : o->bmax_text;
+    if (o->nsizes) return args_bad(flag, text, "give --bytes or -b/-e, not both"), EXIT_BAD_INPUT;
+    if (!o->bmin || !o->bmax) return args_bad(flag, text, "-b and -e go together"), EXIT_BAD_INPUT;
+    if (o->bmax < o->bmin) return args_bad("-e", o->bmax_text, "smaller than -b"), EXIT_BAD_INPUT;
     for (uint64_t b = o->bmin; b <= o->bmax; b *= (uint64_t)o->bfactor) {
       if (o->nsizes == (int)(sizeof(o->sizes) / sizeof(o->sizes[0])))
-        return args_bad("-f", "", "too many sizes (at most 128)"), EXIT_BAD_INPUT;
+        return args_bad("-f", o->bfactor_text ? o->bfactor_text : "2",
+                        "too many sizes between -b and -e (at most 128)"), EXIT_BAD_INPUT;
       o->sizes[o->nsizes++] = b;
     }
   }

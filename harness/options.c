@@ -181,15 +181,23 @@ static int parse_size_list(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Reads a @FILE of per-iteration delays (one duration per line, blank lines and # skipped). */
+/* Reads a @FILE of per-iteration delays (one duration per line, blank lines and # skipped);
+ * a bad line is named by FILE:LINE. */
 static int load_delays(const char *file, double **out, int *count) {
   FILE *f = fopen(file, "r");
   if (!f) return args_bad("--straggler", file, "cannot read the delay file");
-  char line[256];
-  int n = 0, cap = 0, lineno = 0;
+  char *line = NULL, where[320];
+  size_t linecap = 0;
+  ssize_t len;
+  int n = 0, cap = 0, lineno = 0, rc = 0;
   double *v = NULL;
-  while (fgets(line, sizeof(line), f)) {
+  while (rc == 0 && (len = getline(&line, &linecap, f)) >= 0) {
     lineno++;
+    snprintf(where, sizeof(where), "--straggler: %s:%d", file, lineno);
+    if (memchr(line, 0, (size_t)len)) { /* a NUL would cut the line short */
+      rc = args_bad(where, "", "a NUL byte");
+      break;
+    }
     char *p = line + strspn(line, " \t");
     p[strcspn(p, " \t\r\n#")] = 0;
     if (!*p) continue;
@@ -197,23 +205,19 @@ static int load_delays(const char *file, double **out, int *count) {
       cap = cap ? 2 * cap : 64;
       double *nv = realloc(v, (size_t)cap * sizeof(*v));
       if (!nv) {
-        free(v);
-        fclose(f);
-        return args_bad("--straggler", file, "out of memory");
+        rc = args_bad("--straggler", file, "out of memory");
+        break;
       }
       v = nv;
     }
-    if (args_parse_time_us("--straggler", p, &v[n])) {
-      free(v);
-      fclose(f);
-      return -1;
-    }
-    n++;
+    rc = args_parse_time_us(where, p, &v[n++]);
   }
+  free(line);
   fclose(f);
-  if (!n) {
+  if (rc == 0 && !n) rc = args_bad("--straggler", file, "the delay file has no delays");
+  if (rc) {
     free(v);
-    return args_bad("--straggler", file, "the delay file has no delays");
+    return -1;
   }
   *out = v;
   *count = n;
@@ -321,7 +325,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   o->crit_max_us = CRIT_DEFAULT_MAX_US;
   o->crit_algo = ar_algo_find("stragglar");
   int explicit_sizes = 0;
-  const char *min_text = "1K", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
+  const char *min_text = "1K", *step_text = "", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
   if (parse_algos("all", o) || parse_transports("nccl-p2p", o)) return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
@@ -334,7 +338,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case 'e': if (args_parse_size("-e", optarg, &o->max_bytes)) return -1; break;
     case 'f': if (args_parse_int("-f", optarg, 2, 1 << 20, &o->factor)) return -1; break;
-    case 'i': if (args_parse_size("-i", optarg, &o->step_bytes)) return -1; break;
+    case 'i':
+      if (args_parse_size("-i", optarg, &o->step_bytes)) return -1;
+      step_text = optarg;
+      break;
     case O_SIZES:
       if (parse_size_list(optarg, o)) return -1;
       explicit_sizes = 1;
@@ -453,7 +460,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
     if (o->min_bytes > o->max_bytes) return args_bad("-b", min_text, "larger than -e");
     o->nsizes = sweep_sizes(o->min_bytes, o->max_bytes, o->factor, o->step_bytes, o->sizes,
                             HX_MAX_SIZES);
-    if (o->nsizes < 0) return args_bad("-i", "", "more than 1024 sizes between -b and -e");
+    if (o->nsizes < 0) return args_bad("-i", step_text, "more than 1024 sizes between -b and -e");
   }
   for (int k = 0; k < o->nst; k++)
     if (o->st[k].file[0] && load_delays(o->st[k].file, &o->delays[k], &o->ndelays[k])) return -1;

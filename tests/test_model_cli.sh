@@ -79,7 +79,10 @@ bad_input --straggler 1 $A model --algo ring --ranks 4 --bytes 1M --straggler 1
 bad_input --degrade 0.5 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:0.5
 bad_input --bytes 8X $A model --algo ring --ranks 4 --bytes 8X
 bad_input --bytes "" $A model --algo ring --ranks 4
-bad_input -e 1024 $A model --algo ring --ranks 4 -b 1M -e 1K
+bad_input -e 1K $A model --algo ring --ranks 4 -b 1M -e 1K   # the user's own words (#26)
+bad_input -e 1K $A model --algo ring --ranks 4 -e 1K
+bad_input -b 1K $A model --algo ring --ranks 4 -b 1K -e 2K --bytes 1K
+bad_input --straggler :8ms $A model --algo ring --ranks 4 --bytes 1M --straggler :8ms
 bad_input --calibrate "$T/nowhere" $A model --calibrate "$T/nowhere"
 bad_input --csv "$T/no/such/dir.csv" $A model --algo ring --ranks 4 --bytes 1M --csv "$T/no/such/dir.csv"
 [ -e "$T/no" ] && bad "a bad --csv left something behind" || ok

@@ -38,6 +38,20 @@ bad_input "^arbench: --sizes: bad value 'x'" run --sizes 1K,x
 bad_input "^arbench: run: unknown option '--frobnicate'" run --frobnicate
 bad_input "^arbench: run: unexpected argument 'now'" run now
 bad_input "^arbench: -n: needs a value" run -n
+# messages echo the user's own words and name the file and line of a delay file (#26)
+bad_input "^arbench: -i: bad value '1K': more than 1024 sizes between -b and -e$" run -b 1 -e 8G -i 1K
+bad_input "^arbench: --straggler: bad value ':8ms': the rank is missing" run --straggler :8ms
+bad_input "^arbench: --straggler: bad value '3:': the delay is missing" run --straggler 3:
+bad_input "^arbench: --straggler: bad value '8ms-2ms': range LO-HI has LO > HI" run --straggler 3:8ms-2ms
+bad_input "^arbench: --degrade: bad value ':2': the rank is missing" run --degrade :2
+bad_input "^arbench: --degrade: bad value '1:': the factor is missing" run --degrade 1:
+printf '1ms\n\n# warm\n2ms\nbad\n' >"$tmp/d.txt"
+bad_input "^arbench: --straggler: $tmp/d.txt:5: bad value 'bad': not a duration" run --gpus 0,1,2,3 --straggler "3:@$tmp/d.txt" --dry-run
+{ printf '1ms # '; head -c 300 /dev/zero | tr '\0' x; printf ' 1s\n9ms\n'; } >"$tmp/wide.txt"
+out=$("$A" run --dry-run --gpus 0,1,2,3 --straggler "3:@$tmp/wide.txt" 2>&1)
+printf '%s' "$out" | grep -q "(2 delays, mean 5 ms)" && ok || bad "a long delay line was split: $out"
+printf '1ms\n2m\0s\n' >"$tmp/nul.txt"
+bad_input "^arbench: --straggler: $tmp/nul.txt:2: bad value '': a NUL byte" run --gpus 0,1,2,3 --straggler "3:@$tmp/nul.txt" --dry-run
 
 # a good command with no GPU: one line, exit 1, no run folder (skipped where a GPU exists)
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
