@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 
 int args_bad(const char *flag, const char *value, const char *why) {
   fprintf(stderr, "arbench: %s: bad value '%s': %s\n", flag, value ? value : "", why);
@@ -60,6 +61,7 @@ int args_parse_time_us(const char *flag, const char *s, double *out) {
   else if (!strcmp(end, "ns")) mul = 1e-3;
   else if (*end && strcmp(end, "us")) return args_bad(flag, s, "unknown unit (use ns, us, ms or s)");
   if (v < 0) return args_bad(flag, s, "a delay cannot be negative");
+  if (v * mul > ARGS_MAX_TIME_US) return args_bad(flag, s, "longer than 1 h");
   *out = v * mul;
   return 0;
 }
@@ -125,6 +127,47 @@ int args_parse_stragglers(const char *flag, const char *s, int delay_required,
   return 0;
 }
 
+int args_load_delays(const char *file, double **out, int *count) {
+  FILE *f = fopen(file, "r");
+  if (!f) return args_bad("--straggler", file, "cannot read the delay file");
+  char *line = NULL, where[320];
+  size_t linecap = 0;
+  ssize_t len;
+  int n = 0, cap = 0, lineno = 0, rc = 0;
+  double *v = NULL;
+  while (rc == 0 && (len = getline(&line, &linecap, f)) >= 0) {
+    lineno++;
+    snprintf(where, sizeof(where), "--straggler: %s:%d", file, lineno);
+    if (memchr(line, 0, (size_t)len)) { /* a NUL would cut the line short */
+      rc = args_bad(where, "", "a NUL byte");
+      break;
+    }
+    char *p = line + strspn(line, " \t");
+    p[strcspn(p, " \t\r\n#")] = 0;
+    if (!*p) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      double *nv = realloc(v, (size_t)cap * sizeof(*v));
+      if (!nv) {
+        rc = args_bad("--straggler", file, "out of memory");
+        break;
+      }
+      v = nv;
+    }
+    rc = args_parse_time_us(where, p, &v[n++]);
+  }
+  free(line);
+  fclose(f);
+  if (rc == 0 && !n) rc = args_bad("--straggler", file, "the delay file has no delays");
+  if (rc) {
+    free(v);
+    return -1;
+  }
+  *out = v;
+  *count = n;
+  return 0;
+}
+
 int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out) {
   char buf[1024];
   if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
@@ -146,6 +189,7 @@ int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out
     if (end == colon + 1 || *end || errno || isnan(f) || isinf(f))
       return args_bad(flag, colon + 1, "not a number");
     if (f < 1.0) return args_bad(flag, colon + 1, "a slowdown factor must be >= 1");
+    if (f > ARGS_MAX_FACTOR) return args_bad(flag, colon + 1, "a slowdown factor above 1000");
     for (int i = 0; i < k; i++)
       if (out->rank[i] == out->rank[k]) return args_bad(flag, s, "a rank is named twice");
     out->factor[k] = f;

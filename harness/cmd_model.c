@@ -135,18 +135,10 @@ static int parse_bw_flag(const char *flag, const char *s, double *us_per_byte) {
   return 0;
 }
 
-/* The delay a straggler spec stands for: fixed, a range's midpoint, or a file's mean. */
+/* The delay a straggler spec stands for: fixed, a range's midpoint, or a file's mean (the
+ * file was read by parse_options into delay_lo_us = delay_hi_us). */
 static double spec_delay_us(const struct straggler_spec *sp) {
-  if (!sp->file[0]) return (sp->delay_lo_us + sp->delay_hi_us) / 2;
-  FILE *f = fopen(sp->file, "r");
-  double sum = 0, v;
-  int k = 0;
-  if (f) {
-    while (fscanf(f, "%lf", &v) == 1)
-      sum += v, k++;
-    fclose(f);
-  }
-  return k ? sum / k : 0;
+  return (sp->delay_lo_us + sp->delay_hi_us) / 2;
 }
 
 static void usage(FILE *f) {
@@ -246,6 +238,15 @@ static int parse_options(int argc, char **argv, struct options *o) {
     if (!o->nalgos) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
     if (!o->nsizes) return args_bad("--bytes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
+  }
+  for (int k = 0; k < o->nst; k++) { /* a delay file: its mean, read as the harness reads it */
+    double *d, sum = 0;
+    int nd;
+    if (!o->st[k].file[0]) continue;
+    if (args_load_delays(o->st[k].file, &d, &nd)) return EXIT_BAD_INPUT;
+    for (int i = 0; i < nd; i++) sum += d[i];
+    free(d);
+    o->st[k].delay_lo_us = o->st[k].delay_hi_us = sum / nd;
   }
   for (int i = 0; i < o->nranks; i++)
     if (args_check_ranks(o->ranks[i], o->st, o->nst, &o->dg, o->tdims, o->torus, o->torus_text))

@@ -181,49 +181,6 @@ static int parse_size_list(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Reads a @FILE of per-iteration delays (one duration per line, blank lines and # skipped);
- * a bad line is named by FILE:LINE. */
-static int load_delays(const char *file, double **out, int *count) {
-  FILE *f = fopen(file, "r");
-  if (!f) return args_bad("--straggler", file, "cannot read the delay file");
-  char *line = NULL, where[320];
-  size_t linecap = 0;
-  ssize_t len;
-  int n = 0, cap = 0, lineno = 0, rc = 0;
-  double *v = NULL;
-  while (rc == 0 && (len = getline(&line, &linecap, f)) >= 0) {
-    lineno++;
-    snprintf(where, sizeof(where), "--straggler: %s:%d", file, lineno);
-    if (memchr(line, 0, (size_t)len)) { /* a NUL would cut the line short */
-      rc = args_bad(where, "", "a NUL byte");
-      break;
-    }
-    char *p = line + strspn(line, " \t");
-    p[strcspn(p, " \t\r\n#")] = 0;
-    if (!*p) continue;
-    if (n == cap) {
-      cap = cap ? 2 * cap : 64;
-      double *nv = realloc(v, (size_t)cap * sizeof(*v));
-      if (!nv) {
-        rc = args_bad("--straggler", file, "out of memory");
-        break;
-      }
-      v = nv;
-    }
-    rc = args_parse_time_us(where, p, &v[n++]);
-  }
-  free(line);
-  fclose(f);
-  if (rc == 0 && !n) rc = args_bad("--straggler", file, "the delay file has no delays");
-  if (rc) {
-    free(v);
-    return -1;
-  }
-  *out = v;
-  *count = n;
-  return 0;
-}
-
 /* Where the words being parsed come from, for messages (" in scenario 'x' of FILE"). */
 static char parse_where[1200];
 /* The config's words being parsed and their file lines, so that a flag at a line's end never
@@ -463,7 +420,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
     if (o->nsizes < 0) return args_bad("-i", step_text, "more than 1024 sizes between -b and -e");
   }
   for (int k = 0; k < o->nst; k++)
-    if (o->st[k].file[0] && load_delays(o->st[k].file, &o->delays[k], &o->ndelays[k])) return -1;
+    if (o->st[k].file[0] && args_load_delays(o->st[k].file, &o->delays[k], &o->ndelays[k])) return -1;
   return 0;
 }
 

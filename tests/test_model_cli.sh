@@ -83,6 +83,24 @@ bad_input -e 1K $A model --algo ring --ranks 4 -b 1M -e 1K   # the user's own wo
 bad_input -e 1K $A model --algo ring --ranks 4 -e 1K
 bad_input -b 1K $A model --algo ring --ranks 4 -b 1K -e 2K --bytes 1K
 bad_input --straggler :8ms $A model --algo ring --ranks 4 --bytes 1M --straggler :8ms
+# upper bounds (#26): never inf, nan or 0 figures printed with exit 0
+bad_input --straggler 1e308s $A model --algo ring,stragglar --ranks 4 --bytes 1M --straggler 3:1e308s
+bad_input --straggler 3601s $A model --algo stragglar --ranks 4 --bytes 1M --straggler 3:3601s
+bad_input --degrade 1e308 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:1e308
+bad_input --degrade 1001 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:1001
+bad_input --bw 1e-300GB/s $A model --algo ring --ranks 4 --bytes 1M --bw 1e-300GB/s
+bad_input --bw 2000TB/s $A model --algo ring --ranks 4 --bytes 1M --bw 2000TB/s
+bad_input --gamma 1e30GB/s $A model --algo ring --ranks 4 --bytes 1M --gamma 1e30GB/s
+bad_input --alpha 1e300s $A model --algo ring --ranks 4 --bytes 1M --alpha 1e300s
+bad_input --hop-latency 2e9ms $A model --algo ring --ranks 4 --bytes 1M --hop-latency 2e9ms
+out=$($A model --algo ring,stragglar --ranks 4 --bytes 1M,1G --straggler 3:3600s --degrade 1:1000 --bw 1MB/s 2>&1)
+printf '%s' "$out" | grep -qiE 'inf|nan' && bad "the largest inputs print inf or nan: $out" || ok
+# a delay file means what the harness reads from it: 1 ms and 3 ms average 2 ms
+printf '1ms\n# x\n3ms\n' >"$T/d.txt"
+out=$($A model --algo stragglar --ranks 4 --bytes 1M --straggler "3:@$T/d.txt" 2>&1)
+[ "$(value delay_us "$out")" = 2000.000 ] && ok || bad "model read the delay file as: $out"
+printf '1ms\nbad\n' >"$T/dbad.txt"
+bad_input "--straggler: $T/dbad.txt:2" bad $A model --algo stragglar --ranks 4 --bytes 1M --straggler "3:@$T/dbad.txt"
 bad_input --calibrate "$T/nowhere" $A model --calibrate "$T/nowhere"
 bad_input --csv "$T/no/such/dir.csv" $A model --algo ring --ranks 4 --bytes 1M --csv "$T/no/such/dir.csv"
 [ -e "$T/no" ] && bad "a bad --csv left something behind" || ok

@@ -51,6 +51,19 @@ bad_input "^arbench: --straggler: $tmp/d.txt:5: bad value 'bad': not a duration"
 out=$("$A" run --dry-run --gpus 0,1,2,3 --straggler "3:@$tmp/wide.txt" 2>&1)
 printf '%s' "$out" | grep -q "(2 delays, mean 5 ms)" && ok || bad "a long delay line was split: $out"
 printf '1ms\n2m\0s\n' >"$tmp/nul.txt"
+# upper bounds (#26): delays, factors; a dry run never estimates a negative duration
+bad_input "^arbench: --straggler: bad value '1e300s': longer than 1 h" run --straggler 3:1e300s --dry-run
+bad_input "^arbench: --straggler: bad value '2e9s': longer than 1 h" run --straggler 3:1ms-2e9s --dry-run
+bad_input "^arbench: --degrade: bad value '1e300': a slowdown factor above 1000" run --degrade 1:1e300 --dry-run
+bad_input "^arbench: --critical-max: bad value '1e300s'" run --critical-max 1e300s --dry-run
+printf '1ms\n1e300s\n' >"$tmp/huge.txt"
+bad_input "^arbench: --straggler: $tmp/huge.txt:2: bad value '1e300s': longer than 1 h" run --straggler "3:@$tmp/huge.txt" --gpus 0,1,2,3 --dry-run
+for args in "--straggler 3:3600s -n 100000 -w 1000000" "--degrade 1:1000 --sizes 1T -n 100000" "--straggler 3:3600s --find-critical --critical-max 10s --algo ring,stragglar"; do
+  # shellcheck disable=SC2086
+  out=$("$A" run --dry-run --gpus 0,1,2,3 --algo ring,stragglar --sizes 1G $args 2>&1); rc=$?
+  if [ "$rc" -eq 0 ] && ! printf '%s' "$out" | grep -qE 'estimated (at most )?-|nan|inf'; then ok
+  else bad "dry run $args -> exit $rc: $out"; fi
+done
 bad_input "^arbench: --straggler: $tmp/nul.txt:2: bad value '': a NUL byte" run --gpus 0,1,2,3 --straggler "3:@$tmp/nul.txt" --dry-run
 
 # a good command with no GPU: one line, exit 1, no run folder (skipped where a GPU exists)
