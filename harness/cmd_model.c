@@ -418,6 +418,8 @@ static void print_row(struct out *out, const struct scenario *sc, const char *tr
 
 /* ---- calibration ---- */
 
+#define CALIBRATE_MIN_ROWS 3
+
 /* A measured row of results.csv that the model can price. */
 struct mrow {
   struct scenario sc;
@@ -615,7 +617,8 @@ static void fit_rows(const struct mrow *rows, int nrows, const struct options *o
     ns++;
   }
   ft->rows = ns;
-  ft->ok = smp && ns > 0 && !model_fit(smp, ns, &ft->hw.alpha_us, &ft->hw.beta, &ft->rel_rms);
+  /* two parameters: fewer than 3 rows fit exactly (rel_rms 0) and say nothing */
+  ft->ok = smp && ns >= CALIBRATE_MIN_ROWS && !model_fit(smp, ns, &ft->hw.alpha_us, &ft->hw.beta, &ft->rel_rms);
   free(smp);
   const char *name = algo ? algo->name : "all";
   if (ft->ok)
@@ -623,8 +626,8 @@ static void fit_rows(const struct mrow *rows, int nrows, const struct options *o
            "rel_rms=%.4f\n",
            transport, name, ns, ft->hw.alpha_us, 1e6 / ft->hw.beta / 1e9, ft->rel_rms);
   else
-    printf("calibration: transport=%s algorithm=%s rows=%d failed: too few healthy rows to fit\n",
-           transport, name, ns);
+    printf("calibration: transport=%s algorithm=%s rows=%d failed: too few healthy rows to fit "
+           "(at least %d)\n", transport, name, ns, CALIBRATE_MIN_ROWS);
 }
 
 /* Returns 1 when fits[0..nfits) already has (transport, algo). */
@@ -764,7 +767,14 @@ int cmd_model(int argc, char **argv) {
     int nfits = calibrate(rows, nrows, &o, &cache, fits), any = 0;
     for (int j = 0; j < nfits; j++)
       any |= fits[j].ok;
-    rc = any ? EXIT_OK : EXIT_FAIL;
+    rc = EXIT_OK;
+    if (!any) { /* nothing fitted: bad input, never a fit that reads as perfect */
+      char why[128];
+      snprintf(why, sizeof(why), "too few usable rows to fit alpha and bw (%d; at least %d "
+               "healthy rows of one transport)", nrows, CALIBRATE_MIN_ROWS);
+      args_bad("--calibrate", o.calibrate, why);
+      rc = EXIT_BAD_INPUT;
+    }
     for (int j = 0; j < nfits && o.nalgos; j++) /* a sweep of chosen algorithms: pooled fits */
       if (fits[j].ok && !fits[j].algo) sweep(&o, &fits[j].hw, fits[j].transport, &cache, &out, 0);
     if (!o.nalgos && any) mirror(rows, nrows, &o, fits, nfits, &cache, &out);

@@ -227,6 +227,46 @@ static int parse_critical_sizes(const char *list, struct run_opts *o) {
   return 0;
 }
 
+/* Checks that DIR/results.csv can serve as a baseline: a header naming every column that
+ * plots/summary.awk compares rows by, and at least one row. Otherwise "0 regressions" would
+ * read as a green night; 0 or -1 after one line. */
+static int check_baseline(const char *dir) {
+  char path[1100], *line = NULL;
+  size_t cap = 0;
+  snprintf(path, sizeof(path), "%s/results.csv", dir);
+  FILE *f = fopen(path, "r");
+  if (!*dir || strlen(dir) >= sizeof(((struct run_opts *)0)->baseline) || !f) {
+    if (f) fclose(f);
+    return args_bad("--baseline", dir, "no readable results.csv in that run folder");
+  }
+  ssize_t len = getline(&line, &cap, f);
+  const char *why = NULL;
+  char miss[160] = "";
+  if (len <= 0) why = "its results.csv is empty";
+  else {
+    line[strcspn(line, "\r\n")] = 0;
+    static const char need[] = "run_id,gpu,n_gpus,source,algorithm,transport,pipeline,dtype,"
+        "bytes,straggler_rank,delay_us,degraded_rank,factor,time_us_median,time_us_stdev,status";
+    for (const char *p = need; *p && !miss[0];) { /* each by name: columns may move */
+      size_t k = strcspn(p, ",");
+      int found = 0;
+      for (const char *q = line; *q && !found;) {
+        size_t m = strcspn(q, ",");
+        found = m == k && !strncmp(p, q, k);
+        q += m + (q[m] == ',');
+      }
+      if (!found)
+        snprintf(miss, sizeof(miss), "its results.csv header lacks the column %.*s", (int)k, p);
+      p += k + (p[k] == ',');
+    }
+    if (miss[0]) why = miss;
+    else if (getline(&line, &cap, f) <= 0) why = "its results.csv has no rows";
+  }
+  free(line);
+  fclose(f);
+  return why ? args_bad("--baseline", dir, why) : 0;
+}
+
 /* Checks that a search has both sides among the algorithms; 0 or -1. */
 static int check_critical(const struct run_opts *o) {
   int target = 0, base = 0;
@@ -364,14 +404,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
     case O_PROFILE:
       if (parse_profile(optarg, &o->profile)) return -1;
       break;
-    case O_BASELINE: {
-      char path[1100];
-      snprintf(path, sizeof(path), "%s/results.csv", optarg);
-      if (!*optarg || strlen(optarg) >= sizeof(o->baseline) || access(path, R_OK))
-        return args_bad("--baseline", optarg, "no readable results.csv in that run folder");
+    case O_BASELINE:
+      if (check_baseline(optarg)) return -1;
       snprintf(o->baseline, sizeof(o->baseline), "%s", optarg);
       break;
-    }
     case O_SET:
       if (ar_settings_parse(&o->settings, optarg, NULL))
         return -1;

@@ -64,7 +64,7 @@ printf -- '[scenario a] junk\n' >"$tmp/junk.conf"
 printf -- '--algo "ring\n' >"$tmp/quote.conf"
 printf -- '--config other.conf\n' >"$tmp/nested.conf"
 printf -- '[scenario a]\n-n x\n' >"$tmp/badval.conf"
-mkdir -p "$tmp/b1" "$tmp/b2" && touch "$tmp/b1/results.csv" "$tmp/b2/results.csv"
+mkdir -p "$tmp/b1" "$tmp/b2" && cp tests/fixtures/nightly/results.csv "$tmp/b1/" && cp tests/fixtures/nightly/results.csv "$tmp/b2/"
 printf -- '[scenario a]\n--baseline %s/b1\n[scenario b]\n--baseline %s/b2\n' "$tmp" "$tmp" >"$tmp/bases.conf"
 printf -- '-n 5 --straggler 3:1ms\n' >"$tmp/rank3.conf"
 bad_input "^arbench: --config: bad value '/nonexistent/x.conf': cannot read" --config /nonexistent/x.conf
@@ -137,6 +137,18 @@ bad_input "^arbench: --critical-max: bad value '10us': must be between" --critic
 bad_input "^arbench: --critical-algo: bad value 'ring': not a straggler-aware" --critical-algo ring
 bad_input "^arbench: --critical-algo: bad value 'nope': unknown algorithm" --critical-algo nope
 bad_input "^arbench: --baseline: bad value '/nonexistent/run'" --baseline /nonexistent/run
+# a baseline that cannot be compared with is bad input, never "0 regressions" (#26)
+mkdir -p "$tmp/bw" "$tmp/be" "$tmp/bh" "$tmp/bc"
+printf 'a,b\n1,2\n' >"$tmp/bw/results.csv"
+: >"$tmp/be/results.csv"
+head -n 1 tests/fixtures/nightly/results.csv >"$tmp/bh/results.csv"
+head -n 1 tests/fixtures/nightly/results.csv | sed 's/time_us_median/median/' >"$tmp/bc/results.csv"
+tail -n +2 tests/fixtures/nightly/results.csv >>"$tmp/bc/results.csv"
+bad_input "^arbench: --baseline: bad value '$tmp/bw': its results.csv header lacks the column run_id$" --baseline "$tmp/bw" --dry-run
+bad_input "^arbench: --baseline: bad value '$tmp/be': its results.csv is empty$" --baseline "$tmp/be" --dry-run
+bad_input "^arbench: --baseline: bad value '$tmp/bh': its results.csv has no rows$" --baseline "$tmp/bh" --dry-run
+bad_input "^arbench: --baseline: bad value '$tmp/bc': its results.csv header lacks the column time_us_median$" --baseline "$tmp/bc" --dry-run
+plan '^plan: ' --baseline tests/fixtures/nightly --gpus 0,1
 bad_input "^arbench: --self-test: bad value 'disk': known: delay" --self-test disk
 bad_input "^arbench: --dry-run: bad value '': given in some scenarios only" \
   --config <(printf -- '[scenario a]\n--dry-run\n[scenario b]\n')

@@ -164,5 +164,16 @@ expect 0 "^ring .* nccl-p2p .*" $A model --calibrate "$T/run" --algo ring --rank
 # a file without the needed columns is bad input
 printf 'a,b\n1,2\n' >"$T/bad.csv"
 bad_input --calibrate "$T/bad.csv" $A model --calibrate "$T/bad.csv"
+# a truncated CSV with one usable row: refused (exit 2), never a fit that reads as perfect (#26)
+head -n 2 "$T/run/results.csv" >"$T/trunc.csv"
+printf '%s' "$(sed -n 3p "$T/run/results.csv")" | head -c 60 >>"$T/trunc.csv"
+expect 2 "^arbench: --calibrate: bad value '$T/trunc.csv': too few usable rows to fit alpha and bw \(1; at least 3" \
+  $A model --calibrate "$T/trunc.csv"
+out=$($A model --calibrate "$T/trunc.csv" 2>&1)
+printf '%s' "$out" | grep -q 'rel_rms=' && bad "a one-row fit printed: $out" || ok
+head -n 3 "$T/run/results.csv" >"$T/two.csv"
+expect 2 "too few usable rows .*\(2; at least 3" $A model --calibrate "$T/two.csv"
+head -n 4 "$T/run/results.csv" >"$T/three.csv"
+expect 0 "^calibration: transport=nccl-p2p algorithm=all rows=3 alpha_us=" $A model --calibrate "$T/three.csv"
 
 finish
