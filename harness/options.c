@@ -34,7 +34,9 @@ void run_opts_usage(void) {
       "  -n, --iters N           timed iterations (default 20)\n"
       "  -w, --warmup N          untimed warm-up iterations (default 5)\n"
       "  -T, --timeout SECONDS   watchdog per size and algorithm (default 120)\n"
-      "  -o, --out DIR           run folder (default runs/<UTC time>_<host>)\n"
+      "  -o, --out DIR           run folder (default runs/<UTC time>_<host>, with -2, -3..\n"
+      "                          when taken); an existing folder must be empty\n"
+      "      --force             write into a non-empty --out folder (its files are replaced)\n"
       "  -d, --dtype T           float32, bf16 or fp16 (default float32)\n"
       "      --pipeline K        mini-batches per transfer where the transport pipelines\n"
       "                          (ce; default 1; 0: the transport chooses per size; the\n"
@@ -284,7 +286,7 @@ static int check_critical(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET };
+         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -308,6 +310,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       {"segments", required_argument, 0, O_SEGMENTS},
       {"profile", required_argument, 0, O_PROFILE},
       {"set", required_argument, 0, O_SET},
+      {"force", no_argument, 0, O_FORCE},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->min_bytes = 1024;
@@ -400,6 +403,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
         return args_bad("--critical-algo", optarg, "not a straggler-aware algorithm");
       break;
     case O_DRY_RUN: o->dry_run = 1; break;
+    case O_FORCE: o->force = 1; break;
     case O_PHASES: o->phases = 1; break;
     case O_PROFILE:
       if (parse_profile(optarg, &o->profile)) return -1;
@@ -558,6 +562,7 @@ static int check_plan(const struct run_plan *plan) {
     if (strcmp(a->baseline, b->baseline))
       return args_bad("--baseline", b->baseline, "scenarios name different baselines");
     if (a->dry_run != b->dry_run) return args_bad("--dry-run", "", "given in some scenarios only");
+    if (a->force != b->force) return args_bad("--force", "", "given in some scenarios only");
     if (strcmp(a->self_test, b->self_test))
       return args_bad("--self-test", b->self_test, "given in some scenarios only");
   }

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,48 @@ static int out_writable(const char *path) {
     if (slash == buf) slash[1] = 0; /* the root */
     else *slash = 0;
   }
+}
+
+/* Returns 1 when path is a directory holding anything, else 0. */
+static int dir_nonempty(const char *path) {
+  DIR *d = opendir(path);
+  struct dirent *e;
+  int any = 0;
+  if (!d) return 0;
+  while (!any && (e = readdir(d)))
+    any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return any;
+}
+
+/* Makes the run folder and claims it, so that two runs never share one: the default name
+ * takes a suffix -2, -3, ... when another run made it first (mkdir is atomic); a given --out
+ * is claimed by creating its results.csv exclusively, unless force. Returns 0, or -1 with
+ * errno set (EEXIST: taken). dir may grow by the suffix. */
+static int claim_dir(char *dir, size_t len, int given, int force) {
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = 0;
+    int rc = make_dirs(dir);
+    *slash = '/';
+    if (rc) return -1;
+  }
+  if (!given) {
+    size_t base = strlen(dir);
+    for (int k = 2; mkdir(dir, 0777); k++) {
+      if (errno != EEXIST || k > 1000) return -1;
+      snprintf(dir + base, len - base, "-%d", k);
+    }
+    return 0;
+  }
+  if (mkdir(dir, 0777) && errno != EEXIST) return -1;
+  if (force) return 0;
+  char path[1200];
+  snprintf(path, sizeof(path), "%s/results.csv", dir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0) return -1;
+  close(fd);
+  return 0;
 }
 
 /* The default run folder: runs/<UTC time>_<host>. */
@@ -426,6 +469,11 @@ int cmd_run(int argc, char **argv) {
       rc = EXIT_BAD_INPUT;
       goto out;
     }
+  if (o0->out[0] && !o0->force && dir_nonempty(o0->out)) { /* never over another run */
+    args_bad("--out", o0->out, "the folder is not empty (--force writes into it)");
+    rc = EXIT_BAD_INPUT;
+    goto out;
+  }
   if (o0->dry_run) {
     rc = dry_run(&plan);
     goto out;
@@ -465,8 +513,15 @@ int cmd_run(int argc, char **argv) {
   char dir[1100], path[1200];
   if (o0->out[0]) snprintf(dir, sizeof(dir), "%s", o0->out);
   else default_out(dir, sizeof(dir), meta.host);
+  if (claim_dir(dir, sizeof(dir), o0->out[0] != 0, o0->force)) {
+    int taken = errno == EEXIST;
+    if (taken) args_bad("--out", dir, "another run took the folder (--force writes into it)");
+    else fprintf(stderr, "arbench: --out: cannot make '%s': %s\n", dir, strerror(errno));
+    rc = taken ? EXIT_BAD_INPUT : EXIT_FAIL;
+    goto out;
+  }
   snprintf(path, sizeof(path), "%s/results.csv", dir);
-  if (make_dirs(dir) || hx_csv_open_run(&csv, path)) { /* with the scenario columns */
+  if (hx_csv_open_run(&csv, path)) { /* with the scenario columns */
     fprintf(stderr, "arbench: --out: cannot write '%s': %s\n", path, strerror(errno));
     rc = EXIT_FAIL;
     goto out;

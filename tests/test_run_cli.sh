@@ -38,6 +38,14 @@ bad_input "^arbench: --sizes: bad value 'x'" run --sizes 1K,x
 bad_input "^arbench: run: unknown option '--frobnicate'" run --frobnicate
 bad_input "^arbench: run: unexpected argument 'now'" run now
 bad_input "^arbench: -n: needs a value" run -n
+# --out on a non-empty folder: refused before any GPU work, also in a dry run (#26)
+mkdir -p "$tmp/full" && echo x >"$tmp/full/results.csv"
+bad_input "^arbench: --out: bad value '$tmp/full': the folder is not empty \(--force writes into it\)$" run --out "$tmp/full"
+bad_input "^arbench: --out: bad value '$tmp/full': the folder is not empty" run --out "$tmp/full" --dry-run
+bad_input "^arbench: --force: bad value '': given in some scenarios only" run \
+  --config <(printf -- '[scenario a]\n--force\n[scenario b]\n')
+[ "$(cat "$tmp/full/results.csv")" = x ] && ok || bad "a refused --out was touched"
+"$A" run --help | grep -q -- "--force" && ok || bad "run --help lacks --force"
 # messages echo the user's own words and name the file and line of a delay file (#26)
 bad_input "^arbench: -i: bad value '1K': more than 1024 sizes between -b and -e$" run -b 1 -e 8G -i 1K
 bad_input "^arbench: --straggler: bad value ':8ms': the rank is missing" run --straggler :8ms

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Run folders that cannot collide (#26), on the simulated machine: the default
+# runs/<UTC time>_<host> takes a suffix -2, -3, ... when another run made that folder first;
+# runs started at once get folders of their own, each with whole rows and its own COMMAND;
+# --out on a non-empty folder is refused (exit 2, nothing touched) unless --force; of two runs
+# started at once into one new --out, one writes it and the other is refused.
+. "$(dirname "$0")/lib.sh"
+B=${B:-build}
+
+. tests/sim/build.sh
+sim_build runs
+S=$PWD/$S
+ROWS=(--gpus 0,1 --algo ring,rhd --sizes 1K,1M -n 2 -w 1)
+
+# whole RUN_DIR: results.csv is a header and 4 rows of as many fields, COMMAND names the run
+whole() {
+  [ -s "$1/results.csv" ] && [ "$(($(wc -l <"$1/results.csv") - 1))" -eq 4 ] &&
+    awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1/results.csv" &&
+    grep -q -- "${2:-run}" "$1/COMMAND"
+}
+
+# 1. the default folder taken (a run started the same second): a suffix, the other untouched
+mkdir -p "$tmp/w1" && cd "$tmp/w1" || exit 1
+host=$(hostname)
+for s in 0 1 2 3 4 5; do # the seconds this run may start in: each folder already taken
+  d=runs/$(date -u -d "@$(($(date +%s) + s))" +%Y%m%dT%H%M%SZ)_$host
+  mkdir -p "$d" && echo other >"$d/results.csv"
+done
+out=$("$S" run "${ROWS[@]}" 2>&1); rc=$?
+got=$(printf '%s\n' "$out" | sed -n 's|^# results: \(.*\)/results.csv$|\1|p')
+if [ "$rc" -eq 0 ] && [[ "$got" =~ ^runs/[0-9T]+Z_.*-2$ ]] && whole "$got"; then ok
+else bad "default folder taken -> exit $rc, folder '$got': $out"; fi
+[ "$(cat runs/*_"$host"/results.csv | sort -u)" = other ] && ok || bad "a taken default folder was written into"
+[ -n "$got" ] && [ "$(awk -F, -v c="$(col "$got/results.csv" run_id)" 'NR > 1 { print $c }' "$got/results.csv" | sort -u)" = "$(basename "$got")" ] &&
+  ok || bad "the run id is not the folder's name"
+
+# 2. three runs started at once: three folders, whole rows, each its own COMMAND
+mkdir -p "$tmp/w2" && cd "$tmp/w2" || exit 1
+for k in 1 2 3; do "$S" run "${ROWS[@]}" -n $((k + 1)) >"out$k" 2>&1 & done
+wait
+n=$(find runs -mindepth 1 -maxdepth 1 -type d | wc -l)
+[ "$n" -eq 3 ] && ok || bad "3 runs at once made $n folders: $(ls runs)"
+for k in 1 2 3; do
+  d=$(sed -n 's|^# results: \(.*\)/results.csv$|\1|p' "out$k")
+  [ -n "$d" ] && whole "$d" "-n $((k + 1))" && ok || bad "run $k at once: folder '$d' not whole: $(cat "out$k")"
+done
+cd "$OLDPWD" || exit 1
+
+# 3. --out: an existing non-empty folder refused before anything runs, --force writes into it
+"$S" run "${ROWS[@]}" --out "$tmp/r" >/dev/null 2>&1
+before=$(md5sum "$tmp/r/results.csv")
+expect 2 "^arbench: --out: bad value '$tmp/r': the folder is not empty \(--force writes into it\)$" \
+  "$S" run "${ROWS[@]}" --out "$tmp/r"
+[ "$(md5sum "$tmp/r/results.csv")" = "$before" ] && ok || bad "a refused --out changed results.csv"
+expect 0 "# results: $tmp/r/results.csv" "$S" run "${ROWS[@]}" -n 3 --out "$tmp/r" --force
+whole "$tmp/r" "-n 3" && ok || bad "--force: not the new run's folder"
+mkdir -p "$tmp/empty"
+expect 0 "# results: $tmp/empty/results.csv" "$S" run "${ROWS[@]}" --out "$tmp/empty"
+
+# 4. two runs at once into one new --out: one writes it, the other is refused (exit 2)
+for k in 1 2; do "$S" run "${ROWS[@]}" -n $((k + 1)) --out "$tmp/same" >"$tmp/same$k" 2>&1 & done
+wait
+ok2=0 refused=0
+for k in 1 2; do
+  grep -q "^# results: $tmp/same/results.csv" "$tmp/same$k" && ok2=$((ok2 + 1))
+  grep -qE "^arbench: --out: bad value '$tmp/same': (another run took the folder|the folder is not empty)" \
+    "$tmp/same$k" && refused=$((refused + 1))
+done
+[ "$ok2" -eq 1 ] && [ "$refused" -eq 1 ] && ok || bad "two runs into one --out: $(cat "$tmp/same1" "$tmp/same2")"
+whole "$tmp/same" && ok || bad "two runs into one --out: rows not whole: $(cat "$tmp/same/results.csv")"
+
+finish
