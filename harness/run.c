@@ -4,6 +4,7 @@
  * no GPU) and --self-test; with --degrade, the healthy bandwidth the emulation divides. */
 #include <cuda_runtime.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,7 +39,8 @@ static int make_dirs(const char *path) {
 }
 
 /* Returns 0 when a run folder can be made at path (it is a writable directory, or its nearest
- * existing ancestor is), else -1 with errno set; creates nothing. */
+ * existing ancestor is: a probe folder is made there and removed, since access() says yes to
+ * root on read-only places such as /proc), else -1 with errno set. */
 static int out_writable(const char *path) {
   char buf[1100];
   struct stat st;
@@ -49,11 +51,18 @@ static int out_writable(const char *path) {
         errno = ENOTDIR;
         return -1;
       }
-      return access(buf, W_OK | X_OK);
+      char probe[1200];
+      snprintf(probe, sizeof(probe), "%s/.arbench-probe-XXXXXX", buf);
+      if (!mkdtemp(probe)) return -1;
+      rmdir(probe);
+      return 0;
     }
     if (errno != ENOENT) return -1;
     char *slash = strrchr(buf, '/');
-    if (!slash) return access(".", W_OK | X_OK);
+    if (!slash) {
+      snprintf(buf, sizeof(buf), ".");
+      continue;
+    }
     if (slash == buf) slash[1] = 0; /* the root */
     else *slash = 0;
   }
@@ -121,9 +130,13 @@ static int pick_devices(const struct run_opts *o, struct hx_bench_cfg *cfg) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
+    /* with no driver at all the runtime says the driver is too old: say what is missing */
+    void *drv = e == cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY) : NULL;
+    if (drv) dlclose(drv);
     fprintf(stderr,
             "arbench: no GPU found (%s); `arbench model` and `arbench schedule` work without one\n",
-            e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+            e == cudaErrorInsufficientDriver && !drv ? "no CUDA driver: libcuda.so.1 not found"
+            : e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
     return EXIT_FAIL;
   }
   int list[HX_MAX_DEVS], nlist = 0;
@@ -478,8 +491,10 @@ int cmd_run(int argc, char **argv) {
     rc = dry_run(&plan);
     goto out;
   }
-  if (o0->out[0] && out_writable(o0->out)) { /* bad input, found before any GPU work */
-    args_bad("--out", o0->out, strerror(errno));
+  if (out_writable(o0->out[0] ? o0->out : "runs")) { /* bad input, found before any GPU work */
+    char why[160];
+    snprintf(why, sizeof(why), "cannot make a run folder there: %s", strerror(errno));
+    args_bad("--out", o0->out[0] ? o0->out : "runs/", why);
     rc = EXIT_BAD_INPUT;
     goto out;
   }

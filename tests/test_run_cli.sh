@@ -26,7 +26,11 @@ bad_input "^arbench: -w: bad value 'many'" run -w many
 bad_input "^arbench: -T: bad value '0'" run -T 0
 bad_input "^arbench: --dtype: bad value 'int8'" run --dtype int8
 : > "$tmp/a-file"
-bad_input "^arbench: --out: bad value '$tmp/a-file/run': Not a directory" run --out "$tmp/a-file/run"
+bad_input "^arbench: --out: bad value '$tmp/a-file/run': cannot make a run folder there: Not a directory" run --out "$tmp/a-file/run"
+# a place no folder can be made in (also as root, whom access() lets write anywhere): exit 2
+# before any GPU work, not 1 after it (#26)
+bad_input "^arbench: --out: bad value '/proc/arbench-run': cannot make a run folder there" run --out /proc/arbench-run --gpus 0,1
+ls -a "$tmp" | grep -q arbench-probe && bad "the writability probe was left behind" || ok
 bad_input "^arbench: --check: bad value 'yes'" run --check yes
 bad_input "^arbench: --pipeline: bad value '-1'" run --pipeline -1
 bad_input "^arbench: --straggler: bad value '2'.*< 2 GPUs" run --gpus 0,1 --straggler 2:1ms
@@ -86,6 +90,11 @@ else
   else bad "no GPU -> exit $rc, stdout '$out', stderr '$err'"; fi
   out=$("$A" --out "$tmp/run" 2>&1); rc=$?
   if [ "$rc" -eq 1 ] && [ ! -e "$tmp/run" ]; then ok; else bad "default run, no GPU -> exit $rc: $out"; fi
+  # with no driver installed at all, the message says so rather than blaming its version (#26)
+  if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    printf '%s' "$err" | grep -q "no GPU found (no CUDA driver: libcuda.so.1 not found)" && ok ||
+      bad "no driver: '$err'"
+  fi
 fi
 
 finish
