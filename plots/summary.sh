@@ -12,6 +12,9 @@ if [ $# -lt 1 ] || [ $# -gt 2 ] || [ -z "$1" ]; then
   exit 2
 fi
 run=$1 basedir=${2:-}
+# a leading '-' is no option, an '=' no awk assignment
+case $run in -* | [!/.]*=*) run=./$run ;; esac
+case $basedir in -* | [!/.]*=*) basedir=./$basedir ;; esac
 for d in "$run" ${basedir:+"$basedir"}; do
   if [ ! -s "$d/results.csv" ] || [ ! -r "$d/results.csv" ]; then
     echo "summary.sh: $d/results.csv: missing or empty" >&2
