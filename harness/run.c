@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -68,14 +69,15 @@ static int out_writable(const char *path) {
   }
 }
 
-/* Returns 1 when path is a directory holding anything, else 0. */
+/* Returns 1 when path is a directory holding anything (but probes), else 0. */
 static int dir_nonempty(const char *path) {
   DIR *d = opendir(path);
   struct dirent *e;
   int any = 0;
   if (!d) return 0;
-  while (!any && (e = readdir(d)))
-    any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  while (!any && (e = readdir(d))) /* another run's writability probe is not content */
+    any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+          strncmp(e->d_name, ".arbench-probe-", 15);
   closedir(d);
   return any;
 }
@@ -431,6 +433,39 @@ static void finish_run(const char *dir, const char *baseline) {
   fflush(stdout);
 }
 
+/* SIGINT/SIGTERM: the first asks for a stop at the next row boundary, a second one ends the
+ * process at once (the default action). */
+static void on_stop_signal(int sig) {
+  if (hx_stop_signal) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  hx_stop_signal = sig;
+}
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Marks dir as an incomplete run: DIR/INCOMPLETE says why (summary.sh marks summary.md,
+ * make run takes no such folder as a baseline); written whole under a temporary name. */
+static void mark_incomplete(const char *dir, int sig) {
+  char tmp[1200], path[1200];
+  snprintf(tmp, sizeof(tmp), "%s/.INCOMPLETE.tmp", dir);
+  snprintf(path, sizeof(path), "%s/INCOMPLETE", dir);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  fprintf(f, "stopped by %s before every row was measured\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  if (fclose(f) == 0) rename(tmp, path);
+}
+
 /* Copies the config file into the run folder as config.conf (what ran, next to COMMAND);
  * returns 0 or -1. */
 static int copy_config(const char *config, const char *dir) {
@@ -498,6 +533,7 @@ int cmd_run(int argc, char **argv) {
     rc = EXIT_BAD_INPUT;
     goto out;
   }
+  catch_stop_signals();
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* before any NCCL call, whatever the caller set */
   /* load every kernel when a context starts: a lazy load on first launch may wait for the
    * device to drain, and a transport's stream can be held by a wait on a peer at that moment
@@ -569,6 +605,10 @@ int cmd_run(int argc, char **argv) {
   const char *slash = strrchr(dir, '/');
   int failed = 0;
   for (int i = 0; i < plan.nscen; i++) {
+    if (hx_stop_signal) { /* scenarios left unrun */
+      hx_stopped_early = 1;
+      break;
+    }
     cfg[i].o = &plan.scen[i];
     cfg[i].csv = &csv;
     cfg[i].meta = &meta;
@@ -587,9 +627,16 @@ int cmd_run(int argc, char **argv) {
   if (crit) fclose(crit);
   if (delays) fclose(delays);
   if (phases) fclose(phases);
+  int sig = hx_stopped_early ? hx_stop_signal : 0; /* a stop after the last row: complete */
+  if (sig) mark_incomplete(dir, sig);
   printf("# results: %s\n", path);
   finish_run(dir, o0->baseline);
   rc = failed ? EXIT_FAIL : EXIT_OK;
+  if (sig) { /* one line; the shell's status for a signal */
+    fprintf(stderr, "arbench: stopped by %s: the rows measured so far are in %s, the run is "
+            "incomplete (%s/INCOMPLETE)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", path, dir);
+    rc = 128 + sig;
+  }
 out:
   run_plan_free(&plan);
   return rc;

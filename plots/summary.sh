@@ -38,6 +38,13 @@ if ! awk -f "$here/csv.awk" -f "$here/summary.awk" -v crit="$crit" -v base="$bas
   exit 1
 fi
 
+# a run stopped early (arbench run wrote INCOMPLETE): said under the title, never a quiet table
+if [ -s "$run/INCOMPLETE" ]; then
+  why=$(head -n 1 "$run/INCOMPLETE")
+  awk -v why="$why" 'NR == 2 { printf "\n**Incomplete run: %s; only the rows measured before are here.**\n", why } { print }' \
+    "$tmp" >"$tmp.i" && mv "$tmp.i" "$tmp"
+fi
+
 # the pictures plot.sh drew, PNG linked with its SVG
 {
   printf '\n## Pictures\n\n'

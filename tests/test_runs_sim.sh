@@ -10,7 +10,11 @@ B=${B:-build}
 . tests/sim/build.sh
 sim_build runs
 S=$PWD/$S
+repo=$PWD
 ROWS=(--gpus 0,1 --algo ring,rhd --sizes 1K,1M -n 2 -w 1)
+
+# rowsok FILE: every line of the CSV has the header's field count
+rowsok() { awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1"; }
 
 # whole RUN_DIR: results.csv is a header and 4 rows of as many fields, COMMAND names the run
 whole() {
@@ -44,7 +48,7 @@ for k in 1 2 3; do
   d=$(sed -n 's|^# results: \(.*\)/results.csv$|\1|p' "out$k")
   [ -n "$d" ] && whole "$d" "-n $((k + 1))" && ok || bad "run $k at once: folder '$d' not whole: $(cat "out$k")"
 done
-cd "$OLDPWD" || exit 1
+cd "$repo" || exit 1
 
 # 3. --out: an existing non-empty folder refused before anything runs, --force writes into it
 "$S" run "${ROWS[@]}" --out "$tmp/r" >/dev/null 2>&1
@@ -68,5 +72,31 @@ for k in 1 2; do
 done
 [ "$ok2" -eq 1 ] && [ "$refused" -eq 1 ] && ok || bad "two runs into one --out: $(cat "$tmp/same1" "$tmp/same2")"
 whole "$tmp/same" && ok || bad "two runs into one --out: rows not whole: $(cat "$tmp/same/results.csv")"
+
+# 5. SIGINT and SIGTERM: the run stops at the next row boundary, writes summary.md marked
+#    incomplete and INCOMPLETE, says so in one line and exits 128 + the signal
+BIG=(--gpus 0,1,2,3 --algo all --transport all -b 1K -e 1G -n 50 -w 5)
+for sig in INT TERM; do
+  d=$tmp/sig$sig
+  "$S" run "${BIG[@]}" --out "$d" >"$d.out" 2>"$d.err" &
+  pid=$!
+  for _ in $(seq 200); do # until a few rows are written
+    [ -f "$d/results.csv" ] && [ "$(wc -l <"$d/results.csv")" -gt 3 ] && break
+    sleep 0.05
+  done
+  kill -"$sig" "$pid"
+  wait "$pid"; rc=$?
+  want=$((128 + $(kill -l "$sig")))
+  n=$(($(wc -l <"$d/results.csv") - 1))
+  [ "$rc" -eq "$want" ] && ok || bad "SIG$sig: exit $rc, want $want: $(cat "$d.err")"
+  [ "$n" -gt 0 ] && [ "$n" -lt 1029 ] && rowsok "$d/results.csv" && ok || bad "SIG$sig: $n rows, or a row not whole"
+  grep -qx "stopped by SIG$sig before every row was measured" "$d/INCOMPLETE" && ok || bad "SIG$sig: no INCOMPLETE"
+  grep -q "^\*\*Incomplete run: stopped by SIG$sig" "$d/summary.md" 2>/dev/null && ok ||
+    bad "SIG$sig: summary.md not marked: $(head -n 3 "$d/summary.md" 2>&1)"
+  [ "$(wc -l <"$d.err")" -eq 1 ] && grep -q "^arbench: stopped by SIG$sig: the rows measured so far are in $d/results.csv, the run is incomplete" "$d.err" &&
+    ok || bad "SIG$sig: want one line on stderr: $(cat "$d.err")"
+done
+# a run that ends whole has no INCOMPLETE
+[ ! -e "$tmp/r/INCOMPLETE" ] && ! grep -q Incomplete "$tmp/r/summary.md" 2>/dev/null && ok || bad "a whole run marked incomplete"
 
 finish
