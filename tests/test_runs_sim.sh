@@ -96,6 +96,41 @@ for sig in INT TERM; do
   [ "$(wc -l <"$d.err")" -eq 1 ] && grep -q "^arbench: stopped by SIG$sig: the rows measured so far are in $d/results.csv, the run is incomplete" "$d.err" &&
     ok || bad "SIG$sig: want one line on stderr: $(cat "$d.err")"
 done
+# 6. SIGINT, SIGTERM and SIGKILL at random moments (TRIALS each, default 2; 20 for the
+#    issue's check): only whole rows, never a run marked complete that is not, and make run's
+#    baseline rule passes over every one but a whole run
+trials=${TRIALS:-2}
+mkdir -p "$tmp/w6/runs" && cp -r configs plots "$tmp/w6/"
+for sig in INT TERM KILL; do
+  for k in $(seq "$trials"); do
+    d=$tmp/w6/runs/2026010${k}T00000$((RANDOM % 10))Z_$sig$k
+    "$S" run --gpus 0,1,2,3 --algo ring,rhd,direct --transport ce,sm -b 1K -e 64M -n 1000 --out "$d" \
+      >/dev/null 2>&1 &
+    pid=$!
+    r=$((RANDOM % 120)) # 0..1.2 s: the rows take about a second
+    sleep "$((r / 100)).$((r % 100 / 10))$((r % 10))"
+    kill -"$sig" "$pid" 2>/dev/null
+    { wait "$pid"; } 2>/dev/null; rc=$?
+    if [ ! -f "$d/results.csv" ]; then ok; continue; fi # killed before the folder was made
+    [ -n "${VERBOSE:-}" ] && echo "SIG$sig trial $k: exit $rc, $(($(wc -l <"$d/results.csv") - 1)) rows"
+    rowsok "$d/results.csv" || { bad "SIG$sig trial $k: a row not whole"; continue; }
+    n=$(($(wc -l <"$d/results.csv") - 1))
+    if [ "$rc" -eq 0 ]; then # the signal came after the last row: whole, not marked
+      [ "$n" -eq 102 ] && [ ! -e "$d/INCOMPLETE" ] && ok || bad "SIG$sig trial $k: exit 0 with $n rows"
+    elif [ "$n" -lt 102 ] && [ "$sig" != KILL ]; then
+      [ -e "$d/INCOMPLETE" ] && ok || bad "SIG$sig trial $k: $n rows, exit $rc, no INCOMPLETE"
+    else ok; fi
+  done
+done
+# a whole run after them all; make run's rule (configs/run-main.sh) must pick it, never the others
+"$S" run --gpus 0,1,2,3 --algo ring --sizes 1M -n 2 --out "$tmp/w6/runs/20250101T000000Z_whole" >/dev/null 2>&1
+pick=$(cd "$tmp/w6" && bash -c 'source <(sed -n "/^placement_of()/,/^}/p; /^pick_baseline()/,/^}/p" configs/run-main.sh)
+  want_pl="1 rank/GPU" want_g=4; pick_baseline' 2>/dev/null)
+p=$tmp/w6/$pick
+if [ -n "$pick" ] && [ -s "$p/summary.md" ] && [ ! -e "$p/INCOMPLETE" ] && rowsok "$p/results.csv" &&
+   { [ "$pick" = runs/20250101T000000Z_whole ] || [ "$(($(wc -l <"$p/results.csv") - 1))" -eq 102 ]; }; then ok
+else bad "make run's baseline among stopped runs: '$pick'"; fi
+
 # a run that ends whole has no INCOMPLETE
 [ ! -e "$tmp/r/INCOMPLETE" ] && ! grep -q Incomplete "$tmp/r/summary.md" 2>/dev/null && ok || bad "a whole run marked incomplete"
 
