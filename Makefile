@@ -13,7 +13,13 @@ GPU_INC  = -I$(CUDA_HOME)/include $(if $(NCCL_HOME),-I$(NCCL_HOME)/include)
 NVFLAGS ?= -O3 -g -lineinfo
 NVFLAGS += -std=c++17 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
            -Xcompiler -Wall,-Wextra,-Werror -Isrc -Iharness $(GPU_INC) -MMD -MP
-LDLIBS   = -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(NCCL_LIB) -lnccl -lcudart_static \
+# SAN=1: the host C with AddressSanitizer and UBSan (the CPU suites and the fake-GPU runs);
+# keep it in a build folder of its own: make B=build-san SAN=1 test
+ifeq ($(SAN),1)
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+CFLAGS  += $(SANFLAGS)
+endif
+LDLIBS   = $(SANFLAGS) -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(NCCL_LIB) -lnccl -lcudart_static \
            -lpthread -ldl -lrt -lm -lstdc++
 
 B = build
@@ -60,7 +66,7 @@ $(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o $(
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(B)/obj/harness/args.o $(B)/obj/harness/config.o $(B)/libarcore.a -lm -lpthread -ldl
 
 test: $(B)/arbench $(TEST_BIN)
-	@B=$(B) bash tests/run.sh $(SUITES)
+	@B=$(B) SANFLAGS="$(SANFLAGS)" bash tests/run.sh $(SUITES)
 
 # the long simulator sweep (2..8 ranks, 4 seeds: minutes); CI runs it after make test
 test-long: $(B)/arbench

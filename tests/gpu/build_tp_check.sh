@@ -12,7 +12,7 @@ make -s B="$B" -j2 $objs "$B/libarcore.a" >/dev/null
 CUDA_HOME=${CUDA_HOME:-$(ls -d /usr/local/cuda /usr/local/cuda-13.0 2>/dev/null | head -n1)}
 NCCL_LIB=$(for d in "$CUDA_HOME/lib64" /usr/lib/x86_64-linux-gnu; do ls "$d"/libnccl.so* >/dev/null 2>&1 && echo "$d" && break; done)
 NCCL_INC=$(for d in "$CUDA_HOME/include" /usr/include; do [ -f "$d/nccl.h" ] && echo "$d" && break; done)
-${CC:-gcc} -O2 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Isrc/cuda \
+${CC:-gcc} ${SANFLAGS:-} -O2 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Isrc/cuda \
   -I"$CUDA_HOME/include" -I"$NCCL_INC" -o "$B/tp_check" tests/gpu/tp_check.c $objs "$B/libarcore.a" \
   -L"$CUDA_HOME/lib64" -L"$NCCL_LIB" -Wl,-rpath,"$NCCL_LIB" -lnccl -lcudart_static -lpthread -ldl -lrt -lm -lstdc++
 echo "built $B/tp_check"

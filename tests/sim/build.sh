@@ -9,9 +9,9 @@ sim_build() {
   nc=$(grep -o '[^ ]*/nccl\.h' "$dep" 2>/dev/null | head -n 1)
   mkdir -p "$B/tests"
   if [ -z "$cu" ] || [ -z "$nc" ] ||
-     ! ${CC:-cc} -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness \
+     ! ${CC:-cc} -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness ${SANFLAGS:-} \
          -I"$(dirname "$cu")" -I"$(dirname "$nc")" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu_$1.o" ||
-     ! ${CC:-cc} -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_$1.o" "$B/libarcore.a" \
+     ! ${CC:-cc} ${SANFLAGS:-} -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_$1.o" "$B/libarcore.a" \
          -lpthread -lm -ldl; then
     echo "FAIL: cannot build the simulator (run make first)"
     echo "0 passed, 1 failed"
