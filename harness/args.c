@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 
 int args_bad(const char *flag, const char *value, const char *why) {
   fprintf(stderr, "arbench: %s: bad value '%s': %s\n", flag, value ? value : "", why);
@@ -60,26 +61,32 @@ int args_parse_time_us(const char *flag, const char *s, double *out) {
   else if (!strcmp(end, "ns")) mul = 1e-3;
   else if (*end && strcmp(end, "us")) return args_bad(flag, s, "unknown unit (use ns, us, ms or s)");
   if (v < 0) return args_bad(flag, s, "a delay cannot be negative");
+  if (v * mul > ARGS_MAX_TIME_US) return args_bad(flag, s, "longer than 1 h");
   *out = v * mul;
   return 0;
 }
 
-/* Parses one "RANK[:DELAY]" item of a straggler list. */
+/* Parses one "RANK[:DELAY]" item of a straggler list; messages show the whole item. */
 static int parse_one_straggler(const char *flag, char *item, int delay_required,
                                struct straggler_spec *sp) {
+  char whole[1024];
+  snprintf(whole, sizeof(whole), "%s", item);
   memset(sp, 0, sizeof(*sp));
   char *colon = strchr(item, ':');
   if (colon) *colon = 0;
+  if (!*item) return args_bad(flag, whole, "the rank is missing (RANK:DELAY, e.g. 3:8ms)");
   if (args_parse_int(flag, item, 0, AR_MAX_RANKS - 1, &sp->rank)) return -1;
   if (!colon) {
-    if (delay_required) return args_bad(flag, item, "needs RANK:DELAY (e.g. 3:8ms)");
+    if (delay_required) return args_bad(flag, whole, "needs RANK:DELAY (e.g. 3:8ms)");
     return 0;
   }
   char *d = colon + 1;
+  if (!*d) return args_bad(flag, whole, "the delay is missing (RANK:DELAY, e.g. 3:8ms)");
   if (*d == '@') {
     FILE *f = fopen(d + 1, "r");
     if (!f) return args_bad(flag, d, "cannot read the delay file");
     fclose(f);
+    if (strlen(d + 1) >= sizeof(sp->file)) return args_bad(flag, d, "file name too long");
     snprintf(sp->file, sizeof(sp->file), "%s", d + 1);
     return 0;
   }
@@ -87,11 +94,13 @@ static int parse_one_straggler(const char *flag, char *item, int delay_required,
   char *dash = *d ? strchr(d + 1, '-') : NULL;
   if (*d == '-') return args_bad(flag, d, "a delay cannot be negative");
   if (dash) {
+    char range[1024];
+    snprintf(range, sizeof(range), "%s", d);
     *dash = 0;
     if (args_parse_time_us(flag, d, &sp->delay_lo_us) ||
         args_parse_time_us(flag, dash + 1, &sp->delay_hi_us))
       return -1;
-    if (sp->delay_hi_us < sp->delay_lo_us) return args_bad(flag, d, "range LO-HI has LO > HI");
+    if (sp->delay_hi_us < sp->delay_lo_us) return args_bad(flag, range, "range LO-HI has LO > HI");
     return 0;
   }
   if (args_parse_time_us(flag, d, &sp->delay_lo_us)) return -1;
@@ -118,6 +127,47 @@ int args_parse_stragglers(const char *flag, const char *s, int delay_required,
   return 0;
 }
 
+int args_load_delays(const char *file, double **out, int *count) {
+  FILE *f = fopen(file, "r");
+  if (!f) return args_bad("--straggler", file, "cannot read the delay file");
+  char *line = NULL, where[320];
+  size_t linecap = 0;
+  ssize_t len;
+  int n = 0, cap = 0, lineno = 0, rc = 0;
+  double *v = NULL;
+  while (rc == 0 && (len = getline(&line, &linecap, f)) >= 0) {
+    lineno++;
+    snprintf(where, sizeof(where), "--straggler: %s:%d", file, lineno);
+    if (memchr(line, 0, (size_t)len)) { /* a NUL would cut the line short */
+      rc = args_bad(where, "", "a NUL byte");
+      break;
+    }
+    char *p = line + strspn(line, " \t");
+    p[strcspn(p, " \t\r\n#")] = 0;
+    if (!*p) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      double *nv = realloc(v, (size_t)cap * sizeof(*v));
+      if (!nv) {
+        rc = args_bad("--straggler", file, "out of memory");
+        break;
+      }
+      v = nv;
+    }
+    rc = args_parse_time_us(where, p, &v[n++]);
+  }
+  free(line);
+  fclose(f);
+  if (rc == 0 && !n) rc = args_bad("--straggler", file, "the delay file has no delays");
+  if (rc) {
+    free(v);
+    return -1;
+  }
+  *out = v;
+  *count = n;
+  return 0;
+}
+
 /* Appends the RANK:FACTOR items of s to out (ranks already there count as named); returns 0
  * or -1 after a message. */
 static int degrade_append(const char *flag, const char *s, struct degrade_spec *out) {
@@ -129,6 +179,8 @@ static int degrade_append(const char *flag, const char *s, struct degrade_spec *
        item = strtok_r(NULL, ",", &save)) {
     char *colon = strchr(item, ':');
     if (!colon) return args_bad(flag, s, "needs RANK:FACTOR (e.g. 3:2.0)");
+    if (colon == item) return args_bad(flag, s, "the rank is missing (RANK:FACTOR, e.g. 3:2.0)");
+    if (!colon[1]) return args_bad(flag, s, "the factor is missing (RANK:FACTOR, e.g. 3:2.0)");
     *colon = 0;
     if (out->n == AR_MAX_DEGRADED) return args_bad(flag, s, "too many degraded GPUs (at most 8)");
     int k = out->n;
@@ -139,6 +191,7 @@ static int degrade_append(const char *flag, const char *s, struct degrade_spec *
     if (end == colon + 1 || *end || errno || isnan(f) || isinf(f))
       return args_bad(flag, colon + 1, "not a number");
     if (f < 1.0) return args_bad(flag, colon + 1, "a slowdown factor must be >= 1");
+    if (f > ARGS_MAX_FACTOR) return args_bad(flag, colon + 1, "a slowdown factor above 1000");
     for (int i = 0; i < k; i++)
       if (out->rank[i] == out->rank[k]) return args_bad(flag, s, "a rank is named twice");
     out->factor[k] = f;

@@ -28,12 +28,20 @@ int args_bad(const char *flag, const char *value, const char *why);
 int args_parse_int(const char *flag, const char *s, int lo, int hi, int *out);
 /* Bytes with binary units: 1024, 1K, 8M, 8G, 1T (also KiB/KB/k); at least 1. */
 int args_parse_size(const char *flag, const char *s, uint64_t *out);
-/* A duration, default unit us: 100us, 8ms, 1.5s, 250ns; must not be negative. */
+/* The largest duration (a delay, a latency) and slowdown factor taken: beyond them every
+ * figure the harness or the model derives would be meaningless or overflow. */
+#define ARGS_MAX_TIME_US 3.6e9
+#define ARGS_MAX_FACTOR 1000.0
+
+/* A duration, default unit us: 100us, 8ms, 1.5s, 250ns; from 0 to 1 h. */
 int args_parse_time_us(const char *flag, const char *s, double *out);
+/* Reads a delay FILE (one duration per line; blank lines and # comments skipped) into a new
+ * array; a bad line is named "--straggler: FILE:LINE". Returns 0, or -1 after one line. */
+int args_load_delays(const char *file, double **out, int *count);
 /* RANK[:DELAY] | RANK:LO-HI | RANK:@FILE, comma-separated; delay_required for the harness. */
 int args_parse_stragglers(const char *flag, const char *s, int delay_required,
                           struct straggler_spec *out, int *count);
-/* RANK:FACTOR[,RANK:FACTOR]; factors >= 1; distinct ranks. */
+/* RANK:FACTOR[,RANK:FACTOR]; factors 1..1000; distinct ranks. */
 int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out);
 /* The same, added to what out already holds (a repeated flag); a rank named twice is refused. */
 int args_add_degrade(const char *flag, const char *s, struct degrade_spec *out);

@@ -90,7 +90,14 @@ static void build_schedules(struct bench *b) {
 /* Rank 0: the critical-delay search's candidates (every algorithm on one side, on each
  * transport; nccl once) and the model's price of each schedule. */
 
+volatile sig_atomic_t hx_stop_signal;
+int hx_stopped_early;
+
 static int next_job(struct bench *b) {
+  if (hx_stop_signal) { /* stopped: no new row, the rows written are whole */
+    if (b->crit.on ? b->crit.size < b->o->nsizes : b->next < b->njobs) hx_stopped_early = 1;
+    return 0;
+  }
   if (!b->crit.on) {
     if (b->next >= b->njobs) return 0;
     job_prepare(b, &b->jobs[b->next++]);

@@ -3,6 +3,7 @@
 #ifndef HX_BENCH_H
 #define HX_BENCH_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "csv.h"
@@ -23,6 +24,12 @@ struct hx_bench_cfg {
   FILE *phases_csv;              /* phases.csv (header written), or NULL: no --phases */
   struct hx_progress *progress;  /* shared by the scenarios of a run; may be NULL */
 };
+
+/* SIGINT or SIGTERM once received (0: none): the run stops at the next row boundary (set by
+ * run.c's handler, read by rank 0 before each row). */
+extern volatile sig_atomic_t hx_stop_signal;
+/* Set when a stop left rows of a scenario unmeasured (not when it came after the last). */
+extern int hx_stopped_early;
 
 /* The header of delays.csv: every timed iteration's drawn delay, per straggler. */
 extern const char hx_delays_header[];

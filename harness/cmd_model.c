@@ -83,18 +83,10 @@ static int parse_bw_flag(const char *flag, const char *s, double *us_per_byte) {
   return 0;
 }
 
-/* The delay a straggler spec stands for: fixed, a range's midpoint, or a file's mean. */
+/* The delay a straggler spec stands for: fixed, a range's midpoint, or a file's mean (the
+ * file was read by parse_options into delay_lo_us = delay_hi_us). */
 static double spec_delay_us(const struct straggler_spec *sp) {
-  if (!sp->file[0]) return (sp->delay_lo_us + sp->delay_hi_us) / 2;
-  FILE *f = fopen(sp->file, "r");
-  double sum = 0, v;
-  int k = 0;
-  if (f) {
-    while (fscanf(f, "%lf", &v) == 1)
-      sum += v, k++;
-    fclose(f);
-  }
-  return k ? sum / k : 0;
+  return (sp->delay_lo_us + sp->delay_hi_us) / 2;
 }
 
 static void usage(FILE *f) {
@@ -206,9 +198,9 @@ static int parse_options(int argc, char **argv, struct options *o) {
       bad = parse_ranks(optarg, o);
       break;
     case 'S': bad = parse_sizes(optarg, o); break;
-    case 'b': bad = args_parse_size("-b", optarg, &o->bmin); break;
-    case 'e': bad = args_parse_size("-e", optarg, &o->bmax); break;
-    case 'f': bad = args_parse_int("-f", optarg, 2, 1024, &o->bfactor); break;
+    case 'b': bad = args_parse_size("-b", o->bmin_text = optarg, &o->bmin); break;
+    case 'e': bad = args_parse_size("-e", o->bmax_text = optarg, &o->bmax); break;
+    case 'f': bad = args_parse_int("-f", o->bfactor_text = optarg, 2, 1024, &o->bfactor); break;
     case 'A': bad = args_parse_time_us("--alpha", optarg, &o->hw.alpha_us); break;
     case 'H': bad = args_parse_time_us("--hop-latency", optarg, &o->hw.hop_us); break;
     case 'W': bad = parse_bw_flag("--bw", optarg, &o->hw.beta); break;
@@ -248,14 +240,14 @@ static int parse_options(int argc, char **argv, struct options *o) {
     return EXIT_BAD_INPUT;
   }
   if (o->bmin || o->bmax) {
-    char val[32];
-    if (o->nsizes) return args_bad("-b", "", "give --bytes or -b/-e, not both"), EXIT_BAD_INPUT;
-    if (!o->bmin || !o->bmax) return args_bad("-b", "", "-b and -e go together"), EXIT_BAD_INPUT;
-    snprintf(val, sizeof(val), "%llu", (unsigned long long)o->bmax);
-    if (o->bmax < o->bmin) return args_bad("-e", val, "smaller than -b"), EXIT_BAD_INPUT;
+    const char *flag = o->bmin ? "-b" : "-e", *text = o->bmin ? o->bmin_text : o->bmax_text;
+    if (o->nsizes) return args_bad(flag, text, "give --bytes or -b/-e, not both"), EXIT_BAD_INPUT;
+    if (!o->bmin || !o->bmax) return args_bad(flag, text, "-b and -e go together"), EXIT_BAD_INPUT;
+    if (o->bmax < o->bmin) return args_bad("-e", o->bmax_text, "smaller than -b"), EXIT_BAD_INPUT;
     for (uint64_t b = o->bmin; b <= o->bmax; b *= (uint64_t)o->bfactor) {
       if (o->nsizes == (int)(sizeof(o->sizes) / sizeof(o->sizes[0])))
-        return args_bad("-f", "", "too many sizes (at most 128)"), EXIT_BAD_INPUT;
+        return args_bad("-f", o->bfactor_text ? o->bfactor_text : "2",
+                        "too many sizes between -b and -e (at most 128)"), EXIT_BAD_INPUT;
       o->sizes[o->nsizes++] = b;
     }
   }
@@ -269,6 +261,15 @@ static int parse_options(int argc, char **argv, struct options *o) {
     if (!o->nalgos) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
     if (!o->nsizes) return args_bad("--bytes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
+  }
+  for (int k = 0; k < o->nst; k++) { /* a delay file: its mean, read as the harness reads it */
+    double *d, sum = 0;
+    int nd;
+    if (!o->st[k].file[0]) continue;
+    if (args_load_delays(o->st[k].file, &d, &nd)) return EXIT_BAD_INPUT;
+    for (int i = 0; i < nd; i++) sum += d[i];
+    free(d);
+    o->st[k].delay_lo_us = o->st[k].delay_hi_us = sum / nd;
   }
   for (int i = 0; i < o->nranks; i++)
     if (args_check_ranks(o->ranks[i], o->st, o->nst, &o->dg, o->tdims, o->torus, o->torus_text))
@@ -445,7 +446,14 @@ int cmd_model(int argc, char **argv) {
     int nfits = calibrate(rows, nrows, &o, &cache, fits), any = 0;
     for (int j = 0; j < nfits; j++)
       any |= fits[j].ok;
-    rc = any ? EXIT_OK : EXIT_FAIL;
+    rc = EXIT_OK;
+    if (!any) { /* nothing fitted: bad input, never a fit that reads as perfect */
+      char why[128];
+      snprintf(why, sizeof(why), "too few usable rows to fit alpha and bw (%d; at least %d "
+               "healthy rows of one transport)", nrows, CALIBRATE_MIN_ROWS);
+      args_bad("--calibrate", o.calibrate, why);
+      rc = EXIT_BAD_INPUT;
+    }
     for (int j = 0; j < nfits && o.nalgos; j++) /* a sweep of chosen algorithms: pooled fits */
       if (fits[j].ok && !fits[j].algo) sweep(&o, &fits[j].hw, fits[j].transport, &cache, &out, 0);
     if (!o.nalgos && any) mirror(rows, nrows, &o, fits, nfits, &cache, &out);

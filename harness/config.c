@@ -1,68 +1,154 @@
 /* Reads a config file into argument words: whitespace separates words, "double quotes" keep
- * spaces, '#' outside quotes starts a comment; `[scenario NAME]` lines open sections. */
+ * spaces, '#' outside quotes starts a comment; `[scenario NAME]` lines open sections. Every
+ * byte is read as written or the file is refused with FILE:LINE (control bytes, overlong
+ * lines or words, unbalanced quotes); CRLF line ends read as LF. */
 #include "config.h"
 
-#include <stdio.h>
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "args.h"
 
-/* Appends a copy of word to out; returns 0 or -1 when out of memory. */
-static int push(struct config_args *out, size_t *cap, const char *word, size_t len) {
+/* Longest line and word read: a longer one is refused, never split or cut (the longest
+ * value any flag takes, --sizes, is below CONFIG_MAX_WORD). */
+#define CONFIG_MAX_LINE 65536
+#define CONFIG_MAX_WORD 4096
+
+/* Appends a copy of word (from line lineno) to out; returns 0 or -1 when out of memory. */
+static int push(struct config_args *out, size_t *cap, const char *word, size_t len, int lineno) {
   if ((size_t)out->argc + 2 > *cap) {
     size_t ncap = *cap ? 2 * *cap : 16;
     char **v = realloc(out->argv, ncap * sizeof(*v));
-    if (!v) return -1;
-    out->argv = v;
+    if (v) out->argv = v;
+    int *l = v ? realloc(out->line, ncap * sizeof(*l)) : NULL;
+    if (!l) return -1;
+    out->line = l;
     *cap = ncap;
   }
   if (!(out->argv[out->argc] = strndup(word, len))) return -1;
+  out->line[out->argc] = lineno;
   out->argv[++out->argc] = NULL;
   return 0;
 }
 
-/* Splits one line into words; returns 0, or -1 on an unbalanced quote. */
-static int split_line(const char *line, struct config_args *out, size_t *cap) {
+/* Splits one line (no newline, no control bytes) into words; returns 0, or -1 with why set. */
+static int split_line(const char *line, int lineno, struct config_args *out, size_t *cap,
+                      char *why, size_t whylen) {
   const char *p = line;
+  char word[CONFIG_MAX_WORD];
   for (;;) {
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+    while (*p == ' ' || *p == '\t') p++;
     if (!*p || *p == '#') return 0;
-    char word[1024];
     size_t len = 0;
-    while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n' && *p != '#') {
-      if (*p == '"') {
-        const char *end = strchr(p + 1, '"');
-        if (!end) return -1;
-        for (p++; p < end && len < sizeof(word) - 1; p++) word[len++] = *p;
-        p = end + 1;
-      } else if (len < sizeof(word) - 1) {
-        word[len++] = *p++;
-      } else {
-        p++;
+    while (*p && *p != ' ' && *p != '\t' && *p != '#') {
+      const char *end = p + 1; /* one byte, or a quoted run without its quotes */
+      if (*p == '"' && !(end = strchr(p + 1, '"'))) {
+        snprintf(why, whylen, "unbalanced quote");
+        return -1;
       }
+      const char *from = *p == '"' ? p + 1 : p;
+      if (len + (size_t)(end - from) >= sizeof(word)) {
+        snprintf(why, whylen, "a word longer than %d bytes", CONFIG_MAX_WORD - 1);
+        return -1;
+      }
+      memcpy(word + len, from, (size_t)(end - from));
+      len += (size_t)(end - from);
+      p = *p == '"' ? end + 1 : end;
     }
-    if (push(out, cap, word, len)) return -1;
+    if (push(out, cap, word, len, lineno)) {
+      snprintf(why, whylen, "out of memory");
+      return -1;
+    }
   }
+}
+
+/* A config file read line by line, every byte accounted for. */
+struct reader {
+  const char *path;
+  FILE *f;
+  char *buf;
+  size_t cap;
+  int lineno, nbytes;
+};
+
+/* Prints "arbench: --config: FILE:LINE: why" (FILE alone when line is 0); returns -1. */
+static int config_bad(const char *path, int line, const char *why) {
+  if (line) fprintf(stderr, "arbench: --config: %s:%d: %s\n", path, line, why);
+  else fprintf(stderr, "arbench: --config: %s: %s\n", path, why);
+  return -1;
+}
+
+/* Opens path: it must be a readable file, not a directory; 0 or -1 after a message. */
+static int reader_open(struct reader *r, const char *path) {
+  struct stat st;
+  memset(r, 0, sizeof(*r));
+  r->path = path;
+  if (!(r->f = fopen(path, "r"))) return args_bad("--config", path, "cannot read the file");
+  if (fstat(fileno(r->f), &st) || S_ISDIR(st.st_mode)) {
+    fclose(r->f);
+    return args_bad("--config", path, "a directory, not a config file");
+  }
+  return 0;
+}
+
+/* Reads the next line into r->buf without its "\n" or "\r\n"; returns 1, 0 at the end, or -1
+ * after a message: a read error, a NUL or other control byte, a line over CONFIG_MAX_LINE. */
+static int reader_next(struct reader *r) {
+  errno = 0;
+  ssize_t n = getline(&r->buf, &r->cap, r->f);
+  if (n < 0) {
+    if (ferror(r->f)) return config_bad(r->path, r->lineno + 1, strerror(errno ? errno : EIO));
+    return 0;
+  }
+  r->lineno++;
+  r->nbytes += n > 0;
+  if (n > 0 && r->buf[n - 1] == '\n') n--;
+  if (n > 0 && r->buf[n - 1] == '\r') n--; /* CRLF files read as LF files */
+  if (n >= CONFIG_MAX_LINE) {
+    char why[64];
+    snprintf(why, sizeof(why), "a line longer than %d bytes", CONFIG_MAX_LINE - 1);
+    return config_bad(r->path, r->lineno, why);
+  }
+  for (ssize_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)r->buf[i];
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      char why[96];
+      snprintf(why, sizeof(why), "%s at column %zd", c == 0 ? "a NUL byte" : c == '\r' ?
+               "a carriage return inside the line" : "a control character", i + 1);
+      return config_bad(r->path, r->lineno, why);
+    }
+  }
+  r->buf[n] = 0;
+  return 1;
+}
+
+static void reader_close(struct reader *r) {
+  fclose(r->f);
+  free(r->buf);
 }
 
 int config_expand(const char *path, const char *prog, int nextra, char **extra,
                   struct config_args *out) {
   size_t cap = 0;
+  struct reader r;
+  char why[128] = "";
   memset(out, 0, sizeof(*out));
-  FILE *f = fopen(path, "r");
-  if (!f) return args_bad("--config", path, "cannot read the file");
-  int rc = push(out, &cap, prog, strlen(prog));
-  char line[4096];
-  for (int lineno = 1; rc == 0 && fgets(line, sizeof(line), f); lineno++)
-    if (split_line(line, out, &cap)) {
-      char why[64];
-      snprintf(why, sizeof(why), "unbalanced quote on line %d", lineno);
-      rc = args_bad("--config", path, why);
-    }
-  fclose(f);
-  for (int i = 0; rc == 0 && i < nextra; i++) rc = push(out, &cap, extra[i], strlen(extra[i]));
+  if (reader_open(&r, path)) return -1;
+  int rc = push(out, &cap, prog, strlen(prog), 0), got = 0;
+  while (rc == 0 && (got = reader_next(&r)) > 0)
+    if (split_line(r.buf, r.lineno, out, &cap, why, sizeof(why)))
+      rc = config_bad(path, r.lineno, why);
+  if (rc == 0 && got < 0) rc = -1;
+  if (rc == 0 && out->argc == 1)
+    rc = config_bad(path, 0, r.nbytes ? "no options in the file (only blanks and comments)"
+                                      : "the file is empty");
+  reader_close(&r);
+  for (int i = 0; rc == 0 && i < nextra; i++)
+    rc = push(out, &cap, extra[i], strlen(extra[i]), 0);
   if (rc) config_free(out);
   return rc;
 }
@@ -70,7 +156,9 @@ int config_expand(const char *path, const char *prog, int nextra, char **extra,
 void config_free(struct config_args *a) {
   for (int i = 0; i < a->argc; i++) free(a->argv[i]);
   free(a->argv);
+  free(a->line);
   a->argv = NULL;
+  a->line = NULL;
   a->argc = 0;
 }
 
@@ -93,25 +181,26 @@ static int parse_section(const char *line, char *name, size_t len) {
 
 int config_load(const char *path, struct config_file *out) {
   memset(out, 0, sizeof(*out));
-  FILE *f = fopen(path, "r");
-  if (!f) return args_bad("--config", path, "cannot read the file");
+  struct reader r;
+  if (reader_open(&r, path)) return -1;
   struct config_args *cur = &out->common;
   size_t caps[CONFIG_MAX_SCENARIOS + 1] = {0}, *cap = &caps[0];
-  char line[4096], why[128] = "";
-  for (int lineno = 1; !why[0] && fgets(line, sizeof(line), f); lineno++) {
+  char why[128] = "";
+  int got = 0, nwords = 0;
+  while (!why[0] && (got = reader_next(&r)) > 0) {
+    const char *line = r.buf;
     if (line[strspn(line, " \t")] == '[') {
       char name[64];
       if (parse_section(line, name, sizeof(name))) {
-        snprintf(why, sizeof(why), "line %d: a section line must be [scenario NAME] (NAME: "
-                 "letters, digits, - _ .)", lineno);
+        snprintf(why, sizeof(why), "a section line must be [scenario NAME] (NAME: "
+                 "letters, digits, - _ .)");
         break;
       }
       for (int i = 0; i < out->nscen; i++)
         if (!strcmp(out->scen[i].name, name))
-          snprintf(why, sizeof(why), "line %d: scenario '%s' appears twice", lineno, name);
+          snprintf(why, sizeof(why), "scenario '%s' appears twice", name);
       if (!why[0] && out->nscen == CONFIG_MAX_SCENARIOS)
-        snprintf(why, sizeof(why), "line %d: more than %d scenarios", lineno,
-                 CONFIG_MAX_SCENARIOS);
+        snprintf(why, sizeof(why), "more than %d scenarios", CONFIG_MAX_SCENARIOS);
       if (why[0]) break;
       struct config_scenario *sc = &out->scen[out->nscen++];
       snprintf(sc->name, sizeof(sc->name), "%s", name);
@@ -119,17 +208,24 @@ int config_load(const char *path, struct config_file *out) {
       cap = &caps[out->nscen];
       continue;
     }
-    if (split_line(line, cur, cap))
-      snprintf(why, sizeof(why), "unbalanced quote on line %d (or out of memory)", lineno);
+    int before = cur->argc;
+    if (split_line(line, r.lineno, cur, cap, why, sizeof(why))) break;
+    nwords += cur->argc - before;
   }
-  fclose(f);
-  if (!why[0] && out->nscen == 0) { /* no sections: the whole file is one scenario */
-    out->nscen = 1;
-    out->scen[0].name[0] = 0;
-  }
+  int lineno = r.lineno, nbytes = r.nbytes;
+  reader_close(&r);
   if (why[0]) {
     config_file_free(out);
-    return args_bad("--config", path, why);
+    return config_bad(path, lineno, why);
+  }
+  if (got < 0 || (out->nscen == 0 && nwords == 0)) { /* an empty config is a mistake */
+    config_file_free(out);
+    return got < 0 ? -1 : config_bad(path, 0, nbytes ? "no options in the file (only blanks "
+                                                       "and comments)" : "the file is empty");
+  }
+  if (out->nscen == 0) { /* no sections: the whole file is one scenario */
+    out->nscen = 1;
+    out->scen[0].name[0] = 0;
   }
   return 0;
 }

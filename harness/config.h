@@ -8,10 +8,13 @@
 struct config_args {
   int argc;
   char **argv; /* argv[0] is the program name; NULL-terminated */
+  int *line;   /* the file line of each word; 0: not from the file */
 };
 
 /* Builds argv: prog, the words of FILE, then extra[0..nextra). Returns 0, or -1 after printing
- * one line "arbench: --config: bad value 'FILE': why" (unreadable, unbalanced quote). */
+ * one line: "arbench: --config: bad value 'FILE': why" (unreadable, a directory) or
+ * "arbench: --config: FILE:LINE: why" (an unbalanced quote, a NUL or control byte, a line over
+ * 64 KiB or a word over 4 KiB; FILE alone: empty, or nothing but comments). */
 int config_expand(const char *path, const char *prog, int nextra, char **extra,
                   struct config_args *out);
 void config_free(struct config_args *a);
@@ -30,9 +33,9 @@ struct config_file {
   struct config_scenario scen[CONFIG_MAX_SCENARIOS];
 };
 
-/* Reads FILE into common words and scenarios. Returns 0, or -1 after printing one line
- * "arbench: --config: bad value 'FILE': why" (unreadable, unbalanced quote, a malformed
- * section line, a repeated or missing scenario name, too many scenarios). */
+/* Reads FILE into common words and scenarios. Returns 0, or -1 after printing one line as
+ * config_expand does; also for a malformed section line, a repeated or missing scenario name,
+ * too many scenarios. */
 int config_load(const char *path, struct config_file *out);
 void config_file_free(struct config_file *c);
 

@@ -164,7 +164,8 @@ static void fit_rows(const struct mrow *rows, int nrows, const struct options *o
     ns++;
   }
   ft->rows = ns;
-  ft->ok = smp && ns > 0 && !model_fit(smp, ns, &ft->hw.alpha_us, &ft->hw.beta, &ft->rel_rms);
+  ft->ok = smp && ns >= CALIBRATE_MIN_ROWS &&
+           !model_fit(smp, ns, &ft->hw.alpha_us, &ft->hw.beta, &ft->rel_rms);
   free(smp);
   const char *name = algo ? algo->name : "all";
   if (ft->ok)
@@ -172,8 +173,8 @@ static void fit_rows(const struct mrow *rows, int nrows, const struct options *o
            "rel_rms=%.4f\n",
            transport, name, ns, ft->hw.alpha_us, 1e6 / ft->hw.beta / 1e9, ft->rel_rms);
   else
-    printf("calibration: transport=%s algorithm=%s rows=%d failed: too few healthy rows to fit\n",
-           transport, name, ns);
+    printf("calibration: transport=%s algorithm=%s rows=%d failed: too few healthy rows to fit "
+           "(at least %d)\n", transport, name, ns, CALIBRATE_MIN_ROWS);
 }
 
 /* Returns 1 when fits[0..nfits) already has (transport, algo). */

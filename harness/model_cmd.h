@@ -9,6 +9,8 @@
 #include "csv.h"
 #include "model.h"
 
+/* two parameters: fewer rows than this fit exactly (rel_rms 0) and say nothing */
+#define CALIBRATE_MIN_ROWS 3
 #define MAX_LIST 64
 #define PROGRESS_AFTER_S 2.0 /* pricing this long prints a progress line per schedule */
 #define MAX_FITS 64 /* a pooled fit per transport, and one per (transport, algorithm) */
@@ -43,6 +45,7 @@ struct options {
   int nsizes;
   uint64_t bmin, bmax;
   int bfactor;
+  const char *bmin_text, *bmax_text, *bfactor_text; /* the user's words, for messages */
   struct model_hw hw;
   int topology;
   struct straggler_spec st[AR_MAX_STRAGGLERS];

@@ -34,7 +34,9 @@ void run_opts_usage(void) {
       "  -n, --iters N           timed iterations (default 20)\n"
       "  -w, --warmup N          untimed warm-up iterations (default 5)\n"
       "  -T, --timeout SECONDS   watchdog per size and algorithm (default 120)\n"
-      "  -o, --out DIR           run folder (default runs/<UTC time>_<host>)\n"
+      "  -o, --out DIR           run folder (default runs/<UTC time>_<host>, with -2, -3..\n"
+      "                          when taken); an existing folder must be empty\n"
+      "      --force             write into a non-empty --out folder (its files are replaced)\n"
       "  -d, --dtype T           float32, bf16 or fp16 (default float32)\n"
       "      --pipeline K        mini-batches per transfer where the transport pipelines\n"
       "                          (ce; default 1; 0: the transport chooses per size; the\n"
@@ -181,47 +183,32 @@ static int parse_size_list(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Reads a @FILE of per-iteration delays (one duration per line, blank lines and # skipped). */
-static int load_delays(const char *file, double **out, int *count) {
-  FILE *f = fopen(file, "r");
-  if (!f) return args_bad("--straggler", file, "cannot read the delay file");
-  char line[256];
-  int n = 0, cap = 0, lineno = 0;
-  double *v = NULL;
-  while (fgets(line, sizeof(line), f)) {
-    lineno++;
-    char *p = line + strspn(line, " \t");
-    p[strcspn(p, " \t\r\n#")] = 0;
-    if (!*p) continue;
-    if (n == cap) {
-      cap = cap ? 2 * cap : 64;
-      double *nv = realloc(v, (size_t)cap * sizeof(*v));
-      if (!nv) {
-        free(v);
-        fclose(f);
-        return args_bad("--straggler", file, "out of memory");
-      }
-      v = nv;
-    }
-    if (args_parse_time_us("--straggler", p, &v[n])) {
-      free(v);
-      fclose(f);
-      return -1;
-    }
-    n++;
-  }
-  fclose(f);
-  if (!n) {
-    free(v);
-    return args_bad("--straggler", file, "the delay file has no delays");
-  }
-  *out = v;
-  *count = n;
+/* Where the words being parsed come from, for messages (" in scenario 'x' of FILE"). */
+static char parse_where[1200];
+/* The config's words being parsed and their file lines, so that a flag at a line's end never
+ * takes the next line's or the command line's first word as its value. */
+static const char *src_file, *const *src_words;
+static const int *src_lines;
+static int src_n;
+
+/* The config file line of the word at w (by address: getopt permutes argv); 0: not from it. */
+static int src_line(const char *w) {
+  for (int i = 0; i < src_n; i++)
+    if (src_words[i] == w) return src_lines[i];
   return 0;
 }
 
-/* Where the words being parsed come from, for messages (" in scenario 'x' of FILE"). */
-static char parse_where[1200];
+/* After getopt_long returned an option with a value: refuses a value that came from another
+ * line than its flag (the flag ended a config line); 0 or -1 after one line. */
+static int check_same_line(char **argv) {
+  if (!optarg || optind < 2 || optarg != argv[optind - 1]) return 0; /* --flag=v, -fv */
+  int lf = src_line(argv[optind - 2]), lv = src_line(optarg);
+  if (!lf || lf == lv) return 0;
+  fprintf(stderr, "arbench: --config: %s:%d: '%s' needs its value on the same line (it would "
+          "take '%s' from %s)\n", src_file, lf, argv[optind - 2], optarg,
+          lv ? "a later line" : "the command line");
+  return -1;
+}
 
 /* Parses the --find-critical size list (or the default 64M..4G) into o->sizes; 0 or -1. */
 static int parse_critical_sizes(const char *list, struct run_opts *o) {
@@ -242,6 +229,46 @@ static int parse_critical_sizes(const char *list, struct run_opts *o) {
   return 0;
 }
 
+/* Checks that DIR/results.csv can serve as a baseline: a header naming every column that
+ * plots/summary.awk compares rows by, and at least one row. Otherwise "0 regressions" would
+ * read as a green night; 0 or -1 after one line. */
+static int check_baseline(const char *dir) {
+  char path[1100], *line = NULL;
+  size_t cap = 0;
+  snprintf(path, sizeof(path), "%s/results.csv", dir);
+  FILE *f = fopen(path, "r");
+  if (!*dir || strlen(dir) >= sizeof(((struct run_opts *)0)->baseline) || !f) {
+    if (f) fclose(f);
+    return args_bad("--baseline", dir, "no readable results.csv in that run folder");
+  }
+  ssize_t len = getline(&line, &cap, f);
+  const char *why = NULL;
+  char miss[160] = "";
+  if (len <= 0) why = "its results.csv is empty";
+  else {
+    line[strcspn(line, "\r\n")] = 0;
+    static const char need[] = "run_id,gpu,n_gpus,source,algorithm,transport,pipeline,dtype,"
+        "bytes,straggler_rank,delay_us,degraded_rank,factor,time_us_median,time_us_stdev,status";
+    for (const char *p = need; *p && !miss[0];) { /* each by name: columns may move */
+      size_t k = strcspn(p, ",");
+      int found = 0;
+      for (const char *q = line; *q && !found;) {
+        size_t m = strcspn(q, ",");
+        found = m == k && !strncmp(p, q, k);
+        q += m + (q[m] == ',');
+      }
+      if (!found)
+        snprintf(miss, sizeof(miss), "its results.csv header lacks the column %.*s", (int)k, p);
+      p += k + (p[k] == ',');
+    }
+    if (miss[0]) why = miss;
+    else if (getline(&line, &cap, f) <= 0) why = "its results.csv has no rows";
+  }
+  free(line);
+  fclose(f);
+  return why ? args_bad("--baseline", dir, why) : 0;
+}
+
 /* Checks that a search has both sides among the algorithms; 0 or -1. */
 static int check_critical(const struct run_opts *o) {
   int target = 0, base = 0;
@@ -259,7 +286,7 @@ static int check_critical(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET };
+         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -283,6 +310,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       {"segments", required_argument, 0, O_SEGMENTS},
       {"profile", required_argument, 0, O_PROFILE},
       {"set", required_argument, 0, O_SET},
+      {"force", no_argument, 0, O_FORCE},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->min_bytes = 1024;
@@ -297,11 +325,12 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   o->crit_max_us = CRIT_DEFAULT_MAX_US;
   o->crit_algo = ar_algo_find("stragglar");
   int explicit_sizes = 0;
-  const char *min_text = "1K", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
+  const char *min_text = "1K", *step_text = "", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
   if (parse_algos("all", o) || parse_transports("nccl-p2p", o)) return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":b:e:f:i:n:w:T:o:d:c:h", opts, NULL)) != -1;) {
+    if (c != ':' && c != '?' && check_same_line(argv)) return -1;
     switch (c) {
     case 'b':
       if (args_parse_size("-b", optarg, &o->min_bytes)) return -1;
@@ -309,7 +338,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case 'e': if (args_parse_size("-e", optarg, &o->max_bytes)) return -1; break;
     case 'f': if (args_parse_int("-f", optarg, 2, 1 << 20, &o->factor)) return -1; break;
-    case 'i': if (args_parse_size("-i", optarg, &o->step_bytes)) return -1; break;
+    case 'i':
+      if (args_parse_size("-i", optarg, &o->step_bytes)) return -1;
+      step_text = optarg;
+      break;
     case O_SIZES:
       if (parse_size_list(optarg, o)) return -1;
       explicit_sizes = 1;
@@ -356,7 +388,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       o->find_critical = 1;
       crit_list = optarg;
       /* an optional value may also be the next word: `--find-critical 1G,4G` */
-      if (!crit_list && optind < argc && argv[optind][0] && argv[optind][0] != '-')
+      if (!crit_list && optind < argc && argv[optind][0] && argv[optind][0] != '-' &&
+          src_line(argv[optind - 1]) == src_line(argv[optind]))
         crit_list = argv[optind++];
       break;
     case O_CRIT_MAX:
@@ -370,18 +403,15 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
         return args_bad("--critical-algo", optarg, "not a straggler-aware algorithm");
       break;
     case O_DRY_RUN: o->dry_run = 1; break;
+    case O_FORCE: o->force = 1; break;
     case O_PHASES: o->phases = 1; break;
     case O_PROFILE:
       if (parse_profile(optarg, &o->profile)) return -1;
       break;
-    case O_BASELINE: {
-      char path[1100];
-      snprintf(path, sizeof(path), "%s/results.csv", optarg);
-      if (!*optarg || strlen(optarg) >= sizeof(o->baseline) || access(path, R_OK))
-        return args_bad("--baseline", optarg, "no readable results.csv in that run folder");
+    case O_BASELINE:
+      if (check_baseline(optarg)) return -1;
       snprintf(o->baseline, sizeof(o->baseline), "%s", optarg);
       break;
-    }
     case O_SET:
       if (ar_settings_parse(&o->settings, optarg, NULL))
         return -1;
@@ -399,7 +429,11 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       return -1;
     case 'h': run_opts_usage(); return 1;
     case ':':
-      fprintf(stderr, "arbench: %s: needs a value%s\n", argv[optind - 1], parse_where);
+      if (src_line(argv[optind - 1]))
+        fprintf(stderr, "arbench: --config: %s:%d: '%s' needs a value\n", src_file,
+                src_line(argv[optind - 1]), argv[optind - 1]);
+      else
+        fprintf(stderr, "arbench: %s: needs a value%s\n", argv[optind - 1], parse_where);
       return -1;
     default: {
       const char *bad = argv[optind - 1];
@@ -423,10 +457,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
     if (o->min_bytes > o->max_bytes) return args_bad("-b", min_text, "larger than -e");
     o->nsizes = sweep_sizes(o->min_bytes, o->max_bytes, o->factor, o->step_bytes, o->sizes,
                             HX_MAX_SIZES);
-    if (o->nsizes < 0) return args_bad("-i", "", "more than 1024 sizes between -b and -e");
+    if (o->nsizes < 0) return args_bad("-i", step_text, "more than 1024 sizes between -b and -e");
   }
   for (int k = 0; k < o->nst; k++)
-    if (o->st[k].file[0] && load_delays(o->st[k].file, &o->delays[k], &o->ndelays[k])) return -1;
+    if (o->st[k].file[0] && args_load_delays(o->st[k].file, &o->delays[k], &o->ndelays[k])) return -1;
   return 0;
 }
 
@@ -500,8 +534,21 @@ static int parse_scenario(const struct config_file *cf, int si, int nrest, char 
   for (int i = 0; i < cf->common.argc; i++) argv[k++] = cf->common.argv[i];
   for (int i = 0; i < sw->argc; i++) argv[k++] = sw->argv[i];
   for (int i = 1; i < nrest; i++) argv[k++] = rest[i];
+  /* the words' lines, in argv's order before getopt permutes it */
+  const char **words = calloc((size_t)argc, sizeof(*words));
+  int *lines = calloc((size_t)argc, sizeof(*lines));
+  if (!words || !lines) {
+    free(argv), free(words), free(lines);
+    return args_bad("--config", "", "out of memory");
+  }
+  for (int i = 0; i < cf->common.argc; i++)
+    words[i] = cf->common.argv[i], lines[i] = cf->common.line[i];
+  for (int i = 0; i < sw->argc; i++)
+    words[cf->common.argc + i] = sw->argv[i], lines[cf->common.argc + i] = sw->line[i];
+  src_words = words, src_lines = lines, src_n = cf->common.argc + sw->argc;
   int rc = run_opts_parse(argc, argv, o);
-  free(argv);
+  src_n = 0;
+  free(argv), free(words), free(lines);
   snprintf(o->scenario, sizeof(o->scenario), "%s", cf->scen[si].name);
   return rc;
 }
@@ -515,6 +562,7 @@ static int check_plan(const struct run_plan *plan) {
     if (strcmp(a->baseline, b->baseline))
       return args_bad("--baseline", b->baseline, "scenarios name different baselines");
     if (a->dry_run != b->dry_run) return args_bad("--dry-run", "", "given in some scenarios only");
+    if (a->force != b->force) return args_bad("--force", "", "given in some scenarios only");
     if (strcmp(a->self_test, b->self_test))
       return args_bad("--self-test", b->self_test, "given in some scenarios only");
   }
@@ -548,6 +596,7 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
   snprintf(plan->config, sizeof(plan->config), "%s", config);
   if (config_load(config, &cf)) goto out;
   loaded = 1;
+  src_file = config;
   if (scenarios) { /* every name must exist */
     char buf[1024];
     snprintf(buf, sizeof(buf), "%s", scenarios);

@@ -4,7 +4,10 @@
  * no GPU) and --self-test; with --degrade, the healthy bandwidth the emulation divides. */
 #include <cuda_runtime.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +40,8 @@ static int make_dirs(const char *path) {
 }
 
 /* Returns 0 when a run folder can be made at path (it is a writable directory, or its nearest
- * existing ancestor is), else -1 with errno set; creates nothing. */
+ * existing ancestor is: a probe folder is made there and removed, since access() says yes to
+ * root on read-only places such as /proc), else -1 with errno set. */
 static int out_writable(const char *path) {
   char buf[1100];
   struct stat st;
@@ -48,14 +52,64 @@ static int out_writable(const char *path) {
         errno = ENOTDIR;
         return -1;
       }
-      return access(buf, W_OK | X_OK);
+      char probe[1200];
+      snprintf(probe, sizeof(probe), "%s/.arbench-probe-XXXXXX", buf);
+      if (!mkdtemp(probe)) return -1;
+      rmdir(probe);
+      return 0;
     }
     if (errno != ENOENT) return -1;
     char *slash = strrchr(buf, '/');
-    if (!slash) return access(".", W_OK | X_OK);
+    if (!slash) {
+      snprintf(buf, sizeof(buf), ".");
+      continue;
+    }
     if (slash == buf) slash[1] = 0; /* the root */
     else *slash = 0;
   }
+}
+
+/* Returns 1 when path is a directory holding anything (but probes), else 0. */
+static int dir_nonempty(const char *path) {
+  DIR *d = opendir(path);
+  struct dirent *e;
+  int any = 0;
+  if (!d) return 0;
+  while (!any && (e = readdir(d))) /* another run's writability probe is not content */
+    any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+          strncmp(e->d_name, ".arbench-probe-", 15);
+  closedir(d);
+  return any;
+}
+
+/* Makes the run folder and claims it, so that two runs never share one: the default name
+ * takes a suffix -2, -3, ... when another run made it first (mkdir is atomic); a given --out
+ * is claimed by creating its results.csv exclusively, unless force. Returns 0, or -1 with
+ * errno set (EEXIST: taken). dir may grow by the suffix. */
+static int claim_dir(char *dir, size_t len, int given, int force) {
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = 0;
+    int rc = make_dirs(dir);
+    *slash = '/';
+    if (rc) return -1;
+  }
+  if (!given) {
+    size_t base = strlen(dir);
+    for (int k = 2; mkdir(dir, 0777); k++) {
+      if (errno != EEXIST || k > 1000) return -1;
+      snprintf(dir + base, len - base, "-%d", k);
+    }
+    return 0;
+  }
+  if (mkdir(dir, 0777) && errno != EEXIST) return -1;
+  if (force) return 0;
+  char path[1200];
+  snprintf(path, sizeof(path), "%s/results.csv", dir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0) return -1;
+  close(fd);
+  return 0;
 }
 
 /* The default run folder: runs/<UTC time>_<host>. */
@@ -78,9 +132,13 @@ static int pick_devices(const struct run_opts *o, struct hx_bench_cfg *cfg) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
+    /* with no driver at all the runtime says the driver is too old: say what is missing */
+    void *drv = e == cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY) : NULL;
+    if (drv) dlclose(drv);
     fprintf(stderr,
             "arbench: no GPU found (%s); `arbench model` and `arbench schedule` work without one\n",
-            e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+            e == cudaErrorInsufficientDriver && !drv ? "no CUDA driver: libcuda.so.1 not found"
+            : e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
     return EXIT_FAIL;
   }
   int list[HX_MAX_DEVS], nlist = 0;
@@ -376,6 +434,39 @@ static void finish_run(const char *dir, const char *baseline) {
   fflush(stdout);
 }
 
+/* SIGINT/SIGTERM: the first asks for a stop at the next row boundary, a second one ends the
+ * process at once (the default action). */
+static void on_stop_signal(int sig) {
+  if (hx_stop_signal) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  hx_stop_signal = sig;
+}
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Marks dir as an incomplete run: DIR/INCOMPLETE says why (summary.sh marks summary.md,
+ * make run takes no such folder as a baseline); written whole under a temporary name. */
+static void mark_incomplete(const char *dir, int sig) {
+  char tmp[1200], path[1200];
+  snprintf(tmp, sizeof(tmp), "%s/.INCOMPLETE.tmp", dir);
+  snprintf(path, sizeof(path), "%s/INCOMPLETE", dir);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  fprintf(f, "stopped by %s before every row was measured\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  if (fclose(f) == 0) rename(tmp, path);
+}
+
 /* Copies the config file into the run folder as config.conf (what ran, next to COMMAND);
  * returns 0 or -1. */
 static int copy_config(const char *config, const char *dir) {
@@ -427,15 +518,23 @@ int cmd_run(int argc, char **argv) {
       rc = EXIT_BAD_INPUT;
       goto out;
     }
+  if (o0->out[0] && !o0->force && dir_nonempty(o0->out)) { /* never over another run */
+    args_bad("--out", o0->out, "the folder is not empty (--force writes into it)");
+    rc = EXIT_BAD_INPUT;
+    goto out;
+  }
   if (o0->dry_run) {
     rc = dry_run(&plan);
     goto out;
   }
-  if (o0->out[0] && out_writable(o0->out)) { /* bad input, found before any GPU work */
-    args_bad("--out", o0->out, strerror(errno));
+  if (out_writable(o0->out[0] ? o0->out : "runs")) { /* bad input, found before any GPU work */
+    char why[160];
+    snprintf(why, sizeof(why), "cannot make a run folder there: %s", strerror(errno));
+    args_bad("--out", o0->out[0] ? o0->out : "runs/", why);
     rc = EXIT_BAD_INPUT;
     goto out;
   }
+  catch_stop_signals();
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* before any NCCL call, whatever the caller set */
   /* load every kernel when a context starts: a lazy load on first launch may wait for the
    * device to drain, and a transport's stream can be held by a wait on a peer at that moment
@@ -467,8 +566,15 @@ int cmd_run(int argc, char **argv) {
   char dir[1100], path[1200];
   if (o0->out[0]) snprintf(dir, sizeof(dir), "%s", o0->out);
   else default_out(dir, sizeof(dir), meta.host);
+  if (claim_dir(dir, sizeof(dir), o0->out[0] != 0, o0->force)) {
+    int taken = errno == EEXIST;
+    if (taken) args_bad("--out", dir, "another run took the folder (--force writes into it)");
+    else fprintf(stderr, "arbench: --out: cannot make '%s': %s\n", dir, strerror(errno));
+    rc = taken ? EXIT_BAD_INPUT : EXIT_FAIL;
+    goto out;
+  }
   snprintf(path, sizeof(path), "%s/results.csv", dir);
-  if (make_dirs(dir) || hx_csv_open_run(&csv, path)) { /* with the scenario columns */
+  if (hx_csv_open_run(&csv, path)) { /* with the scenario columns */
     fprintf(stderr, "arbench: --out: cannot write '%s': %s\n", path, strerror(errno));
     rc = EXIT_FAIL;
     goto out;
@@ -501,6 +607,10 @@ int cmd_run(int argc, char **argv) {
   const char *slash = strrchr(dir, '/');
   int failed = 0;
   for (int i = 0; i < plan.nscen; i++) {
+    if (hx_stop_signal) { /* scenarios left unrun */
+      hx_stopped_early = 1;
+      break;
+    }
     cfg[i].o = &plan.scen[i];
     cfg[i].csv = &csv;
     cfg[i].meta = &meta;
@@ -519,9 +629,16 @@ int cmd_run(int argc, char **argv) {
   if (crit) fclose(crit);
   if (delays) fclose(delays);
   if (phases) fclose(phases);
+  int sig = hx_stopped_early ? hx_stop_signal : 0; /* a stop after the last row: complete */
+  if (sig) mark_incomplete(dir, sig);
   printf("# results: %s\n", path);
   finish_run(dir, o0->baseline);
   rc = failed ? EXIT_FAIL : EXIT_OK;
+  if (sig) { /* one line; the shell's status for a signal */
+    fprintf(stderr, "arbench: stopped by %s: the rows measured so far are in %s, the run is "
+            "incomplete (%s/INCOMPLETE)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", path, dir);
+    rc = 128 + sig;
+  }
 out:
   run_plan_free(&plan);
   return rc;

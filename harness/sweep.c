@@ -237,7 +237,8 @@ static char *size_text(char *buf, size_t len, uint64_t b) {
 }
 
 char *sweep_duration(char *buf, size_t len, double seconds) {
-  long s = lround(seconds);
+  if (!(seconds < 3.6e9)) return snprintf(buf, len, "over 1000000h"), buf; /* also inf, nan */
+  long s = seconds > 0 ? lround(seconds) : 0;
   if (s < 60) snprintf(buf, len, "%lds", s);
   else if (s < 3600) snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
   else snprintf(buf, len, "%ldh%02ldm", s / 3600, (s % 3600) / 60);

@@ -40,6 +40,7 @@ struct run_opts {
   double crit_max_us;     /* --critical-max */
   const struct ar_algo *crit_algo; /* --critical-algo: the searched side (default stragglar) */
   int dry_run;            /* --dry-run: validate and print the plan, no GPU */
+  int force;              /* --force: write into an --out folder that is not empty */
   char baseline[1024];    /* --baseline RUN_DIR, or empty */
   char self_test[16];     /* --self-test NAME ("delay", "degrade"), or empty */
   char scenario[64];      /* the config scenario's name (empty: none) */

@@ -14,6 +14,7 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
   exit 2
 fi
 run=$1
+case $run in -* | [!/.]*=*) run=./$run ;; esac # a leading '-' is no option, an '=' no awk assignment
 if [ ! -s "$run/results.csv" ]; then
   echo "plot.sh: $run/results.csv: missing or empty" >&2
   exit 1
@@ -29,14 +30,19 @@ fi
 pngterm=pngcairo
 gnuplot -e 'set terminal pngcairo' </dev/null >/dev/null 2>&1 || pngterm=png
 
-run_abs=$(cd "$run" && pwd)
-mkdir -p "$run_abs/plots" || exit 1
+mkdir -p "$run/plots" || exit 1
+# awk and gnuplot see the run folder through a link whose path has safe characters only: a
+# quote in the real path would end a gnuplot string, a backslash would be an awk -v escape
+link=$(mktemp -d "${TMPDIR:-/tmp}/arbench-run.XXXXXX") || exit 1
+ln -s "$(cd "$run" && pwd)" "$link/run" || exit 1
+run_abs=$link/run
 if [ "${AR_PLOT_KEEP:-0}" = 1 ]; then
   tmp=$run_abs/plots/data
   rm -rf "$tmp" && mkdir -p "$tmp" || exit 1
+  trap 'rm -rf "$link"' EXIT
 else
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-plots.XXXXXX") || exit 1
-  trap 'rm -rf "$tmp"' EXIT
+  trap 'rm -rf "$tmp" "$link"' EXIT
 fi
 crit=()
 [ -s "$run_abs/critical.csv" ] && crit=("$run_abs/critical.csv")

@@ -15,6 +15,9 @@ if [ $# -lt 1 ] || [ $# -gt 2 ] || [ -z "$1" ]; then
   exit 2
 fi
 run=$1 basedir=${2:-}
+# a leading '-' is no option, an '=' no awk assignment
+case $run in -* | [!/.]*=*) run=./$run ;; esac
+case $basedir in -* | [!/.]*=*) basedir=./$basedir ;; esac
 md=$run/summary.md
 if [ ! -s "$md" ]; then
   echo "report.sh: $md: missing or empty (run plots/summary.sh $run first)" >&2

@@ -12,6 +12,9 @@ if [ $# -lt 1 ] || [ $# -gt 2 ] || [ -z "$1" ]; then
   exit 2
 fi
 run=$1 basedir=${2:-}
+# a leading '-' is no option, an '=' no awk assignment
+case $run in -* | [!/.]*=*) run=./$run ;; esac
+case $basedir in -* | [!/.]*=*) basedir=./$basedir ;; esac
 for d in "$run" ${basedir:+"$basedir"}; do
   if [ ! -s "$d/results.csv" ] || [ ! -r "$d/results.csv" ]; then
     echo "summary.sh: $d/results.csv: missing or empty" >&2
@@ -33,6 +36,13 @@ if ! awk -f "$here/csv.awk" -f "$here/summary.awk" -v crit="$crit" -v base="$bas
          -v basedir="$basedir" "${files[@]}" >"$tmp"; then
   echo "summary.sh: could not summarise $run/results.csv" >&2
   exit 1
+fi
+
+# a run stopped early (arbench run wrote INCOMPLETE): said under the title, never a quiet table
+if [ -s "$run/INCOMPLETE" ]; then
+  why=$(head -n 1 "$run/INCOMPLETE")
+  awk -v why="$why" 'NR == 2 { printf "\n**Incomplete run: %s; only the rows measured before are here.**\n", why } { print }' \
+    "$tmp" >"$tmp.i" && mv "$tmp.i" "$tmp"
 fi
 
 # the pictures plot.sh drew, PNG linked with its SVG

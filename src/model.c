@@ -113,6 +113,10 @@ int model_parse_bw(const char *s, double *bytes_per_s, const char **why) {
         *why = "a bandwidth must be > 0";
         return -1;
       }
+      if (v * units[i].mul < 1e6 || v * units[i].mul > 1e15) { /* beyond: inf or 0 times */
+        *why = "a bandwidth must be between 1 MB/s and 1 PB/s";
+        return -1;
+      }
       *bytes_per_s = v * units[i].mul;
       return 0;
     }

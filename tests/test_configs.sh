@@ -64,17 +64,17 @@ printf -- '[scenario a] junk\n' >"$tmp/junk.conf"
 printf -- '--algo "ring\n' >"$tmp/quote.conf"
 printf -- '--config other.conf\n' >"$tmp/nested.conf"
 printf -- '[scenario a]\n-n x\n' >"$tmp/badval.conf"
-mkdir -p "$tmp/b1" "$tmp/b2" && touch "$tmp/b1/results.csv" "$tmp/b2/results.csv"
+mkdir -p "$tmp/b1" "$tmp/b2" && cp tests/fixtures/nightly/results.csv "$tmp/b1/" && cp tests/fixtures/nightly/results.csv "$tmp/b2/"
 printf -- '[scenario a]\n--baseline %s/b1\n[scenario b]\n--baseline %s/b2\n' "$tmp" "$tmp" >"$tmp/bases.conf"
 printf -- '-n 5 --straggler 3:1ms\n' >"$tmp/rank3.conf"
 bad_input "^arbench: --config: bad value '/nonexistent/x.conf': cannot read" --config /nonexistent/x.conf
 bad_input "^arbench: run: unknown option '--frobnicate' in scenario 'a' of .*unknown.conf" \
   --config "$tmp/unknown.conf" --dry-run
-bad_input "^arbench: --config: bad value '.*dup.conf': line 4: scenario 'a' appears twice" --config "$tmp/dup.conf"
-bad_input "^arbench: --config: bad value '.*noname.conf': line 2: a section line must be" --config "$tmp/noname.conf"
-bad_input "^arbench: --config: bad value '.*section.conf': line 2: a section line must be" --config "$tmp/section.conf"
-bad_input "^arbench: --config: bad value '.*junk.conf': line 1: a section line" --config "$tmp/junk.conf"
-bad_input "^arbench: --config: bad value '.*quote.conf': unbalanced quote on line 1" --config "$tmp/quote.conf"
+bad_input "^arbench: --config: .*dup.conf:4: scenario 'a' appears twice" --config "$tmp/dup.conf"
+bad_input "^arbench: --config: .*noname.conf:2: a section line must be" --config "$tmp/noname.conf"
+bad_input "^arbench: --config: .*section.conf:2: a section line must be" --config "$tmp/section.conf"
+bad_input "^arbench: --config: .*junk.conf:1: a section line" --config "$tmp/junk.conf"
+bad_input "^arbench: --config: .*quote.conf:1: unbalanced quote" --config "$tmp/quote.conf"
 bad_input "^arbench: run: '--config' belongs on the command line" --config "$tmp/nested.conf"
 bad_input "^arbench: -n: bad value 'x'" --config "$tmp/badval.conf" --dry-run
 bad_input "^arbench: --baseline: bad value '.*/b2': scenarios name different baselines" --config "$tmp/bases.conf"
@@ -84,6 +84,46 @@ bad_input "^arbench: --scenario: bad value 'nope': no such scenario .*known: cle
 bad_input "^arbench: --scenario: bad value 'a': needs --config" --scenario a --dry-run
 bad_input "^arbench: --straggler: bad value '3'.*< 2 GPUs" --config "$tmp/rank3.conf" --gpus 0,1 --dry-run
 bad_input "^arbench: --config: needs a value" --config
+
+# the config is read exactly or refused with FILE:LINE (#26): a value flag ending a line never
+# takes the next line's or the command line's word; no directory, NUL, control byte, overlong
+# line or word, empty file; CRLF reads as LF
+printf -- '-n 3\n-o\n' >"$tmp/last.conf"
+printf -- '-n\n3\n' >"$tmp/split.conf"
+printf -- '-o\n[scenario a]\n-n 3\n' >"$tmp/sec.conf"
+printf -- '-n 3\n--sizes 1K\0 -n 4\n' >"$tmp/nul.conf"
+printf -- '-n 3\r--sizes 1K\n' >"$tmp/cr.conf"
+printf -- '-n 3 \033[1m\n' >"$tmp/esc.conf"
+{ printf -- '-n 3\n--sizes '; head -c 5000 /dev/zero | tr '\0' 1; printf '\n'; } >"$tmp/word.conf"
+{ printf -- '-n 3\n\n# '; head -c 70000 /dev/zero | tr '\0' x; printf ' --frobnicate\n'; } >"$tmp/line.conf"
+{ printf -- '-n 3 # '; head -c 60000 /dev/zero | tr '\0' x; printf ' --frobnicate\n'; } >"$tmp/longok.conf"
+: >"$tmp/empty.conf"
+printf '# nothing\n\n' >"$tmp/comments.conf"
+bad_input "^arbench: --config: .*last.conf:2: '-o' needs its value on the same line \(it would take '--out' from the command line\)$" \
+  --config "$tmp/last.conf" --dry-run
+(cd "$tmp" && "$OLDPWD/$A" run --config last.conf --dry-run >out 2>err; echo $? >rc)
+[ "$(cat "$tmp/rc")" = 2 ] && [ ! -e "$tmp/--dry-run" ] && [ ! -s "$tmp/out" ] &&
+  grep -qx "arbench: --config: last.conf:2: '-o' needs its value on the same line (it would take '--dry-run' from the command line)" "$tmp/err" &&
+  ok || bad "-o ending a config took --dry-run: exit $(cat "$tmp/rc"): $(cat "$tmp/err")"
+(cd "$tmp" && "$OLDPWD/$A" run --config last.conf >out 2>err; echo $? >rc)
+[ "$(cat "$tmp/rc")" = 2 ] && grep -qx "arbench: --config: last.conf:2: '-o' needs a value" "$tmp/err" &&
+  ok || bad "-o ending a config: exit $(cat "$tmp/rc"): $(cat "$tmp/err")"
+bad_input "^arbench: --config: .*split.conf:1: '-n' needs its value on the same line \(it would take '3' from a later line\)" \
+  --config "$tmp/split.conf" --dry-run
+bad_input "^arbench: --config: .*sec.conf:1: '-o' needs its value on the same line" --config "$tmp/sec.conf" --dry-run
+bad_input "^arbench: --config: bad value '$tmp': a directory, not a config file" --config "$tmp" --dry-run
+bad_input "^arbench: --config: .*nul.conf:2: a NUL byte at column 11$" --config "$tmp/nul.conf" --dry-run
+bad_input "^arbench: --config: .*cr.conf:1: a carriage return inside the line" --config "$tmp/cr.conf" --dry-run
+bad_input "^arbench: --config: .*esc.conf:1: a control character at column 6" --config "$tmp/esc.conf" --dry-run
+bad_input "^arbench: --config: .*word.conf:2: a word longer than 4095 bytes" --config "$tmp/word.conf" --dry-run
+bad_input "^arbench: --config: .*line.conf:3: a line longer than 65535 bytes" --config "$tmp/line.conf" --dry-run
+bad_input "^arbench: --config: .*empty.conf: the file is empty$" --config "$tmp/empty.conf" --dry-run
+bad_input "^arbench: --config: .*comments.conf: no options in the file" --config "$tmp/comments.conf" --dry-run
+printf -- '--algo ring,nccl\r\n[scenario a]\r\n-n 3\r\n' >"$tmp/crlf.conf"
+plan '^scenario a: 4 GPUs, 2 algorithms, .* 3 iterations' --config "$tmp/crlf.conf" --gpus 0,1,2,3
+plan '^scenario \(default\): 4 GPUs, .* 3 iterations' --config "$tmp/longok.conf" --gpus 0,1,2,3
+printf -- '--find-critical\n1G,4G\n' >"$tmp/fc.conf"
+bad_input "^arbench: run: unexpected argument '1G,4G' in .*fc.conf" --config "$tmp/fc.conf" --dry-run
 
 # the new flags: validated before anything else
 bad_input "^arbench: --degrade: bad value '0.5'.*>= 1" --degrade 1:0.5 --dry-run
@@ -97,6 +137,18 @@ bad_input "^arbench: --critical-max: bad value '10us': must be between" --critic
 bad_input "^arbench: --critical-algo: bad value 'ring': not a straggler-aware" --critical-algo ring
 bad_input "^arbench: --critical-algo: bad value 'nope': unknown algorithm" --critical-algo nope
 bad_input "^arbench: --baseline: bad value '/nonexistent/run'" --baseline /nonexistent/run
+# a baseline that cannot be compared with is bad input, never "0 regressions" (#26)
+mkdir -p "$tmp/bw" "$tmp/be" "$tmp/bh" "$tmp/bc"
+printf 'a,b\n1,2\n' >"$tmp/bw/results.csv"
+: >"$tmp/be/results.csv"
+head -n 1 tests/fixtures/nightly/results.csv >"$tmp/bh/results.csv"
+head -n 1 tests/fixtures/nightly/results.csv | sed 's/time_us_median/median/' >"$tmp/bc/results.csv"
+tail -n +2 tests/fixtures/nightly/results.csv >>"$tmp/bc/results.csv"
+bad_input "^arbench: --baseline: bad value '$tmp/bw': its results.csv header lacks the column run_id$" --baseline "$tmp/bw" --dry-run
+bad_input "^arbench: --baseline: bad value '$tmp/be': its results.csv is empty$" --baseline "$tmp/be" --dry-run
+bad_input "^arbench: --baseline: bad value '$tmp/bh': its results.csv has no rows$" --baseline "$tmp/bh" --dry-run
+bad_input "^arbench: --baseline: bad value '$tmp/bc': its results.csv header lacks the column time_us_median$" --baseline "$tmp/bc" --dry-run
+plan '^plan: ' --baseline tests/fixtures/nightly --gpus 0,1
 bad_input "^arbench: --self-test: bad value 'disk': known: delay" --self-test disk
 bad_input "^arbench: --dry-run: bad value '': given in some scenarios only" \
   --config <(printf -- '[scenario a]\n--dry-run\n[scenario b]\n')

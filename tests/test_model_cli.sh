@@ -134,7 +134,28 @@ bad_input --straggler 1 $A model --algo ring --ranks 4 --bytes 1M --straggler 1
 bad_input --degrade 0.5 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:0.5
 bad_input --bytes 8X $A model --algo ring --ranks 4 --bytes 8X
 bad_input --bytes "" $A model --algo ring --ranks 4
-bad_input -e 1024 $A model --algo ring --ranks 4 -b 1M -e 1K
+bad_input -e 1K $A model --algo ring --ranks 4 -b 1M -e 1K   # the user's own words (#26)
+bad_input -e 1K $A model --algo ring --ranks 4 -e 1K
+bad_input -b 1K $A model --algo ring --ranks 4 -b 1K -e 2K --bytes 1K
+bad_input --straggler :8ms $A model --algo ring --ranks 4 --bytes 1M --straggler :8ms
+# upper bounds (#26): never inf, nan or 0 figures printed with exit 0
+bad_input --straggler 1e308s $A model --algo ring,stragglar --ranks 4 --bytes 1M --straggler 3:1e308s
+bad_input --straggler 3601s $A model --algo stragglar --ranks 4 --bytes 1M --straggler 3:3601s
+bad_input --degrade 1e308 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:1e308
+bad_input --degrade 1001 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:1001
+bad_input --bw 1e-300GB/s $A model --algo ring --ranks 4 --bytes 1M --bw 1e-300GB/s
+bad_input --bw 2000TB/s $A model --algo ring --ranks 4 --bytes 1M --bw 2000TB/s
+bad_input --gamma 1e30GB/s $A model --algo ring --ranks 4 --bytes 1M --gamma 1e30GB/s
+bad_input --alpha 1e300s $A model --algo ring --ranks 4 --bytes 1M --alpha 1e300s
+bad_input --hop-latency 2e9ms $A model --algo ring --ranks 4 --bytes 1M --hop-latency 2e9ms
+out=$($A model --algo ring,stragglar --ranks 4 --bytes 1M,1G --straggler 3:3600s --degrade 1:1000 --bw 1MB/s 2>&1)
+printf '%s' "$out" | grep -qiE 'inf|nan' && bad "the largest inputs print inf or nan: $out" || ok
+# a delay file means what the harness reads from it: 1 ms and 3 ms average 2 ms
+printf '1ms\n# x\n3ms\n' >"$T/d.txt"
+out=$($A model --algo stragglar --ranks 4 --bytes 1M --straggler "3:@$T/d.txt" 2>&1)
+[ "$(value delay_us "$out")" = 2000.000 ] && ok || bad "model read the delay file as: $out"
+printf '1ms\nbad\n' >"$T/dbad.txt"
+bad_input "--straggler: $T/dbad.txt:2" bad $A model --algo stragglar --ranks 4 --bytes 1M --straggler "3:@$T/dbad.txt"
 bad_input --calibrate "$T/nowhere" $A model --calibrate "$T/nowhere"
 bad_input --csv "$T/no/such/dir.csv" $A model --algo ring --ranks 4 --bytes 1M --csv "$T/no/such/dir.csv"
 [ -e "$T/no" ] && bad "a bad --csv left something behind" || ok
@@ -198,5 +219,16 @@ expect 0 "^ring .* nccl-p2p .*" $A model --calibrate "$T/run" --algo ring --rank
 # a file without the needed columns is bad input
 printf 'a,b\n1,2\n' >"$T/bad.csv"
 bad_input --calibrate "$T/bad.csv" $A model --calibrate "$T/bad.csv"
+# a truncated CSV with one usable row: refused (exit 2), never a fit that reads as perfect (#26)
+head -n 2 "$T/run/results.csv" >"$T/trunc.csv"
+printf '%s' "$(sed -n 3p "$T/run/results.csv")" | head -c 60 >>"$T/trunc.csv"
+expect 2 "^arbench: --calibrate: bad value '$T/trunc.csv': too few usable rows to fit alpha and bw \(1; at least 3" \
+  $A model --calibrate "$T/trunc.csv"
+out=$($A model --calibrate "$T/trunc.csv" 2>&1)
+printf '%s' "$out" | grep -q 'rel_rms=' && bad "a one-row fit printed: $out" || ok
+head -n 3 "$T/run/results.csv" >"$T/two.csv"
+expect 2 "too few usable rows .*\(2; at least 3" $A model --calibrate "$T/two.csv"
+head -n 4 "$T/run/results.csv" >"$T/three.csv"
+expect 0 "^calibration: transport=nccl-p2p algorithm=all rows=3 alpha_us=" $A model --calibrate "$T/three.csv"
 
 finish

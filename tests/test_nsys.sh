@@ -14,7 +14,7 @@ printf '#!/bin/bash\necho "$@" >"%s/nsys.log"\nwhile [ "$1" != -o ]; do shift; d
 chmod +x "$tmp/bin/nsys"
 out=$(PATH=$tmp/bin:$PATH make -s -o "${B:-build}/arbench" profile OUT="$tmp/p1" ROWS="--algo ring --sizes 1M --dry-run" 2>&1); rc=$?
 log=$(cat "$tmp/nsys.log" 2>/dev/null)
-[ "$rc" -eq 0 ] && [ "$log" = "profile -t cuda,nvtx --nvtx-domain-include=arbench --force-overwrite=true -o $tmp/p1/arbench build/arbench run --out $tmp/p1 --algo ring --sizes 1M --dry-run" ] &&
+[ "$rc" -eq 0 ] && [ "$log" = "profile -t cuda,nvtx --nvtx-domain-include=arbench --force-overwrite=true -o $tmp/p1/arbench ${B:-build}/arbench run --out $tmp/p1 --algo ring --sizes 1M --dry-run" ] &&
   ok || bad "nsys called as: $log (exit $rc: $out)"
 printf '%s' "$out" | grep -q "open $tmp/p1/arbench.nsys-rep" && ok || bad "does not say where the report is: $out"
 PATH=$tmp/bin:$PATH make -s -o "${B:-build}/arbench" profile OUT="$tmp/p2" >/dev/null 2>&1

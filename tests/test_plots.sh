@@ -328,6 +328,20 @@ pcheck "many: the title says so" grep -q 'each algorithm on its best transport' 
 pcheck "nightly: latency panel under the S-curve" grep -q 'up to 1 MiB' "$P/algbw_clean.svg"
 pcheck "scenarios (1 MiB up): no latency panel" not grep -q 'up to 1 MiB' "$Y/algbw_clean.svg"
 
+# ---- any run folder path (#26): a leading '-', a quote, an '=', a backslash, a space ----
+for name in "-run" "q'run" "a=b" 'back\slash' "two words"; do
+  d=$tmp/odd/$name
+  mkdir -p "$tmp/odd" && cp -r tests/fixtures/small "$d"
+  out=$(cd "$tmp/odd" && bash "$OLDPWD/plots/summary.sh" "$name" "$name" 2>&1); rc=$?
+  check "summary.sh '$name' exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+  check "summary.sh '$name': summary.md and report.html" test -s "$d/summary.md" -a -s "$d/report.html"
+  check "summary.sh '$name': compared with itself" has "$d/summary.md" '^## Regressions against'
+  out=$(cd "$tmp/odd" && AR_PLOT_KEEP=$((RANDOM % 2)) bash "$OLDPWD/plots/plot.sh" "$name" 2>&1); rc=$?
+  pcheck "plot.sh '$name' exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+  pcheck "plot.sh '$name': pictures" test -n "$(ls "$d/plots/"*.svg 2>/dev/null)"
+done
+check "plot.sh leaves no link behind" test -z "$(ls "${TMPDIR:-/tmp}" | grep '^arbench-run\.' | xargs -r -I{} find "${TMPDIR:-/tmp}/{}" -lname "$tmp/odd/*")"
+
 [ "$skip" -gt 0 ] && echo "skipped: $skip picture checks (gnuplot is not installed: apt-get install -y gnuplot-nox)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -250,6 +250,11 @@ static void test_progress_and_text(void) {
   CHECK_STR(sweep_duration(buf, sizeof(buf), 3725), "1h02m");
   CHECK_STR(sweep_duration(buf, sizeof(buf), 59.4), "59s");
   CHECK_STR(sweep_duration(buf, sizeof(buf), 61), "1m01s");
+  /* never negative or garbage, whatever the sum (#26) */
+  CHECK_STR(sweep_duration(buf, sizeof(buf), 1e300), "over 1000000h");
+  CHECK_STR(sweep_duration(buf, sizeof(buf), INFINITY), "over 1000000h");
+  CHECK_STR(sweep_duration(buf, sizeof(buf), NAN), "over 1000000h");
+  CHECK_STR(sweep_duration(buf, sizeof(buf), -5), "0s");
   char s[16];
   CHECK_STR(size_text(s, sizeof(s), 64ull << 20), "64M");
   CHECK_STR(size_text(s, sizeof(s), 1000003), "1000003");

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Run folders that cannot collide (#26), on the simulated machine: the default
+# runs/<UTC time>_<host> takes a suffix -2, -3, ... when another run made that folder first;
+# runs started at once get folders of their own, each with whole rows and its own COMMAND;
+# --out on a non-empty folder is refused (exit 2, nothing touched) unless --force; of two runs
+# started at once into one new --out, one writes it and the other is refused.
+. "$(dirname "$0")/lib.sh"
+B=${B:-build}
+
+. tests/sim/build.sh
+sim_build runs
+S=$PWD/$S
+repo=$PWD
+ROWS=(--gpus 0,1 --algo ring,rhd --sizes 1K,1M -n 2 -w 1)
+
+# rowsok FILE: every line of the CSV has the header's field count
+rowsok() { awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1"; }
+
+# whole RUN_DIR: results.csv is a header and 4 rows of as many fields, COMMAND names the run
+whole() {
+  [ -s "$1/results.csv" ] && [ "$(($(wc -l <"$1/results.csv") - 1))" -eq 4 ] &&
+    awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1/results.csv" &&
+    grep -q -- "${2:-run}" "$1/COMMAND"
+}
+
+# 1. the default folder taken (a run started the same second): a suffix, the other untouched
+mkdir -p "$tmp/w1" && cd "$tmp/w1" || exit 1
+host=$(hostname)
+for s in 0 1 2 3 4 5; do # the seconds this run may start in: each folder already taken
+  d=runs/$(date -u -d "@$(($(date +%s) + s))" +%Y%m%dT%H%M%SZ)_$host
+  mkdir -p "$d" && echo other >"$d/results.csv"
+done
+out=$("$S" run "${ROWS[@]}" 2>&1); rc=$?
+got=$(printf '%s\n' "$out" | sed -n 's|^# results: \(.*\)/results.csv$|\1|p')
+if [ "$rc" -eq 0 ] && [[ "$got" =~ ^runs/[0-9T]+Z_.*-2$ ]] && whole "$got"; then ok
+else bad "default folder taken -> exit $rc, folder '$got': $out"; fi
+[ "$(cat runs/*_"$host"/results.csv | sort -u)" = other ] && ok || bad "a taken default folder was written into"
+[ -n "$got" ] && [ "$(awk -F, -v c="$(col "$got/results.csv" run_id)" 'NR > 1 { print $c }' "$got/results.csv" | sort -u)" = "$(basename "$got")" ] &&
+  ok || bad "the run id is not the folder's name"
+
+# 2. three runs started at once: three folders, whole rows, each its own COMMAND
+mkdir -p "$tmp/w2" && cd "$tmp/w2" || exit 1
+for k in 1 2 3; do "$S" run "${ROWS[@]}" -n $((k + 1)) >"out$k" 2>&1 & done
+wait
+n=$(find runs -mindepth 1 -maxdepth 1 -type d | wc -l)
+[ "$n" -eq 3 ] && ok || bad "3 runs at once made $n folders: $(ls runs)"
+for k in 1 2 3; do
+  d=$(sed -n 's|^# results: \(.*\)/results.csv$|\1|p' "out$k")
+  [ -n "$d" ] && whole "$d" "-n $((k + 1))" && ok || bad "run $k at once: folder '$d' not whole: $(cat "out$k")"
+done
+cd "$repo" || exit 1
+
+# 3. --out: an existing non-empty folder refused before anything runs, --force writes into it
+"$S" run "${ROWS[@]}" --out "$tmp/r" >/dev/null 2>&1
+before=$(md5sum "$tmp/r/results.csv")
+expect 2 "^arbench: --out: bad value '$tmp/r': the folder is not empty \(--force writes into it\)$" \
+  "$S" run "${ROWS[@]}" --out "$tmp/r"
+[ "$(md5sum "$tmp/r/results.csv")" = "$before" ] && ok || bad "a refused --out changed results.csv"
+expect 0 "# results: $tmp/r/results.csv" "$S" run "${ROWS[@]}" -n 3 --out "$tmp/r" --force
+whole "$tmp/r" "-n 3" && ok || bad "--force: not the new run's folder"
+mkdir -p "$tmp/empty"
+expect 0 "# results: $tmp/empty/results.csv" "$S" run "${ROWS[@]}" --out "$tmp/empty"
+
+# 4. two runs at once into one new --out: one writes it, the other is refused (exit 2)
+for k in 1 2; do "$S" run "${ROWS[@]}" -n $((k + 1)) --out "$tmp/same" >"$tmp/same$k" 2>&1 & done
+wait
+ok2=0 refused=0
+for k in 1 2; do
+  grep -q "^# results: $tmp/same/results.csv" "$tmp/same$k" && ok2=$((ok2 + 1))
+  grep -qE "^arbench: --out: bad value '$tmp/same': (another run took the folder|the folder is not empty)" \
+    "$tmp/same$k" && refused=$((refused + 1))
+done
+[ "$ok2" -eq 1 ] && [ "$refused" -eq 1 ] && ok || bad "two runs into one --out: $(cat "$tmp/same1" "$tmp/same2")"
+whole "$tmp/same" && ok || bad "two runs into one --out: rows not whole: $(cat "$tmp/same/results.csv")"
+
+# 5. SIGINT and SIGTERM: the run stops at the next row boundary, writes summary.md marked
+#    incomplete and INCOMPLETE, says so in one line and exits 128 + the signal
+BIG=(--gpus 0,1,2,3 --algo all --transport all -b 1K -e 1G -n 50 -w 5)
+for sig in INT TERM; do
+  d=$tmp/sig$sig
+  "$S" run "${BIG[@]}" --out "$d" >"$d.out" 2>"$d.err" &
+  pid=$!
+  for _ in $(seq 200); do # until a few rows are written
+    [ -f "$d/results.csv" ] && [ "$(wc -l <"$d/results.csv")" -gt 3 ] && break
+    sleep 0.05
+  done
+  kill -"$sig" "$pid"
+  wait "$pid"; rc=$?
+  want=$((128 + $(kill -l "$sig")))
+  n=$(($(wc -l <"$d/results.csv") - 1))
+  [ "$rc" -eq "$want" ] && ok || bad "SIG$sig: exit $rc, want $want: $(cat "$d.err")"
+  [ "$n" -gt 0 ] && [ "$n" -lt 1029 ] && rowsok "$d/results.csv" && ok || bad "SIG$sig: $n rows, or a row not whole"
+  grep -qx "stopped by SIG$sig before every row was measured" "$d/INCOMPLETE" && ok || bad "SIG$sig: no INCOMPLETE"
+  grep -q "^\*\*Incomplete run: stopped by SIG$sig" "$d/summary.md" 2>/dev/null && ok ||
+    bad "SIG$sig: summary.md not marked: $(head -n 3 "$d/summary.md" 2>&1)"
+  [ "$(wc -l <"$d.err")" -eq 1 ] && grep -q "^arbench: stopped by SIG$sig: the rows measured so far are in $d/results.csv, the run is incomplete" "$d.err" &&
+    ok || bad "SIG$sig: want one line on stderr: $(cat "$d.err")"
+done
+# 6. SIGINT, SIGTERM and SIGKILL at random moments (TRIALS each, default 2; 20 for the
+#    issue's check): only whole rows, never a run marked complete that is not, and make run's
+#    baseline rule passes over every one but a whole run
+trials=${TRIALS:-2}
+mkdir -p "$tmp/w6/runs" && cp -r configs plots "$tmp/w6/"
+for sig in INT TERM KILL; do
+  for k in $(seq "$trials"); do
+    d=$tmp/w6/runs/2026010${k}T00000$((RANDOM % 10))Z_$sig$k
+    "$S" run --gpus 0,1,2,3 --algo ring,rhd,direct --transport ce,sm -b 1K -e 64M -n 1000 --out "$d" \
+      >/dev/null 2>&1 &
+    pid=$!
+    r=$((RANDOM % 120)) # 0..1.2 s: the rows take about a second
+    sleep "$((r / 100)).$((r % 100 / 10))$((r % 10))"
+    kill -"$sig" "$pid" 2>/dev/null
+    { wait "$pid"; } 2>/dev/null; rc=$?
+    if [ ! -f "$d/results.csv" ]; then ok; continue; fi # killed before the folder was made
+    [ -n "${VERBOSE:-}" ] && echo "SIG$sig trial $k: exit $rc, $(($(wc -l <"$d/results.csv") - 1)) rows"
+    rowsok "$d/results.csv" || { bad "SIG$sig trial $k: a row not whole"; continue; }
+    n=$(($(wc -l <"$d/results.csv") - 1))
+    if [ "$rc" -eq 0 ]; then # the signal came after the last row: whole, not marked
+      [ "$n" -eq 102 ] && [ ! -e "$d/INCOMPLETE" ] && ok || bad "SIG$sig trial $k: exit 0 with $n rows"
+    elif [ "$n" -lt 102 ] && [ "$sig" != KILL ]; then
+      [ -e "$d/INCOMPLETE" ] && ok || bad "SIG$sig trial $k: $n rows, exit $rc, no INCOMPLETE"
+    else ok; fi
+  done
+done
+# a whole run after them all; make run's rule (configs/run-main.sh) must pick it, never the others
+"$S" run --gpus 0,1,2,3 --algo ring --sizes 1M -n 2 --out "$tmp/w6/runs/20250101T000000Z_whole" >/dev/null 2>&1
+pick=$(cd "$tmp/w6" && bash -c 'source <(sed -n "/^placement_of()/,/^}/p; /^pick_baseline()/,/^}/p" configs/run-main.sh)
+  want_pl="1 rank/GPU" want_g=4; pick_baseline' 2>/dev/null)
+p=$tmp/w6/$pick
+if [ -n "$pick" ] && [ -s "$p/summary.md" ] && [ ! -e "$p/INCOMPLETE" ] && rowsok "$p/results.csv" &&
+   { [ "$pick" = runs/20250101T000000Z_whole ] || [ "$(($(wc -l <"$p/results.csv") - 1))" -eq 102 ]; }; then ok
+else bad "make run's baseline among stopped runs: '$pick'"; fi
+
+# a run that ends whole has no INCOMPLETE
+[ ! -e "$tmp/r/INCOMPLETE" ] && ! grep -q Incomplete "$tmp/r/summary.md" 2>/dev/null && ok || bad "a whole run marked incomplete"
+
+finish
