@@ -62,7 +62,7 @@ expect() {
 }
 
 # pick_baseline: prints the latest earlier run folder in runs/ (not runs/reference/) that is
-# complete (measured rows in results.csv, a summary.md, no INCOMPLETE) and ran with want_pl on want_g GPUs;
+# complete (measured rows in results.csv, a summary.md, no INCOMPLETE or FAILED) and ran with want_pl on want_g GPUs;
 # says on stderr how many later folders it passed over and why
 pick_baseline() {
   local d info rows pl g skipped=0 why=""
@@ -74,6 +74,9 @@ pick_baseline() {
     fi
     if [ -e "$d/INCOMPLETE" ]; then # stopped by a signal: some rows never ran
       skipped=$((skipped + 1)) why="$why; $d: incomplete (stopped early)"; continue
+    fi
+    if [ -e "$d/FAILED" ]; then # wrong or failed rows: not a night to compare with
+      skipped=$((skipped + 1)) why="$why; $d: failed (wrong or failed rows)"; continue
     fi
     local meta=/dev/null
     [ -r "$d/meta.txt" ] && meta=$d/meta.txt

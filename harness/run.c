@@ -455,16 +455,22 @@ static void catch_stop_signals(void) {
   sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Marks dir as an incomplete run: DIR/INCOMPLETE says why (summary.sh marks summary.md,
- * make run takes no such folder as a baseline); written whole under a temporary name. */
-static void mark_incomplete(const char *dir, int sig) {
+/* Writes DIR/NAME holding the line why, whole under a temporary name (a marker that make run
+ * reads: it takes no folder with INCOMPLETE or FAILED as a baseline). */
+static void mark_run(const char *dir, const char *name, const char *why) {
   char tmp[1200], path[1200];
-  snprintf(tmp, sizeof(tmp), "%s/.INCOMPLETE.tmp", dir);
-  snprintf(path, sizeof(path), "%s/INCOMPLETE", dir);
+  snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
   FILE *f = fopen(tmp, "w");
   if (!f) return;
-  fprintf(f, "stopped by %s before every row was measured\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  fprintf(f, "%s\n", why);
   if (fclose(f) == 0) rename(tmp, path);
+}
+
+/* Marks dir as an incomplete run: DIR/INCOMPLETE says why (summary.sh marks summary.md). */
+static void mark_incomplete(const char *dir, int sig) {
+  mark_run(dir, "INCOMPLETE", sig == SIGINT ? "stopped by SIGINT before every row was measured"
+                                            : "stopped by SIGTERM before every row was measured");
 }
 
 /* Copies the config file into the run folder as config.conf (what ran, next to COMMAND);
@@ -631,6 +637,8 @@ int cmd_run(int argc, char **argv) {
   if (phases) fclose(phases);
   int sig = hx_stopped_early ? hx_stop_signal : 0; /* a stop after the last row: complete */
   if (sig) mark_incomplete(dir, sig);
+  if (failed) /* wrong elements or errors: the exit status is 1, and no night compares with it */
+    mark_run(dir, "FAILED", "some rows were wrong or failed (status error or timeout in results.csv)");
   printf("# results: %s\n", path);
   finish_run(dir, o0->baseline);
   rc = failed ? EXIT_FAIL : EXIT_OK;

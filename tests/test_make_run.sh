@@ -100,6 +100,8 @@ mk 20261125T000000Z_vm_model colocated                 # a model folder: no meas
 sed -i 's/,gpu,\([a-z]\)/,model,\1/' "$r/20261125T000000Z_vm_model/results.csv"
 mk 20261126T000000Z_gpu colocated                      # stopped by a signal (#26): never a baseline
 echo 'stopped by SIGINT before every row was measured' >"$r/20261126T000000Z_gpu/INCOMPLETE"
+mk 20261127T000000Z_gpu colocated                      # wrong rows (exit 1): never a baseline
+echo 'some rows were wrong or failed' >"$r/20261127T000000Z_gpu/FAILED"
 mkdir -p "$r/reference/zzz" && cp -r tests/fixtures/colocated/. "$r/reference/zzz/" && echo x >"$r/reference/zzz/summary.md"
 
 # ---- 1 GPU: the smoke run with 4 ranks on GPU 0 ----
@@ -112,7 +114,9 @@ check "1 GPU: quick.conf with --ranks 4, the baseline, then the user's arguments
   test "$args" = "run --config configs/quick.conf --ranks 4 --baseline runs/20261120T000000Z_gpu --scenario clean "
 check "1 GPU: a run stopped early is passed over, saying so" \
   test -n "$(printf '%s' "$out" | grep -F 'runs/20261126T000000Z_gpu: incomplete (stopped early)')"
-check "1 GPU: says why later folders were passed over" test -n "$(printf '%s' "$out" | grep 'passed over 6 later')"
+check "1 GPU: a failed run is passed over, saying so" \
+  test -n "$(printf '%s' "$out" | grep -F 'runs/20261127T000000Z_gpu: failed (wrong or failed rows)')"
+check "1 GPU: says why later folders were passed over" test -n "$(printf '%s' "$out" | grep 'passed over 7 later')"
 check "1 GPU: incomplete folder named as such" test -n "$(printf '%s' "$out" | grep -F '20261122T000000Z_gpu: incomplete')"
 mkrun bin1 "$tmp/stub" --dry-run
 check "1 GPU: --dry-run takes no baseline ($args)" test "$args" = "run --config configs/quick.conf --ranks 4 --dry-run "

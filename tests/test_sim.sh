@@ -175,6 +175,8 @@ AR_SIM_WRONG=ring "$S" run --gpus 0,1 --algo ring,rhd --transport ce -b 1M -e 1M
   --out "$tmp/wrong" >/dev/null 2>&1; rc=$?
 [ "$rc" -eq 1 ] && [ "$(field "$tmp/wrong/results.csv" ring ce 1048576 status)" = error ] &&
   [ "$(field "$tmp/wrong/results.csv" rhd ce 1048576 status)" = ok ] && ok || bad "wrong rows: exit $rc"
+# a run with wrong rows says so in its folder (FAILED: make run compares with no such night)
+[ -s "$tmp/wrong/FAILED" ] && ok || bad "wrong rows: no FAILED marker"
 
 # 5b. stale data: AR_SIM_STALE=ring makes the ring's transports sum the peers' inputs of the
 #     iteration before on every odd iteration (a scratch slot read before this iteration's
@@ -210,6 +212,7 @@ w=$(field "$tmp/stalew/results.csv" ring ce 4096 wrong)
 
 # 6. --baseline: a slower run is flagged, its regression lines on stdout
 "$S" run --gpus 0,1,2,3 --algo ring,rhd --transport ce -b 64M -e 256M -n 3 -w 1 --out "$tmp/base" >/dev/null 2>&1
+[ -s "$tmp/base/results.csv" ] && [ ! -e "$tmp/base/FAILED" ] && ok || bad "a clean run marked FAILED"
 out=$(AR_SIM_SCALE=1.5 "$S" run --gpus 0,1,2,3 --algo ring,rhd --transport ce -b 64M -e 256M -n 3 -w 1 \
       --out "$tmp/now" --baseline "$tmp/base" 2>&1); rc=$?
 [ "$rc" -eq 0 ] && ok || bad "baseline run -> exit $rc"
