@@ -96,7 +96,7 @@ static void usage(FILE *f) {
         "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
         "         [--topology switch|torus|two-tier] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
-        "         [--csv FILE] [--calibrate RUN_DIR]\n"
+        "         [--csv FILE] [--calibrate RUN_DIR] [--set model.jobs=N]\n"
         "  prices each schedule: per round alpha + hops x hop-latency + the most loaded link's\n"
         "  bytes / bw (a degraded GPU's links F times slower) + reduced bytes / gamma.\n"
         "  One case prints `model_time_us: X` (and with a straggler\n"
@@ -179,6 +179,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
                                        {"alpha-local", required_argument, 0, 'l'},
                                        {"csv", required_argument, 0, 'c'},
                                        {"calibrate", required_argument, 0, 'C'},
+                                       {"set", required_argument, 0, 'X'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
@@ -225,6 +226,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'k': bad = args_parse_int("--segments", optarg, 1, 4096, &o->segments); break;
     case 'c': o->csv = optarg; break;
     case 'C': o->calibrate = optarg; break;
+    case 'X': bad = ar_settings_parse(&o->settings, optarg, NULL); break;
     case 'h': usage(stdout); return -1;
     case ':':
       fprintf(stderr, "arbench: %s: needs a value\n", argv[optind - 1]);
@@ -428,6 +430,10 @@ int cmd_model(int argc, char **argv) {
   int rc = parse_options(argc, argv, &o);
   if (rc < 0) return EXIT_OK;
   if (rc) return rc;
+  ar_settings_retired();
+  ar_settings_apply(&o.settings);
+  char given[256];
+  if (ar_settings_text(&o.settings, given, sizeof(given))[0]) printf("# settings: %s\n", given);
   struct mrow *rows = NULL;
   int nrows = 0;
   if (o.calibrate && (nrows = read_run(o.calibrate, &rows)) < 0) return EXIT_BAD_INPUT;

@@ -8,6 +8,7 @@
 #include "args.h"
 #include "csv.h"
 #include "model.h"
+#include "settings.h"
 
 /* two parameters: fewer rows than this fit exactly (rel_rms 0) and say nothing */
 #define CALIBRATE_MIN_ROWS 3
@@ -46,6 +47,7 @@ struct options {
   uint64_t bmin, bmax;
   int bfactor;
   const char *bmin_text, *bmax_text, *bfactor_text; /* the user's words, for messages */
+  struct ar_settings settings; /* --set (model.threads, model.jobs; settings.h) */
   struct model_hw hw;
   int topology;
   struct straggler_spec st[AR_MAX_STRAGGLERS];
@@ -89,7 +91,7 @@ struct price_cache {
 /* model_out.c */
 /* Prices sc (once: the cache) and returns its index in c, or -1 on no memory. */
 int cache_get(struct price_cache *c, const struct scenario *sc, const struct options *o);
-/* Prices every scenario of sc[0..n) into the cache, several at a time (AR_MODEL_JOBS, default
+/* Prices every scenario of sc[0..n) into the cache, several at a time (the setting model.jobs, default
  * the CPUs), with a progress line on stderr once it has taken PROGRESS_AFTER_S; returns 0, or
  * -1 on no memory. */
 int cache_fill(struct price_cache *c, const struct scenario *sc, int n, const struct options *o);

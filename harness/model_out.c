@@ -126,8 +126,7 @@ int cache_fill(struct price_cache *c, const struct scenario *sc, int n, const st
   struct fill f = {.c = c, .o = o, .next = first, .last = c->n, .total = c->n - first,
                    .t0 = now_s()};
   long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-  const char *env = getenv("AR_MODEL_JOBS");
-  if (env && atoi(env) > 0) jobs = atoi(env);
+  if (ar_setting(AR_SET_MODEL_JOBS) > 0) jobs = (long)ar_setting(AR_SET_MODEL_JOBS);
   if (jobs > FILL_MAX_JOBS) jobs = FILL_MAX_JOBS;
   if (jobs > f.total) jobs = f.total;
   pthread_t tid[FILL_MAX_JOBS];

@@ -97,7 +97,7 @@ ar_status model_net_init(struct model_net *net, int topology, const struct ar_pa
  * Linear in the number of transfers (a dense torus round: in its straight runs); a round that
  * repeats the one before is not routed again; never runs the verifier. Rounds are priced
  * independently, so schedules of millions of transfers split across threads
- * (AR_MODEL_THREADS=N forces N). */
+ * (the setting model.threads forces a count). */
 ar_status model_price_schedule(const struct ar_schedule *s, const struct model_net *net,
                                struct model_price *out);
 /* Builds algorithm a's schedule for p and prices it on net into out: streamed (priced round

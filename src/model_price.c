@@ -17,6 +17,7 @@
  *    model_stream.c: nothing is stored but the round at hand). */
 #include "model.h"
 #include "model_pricer.h"
+#include "settings.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -452,8 +453,7 @@ ar_status model_price_schedule(const struct ar_schedule *s, const struct model_n
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   int nt = (int)(s->nxfers / PRICE_PER_THREAD) + 1;
   if (nt > cpus) nt = cpus > 1 ? (int)cpus : 1;
-  const char *env = getenv("AR_MODEL_THREADS"); /* tests force a split to check it */
-  if (env && atoi(env) > 0) nt = atoi(env);
+  if (ar_setting(AR_SET_MODEL_THREADS) > 0) nt = (int)ar_setting(AR_SET_MODEL_THREADS);
   if (nt > PRICE_MAX_THREADS) nt = PRICE_MAX_THREADS;
   struct price_part parts[PRICE_MAX_THREADS];
   pthread_t tids[PRICE_MAX_THREADS];

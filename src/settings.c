@@ -46,6 +46,13 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                                 "sm: largest oneshot on the low-latency kernel (0: 1 MiB / "
                                 "(n - 1))",
                                 "AR_LL_MAX_BYTES", 0, 1ull << 30, NULL},
+    [AR_SET_MODEL_THREADS] = {"model.threads", "int", "0", "threads",
+                              "model: threads pricing one schedule's rounds (0: by its size and "
+                              "the CPUs; the price is the same however split)",
+                              "AR_MODEL_THREADS", 0, 16, NULL},
+    [AR_SET_MODEL_JOBS] = {"model.jobs", "int", "0", "schedules",
+                           "model: schedules priced at once (0: the CPUs)", "AR_MODEL_JOBS", 0, 16,
+                           NULL},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */

@@ -9,6 +9,7 @@
 
 #include "ar.h"
 #include "model.h"
+#include "settings.h"
 #include "test.h"
 
 /* |a - b| <= tol * |b| */
@@ -140,8 +141,17 @@ static void test_round_isolation(void) {
   }
 }
 
+/* Pricing with model.threads = k (the setting; 0: chosen). */
+static void set_threads(int k) {
+  struct ar_settings s;
+  memset(&s, 0, sizeof(s));
+  s.given[AR_SET_MODEL_THREADS] = k > 0;
+  s.value[AR_SET_MODEL_THREADS] = k;
+  ar_settings_apply(&s);
+}
+
 /* Splitting the rounds across threads changes nothing: ring and direct at n = 256 priced with
- * one thread and with three (forced through AR_MODEL_THREADS). */
+ * one thread and with three (forced through the setting model.threads). */
 static void test_threads(void) {
   const char *names[] = {"ring", "direct"};
   for (int i = 0; i < 2; i++)
@@ -149,11 +159,11 @@ static void test_threads(void) {
       struct ar_params p;
       struct model_price one, three;
       ar_params_init(&p, 256);
-      setenv("AR_MODEL_THREADS", "1", 1);
+      set_threads(1);
       int ok = price(names[i], &p, topo, &one);
-      setenv("AR_MODEL_THREADS", "3", 1);
+      set_threads(3);
       ok = ok && price(names[i], &p, topo, &three);
-      unsetenv("AR_MODEL_THREADS");
+      set_threads(0);
       if (!ok) continue;
       CHECK(one.main.rounds == three.main.rounds && near(three.main.load, one.main.load, 1e-12) &&
                 near(three.main.hops, one.main.hops, 1e-12) &&
@@ -540,9 +550,9 @@ static void test_stream_matches_stored(void) {
           }
           if (ar_build(a, &p, &s) != AR_OK) continue;
           CHECK_INT(model_net_init(&net, topo, &p), ==, AR_OK);
-          setenv("AR_MODEL_THREADS", "1", 1);
+          set_threads(1);
           CHECK_INT(model_price_schedule(&s, &net, &one), ==, AR_OK);
-          unsetenv("AR_MODEL_THREADS");
+          set_threads(0);
           sched_free(&s);
           CHECK_INT(model_price_algo(a, &p, &net, &st, why, sizeof(why)), ==, AR_OK);
           CHECK(same_cost(&one.pre, &st.pre) && same_cost(&one.main, &st.main),
