@@ -2,18 +2,10 @@
 # Ranks placed on fewer GPUs than ranks (co-located), end to end on the simulated GPUs
 # (tests/sim/fake_gpu.c, which refuses what CUDA and NCCL refuse: peer access to the device
 # itself, two NCCL ranks on one GPU, and co-located SM shares that do not fit the GPU).
-set -u
-cd "$(dirname "$0")/.." || exit 1
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
 . tests/sim/build.sh
 sim_build colocated
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-test-coloc.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-# col FILE NAME: the column number of NAME in FILE's header
-col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
 # rows FILE: "algorithm/transport/status/placement" of every row, sorted and counted
 rows() {
   local a t s p
@@ -80,5 +72,4 @@ out=$(AR_SIM_GPUS=1 "$S" run --ranks 4 --algo nccl,ring,stragglar --transport ce
 out=$("$S" run --ranks 6 --algo ring --transport ce --sizes 1K --dry-run 2>&1); rc=$?
 [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^dry run: 1 scenario, 6 ranks (--ranks)" && ok ||
   bad "dry run: $(printf '%s\n' "$out" | head -1)"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -2,17 +2,10 @@
 # Settings end to end on the simulated GPUs: --set (command line and config) reaches meta.txt
 # and results.csv's settings column, every setting is listed in meta.txt, bad ones are refused
 # before any GPU work, retired environment variables only warn; `arbench settings` lists all.
-set -u
-cd "$(dirname "$0")/.." || exit 1
+. "$(dirname "$0")/lib.sh"
 B=${B:-build}
 . tests/sim/build.sh
 sim_build settings
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-test-settings.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
 # values FILE COLUMN: the distinct values of a column
 values() { local c; c=$(col "$1" "$2"); awk -F, -v c="$c" 'NR > 1 { print $c }' "$1" | sort -u | tr '\n' '|'; }
 
@@ -62,5 +55,4 @@ for s in ce.program ce.ring_batch ce.ring_streams ce.direct_batch ce.flow_batch 
          ce.sum_blocks ce.sum_wait flags sm.ll_max_bytes; do
   [ "$(printf '%s\n' "$list" | grep -c "^$s ")" -eq 1 ] && ok || bad "arbench settings: $s"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
