@@ -88,26 +88,27 @@ count() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi; }
 # every rank on GPU 0: "0,0,...,0" with n zeros
 on_gpu0() { seq -s, 1 "$1" | sed 's/[0-9]*/0/g'; }
 
+# by_transport NAME GPUS ARGS...: one sweep per transport, NAME_<transport> (a hang costs only
+# that transport's rows), nccl itself with the first
+by_transport() {
+  local name=$1 gpus=$2 t algos=nccl,$schedules
+  shift 2
+  for t in $transports; do
+    sweep "${name}_$t" --gpus "$gpus" --algo "$algos" --transport "$t" "$@"
+    algos=$schedules
+  done
+}
+
 multi_gpu() {
   sizes=${GPUTEST_SIZES:-1K,1000003,1M,64M,1G}
-  local n gpus t dt algos
+  local n gpus dt
   for n in 2 3 4; do
     [ "$n" -le "$ngpu" ] || continue
-    gpus=$(seq -s, 0 $((n - 1)))
-    algos=nccl,$schedules
-    for t in $transports; do
-      sweep "n${n}_float32_$t" --gpus "$gpus" --algo "$algos" --transport "$t" --sizes "$sizes"
-      algos=$schedules
-    done
+    by_transport "n${n}_float32" "$(seq -s, 0 $((n - 1)))" --sizes "$sizes"
   done
   n=$((ngpu < 4 ? ngpu : 4)); gpus=$(seq -s, 0 $((n - 1)))
   for dt in bf16 fp16; do
-    algos=nccl,$schedules
-    for t in $transports; do
-      sweep "n${n}_${dt}_$t" --gpus "$gpus" --algo "$algos" --transport "$t" --dtype "$dt" \
-        --sizes 1K,1000003,1M
-      algos=$schedules
-    done
+    by_transport "n${n}_${dt}" "$gpus" --dtype "$dt" --sizes 1K,1000003,1M
   done
   sweep "n${n}_straggler" --gpus "$gpus" --algo nccl,ring,bcast,stragglar --transport nccl-p2p \
     --sizes 1M --straggler $((n - 1)):1ms
@@ -116,15 +117,10 @@ multi_gpu() {
 
 colocated() {
   sizes=${GPUTEST_SIZES:-1K,1000003,1M,64M}
-  local nmax=${GPUTEST_NMAX:-8} n g t algos
+  local nmax=${GPUTEST_NMAX:-8} n g
   echo "gputest: 1 GPU: ranks placed on GPU 0 (co-located: correctness, not NVLink timings)"
   for n in $(seq 2 "$nmax"); do
-    g=$(on_gpu0 "$n")
-    algos=nccl,$schedules
-    for t in $transports; do
-      sweep "co${n}_float32_$t" --gpus "$g" --algo "$algos" --transport "$t" --sizes "$sizes"
-      algos=$schedules
-    done
+    by_transport "co${n}_float32" "$(on_gpu0 "$n")" --sizes "$sizes"
   done
   g=$(on_gpu0 8)
   sweep "co8_torus2x4" --gpus "$g" --algo swing-mp,bucket --transport ce,sm --torus 2x4 --sizes "$sizes"
@@ -151,8 +147,6 @@ colocated() {
     --sizes 64M,1G --straggler 7:1ms
 }
 
-# one process per transport, so a hang (the watchdog ends the process) costs only that
-# transport's remaining rows; nccl itself runs once, with the first
 transports=${GPUTEST_TRANSPORTS:-nccl-p2p ce sm}
 schedules=$("$A" --list | awk 'NR > 1 && $1 != "nccl" { printf "%s%s", sep, $1; sep = "," }')
 if [ "$ngpu" -ge 2 ]; then multi_gpu; else colocated; fi
