@@ -61,10 +61,26 @@ extern "C" int tp_wait_sms(const struct tp_world *w, int r) {
   return w->sms[r] > 0 ? w->sms[r] : tp_sm_count();
 }
 
+extern "C" int tp_same_gpu(const struct tp_world *w, int a, int b) {
+  return w->peers ? w->gpu[a] == w->gpu[b] : w->dev[a] == w->dev[b];
+}
+
 extern "C" int tp_colocated(const struct tp_world *w, int r) {
   for (int q = 0; q < w->n; q++)
-    if (q != r && w->dev[q] == w->dev[r]) return 1;
+    if (q != r && tp_same_gpu(w, q, r)) return 1;
   return 0;
+}
+
+extern "C" ar_status tp_share(const struct tp_world *w, void **ptr, ar_status st) {
+  return w->peers ? w->peers->share(w->peers->ctx, ptr, st) : st;
+}
+
+extern "C" void tp_unshare(const struct tp_world *w, void **ptr) {
+  if (w->peers) w->peers->unshare(w->peers->ctx, ptr);
+}
+
+extern "C" ar_status tp_bcast(const struct tp_world *w, void *buf, size_t len, int root) {
+  return w->peers ? w->peers->bcast(w->peers->ctx, buf, len, root) : AR_OK;
 }
 
 extern "C" void tp_world_share(struct tp_world *w) {

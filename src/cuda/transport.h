@@ -16,8 +16,30 @@ extern "C" {
 
 
 
+/* The other processes of an MPI job (harness/procs.h), as the harness lends them to
+ * transports. Every call is collective: exactly one thread of every process makes it, and
+ * every process makes the same calls in the same order, whatever went wrong locally (a
+ * process that skipped one would leave the others waiting). */
+struct tp_peers {
+  void *ctx;
+  /* ptr[r], for every rank r of this process: the base of a cudaMalloc'd allocation, or NULL;
+   * st: this process's status so far. Returns the worst status over all processes; only on
+   * AR_OK is ptr[q] of every rank q of another process set: that rank's allocation mapped
+   * into this process (CUDA IPC), or NULL where its owner passed NULL. */
+  ar_status (*share)(void *ctx, void **ptr, ar_status st);
+  /* Unmaps what share mapped into ptr (the other processes' ranks, set to NULL), then waits
+   * for every process: after it, each owner may free its allocations. */
+  void (*unshare)(void *ctx, void **ptr);
+  /* Copies len bytes at buf from the process of rank `root` to buf in every process. */
+  ar_status (*bcast)(void *ctx, void *buf, size_t len, int root);
+};
+
 /* What the harness gives a transport. Every pair of distinct devices has peer access enabled;
- * ranks may share a device (co-located), and then reach each other by plain device copies. */
+ * ranks may share a device (co-located), and then reach each other by plain device copies.
+ * Under MPI (peers != NULL) some ranks live in other processes (remote[r] = 1): their dev and
+ * comm mean nothing here, data[r] is their buffer mapped into this process, and gpu[] says
+ * which ranks share a physical GPU (tp_same_gpu); a transport allocates only for its own
+ * ranks and reaches the others' memory through tp_share. */
 struct tp_world {
   int n;
   int dev[AR_MAX_GPUS];         /* CUDA ordinal of each rank (may repeat) */
@@ -28,7 +50,19 @@ struct tp_world {
   ncclComm_t comm[AR_MAX_GPUS]; /* one communicator per rank, made by that rank's thread */
   void *data[AR_MAX_GPUS];      /* each rank's in-place AllReduce buffer */
   size_t data_bytes;            /* capacity of each data buffer */
+  const struct tp_peers *peers; /* NULL: every rank is in this process */
+  unsigned char remote[AR_MAX_GPUS]; /* rank r runs in another process (peers != NULL) */
+  int gpu[AR_MAX_GPUS];         /* with peers: one number per physical GPU of the job */
 };
+
+/* 1 when ranks a and b run on one physical GPU. */
+int tp_same_gpu(const struct tp_world *w, int a, int b);
+/* w->peers->share, or st itself in a one-process world (reduce.cu). */
+ar_status tp_share(const struct tp_world *w, void **ptr, ar_status st);
+/* w->peers->unshare; nothing in a one-process world. */
+void tp_unshare(const struct tp_world *w, void **ptr);
+/* w->peers->bcast; AR_OK at once in a one-process world. */
+ar_status tp_bcast(const struct tp_world *w, void *buf, size_t len, int root);
 
 /* One (schedule, size) to execute repeatedly. */
 struct tp_job {
