@@ -258,6 +258,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
     R->rank = r;
     R->dev = cfg->dev[r];
     R->remote = r < b->first || r >= b->first + b->nlocal;
+    R->host = cfg->host[r];
     b->world.remote[r] = (unsigned char)R->remote;
     b->world.gpu[r] = cfg->gpu[r];
     R->straggler_k = -1;

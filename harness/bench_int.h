@@ -74,6 +74,8 @@ struct rank {
   int rank, dev, straggler_k; /* straggler_k: index in --straggler, -1 when none */
   int remote; /* in another process: data and events are mapped here (bench_peers.c), dev is
                * its ordinal there, and it has no thread, stream or communicator here */
+  int host;   /* its host's number: only ranks of one host reach each other's memory */
+  float *d_sync; /* several hosts: the start barrier's element (job_run) */
   pthread_t th;
   cudaStream_t stream;
   cudaEvent_t ready, *start, *end;

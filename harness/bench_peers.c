@@ -55,7 +55,8 @@ static ar_status peer_share(void *ctx, void **ptr, ar_status st) {
     int err = cudaSetDevice(b->rk[b->first].dev) != cudaSuccess;
     for (int q = 0; q < b->n && !err; q++) {
       int p = proc_of(b, q), j = q - p * G;
-      if (!b->rk[q].remote || !all[p].have[j]) continue;
+      if (!b->rk[q].remote || b->rk[q].host != b->rk[b->first].host || !all[p].have[j])
+        continue; /* another host's memory stays out of reach (ce and sm are n/a there) */
       cudaError_t e = cudaIpcOpenMemHandle(&ptr[q], all[p].h[j], cudaIpcMemLazyEnablePeerAccess);
       if (e != cudaSuccess) {
         ar_log(AR_LOG_WARN, "rank %d's memory: cudaIpcOpenMemHandle: %s", q,
@@ -107,7 +108,7 @@ int peers_open(struct bench *b) {
     struct rank *Q = &b->rk[q];
     int p = proc_of(b, q), j = q - p * G;
     Q->cap = all[p].cap[j];
-    if (!Q->remote || err) continue;
+    if (!Q->remote || Q->host != b->rk[b->first].host || err) continue;
     if (cudaIpcOpenEventHandle(&Q->ready, all[p].ready[j]) != cudaSuccess ||
         cudaIpcOpenEventHandle(&Q->finished, all[p].finished[j]) != cudaSuccess) {
       fprintf(stderr, "arbench: rank %d's events: cudaIpcOpenEventHandle: %s\n", q,

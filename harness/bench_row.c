@@ -189,6 +189,12 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
              b->placement);
     return;
   }
+  if (b->cfg->nhosts > 1 && strcmp(J->d->tname, "nccl") && strcmp(J->d->tname, "nccl-p2p")) {
+    J->state = JOB_NA;
+    snprintf(J->reason, sizeof(J->reason), "%s reaches other GPUs' memory within one host only "
+             "(CUDA IPC); the ranks span %d hosts", J->d->tname, b->cfg->nhosts);
+    return;
+  }
   if (J->bytes > b->cap) {
     J->state = JOB_OOM;
     snprintf(J->reason, sizeof(J->reason), "%llu bytes do not fit the data buffer (%zu)",
