@@ -53,6 +53,11 @@ static const struct ar_setting table[AR_SET_COUNT] = {
     [AR_SET_MODEL_JOBS] = {"model.jobs", "int", "0", "schedules",
                            "model: schedules priced at once (0: the CPUs)", "AR_MODEL_JOBS", 0, 16,
                            NULL},
+    [AR_SET_TIMING_START_SKEW] = {"timing.start_skew", "choice", "off", "",
+                                  "stamp %globaltimer right after every rank's start event (a "
+                                  "kernel inside the timed time, about 2 us) and print how far "
+                                  "apart the ranks started, per row; exact on one GPU's clock",
+                                  NULL, 0, 0, "off,on"},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */
