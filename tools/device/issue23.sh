@@ -45,19 +45,19 @@ rows() { # summary of a run folder's results.csv: status counts
   [ -s "$f" ] || { echo "     (no results.csv)"; return; }
   awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="status") s=i; next} {c[$s]++} END{for(k in c) printf "     %s %d\n", k, c[k]}' "$f"
 }
-common="-n 5 -w 2 -T 60 --force"
+common="-n ${ITERS:-3} -w 1 -T 30 --force"
 for st in $stages; do
   case $st in
   quick)
     echo "== quick: ring and rhd, ce and sm, -np 2 and -np 4"
-    run quick_np2 120 $mpirun -np 2 $A run --algo ring,rhd,nccl --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np2
+    run quick_np2 60 $mpirun -np 2 $A run --algo ring,rhd,nccl --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np2
     rows quick_np2
-    run quick_np4 120 $mpirun -np 4 $A run --algo ring,rhd --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np4
+    run quick_np4 60 $mpirun -np 4 $A run --algo ring,rhd --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np4
     rows quick_np4 ;;
   np2|np4)
     np=${st#np}
     echo "== every algorithm on ce and sm, -np $np, all on the one GPU"
-    run all_np$np 400 $mpirun -np $np $A run --algo all --transport ce,sm --sizes 1K,1000003,1M,64M $common -o $out/all_np$np
+    run all_np$np 200 $mpirun -np $np $A run --algo all --transport ce,sm --sizes ${SIZES:-1K,1000003,64M} $common -o $out/all_np$np
     rows all_np$np ;;
   np1)
     echo "== mpirun -np 1 --ranks 4 against a plain run"
