@@ -25,7 +25,7 @@ mpirun="orterun --allow-run-as-root --oversubscribe --bind-to none --mca btl sel
 cat "$out/gpu.txt"
 t0=$SECONDS
 echo "== build (MPI=1)"
-{ time make B=build-dev -j16 MPI=1 MPICC=$ompi/usr/bin/mpicc >"$out/build.log" 2>&1; } 2>&1 | grep real
+{ time make B=build-dev -j16 MPI=1 MPICC=$ompi/usr/bin/mpicc.openmpi >"$out/build.log" 2>&1; } 2>&1 | grep real
 [ -x build-dev/arbench ] || { tail -20 "$out/build.log"; exit 1; }
 A=build-dev/arbench
 left() { echo $((deadline - SECONDS)); }
