@@ -95,6 +95,15 @@ for st in $stages; do
     echo "   job ended $((SECONDS - t1)) s after its start: $(tail -1 "$out/stop_np4.log")"
     grep -iE "timeout|not finished|MPI_ABORT" "$out/stop_np4.log" | head -5
     rows stop_np4 ;;
+  x2)
+    echo "== two GPUs: every algorithm across 2 processes, then 2 processes against 2 threads"
+    run x2_all 200 $mpirun -np 2 $A run --algo all --transport nccl-p2p,ce,sm --sizes 1K,1000003,1M,64M,1G -n 10 -w 3 -T 30 --force -o $out/x2_all
+    rows x2_all
+    for how in procs threads; do
+      if [ $how = procs ]; then launch="$mpirun -np 2 $A run"; else launch="$A run --gpus 0,1"; fi
+      run x2_skew_$how 120 $launch --algo nccl,ring,direct --transport ce,sm --sizes 1K,1M,64M,1G -n 20 -w 5 -T 30 --force --set timing.start_skew=on -o $out/x2_skew_$how
+    done
+    grep -h -B1 "start skew" $out/x2_skew_procs.log $out/x2_skew_threads.log | head -60 ;;
   kill)
     echo "== process 2 of 4 killed during a run"
     t1=$SECONDS
