@@ -49,6 +49,21 @@ rows() { # summary of a run folder's results.csv: status counts
   awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="status") s=i; next} {c[$s]++} END{for(k in c) printf "     %s %d\n", k, c[k]}' "$f"
 }
 common="-n ${ITERS:-3} -w 1 -T 30 --force"
+# interrupt NAME SIGNAL T PATTERN: a 4-process run (watchdog -T T) whose process 2 gets SIGNAL
+# after 12 s; says when the job ended and the lines matching PATTERN
+interrupt() {
+  local name=$1 sig=$2 t=$3 pattern=$4 t1=$SECONDS victim
+  ( timeout -k 5 120 $mpirun -np 4 $A run --algo all --transport ce,sm --sizes 1K,1M,64M -T "$t" --force -o "$out/$name" >"$out/$name.log" 2>&1; echo "exit $?" >>"$out/$name.log" ) &
+  sleep 12
+  victim=$(for p in $(pgrep -f "$A run"); do tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && echo $p; done | head -1)
+  echo "   SIG$sig to pid ${victim:-none} (OMPI_COMM_WORLD_RANK=2) after 12 s"
+  [ -n "$victim" ] && kill -"$sig" "$victim"
+  wait
+  [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null
+  echo "   job ended $((SECONDS - t1)) s after its start: $(tail -1 "$out/$name.log")"
+  grep -iE "$pattern" "$out/$name.log" | head -5
+  rows "$name"
+}
 for st in $stages; do
   case $st in
   quick)
@@ -84,17 +99,7 @@ for st in $stages; do
     grep -h -B1 "start skew" $out/skew_np4.log $out/skew_np1.log | head -40 ;;
   stop)
     echo "== process 2 of 4 stopped (SIGSTOP) during a run: the watchdog must name its rank"
-    t1=$SECONDS
-    ( timeout -k 5 120 $mpirun -np 4 $A run --algo all --transport ce,sm --sizes 1K,1M,64M -T 10 --force -o $out/stop_np4 >"$out/stop_np4.log" 2>&1; echo "exit $?" >>"$out/stop_np4.log" ) &
-    sleep 12
-    victim=$(for p in $(pgrep -f "$A run"); do tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && echo $p; done | head -1)
-    echo "   stopping pid ${victim:-none} (OMPI_COMM_WORLD_RANK=2) after 12 s"
-    [ -n "$victim" ] && kill -STOP "$victim"
-    wait
-    [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null
-    echo "   job ended $((SECONDS - t1)) s after its start: $(tail -1 "$out/stop_np4.log")"
-    grep -iE "timeout|not finished|MPI_ABORT" "$out/stop_np4.log" | head -5
-    rows stop_np4 ;;
+    interrupt stop_np4 STOP 10 "timeout|not finished|MPI_ABORT" ;;
   x2)
     echo "== two GPUs: every algorithm across 2 processes, then 2 processes against 2 threads"
     run x2_all 200 $mpirun -np 2 $A run --algo all --transport nccl-p2p,ce,sm --sizes 1K,1000003,1M,64M,1G -n 10 -w 3 -T 30 --force -o $out/x2_all
@@ -106,16 +111,7 @@ for st in $stages; do
     grep -h -B1 "start skew" $out/x2_skew_procs.log $out/x2_skew_threads.log | head -60 ;;
   kill)
     echo "== process 2 of 4 killed during a run"
-    t1=$SECONDS
-    ( timeout -k 5 120 $mpirun -np 4 $A run --algo all --transport ce,sm --sizes 1K,1M,64M -T 30 --force -o $out/kill_np4 >"$out/kill_np4.log" 2>&1; echo "exit $?" >>"$out/kill_np4.log" ) &
-    sleep 12
-    victim=$(for p in $(pgrep -f "$A run"); do tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && echo $p; done | head -1)
-    echo "   killing pid ${victim:-none} (OMPI_COMM_WORLD_RANK=2) after 12 s"
-    [ -n "$victim" ] && kill -9 "$victim"
-    wait
-    echo "   job ended $((SECONDS - t1)) s after its start: $(tail -1 "$out/kill_np4.log")"
-    grep -iE "rank 2|process 2|exited on signal|timeout" "$out/kill_np4.log" | head -5
-    rows kill_np4 ;;
+    interrupt kill_np4 KILL 30 "rank 2|process 2|exited on signal|timeout" ;;
   esac
 done
 echo "== total $((SECONDS - t0)) s"
