@@ -24,9 +24,15 @@ NVFLAGS += -std=c++17 $(GPU_ARCH) \
 LDLIBS   = -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(NCCL_LIB) -lnccl -lcudart_static \
            -lpthread -ldl -lrt -lm -lstdc++ $(SAN)
 
+# make MPI=1: an arbench that runs one process per MPI rank when mpirun or srun starts it
+# (harness/procs_mpi.c), and alone otherwise; MPI through mpicc on PATH or $(MPI_HOME)/bin
+MPICC ?= $(if $(MPI_HOME),$(MPI_HOME)/bin/mpicc,mpicc)
+PROCS_SRC = harness/procs_$(if $(MPI),mpi,single).c
+LINK_CC   = $(if $(MPI),$(MPICC),$(CC))
+
 B = build
 CORE_SRC    = $(wildcard src/*.c src/lower/*.c algorithms/*.c)
-HARNESS_SRC = $(filter-out harness/main.c,$(wildcard harness/*.c))
+HARNESS_SRC = $(filter-out harness/main.c harness/procs_%.c,$(wildcard harness/*.c)) $(PROCS_SRC)
 CUDA_SRC    = $(wildcard src/cuda/*.cu)
 CORE_OBJ    = $(CORE_SRC:%.c=$(B)/obj/%.o)
 HARNESS_OBJ = $(HARNESS_SRC:%.c=$(B)/obj/%.o)
@@ -41,7 +47,8 @@ $(B)/libarcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(B)/arbench: $(B)/obj/harness/main.o $(HARNESS_OBJ) $(CUDA_OBJ) $(B)/libarcore.a
-	$(CC) -o $@ $^ $(LDLIBS)
+	@rm -f $(B)/obj/harness/procs_$(if $(MPI),single,mpi).[od] # a build of the other kind: the simulator links every object
+	$(LINK_CC) -o $@ $^ $(LDLIBS)
 
 $(B)/obj/src/%.o $(B)/obj/algorithms/%.o: CFLAGS += -fPIC
 # NVTX3 is header-only, in the CUDA toolkit's include folder
@@ -56,6 +63,9 @@ $(B)/obj/algorithms/%.o: algorithms/%.c
 $(B)/obj/harness/%.o: harness/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(GPU_INC) -c -o $@ $<
+$(B)/obj/harness/procs_mpi.o: harness/procs_mpi.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -c -o $@ $<
 # the git revision is baked in for builds that run where there is no checkout
 GIT_REV := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -modified)
 $(B)/obj/harness/meta.o: CFLAGS += -DAR_BUILD_REV='"$(GIT_REV)"'

@@ -24,6 +24,7 @@
  * search (critical.c), which picks each next (size, algorithm, transport, delay) from the
  * times measured so far. */
 #include "bench_int.h"
+#include "procs.h"
 
 const char hx_delays_header[] =
     "scenario,algorithm,transport,bytes,iteration,straggler_rank,delay_us,time_us";
@@ -47,11 +48,18 @@ static void *rank_main(void *arg) {
   if (err) fprintf(stderr, "arbench: %s (initialisation)\n", R->err); /* peers may hang now */
   else atomic_store(&b->done[R->rank], 1);
   if (barrier_wait(&b->bar, err)) {
-    if (R->rank == 0) b->failed = 2;
+    if (IS_LEAD(R)) b->failed = 2;
     rank_free(R);
     return NULL;
   }
-  if (R->rank == 0) {
+  if (IS_LEAD(R)) /* the other processes' buffers and events, mapped here */
+    err = peers_open(b);
+  if (barrier_wait(&b->bar, err)) {
+    if (IS_LEAD(R)) b->failed = 2;
+    rank_free(R);
+    return NULL;
+  }
+  if (IS_LEAD(R)) {
     wd_end(b);
     b->cap = b->rk[0].cap;
     for (int r = 0; r < b->n; r++) {
@@ -63,7 +71,7 @@ static void *rank_main(void *arg) {
     table_header(b);
   }
   for (;;) {
-    if (R->rank == 0) b->have_job = next_job(b);
+    if (IS_LEAD(R)) b->have_job = next_job(b);
     barrier_wait(&b->bar, 0);
     if (!b->have_job) break;
     if (b->job.state == JOB_RUN) {
@@ -75,8 +83,9 @@ static void *rank_main(void *arg) {
       hx_phase_job_end(&R->ph);
     }
     barrier_wait(&b->bar, 0);
-    if (R->rank == 0) job_finish(b);
+    if (IS_LEAD(R)) job_finish(b);
   }
+  if (IS_LEAD(R)) peers_close(b);
   barrier_wait(&b->bar, 0);
   rank_free(R);
   return NULL;
@@ -93,16 +102,13 @@ static void build_schedules(struct bench *b) {
 volatile sig_atomic_t hx_stop_signal;
 int hx_stopped_early;
 
-static int next_job(struct bench *b) {
+/* Process 0: the next job (NULL: none left, or a stop was asked for). */
+static const struct job_desc *pick_job(struct bench *b) {
   if (hx_stop_signal) { /* stopped: no new row, the rows written are whole */
     if (b->crit.on ? b->crit.size < b->o->nsizes : b->next < b->njobs) hx_stopped_early = 1;
-    return 0;
+    return NULL;
   }
-  if (!b->crit.on) {
-    if (b->next >= b->njobs) return 0;
-    job_prepare(b, &b->jobs[b->next++]);
-    return 1;
-  }
+  if (!b->crit.on) return b->next < b->njobs ? &b->jobs[b->next++] : NULL;
   struct crit_state *c = &b->crit;
   while (c->size < b->o->nsizes) {
     if (!c->started) {
@@ -115,14 +121,41 @@ static int next_job(struct bench *b) {
     double d;
     if (crit_next(&c->cs, &k, &d)) {
       c->desc = (struct job_desc){c->size, c->cand_algo[k], c->cand_tname[k], d};
-      job_prepare(b, &c->desc);
-      return 1;
+      return &c->desc;
     }
     crit_report(b);
     c->size++;
     c->started = 0;
   }
-  return 0;
+  return NULL;
+}
+
+/* The lead of every process: the next job, chosen by process 0 (the critical search decides on
+ * its measurements) and sent to the others, then prepared here; 0 when there is none. */
+static int next_job(struct bench *b) {
+  if (!b->procs) {
+    const struct job_desc *d = pick_job(b);
+    if (d) job_prepare(b, d);
+    return d != NULL;
+  }
+  struct sent_job { /* a job_desc without pointers */
+    int have, size_idx, algo_idx, transport; /* transport: index in o->transports, -1: nccl */
+    double delay_us;
+  } m = {0, 0, 0, -1, -1};
+  if (IS_ROOT(b)) {
+    const struct job_desc *d = pick_job(b);
+    if (d) {
+      m = (struct sent_job){1, d->size_idx, d->algo_idx, -1, d->delay_us};
+      for (int t = 0; t < b->o->ntransports; t++)
+        if (!strcmp(b->o->transports[t], d->tname)) m.transport = t;
+    }
+  }
+  if (hx_procs_bcast(&m, sizeof(m), 0)) hx_procs_abort(1);
+  if (!m.have) return 0;
+  b->sent = (struct job_desc){m.size_idx, m.algo_idx,
+                              m.transport < 0 ? "nccl" : b->o->transports[m.transport], m.delay_us};
+  job_prepare(b, &b->sent);
+  return 1;
 }
 
 /* The jobs in order: size, then algorithm, then transport (one job for nccl). */
@@ -145,7 +178,7 @@ static int build_jobs(struct bench *b) {
 /* The SMs each rank's waiting kernels may occupy (transport.h): its GPU's, shared evenly by
  * the ranks on it; 0, or -1 when a GPU cannot be asked. */
 static int share_sms(struct bench *b) {
-  for (int r = 0; r < b->n; r++) {
+  for (int r = b->first; r < b->first + b->nlocal; r++) {
     int sms = 0;
     cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, b->rk[r].dev);
     if (e != cudaSuccess) {
@@ -171,9 +204,9 @@ static void print_devices(struct bench *b) {
                                                               sizeof(detail)));
   if (b->colocated) {
     int sms = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, b->rk[0].dev);
-    printf("; each rank's waiting kernels on %d of GPU %d's %d SMs", b->world.sms[0],
-           b->rk[0].dev, sms);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, b->rk[b->first].dev);
+    printf("; each rank's waiting kernels on %d of GPU %d's %d SMs", b->world.sms[b->first],
+           b->rk[b->first].dev, sms);
   }
   printf("\n");
   if (b->settings[0]) printf("# settings: %s (--set; the rest at their defaults)\n", b->settings);
@@ -182,12 +215,10 @@ static void print_devices(struct bench *b) {
          (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
   printf("# driver %s, CUDA runtime %s, NCCL %s, run %s\n", b->cfg->meta->driver,
          b->cfg->meta->cuda, b->cfg->meta->nccl, b->cfg->run_id);
-  for (int r = 0; r < b->n; r++) {
-    struct cudaDeviceProp p;
-    if (cudaGetDeviceProperties(&p, b->rk[r].dev) == cudaSuccess)
-      printf("#  rank %2d device %2d [%04x:%02x:%02x] %s\n", r, b->rk[r].dev, p.pciDomainID,
-             p.pciBusID, p.pciDeviceID, p.name);
-  }
+  if (b->procs)
+    printf("# %d processes (%s), %d rank%s each\n", hx_procs_count(), hx_procs_library(),
+           b->nlocal, b->nlocal == 1 ? "" : "s");
+  for (int r = 0; r < b->n; r++) printf("#  rank %2d: %s\n", r, b->cfg->meta->rank[r]);
   fflush(stdout);
 }
 
@@ -198,10 +229,15 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->cfg = cfg;
   b->o = o;
   b->n = cfg->n;
+  b->first = cfg->first;
+  b->nlocal = cfg->nlocal;
+  b->procs = hx_procs_count() > 1;
   b->total = o->warmup + o->iters;
   b->esize = (int)ar_dtype_size(o->dtype);
-  b->bar.n = b->n;
+  b->bar.n = b->nlocal;
+  b->bar.procs = b->procs;
   b->world.n = b->n;
+  b->world.peers = b->procs ? &b->peers : NULL;
   b->colocated = ar_place_colocated(&cfg->place);
   ar_place_text(&cfg->place, b->placement, sizeof(b->placement));
   ar_settings_text(&o->settings, b->settings, sizeof(b->settings));
@@ -221,6 +257,9 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
     R->b = b;
     R->rank = r;
     R->dev = cfg->dev[r];
+    R->remote = r < b->first || r >= b->first + b->nlocal;
+    b->world.remote[r] = (unsigned char)R->remote;
+    b->world.gpu[r] = cfg->gpu[r];
     R->straggler_k = -1;
     for (int k = 0; k < o->nst; k++)
       if (o->st[k].rank == r) R->straggler_k = k;
@@ -233,17 +272,16 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   if ((o->profile & HX_PROFILE_TIMELINE) && cfg->csv)
     b->timeline_csv = hx_timeline_csv(cfg->csv->path);
   print_devices(b);
-  ncclResult_t nr = ncclGetUniqueId(&b->id);
-  if (nr != ncclSuccess) {
-    fprintf(stderr, "arbench: ncclGetUniqueId: %s\n", ncclGetErrorString(nr));
-    goto out;
-  }
-  cudaError_t ce = cudaSetDevice(cfg->dev[0]);
+  ncclResult_t nr = IS_ROOT(b) ? ncclGetUniqueId(&b->id) : ncclSuccess;
+  if (nr != ncclSuccess) fprintf(stderr, "arbench: ncclGetUniqueId: %s\n", ncclGetErrorString(nr));
+  if (hx_procs_barrier(nr != ncclSuccess)) goto out;
+  if (hx_procs_bcast(&b->id, sizeof(b->id), 0)) goto out; /* NCCL's bootstrap, through MPI */
+  cudaError_t ce = cudaSetDevice(cfg->dev[b->first]);
   void *gate = NULL;
   if (ce == cudaSuccess)
     ce = cudaHostAlloc(&gate, sizeof(unsigned long long), cudaHostAllocMapped | cudaHostAllocPortable);
   if (ce != cudaSuccess) {
-    fprintf(stderr, "arbench: GPU %d: cudaHostAlloc (launch gate): %s\n", cfg->dev[0],
+    fprintf(stderr, "arbench: GPU %d: cudaHostAlloc (launch gate): %s\n", cfg->dev[b->first],
             cudaGetErrorString(ce));
     goto out;
   }
@@ -252,14 +290,12 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   for (int r = 0; r < b->n; r++) b->rk[r].gate_seq = 0;
   if (pthread_create(&b->wd_th, NULL, wd_main, b)) goto out;
   wd_begin(b, "initialisation (peer access, ncclCommInitRank, buffers)", NULL);
-  int started = 0;
-  for (int r = 0; r < b->n; r++, started++)
+  for (int r = b->first; r < b->first + b->nlocal; r++)
     if (pthread_create(&b->rk[r].th, NULL, rank_main, &b->rk[r])) {
       fprintf(stderr, "arbench: cannot start the thread of rank %d\n", r);
-      fflush(NULL);
-      _exit(1); /* the started threads wait in ncclCommInitRank for the missing one */
+      hx_procs_abort(1); /* the started threads wait in ncclCommInitRank for the missing one */
     }
-  for (int r = 0; r < started; r++) pthread_join(b->rk[r].th, NULL);
+  for (int r = b->first; r < b->first + b->nlocal; r++) pthread_join(b->rk[r].th, NULL);
   pthread_mutex_lock(&b->wd_mu);
   b->wd_stop = 1;
   pthread_mutex_unlock(&b->wd_mu);

@@ -14,9 +14,11 @@
 struct hx_bench_cfg {
   const struct run_opts *o; /* one scenario */
   int n;                    /* ranks */
-  int dev[HX_MAX_DEVS];     /* CUDA ordinal of each rank */
+  int dev[HX_MAX_DEVS];     /* CUDA ordinal of each rank (on its own host) */
+  int first, nlocal;        /* the ranks of this process (MPI; one process: 0, n) */
+  int gpu[HX_MAX_DEVS];     /* several processes: one number per physical GPU of the job */
   struct ar_placement place; /* the same, with which ranks share a GPU */
-  struct hx_csv *csv;
+  struct hx_csv *csv;       /* NULL in every process but the first (MPI) */
   const struct hx_meta *meta;
   const char *run_id;
   FILE *critical_csv;            /* critical.csv (header written), or NULL: no search */

@@ -33,7 +33,8 @@ _Static_assert(HX_MAX_DEVS == AR_MAX_GPUS, "one rank per GPU slot");
 /* ---- a spinning barrier that also agrees on "did anyone fail" ---- */
 
 struct hx_barrier {
-  int n;
+  int n;     /* this process's ranks */
+  int procs; /* several processes: the last thread to arrive also waits for the others */
   atomic_int count, gen;
   atomic_int err[2]; /* per generation parity: OR of the errors brought to it */
 };
@@ -71,6 +72,8 @@ struct bench;
 struct rank {
   struct bench *b;
   int rank, dev, straggler_k; /* straggler_k: index in --straggler, -1 when none */
+  int remote; /* in another process: data and events are mapped here (bench_peers.c), dev is
+               * its ordinal there, and it has no thread, stream or communicator here */
   pthread_t th;
   cudaStream_t stream;
   cudaEvent_t ready, *start, *end;
@@ -107,6 +110,10 @@ struct bench {
   char placement[64]; /* the placement column */
   char settings[512];  /* the settings column (--set; empty: every default) */
   int n, total; /* total = warmup + iters */
+  int first, nlocal; /* this process's ranks: first .. first + nlocal - 1 (all of them, and
+                      * first 0, in a one-process run); rank `first`'s thread leads here */
+  int procs;         /* several processes (MPI) */
+  struct tp_peers peers; /* the transports' way to the other processes' memory */
   int esize;
   struct hx_barrier bar;
   ncclUniqueId id;
@@ -120,6 +127,7 @@ struct bench {
   int njobs, next; /* jobs[next] is the next job of the size sweep */
   struct job_desc *jobs;
   struct crit_state crit;
+  struct job_desc sent; /* several processes: the job process 0 chose */
   int have_job;
   struct job job;
   double *times;            /* [rank][iters], us */
@@ -167,7 +175,15 @@ struct bench {
                             ar_status_str(s_));                                            \
   })
 
+/* Rank r's thread does this process's single-threaded parts; process 0's lead writes rows. */
+#define IS_LEAD(R) ((R)->rank == (R)->b->first)
+#define IS_ROOT(b) ((b)->first == 0)
+
 double bench_now_s(void);
+/* bench_peers.c: the other processes' ranks (MPI), by the lead thread */
+int peers_open(struct bench *b);
+void peers_close(struct bench *b);
+int peers_gather(struct bench *b, unsigned long long *failed);
 int barrier_wait(struct hx_barrier *b, int err);
 int job_run(struct rank *R);
 int rank_fail(struct rank *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

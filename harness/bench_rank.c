@@ -10,7 +10,8 @@ int rank_init(struct rank *R) {
   int err = 0, n = b->n;
   if (RK_CUDA(R, cudaSetDevice(R->dev))) return 1;
   for (int q = 0; q < n; q++) {
-    if (q == R->rank || b->rk[q].dev == R->dev) continue; /* co-located: plain device copies */
+    /* co-located: plain device copies; another process's rank: mapped by CUDA IPC */
+    if (q == R->rank || b->rk[q].remote || b->rk[q].dev == R->dev) continue;
     int can = 0;
     if (RK_CUDA(R, cudaDeviceCanAccessPeer(&can, R->dev, b->rk[q].dev))) return 1;
     if (!can) {
@@ -23,8 +24,10 @@ int rank_init(struct rank *R) {
     else if (RK_CUDA(R, e)) return 1;
   }
   err |= RK_CUDA(R, cudaStreamCreateWithFlags(&R->stream, cudaStreamNonBlocking));
-  err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->ready, cudaEventDisableTiming));
-  err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->finished, cudaEventDisableTiming));
+  /* the other processes' streams wait on these two (bench_peers.c) */
+  unsigned evf = cudaEventDisableTiming | (b->procs ? cudaEventInterprocess : 0);
+  err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->ready, evf));
+  err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->finished, evf));
   R->start = calloc((size_t)b->o->iters, sizeof(cudaEvent_t));
   R->end = calloc((size_t)b->o->iters, sizeof(cudaEvent_t));
   if (!R->start || !R->end) return rank_fail(R, "rank %d: out of host memory", R->rank);
@@ -151,7 +154,7 @@ int job_run(struct rank *R) {
     if (barrier_wait(&b->bar, err)) break;
     if (timed) {
       R->gate_seq++;
-      if (R->rank == 0) __atomic_store_n(b->gate_host, R->gate_seq, __ATOMIC_SEQ_CST);
+      if (IS_LEAD(R)) __atomic_store_n(b->gate_host, R->gate_seq, __ATOMIC_SEQ_CST);
     }
   }
   if (it < b->total) { /* someone failed: the gates stay shut, nothing more is enqueued */

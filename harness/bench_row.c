@@ -1,6 +1,7 @@
 /* A job's life on rank 0: prepared (schedule, memory, transport setup), then finished into
  * its statistics, CSV row, table line and side files (delays, phases, overlap). */
 #include "bench_int.h"
+#include "procs.h"
 
 /* ---- rows ---- */
 
@@ -213,7 +214,7 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
     }
     b->world.data_bytes = b->cap;
     ar_status st = J->tp->setup(&b->world, &tj, &J->ctx, J->reason, sizeof(J->reason));
-    cudaSetDevice(b->rk[0].dev); /* setup may have moved this thread to another device */
+    cudaSetDevice(b->rk[b->first].dev); /* setup may have moved this thread to another device */
     if (st != AR_OK) {
       J->ctx = NULL;
       J->state = st == AR_ERR_UNSUPPORTED ? JOB_NA : st == AR_ERR_OOM ? JOB_OOM : JOB_ERROR;
@@ -276,7 +277,8 @@ static void job_overlap(struct bench *b, struct hx_csv_row *row) {
     ar_log(AR_LOG_WARN, "could not write timeline.csv");
 }
 
-/* Rank 0, every rank idle: statistics, check results, the row; ends the process on a fault. */
+/* The lead of every process, every rank idle: the results gathered; process 0 makes the
+ * statistics, check results and the row; a fault ends the job. */
 void job_finish(struct bench *b) {
   const struct run_opts *o = b->o;
   struct job *J = &b->job;
@@ -287,12 +289,27 @@ void job_finish(struct bench *b) {
   progress_clear(b);
   job_overlap(b, &row); /* CUPTI stops recording here, whatever becomes of the row */
   if (J->state == JOB_RUN) {
-    for (int r = 0; r < b->n; r++)
-      if (b->rk[r].err[0]) {
+    unsigned long long failed[HX_MAX_DEVS];
+    if (peers_gather(b, failed)) hx_procs_abort(1);
+    for (int r = 0; r < b->n; r++) {
+      if (b->rk[r].err[0])
         fprintf(stderr, "arbench: %s (size %llu B, %s/%s)\n", b->rk[r].err,
                 (unsigned long long)J->bytes, J->algo->name, J->d->tname);
-        fatal = 1;
-      }
+      else if (failed[r] && IS_ROOT(b))
+        fprintf(stderr, "arbench: rank %d failed (its process %d said why; size %llu B, %s/%s)\n",
+                r, r / b->nlocal, (unsigned long long)J->bytes, J->algo->name, J->d->tname);
+      fatal |= failed[r] != 0;
+    }
+  }
+  if (!IS_ROOT(b)) { /* the row is process 0's; the job's end is everyone's */
+    if (J->ctx && !fatal) J->tp->teardown(J->ctx);
+    J->ctx = NULL;
+    if (fatal) { /* process 0 writes the row, then ends the job */
+      hx_procs_barrier(1);
+      hx_procs_abort(1);
+    }
+    wd_end(b);
+    return;
   }
   if (J->state == JOB_RUN && !fatal) {
     int it = o->iters, w = o->warmup;
@@ -378,7 +395,8 @@ void job_finish(struct bench *b) {
   }
   if (fatal) { /* the GPUs may be in any state: keep what was measured and stop */
     fflush(NULL);
-    _exit(1);
+    if (b->procs) hx_procs_barrier(1);
+    hx_procs_abort(1);
   }
   wd_end(b);
 }

@@ -1,11 +1,15 @@
 /* The benchmark's synchronisation: the threads' spinning barrier and the watchdog that names
  * the ranks that did not finish (bench.c has the whole picture). */
 #include "bench_int.h"
+#include "procs.h"
 
 int barrier_wait(struct hx_barrier *b, int err) {
   int gen = atomic_load(&b->gen);
   if (err) atomic_store(&b->err[gen & 1], 1);
   if (atomic_fetch_add(&b->count, 1) == b->n - 1) {
+    /* the last of this process's threads speaks for it (the only one in MPI just now) */
+    if (b->procs && hx_procs_barrier(atomic_load(&b->err[gen & 1])))
+      atomic_store(&b->err[gen & 1], 1);
     atomic_store(&b->err[(gen + 1) & 1], 0); /* nobody can be in the next generation yet */
     atomic_store(&b->count, 0);
     atomic_store(&b->gen, gen + 1);
@@ -64,10 +68,41 @@ void wd_end(struct bench *b) {
   pthread_mutex_unlock(&b->wd_mu);
 }
 
+/* The ranks not finished, as " 1 3": this process's that have not set done[], and on process
+ * 0 those of the processes it still waits for in a barrier. */
+static void unfinished(struct bench *b, char *buf, size_t len) {
+  char procs[128];
+  unsigned char away[HX_MAX_DEVS] = {0};
+  size_t k = 0;
+  buf[0] = 0;
+  hx_procs_missing(procs, sizeof(procs));
+  for (char *p = procs, *end; *p; p = end) {
+    long v = strtol(p, &end, 10);
+    if (end == p) break;
+    if (v >= 0 && v < HX_MAX_DEVS) away[v] = 1;
+  }
+  for (int r = 0; r < b->n && k + 8 < len; r++) {
+    int mine = r >= b->first && r < b->first + b->nlocal;
+    if (mine ? !atomic_load(&b->done[r]) : away[r / b->nlocal])
+      k += (size_t)snprintf(buf + k, len - k, " %d", r);
+  }
+}
+
+/* Ends a hung run: every communicator of this process aborted (a hung one could block, so an
+ * alarm ends the process after 10 s whatever happens), then every process of the job. */
+static void wd_abort(struct bench *b) {
+  alarm(10);
+  for (int r = b->first; r < b->first + b->nlocal; r++)
+    if (b->rk[r].comm) ncclCommAbort(b->rk[r].comm);
+  hx_procs_abort(1);
+}
+
 /* The monitor thread: names the phase and the ranks that did not finish, keeps the CSV,
- * exits 1 (hung GPU work cannot be cancelled). */
+ * ends the job with status 1 (hung GPU work cannot be cancelled). Process 0's fires first:
+ * the others give it 5 s more, since it knows which processes never came. */
 void *wd_main(void *arg) {
   struct bench *b = arg;
+  double grace = IS_ROOT(b) ? 0 : 5;
   for (;;) {
     usleep(50 * 1000);
     pthread_mutex_lock(&b->wd_mu);
@@ -75,26 +110,24 @@ void *wd_main(void *arg) {
       pthread_mutex_unlock(&b->wd_mu);
       return NULL;
     }
-    if (b->wd_active && bench_now_s() - b->wd_t0 > b->o->timeout_s) {
+    if (b->wd_active && bench_now_s() - b->wd_t0 > b->o->timeout_s + grace) {
       char ranks[256] = "";
-      size_t len = 0;
-      for (int r = 0; r < b->n; r++)
-        if (!atomic_load(&b->done[r]) && len < sizeof(ranks) - 8)
-          len += (size_t)snprintf(ranks + len, sizeof(ranks) - len, " %d", r);
+      unfinished(b, ranks, sizeof(ranks));
+      size_t len = strlen(ranks);
       fflush(stdout);
       fprintf(stderr,
               "arbench: timeout: %s did not finish within %d s (-T); ranks not finished:%s\n",
               b->wd_label, b->o->timeout_s, len ? ranks : " (none: stuck on the host)");
       printf("# timeout: %s; ranks not finished:%s\n", b->wd_label, len ? ranks : " none");
       fflush(stdout);
-      if (b->wd_row_ok) {
+      if (b->wd_row_ok && b->cfg->csv) {
         char ts[32];
         b->wd_row.timestamp = hx_utc_iso(ts, sizeof(ts));
         b->wd_row.status = "timeout";
         hx_csv_append(b->cfg->csv, &b->wd_row);
       }
       fflush(NULL);
-      _exit(1);
+      wd_abort(b);
     }
     pthread_mutex_unlock(&b->wd_mu);
   }

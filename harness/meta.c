@@ -108,12 +108,12 @@ static void section(FILE *f, const char *title, const char *cmd) {
 }
 
 int hx_meta_write(const struct hx_meta *m, const char *dir, const struct ar_placement *pl) {
-  const int *devs = pl->dev, n = pl->n;
+  const int n = pl->n;
   char path[2048];
   snprintf(path, sizeof(path), "%s/COMMAND", dir);
   FILE *f = fopen(path, "w");
   if (!f) return -1;
-  fprintf(f, "%s\n", m->command);
+  fprintf(f, "%s\n", m->nproc > 1 ? m->launch : m->command);
   if (fclose(f)) return -1;
   snprintf(path, sizeof(path), "%s/meta.txt", dir);
   if (!(f = fopen(path, "w"))) return -1;
@@ -153,16 +153,10 @@ int hx_meta_write(const struct hx_meta *m, const char *dir, const struct ar_plac
           ar_place_detail(pl, pd, sizeof(pd)), pl->ndev, pl->ndev == 1 ? "" : "s",
           ar_place_colocated(pl) ? ": co-located ranks; timings measure one GPU's memory "
                                    "system, not NVLink" : "");
-  for (int r = 0; r < n; r++) {
-    struct cudaDeviceProp p;
-    if (cudaGetDeviceProperties(&p, devs[r]) != cudaSuccess) {
-      fprintf(f, "rank %d: device %d (properties unavailable)\n", r, devs[r]);
-      continue;
-    }
-    fprintf(f, "rank %d: device %d, %s, pci %04x:%02x:%02x, %zu MiB, %d SMs, cc %d.%d\n", r,
-            devs[r], p.name, p.pciDomainID, p.pciBusID, p.pciDeviceID, p.totalGlobalMem >> 20,
-            p.multiProcessorCount, p.major, p.minor);
-  }
+  if (m->nproc > 1)
+    fprintf(f, "processes: %d (%d rank%s each)\nmpi_library: %s\nlaunch: %s\nhosts: %s\n",
+            m->nproc, m->per_proc, m->per_proc == 1 ? "" : "s", m->mpi, m->launch, m->hosts);
+  for (int r = 0; r < n; r++) fprintf(f, "rank %d: %s\n", r, m->rank[r]);
   section(f, "topology", "nvidia-smi topo -m 2>&1");
   section(f, "clocks", "nvidia-smi --query-gpu=index,name,clocks.sm,clocks.mem,clocks.max.sm,"
                        "clocks.max.mem,power.draw,temperature.gpu,persistence_mode "

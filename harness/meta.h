@@ -13,6 +13,12 @@ struct hx_meta {
   char cuda[32];    /* the CUDA runtime, e.g. "13.0" */
   char nccl[32];    /* the NCCL library loaded, e.g. "2.28.3" */
   char command[4096];
+  char rank[16][224]; /* each rank's host and GPU (run_procs.c; HX_MAX_DEVS) */
+  /* several processes (MPI; nproc 0 or 1: one process) */
+  int nproc, per_proc;
+  char mpi[256];      /* the MPI library */
+  char launch[1024];  /* the launcher's command line, or how the job was seen to start */
+  char hosts[1024];   /* "host (ranks 0-3), host2 (ranks 4-7)" */
 };
 
 /* Fills everything but the GPU and driver fields (no GPU needed); returns 0. */

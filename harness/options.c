@@ -31,6 +31,10 @@ void run_opts_usage(void) {
       "                          GPU); more ranks than GPUs share them (co-located: for\n"
       "                          correctness and smoke runs; the timings are one GPU's\n"
       "                          memory system, not NVLink)\n"
+      "      --ranks-per-process G  under mpirun or srun (make MPI=1): G ranks in each\n"
+      "                          process, as threads (default 1); ranks = processes x G,\n"
+      "                          and --gpus lists each host's GPUs, taken in turn by its\n"
+      "                          processes' ranks\n"
       "  -n, --iters N           timed iterations (default 20)\n"
       "  -w, --warmup N          untimed warm-up iterations (default 5)\n"
       "  -T, --timeout SECONDS   watchdog per size and algorithm (default 120)\n"
@@ -286,13 +290,14 @@ static int check_critical(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE };
+         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE, O_PER_PROC };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
       {"sizes", required_argument, 0, O_SIZES},  {"algo", required_argument, 0, O_ALGO},
       {"transport", required_argument, 0, O_TRANSPORT},
       {"gpus", required_argument, 0, O_GPUS},    {"ranks", required_argument, 0, O_RANKS},
+      {"ranks-per-process", required_argument, 0, O_PER_PROC},
       {"iters", required_argument, 0, 'n'},
       {"warmup", required_argument, 0, 'w'},     {"timeout", required_argument, 0, 'T'},
       {"out", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 'd'},
@@ -355,6 +360,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
     case O_RANKS:
       if (args_parse_int("--ranks", optarg, 2, HX_MAX_DEVS, &o->nranks)) return -1;
       ranks_text = optarg;
+      break;
+    case O_PER_PROC:
+      if (args_parse_int("--ranks-per-process", optarg, 1, HX_MAX_DEVS, &o->per_proc)) return -1;
       break;
     case 'n': if (args_parse_int("-n", optarg, 1, 100000, &o->iters)) return -1; break;
     case 'w': if (args_parse_int("-w", optarg, 0, 1000000, &o->warmup)) return -1; break;

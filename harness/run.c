@@ -23,6 +23,8 @@
 #include "cuda/transport.h"
 #include "meta.h"
 #include "phases.h"
+#include "procs.h"
+#include "run_procs.h"
 #include "sweep.h"
 
 /* mkdir -p; returns 0 or -1 with errno set. */
@@ -311,10 +313,21 @@ static void degrade_calibrate(struct run_plan *plan, const struct hx_bench_cfg *
   int i = 0;
   while (i < plan->nscen && !plan->scen[i].dg.n) i++;
   if (i == plan->nscen) return;
-  int d = plan->scen[i].dg.rank[0], n = cfg[i].n;
-  int dst = cfg[i].dev[d], src = cfg[i].dev[(d + 1) % n];
+  int d = plan->scen[i].dg.rank[0], n = cfg[i].n, next = (d + 1) % n;
+  int dst = cfg[i].dev[d], src = cfg[i].dev[next];
+  int owner = d / cfg[i].nlocal; /* the process of the degraded rank measures */
   double bw = 0;
-  ar_status st = tp_degrade_measure_bw(src, dst, (size_t)512 << 20, 5, &bw);
+  ar_status st = AR_OK;
+  if (next / cfg[i].nlocal != owner) { /* its neighbour is elsewhere: another GPU here, if any */
+    int count = 1;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 1;
+    src = count > 1 ? (dst + 1) % count : dst;
+  }
+  if (hx_procs_me() == owner) st = tp_degrade_measure_bw(src, dst, (size_t)512 << 20, 5, &bw);
+  int msg[3] = {st, src, dst};
+  if (hx_procs_bcast(msg, sizeof(msg), owner) || hx_procs_bcast(&bw, sizeof(bw), owner))
+    hx_procs_abort(1);
+  st = (ar_status)msg[0], src = msg[1], dst = msg[2];
   if (st != AR_OK) {
     snprintf(how, len, "not measured (GPU %d -> GPU %d: %s): degraded rows are n/a", src, dst,
              ar_status_str(st));
@@ -488,6 +501,73 @@ static int copy_config(const char *config, const char *dir) {
   return rc;
 }
 
+/* Processes other than process 0 keep quiet about what every process finds alike (the
+ * command line): stderr goes to /dev/null until quiet_end. Returns what quiet_end needs. */
+static int quiet_begin(int root) {
+  if (root) return -1;
+  fflush(stderr);
+  int saved = dup(2), null = open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, 2);
+    close(null);
+  }
+  return saved;
+}
+
+static void quiet_end(int saved) {
+  if (saved < 0) return;
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+}
+
+/* Hands each scenario in turn to the benchmark, with the run folder's files of `files` (NULL:
+ * a process other than process 0, which writes nothing); returns 1 when a row failed. A stop
+ * (SIGINT, SIGTERM) is process 0's to see: it tells the others before each scenario. */
+static int run_scenarios(struct run_plan *plan, struct hx_bench_cfg *cfg, struct hx_meta *meta,
+                         const struct hx_bench_cfg *files) {
+  int failed = 0;
+  for (int i = 0; i < plan->nscen; i++) {
+    int stop = hx_stop_signal != 0;
+    if (hx_procs_bcast(&stop, sizeof(stop), 0)) hx_procs_abort(1);
+    if (stop) { /* scenarios left unrun */
+      hx_stopped_early = 1;
+      break;
+    }
+    cfg[i].o = &plan->scen[i];
+    cfg[i].meta = meta;
+    cfg[i].run_id = files ? files->run_id : "";
+    if (files) {
+      cfg[i].csv = files->csv;
+      cfg[i].critical_csv = files->critical_csv;
+      cfg[i].delays_csv = files->delays_csv;
+      cfg[i].phases_csv = files->phases_csv;
+      cfg[i].progress = files->progress;
+    }
+    if (plan->nscen > 1 || plan->scen[i].scenario[0])
+      printf("#\n# scenario %s (%d of %d)\n", plan->scen[i].scenario[0] ? plan->scen[i].scenario
+                                                                       : "(default)",
+             i + 1, plan->nscen);
+    failed |= hx_bench_run(&cfg[i]) != 0;
+  }
+  return failed;
+}
+
+/* Several processes (MPI): what does not run across them yet, refused with one line; 0 or -1. */
+static int procs_refuse(const struct run_plan *plan) {
+  for (int i = 0; i < plan->nscen; i++) {
+    const struct run_opts *o = &plan->scen[i];
+    const char *flag = o->self_test[0] ? "--self-test" : o->phases ? "--phases"
+                       : o->profile ? "--profile" : NULL;
+    if (!flag) continue;
+    if (hx_procs_me() == 0)
+      args_bad(flag, flag[2] == 's' ? o->self_test : "on", "runs in one process: start it "
+               "without mpirun (several processes' traces are not merged yet)");
+    return -1;
+  }
+  return 0;
+}
+
 /* Opens DIR/NAME for writing with its header line; returns the file or NULL (errno set). */
 static FILE *open_extra(const char *dir, const char *name, const char *header) {
   char path[1200];
@@ -506,8 +586,20 @@ int cmd_run(int argc, char **argv) {
   static struct hx_meta meta;
   static struct hx_csv csv;
   static struct hx_progress progress;
+  if (hx_procs_init(NULL, NULL)) return EXIT_FAIL;
+  int root = hx_procs_me() == 0, procs = hx_procs_count() > 1;
+  if (!root && !freopen("/dev/null", "w", stdout)) return EXIT_FAIL; /* the table is process 0's */
+  int quiet = quiet_begin(root); /* so is every word about the command line */
   int rc = run_plan_parse(argc, argv, &plan);
-  if (rc) return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+  quiet_end(quiet);
+  if (rc) {
+    hx_procs_finalize();
+    return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+  }
+  if (procs && procs_refuse(&plan)) {
+    rc = EXIT_BAD_INPUT;
+    goto out;
+  }
   ar_settings_retired();
   const struct run_opts *o0 = &plan.scen[0];
   for (int i = 0; i < plan.nscen; i++)
@@ -524,42 +616,47 @@ int cmd_run(int argc, char **argv) {
       rc = EXIT_BAD_INPUT;
       goto out;
     }
-  if (o0->out[0] && !o0->force && dir_nonempty(o0->out)) { /* never over another run */
+  if (root && o0->out[0] && !o0->force && dir_nonempty(o0->out)) { /* never over another run */
     args_bad("--out", o0->out, "the folder is not empty (--force writes into it)");
     rc = EXIT_BAD_INPUT;
+  }
+  if (!rc && o0->dry_run) {
+    rc = root ? dry_run(&plan) : EXIT_OK;
     goto out;
   }
-  if (o0->dry_run) {
-    rc = dry_run(&plan);
-    goto out;
-  }
-  if (out_writable(o0->out[0] ? o0->out : "runs")) { /* bad input, found before any GPU work */
+  if (!rc && root && out_writable(o0->out[0] ? o0->out : "runs")) { /* before any GPU work */
     char why[160];
     snprintf(why, sizeof(why), "cannot make a run folder there: %s", strerror(errno));
     args_bad("--out", o0->out[0] ? o0->out : "runs/", why);
     rc = EXIT_BAD_INPUT;
-    goto out;
   }
+  if (hx_procs_bcast(&rc, sizeof(rc), 0) || rc) goto out; /* the folder is process 0's */
   catch_stop_signals();
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* before any NCCL call, whatever the caller set */
   /* load every kernel when a context starts: a lazy load on first launch may wait for the
    * device to drain, and a transport's stream can be held by a wait on a peer at that moment
    * (seen as hangs of the ce transport when it ran first); the caller may still say LAZY */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-  for (int i = 0; i < plan.nscen; i++)
-    if (may_colocate(&plan.scen[i])) colocated_queues();
+  for (int i = 0; i < plan.nscen; i++) /* MPI: only a process's own ranks share its streams */
+    if (procs ? plan.scen[i].per_proc > 1 : may_colocate(&plan.scen[i])) colocated_queues();
   if (o0->self_test[0]) {
     ar_settings_apply(&o0->settings); /* --set reaches the self-tests' transports too */
     rc = self_test(o0);
     goto out;
   }
   int any_crit = 0, any_st = 0, any_ph = 0;
+  hx_meta_basic(&meta, argc, argv);
   for (int i = 0; i < plan.nscen; i++) {
-    if ((rc = pick_devices(&plan.scen[i], &cfg[i]))) goto out;
-    if (run_opts_check_ranks(&plan.scen[i], cfg[i].n)) {
-      rc = EXIT_BAD_INPUT;
-      goto out;
+    if (procs) {
+      if ((rc = procs_place(&plan.scen[i], &cfg[i], &meta))) goto out;
+    } else {
+      if ((rc = pick_devices(&plan.scen[i], &cfg[i]))) goto out;
+      procs_describe_local(&cfg[i], &meta);
     }
+    quiet = quiet_begin(root);
+    rc = run_opts_check_ranks(&plan.scen[i], cfg[i].n) ? EXIT_BAD_INPUT : EXIT_OK;
+    quiet_end(quiet);
+    if (rc) goto out;
     run_opts_settle(&plan.scen[i], cfg[i].n);
     any_crit |= plan.scen[i].find_critical;
     any_st |= plan.scen[i].nst > 0;
@@ -567,8 +664,12 @@ int cmd_run(int argc, char **argv) {
   }
   char dg_how[256] = ""; /* --degrade: the healthy bandwidth, measured once (meta.txt) */
   degrade_calibrate(&plan, cfg, dg_how, sizeof(dg_how));
-  hx_meta_basic(&meta, argc, argv);
-  hx_meta_devices(&meta, cfg[0].dev[0]);
+  hx_meta_devices(&meta, cfg[0].dev[cfg[0].first]);
+  if (!root) { /* the run folder and its files are process 0's */
+    run_scenarios(&plan, cfg, &meta, NULL);
+    hx_procs_bcast(&rc, sizeof(rc), 0);
+    goto out;
+  }
   char dir[1100], path[1200];
   if (o0->out[0]) snprintf(dir, sizeof(dir), "%s", o0->out);
   else default_out(dir, sizeof(dir), meta.host);
@@ -577,12 +678,14 @@ int cmd_run(int argc, char **argv) {
     if (taken) args_bad("--out", dir, "another run took the folder (--force writes into it)");
     else fprintf(stderr, "arbench: --out: cannot make '%s': %s\n", dir, strerror(errno));
     rc = taken ? EXIT_BAD_INPUT : EXIT_FAIL;
+    if (procs) hx_procs_abort(rc); /* the others wait in the first scenario */
     goto out;
   }
   snprintf(path, sizeof(path), "%s/results.csv", dir);
   if (hx_csv_open_run(&csv, path)) { /* with the scenario columns */
     fprintf(stderr, "arbench: --out: cannot write '%s': %s\n", path, strerror(errno));
     rc = EXIT_FAIL;
+    if (procs) hx_procs_abort(rc);
     goto out;
   }
   if (hx_meta_write(&meta, dir, &cfg[0].place))
@@ -611,26 +714,10 @@ int cmd_run(int argc, char **argv) {
   }
   progress.t0 = progress.last = now_s();
   const char *slash = strrchr(dir, '/');
-  int failed = 0;
-  for (int i = 0; i < plan.nscen; i++) {
-    if (hx_stop_signal) { /* scenarios left unrun */
-      hx_stopped_early = 1;
-      break;
-    }
-    cfg[i].o = &plan.scen[i];
-    cfg[i].csv = &csv;
-    cfg[i].meta = &meta;
-    cfg[i].run_id = slash && slash[1] ? slash + 1 : dir;
-    cfg[i].critical_csv = crit;
-    cfg[i].delays_csv = delays;
-    cfg[i].phases_csv = phases;
-    cfg[i].progress = &progress;
-    if (plan.nscen > 1 || plan.scen[i].scenario[0])
-      printf("#\n# scenario %s (%d of %d)\n", plan.scen[i].scenario[0] ? plan.scen[i].scenario
-                                                                      : "(default)",
-             i + 1, plan.nscen);
-    failed |= hx_bench_run(&cfg[i]) != 0;
-  }
+  struct hx_bench_cfg files = {.csv = &csv, .run_id = slash && slash[1] ? slash + 1 : dir,
+                               .critical_csv = crit, .delays_csv = delays,
+                               .phases_csv = phases, .progress = &progress};
+  int failed = run_scenarios(&plan, cfg, &meta, &files);
   hx_csv_close(&csv);
   if (crit) fclose(crit);
   if (delays) fclose(delays);
@@ -647,7 +734,9 @@ int cmd_run(int argc, char **argv) {
             "incomplete (%s/INCOMPLETE)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", path, dir);
     rc = 128 + sig;
   }
+  if (procs) hx_procs_bcast(&rc, sizeof(rc), 0); /* every process ends as process 0 does */
 out:
   run_plan_free(&plan);
+  hx_procs_finalize();
   return rc;
 }

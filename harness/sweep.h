@@ -27,6 +27,7 @@ struct run_opts {
   int ngpus;                                 /* 0: every visible GPU */
   int gpus[HX_MAX_DEVS];                     /* may repeat: ranks sharing a GPU */
   int nranks;                                /* --ranks (0: one per GPU of gpus, or visible) */
+  int per_proc;                              /* --ranks-per-process (0: 1; MPI only) */
   int iters, warmup, timeout_s, dtype, pipeline, check;
   char out[1024]; /* empty: runs/<UTC time>_<host> */
   int nst;
