@@ -19,15 +19,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 
 # ---- Open MPI and an MPI build ----
-missing=""
-command -v "$MPICC" >/dev/null 2>&1 || missing="$MPICC"
-command -v "$MPIRUN" >/dev/null 2>&1 || missing="$missing $MPIRUN"
-if [ -z "$missing" ] && ! "$MPIRUN" --version 2>&1 | grep -q "Open MPI"; then
-  missing="Open MPI's mpirun (found: $("$MPIRUN" --version 2>&1 | head -n 1))"
+why=""
+command -v "$MPICC" >/dev/null 2>&1 || why="no $MPICC on PATH"
+command -v "$MPIRUN" >/dev/null 2>&1 || why="${why:+$why, }no $MPIRUN on PATH"
+if [ -z "$why" ] && ! "$MPIRUN" --version 2>&1 | grep -q "Open MPI"; then
+  why="$MPIRUN is not Open MPI's ($("$MPIRUN" --version 2>&1 | head -n 1))"
 fi
-if [ -n "$missing" ]; then
-  if [ "${CI:-}" = true ]; then bad "no ${missing# } on PATH (CI installs openmpi-bin libopenmpi-dev)"
-  else echo "skipped: no ${missing# } on PATH (apt-get install -y openmpi-bin libopenmpi-dev)"; fi
+if [ -n "$why" ]; then
+  if [ "${CI:-}" = true ]; then bad "$why (CI installs openmpi-bin libopenmpi-dev)"
+  else echo "skipped: $why (apt-get install -y openmpi-bin libopenmpi-dev)"; fi
   finish
   exit
 fi

@@ -1,12 +1,17 @@
+# sim_linker: what links the harness objects: ${MPICC:-mpicc} for a build of `make MPI=1` (it
+# has procs_mpi.o), else ${CC:-cc}
+sim_linker() {
+  if [ -e "$B/obj/harness/procs_mpi.o" ]; then echo "${MPICC:-mpicc}"; else echo "${CC:-cc}"; fi
+}
+
 # Sourced by the simulator suites: sim_build NAME builds $B/tests/arbench-sim-NAME from the
 # harness objects `make` made, linked with tests/sim/fake_gpu.c (stream clocks instead of GPUs),
 # compiled against the headers the harness was built with (found in its dependency files), and
 # sets S to it and SIM_INC to those headers' -I flags (an array); without a build it prints the
-# failure line and ends the suite. A build of `make MPI=1` (it has procs_mpi.o) is linked by
-# ${MPICC:-mpicc}.
+# failure line and ends the suite.
 sim_build() {
-  local dep=$B/obj/harness/bench.d cu nc link=${CC:-cc}
-  [ -e "$B/obj/harness/procs_mpi.o" ] && link=${MPICC:-mpicc}
+  local dep=$B/obj/harness/bench.d cu nc link
+  link=$(sim_linker)
   S=$B/tests/arbench-sim-$1
   cu=$(grep -o '[^ ]*/cuda_runtime\.h' "$dep" 2>/dev/null | head -n 1)
   nc=$(grep -o '[^ ]*/nccl\.h' "$dep" 2>/dev/null | head -n 1)
