@@ -31,9 +31,11 @@ if [ -n "$why" ]; then
   finish
   exit
 fi
-if [ ! -e "$B/obj/harness/procs_mpi.o" ]; then # not an MPI build: one of its own
+# not an MPI build: one of its own, never sanitized (make test-asan exports SANITIZE=1; the
+# simulator's own code gets SAN_FLAGS from sim_build)
+if [ ! -e "$B/obj/harness/procs_mpi.o" ]; then
   B=build-mpi
-  if ! make --no-print-directory B="$B" MPI=1 MPICC="$MPICC" -j2 >"$tmp/make.log" 2>&1; then
+  if ! make --no-print-directory B="$B" MPI=1 MPICC="$MPICC" SANITIZE= -j2 >"$tmp/make.log" 2>&1; then
     bad "make B=$B MPI=1: $(tail -n 5 "$tmp/make.log")"
     finish
     exit
@@ -128,7 +130,7 @@ sweep_checks() {
 }
 
 # ---- 1. the fake GPU's pieces for MPI (tests/sim/ipc_check.c) ----
-if "$MPICC" -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness -Itests \
+if "$MPICC" -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness -Itests ${SAN_FLAGS:-} \
      "${SIM_INC[@]}" tests/sim/ipc_check.c "$B/tests/fake_gpu_mpi.o" "$B/obj/harness/critical.o" \
      "$B/libarcore.a" -lpthread -lm -o "$B/tests/ipc_check" 2>"$tmp/cc.log"; then
   for how in alone shared; do
