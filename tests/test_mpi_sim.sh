@@ -41,7 +41,6 @@ if [ ! -e "$B/obj/harness/procs_mpi.o" ]; then
     exit
   fi
 fi
-A=$B/arbench
 . tests/sim/build.sh
 sim_build mpi
 S=$PWD/$S
