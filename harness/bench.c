@@ -247,6 +247,8 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   int rc = 1;
   b->times = calloc((size_t)b->n * o->iters, sizeof(*b->times));
   b->wrong = calloc((size_t)b->n * b->total, sizeof(*b->wrong));
+  if (ar_setting_value(&o->settings, AR_SET_TIMING_START_SKEW))
+    b->starts = calloc((size_t)b->n * o->iters, sizeof(*b->starts));
   b->delays = calloc((size_t)(o->nst ? o->nst : 1) * b->total, sizeof(*b->delays));
   if (!b->times || !b->wrong || !b->delays || build_jobs(b)) {
     fprintf(stderr, "arbench: out of host memory\n");
@@ -258,6 +260,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
     R->rank = r;
     R->dev = cfg->dev[r];
     R->remote = r < b->first || r >= b->first + b->nlocal;
+    R->host = cfg->host[r];
     b->world.remote[r] = (unsigned char)R->remote;
     b->world.gpu[r] = cfg->gpu[r];
     R->straggler_k = -1;
@@ -308,6 +311,7 @@ out:
   free(b->jobs);
   free(b->times);
   free(b->wrong);
+  free(b->starts);
   free(b->delays);
   free(b);
   return rc;

@@ -17,6 +17,8 @@ struct hx_bench_cfg {
   int dev[HX_MAX_DEVS];     /* CUDA ordinal of each rank (on its own host) */
   int first, nlocal;        /* the ranks of this process (MPI; one process: 0, n) */
   int gpu[HX_MAX_DEVS];     /* several processes: one number per physical GPU of the job */
+  int host[HX_MAX_DEVS];    /* the host of each rank, numbered from 0 (one process: all 0) */
+  int nhosts;
   struct ar_placement place; /* the same, with which ranks share a GPU */
   struct hx_csv *csv;       /* NULL in every process but the first (MPI) */
   const struct hx_meta *meta;

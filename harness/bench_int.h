@@ -22,6 +22,7 @@
 #include "critical.h"
 #include "cuda/delay.h"
 #include "cuda/kernels.h"
+#include "cuda/tp_degrade.h"
 #include "cuda/transport.h"
 #include "model.h"
 #include "nvtx.h"
@@ -74,6 +75,9 @@ struct rank {
   int rank, dev, straggler_k; /* straggler_k: index in --straggler, -1 when none */
   int remote; /* in another process: data and events are mapped here (bench_peers.c), dev is
                * its ordinal there, and it has no thread, stream or communicator here */
+  int host;   /* its host's number: only ranks of one host reach each other's memory */
+  float *d_sync; /* several hosts: the start barrier's element (job_run) */
+  uint64_t *d_starts; /* timing.start_skew: %globaltimer after each timed start event */
   pthread_t th;
   cudaStream_t stream;
   cudaEvent_t ready, *start, *end;
@@ -132,6 +136,7 @@ struct bench {
   struct job job;
   double *times;            /* [rank][iters], us */
   unsigned long long *wrong; /* [rank][total] */
+  unsigned long long *starts; /* timing.start_skew: [rank][iters] ns, else NULL */
   unsigned expired[HX_MAX_DEVS];
   double *delays; /* [straggler][total], us */
   int failed;     /* a row had wrong elements or an error */

@@ -55,7 +55,8 @@ static ar_status peer_share(void *ctx, void **ptr, ar_status st) {
     int err = cudaSetDevice(b->rk[b->first].dev) != cudaSuccess;
     for (int q = 0; q < b->n && !err; q++) {
       int p = proc_of(b, q), j = q - p * G;
-      if (!b->rk[q].remote || !all[p].have[j]) continue;
+      if (!b->rk[q].remote || b->rk[q].host != b->rk[b->first].host || !all[p].have[j])
+        continue; /* another host's memory stays out of reach (ce and sm are n/a there) */
       cudaError_t e = cudaIpcOpenMemHandle(&ptr[q], all[p].h[j], cudaIpcMemLazyEnablePeerAccess);
       if (e != cudaSuccess) {
         ar_log(AR_LOG_WARN, "rank %d's memory: cudaIpcOpenMemHandle: %s", q,
@@ -107,7 +108,7 @@ int peers_open(struct bench *b) {
     struct rank *Q = &b->rk[q];
     int p = proc_of(b, q), j = q - p * G;
     Q->cap = all[p].cap[j];
-    if (!Q->remote || err) continue;
+    if (!Q->remote || Q->host != b->rk[b->first].host || err) continue;
     if (cudaIpcOpenEventHandle(&Q->ready, all[p].ready[j]) != cudaSuccess ||
         cudaIpcOpenEventHandle(&Q->finished, all[p].finished[j]) != cudaSuccess) {
       fprintf(stderr, "arbench: rank %d's events: cudaIpcOpenEventHandle: %s\n", q,
@@ -150,6 +151,7 @@ int peers_gather(struct bench *b, unsigned long long *failed) {
     if (!b->rk[r].remote) continue;
     memset(b->times + (size_t)r * o->iters, 0, (size_t)o->iters * sizeof(*b->times));
     memset(b->wrong + (size_t)r * b->total, 0, (size_t)b->total * sizeof(*b->wrong));
+    if (b->starts) memset(b->starts + (size_t)r * o->iters, 0, (size_t)o->iters * sizeof(*b->starts));
     b->expired[r] = 0;
   }
   if (!b->procs) return 0;
@@ -157,7 +159,8 @@ int peers_gather(struct bench *b, unsigned long long *failed) {
   for (int r = 0; r < b->n; r++) exp[r] = b->expired[r];
   if (hx_procs_sum_f64(b->times, (size_t)b->n * o->iters) ||
       hx_procs_sum_u64(b->wrong, (size_t)b->n * b->total) ||
-      hx_procs_sum_u64(exp, (size_t)b->n) || hx_procs_sum_u64(failed, (size_t)b->n))
+      hx_procs_sum_u64(exp, (size_t)b->n) || hx_procs_sum_u64(failed, (size_t)b->n) ||
+      (b->starts && hx_procs_sum_u64(b->starts, (size_t)b->n * o->iters)))
     return -1;
   for (int r = 0; r < b->n; r++) b->expired[r] = (unsigned)exp[r];
   return 0;

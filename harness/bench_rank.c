@@ -37,6 +37,9 @@ int rank_init(struct rank *R) {
   }
   err |= RK_CUDA(R, cudaMalloc((void **)&R->d_wrong, (size_t)b->total * sizeof(*R->d_wrong)));
   err |= RK_CUDA(R, cudaMalloc((void **)&R->d_expired, sizeof(*R->d_expired)));
+  if (b->cfg->nhosts > 1) err |= RK_CUDA(R, cudaMalloc((void **)&R->d_sync, 4 * sizeof(float)));
+  if (b->starts)
+    err |= RK_CUDA(R, cudaMalloc((void **)&R->d_starts, (size_t)b->o->iters * sizeof(uint64_t)));
   /* load the harness's kernels now, while nothing spins (see job_run) */
   err |= RK_AR(R, ar_fill_launch(R->d_wrong, 0, b->o->dtype, R->rank, 0, R->stream));
   err |= RK_AR(R, ar_check_launch(R->d_wrong, 0, b->o->dtype, n, 0, R->d_wrong, R->stream));
@@ -89,6 +92,8 @@ void rank_free(struct rank *R) {
   cudaFree(R->data);
   cudaFree(R->d_wrong);
   cudaFree(R->d_expired);
+  cudaFree(R->d_sync);
+  cudaFree(R->d_starts);
   hx_phase_rank_free(&R->ph);
   if (R->stream) cudaStreamDestroy(R->stream);
 }
@@ -116,15 +121,22 @@ int job_run(struct rank *R) {
     /* refill only once every rank is done with the last iteration: a peer may still be
      * reading this rank's data (its `finished` event was recorded before the last barrier) */
     for (int q = 0; q < n && !err; q++)
-      if (q != R->rank) err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].finished, 0));
+      if (q != R->rank && b->rk[q].host == R->host)
+        err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].finished, 0));
     if (!err) /* this iteration's own inputs (see the file comment) */
       err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, J->seed0 + it, s));
     if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
     if (barrier_wait(&b->bar, err)) break;
     hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == b->total - 1);
     for (int q = 0; q < n && !err; q++)
-      if (q != R->rank) err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
+      if (q != R->rank && b->rk[q].host == R->host)
+        err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
+    /* other hosts' events cannot be waited on: a one-element AllReduce is the start line
+     * (its ranks leave it within about one network latency of each other) */
+    if (R->d_sync && R->comm && !err)
+      err |= RK_NCCL(R, ncclAllReduce(R->d_sync, R->d_sync, 1, ncclFloat32, ncclSum, R->comm, s));
     if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->start[i], s));
+    if (timed && R->d_starts && !err) err |= RK_AR(R, tp_stamp_launch(R->d_starts + i, s));
     if (R->straggler_k >= 0 && !err) {
       double delay = b->delays[R->straggler_k * b->total + it];
       err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "delay %.0f us", delay));
@@ -173,5 +185,8 @@ int job_run(struct rank *R) {
                                (size_t)b->total * sizeof(*R->d_wrong), cudaMemcpyDeviceToHost));
   err |= RK_CUDA(R, cudaMemcpy(&b->expired[R->rank], R->d_expired, sizeof(unsigned),
                                cudaMemcpyDeviceToHost));
+  if (R->d_starts)
+    err |= RK_CUDA(R, cudaMemcpy(b->starts + (size_t)R->rank * o->iters, R->d_starts,
+                                 (size_t)o->iters * sizeof(uint64_t), cudaMemcpyDeviceToHost));
   return err;
 }

@@ -189,6 +189,12 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
              b->placement);
     return;
   }
+  if (b->cfg->nhosts > 1 && strcmp(J->d->tname, "nccl") && strcmp(J->d->tname, "nccl-p2p")) {
+    J->state = JOB_NA;
+    snprintf(J->reason, sizeof(J->reason), "%s reaches other GPUs' memory within one host only "
+             "(CUDA IPC); the ranks span %d hosts", J->d->tname, b->cfg->nhosts);
+    return;
+  }
   if (J->bytes > b->cap) {
     J->state = JOB_OOM;
     snprintf(J->reason, sizeof(J->reason), "%llu bytes do not fit the data buffer (%zu)",
@@ -223,6 +229,28 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
   }
   /* --profile: every GPU is idle and the setup's own copies are done */
   if (J->state == JOB_RUN && o->profile) J->profiling = hx_profile_begin((unsigned)o->profile) == 0;
+}
+
+/* timing.start_skew: how far apart the ranks' starts were (the latest stamp minus the
+ * earliest, per timed iteration), as a table line. */
+static void start_skew(struct bench *b) {
+  int it = b->o->iters;
+  double *skew = malloc((size_t)it * sizeof(double));
+  struct hx_stats st;
+  if (!skew) return;
+  for (int i = 0; i < it; i++) {
+    unsigned long long lo = ~0ull, hi = 0;
+    for (int r = 0; r < b->n; r++) {
+      unsigned long long t = b->starts[(size_t)r * it + i];
+      lo = t < lo ? t : lo;
+      hi = t > hi ? t : hi;
+    }
+    skew[i] = (double)(hi - lo) * 1e-3;
+  }
+  if (!hx_stats_compute(skew, it, &st))
+    printf("#   start skew over the ranks (us): median %.2f, max %.2f%s\n", st.median, st.max,
+           b->cfg->place.ndev > 1 ? " (several GPUs: their clocks' offsets included)" : "");
+  free(skew);
 }
 
 /* Rank 0: writes every timed iteration's delays and time of the finished job to delays.csv. */
@@ -383,6 +411,7 @@ void job_finish(struct bench *b) {
   J->ctx = NULL;
   if (hx_csv_append(b->cfg->csv, &row)) ar_log(AR_LOG_WARN, "could not write results.csv");
   if (row.t.n > 0 || J->state == JOB_OOM || J->state == JOB_ERROR || fatal) table_row(b, &row);
+  if (row.t.n > 0 && b->starts) start_skew(b);
   double est = J->state == JOB_RUN ? sweep_row_seconds(o, J->bytes, row.delay_us) : 0;
   if (b->cfg->progress) {
     b->cfg->progress->done++;

@@ -620,7 +620,21 @@ int cmd_run(int argc, char **argv) {
     args_bad("--out", o0->out, "the folder is not empty (--force writes into it)");
     rc = EXIT_BAD_INPUT;
   }
-  if (!rc && o0->dry_run) {
+  if (!rc && o0->dry_run) { /* under MPI: processes x --ranks-per-process ranks */
+    for (int i = 0; procs && i < plan.nscen; i++) {
+      struct run_opts *o = &plan.scen[i];
+      int n = hx_procs_count() * (o->per_proc ? o->per_proc : 1);
+      if (o->nranks && o->nranks != n) {
+        char v[16], why[96];
+        snprintf(v, sizeof(v), "%d", o->nranks);
+        snprintf(why, sizeof(why), "under MPI the ranks are processes x --ranks-per-process = %d",
+                 n);
+        if (root) args_bad("--ranks", v, why);
+        rc = EXIT_BAD_INPUT;
+        goto out;
+      }
+      o->nranks = n;
+    }
     rc = root ? dry_run(&plan) : EXIT_OK;
     goto out;
   }

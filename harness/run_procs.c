@@ -46,6 +46,8 @@ void procs_describe_local(struct hx_bench_cfg *cfg, struct hx_meta *m) {
   }
   cfg->first = 0;
   cfg->nlocal = cfg->n;
+  cfg->nhosts = 1;
+  memset(cfg->host, 0, sizeof(cfg->host));
 }
 
 /* The command line of the first ancestor process named like an MPI launcher, into buf; 0, or
@@ -141,8 +143,16 @@ int procs_place(const struct run_opts *o, struct hx_bench_cfg *cfg, struct hx_me
   free(gathered);
   size_t hk = 0;
   m->hosts[0] = 0;
+  cfg->nhosts = 0;
   for (int r = 0; r < n; r++) {
     cfg->dev[r] = ids[r].dev;
+    cfg->host[r] = cfg->nhosts; /* a host's number: the order hosts first appear */
+    for (int q = 0; q < r; q++)
+      if (!strcmp(ids[q].host, ids[r].host)) {
+        cfg->host[r] = cfg->host[q];
+        break;
+      }
+    if (cfg->host[r] == cfg->nhosts) cfg->nhosts++;
     cfg->gpu[r] = r; /* one number per (host, UUID): the first rank's */
     for (int q = 0; q < r; q++)
       if (!strcmp(ids[q].host, ids[r].host) && !memcmp(ids[q].uuid, ids[r].uuid, 16)) {

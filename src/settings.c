@@ -53,6 +53,11 @@ static const struct ar_setting table[AR_SET_COUNT] = {
     [AR_SET_MODEL_JOBS] = {"model.jobs", "int", "0", "schedules",
                            "model: schedules priced at once (0: the CPUs)", "AR_MODEL_JOBS", 0, 16,
                            NULL},
+    [AR_SET_TIMING_START_SKEW] = {"timing.start_skew", "choice", "off", "",
+                                  "stamp %globaltimer right after every rank's start event (a "
+                                  "kernel inside the timed time, about 2 us) and print how far "
+                                  "apart the ranks started, per row; exact on one GPU's clock",
+                                  NULL, 0, 0, "off,on"},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */
@@ -168,15 +173,16 @@ void ar_settings_list(FILE *f) {
     char range[64];
     if (!strcmp(t->type, "choice")) snprintf(range, sizeof(range), "%s", t->choices);
     else snprintf(range, sizeof(range), "%.0f..%.0f %s", t->lo, t->hi, t->unit);
-    fprintf(f, "%-20s %-7s %-8s %-24s %s (was %s)\n", t->name, t->type, t->def, range, t->doc,
-            t->retired_env);
+    fprintf(f, "%-20s %-7s %-8s %-24s %s", t->name, t->type, t->def, range, t->doc);
+    if (t->retired_env) fprintf(f, " (was %s)", t->retired_env);
+    fputc('\n', f);
   }
 }
 
 int ar_settings_retired(void) {
   int n = 0;
   for (int i = 0; i < AR_SET_COUNT; i++)
-    if (getenv(table[i].retired_env)) {
+    if (table[i].retired_env && getenv(table[i].retired_env)) {
       fprintf(stderr, "arbench: %s is no longer read (it changes nothing); use --set %s=VALUE\n",
               table[i].retired_env, table[i].name);
       n++;

@@ -26,6 +26,7 @@ enum ar_setting_id {
   AR_SET_SM_LL_MAX_BYTES, /* bytes; 0: 1 MiB / (n - 1) */
   AR_SET_MODEL_THREADS,   /* count; 0: by the schedule's size and the CPUs */
   AR_SET_MODEL_JOBS,      /* count; 0: the CPUs */
+  AR_SET_TIMING_START_SKEW, /* off, on */
   AR_SET_COUNT
 };
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# #23 on a single-GPU kind: arbench built with MPI=1 (OpenMPI carried from the CPU machine in
+# .carry/ompi.tar.xz: the GPU image has no MPI) and started by mpirun with every process's rank
+# on the one GPU, so every transport's peer memory is another process's, mapped by CUDA IPC.
+#   STAGES="quick np2 np4 np1 scen kill" OUT=$OUT bash tools/device/issue23.sh
+# Stages: quick (a few rows, timed: what a row costs), np2 / np4 (every algorithm on ce and sm,
+# -np 2 / -np 4), np1 (mpirun -np 1 --ranks 4 against a plain run: the same rows), scen (a
+# straggler and a degraded GPU across processes), kill (a process killed mid-run: the job must
+# end, naming it, with the rows already written kept).
+set -u
+export NCCL_NVLS_ENABLE=0
+deadline=${DEADLINE:-570}
+out=${OUT:-/tmp/issue23}; mkdir -p "$out"
+stages=${STAGES:-quick np2}
+ompi=/tmp/ompi
+if [ ! -x $ompi/usr/bin/orterun ]; then
+  mkdir -p $ompi && tar xJf .carry/ompi.tar.xz -C $ompi || { echo "no .carry/ompi.tar.xz"; exit 1; }
+fi
+export OPAL_PREFIX=$ompi/usr PATH=$ompi/usr/bin:$PATH
+export LD_LIBRARY_PATH=$ompi/usr/lib/x86_64-linux-gnu:$ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:$ompi/lib/x86_64-linux-gnu
+# one host, shared memory between the processes; no network transports looked for
+mpirun="orterun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
+  --mca btl_vader_single_copy_mechanism none --mca pml ob1 --mca mtl ^ofi,psm,psm2 --mca osc ^ucx"
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version --format=csv; orterun --version | head -1; } >"$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+t0=$SECONDS
+echo "== build (MPI=1)"
+{ time make B=build-dev -j16 MPI=1 MPICC=$ompi/usr/bin/mpicc >"$out/build.log" 2>&1; } 2>&1 | grep real
+[ -x build-dev/arbench ] || { tail -20 "$out/build.log"; exit 1; }
+A=build-dev/arbench
+left() { echo $((deadline - SECONDS)); }
+# run NAME TIMEOUT ARGS...: one job, its log and run folder kept under $out/NAME
+run() {
+  local name=$1 t=$2; shift 2
+  [ "$t" -gt "$(left)" ] && t=$(left)
+  [ "$t" -le 5 ] && { echo "   $name: no time left"; return 1; }
+  local t1=$SECONDS
+  timeout -k 5 "$t" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  echo "   $name: exit $rc after $((SECONDS - t1)) s"
+  return $rc
+}
+rows() { # summary of a run folder's results.csv: status counts
+  local f=$out/$1/results.csv
+  [ -s "$f" ] || { echo "     (no results.csv)"; return; }
+  awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="status") s=i; next} {c[$s]++} END{for(k in c) printf "     %s %d\n", k, c[k]}' "$f"
+}
+common="-n 5 -w 2 -T 60 --force"
+for st in $stages; do
+  case $st in
+  quick)
+    echo "== quick: ring and rhd, ce and sm, -np 2 and -np 4"
+    run quick_np2 120 $mpirun -np 2 $A run --algo ring,rhd,nccl --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np2
+    rows quick_np2
+    run quick_np4 120 $mpirun -np 4 $A run --algo ring,rhd --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np4
+    rows quick_np4 ;;
+  np2|np4)
+    np=${st#np}
+    echo "== every algorithm on ce and sm, -np $np, all on the one GPU"
+    run all_np$np 400 $mpirun -np $np $A run --algo all --transport ce,sm --sizes 1K,1000003,1M,64M $common -o $out/all_np$np
+    rows all_np$np ;;
+  np1)
+    echo "== mpirun -np 1 --ranks 4 against a plain run"
+    run np1_mpi 120 $mpirun -np 1 $A run --ranks 4 --algo ring,rhd,direct --transport ce,sm --sizes 1K,1M $common -o $out/np1_mpi
+    run np1_plain 120 $A run --ranks 4 --algo ring,rhd,direct --transport ce,sm --sizes 1K,1M $common -o $out/np1_plain
+    rows np1_mpi; rows np1_plain ;;
+  scen)
+    echo "== a straggler and a degraded GPU across 4 processes"
+    run straggler_np4 150 $mpirun -np 4 $A run --algo ring,stragglar,rhd --transport ce,sm --sizes 64M --straggler 3:2ms $common -o $out/straggler_np4
+    rows straggler_np4
+    run degrade_np4 150 $mpirun -np 4 $A run --algo ring,optcc,optcc-ring --transport ce,sm --sizes 1M,64M --degrade 0:8 $common -o $out/degrade_np4
+    rows degrade_np4 ;;
+  kill)
+    echo "== process 2 of 4 killed during a run"
+    t1=$SECONDS
+    ( timeout -k 5 120 $mpirun -np 4 $A run --algo all --transport ce,sm --sizes 1K,1M,64M -T 30 --force -o $out/kill_np4 >"$out/kill_np4.log" 2>&1; echo "exit $?" >>"$out/kill_np4.log" ) &
+    sleep 12
+    victim=$(for p in $(pgrep -f "$A run"); do tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && echo $p; done | head -1)
+    echo "   killing pid ${victim:-none} (OMPI_COMM_WORLD_RANK=2) after 12 s"
+    [ -n "$victim" ] && kill -9 "$victim"
+    wait
+    echo "   job ended $((SECONDS - t1)) s after its start: $(tail -1 "$out/kill_np4.log")"
+    grep -iE "rank 2|process 2|exited on signal|timeout" "$out/kill_np4.log" | head -5
+    rows kill_np4 ;;
+  esac
+done
+echo "== total $((SECONDS - t0)) s"
