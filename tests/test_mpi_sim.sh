@@ -168,6 +168,14 @@ done
 printf '%s\n' "$out" | grep -q "^# 4 processes (Open MPI v.*), 1 rank each$" && ok ||
   bad "table head: $(printf '%s\n' "$out" | grep processes)"
 
+# the ranks' starts line up across processes, a straggler's too (interprocess events: every
+# rank waits for the others' last iteration before its next): timing.start_skew's stamps
+mpi skew 4 -- --algo ring,rhd,nccl --transport ce,sm --sizes 4K -n 3 -w 1 --straggler 2:50us \
+  --set timing.start_skew=on
+skew=$(printf '%s\n' "$out" | grep -c '^#   start skew over the ranks (us): median 0.00, max 0.00')
+[ "$rc" -eq 0 ] && [ "$skew" -eq 5 ] && ok ||
+  bad "start skew: exit $rc, $skew of 5 rows at 0: $(printf '%s\n' "$out" | grep 'start skew' | head -n 2)"
+
 plain plain4m -- "${sweep[@]}" --sizes 4M
 mpi np4-4m 4 -- "${sweep[@]}" --sizes 4M
 sweep_checks np4-4m 4194304

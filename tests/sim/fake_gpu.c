@@ -85,6 +85,7 @@
 #include "cuda/delay.h"
 #include "cuda/inputs.h"
 #include "cuda/kernels.h"
+#include "cuda/tp_degrade.h"
 #include "cuda/transport.h"
 #include "model.h"
 #include "nvtx.h"
@@ -330,6 +331,20 @@ static size_t sim_real_bytes(const void *p) {
   size_t bytes = a ? a->bytes : 0;
   pthread_mutex_unlock(&sim_mem.mu);
   return bytes;
+}
+
+/* Bytes of real memory from p (anywhere in a buffer cudaMalloc made) to the buffer's end, 0
+ * for a token or unknown. */
+static size_t sim_real_left(const void *p) {
+  size_t left = 0;
+  pthread_mutex_lock(&sim_mem.mu);
+  for (size_t k = 0; k < sim_mem.ntab && !left; k++) {
+    const struct sim_alloc *a = &sim_mem.tab[k];
+    if (a->p && (const unsigned char *)p >= a->p && (const unsigned char *)p < a->p + a->bytes)
+      left = a->bytes - (size_t)((const unsigned char *)p - a->p);
+  }
+  pthread_mutex_unlock(&sim_mem.mu);
+  return left;
 }
 
 /* Real memory for buffers under 1 MiB (the harness's own, small data buffers; three times the
@@ -699,6 +714,11 @@ ar_status ar_check_launch(const void *d, size_t n, int dt, int nranks, unsigned 
 }
 ar_status ar_delay_launch(double us, cudaStream_t s) {
   if (us > 0) s->clock += us;
+  return AR_OK;
+}
+/* timing.start_skew's stamp (cuda/tp_degrade.h): the stream's clock in ns. */
+ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s) {
+  if (sim_real_left(slot) >= sizeof(*slot)) *slot = (uint64_t)(s->clock * 1e3);
   return AR_OK;
 }
 ar_status ar_gate_launch(const volatile unsigned long long *flag, unsigned long long target,
