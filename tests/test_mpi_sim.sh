@@ -201,6 +201,11 @@ grep -q "^placement: 4 ranks/GPU (GPU 0: ranks 0-3; 1 GPU): co-located" "$tmp/np
 printf '%s\n' "$out" | grep -q '^n/a: nccl (nccl): NCCL cannot run two ranks on one GPU' && ok ||
   bad "np4-coloc: no n/a line for nccl"
 
+# --dry-run plans processes x --ranks-per-process ranks, said once, nothing written
+mpi dry 2 -- --algo ring --transport ce --sizes 4K --ranks-per-process 2 --dry-run
+[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^dry run: 1 scenario, 4 ranks')" -eq 1 ] &&
+  [ ! -e "$tmp/dry" ] && ok || bad "dry run: exit $rc: $(printf '%s\n' "$out" | head -n 3)"
+
 # ---- 4. wrong and stale sums across processes fail their rows, and only theirs ----
 mpi wrong 4 AR_SIM_WRONG=rhd -- --algo ring,rhd --transport ce --sizes 4K -n 2 -w 1 -T 30
 [ "$rc" -eq 1 ] && [ "$(statuses "$tmp/wrong/results.csv" | tr '\n' ';')" = "rhd ce 4096 error;ring ce 4096 ok;" ] &&
