@@ -68,8 +68,8 @@ void wd_end(struct bench *b) {
   pthread_mutex_unlock(&b->wd_mu);
 }
 
-/* The ranks not finished, as " 1 3": this process's that have not set done[], and on process
- * 0 those of the processes it still waits for in a barrier. */
+/* The ranks not finished, as " 1 3": on process 0 waiting in a barrier, those of the processes
+ * that have not come to it; else this process's that have not set done[]. */
 static void unfinished(struct bench *b, char *buf, size_t len) {
   char procs[128];
   unsigned char away[HX_MAX_DEVS] = {0};
@@ -81,9 +81,11 @@ static void unfinished(struct bench *b, char *buf, size_t len) {
     if (end == p) break;
     if (v >= 0 && v < HX_MAX_DEVS) away[v] = 1;
   }
+  int waiting = 0; /* process 0 waits in a barrier: the absent processes' ranks are the ones */
+  for (int p = 0; p < HX_MAX_DEVS; p++) waiting |= away[p];
   for (int r = 0; r < b->n && k + 8 < len; r++) {
     int mine = r >= b->first && r < b->first + b->nlocal;
-    if (mine ? !atomic_load(&b->done[r]) : away[r / b->nlocal])
+    if (waiting ? away[r / b->nlocal] : mine && !atomic_load(&b->done[r]))
       k += (size_t)snprintf(buf + k, len - k, " %d", r);
   }
 }

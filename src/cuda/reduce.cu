@@ -2,7 +2,6 @@
  * for float, bf16 and fp16; and the transport table. */
 #include <string.h>
 
-#include "placement.h"
 #include "tp_prog.h"
 #include "tp_sum.cuh"
 
@@ -55,44 +54,6 @@ static size_t sum_blocks(size_t nelem, int dtype, int max_blocks) {
  * hung on 4 x H200, runs/reference/h200x4-issue4-all, midsize_call1.log). */
 extern "C" int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks, int sms) {
   return sum_blocks(nelem, dtype, max_blocks) <= (size_t)sms / 2;
-}
-
-extern "C" int tp_wait_sms(const struct tp_world *w, int r) {
-  return w->sms[r] > 0 ? w->sms[r] : tp_sm_count();
-}
-
-extern "C" int tp_same_gpu(const struct tp_world *w, int a, int b) {
-  return w->peers ? w->gpu[a] == w->gpu[b] : w->dev[a] == w->dev[b];
-}
-
-extern "C" int tp_colocated(const struct tp_world *w, int r) {
-  for (int q = 0; q < w->n; q++)
-    if (q != r && tp_same_gpu(w, q, r)) return 1;
-  return 0;
-}
-
-extern "C" ar_status tp_share(const struct tp_world *w, void **ptr, ar_status st) {
-  return w->peers ? w->peers->share(w->peers->ctx, ptr, st) : st;
-}
-
-extern "C" void tp_unshare(const struct tp_world *w, void **ptr) {
-  if (w->peers) w->peers->unshare(w->peers->ctx, ptr);
-}
-
-extern "C" ar_status tp_bcast(const struct tp_world *w, void *buf, size_t len, int root) {
-  return w->peers ? w->peers->bcast(w->peers->ctx, buf, len, root) : AR_OK;
-}
-
-extern "C" void tp_world_share(struct tp_world *w) {
-  struct ar_placement p;
-  ar_place(&p, w->dev, w->n);
-  for (int r = 0; r < w->n; r++) {
-    int v = 0;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, w->dev[r]) != cudaSuccess ||
-        v < 1)
-      v = 132;
-    w->sms[r] = ar_place_sms(&p, r, v);
-  }
 }
 
 extern "C" ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem,

@@ -11,13 +11,18 @@
  * every op on its stream in program order (a co-located rank: all on the harness's stream),
  * flag waits before a sum folded into the sum's kernel. --phases marks (job->marks): an event
  * recorded on the harness's stream after each round's last op there (the dataflow ring: its
- * last apply). */
+ * last apply).
+ * Under MPI (transport.h) setup allocates for this process's ranks only and shares the flags,
+ * scratch and budgets that peers' ops touch (tp_share: always these three, in this order, and
+ * teardown unshares them in the same order), then, for the flow program, measures the clocks
+ * (tp_clock_world) and agrees on the status. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "settings.h"
 
 #include "nvtx.h"
+#include "tp_clock.h"
 #include "tp_degrade.h"
 #include "tp_flags.h"
 #include "tp_prog.h"
@@ -30,6 +35,7 @@ struct tp_ctx {
   struct tp_prog *prog;
   int flag_mode;
   int one_stream[AR_MAX_GPUS]; /* co-located rank: its program in order on one stream */
+  /* shared (tp_share): a remote rank's are mapped into this process */
   uint32_t *flags[AR_MAX_GPUS]; /* 2n words per rank, in that rank's memory, then one
                                  * staging word per stream (memop flag writes) */
   void *scratch[AR_MAX_GPUS];
@@ -44,11 +50,14 @@ struct tp_ctx {
   uint32_t iter[AR_MAX_GPUS];   /* touched only by that rank's thread */
 };
 
-/* Frees whatever setup managed to create. */
-static void teardown(struct tp_ctx *c) {
-  if (!c) return;
+/* Unshares the shared arrays (collective: every process, whatever setup did), then frees
+ * whatever setup managed to create for this process's ranks; c itself stays. */
+static void release(struct tp_ctx *c) {
+  tp_unshare(&c->w, (void **)c->flags);
+  tp_unshare(&c->w, c->scratch);
+  tp_unshare(&c->w, (void **)c->budget);
   for (int r = 0; r < c->w.n; r++) {
-    if (cudaSetDevice(c->w.dev[r]) != cudaSuccess) continue;
+    if (c->w.remote[r] || cudaSetDevice(c->w.dev[r]) != cudaSuccess) continue;
     const struct tp_rank_prog *rp = c->prog ? &c->prog->rank[r] : NULL;
     if (c->streams[r] && rp)
       for (int i = 1; i < rp->nstreams; i++)
@@ -65,6 +74,11 @@ static void teardown(struct tp_ctx *c) {
     cudaFree(c->budget[r]);
   }
   tp_prog_free(c->prog);
+}
+
+static void teardown(struct tp_ctx *c) {
+  if (!c) return;
+  release(c);
   free(c);
 }
 
@@ -115,18 +129,6 @@ static ar_status setup_rank(struct tp_ctx *c, int r) {
   return AR_OK;
 }
 
-/* The flow program's budgets compare times of different GPUs: each GPU's clock against rank
- * 0's, measured once per job (the error is half a ping-pong's round trip, printed). */
-static ar_status measure_clocks(struct tp_ctx *c) {
-  for (int r = 1; r < c->w.n; r++) {
-    double rtt = 0;
-    AR_CHECK(tp_clock_offset(c->w.dev[0], c->w.dev[r], &c->clock_off[r], &rtt));
-    ar_log(AR_LOG_INFO, "ce: GPU %d's clock is %+.1f us from GPU %d's (round trip %.1f us)",
-           c->w.dev[r], c->clock_off[r] * 1e-3, c->w.dev[0], rtt * 1e-3);
-  }
-  return AR_OK;
-}
-
 /* Returns the device address of a program reference. */
 static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
   char *base = (char *)(x->buf == TP_BUF_DATA ? c->w.data[x->rank] : c->scratch[x->rank]);
@@ -140,32 +142,47 @@ static void exec_settings(void) {
   tp_sum_wait = (int)ar_setting(AR_SET_CE_SUM_WAIT);
 }
 
+/* Shares what peers' ops touch (flags, scratch, budgets: always these, in this order) with
+ * this process's status so far; returns the worst over all processes. */
+static ar_status share(struct tp_ctx *c, ar_status st) {
+  st = tp_share(&c->w, (void **)c->flags, st);
+  st = tp_share(&c->w, c->scratch, st);
+  return tp_share(&c->w, (void **)c->budget, st);
+}
+
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
   *ctx = NULL;
   const struct ar_schedule *s = job->sched;
   AR_CHECK(tp_job_check(w, job, reason, reason_len));
-  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
-  if (!c) return AR_ERR_NOMEM;
+  /* from here on every process makes the same collective calls, whatever fails in it: a
+   * failure goes into st, which the shares make everyone's */
+  ar_status st = AR_OK;
+  struct tp_ctx spare, *c = (struct tp_ctx *)tp_ctx_alloc(sizeof(spare), &spare, &st);
   c->w = *w;
   c->job = *job;
   c->flag_mode = tp_flags_mode();
   const char *kind = NULL;
   exec_settings();
-  ar_status st = lower_program(LOWER_CE, s, job->nelem, (int)ar_dtype_size(job->dtype),
-                               job->pipeline, &job->degrade, &c->prog, &kind, reason, reason_len);
+  if (st == AR_OK)
+    st = lower_program(LOWER_CE, s, job->nelem, (int)ar_dtype_size(job->dtype), job->pipeline,
+                       &job->degrade, &c->prog, &kind, reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++) {
     c->one_stream[r] = tp_colocated(w, r);
-    st = setup_rank(c, r);
+    if (!w->remote[r]) st = setup_rank(c, r);
   }
-  if (st == AR_OK && c->prog->reserves) st = measure_clocks(c);
   for (int r = 0; st == AR_OK && r < w->n; r++) { /* the flag memsets are done before use */
+    if (w->remote[r]) continue;
     if (cudaSetDevice(w->dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
       st = AR_ERR_CUDA;
   }
+  st = share(c, st);
+  /* the program, hence reserves, is the same in every process */
+  if (st == AR_OK && c->prog->reserves) st = tp_agree(w, tp_clock_world(w, c->clock_off, st));
   if (st != AR_OK) {
     if (st == AR_ERR_OOM) snprintf(reason, reason_len, "ce scratch does not fit in GPU memory");
-    teardown(c);
+    release(c);
+    if (c != &spare) free(c);
     return st;
   }
   if (job->pipeline_used) *job->pipeline_used = c->prog->batches_max;

@@ -8,6 +8,7 @@
 
 #include "delay.h"
 #include "kernels.h"
+#include "tp_clock.h"
 #include "tp_degrade.h"
 #include "tp_prog.h"
 #include "tp_sum.cuh"
@@ -87,21 +88,6 @@ extern "C" ar_status tp_pace_launch(const uint64_t *a, uint64_t na, const uint64
 
 /* ---- the healthy bandwidth ---- */
 
-/* Enables peer access from the current device to dev; already enabled is fine, and so is dev
- * itself (co-located ranks copy within one device). */
-static ar_status peer_on(int dev) {
-  int cur = -1;
-  CUDA_CHECK(cudaGetDevice(&cur));
-  if (cur == dev) return AR_OK;
-  cudaError_t e = cudaDeviceEnablePeerAccess(dev, 0);
-  if (e == cudaErrorPeerAccessAlreadyEnabled) {
-    (void)cudaGetLastError();
-    return AR_OK;
-  }
-  CUDA_CHECK(e);
-  return AR_OK;
-}
-
 /* Returns the median of v[0..n) (sorts v). */
 static double median(double *v, int n) {
   for (int i = 1; i < n; i++)
@@ -143,10 +129,10 @@ extern "C" ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int r
   if (reps > 16) reps = 16;
   *bw = 0;
   CUDA_CHECK(cudaSetDevice(dst));
-  AR_CHECK(peer_on(src));
+  AR_CHECK(tp_peer_on(src));
   CUDA_CHECK(cudaMalloc(&to, bytes));
   ar_status st = AR_ERR_CUDA;
-  if (cudaSetDevice(src) == cudaSuccess && peer_on(dst) == AR_OK &&
+  if (cudaSetDevice(src) == cudaSuccess && tp_peer_on(dst) == AR_OK &&
       cudaMalloc(&from, bytes) == cudaSuccess &&
       cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess &&
       cudaEventCreate(&e0) == cudaSuccess && cudaEventCreate(&e1) == cudaSuccess)
@@ -160,76 +146,6 @@ extern "C" ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int r
   cudaFree(from);
   cudaSetDevice(dst);
   cudaFree(to);
-  return st;
-}
-
-/* ---- the GPUs' clocks ---- */
-
-#define CLK_SAMPLES 64
-
-/* One side of the ping-pong: a (ping) stamps t0, writes sample i to b's word, waits for b's
- * answer, stamps t1; b (pong) answers each ping with its own time. */
-static __global__ void ping_kernel(volatile uint64_t *to_b, volatile uint64_t *from_b,
-                                   uint64_t *t0, uint64_t *t1) {
-  for (int i = 0; i < CLK_SAMPLES; i++) {
-    t0[i] = tp_globaltimer();
-    to_b[i] = i + 1;
-    while (from_b[i] == 0) {
-    }
-    t1[i] = tp_globaltimer();
-  }
-}
-
-static __global__ void pong_kernel(volatile uint64_t *from_a, volatile uint64_t *to_a) {
-  for (int i = 0; i < CLK_SAMPLES; i++) {
-    while (from_a[i] == 0) {
-    }
-    to_a[i] = tp_globaltimer();
-  }
-}
-
-extern "C" ar_status tp_clock_offset(int a, int b, int64_t *off, double *rtt_ns) {
-  size_t words = 4 * CLK_SAMPLES * sizeof(uint64_t);
-  uint64_t *ma = NULL, *mb = NULL, host[4 * CLK_SAMPLES];
-  *off = 0;
-  if (a == b) { /* one clock; and the ping-pong's kernels would serialise on one device */
-    if (rtt_ns) *rtt_ns = 0;
-    return AR_OK;
-  }
-  ar_status st = AR_ERR_CUDA;
-  CUDA_CHECK(cudaSetDevice(b));
-  AR_CHECK(peer_on(a));
-  if (cudaMalloc((void **)&mb, words) == cudaSuccess && cudaMemset(mb, 0, words) == cudaSuccess &&
-      cudaDeviceSynchronize() == cudaSuccess && cudaSetDevice(a) == cudaSuccess &&
-      peer_on(b) == AR_OK && cudaMalloc((void **)&ma, words) == cudaSuccess &&
-      cudaMemset(ma, 0, words) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess) {
-    /* a's memory: [0, S) answers from b, [S, 2S) t0, [2S, 3S) t1; b's: [0, S) pings */
-    ping_kernel<<<1, 1>>>(mb, ma, ma + CLK_SAMPLES, ma + 2 * CLK_SAMPLES);
-    cudaSetDevice(b);
-    pong_kernel<<<1, 1>>>(mb, ma);
-    if (cudaDeviceSynchronize() == cudaSuccess && cudaSetDevice(a) == cudaSuccess &&
-        cudaDeviceSynchronize() == cudaSuccess &&
-        cudaMemcpy(host, ma, 3 * CLK_SAMPLES * sizeof(uint64_t), cudaMemcpyDeviceToHost) ==
-            cudaSuccess) {
-      /* the sample with the shortest round trip: b's stamp sits in its middle */
-      double best = 1e30;
-      for (int i = 0; i < CLK_SAMPLES; i++) {
-        uint64_t tb = host[i], t0 = host[CLK_SAMPLES + i], t1 = host[2 * CLK_SAMPLES + i];
-        double rtt = (double)(t1 - t0);
-        if (rtt < best) {
-          best = rtt;
-          *off = (int64_t)(tb - t0) - (int64_t)((t1 - t0) / 2);
-        }
-      }
-      if (rtt_ns) *rtt_ns = best;
-      st = AR_OK;
-    }
-  }
-  (void)cudaGetLastError();
-  cudaSetDevice(a);
-  cudaFree(ma);
-  cudaSetDevice(b);
-  cudaFree(mb);
   return st;
 }
 
@@ -417,7 +333,7 @@ static int st_open(struct st_world *W, const int *dev, int n, FILE *out) {
     R->dev = dev[r];
     int err = cudaSetDevice(R->dev) != cudaSuccess;
     for (int q = 0; q < n && !err; q++)
-      if (q != r) err = peer_on(dev[q]) != AR_OK;
+      if (q != r) err = tp_peer_on(dev[q]) != AR_OK;
     err = err || cudaStreamCreateWithFlags(&R->s, cudaStreamNonBlocking) != cudaSuccess ||
           cudaEventCreateWithFlags(&R->ready, cudaEventDisableTiming) != cudaSuccess ||
           cudaMalloc((void **)&R->expired, sizeof(unsigned)) != cudaSuccess ||

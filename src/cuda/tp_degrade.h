@@ -27,10 +27,6 @@ ar_status tp_pace_launch(const uint64_t *a, uint64_t na, const uint64_t *b, uint
 ar_status tp_reserve_launch(unsigned long long *out_clk, uint64_t ns_out,
                             unsigned long long *in_clk, uint64_t ns_in, int64_t off,
                             uint64_t *rel, cudaStream_t s);
-/* *off = GPU b's %globaltimer minus GPU a's, in ns, from the fastest of 64 ping-pongs
- * (rtt_ns, may be NULL: its round trip, the offset's error bound being half of it).
- * Enables peer access both ways. */
-ar_status tp_clock_offset(int a, int b, int64_t *off, double *rtt_ns);
 
 /* The self-test's schedule (tp_degrade_selftest): one round among ranks 0 (the degraded GPU)
  * .. k; dir 0 "in": peer p copies chunk p-1 to rank 0; 1 "out": rank 0 copies chunk k+p-1 to

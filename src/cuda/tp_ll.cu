@@ -10,7 +10,9 @@
  * iteration i + 1 finished, which needed q's iteration i + 1 lines, which q writes only after
  * its iteration i kernel (same stream) finished reading parity p. Nobody reads r's data: each
  * rank sums its own buffer and its received lines and writes its own buffer, so in-place is safe.
- * Every rank sums in rank order, so all ranks hold bit-identical results. */
+ * Every rank sums in rank order, so all ranks hold bit-identical results.
+ * Under MPI (transport.h) each process allocates its own ranks' areas and shares them
+ * (tp_share), as it unshares them in teardown: one collective each. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +39,8 @@ struct tp_ll {
   int dtype;
   size_t nelem, words, lines;
   int half_tail;
-  uint4 *area[AR_MAX_GPUS]; /* 2 * n * lines lines per rank, in that rank's memory */
+  uint4 *area[AR_MAX_GPUS]; /* 2 * n * lines lines per rank, in that rank's memory (shared:
+                             * a remote rank's is mapped into this process) */
   int blocks;
   uint32_t iter[AR_MAX_GPUS];
 };
@@ -138,10 +141,32 @@ int tp_ll_eligible(const struct tp_world *w, const struct tp_job *job) {
                            job->degrade.n > 0);
 }
 
-ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, struct tp_ll **out) {
+/* Zeroed receive areas for this process's ranks, waited for (zero before any peer writes). */
+static ar_status alloc_areas(struct tp_ll *ll, size_t area) {
+  for (int r = 0; r < ll->w.n; r++) {
+    if (ll->w.remote[r]) continue;
+    cudaError_t e = cudaSetDevice(ll->w.dev[r]);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&ll->area[r], area);
+    if (e == cudaSuccess) e = cudaMemset(ll->area[r], 0, area);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
+    }
+  }
+  return AR_OK;
+}
+
+ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, ar_status st,
+                      struct tp_ll **out) {
   *out = NULL;
   struct tp_ll *ll = (struct tp_ll *)calloc(1, sizeof(*ll));
-  if (!ll) return AR_ERR_NOMEM;
+  if (!ll) { /* the share all the same, then its unshare, as teardown would */
+    void *none[AR_MAX_GPUS] = {0};
+    st = tp_share(w, none, AR_ERR_NOMEM);
+    tp_unshare(w, none);
+    return st;
+  }
   ll->w = *w;
   ll->dtype = job->dtype;
   ll->nelem = job->nelem;
@@ -150,21 +175,13 @@ ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, struct
   ll->half_tail = (bytes % 4) != 0;
   ll->lines = (ll->words + 1) / 2;
   size_t area = 2 * (size_t)w->n * (ll->lines ? ll->lines : 1) * sizeof(uint4);
-  ar_status st = AR_OK;
-  for (int r = 0; r < w->n && st == AR_OK; r++) {
-    cudaError_t e = cudaSetDevice(w->dev[r]);
-    if (e == cudaSuccess) e = cudaMalloc((void **)&ll->area[r], area);
-    if (e == cudaSuccess) e = cudaMemset(ll->area[r], 0, area);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize(); /* zeroed before any peer writes */
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      st = e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
-    }
-  }
+  if (st == AR_OK) st = alloc_areas(ll, area);
+  st = tp_share(w, (void **)ll->area, st);
   size_t per_block = (size_t)LL_THREADS * LL_LINES_PER_THREAD;
   size_t blocks = (ll->lines + per_block - 1) / per_block;
   for (int r = 0; r < w->n; r++) /* every block spins: co-located, one per SM of the share */
-    if (tp_colocated(w, r) && blocks > (size_t)tp_wait_sms(w, r)) blocks = tp_wait_sms(w, r);
+    if (!w->remote[r] && tp_colocated(w, r) && blocks > (size_t)tp_wait_sms(w, r))
+      blocks = tp_wait_sms(w, r);
   ll->blocks = blocks < 1 ? 1 : (int)blocks;
   if (st != AR_OK) {
     tp_ll_teardown(ll);
@@ -201,7 +218,9 @@ ar_status tp_ll_enqueue(struct tp_ll *ll, int rank, cudaStream_t stream) {
 
 void tp_ll_teardown(struct tp_ll *ll) {
   if (!ll) return;
+  tp_unshare(&ll->w, (void **)ll->area);
   for (int r = 0; r < ll->w.n; r++)
-    if (ll->area[r] && cudaSetDevice(ll->w.dev[r]) == cudaSuccess) cudaFree(ll->area[r]);
+    if (!ll->w.remote[r] && ll->area[r] && cudaSetDevice(ll->w.dev[r]) == cudaSuccess)
+      cudaFree(ll->area[r]);
   free(ll);
 }

@@ -17,10 +17,15 @@ struct tp_ll;
 
 /* 1 when the job can run on the low-latency path (lower_ll_eligible, src/lower/lower.h). */
 int tp_ll_eligible(const struct tp_world *w, const struct tp_job *job);
-/* Allocates every rank's receive slots (zeroed); AR_ERR_OOM when they do not fit. */
-ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, struct tp_ll **out);
+/* Allocates the receive slots (zeroed) of this process's ranks and shares them (tp_share, a
+ * collective: made whatever st, the caller's status so far, and whatever fails here). Returns
+ * everyone's status (AR_ERR_OOM when slots do not fit); on failure *out stays NULL, with
+ * everything unshared and freed. */
+ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, ar_status st,
+                      struct tp_ll **out);
 /* Enqueues one AllReduce of rank on stream (that rank's device is current). */
 ar_status tp_ll_enqueue(struct tp_ll *ll, int rank, cudaStream_t stream);
+/* Unshares the slots (collective) and frees this process's; nothing for NULL. */
 void tp_ll_teardown(struct tp_ll *ll);
 
 #ifdef __cplusplus

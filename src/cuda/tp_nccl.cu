@@ -7,7 +7,10 @@
  * schedule's order on both sides, which is how NCCL matches several messages between one pair.
  * The pipeline option is not used (each round is one group; pipeline_used is 1). Degraded
  * links (--degrade): a stamp at a round's start and a pace after its group where
- * tp_p2p_hold.h says so. --phases marks: an event after each round's applies. */
+ * tp_p2p_hold.h says so. --phases marks: an event after each round's applies.
+ * Under MPI (transport.h) NCCL reaches the other processes' ranks itself: setup plans every
+ * rank (the holds need every plan), allocates for this process's ranks only and ends with one
+ * collective, tp_agree, so that all processes fail together; teardown has none. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +19,7 @@
 #include "p2p_plan.h"
 #include "tp_degrade.h"
 #include "tp_p2p_hold.h"
-#include "transport.h"
+#include "tp_world.h"
 
 struct tp_ctx {
   int n, dtype;
@@ -39,7 +42,7 @@ static ncclDataType_t nccl_type_of(int dtype) {
   return dtype == AR_DT_F32 ? ncclFloat32 : dtype == AR_DT_BF16 ? ncclBfloat16 : ncclFloat16;
 }
 
-/* Frees every rank's scratch and plan. */
+/* Frees every rank's scratch and plan (this process's ranks have scratch). */
 static void teardown(struct tp_ctx *c) {
   if (!c) return;
   for (int r = 0; r < c->n; r++) {
@@ -54,7 +57,38 @@ static void teardown(struct tp_ctx *c) {
   free(c);
 }
 
-/* Plans every rank and allocates its scratch; AR_ERR_OOM when scratch does not fit. */
+/* Rank r's scratch (of this process); AR_ERR_OOM when it does not fit. */
+static ar_status alloc_scratch(struct tp_ctx *c, int r, char *reason, size_t reason_len) {
+  cudaSetDevice(c->dev[r]);
+  cudaError_t e = cudaMalloc((void **)&c->scratch[r], c->plan[r].scratch * c->esize);
+  if (e == cudaSuccess) return AR_OK;
+  cudaGetLastError(); /* an allocation failure is not sticky: clear it */
+  c->scratch[r] = NULL;
+  snprintf(reason, reason_len, "rank %d: scratch of %zu bytes: %s", r,
+           c->plan[r].scratch * c->esize, cudaGetErrorString(e));
+  return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
+}
+
+/* Rank r's holds and stamp word (degraded-link emulation, this process's ranks). */
+static ar_status setup_holds(struct tp_ctx *c, const struct tp_degrade *dg, int r, char *reason,
+                             size_t reason_len) {
+  ar_status st = p2p_holds(c->plan, c->n, c->esize, dg, r, &c->hold_ns[r]);
+  if (st == AR_OK && c->hold_ns[r]) { /* a first launch now loads the kernels */
+    cudaError_t e = cudaSetDevice(c->dev[r]);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&c->stamp[r], sizeof(uint64_t));
+    if (e == cudaSuccess) e = cudaMemset(c->stamp[r], 0, sizeof(uint64_t));
+    if (e == cudaSuccess) st = tp_stamp_launch(c->stamp[r], 0);
+    if (e == cudaSuccess && st == AR_OK) st = tp_pace_launch(c->stamp[r], 0, NULL, 0, NULL, 0);
+    if (e == cudaSuccess && st == AR_OK) e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) st = e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
+  }
+  if (st != AR_OK)
+    snprintf(reason, reason_len, "rank %d: degraded-link emulation: %s", r, ar_status_str(st));
+  return st;
+}
+
+/* Plans every rank and allocates this process's ranks' scratch; AR_ERR_OOM when scratch does
+ * not fit. Every process reaches the final tp_agree, whatever failed in it. */
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
   const struct ar_schedule *s = job->sched;
@@ -63,63 +97,38 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     snprintf(reason, reason_len, "schedule for %d ranks, world of %d", s->nranks, w->n);
     return AR_ERR_UNSUPPORTED;
   }
-  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
-  if (!c) return AR_ERR_NOMEM;
-  c->n = w->n;
-  c->dtype = job->dtype;
-  c->esize = ar_dtype_size(job->dtype);
-  c->nccl_type = nccl_type_of(job->dtype);
-  c->marks = job->marks;
-  if (job->nelem * c->esize > w->data_bytes) {
+  size_t esize = ar_dtype_size(job->dtype);
+  if (job->nelem * esize > w->data_bytes) {
     snprintf(reason, reason_len, "%zu elements do not fit the data buffer", job->nelem);
-    free(c);
     return AR_ERR_OOM;
   }
+  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
+  if (!c) return tp_agree(w, AR_ERR_NOMEM);
+  c->n = w->n;
+  c->dtype = job->dtype;
+  c->esize = esize;
+  c->nccl_type = nccl_type_of(job->dtype);
+  c->marks = job->marks;
   size_t align = 16 / c->esize; /* keeps scratch slots 16-byte aligned for the vector path */
-  for (int r = 0; r < c->n; r++) {
+  ar_status st = AR_OK;
+  for (int r = 0; r < c->n && st == AR_OK; r++) {
     c->dev[r] = w->dev[r];
     c->comm[r] = w->comm[r];
     c->data[r] = (char *)w->data[r];
-    ar_status st = p2p_plan_build(s, r, job->nelem, align, &c->plan[r]);
-    if (st != AR_OK) {
-      teardown(c);
-      return st;
-    }
-    if (!c->plan[r].scratch) continue;
-    cudaSetDevice(c->dev[r]);
-    cudaError_t e = cudaMalloc((void **)&c->scratch[r], c->plan[r].scratch * c->esize);
-    if (e != cudaSuccess) {
-      cudaGetLastError(); /* an allocation failure is not sticky: clear it */
-      c->scratch[r] = NULL;
-      snprintf(reason, reason_len, "rank %d: scratch of %zu bytes: %s", r,
-               c->plan[r].scratch * c->esize, cudaGetErrorString(e));
-      teardown(c);
-      return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
-    }
+    st = p2p_plan_build(s, r, job->nelem, align, &c->plan[r]);
+    if (st == AR_OK && !w->remote[r] && c->plan[r].scratch)
+      st = alloc_scratch(c, r, reason, reason_len);
   }
-  if (job->degrade.n > 0) {
-    if (!(job->degrade.bw > 0)) {
-      snprintf(reason, reason_len, "degraded links: the healthy bandwidth is not known");
-      teardown(c);
-      return AR_ERR_UNSUPPORTED;
-    }
-    for (int r = 0; r < c->n; r++) {
-      ar_status st = p2p_holds(c->plan, c->n, c->esize, &job->degrade, r, &c->hold_ns[r]);
-      if (st == AR_OK && c->hold_ns[r]) { /* a first launch now loads the kernels */
-        cudaError_t e = cudaSetDevice(c->dev[r]);
-        if (e == cudaSuccess) e = cudaMalloc((void **)&c->stamp[r], sizeof(uint64_t));
-        if (e == cudaSuccess) e = cudaMemset(c->stamp[r], 0, sizeof(uint64_t));
-        if (e == cudaSuccess) st = tp_stamp_launch(c->stamp[r], 0);
-        if (e == cudaSuccess && st == AR_OK) st = tp_pace_launch(c->stamp[r], 0, NULL, 0, NULL, 0);
-        if (e == cudaSuccess && st == AR_OK) e = cudaDeviceSynchronize();
-        if (e != cudaSuccess) st = e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
-      }
-      if (st != AR_OK) {
-        snprintf(reason, reason_len, "rank %d: degraded-link emulation: %s", r, ar_status_str(st));
-        teardown(c);
-        return st;
-      }
-    }
+  if (st == AR_OK && job->degrade.n > 0 && !(job->degrade.bw > 0)) {
+    snprintf(reason, reason_len, "degraded links: the healthy bandwidth is not known");
+    st = AR_ERR_UNSUPPORTED;
+  }
+  for (int r = 0; st == AR_OK && job->degrade.n > 0 && r < c->n; r++)
+    if (!w->remote[r]) st = setup_holds(c, &job->degrade, r, reason, reason_len);
+  st = tp_agree(w, st);
+  if (st != AR_OK) {
+    teardown(c);
+    return st;
   }
   if (job->pipeline_used) *job->pipeline_used = 1;
   *ctx = c;

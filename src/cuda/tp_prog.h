@@ -1,5 +1,6 @@
 /* What the ce and sm transports share beyond the programs (src/lower/lower.h): the sum
- * kernels, the SM shares of co-located ranks, each transport's choice of program. */
+ * kernels, each transport's choice of program; and, through tp_world.h, the world helpers
+ * (co-located ranks, their SM shares, the status all processes agree on). */
 #ifndef TP_PROG_H
 #define TP_PROG_H
 
@@ -8,6 +9,7 @@
 
 #include "lower/lower.h"
 #include "transport.h"
+#include "tp_world.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,13 +30,6 @@ ar_status ar_sum_wait_launch(void *dst, const void *const *srcs, int nsrc, size_
                              int max_blocks, const uint32_t *const *wait, const uint32_t *val,
                              int nwait, cudaStream_t s);
 int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks, int sms);
-/* The SMs rank r's waiting kernels may occupy: w->sms[r], or the whole device when unset. */
-int tp_wait_sms(const struct tp_world *w, int r);
-/* 1 when another rank of w shares rank r's device. */
-int tp_colocated(const struct tp_world *w, int r);
-/* Fills w->sms from w->dev (a tool or self-test that builds its own world; the harness sets
- * the same shares itself). */
-void tp_world_share(struct tp_world *w);
 /* The ce transport folds a sum's flag waits into its kernel (1, the default; AR_SUM_WAIT=0: 0). */
 extern int tp_sum_wait;
 /* Streaming multiprocessors of the current device (cached). */

@@ -10,7 +10,11 @@
  * scratch goes to data. Blocks run the program in lockstep only at SYNC (grid.sync()).
  * --phases marks (job->marks): the iteration that is marked runs a second kernel and program,
  * the same with a MARK after each round's end that stamps %globaltimer (tp_marks.h); every
- * other iteration runs exactly the kernel it would without --phases. */
+ * other iteration runs exactly the kernel it would without --phases.
+ * Under MPI (transport.h) setup allocates for this process's ranks only, shares flags then
+ * scratch (tp_share; the low-latency path instead shares its receive areas, tp_ll.cu), builds
+ * the resolved programs, which hold peers' addresses, only after the shares, and agrees on the
+ * status; teardown unshares in the same order. */
 #include <cooperative_groups.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,7 @@ struct tp_ctx {
   struct tp_world w;
   struct tp_job job;
   struct tp_prog *prog;
+  /* shared (tp_share): a remote rank's are mapped into this process */
   uint32_t *flags[AR_MAX_GPUS];
   void *scratch[AR_MAX_GPUS];
   struct sm_op *ops[AR_MAX_GPUS]; /* device copies */
@@ -50,6 +55,7 @@ struct tp_ctx {
   int nmops[AR_MAX_GPUS], mblocks[AR_MAX_GPUS];
   unsigned char *mhave[AR_MAX_GPUS];
   uint32_t iter[AR_MAX_GPUS];
+  int use_ll;       /* the job runs on the low-latency path (the same in every process) */
   struct tp_ll *ll; /* the low-latency oneshot path (tp_ll.h), or NULL */
 };
 
@@ -150,12 +156,17 @@ static const void *kernel_for(int dtype, int paced, int marked = 0) {
   }
 }
 
-/* Frees whatever setup created. */
-static void teardown(struct tp_ctx *c) {
-  if (!c) return;
-  tp_ll_teardown(c->ll);
+/* Unshares what setup shared (collective: every process alike, the path being the same in
+ * all), then frees whatever setup created for this process's ranks; c itself stays. */
+static void release(struct tp_ctx *c) {
+  if (c->use_ll) {
+    tp_ll_teardown(c->ll);
+  } else {
+    tp_unshare(&c->w, (void **)c->flags);
+    tp_unshare(&c->w, c->scratch);
+  }
   for (int r = 0; r < c->w.n; r++) {
-    if (cudaSetDevice(c->w.dev[r]) != cudaSuccess) continue;
+    if (c->w.remote[r] || cudaSetDevice(c->w.dev[r]) != cudaSuccess) continue;
     cudaFree(c->flags[r]);
     cudaFree(c->scratch[r]);
     cudaFree(c->ops[r]);
@@ -163,6 +174,11 @@ static void teardown(struct tp_ctx *c) {
     free(c->mhave[r]);
   }
   tp_prog_free(c->prog);
+}
+
+static void teardown(struct tp_ctx *c) {
+  if (!c) return;
+  release(c);
   free(c);
 }
 
@@ -294,6 +310,48 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
   return st;
 }
 
+/* The cooperative launch on every GPU of this process; AR_ERR_UNSUPPORTED (reason set) if not. */
+static ar_status check_coop(const struct tp_world *w, char *reason, size_t reason_len) {
+  for (int r = 0; r < w->n; r++) {
+    int coop = 0;
+    if (w->remote[r]) continue;
+    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, w->dev[r]) != cudaSuccess ||
+        !coop) {
+      snprintf(reason, reason_len, "GPU %d cannot launch cooperative kernels", w->dev[r]);
+      return AR_ERR_UNSUPPORTED;
+    }
+  }
+  return AR_OK;
+}
+
+/* Runs fn(c, r) for every rank of this process while st is AR_OK, then waits for their
+ * devices; returns the status. */
+static ar_status each_local(struct tp_ctx *c, ar_status (*fn)(struct tp_ctx *, int), ar_status st) {
+  for (int r = 0; st == AR_OK && r < c->w.n; r++)
+    if (!c->w.remote[r]) st = fn(c, r);
+  for (int r = 0; st == AR_OK && r < c->w.n; r++)
+    if (!c->w.remote[r] &&
+        (cudaSetDevice(c->w.dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess))
+      st = AR_ERR_CUDA;
+  return st;
+}
+
+/* The program path: lowers, allocates this process's ranks, shares flags then scratch, loads
+ * the resolved programs (peers' addresses: after the shares) and agrees on the status. */
+static ar_status setup_program(struct tp_ctx *c, ar_status st, char *reason, size_t reason_len) {
+  const struct tp_job *job = &c->job;
+  if (st == AR_OK)
+    st = lower_program(LOWER_SM, job->sched, job->nelem, (int)ar_dtype_size(job->dtype), 1,
+                       &job->degrade, &c->prog, NULL, reason, reason_len);
+  for (int r = 0; st == AR_OK && r < c->w.n; r++)
+    c->paced |= c->prog->rank[r].nstamps > 0;
+  st = each_local(c, alloc_rank, st); /* zeroed flags before any peer sees them */
+  st = tp_share(&c->w, (void **)c->flags, st);
+  st = tp_share(&c->w, c->scratch, st);
+  if (st != AR_OK) return st; /* everyone's status: every process stops here */
+  return tp_agree(&c->w, each_local(c, load_rank, st));
+}
+
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
                        char *reason, size_t reason_len) {
   *ctx = NULL;
@@ -303,48 +361,36 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     snprintf(reason, reason_len, "no sm kernel for dtype %d", job->dtype);
     return AR_ERR_INVALID;
   }
-  int coop = 0;
-  for (int r = 0; r < w->n; r++) {
-    if (cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, w->dev[r]) != cudaSuccess ||
-        !coop) {
-      snprintf(reason, reason_len, "GPU %d cannot launch cooperative kernels", w->dev[r]);
-      return AR_ERR_UNSUPPORTED;
-    }
-  }
-  struct tp_ctx *c = (struct tp_ctx *)calloc(1, sizeof(*c));
-  if (!c) return AR_ERR_NOMEM;
+  /* from here on every process makes the same collective calls, whatever fails in it (the
+   * GPUs differ per process): a failure goes into st, which the shares make everyone's */
+  ar_status st = AR_OK;
+  struct tp_ctx spare, *c = (struct tp_ctx *)tp_ctx_alloc(sizeof(spare), &spare, &st);
   c->w = *w;
   c->job = *job;
-  if (job->pipeline_used) *job->pipeline_used = 1; /* one pass per round: no mini-batches */
-  if (tp_ll_eligible(w, job)) { /* small oneshot: one plain kernel, no program */
-    ar_status lst = tp_ll_setup(w, job, &c->ll);
-    if (lst != AR_OK) {
-      if (lst == AR_ERR_OOM) snprintf(reason, reason_len, "sm: low-latency slots do not fit");
-      teardown(c);
-      return lst;
-    }
+  c->use_ll = tp_ll_eligible(w, job);
+  if (st == AR_OK) st = check_coop(w, reason, reason_len);
+  if (st == AR_OK && job->pipeline_used) *job->pipeline_used = 1; /* one pass per round */
+  if (c->use_ll) { /* small oneshot: one plain kernel, no program */
+    st = tp_ll_setup(w, job, st, &c->ll);
+    if (st == AR_ERR_OOM) snprintf(reason, reason_len, "sm: low-latency slots do not fit");
+  } else {
+    st = setup_program(c, st, reason, reason_len);
+    if (st == AR_ERR_OOM) snprintf(reason, reason_len, "sm scratch does not fit in GPU memory");
+  }
+  if (st != AR_OK) {
+    release(c);
+    if (c != &spare) free(c);
+    return st;
+  }
+  if (c->use_ll) {
     ar_log(AR_LOG_INFO, "sm: %s, %zu elements: low-latency oneshot kernel", s->algo, job->nelem);
     *ctx = c;
     return AR_OK;
   }
-  ar_status st = lower_program(LOWER_SM, s, job->nelem, (int)ar_dtype_size(job->dtype), 1,
-                               &job->degrade, &c->prog, NULL, reason, reason_len);
-  for (int r = 0; st == AR_OK && r < w->n; r++)
-    c->paced |= c->prog->rank[r].nstamps > 0;
-  for (int r = 0; st == AR_OK && r < w->n; r++)
-    st = alloc_rank(c, r);
-  for (int r = 0; st == AR_OK && r < w->n; r++)
-    st = load_rank(c, r); /* needs every flags[] */
-  for (int r = 0; st == AR_OK && r < w->n; r++)
-    if (cudaSetDevice(w->dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
-      st = AR_ERR_CUDA;
-  if (st != AR_OK) {
-    if (st == AR_ERR_OOM) snprintf(reason, reason_len, "sm scratch does not fit in GPU memory");
-    teardown(c);
-    return st;
-  }
-  ar_log(AR_LOG_INFO, "sm: %s, %zu elements: %d blocks on rank 0, %d ops, scratch %zu bytes",
-         s->algo, job->nelem, c->blocks[0], c->nops[0], c->prog->rank[0].scratch_bytes);
+  int r0 = 0; /* the first rank of this process, for the log */
+  while (r0 < w->n - 1 && w->remote[r0]) r0++;
+  ar_log(AR_LOG_INFO, "sm: %s, %zu elements: %d blocks on rank %d, %d ops, scratch %zu bytes",
+         s->algo, job->nelem, c->blocks[r0], r0, c->nops[r0], c->prog->rank[r0].scratch_bytes);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
       tp_prog_print(c->prog, r, stderr);

@@ -57,7 +57,7 @@ struct tp_world {
 
 /* 1 when ranks a and b run on one physical GPU. */
 int tp_same_gpu(const struct tp_world *w, int a, int b);
-/* w->peers->share, or st itself in a one-process world (reduce.cu). */
+/* w->peers->share, or st itself in a one-process world (tp_world.cu). */
 ar_status tp_share(const struct tp_world *w, void **ptr, ar_status st);
 /* w->peers->unshare; nothing in a one-process world. */
 void tp_unshare(const struct tp_world *w, void **ptr);

@@ -39,6 +39,10 @@
  *       --marks 1: the last iteration passes --phases' round marks (struct tp_marks): each
  *       rank must mark exactly the rounds it takes part in, in order, between events around
  *       the enqueue (sm: clock stamps no later than that span); rank 0's round ends printed.
+ *   tp_check procs --gpus LIST [--transport LIST] [--algos ..] [--sizes ..] [--iters N]
+ *                  [--degrade R:F] [--fail-share K] [--timeout S]
+ *       One forked process per rank (LIST: each rank's GPU, 0,0 for two on GPU 0), the others
+ *       remote as under MPI, a tp_peers over CUDA IPC (tp_check_procs.c has the details).
  *   tp_check time --transport ce|sm [--algos ..] [--sizes ..] [--pipelines ..] [--iters N]
  *       Back-to-back iterations between two host barriers: mean time per AllReduce.
  *   tp_check dump [--algos A] [--ranks N] [--sizes S] [--pipelines P] [--transport ce|sm]
@@ -88,7 +92,8 @@ int main(int argc, char **argv) {
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   if (argc < 2) {
     fprintf(stderr,
-            "usage: tp_check sim|tsim|dump|gpu|time|reduce|bw [options] (see the file comment)\n");
+            "usage: tp_check sim|tsim|dump|gpu|procs|time|reduce|bw [options] (see the file "
+            "comment)\n");
     return 2;
   }
   struct opts o = {.transport = "ce",
@@ -133,6 +138,10 @@ int main(int argc, char **argv) {
       degrade = o.degrade = v;
     else if (!strcmp(a, "--segments"))
       segments = atoi(v);
+    else if (!strcmp(a, "--gpus"))
+      o.gpus = v;
+    else if (!strcmp(a, "--fail-share"))
+      o.fail_share = atoi(v);
     else if (!strcmp(a, "--marks"))
       o.marks = atoi(v);
     else if (!strcmp(a, "--program")) /* as AR_CE_PROGRAM: flow, round (else the default) */
@@ -164,6 +173,8 @@ int main(int argc, char **argv) {
     cmd_tsim(o.algos, o.sizes, degrade, o.ranks, segments, o.transport, atoi(o.pipelines));
   else if (!strcmp(argv[1], "gpu"))
     cmd_gpu(&o, 0);
+  else if (!strcmp(argv[1], "procs"))
+    cmd_procs(&o, o.gpus ? o.gpus : "0,0", o.fail_share);
   else if (!strcmp(argv[1], "time"))
     cmd_gpu(&o, 1);
   else if (!strcmp(argv[1], "dump"))

@@ -25,6 +25,16 @@
 
 extern int npass, nfail; /* the closing line's counts */
 
+/* A CUDA call that must work on the GPU runs: else the file, line and error, exit 2. */
+#define CU(call)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
+      exit(2);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
 enum {
   SIM_REINIT = 100,
   SIM_CAPTURE,
@@ -96,7 +106,8 @@ struct sim_call {
 struct opts {
   const char *transport, *algos, *sizes, *dtypes, *pipelines;
   const char *degrade; /* "R:F[,R:F]" or "": the emulation's degraded GPUs */
-  int iters, ranks, warmup, marks;
+  const char *gpus; /* procs: each rank's device */
+  int iters, ranks, warmup, marks, fail_share;
   double timeout;
 };
 
@@ -107,6 +118,7 @@ float pattern(int r, size_t i);
 int algo_list(const char *list, const char **names, int max);
 int cmd_bw(void);
 int cmd_gpu(const struct opts *o, int timing);
+int cmd_procs(const struct opts *o, const char *gpus, int fail_share);
 int cmd_reduce(void);
 int cmd_sim(int nmax, int seeds, const char *algos, int xq);
 int cmd_tsim(const char *algos, const char *sizes, const char *degrade, int ranks, int segments, const char *transport, int pipeline);

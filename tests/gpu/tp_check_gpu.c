@@ -3,15 +3,6 @@
 
 /* ------------------------------------------------------------------ GPU runs */
 
-#define CU(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
-      exit(2);                                                                                     \
-    }                                                                                              \
-  } while (0)
-
 #define CAPTURE_MAX (64u << 20) /* keep every iteration's result up to this size */
 
 struct gpu {

@@ -2,11 +2,13 @@
 # #23 on a single-GPU kind: arbench built with MPI=1 (OpenMPI carried from the CPU machine in
 # .carry/ompi.tar.xz: the GPU image has no MPI) and started by mpirun with every process's rank
 # on the one GPU, so every transport's peer memory is another process's, mapped by CUDA IPC.
-#   STAGES="quick np2 np4 np1 scen kill" OUT=$OUT bash tools/device/issue23.sh
+#   STAGES="quick np2 np4 rpp np1 scen skew stop kill" OUT=$OUT bash tools/device/issue23.sh
 # Stages: quick (a few rows, timed: what a row costs), np2 / np4 (every algorithm on ce and sm,
 # -np 2 / -np 4), np1 (mpirun -np 1 --ranks 4 against a plain run: the same rows), scen (a
-# straggler and a degraded GPU across processes), kill (a process killed mid-run: the job must
-# end, naming it, with the rows already written kept).
+# straggler and a degraded GPU across processes), rpp (2 processes of 2 ranks), skew (the
+# ranks' start spread, timing.start_skew), stop (a process stopped mid-run: the watchdog names
+# its rank and ends the job), kill (a process killed mid-run: the job must end, naming it, with
+# the rows already written kept). Everything lands in $OUT/issue23.tgz.
 set -u
 export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-570}
@@ -17,6 +19,7 @@ if [ ! -x $ompi/usr/bin/orterun ]; then
   mkdir -p $ompi && tar xJf .carry/ompi.tar.xz -C $ompi || { echo "no .carry/ompi.tar.xz"; exit 1; }
 fi
 export OPAL_PREFIX=$ompi/usr PATH=$ompi/usr/bin:$PATH
+export PMIX_MCA_pcompress_base_silence_warning=1 # the GPU image's own PMIx plugins do not load
 export LD_LIBRARY_PATH=$ompi/usr/lib/x86_64-linux-gnu:$ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:$ompi/lib/x86_64-linux-gnu
 # one host, shared memory between the processes; no network transports looked for
 mpirun="orterun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
@@ -25,7 +28,7 @@ mpirun="orterun --allow-run-as-root --oversubscribe --bind-to none --mca btl sel
 cat "$out/gpu.txt"
 t0=$SECONDS
 echo "== build (MPI=1)"
-{ time make B=build-dev -j16 MPI=1 MPICC=$ompi/usr/bin/mpicc >"$out/build.log" 2>&1; } 2>&1 | grep real
+{ time make B=build-dev -j16 MPI=1 MPICC=$ompi/usr/bin/mpicc.openmpi >"$out/build.log" 2>&1; } 2>&1 | grep real
 [ -x build-dev/arbench ] || { tail -20 "$out/build.log"; exit 1; }
 A=build-dev/arbench
 left() { echo $((deadline - SECONDS)); }
@@ -45,19 +48,19 @@ rows() { # summary of a run folder's results.csv: status counts
   [ -s "$f" ] || { echo "     (no results.csv)"; return; }
   awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="status") s=i; next} {c[$s]++} END{for(k in c) printf "     %s %d\n", k, c[k]}' "$f"
 }
-common="-n 5 -w 2 -T 60 --force"
+common="-n ${ITERS:-3} -w 1 -T 30 --force"
 for st in $stages; do
   case $st in
   quick)
     echo "== quick: ring and rhd, ce and sm, -np 2 and -np 4"
-    run quick_np2 120 $mpirun -np 2 $A run --algo ring,rhd,nccl --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np2
+    run quick_np2 60 $mpirun -np 2 $A run --algo ring,rhd,nccl --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np2
     rows quick_np2
-    run quick_np4 120 $mpirun -np 4 $A run --algo ring,rhd --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np4
+    run quick_np4 60 $mpirun -np 4 $A run --algo ring,rhd --transport ce,sm --sizes 1K,1M,64M $common -o $out/quick_np4
     rows quick_np4 ;;
   np2|np4)
     np=${st#np}
     echo "== every algorithm on ce and sm, -np $np, all on the one GPU"
-    run all_np$np 400 $mpirun -np $np $A run --algo all --transport ce,sm --sizes 1K,1000003,1M,64M $common -o $out/all_np$np
+    run all_np$np 200 $mpirun -np $np $A run --algo all --transport ce,sm --sizes ${SIZES:-1K,1000003,64M} $common -o $out/all_np$np
     rows all_np$np ;;
   np1)
     echo "== mpirun -np 1 --ranks 4 against a plain run"
@@ -70,6 +73,28 @@ for st in $stages; do
     rows straggler_np4
     run degrade_np4 150 $mpirun -np 4 $A run --algo ring,optcc,optcc-ring --transport ce,sm --sizes 1M,64M --degrade 0:8 $common -o $out/degrade_np4
     rows degrade_np4 ;;
+  rpp)
+    echo "== 2 processes of 2 ranks each (threads), all on the one GPU"
+    run rpp_np2 150 $mpirun -np 2 $A run --ranks-per-process 2 --algo all --transport ce,sm --sizes 1K,1M $common -o $out/rpp_np2
+    rows rpp_np2 ;;
+  skew)
+    echo "== how far apart the ranks' starts are (timing.start_skew), -np 4 and one process"
+    run skew_np4 100 $mpirun -np 4 $A run --algo ring,direct --transport ce,sm --sizes 1K,1M,64M -n 20 -w 5 -T 30 --force --set timing.start_skew=on -o $out/skew_np4
+    run skew_np1 100 $A run --ranks 4 --algo ring,direct --transport ce,sm --sizes 1K,1M,64M -n 20 -w 5 -T 30 --force --set timing.start_skew=on -o $out/skew_np1
+    grep -h -B1 "start skew" $out/skew_np4.log $out/skew_np1.log | head -40 ;;
+  stop)
+    echo "== process 2 of 4 stopped (SIGSTOP) during a run: the watchdog must name its rank"
+    t1=$SECONDS
+    ( timeout -k 5 120 $mpirun -np 4 $A run --algo all --transport ce,sm --sizes 1K,1M,64M -T 10 --force -o $out/stop_np4 >"$out/stop_np4.log" 2>&1; echo "exit $?" >>"$out/stop_np4.log" ) &
+    sleep 12
+    victim=$(for p in $(pgrep -f "$A run"); do tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && echo $p; done | head -1)
+    echo "   stopping pid ${victim:-none} (OMPI_COMM_WORLD_RANK=2) after 12 s"
+    [ -n "$victim" ] && kill -STOP "$victim"
+    wait
+    [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null
+    echo "   job ended $((SECONDS - t1)) s after its start: $(tail -1 "$out/stop_np4.log")"
+    grep -iE "timeout|not finished|MPI_ABORT" "$out/stop_np4.log" | head -5
+    rows stop_np4 ;;
   kill)
     echo "== process 2 of 4 killed during a run"
     t1=$SECONDS
@@ -85,3 +110,5 @@ for st in $stages; do
   esac
 done
 echo "== total $((SECONDS - t0)) s"
+# one archive: the device tool brings back a limited number of files
+(cd "$out" && tar czf /tmp/issue23.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html . && rm -rf ./* && mv /tmp/issue23.tgz .)
