@@ -244,6 +244,8 @@ LIMIT=90 mpi hang2 2 AR_SIM_HANG=3:8 -- "${fail3[@]}" -T 4 --ranks-per-process 2
 ended hang2 4
 arbench_lines | grep -qE "^arbench: timeout: .* ranks not finished:( [0-9]+)* 3( |$)" &&
   ok || bad "hang2: no watchdog line names rank 3: $(arbench_lines | grep -v '^#' | tail -n 4)"
+arbench_lines | grep -E "^arbench: timeout: " | grep -qE "not finished:.* [01]( |$)" &&
+  bad "hang2: ranks 0 and 1 came to the barrier, yet: $(arbench_lines | grep '^arbench: timeout')" || ok
 
 # ---- 6. bad input under mpirun: one line naming the flag, exit 2, nothing written ----
 # mpi_bad PATTERN NP ARGS...: exit 2, one line on stderr matching PATTERN, no run folder

@@ -982,7 +982,7 @@ const struct tp_ops *tp_find(const char *name) {
   return NULL;
 }
 
-/* ---- the job's world: src/cuda/reduce.cu's helpers (the simulator links no CUDA objects) ---- */
+/* ---- the job's world: src/cuda/tp_world.cu's helpers (the simulator links no CUDA) ---- */
 
 int tp_same_gpu(const struct tp_world *w, int a, int b) {
   return w->peers ? w->gpu[a] == w->gpu[b] : w->dev[a] == w->dev[b];
