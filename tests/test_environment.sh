@@ -2,7 +2,7 @@
 # Nothing hides in an environment variable: every name the product's code reads with getenv
 # (src/, harness/) is documented in README's "Environment" section, and the tuning variables
 # that became settings are only warned about (src/settings.c's retired_env, read by
-# ar_settings_retired alone).
+# ar_settings_retired alone); every name the simulated GPU reads is in its opening comment.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0
@@ -23,5 +23,12 @@ done
 # getenv is called only where a documented name is read (no getenv of a computed name)
 others=$(grep -rn 'getenv(' src harness --include=*.c --include=*.cu | grep -vE 'getenv\("[A-Z_]+"\)|getenv\(table\[i\]\.retired_env\)')
 [ -z "$others" ] && pass=$((pass + 1)) || { echo "FAIL: getenv of an undeclared name: $others"; fail=$((fail + 1)); }
+# the simulated GPU (tests/sim/fake_gpu.c): every variable it reads is named in its opening comment
+fake=tests/sim/fake_gpu.c
+opening=$(awk '{ print } /\*\// { exit }' "$fake")
+for v in $(grep -oE 'getenv\("[A-Z_]+"\)' "$fake" | sed -E 's/getenv\("([A-Z_]+)"\)/\1/' | sort -u); do
+  if printf '%s\n' "$opening" | grep -qw "$v"; then pass=$((pass + 1))
+  else echo "FAIL: $fake reads $v but its opening comment does not name it"; fail=$((fail + 1)); fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

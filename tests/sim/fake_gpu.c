@@ -1,7 +1,9 @@
 /* A simulated GPU machine for the harness's CPU tests (tests/test_sim.sh): the CUDA runtime,
  * NCCL, the harness kernels and the transports, replaced by stream clocks. Linked with the
  * real harness objects it makes `arbench-sim`, which runs `arbench run` end to end (threads,
- * barriers, jobs, the critical-delay search, the CSVs, plots/) with no GPU.
+ * barriers, jobs, the critical-delay search, the CSVs, plots/) with no GPU; linked with the
+ * harness of `make MPI=1` it runs under mpirun, one process per rank or several ranks each
+ * (tests/test_mpi_sim.sh).
  *
  * Each stream has a clock (us). Recording an event stamps the clock; waiting on an event moves
  * the clock up to its stamp; the straggler's delay kernel adds the delay; a transport's
@@ -9,40 +11,81 @@
  * straggler-aware schedule's precondition runs on the other ranks only. With the harness's
  * aligned start events and its max over ranks, an iteration then takes exactly the model's
  * max(delay, precondition) + the rest, so a search's answer must equal the model's.
- * Environment: AR_SIM_GPUS (default 4), AR_SIM_MEM (bytes one cudaMalloc may take; default
- * unlimited), AR_SIM_WRONG=ALGO (every check of that algorithm finds one wrong element),
- * AR_SIM_STALE=ALGO (that algorithm's transports read stale data on every odd iteration of a
- * row: the peers' inputs of the iteration before, as a scratch slot read before this
- * iteration's data landed would hold; see "data" below),
- * AR_SIM_SCALE=X (every transport's time times X: a regression to find), AR_SIM_NO_BW=1 (the
- * healthy bandwidth of --degrade cannot be measured), AR_SIM_ROUNDS=1 (the transports mark
- * their rounds for --phases, struct tp_marks: ce and nccl-p2p by events, sm by clock stamps in
- * "device" memory; the precondition's rounds split its time evenly, the other rounds the
- * rest's; without it no transport marks, and phases.csv has no round lines). Degraded jobs
- * are priced with the model's slow ports, and the healthy bandwidth "measured" is the model's.
- * The pipeline count a transport reports using (struct tp_job's pipeline_used): ce the one
- * asked for, or for 0 (and async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1
- * to 8); sm and nccl-p2p 1.
+ *
+ * Environment (every variable the fake reads):
+ * AR_SIM_GPUS (default 4), AR_SIM_SMS (SMs per GPU, default 132 as an H100 SXM or H200),
+ * AR_SIM_MEM (bytes one cudaMalloc may take; default unlimited), AR_SIM_WRONG=ALGO (every
+ * check of that algorithm finds one wrong element), AR_SIM_STALE=ALGO (that algorithm's
+ * transports read stale data on every odd iteration of a row: the peers' inputs of the
+ * iteration before, as a scratch slot read before this iteration's data landed would hold; see
+ * "data" below), AR_SIM_SCALE=X (every transport's time times X: a regression to find),
+ * AR_SIM_NO_BW=1 (the healthy bandwidth of --degrade cannot be measured), AR_SIM_ROUNDS=1 (the
+ * transports mark their rounds for --phases, struct tp_marks: ce and nccl-p2p by events, sm by
+ * clock stamps in "device" memory; the precondition's rounds split its time evenly, the other
+ * rounds the rest's; without it no transport marks, and phases.csv has no round lines),
+ * AR_SIM_SHM=PATH (the processes of an MPI job share device memory: see "processes" below),
+ * AR_SIM_KILL=RANK:K (rank RANK's process kills itself with SIGKILL at that rank's K-th
+ * AllReduce, counting from 1 over the run's rows, warm-up included, nccl's and the
+ * transports'), AR_SIM_HANG=RANK:K (rank RANK's thread sleeps forever at its K-th AllReduce
+ * instead). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or PMI_RANK (set by mpirun) picks the
+ * process's region of the file. Degraded jobs are priced with the model's slow ports, and the
+ * healthy bandwidth "measured" is the model's. The pipeline count a transport reports using
+ * (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and async-ring's 1)
+ * tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8); sm and nccl-p2p 1.
  *
  * Data: buffers under 1 MiB are real memory (bigger ones are tokens: a sweep up to 8 GiB costs
- * nothing). On real buffers the harness kernels do what the GPU's do: the fill writes rank r's
- * inputs for the iteration's seed (cuda/inputs.h), the check counts the elements that differ
- * from the closed-form sums for its seed, and every AllReduce (transports and nccl) leaves
- * the sum of every rank's inputs in each rank's buffer: its own buffer plus the peers' inputs
- * for the seeds they last filled with (their buffers are not read: they may be summing too).
- * bf16 and fp16 are kept as 16-bit integers (the inputs and sums are small integers). */
+ * nothing). A real buffer of B bytes takes 3B: the buffer, then a hidden copy of the inputs its
+ * last fill wrote, then the fill's before (what AR_SIM_STALE reads). On real buffers the
+ * harness kernels do what the GPU's do: the fill writes rank r's inputs for the iteration's
+ * seed (cuda/inputs.h) into the buffer and its copy, the check counts the elements that differ
+ * from the closed-form sums for its seed, and every AllReduce leaves in its rank's buffer the
+ * sum of every rank's inputs READ from the copies beside the ranks' buffers: a transport reads
+ * the peers' through struct tp_world's data[q] (the mapping the harness made), nccl through
+ * the buffer each rank's fill registered (struct sim_head). The copies, not the buffers, since
+ * a peer may already have summed in place; the harness puts a barrier of every rank between a
+ * rank's fill of iteration i + 1 and any rank's AllReduce of iteration i, and another between
+ * the fills of i and the AllReduces of i. A peer's buffer that cannot be read here (a token, a
+ * wrong mapping) adds nothing, and the check finds the row wrong. bf16 and fp16 are kept as
+ * 16-bit integers (the inputs and sums are small integers).
+ *
+ * Processes: with AR_SIM_SHM=PATH every process maps the file PATH (created, sparse, 2 GiB
+ * and a head; use a fresh path per job) and takes its real buffers from its own region of it;
+ * the head (struct sim_head) holds what the ranks of the job share. Then, as CUDA IPC:
+ * cudaIpcGetMemHandle / cudaIpcOpenMemHandle (cudaIpcMemLazyEnablePeerAccess) /
+ * cudaIpcCloseMemHandle map another process's buffer (the same bytes; a token buffer opens as
+ * a token; opening a handle in its own process is an error), and an event made with
+ * cudaEventInterprocess | cudaEventDisableTiming keeps its stamp in the file, so that
+ * cudaIpcGetEventHandle / cudaIpcOpenEventHandle give another process the same event
+ * (cudaEventInterprocess alone is an error). Device d has the same uuid in every process of a
+ * host (and another than device e's). ncclCommInitRank needs no connection; ncclAllReduce
+ * fails when the ranks' communicators were made with different unique ids, and NCCL's refusal
+ * of two ranks on one GPU holds across the processes. The transports set up and enqueue this
+ * process's ranks only, and take the real transports' share path: a word per local rank
+ * (sim_word), shared with tp_share, read through the mappings at every enqueue (a wrong one
+ * fails the row), unshared with tp_unshare at teardown. Without AR_SIM_SHM memory is the
+ * process's own and the IPC calls fail. */
 #include <cuda_runtime.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <nccl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <pthread.h>
+#include <sched.h>
 
 #include "critical.h"
 #include "cuda/delay.h"
 #include "cuda/inputs.h"
 #include "cuda/kernels.h"
+#include "cuda/tp_degrade.h"
 #include "cuda/transport.h"
 #include "model.h"
 #include "nvtx.h"
@@ -51,10 +94,14 @@ struct CUstream_st {
   double clock;
 };
 struct CUevent_st {
-  double t;
+  double own;            /* the stamp of an event of this process */
+  double *t;             /* where its stamp is: &own, or in the shared file (interprocess) */
+  unsigned long long at; /* interprocess, in the file: the stamp's offset (0: not there) */
+  size_t span;           /* and the bytes taken there (0: another process's, opened) */
 };
 struct ncclComm {
   int rank, n;
+  ncclUniqueId id;
 };
 
 static __thread int cur_dev;
@@ -70,6 +117,10 @@ cudaError_t cudaSetDevice(int device) {
   cur_dev = device;
   return cudaSuccess;
 }
+cudaError_t cudaGetDevice(int *device) {
+  *device = cur_dev;
+  return cudaSuccess;
+}
 cudaError_t cudaDeviceCanAccessPeer(int *can, int a, int b) {
   *can = a != b;
   return cudaSuccess;
@@ -83,11 +134,24 @@ static int sim_sms(void) {
   const char *e = getenv("AR_SIM_SMS");
   return e && atoi(e) > 0 ? atoi(e) : 132;
 }
+/* A hash of the host's name (FNV-1a): the uuids of one host's GPUs. */
+static uint32_t sim_host_hash(void) {
+  char host[256] = "";
+  gethostname(host, sizeof(host) - 1);
+  uint32_t h = 2166136261u;
+  for (const char *c = host; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
+  return h;
+}
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev) {
   memset(p, 0, sizeof(*p));
   snprintf(p->name, sizeof(p->name), "Simulated GPU");
   p->pciBusID = 0x10 + dev;
   p->multiProcessorCount = sim_sms();
+  /* "simGPU", the host, the ordinal: one uuid per device of a host, in every process */
+  uint32_t h = sim_host_hash();
+  memcpy(p->uuid.bytes, "simGPU", 6);
+  memcpy(p->uuid.bytes + 6, &h, sizeof(h));
+  memcpy(p->uuid.bytes + 10, &dev, sizeof(dev));
   return cudaSuccess;
 }
 cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int dev) {
@@ -118,74 +182,259 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   (void)s;
   return cudaSuccess;
 }
-cudaError_t cudaEventCreate(cudaEvent_t *e) {
-  *e = calloc(1, sizeof(**e));
-  return *e ? cudaSuccess : cudaErrorMemoryAllocation;
-}
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags) {
-  (void)flags;
-  return cudaEventCreate(e);
-}
-cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  free(e);
-  return cudaSuccess;
-}
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
-  e->t = s->clock;
-  return cudaSuccess;
-}
-cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
-  (void)flags;
-  if (e->t > s->clock) s->clock = e->t;
-  return cudaSuccess;
-}
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
-  *ms = (float)((b->t - a->t) / 1000);
-  return cudaSuccess;
-}
-/* The real allocations (pointer and bytes), so that the kernels know what they may touch. */
-static struct {
-  void *p;
-  size_t bytes;
-} sim_real[256];
-static pthread_mutex_t sim_real_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* Bytes of real memory at p (a pointer cudaMalloc returned), 0 for a token or unknown. */
+/* ---- device memory: this process's, or its region of the job's file (AR_SIM_SHM) ---- */
+
+#define SIM_REAL_MAX ((size_t)1 << 20)       /* buffers under this are real memory */
+#define SIM_HEAD_BYTES ((size_t)1 << 20)     /* the file's head: struct sim_head */
+#define SIM_REGION_BYTES ((size_t)128 << 20) /* each process's region of the file */
+#define SIM_REGIONS AR_MAX_GPUS              /* processes of a job: at most one per rank */
+#define SIM_IPC_MAGIC 0x53494d49u            /* "SIMI": a handle this fake made */
+
+/* What the ranks of a job share: the file's head under AR_SIM_SHM, else the process's own.
+ * Buffers are named by their offset in the file (without one, their address: sim_at). */
+struct sim_head {
+  int next_region; /* regions claimed by processes that have no rank variable */
+  int lock;        /* guards comm_dev and comm_id */
+  struct {
+    unsigned long long at, bytes;
+  } buf[AR_MAX_GPUS];       /* each rank's buffer as its last fill left it (for ncclAllReduce) */
+  int comm_dev[64];         /* the device + 1 of each rank's live communicator; 0: none */
+  ncclUniqueId comm_id[64]; /* the unique id each rank's communicator was made with */
+};
+_Static_assert(sizeof(struct sim_head) <= SIM_HEAD_BYTES, "the head fits its place");
+
+/* One allocation this process knows: its own (cudaMalloc), a mapping of another process's
+ * (cudaIpcOpenMemHandle), or a free place of its region (p NULL, span > 0). */
+struct sim_alloc {
+  unsigned char *p;
+  size_t bytes;    /* the buffer's bytes, 0: a token; its inputs follow it (see "Data") */
+  size_t at, span; /* its place in the file (span 0: the process's memory) */
+  int opened;      /* a mapping: the opens not closed yet */
+};
+
+static struct {
+  pthread_once_t once;
+  pthread_mutex_t mu;    /* guards tab and used */
+  unsigned char *base;   /* the mapped file; NULL without AR_SIM_SHM */
+  struct sim_head *head; /* the file's head, or own_head */
+  int region;            /* this process's region of the file */
+  size_t used;           /* bytes of the region handed out so far */
+  struct sim_alloc *tab;
+  size_t ntab, captab;
+  struct sim_head own_head;
+} sim_mem = {.once = PTHREAD_ONCE_INIT, .mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* Maps AR_SIM_SHM's file (once per process) and claims this process's region of it: the
+ * launcher's rank, or the next unclaimed one. Ends the process when it cannot. */
+static void sim_mem_open(void) {
+  const char *path = getenv("AR_SIM_SHM"), *idx = getenv("OMPI_COMM_WORLD_RANK");
+  sim_mem.head = &sim_mem.own_head;
+  if (!path || !*path) return;
+  if (!idx) idx = getenv("PMI_RANK");
+  size_t total = SIM_HEAD_BYTES + SIM_REGIONS * SIM_REGION_BYTES;
+  struct stat st;
+  void *m = MAP_FAILED;
+  int fd = open(path, O_RDWR | O_CREAT, 0600);
+  if (fd >= 0 && fstat(fd, &st) == 0 &&
+      ((size_t)st.st_size >= total || ftruncate(fd, (off_t)total) == 0))
+    m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) {
+    fprintf(stderr, "fake_gpu: AR_SIM_SHM=%s: %s\n", path, strerror(errno));
+    exit(1);
+  }
+  close(fd);
+  sim_mem.base = m;
+  sim_mem.head = m;
+  sim_mem.region = idx ? atoi(idx)
+                       : __atomic_fetch_add(&sim_mem.head->next_region, 1, __ATOMIC_SEQ_CST);
+  if (sim_mem.region < 0 || sim_mem.region >= SIM_REGIONS) {
+    fprintf(stderr, "fake_gpu: AR_SIM_SHM=%s: process %d, but the file has %d regions\n", path,
+            sim_mem.region, SIM_REGIONS);
+    exit(1);
+  }
+}
+static struct sim_head *sim_head(void) {
+  pthread_once(&sim_mem.once, sim_mem_open);
+  return sim_mem.head;
+}
+/* 1 when the processes of the job share device memory (AR_SIM_SHM). */
+static int sim_shared(void) {
+  sim_head();
+  return sim_mem.base != NULL;
+}
+/* A buffer's name in struct sim_head: its offset in the file, or its address without one. */
+static unsigned long long sim_name(const void *p) {
+  return sim_mem.base ? (unsigned long long)((const unsigned char *)p - sim_mem.base)
+                      : (unsigned long long)(uintptr_t)p;
+}
+/* The address in this process of the buffer named `at` (sim_name). */
+static unsigned char *sim_at(unsigned long long at) {
+  return sim_mem.base ? sim_mem.base + at : (unsigned char *)(uintptr_t)at;
+}
+
+/* The entry of p (a base cudaMalloc or cudaIpcOpenMemHandle returned), NULL if none; with
+ * sim_mem.mu held. */
+static struct sim_alloc *sim_find(const void *p) {
+  for (size_t k = 0; k < sim_mem.ntab && p; k++)
+    if (sim_mem.tab[k].p == p) return &sim_mem.tab[k];
+  return NULL;
+}
+/* Adds a to the table; 0 when out of memory. With sim_mem.mu held. */
+static int sim_add(const struct sim_alloc *a) {
+  if (sim_mem.ntab == sim_mem.captab) {
+    size_t cap = sim_mem.captab ? 2 * sim_mem.captab : 64;
+    struct sim_alloc *t = realloc(sim_mem.tab, cap * sizeof(*t));
+    if (!t) return 0;
+    sim_mem.tab = t;
+    sim_mem.captab = cap;
+  }
+  sim_mem.tab[sim_mem.ntab++] = *a;
+  return 1;
+}
+/* Removes entry a from the table. With sim_mem.mu held. */
+static void sim_drop(struct sim_alloc *a) { *a = sim_mem.tab[--sim_mem.ntab]; }
+
+/* `need` zeroed bytes of this process's region: a free place of need to 2 x need bytes, or
+ * new ones; sets *at and *span (the bytes taken). NULL when the region is full. With
+ * sim_mem.mu held. */
+static unsigned char *sim_take(size_t need, size_t *at, size_t *span) {
+  need = (need + 255) / 256 * 256;
+  if (need == 0) need = 256;
+  for (size_t k = 0; k < sim_mem.ntab; k++) {
+    struct sim_alloc *f = &sim_mem.tab[k];
+    if (!f->p && f->span >= need && f->span <= 2 * need) {
+      *at = f->at, *span = f->span;
+      sim_drop(f);
+      memset(sim_mem.base + *at, 0, *span);
+      return sim_mem.base + *at;
+    }
+  }
+  if (sim_mem.used + need > SIM_REGION_BYTES) return NULL;
+  *at = SIM_HEAD_BYTES + (size_t)sim_mem.region * SIM_REGION_BYTES + sim_mem.used;
+  *span = need;
+  sim_mem.used += need;
+  memset(sim_mem.base + *at, 0, need); /* a region used by an earlier job of this file */
+  return sim_mem.base + *at;
+}
+/* Gives the place (at, span) of the region back; 0 when out of memory. With sim_mem.mu held. */
+static int sim_give(size_t at, size_t span) {
+  struct sim_alloc f = {.at = at, .span = span};
+  return sim_add(&f);
+}
+
+/* Bytes of real memory at p (a pointer cudaMalloc or cudaIpcOpenMemHandle returned), 0 for a
+ * token or unknown. */
 static size_t sim_real_bytes(const void *p) {
-  size_t bytes = 0;
-  pthread_mutex_lock(&sim_real_mu);
-  for (size_t k = 0; k < sizeof(sim_real) / sizeof(sim_real[0]) && p; k++)
-    if (sim_real[k].p == p) bytes = sim_real[k].bytes;
-  pthread_mutex_unlock(&sim_real_mu);
+  pthread_mutex_lock(&sim_mem.mu);
+  struct sim_alloc *a = sim_find(p);
+  size_t bytes = a ? a->bytes : 0;
+  pthread_mutex_unlock(&sim_mem.mu);
   return bytes;
 }
 
-/* Real memory for buffers under 1 MiB (the harness's own, small data buffers); a token for the
- * big data buffers. */
+/* Bytes of real memory from p (anywhere in a buffer cudaMalloc made) to the buffer's end, 0
+ * for a token or unknown. */
+static size_t sim_real_left(const void *p) {
+  size_t left = 0;
+  pthread_mutex_lock(&sim_mem.mu);
+  for (size_t k = 0; k < sim_mem.ntab && !left; k++) {
+    const struct sim_alloc *a = &sim_mem.tab[k];
+    if (a->p && (const unsigned char *)p >= a->p && (const unsigned char *)p < a->p + a->bytes)
+      left = a->bytes - (size_t)((const unsigned char *)p - a->p);
+  }
+  pthread_mutex_unlock(&sim_mem.mu);
+  return left;
+}
+
+/* Real memory for buffers under 1 MiB (the harness's own, small data buffers; three times the
+ * size: see "Data"), in the file under AR_SIM_SHM; a token for the big data buffers. */
 cudaError_t cudaMalloc(void **p, size_t bytes) {
   const char *cap = getenv("AR_SIM_MEM");
+  *p = NULL;
   if (cap && bytes > strtoull(cap, NULL, 10)) return cudaErrorMemoryAllocation;
-  int real = bytes < (1u << 20);
-  *p = calloc(1, real ? bytes : 1);
-  if (!*p) return cudaErrorMemoryAllocation;
-  pthread_mutex_lock(&sim_real_mu);
-  for (size_t k = 0; k < sizeof(sim_real) / sizeof(sim_real[0]) && real; k++)
-    if (!sim_real[k].p) { /* a full table leaves it a token: never touched */
-      sim_real[k].p = *p;
-      sim_real[k].bytes = bytes;
-      break;
-    }
-  pthread_mutex_unlock(&sim_real_mu);
-  return cudaSuccess;
+  sim_head();
+  int real = bytes < SIM_REAL_MAX;
+  struct sim_alloc a = {.bytes = real ? bytes : 0};
+  pthread_mutex_lock(&sim_mem.mu);
+  if (real && sim_mem.base) a.p = sim_take(3 * bytes, &a.at, &a.span);
+  else a.p = calloc(1, real ? 3 * bytes : 1);
+  if (a.p && !sim_add(&a)) {
+    if (a.span) sim_give(a.at, a.span);
+    else free(a.p);
+    a.p = NULL;
+  }
+  pthread_mutex_unlock(&sim_mem.mu);
+  *p = a.p;
+  return a.p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 cudaError_t cudaFree(void *p) {
-  pthread_mutex_lock(&sim_real_mu);
-  for (size_t k = 0; k < sizeof(sim_real) / sizeof(sim_real[0]) && p; k++)
-    if (sim_real[k].p == p) sim_real[k].p = NULL;
-  pthread_mutex_unlock(&sim_real_mu);
-  free(p);
+  if (!p) return cudaSuccess;
+  pthread_mutex_lock(&sim_mem.mu);
+  struct sim_alloc *a = sim_find(p);
+  int ok = a && !a->opened; /* as CUDA: a mapping is closed, not freed */
+  if (ok && a->span) a->p = NULL; /* a free place of the region */
+  else if (ok) {
+    free(a->p);
+    sim_drop(a);
+  }
+  pthread_mutex_unlock(&sim_mem.mu);
+  return ok ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+/* What a memory or event handle carries. */
+struct sim_ipc {
+  unsigned magic;
+  int region;                   /* the process that made it */
+  unsigned long long at, bytes; /* the buffer or stamp in the file; bytes 0: a token */
+};
+_Static_assert(sizeof(struct sim_ipc) <= CUDA_IPC_HANDLE_SIZE, "a handle holds it");
+
+/* The handle of an allocation of this process (its base pointer). */
+cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *h, void *p) {
+  if (!sim_shared()) return cudaErrorNotSupported; /* no AR_SIM_SHM */
+  pthread_mutex_lock(&sim_mem.mu);
+  struct sim_alloc *a = sim_find(p);
+  struct sim_ipc x = {SIM_IPC_MAGIC, sim_mem.region, a ? a->at : 0, a ? a->bytes : 0};
+  int ok = a && !a->opened;
+  pthread_mutex_unlock(&sim_mem.mu);
+  if (!ok) return cudaErrorInvalidValue;
+  memset(h, 0, sizeof(*h));
+  memcpy(h->reserved, &x, sizeof(x));
   return cudaSuccess;
 }
+/* Maps another process's allocation: the same bytes of the file (an open of one already open
+ * counts, as CUDA's), or a token of this process for a token. */
+cudaError_t cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t h, unsigned flags) {
+  struct sim_ipc x;
+  memcpy(&x, h.reserved, sizeof(x));
+  *p = NULL;
+  if (!sim_shared()) return cudaErrorNotSupported;
+  if (x.magic != SIM_IPC_MAGIC || flags != cudaIpcMemLazyEnablePeerAccess)
+    return cudaErrorInvalidValue;
+  if (x.region == sim_mem.region) return cudaErrorDeviceUninitialized; /* as CUDA: not here */
+  struct sim_alloc a = {.p = x.bytes ? sim_mem.base + x.at : calloc(1, 1), .bytes = x.bytes,
+                        .opened = 1};
+  pthread_mutex_lock(&sim_mem.mu);
+  struct sim_alloc *open = x.bytes ? sim_find(a.p) : NULL;
+  int ok = a.p && (open ? ++open->opened : sim_add(&a));
+  pthread_mutex_unlock(&sim_mem.mu);
+  if (!ok && !x.bytes) free(a.p);
+  *p = ok ? a.p : NULL;
+  return ok ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaIpcCloseMemHandle(void *p) {
+  pthread_mutex_lock(&sim_mem.mu);
+  struct sim_alloc *a = sim_find(p);
+  int ok = a && a->opened;
+  if (ok && --a->opened == 0) {
+    if (!a->bytes) free(a->p);
+    sim_drop(a);
+  }
+  pthread_mutex_unlock(&sim_mem.mu);
+  return ok ? cudaSuccess : cudaErrorInvalidValue;
+}
+
 cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags) {
   (void)flags;
   *p = calloc(1, bytes);
@@ -211,11 +460,87 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpy
   return cudaSuccess;
 }
 
-/* ---- data: inputs, sums and checks on the real buffers ---- */
+/* ---- events: stamps of stream clocks; interprocess ones in the file ---- */
 
-/* The seeds of each rank's last two fills (cur: this iteration's; prev: the one before). A
- * rank's fill comes before the harness's barrier and the peers read them after it. */
-static unsigned long long sim_seed_cur[AR_MAX_GPUS], sim_seed_prev[AR_MAX_GPUS];
+cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = calloc(1, sizeof(**e));
+  if (*e) (*e)->t = &(*e)->own;
+  return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+/* cudaEventInterprocess (with cudaEventDisableTiming, as CUDA requires): the stamp in the
+ * file under AR_SIM_SHM (cudaIpcGetEventHandle), the process's own without it. */
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags) {
+  if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming))
+    return cudaErrorInvalidValue;
+  cudaError_t r = cudaEventCreate(e);
+  if (r != cudaSuccess || !(flags & cudaEventInterprocess) || !sim_shared())
+    return r;
+  size_t at = 0, span = 0;
+  pthread_mutex_lock(&sim_mem.mu);
+  unsigned char *t = sim_take(sizeof(double), &at, &span);
+  pthread_mutex_unlock(&sim_mem.mu);
+  if (!t) {
+    free(*e);
+    return cudaErrorMemoryAllocation;
+  }
+  (*e)->t = (double *)t;
+  (*e)->at = at;
+  (*e)->span = span;
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  if (e && e->span) {
+    pthread_mutex_lock(&sim_mem.mu);
+    sim_give(e->at, e->span);
+    pthread_mutex_unlock(&sim_mem.mu);
+  }
+  free(e);
+  return cudaSuccess;
+}
+cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *h, cudaEvent_t e) {
+  if (!sim_shared()) return cudaErrorNotSupported;
+  if (!e->span) return cudaErrorInvalidResourceHandle; /* not interprocess, or opened */
+  struct sim_ipc x = {SIM_IPC_MAGIC, sim_mem.region, e->at, sizeof(double)};
+  memset(h, 0, sizeof(*h));
+  memcpy(h->reserved, &x, sizeof(x));
+  return cudaSuccess;
+}
+/* Another process's event: its stamp, read and written in the file. */
+cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *e, cudaIpcEventHandle_t h) {
+  struct sim_ipc x;
+  memcpy(&x, h.reserved, sizeof(x));
+  *e = NULL;
+  if (!sim_shared()) return cudaErrorNotSupported;
+  if (x.magic != SIM_IPC_MAGIC || !x.at) return cudaErrorInvalidResourceHandle;
+  if (x.region == sim_mem.region) return cudaErrorDeviceUninitialized;
+  cudaError_t r = cudaEventCreate(e);
+  if (r == cudaSuccess) (*e)->t = (double *)(sim_mem.base + x.at);
+  return r;
+}
+/* Sets e's stamp to t (us). */
+static void sim_stamp(cudaEvent_t e, double t) { __atomic_store(e->t, &t, __ATOMIC_SEQ_CST); }
+/* e's stamp (us). */
+static double sim_stamp_of(cudaEvent_t e) {
+  double t;
+  __atomic_load(e->t, &t, __ATOMIC_SEQ_CST);
+  return t;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  sim_stamp(e, s->clock);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
+  (void)flags;
+  double t = sim_stamp_of(e);
+  if (t > s->clock) s->clock = t;
+  return cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  *ms = (float)((sim_stamp_of(b) - sim_stamp_of(a)) / 1000);
+  return cudaSuccess;
+}
+
+/* ---- data: inputs, sums and checks on the real buffers ---- */
 
 /* Element i of a buffer of dtype dt, as an int. */
 static int sim_get(const void *d, int dt, size_t i) {
@@ -226,24 +551,50 @@ static void sim_put(void *d, int dt, size_t i, int v) {
   if (dt == AR_DT_F32) ((float *)d)[i] = (float)v;
   else ((int16_t *)d)[i] = (int16_t)v;
 }
-/* 1 when nelem elements of dtype dt at d are real memory the fake may touch. */
-static int sim_touchable(const void *d, size_t nelem, int dt) {
-  return nelem > 0 && nelem * ar_dtype_size(dt) <= sim_real_bytes(d);
+/* The copy of the inputs beside a real buffer d of `bytes` bytes: its last fill's, or with
+ * `prev` the fill's before (see "Data"). */
+static unsigned char *sim_inputs(const void *d, size_t bytes, int prev) {
+  return (unsigned char *)d + bytes * (prev ? 2 : 1);
 }
 
-/* Rank `rank`'s AllReduce of n ranks on its buffer d: its own inputs (in d) plus every peer's
- * inputs for the seed it last filled with, or with `stale` the seed before (what a transport
- * that reads a slot before this iteration's data landed would add). Nothing on a token. */
-static void sim_allreduce(int rank, int n, void *d, size_t nelem, int dt, int stale) {
-  if (!sim_touchable(d, nelem, dt) || n > AR_MAX_GPUS) return;
-  uint64_t key[AR_MAX_GPUS];
+/* Rank `rank`'s AllReduce of n ranks: leaves in its buffer buf[rank] (nelem elements of dt)
+ * the sum of every rank's inputs, read beside each rank's buffer buf[q] of bytes[q] bytes;
+ * with `stale`, the peers' inputs of the fill before (what a transport that reads a slot
+ * before this iteration's data landed would add). A buffer too small to read (a token, a
+ * wrong mapping) adds nothing; nothing happens on a token of its own. */
+static void sim_allreduce(int rank, int n, void *const *buf, const size_t *bytes, size_t nelem,
+                          int dt, int stale) {
+  size_t len = nelem * ar_dtype_size(dt);
+  if (rank < 0 || rank >= n || n > AR_MAX_GPUS || nelem == 0 || len > bytes[rank]) return;
+  const unsigned char *in[AR_MAX_GPUS];
   for (int q = 0; q < n; q++)
-    key[q] = ar_input_key(q, stale ? sim_seed_prev[q] : sim_seed_cur[q]);
+    in[q] = buf[q] && len <= bytes[q] ? sim_inputs(buf[q], bytes[q], stale && q != rank) : NULL;
   for (size_t i = 0; i < nelem; i++) {
-    int v = sim_get(d, dt, i);
+    int v = 0;
     for (int q = 0; q < n; q++)
-      if (q != rank) v += ar_input_at(key[q], i);
-    sim_put(d, dt, i, v);
+      if (in[q]) v += sim_get(in[q], dt, i);
+    sim_put(buf[rank], dt, i, v);
+  }
+}
+
+/* AR_SIM_KILL=R:K / AR_SIM_HANG=R:K (spec): 1 when it names rank `rank`'s k-th AllReduce. */
+static int sim_hook_at(const char *spec, int rank, int k) {
+  int r, at;
+  return spec && sscanf(spec, "%d:%d", &r, &at) == 2 && r == rank && at == k;
+}
+/* Counts rank `rank`'s AllReduces and fires AR_SIM_KILL or AR_SIM_HANG at theirs. */
+static void sim_failure_hooks(int rank) {
+  static int calls[AR_MAX_GPUS];
+  if (rank < 0 || rank >= AR_MAX_GPUS) return;
+  int k = __atomic_add_fetch(&calls[rank], 1, __ATOMIC_SEQ_CST);
+  if (sim_hook_at(getenv("AR_SIM_KILL"), rank, k)) {
+    fprintf(stderr, "fake_gpu: AR_SIM_KILL: rank %d's process killed at its AllReduce %d\n",
+            rank, k);
+    raise(SIGKILL);
+  }
+  if (sim_hook_at(getenv("AR_SIM_HANG"), rank, k)) {
+    fprintf(stderr, "fake_gpu: AR_SIM_HANG: rank %d hangs at its AllReduce %d\n", rank, k);
+    for (;;) sleep(3600);
   }
 }
 
@@ -254,40 +605,74 @@ ncclResult_t ncclGetVersion(int *v) {
   return ncclSuccess;
 }
 const char *ncclGetErrorString(ncclResult_t r) { return r ? "simulated error" : "no error"; }
+/* A new id: "simNCCL", the process, the time and a count (ncclAllReduce compares them). */
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
+  static unsigned long long count;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long v[3] = {(unsigned long long)getpid(),
+                             (unsigned long long)ts.tv_sec * 1000000000ull + ts.tv_nsec,
+                             __atomic_add_fetch(&count, 1, __ATOMIC_SEQ_CST)};
   memset(id, 0, sizeof(*id));
+  memcpy(id->internal, "simNCCL", 8);
+  memcpy(id->internal + 8, v, sizeof(v));
   return ncclSuccess;
 }
-/* The device of each live communicator's rank: NCCL refuses two ranks on one GPU. */
-static pthread_mutex_t comm_mu = PTHREAD_MUTEX_INITIALIZER;
-static int comm_dev[64] = {[0 ... 63] = -1};
+static void sim_lock(struct sim_head *h) {
+  while (__atomic_exchange_n(&h->lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+static void sim_unlock(struct sim_head *h) { __atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE); }
+/* NCCL refuses two ranks on one GPU (comm_dev of the job's head: across its processes). */
 ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int rank) {
-  (void)id;
+  struct sim_head *h = sim_head();
+  if (rank < 0 || rank >= 64 || n < 1 || rank >= n) return ncclInvalidArgument;
   int dup = 0;
-  pthread_mutex_lock(&comm_mu);
-  for (int q = 0; q < 64 && rank >= 0 && rank < 64; q++) dup |= q != rank && comm_dev[q] == cur_dev;
-  if (!dup && rank >= 0 && rank < 64) comm_dev[rank] = cur_dev;
-  pthread_mutex_unlock(&comm_mu);
+  sim_lock(h);
+  for (int q = 0; q < 64; q++) dup |= q != rank && h->comm_dev[q] == cur_dev + 1;
+  if (!dup) {
+    h->comm_dev[rank] = cur_dev + 1;
+    h->comm_id[rank] = id;
+  }
+  sim_unlock(h);
   if (dup) return ncclInvalidUsage;
   *c = calloc(1, sizeof(**c));
+  if (!*c) return ncclSystemError;
   (*c)->rank = rank;
   (*c)->n = n;
+  (*c)->id = id;
   return ncclSuccess;
 }
 ncclResult_t ncclCommDestroy(ncclComm_t c) {
-  pthread_mutex_lock(&comm_mu);
-  if (c && c->rank >= 0 && c->rank < 64) comm_dev[c->rank] = -1;
-  pthread_mutex_unlock(&comm_mu);
+  struct sim_head *h = sim_head();
+  sim_lock(h);
+  if (c && c->rank >= 0 && c->rank < 64) h->comm_dev[c->rank] = 0;
+  sim_unlock(h);
   free(c);
   return ncclSuccess;
 }
+ncclResult_t ncclCommAbort(ncclComm_t c) { return ncclCommDestroy(c); }
+/* The sum reads the peers' inputs beside the buffers their fills registered (struct
+ * sim_head); fails when a peer's communicator has another unique id than this one's. */
 ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t t,
                            ncclRedOp_t op, ncclComm_t c, cudaStream_t s) {
   (void)a, (void)op;
+  struct sim_head *h = sim_head();
+  sim_failure_hooks(c->rank);
+  void *buf[AR_MAX_GPUS] = {0};
+  size_t bytes[AR_MAX_GPUS] = {0};
+  for (int q = 0; q < c->n && q < AR_MAX_GPUS; q++) {
+    if (memcmp(&h->comm_id[q], &c->id, sizeof(c->id))) {
+      fprintf(stderr, "fake_gpu: ncclAllReduce: rank %d's communicator has another unique id "
+                      "than rank %d's\n", q, c->rank);
+      return ncclInvalidUsage;
+    }
+    buf[q] = q == c->rank ? b : sim_at(h->buf[q].at);
+    bytes[q] = q == c->rank ? sim_real_bytes(b) : h->buf[q].bytes;
+  }
   int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
-  sim_allreduce(c->rank, c->n, b, count, dt, 0); /* in place: a == b */
-  double bytes = count * 4.0;
-  s->clock += 2.0 * (c->n - 1) * 5 + bytes * 2 * (c->n - 1) / c->n / 300e3;
+  sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0); /* in place: a == b */
+  double total = count * 4.0;
+  s->clock += 2.0 * (c->n - 1) * 5 + total * 2 * (c->n - 1) / c->n / 300e3;
   return ncclSuccess;
 }
 
@@ -295,15 +680,21 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
 
 static const char *wrong_algo; /* set by the transport's setup for AR_SIM_WRONG */
 
+/* Writes rank's inputs into d and the copy beside it (the last copy moves to the one before),
+ * and registers d as rank's buffer (struct sim_head). */
 ar_status ar_fill_launch(void *d, size_t n, int dt, int rank, unsigned long long seed,
                          cudaStream_t s) {
   (void)s;
   if (n == 0 || rank < 0 || rank >= AR_MAX_GPUS) return AR_OK; /* loading the kernel */
-  sim_seed_prev[rank] = sim_seed_cur[rank];
-  sim_seed_cur[rank] = seed;
-  if (!sim_touchable(d, n, dt)) return AR_OK;
+  size_t bytes = sim_real_bytes(d), len = n * ar_dtype_size(dt);
+  if (len > bytes) return AR_OK; /* a token */
   uint64_t key = ar_input_key(rank, seed);
   for (size_t i = 0; i < n; i++) sim_put(d, dt, i, ar_input_at(key, i));
+  memcpy(sim_inputs(d, bytes, 1), sim_inputs(d, bytes, 0), len);
+  memcpy(sim_inputs(d, bytes, 0), d, len);
+  struct sim_head *h = sim_head();
+  h->buf[rank].at = sim_name(d);
+  h->buf[rank].bytes = bytes;
   return AR_OK;
 }
 ar_status ar_check_launch(const void *d, size_t n, int dt, int nranks, unsigned long long seed,
@@ -311,7 +702,7 @@ ar_status ar_check_launch(const void *d, size_t n, int dt, int nranks, unsigned 
   (void)s;
   if (nranks < 1 || nranks > AR_MAX_GPUS) return AR_ERR_INVALID;
   if (n > 0 && wrong_algo) *wrong += 1;
-  if (!sim_touchable(d, n, dt)) return AR_OK;
+  if (n == 0 || n * ar_dtype_size(dt) > sim_real_bytes(d)) return AR_OK;
   uint64_t key[AR_MAX_GPUS];
   for (int r = 0; r < nranks; r++) key[r] = ar_input_key(r, seed);
   for (size_t i = 0; i < n; i++) {
@@ -323,6 +714,11 @@ ar_status ar_check_launch(const void *d, size_t n, int dt, int nranks, unsigned 
 }
 ar_status ar_delay_launch(double us, cudaStream_t s) {
   if (us > 0) s->clock += us;
+  return AR_OK;
+}
+/* timing.start_skew's stamp (cuda/tp_degrade.h): the stream's clock in ns. */
+ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s) {
+  if (sim_real_left(slot) >= sizeof(*slot)) *slot = (uint64_t)(s->clock * 1e3);
   return AR_OK;
 }
 ar_status ar_gate_launch(const volatile unsigned long long *flag, unsigned long long target,
@@ -354,9 +750,16 @@ struct tp_ctx {
   unsigned char *part; /* [rank * nrounds + k]: the rank sends or receives in round k */
   int n, dtype, stale; /* stale: AR_SIM_STALE names this algorithm */
   size_t nelem;
-  void *data[AR_MAX_GPUS];
-  int calls[AR_MAX_GPUS]; /* enqueues per rank so far: the iteration of the row */
+  struct tp_world w;       /* the world it was set up in (data[]: every rank's buffer here) */
+  void *word[AR_MAX_GPUS]; /* every rank's shared word (sim_word): its own or a mapping */
+  int shared;              /* tp_share gave the words: teardown unshares them */
+  int calls[AR_MAX_GPUS];  /* enqueues per rank so far: the iteration of the row */
 };
+
+/* 1 when rank r runs in this process. */
+static int sim_local(const struct tp_world *w, int r) { return !w->peers || !w->remote[r]; }
+/* The value of rank r's shared word. */
+static unsigned sim_word(int r) { return 0x5e1f0000u + 7919u * (unsigned)r; }
 
 /* The mini-batches per transfer the transport of `kind` uses for job (see the file comment). */
 static int sim_pipeline_used(int kind, const struct tp_job *job) {
@@ -373,14 +776,17 @@ static int sim_pipeline_used(int kind, const struct tp_job *job) {
   return nb < 1 ? 1 : nb > 8 ? 8 : nb;
 }
 
-static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
-                           struct tp_ctx **ctx, char *reason, size_t len, int kind) {
+/* The model's plan of a job for this process's ranks, in a new *ctx; AR_ERR_UNSUPPORTED or
+ * AR_ERR_INVALID with the reason when the real transports would refuse it. */
+static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
+                          struct tp_ctx **ctx, char *reason, size_t len, int kind) {
   const struct ar_schedule *s = job->sched;
   /* co-located ranks: their waiting kernels' SM shares must fit the GPU together, and no rank
    * may be left without one (transport.h's sms) */
   for (int r = 0; r < w->n; r++) {
+    if (!sim_local(w, r)) continue;
     int sum = 0;
-    for (int q = 0; q < w->n; q++) sum += w->dev[q] == w->dev[r] ? w->sms[q] : 0;
+    for (int q = 0; q < w->n; q++) sum += tp_same_gpu(w, q, r) ? w->sms[q] : 0;
     if (w->sms[r] < 1 || sum > sim_sms()) {
       snprintf(reason, len, "simulated: GPU %d's ranks wait on %d SMs of %d (rank %d: %d)",
                w->dev[r], sum, sim_sms(), r, w->sms[r]);
@@ -439,7 +845,48 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
   c->n = w->n;
   c->dtype = job->dtype;
   c->nelem = job->nelem;
-  for (int r = 0; r < w->n && r < AR_MAX_GPUS; r++) c->data[r] = w->data[r];
+  c->w = *w;
+  *ctx = c;
+  return AR_OK;
+}
+
+/* The real transports' share path: a word per rank of this process (sim_word's value),
+ * shared with every process by tp_share (collective: called once by every process's setup,
+ * whatever st is); each enqueue reads every rank's word (sim_enqueue). The worst status of
+ * all processes; on AR_OK c->word[] holds every rank's. */
+static ar_status sim_share_words(const struct tp_world *w, struct tp_ctx *c, ar_status st) {
+  void *word[AR_MAX_GPUS] = {0};
+  for (int r = 0; r < w->n && r < AR_MAX_GPUS && st == AR_OK; r++) {
+    unsigned v = sim_word(r);
+    if (!sim_local(w, r)) continue;
+    if (cudaMalloc(&word[r], sizeof(v)) != cudaSuccess) st = AR_ERR_OOM;
+    else cudaMemcpy(word[r], &v, sizeof(v), cudaMemcpyHostToDevice);
+  }
+  st = tp_share(w, word, st);
+  if (st == AR_OK) {
+    memcpy(c->word, word, sizeof(word));
+    c->shared = 1;
+    return AR_OK;
+  }
+  for (int r = 0; r < w->n && r < AR_MAX_GPUS; r++)
+    if (sim_local(w, r)) cudaFree(word[r]);
+  return st;
+}
+
+static void sim_teardown(struct tp_ctx *c);
+
+static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
+                           struct tp_ctx **ctx, char *reason, size_t len, int kind) {
+  struct tp_ctx *c = NULL;
+  if (len) reason[0] = 0;
+  ar_status st = sim_plan(w, job, &c, reason, len, kind);
+  st = sim_share_words(w, c, st);
+  if (st != AR_OK) {
+    if (len && !reason[0])
+      snprintf(reason, len, "simulated: the job's setup failed elsewhere: %s", ar_status_str(st));
+    sim_teardown(c);
+    return st;
+  }
   *ctx = c;
   return AR_OK;
 }
@@ -470,15 +917,34 @@ static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0,
     double end = k < npre ? t0 + pre * (k + 1) / npre
                           : t0 + pre + c->main_us * (k - npre + 1) / (nmain > 0 ? nmain : 1);
     if (mk->in_ns) mk->ns[1 + k] = (unsigned long long)(end * 1e3);
-    else mk->ev[k]->t = end;
+    else sim_stamp(mk->ev[k], end);
     mk->have[k] = 1;
   }
 }
 
+/* Rank `rank`'s AllReduce (a rank of this process): every rank's shared word read through its
+ * mapping (a wrong one fails the enqueue), the sums read through the world's data[], the
+ * model's time on the stream. */
 static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
+  if (rank < 0 || rank >= c->n || !sim_local(&c->w, rank)) {
+    ar_log(AR_LOG_WARN, "simulated: enqueue of rank %d, not a rank of this process", rank);
+    return AR_ERR_INVALID;
+  }
+  sim_failure_hooks(rank);
+  for (int q = 0; q < c->n; q++) {
+    unsigned v = 0;
+    if (c->word[q] && sim_real_bytes(c->word[q]) >= sizeof(v)) memcpy(&v, c->word[q], sizeof(v));
+    if (v != sim_word(q)) {
+      ar_log(AR_LOG_WARN, "simulated: rank %d reads rank %d's shared word as %#x, not %#x", rank,
+             q, v, sim_word(q));
+      return AR_ERR_CUDA;
+    }
+  }
   /* the sums (real buffers only); AR_SIM_STALE: the peers' last inputs on odd iterations */
   int it = c->calls[rank]++;
-  sim_allreduce(rank, c->n, c->data[rank], c->nelem, c->dtype, c->stale && it % 2 == 1);
+  size_t bytes[AR_MAX_GPUS];
+  for (int q = 0; q < c->n; q++) bytes[q] = sim_real_bytes(c->w.data[q]);
+  sim_allreduce(rank, c->n, c->w.data, bytes, c->nelem, c->dtype, c->stale && it % 2 == 1);
   /* the precondition runs among the others at once; the straggler joins for the rest */
   double t0 = s->clock, pre = c->has_pre && rank != c->straggler ? c->pre_us : 0;
   s->clock += pre + c->main_us;
@@ -493,9 +959,14 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
   return AR_OK;
 }
 
+/* Unshares the words (collective, as tp_unshare), frees this process's. */
 static void sim_teardown(struct tp_ctx *c) {
   wrong_algo = NULL;
-  if (c) free(c->part);
+  if (!c) return;
+  if (c->shared) tp_unshare(&c->w, c->word);
+  for (int r = 0; r < c->n && c->shared; r++)
+    if (sim_local(&c->w, r)) cudaFree(c->word[r]);
+  free(c->part);
   free(c);
 }
 
@@ -509,6 +980,21 @@ const struct tp_ops *tp_find(const char *name) {
   for (int i = 0; i < 3; i++)
     if (!strcmp(sim_ops[i].name, name)) return &sim_ops[i];
   return NULL;
+}
+
+/* ---- the job's world: src/cuda/tp_world.cu's helpers (the simulator links no CUDA) ---- */
+
+int tp_same_gpu(const struct tp_world *w, int a, int b) {
+  return w->peers ? w->gpu[a] == w->gpu[b] : w->dev[a] == w->dev[b];
+}
+ar_status tp_share(const struct tp_world *w, void **ptr, ar_status st) {
+  return w->peers ? w->peers->share(w->peers->ctx, ptr, st) : st;
+}
+void tp_unshare(const struct tp_world *w, void **ptr) {
+  if (w->peers) w->peers->unshare(w->peers->ctx, ptr);
+}
+ar_status tp_bcast(const struct tp_world *w, void *buf, size_t len, int root) {
+  return w->peers ? w->peers->bcast(w->peers->ctx, buf, len, root) : AR_OK;
 }
 
 /* ---- the degraded-link emulation: the fake's links run at the model's bandwidth ---- */

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# MPI jobs (`make MPI=1`, issue #23) end to end on the simulated machine: tests/sim/fake_gpu.c
+# with AR_SIM_SHM, where the processes of a job share one file as device memory, and CUDA IPC
+# and interprocess events work across them. Checked: the fake's own pieces (tests/sim/ipc_check.c);
+# every algorithm on nccl-p2p, ce and sm under mpirun -np 4 at real, odd and token sizes (rows ok
+# or n/a with the reason, one results.csv with a plain run's header, meta.txt's process lines);
+# the same rows from -np 4, -np 1, -np 2 with 2 ranks each and co-located processes as from a
+# plain run (the fake's times are deterministic); wrong and stale sums caught across processes;
+# a killed and a hung rank ending the job within -T and naming the rank; bad input (one line,
+# exit 2). Without Open MPI (mpicc, mpirun) it skips, or fails where CI=true. Every mpirun runs
+# under timeout: a hang fails the suite instead of blocking it.
+. "$(dirname "$0")/lib.sh"
+B=${B:-build}
+MPICC=${MPICC:-${MPI_HOME:+$MPI_HOME/bin/}mpicc}
+MPIRUN=${MPIRUN:-${MPI_HOME:+$MPI_HOME/bin/}mpirun}
+# Open MPI as root (CI containers), and no single-copy transfers between its processes
+# (ptrace is often denied in containers)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+
+# ---- Open MPI and an MPI build ----
+why=""
+command -v "$MPICC" >/dev/null 2>&1 || why="no $MPICC on PATH"
+command -v "$MPIRUN" >/dev/null 2>&1 || why="${why:+$why, }no $MPIRUN on PATH"
+if [ -z "$why" ] && ! "$MPIRUN" --version 2>&1 | grep -q "Open MPI"; then
+  why="$MPIRUN is not Open MPI's ($("$MPIRUN" --version 2>&1 | head -n 1))"
+fi
+if [ -n "$why" ]; then
+  if [ "${CI:-}" = true ]; then bad "$why (CI installs openmpi-bin libopenmpi-dev)"
+  else echo "skipped: $why (apt-get install -y openmpi-bin libopenmpi-dev)"; fi
+  finish
+  exit
+fi
+# not an MPI build: one of its own, never sanitized (make test-asan exports SANITIZE=1; the
+# simulator's own code gets SAN_FLAGS from sim_build)
+if [ ! -e "$B/obj/harness/procs_mpi.o" ]; then
+  B=build-mpi
+  if ! make --no-print-directory B="$B" MPI=1 MPICC="$MPICC" SANITIZE= -j2 >"$tmp/make.log" 2>&1; then
+    bad "make B=$B MPI=1: $(tail -n 5 "$tmp/make.log")"
+    finish
+    exit
+  fi
+fi
+. tests/sim/build.sh
+sim_build mpi
+S=$PWD/$S
+
+# ---- helpers ----
+# mpi NAME NP [VAR=VALUE ...] -- ARGS...: `mpirun -np NP` of `arbench-sim run --out $tmp/NAME
+# ARGS` from the empty folder $tmp/NAME.cwd, device memory shared in a file of its own, the VARs
+# given to every process; under timeout (LIMIT s, default 120), quiet unless Q is set to "";
+# sets rc, out (stdout and stderr) and secs (its duration)
+mpi() {
+  local name=$1 np=$2 t0 env=(); shift 2
+  while [ "$1" != -- ]; do env+=(-x "$1"); shift; done
+  shift
+  mkdir -p "$tmp/$name.cwd"
+  t0=$(date +%s.%N)
+  out=$(cd "$tmp/$name.cwd" && AR_SIM_SHM=$tmp/$name.shm timeout -k 5 "${LIMIT:-120}" \
+        "$MPIRUN" ${Q--q} --oversubscribe -np "$np" -x AR_SIM_SHM "${env[@]}" \
+        "$S" run --out "$tmp/$name" "$@" 2>&1)
+  rc=$?
+  secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  rm -f "$tmp/$name.shm"
+}
+# plain NAME [VAR=VALUE ...] -- ARGS...: the same run in one process, no mpirun
+plain() {
+  local name=$1 env=(); shift
+  while [ "$1" != -- ]; do env+=("$1"); shift; done
+  shift
+  out=$(env "${env[@]}" "$S" run --out "$tmp/$name" "$@" 2>&1)
+  rc=$?
+}
+# rows FILE: results.csv without the columns a run names for itself (run_id, timestamp, host)
+rows() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) skip[i] = $i ~ /^(run_id|timestamp|host)$/ }
+           { s = ""; for (i = 1; i <= NF; i++) if (!skip[i]) s = s "," $i; print s }' "$1"
+}
+# same_rows NAME REF: NAME's rows are REF's (a plain run's)
+same_rows() {
+  if [ -s "$tmp/$1/results.csv" ] && [ "$(rows "$tmp/$1/results.csv")" = "$(rows "$tmp/$2/results.csv")" ]; then ok
+  else bad "$1: rows differ from the plain run's: $(diff <(rows "$tmp/$2/results.csv") <(rows "$tmp/$1/results.csv") 2>&1 | head -n 4)"; fi
+}
+# statuses FILE: "algorithm transport bytes status" of every row, sorted
+statuses() {
+  local a t b s
+  a=$(col "$1" algorithm) t=$(col "$1" transport) b=$(col "$1" bytes) s=$(col "$1" status)
+  awk -F, -v a="$a" -v t="$t" -v b="$b" -v s="$s" 'NR > 1 { print $a, $t, $b, $s }' "$1" | sort
+}
+# whole FILE: every line of the CSV has the header's fields and the file ends with a newline
+whole() {
+  [ -s "$1" ] && [ -z "$(tail -c 1 "$1")" ] &&
+    awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1"
+}
+# arbench_lines: out without the fake GPU's own lines (its hooks say what they do)
+arbench_lines() { printf '%s\n' "$out" | grep -v '^fake_gpu:'; }
+
+algos=$("$S" --list | awk 'NR > 1 { print $1 }')
+tps="nccl-p2p ce sm"
+# want_rows SIZES: "algorithm transport bytes" of every algorithm on every transport and size
+want_rows() {
+  for a in $algos; do
+    for b in "$@"; do
+      if [ "$a" = nccl ]; then echo "nccl nccl $b"; else for t in $tps; do echo "$a $t $b"; done; fi
+    done
+  done | sort
+}
+# sweep_checks NAME SIZES...: every algorithm on every transport and size, each row ok or n/a
+# with its reason in the output; one results.csv, the plain run's header; nothing else written
+sweep_checks() {
+  local name=$1 r=$tmp/$1/results.csv; shift
+  [ "$rc" -eq 0 ] && ok || bad "$name: exit $rc in ${secs}s: $(arbench_lines | grep -v '^#' | tail -n 5)"
+  [ "$(statuses "$r" | cut -d' ' -f1-3)" = "$(want_rows "$@")" ] && ok ||
+    bad "$name: rows: $(diff <(want_rows "$@") <(statuses "$r" | cut -d' ' -f1-3) | head -n 4)"
+  local odd
+  odd=$(statuses "$r" | while read -r a t b s; do
+    [ "$s" = ok ] && continue
+    [ "$s" = n/a ] && printf '%s\n' "$out" | grep -qF "n/a: $a ($t): " && continue
+    echo "$a/$t/$b: $s"
+  done)
+  [ -z "$odd" ] && ok || bad "$name: rows neither ok nor n/a with a reason: $(echo $odd | head -c 300)"
+  [ "$(head -n 1 "$r")" = "$(head -n 1 "$tmp/plain/results.csv")" ] && ok ||
+    bad "$name: header differs from a plain run's: $(head -n 1 "$r")"
+  [ "$(find "$tmp/$name" "$tmp/$name.cwd" -name results.csv | wc -l)" -eq 1 ] &&
+    [ -z "$(ls -A "$tmp/$name.cwd")" ] && ok ||
+    bad "$name: written besides $r: $(find "$tmp/$name" "$tmp/$name.cwd" -name results.csv; ls -A "$tmp/$name.cwd")"
+  [ "$(printf '%s\n' "$out" | grep -c '^# results: ')" -eq 1 ] && ok ||
+    bad "$name: the table's closing line $(printf '%s\n' "$out" | grep -c '^# results: ') times, want once (process 0)"
+}
+
+# ---- 1. the fake GPU's pieces for MPI (tests/sim/ipc_check.c) ----
+if "$MPICC" -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness -Itests ${SAN_FLAGS:-} \
+     "${SIM_INC[@]}" tests/sim/ipc_check.c "$B/tests/fake_gpu_mpi.o" "$B/obj/harness/critical.o" \
+     "$B/libarcore.a" -lpthread -lm -o "$B/tests/ipc_check" 2>"$tmp/cc.log"; then
+  for how in alone shared; do
+    if [ $how = alone ]; then o=$(env -u AR_SIM_SHM timeout 60 "$B/tests/ipc_check" 2>&1)
+    else o=$(AR_SIM_SHM=$tmp/ipc.shm timeout 60 "$MPIRUN" -q --oversubscribe -np 2 -x AR_SIM_SHM \
+             "$B/tests/ipc_check" 2>&1); fi
+    line=$(printf '%s\n' "$o" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+    p=${line%% passed*} f=${line#*, } f=${f%% failed*}
+    if [ -n "$line" ] && [ "$f" -eq 0 ]; then pass=$((pass + p))
+    else bad "ipc_check ($how): $(printf '%s\n' "$o" | grep -v 'another unique id' | tail -n 5)"; fi
+  done
+else
+  bad "cannot build tests/sim/ipc_check.c: $(head -n 5 "$tmp/cc.log")"
+fi
+
+# ---- 2. every algorithm and transport under mpirun -np 4 ----
+# real memory at an odd size (1025 floats) and 64 KiB; a token buffer at 4 MiB (no data)
+sweep=(--algo all --transport nccl-p2p,ce,sm -n 2 -w 1 -T 30)
+plain plain -- "${sweep[@]}" --sizes 4100,64K
+[ "$rc" -eq 0 ] && ok || bad "plain run: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
+mpi np4 4 -- "${sweep[@]}" --sizes 4100,64K
+sweep_checks np4 4100 65536
+same_rows np4 plain
+m=$tmp/np4/meta.txt host=$(hostname | cut -c 1-60)
+grep -qx "processes: 4 (1 rank each)" "$m" && ok || bad "meta.txt: $(grep '^processes' "$m")"
+grep -q "^mpi_library: Open MPI v" "$m" && ok || bad "meta.txt: $(grep '^mpi_library' "$m")"
+grep -qE "^launch: .*mpirun .*-np 4 .*arbench-sim-mpi run --out $tmp/np4 " "$m" && ok ||
+  bad "meta.txt: $(grep '^launch' "$m")"
+grep -qx "hosts: $host (ranks 0-3)" "$m" && ok || bad "meta.txt: $(grep '^hosts' "$m")"
+for r in 0 1 2 3; do
+  grep -q "^rank $r: host $host, process $r, device $r, Simulated GPU" "$m" && ok ||
+    bad "meta.txt rank $r: $(grep "^rank $r:" "$m")"
+done
+[ "$(cat "$tmp/np4/COMMAND")" = "$(sed -n 's/^launch: //p' "$m")" ] && ok ||
+  bad "COMMAND: $(cat "$tmp/np4/COMMAND")"
+printf '%s\n' "$out" | grep -q "^# 4 processes (Open MPI v.*), 1 rank each$" && ok ||
+  bad "table head: $(printf '%s\n' "$out" | grep processes)"
+
+# the ranks' starts line up across processes, a straggler's too (interprocess events: every
+# rank waits for the others' last iteration before its next): timing.start_skew's stamps
+mpi skew 4 -- --algo ring,rhd,nccl --transport ce,sm --sizes 4K -n 3 -w 1 --straggler 2:50us \
+  --set timing.start_skew=on
+skew=$(printf '%s\n' "$out" | grep -c '^#   start skew over the ranks (us): median 0.00, max 0.00')
+[ "$rc" -eq 0 ] && [ "$skew" -eq 5 ] && ok ||
+  bad "start skew: exit $rc, $skew of 5 rows at 0: $(printf '%s\n' "$out" | grep 'start skew' | head -n 2)"
+
+plain plain4m -- "${sweep[@]}" --sizes 4M
+mpi np4-4m 4 -- "${sweep[@]}" --sizes 4M
+sweep_checks np4-4m 4194304
+same_rows np4-4m plain4m
+
+# ---- 3. one process, several ranks per process, co-located processes: the plain run's rows ----
+mpi np1 1 -- "${sweep[@]}" --sizes 4100,64K --ranks-per-process 4
+[ "$rc" -eq 0 ] && ok || bad "np1: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
+same_rows np1 plain
+mpi np2x2 2 -- "${sweep[@]}" --sizes 4100,64K --ranks-per-process 2
+[ "$rc" -eq 0 ] && ok || bad "np2x2: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
+same_rows np2x2 plain
+m=$tmp/np2x2/meta.txt
+grep -qx "processes: 2 (2 ranks each)" "$m" && ok || bad "np2x2 meta.txt: $(grep '^processes' "$m")"
+[ "$(grep -E '^rank [0-3]: ' "$m" | sed -E 's/^rank ([0-3]): host .*, process ([0-9]+), device ([0-9]+),.*/\1\2\3/' | tr '\n' ' ')" = "000 101 212 313 " ] &&
+  ok || bad "np2x2 meta.txt rank lines: $(grep '^rank' "$m")"
+plain coloc AR_SIM_GPUS=1 -- "${sweep[@]}" --sizes 4100 --ranks 4
+mpi np4-coloc 4 AR_SIM_GPUS=1 -- "${sweep[@]}" --sizes 4100
+[ "$rc" -eq 0 ] && ok || bad "np4-coloc: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
+same_rows np4-coloc coloc
+grep -q "^placement: 4 ranks/GPU (GPU 0: ranks 0-3; 1 GPU): co-located" "$tmp/np4-coloc/meta.txt" && ok ||
+  bad "np4-coloc meta.txt: $(grep '^placement' "$tmp/np4-coloc/meta.txt")"
+printf '%s\n' "$out" | grep -q '^n/a: nccl (nccl): NCCL cannot run two ranks on one GPU' && ok ||
+  bad "np4-coloc: no n/a line for nccl"
+
+# --dry-run plans processes x --ranks-per-process ranks, said once, nothing written
+mpi dry 2 -- --algo ring --transport ce --sizes 4K --ranks-per-process 2 --dry-run
+[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^dry run: 1 scenario, 4 ranks')" -eq 1 ] &&
+  [ ! -e "$tmp/dry" ] && ok || bad "dry run: exit $rc: $(printf '%s\n' "$out" | head -n 3)"
+
+# ---- 4. wrong and stale sums across processes fail their rows, and only theirs ----
+mpi wrong 4 AR_SIM_WRONG=rhd -- --algo ring,rhd --transport ce --sizes 4K -n 2 -w 1 -T 30
+[ "$rc" -eq 1 ] && [ "$(statuses "$tmp/wrong/results.csv" | tr '\n' ';')" = "rhd ce 4096 error;ring ce 4096 ok;" ] &&
+  ok || bad "AR_SIM_WRONG=rhd: exit $rc, $(statuses "$tmp/wrong/results.csv" | tr '\n' ';')"
+mpi stale 4 AR_SIM_STALE=ring -- --algo nccl,ring,rhd --transport ce,sm --sizes 4K -n 3 -w 2 -T 30
+[ "$rc" -eq 1 ] && [ "$(statuses "$tmp/stale/results.csv" | awk '$4 != "ok"' | tr '\n' ';')" = "ring ce 4096 error;ring sm 4096 error;" ] &&
+  ok || bad "AR_SIM_STALE=ring: exit $rc, $(statuses "$tmp/stale/results.csv" | tr '\n' ';')"
+
+# ---- 5. a killed rank, a hung rank: the job ends within -T, naming the rank ----
+# rank 2's AllReduce 8: the second iteration of nccl, after ring and rhd (3 each)
+fail3=(--algo ring,rhd,nccl --transport ce --sizes 4K -n 2 -w 1)
+# ended NAME T: nonzero, not timeout's, within T + 25 s; rows before whole (ring, rhd ok)
+ended() {
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 -o "$1" = kill ] &&
+    awk -v s="$secs" -v t="$2" 'BEGIN { exit !(s <= t + 25) }' && ok ||
+    bad "$1: exit $rc after ${secs}s (-T $2): $(arbench_lines | grep -v '^#' | tail -n 4)"
+  local r=$tmp/$1/results.csv
+  whole "$r" && [ "$(statuses "$r" | grep -c ' ok$')" -eq 2 ] &&
+    statuses "$r" | grep -q '^rhd ce 4096 ok$' && statuses "$r" | grep -q '^ring ce 4096 ok$' &&
+    ok || bad "$1: rows before: $(cat "$r" 2>&1 | cut -d, -f10,11,14,31 | tr '\n' ';')"
+}
+LIMIT=90 Q="" mpi kill 4 AR_SIM_KILL=2:8 -- "${fail3[@]}" -T 10
+ended kill 10
+arbench_lines | grep -qE "(process rank 2 .*(killed|signal 9)|arbench: .*rank 2[^0-9])" && ok ||
+  bad "kill: no message names rank 2: $(arbench_lines | grep -v '^#' | tail -n 6)"
+LIMIT=90 mpi hang 4 AR_SIM_HANG=2:8 -- "${fail3[@]}" -T 4
+ended hang 4
+arbench_lines | grep -qE "^arbench: timeout: .* did not finish within 4 s \(-T\); ranks not finished:( [0-9]+)* 2( |$)" &&
+  ok || bad "hang: no watchdog line names rank 2: $(arbench_lines | grep -v '^#' | tail -n 4)"
+arbench_lines | grep -E "^arbench: timeout: " | grep -qE "not finished:.* [13]( |$)" &&
+  bad "hang: ranks 1 and 3 came to the barrier, yet: $(arbench_lines | grep '^arbench: timeout')" || ok
+grep -q ",nccl,nccl,.*,timeout," "$tmp/hang/results.csv" && ok ||
+  bad "hang: no timeout row: $(tail -n 1 "$tmp/hang/results.csv")"
+# a thread of a process with two ranks hangs: rank 3 (process 1), at its AllReduce 8
+LIMIT=90 mpi hang2 2 AR_SIM_HANG=3:8 -- "${fail3[@]}" -T 4 --ranks-per-process 2
+ended hang2 4
+arbench_lines | grep -qE "^arbench: timeout: .* ranks not finished:( [0-9]+)* 3( |$)" &&
+  ok || bad "hang2: no watchdog line names rank 3: $(arbench_lines | grep -v '^#' | tail -n 4)"
+arbench_lines | grep -E "^arbench: timeout: " | grep -qE "not finished:.* [01]( |$)" &&
+  bad "hang2: ranks 0 and 1 came to the barrier, yet: $(arbench_lines | grep '^arbench: timeout')" || ok
+
+# ---- 6. bad input under mpirun: one line naming the flag, exit 2, nothing written ----
+# mpi_bad PATTERN NP ARGS...: exit 2, one line on stderr matching PATTERN, no run folder
+mpi_bad() {
+  local pat=$1 np=$2; shift 2
+  mpi bad "$np" -- "$@"
+  local lines
+  lines=$(printf '%s\n' "$out" | grep -c .)
+  if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! printf '%s' "$out" | grep -qE -- "$pat"; then
+    bad "mpirun -np $np ... $*: exit $rc, want 2 and one line /$pat/: $out"
+  elif [ -e "$tmp/bad" ]; then bad "mpirun -np $np ... $*: wrote $tmp/bad"
+  else ok; fi
+  rm -rf "$tmp/bad" "$tmp/bad.cwd"
+}
+mpi_bad "^arbench: --ranks-per-process: bad value '0'" 2 --ranks-per-process 0
+mpi_bad "^arbench: --ranks-per-process: bad value '9'" 2 --ranks-per-process 9
+mpi_bad "^arbench: --ranks: bad value '3'" 2 --ranks 3
+mpi_bad "^arbench: --gpus: bad value '9'" 2 --gpus 0,9
+mpi_bad "^arbench: --algo: bad value 'nope'" 2 --algo nope
+mpi_bad "^arbench: --phases: " 2 --phases --algo ring
+mkdir -p "$tmp/full" && touch "$tmp/full/x"
+mpi_bad "^arbench: --out: bad value '$tmp/full'" 2 --algo ring --out "$tmp/full"
+finish
