@@ -403,8 +403,9 @@ void job_finish(struct bench *b) {
   } else {
     row.status = "error";
     b->failed = 1;
-    fprintf(stderr, "arbench: %s/%s size %llu B: %s\n", J->algo->name, J->d->tname,
-            (unsigned long long)J->bytes, J->reason);
+    if (!fatal) /* a rank's own failure was said above */
+      fprintf(stderr, "arbench: %s/%s size %llu B: %s\n", J->algo->name, J->d->tname,
+              (unsigned long long)J->bytes, J->reason);
   }
   if (fatal) row.status = "error";
   if (J->ctx && !fatal) J->tp->teardown(J->ctx); /* a faulted GPU could block a cudaFree */

@@ -23,11 +23,9 @@ static char library[MPI_MAX_LIBRARY_VERSION_STRING];
 static atomic_int waiting;              /* process 0 is in a barrier */
 static atomic_int arrived[HX_MAX_DEVS]; /* who came to it, so far */
 
+/* Open MPI's launcher, MPICH's and Slurm's PMI, or PMIx (srun --mpi=pmix) started us. */
 static int launched(void) {
-  static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
-  for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-    if (getenv(vars[i])) return 1;
-  return 0;
+  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
 }
 
 int hx_procs_init(int *argc, char ***argv) {

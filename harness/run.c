@@ -202,7 +202,9 @@ static int gpus_seen(const char **how) {
  * else 8; *how says which. */
 static int dry_gpus(const struct run_opts *o, const char **how) {
   if (named_ranks(o)) {
-    *how = o->nranks ? "--ranks" : "--gpus";
+    *how = hx_procs_count() > 1 ? "MPI processes x --ranks-per-process"
+           : o->nranks          ? "--ranks"
+                                : "--gpus";
     return named_ranks(o);
   }
   int n = gpus_seen(how);

@@ -95,13 +95,15 @@ int procs_place(const struct run_opts *o, struct hx_bench_cfg *cfg, struct hx_me
   if (n > HX_MAX_DEVS) {
     snprintf(v, sizeof(v), "%d", G);
     snprintf(why, sizeof(why), "%d processes x %d ranks is more than %d ranks", np, G, HX_MAX_DEVS);
-    return args_bad("--ranks-per-process", v, why), EXIT_BAD_INPUT;
+    if (me == 0) args_bad("--ranks-per-process", v, why); /* every process finds it alike */
+    return EXIT_BAD_INPUT;
   }
   if (o->nranks && o->nranks != n) {
     snprintf(v, sizeof(v), "%d", o->nranks);
     snprintf(why, sizeof(why), "under MPI the ranks are processes x --ranks-per-process = %d x %d",
              np, G);
-    return args_bad("--ranks", v, why), EXIT_BAD_INPUT;
+    if (me == 0) args_bad("--ranks", v, why);
+    return EXIT_BAD_INPUT;
   }
   /* a failure here is said once, by the first process that met it, and every process
    * returns the same status before the first collective that needs the placement */
