@@ -570,6 +570,18 @@ static int procs_refuse(const struct run_plan *plan) {
   return 0;
 }
 
+/* One process: --ranks-per-process means nothing (--ranks places a plain run's ranks); 0 or -1. */
+static int one_process_refuse(const struct run_plan *plan) {
+  for (int i = 0; i < plan->nscen; i++)
+    if (plan->scen[i].per_proc) {
+      char v[16];
+      snprintf(v, sizeof(v), "%d", plan->scen[i].per_proc);
+      return args_bad("--ranks-per-process", v, "only for several processes under mpirun or "
+                      "srun; one process places its ranks with --ranks or --gpus");
+    }
+  return 0;
+}
+
 /* Opens DIR/NAME for writing with its header line; returns the file or NULL (errno set). */
 static FILE *open_extra(const char *dir, const char *name, const char *header) {
   char path[1200];
@@ -598,7 +610,7 @@ int cmd_run(int argc, char **argv) {
     hx_procs_finalize();
     return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
   }
-  if (procs && procs_refuse(&plan)) {
+  if (procs ? procs_refuse(&plan) : one_process_refuse(&plan)) {
     rc = EXIT_BAD_INPUT;
     goto out;
   }

@@ -6,8 +6,8 @@
 # or n/a with the reason, one results.csv with a plain run's header, meta.txt's process lines);
 # the same rows from -np 4, -np 1, -np 2 with 2 ranks each and co-located processes as from a
 # plain run (the fake's times are deterministic); wrong and stale sums caught across processes;
-# a killed and a hung rank ending the job within -T and naming the rank; bad input (one line,
-# exit 2). Without Open MPI (mpicc, mpirun) it skips, or fails where CI=true. Every mpirun runs
+# two simulated hosts (ce and sm n/a, nccl across them); a killed and a hung rank ending the job
+# within -T and naming the rank; bad input (one line, exit 2). Without Open MPI (mpicc, mpirun) it skips, or fails where CI=true. Every mpirun runs
 # under timeout: a hang fails the suite instead of blocking it.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
@@ -182,7 +182,7 @@ sweep_checks np4-4m 4194304
 same_rows np4-4m plain4m
 
 # ---- 3. one process, several ranks per process, co-located processes: the plain run's rows ----
-mpi np1 1 -- "${sweep[@]}" --sizes 4100,64K --ranks-per-process 4
+mpi np1 1 -- "${sweep[@]}" --sizes 4100,64K
 [ "$rc" -eq 0 ] && ok || bad "np1: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
 same_rows np1 plain
 mpi np2x2 2 -- "${sweep[@]}" --sizes 4100,64K --ranks-per-process 2
@@ -205,6 +205,24 @@ printf '%s\n' "$out" | grep -q '^n/a: nccl (nccl): NCCL cannot run two ranks on 
 mpi dry 2 -- --algo ring --transport ce --sizes 4K --ranks-per-process 2 --dry-run
 [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^dry run: 1 scenario, 4 ranks')" -eq 1 ] &&
   [ ! -e "$tmp/dry" ] && ok || bad "dry run: exit $rc: $(printf '%s\n' "$out" | head -n 3)"
+
+# two hosts (AR_SIM_HOSTS: processes 0-1 on simhost0, 2-3 on simhost1): nccl and nccl-p2p run
+# across them (the start line a one-element AllReduce), ce and sm are n/a with the reason, and
+# no memory or event of the other host is mapped
+mpi hosts2 4 AR_SIM_HOSTS=2 -- --algo nccl,ring,rhd --transport nccl-p2p,ce,sm --sizes 4100,64K -n 2 -w 1
+f=$tmp/hosts2/results.csv
+[ "$rc" -eq 0 ] && ok || bad "two hosts: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
+want="nccl nccl ok 2
+nccl-p2p ok 4
+ce n/a 4
+sm n/a 4"
+got=$(awk -F, -v t="$(col "$f" transport)" -v s="$(col "$f" status)" 'NR > 1 {print $t, $s}' "$f" |
+      sort | uniq -c | awk '{print $2, $3, $1}' | sed 's/^nccl ok/nccl nccl ok/' | sort)
+[ "$got" = "$(printf '%s\n' "$want" | sort)" ] && ok || bad "two hosts: rows $(echo $got)"
+printf '%s\n' "$out" | grep -q "^n/a: ring (ce): ce reaches other GPUs' memory within one host only (CUDA IPC); the ranks span 2 hosts" &&
+  ok || bad "two hosts: no n/a line for ce: $(printf '%s\n' "$out" | grep '^n/a' | head -n 2)"
+grep -qx "hosts: simhost0 (ranks 0-1), simhost1 (ranks 2-3)" "$tmp/hosts2/meta.txt" && ok ||
+  bad "two hosts meta.txt: $(grep '^hosts' "$tmp/hosts2/meta.txt")"
 
 # ---- 4. wrong and stale sums across processes fail their rows, and only theirs ----
 mpi wrong 4 AR_SIM_WRONG=rhd -- --algo ring,rhd --transport ce --sizes 4K -n 2 -w 1 -T 30
@@ -266,6 +284,7 @@ mpi_bad "^arbench: --ranks: bad value '3'" 2 --ranks 3
 mpi_bad "^arbench: --gpus: bad value '9'" 2 --gpus 0,9
 mpi_bad "^arbench: --algo: bad value 'nope'" 2 --algo nope
 mpi_bad "^arbench: --phases: " 2 --phases --algo ring
+mpi_bad "^arbench: --ranks-per-process: bad value '2'" 1 --ranks-per-process 2
 mkdir -p "$tmp/full" && touch "$tmp/full/x"
 mpi_bad "^arbench: --out: bad value '$tmp/full'" 2 --algo ring --out "$tmp/full"
 finish

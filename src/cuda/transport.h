@@ -25,7 +25,8 @@ struct tp_peers {
   /* ptr[r], for every rank r of this process: the base of a cudaMalloc'd allocation, or NULL;
    * st: this process's status so far. Returns the worst status over all processes; only on
    * AR_OK is ptr[q] of every rank q of another process set: that rank's allocation mapped
-   * into this process (CUDA IPC), or NULL where its owner passed NULL. */
+   * into this process (CUDA IPC), or NULL where its owner passed NULL or q is on another
+   * host (out of reach: only nccl-p2p runs across hosts, and it maps nothing). */
   ar_status (*share)(void *ctx, void **ptr, ar_status st);
   /* Unmaps what share mapped into ptr (the other processes' ranks, set to NULL), then waits
    * for every process: after it, each owner may free its allocations. */

@@ -27,7 +27,10 @@
  * AR_SIM_KILL=RANK:K (rank RANK's process kills itself with SIGKILL at that rank's K-th
  * AllReduce, counting from 1 over the run's rows, warm-up included, nccl's and the
  * transports'), AR_SIM_HANG=RANK:K (rank RANK's thread sleeps forever at its K-th AllReduce
- * instead). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or PMI_RANK (set by mpirun) picks the
+ * instead), AR_SIM_HOSTS=K (an MPI job's processes say they run on K hosts: gethostname
+ * answers "simhostH", H = process x K / processes, from OMPI_COMM_WORLD_RANK and
+ * OMPI_COMM_WORLD_SIZE; the harness then keeps each host's memory to itself, as on real
+ * nodes). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or PMI_RANK (set by mpirun) picks the
  * process's region of the file. Degraded jobs are priced with the model's slow ports, and the
  * healthy bandwidth "measured" is the model's. The pipeline count a transport reports using
  * (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and async-ring's 1)
@@ -75,6 +78,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,6 +138,20 @@ static int sim_sms(void) {
   const char *e = getenv("AR_SIM_SMS");
   return e && atoi(e) > 0 ? atoi(e) : 132;
 }
+/* AR_SIM_HOSTS: the host this process says it is on (replaces libc's for the harness). */
+int gethostname(char *name, size_t len) {
+  const char *k = getenv("AR_SIM_HOSTS"), *r = getenv("OMPI_COMM_WORLD_RANK");
+  const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+  struct utsname u;
+  if (k && r && n && atoi(k) > 0 && atoi(n) > 0)
+    snprintf(name, len, "simhost%d", atoi(r) * atoi(k) / atoi(n));
+  else if (uname(&u) == 0)
+    snprintf(name, len, "%s", u.nodename);
+  else
+    return -1;
+  return 0;
+}
+
 /* A hash of the host's name (FNV-1a): the uuids of one host's GPUs. */
 static uint32_t sim_host_hash(void) {
   char host[256] = "";
@@ -922,17 +940,33 @@ static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0,
   }
 }
 
+/* AR_SIM_HOSTS: the simulated host of rank q of an n-rank MPI job (its process's, as
+ * gethostname says); 0 for every rank without it. */
+static int sim_host_of(int q, int n) {
+  const char *k = getenv("AR_SIM_HOSTS"), *np = getenv("OMPI_COMM_WORLD_SIZE");
+  int hosts = k ? atoi(k) : 0, procs = np ? atoi(np) : 0;
+  if (hosts <= 0 || procs <= 0 || n < procs) return 0;
+  return q / (n / procs) * hosts / procs;
+}
+
 /* Rank `rank`'s AllReduce (a rank of this process): every rank's shared word read through its
- * mapping (a wrong one fails the enqueue), the sums read through the world's data[], the
- * model's time on the stream. */
+ * mapping (a wrong one fails the enqueue; another host's must not be mapped), the sums read
+ * through the world's data[] (another host's inputs as the network would bring them: where its
+ * last fill registered them), the model's time on the stream. */
 static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
   if (rank < 0 || rank >= c->n || !sim_local(&c->w, rank)) {
     ar_log(AR_LOG_WARN, "simulated: enqueue of rank %d, not a rank of this process", rank);
     return AR_ERR_INVALID;
   }
   sim_failure_hooks(rank);
+  int host = sim_host_of(rank, c->n);
   for (int q = 0; q < c->n; q++) {
     unsigned v = 0;
+    if (sim_host_of(q, c->n) != host) { /* out of reach: nothing may be mapped */
+      if (!c->word[q] && !c->w.data[q]) continue;
+      ar_log(AR_LOG_WARN, "simulated: rank %d has rank %d's memory mapped across hosts", rank, q);
+      return AR_ERR_CUDA;
+    }
     if (c->word[q] && sim_real_bytes(c->word[q]) >= sizeof(v)) memcpy(&v, c->word[q], sizeof(v));
     if (v != sim_word(q)) {
       ar_log(AR_LOG_WARN, "simulated: rank %d reads rank %d's shared word as %#x, not %#x", rank,
@@ -943,8 +977,14 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
   /* the sums (real buffers only); AR_SIM_STALE: the peers' last inputs on odd iterations */
   int it = c->calls[rank]++;
   size_t bytes[AR_MAX_GPUS];
-  for (int q = 0; q < c->n; q++) bytes[q] = sim_real_bytes(c->w.data[q]);
-  sim_allreduce(rank, c->n, c->w.data, bytes, c->nelem, c->dtype, c->stale && it % 2 == 1);
+  void *buf[AR_MAX_GPUS];
+  struct sim_head *h = sim_head();
+  for (int q = 0; q < c->n; q++) {
+    int away = sim_host_of(q, c->n) != host;
+    buf[q] = away ? sim_at(h->buf[q].at) : c->w.data[q];
+    bytes[q] = away ? h->buf[q].bytes : sim_real_bytes(c->w.data[q]);
+  }
+  sim_allreduce(rank, c->n, buf, bytes, c->nelem, c->dtype, c->stale && it % 2 == 1);
   /* the precondition runs among the others at once; the straggler joins for the rest */
   double t0 = s->clock, pre = c->has_pre && rank != c->straggler ? c->pre_us : 0;
   s->clock += pre + c->main_us;
