@@ -201,6 +201,16 @@ grep -q "^placement: 4 ranks/GPU (GPU 0: ranks 0-3; 1 GPU): co-located" "$tmp/np
 printf '%s\n' "$out" | grep -q '^n/a: nccl (nccl): NCCL cannot run two ranks on one GPU' && ok ||
   bad "np4-coloc: no n/a line for nccl"
 
+# the critical-delay search: process 0 picks each probe from its measurements, the others
+# follow; the same probes, rows and answers as in one process
+crit=(--algo ring,rhd,stragglar --transport ce --find-critical 64M,256M --straggler 3:1ms -n 3 -w 1)
+plain crit1 -- "${crit[@]}"
+mpi crit4 4 -- "${crit[@]}"
+[ "$rc" -eq 0 ] && cmp -s "$tmp/crit1/critical.csv" "$tmp/crit4/critical.csv" &&
+  [ "$(grep -c ',found,' "$tmp/crit4/critical.csv")" -eq 2 ] && ok ||
+  bad "critical search under mpirun: exit $rc: $(tail -n 2 "$tmp/crit4/critical.csv")"
+same_rows crit4 crit1
+
 # --dry-run plans processes x --ranks-per-process ranks, said once, nothing written
 mpi dry 2 -- --algo ring --transport ce --sizes 4K --ranks-per-process 2 --dry-run
 [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^dry run: 1 scenario, 4 ranks')" -eq 1 ] &&
