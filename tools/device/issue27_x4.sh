@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# #27 on a 4-GPU kind, one call: arbench's best per size against nccl's three registration
+# modes (1 KiB..8 GiB, powers of 2), mpirun -np 4 rows for nccl, nccl-p2p, ce and sm, and
+# #4/#7's figures on the current binary (the 8 ms straggler at 1 GiB, optcc at 2x on 1 GiB and
+# 8 GiB, the critical delay 64 MiB..4 GiB as time allows). OpenMPI comes from .carry/ompi.tar.xz.
+#   DEADLINE=430 OUT=$OUT bash tools/device/issue27_x4.sh
+set -u
+export NCCL_NVLS_ENABLE=0
+deadline=${DEADLINE:-430}
+out=${OUT:-/tmp/issue27x4}; mkdir -p "$out"
+ompi=/tmp/ompi
+[ -x $ompi/usr/bin/orterun ] || { mkdir -p $ompi && tar xJf .carry/ompi.tar.xz -C $ompi; }
+export OPAL_PREFIX=$ompi/usr PATH=$ompi/usr/bin:$PATH PMIX_MCA_pcompress_base_silence_warning=1
+export LD_LIBRARY_PATH=$ompi/usr/lib/x86_64-linux-gnu:$ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:$ompi/lib/x86_64-linux-gnu
+mpirun="orterun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
+  --mca btl_vader_single_copy_mechanism none --mca pml ob1 --mca mtl ^ofi,psm,psm2 --mca osc ^ucx"
+{ nvidia-smi -L; nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1; head -4 "$out/gpu.txt"
+make B=build-dev -j32 MPI=1 MPICC=$ompi/usr/bin/mpicc.openmpi >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
+A=build-dev/arbench
+left() { echo $((deadline - SECONDS)); }
+run() { # NAME TIMEOUT ARGS...
+  local name=$1 t=$2; shift 2
+  [ "$t" -gt "$(left)" ] && t=$(left)
+  [ "$t" -le 10 ] && { echo "   $name: no time left"; return 1; }
+  local t1=$SECONDS
+  timeout -k 5 "$t" "$@" >"$out/$name.log" 2>&1
+  echo "   $name: exit $? after $((SECONDS - t1)) s, $(grep -c ',ok,' "$out/$name/results.csv" 2>/dev/null) ok rows"
+}
+g="--gpus 0,1,2,3 -T 60 --force"
+echo "== arbench's best and nccl's three registration modes, 1K..8G"
+run best 200 $A run $g --algo nccl,ring,rhd,direct,swing-bw --transport ce,sm -b 1K -e 8G -f 2 -n 10 -w 3 -o $out/best
+for m in registered symmetric; do
+  run nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
+done
+echo "== mpirun -np 4: nccl, nccl-p2p, ce, sm"
+run mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4
+echo "== #4/#7 on this binary"
+run straggler_8ms 60 $A run $g --algo ring,rhd,direct,stragglar,nccl --transport ce,sm --sizes 1G --straggler 3:8ms -o $out/straggler_8ms
+run optcc_2x 90 $A run $g --algo optcc,ring,rhd,direct --transport ce,sm --sizes 1G,8G --degrade 0:2 -n 10 -w 3 -o $out/optcc_2x
+run critical $(left) $A run $g --algo ring,rhd,direct,stragglar,nccl --transport ce,sm --find-critical -n 10 -w 3 --straggler 3:1ms -o $out/critical
+echo "== total $SECONDS s"
+(cd "$out" && tar czf /tmp/issue27x4.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html . && rm -rf ./* && mv /tmp/issue27x4.tgz .)
