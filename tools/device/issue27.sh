@@ -7,7 +7,7 @@
 # transports on ncclMemAlloc'd memory and back to back (host timing); NCCL's INFO lines about
 # symmetric windows. Run from an unpacked tree of the branch, the nccl-tests sources in
 # $CARRY/nccl-tests:
-#   CARRY=/path/.carry/issue27 OUT=$OUT bash tools/device/issue27.sh
+#   CARRY=/path/.carry/issue27 REV=<commit> OUT=$OUT bash tools/device/issue27.sh
 # Everything lands in $OUT/issue27.tgz.
 set -u
 export NCCL_NVLS_ENABLE=0
@@ -32,7 +32,7 @@ run() {
 head -4 "$out/gpu.txt"
 echo "== builds: arbench (make B=build-dev -j16) and nccl-tests (sm_90), side by side"
 nt=$carry/nccl-tests
-make B=build-dev -j16 >"$out/build.log" 2>&1 &
+make B=build-dev -j16 ${REV:+GIT_REV=$REV} >"$out/build.log" 2>&1 & # REV: an unpacked tree has no .git
 make -C "$nt" MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME=/usr -j16 \
   NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$out/nccl-tests-build.log" 2>&1 &
 wait
