@@ -4,8 +4,9 @@
  * ncclCommWindowRegister with NCCL_WIN_COLL_SYMMETRIC (NCCL 2.27+; nccl-tests' -R 2), which
  * lets NCCL pick its symmetric kernels. Every transport's rows use the same buffer: peer
  * access to ncclMemAlloc's memory is granted to every GPU that can reach it, so ce and sm read
- * and write it as they read cudaMalloc's. A mode that cannot be had (no communicator, an NCCL
- * too old, a refused call) is never replaced by another: the nccl rows say n/a and why. */
+ * and write it as they read cudaMalloc's (checked on 2 x H200 up to 1 GiB); nccl-p2p's rows are
+ * n/a (data_reg_transport_na). A mode that cannot be had (no communicator, an NCCL too old, a
+ * refused call) is never replaced by another: the nccl rows say n/a and why. */
 #include "bench_int.h"
 
 /* The library may predate windows (2.27): then these stay NULL and are never called. */
@@ -96,6 +97,17 @@ int data_register(struct rank *R, size_t bytes) {
   return reg_fail(R, "built against NCCL %d.%d, which has no symmetric windows (2.27 or later)",
                   NCCL_MAJOR, NCCL_MINOR);
 #endif
+}
+
+const char *data_reg_transport_na(const char *tname) {
+  static char why[320];
+  int mode = reg_mode();
+  if (mode == REG_NONE || strcmp(tname, "nccl-p2p")) return NULL;
+  /* NCCL sees the registration and sends and receives zero-copy from and into the buffer */
+  snprintf(why, sizeof(why), "nccl.registration=%s: ncclSend/ncclRecv on the registered data "
+           "buffer take NCCL's zero-copy path, which summed wrong and hung from 16 MiB up (NCCL "
+           "2.28.3, 2 x H200: runs/reference/h200x2-nccl-modes)", mode_name[mode]);
+  return why;
 }
 
 void data_deregister(struct rank *R) {

@@ -189,9 +189,11 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
              b->placement);
     return;
   }
-  if (native_job(J) && b->nccl_na[0]) { /* nccl.registration could not be had */
+  const char *reg_na = native_job(J) ? (b->nccl_na[0] ? b->nccl_na : NULL)
+                                      : data_reg_transport_na(J->d->tname);
+  if (reg_na) { /* nccl.registration could not be had, or the transport cannot share it */
     J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "%s", b->nccl_na);
+    snprintf(J->reason, sizeof(J->reason), "%s", reg_na);
     return;
   }
   if (b->cfg->nhosts > 1 && strcmp(J->d->tname, "nccl") && strcmp(J->d->tname, "nccl-p2p")) {
