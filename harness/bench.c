@@ -20,6 +20,12 @@
  * straggler-aware schedules' precondition runs at once on the others' streams (dataflow), so
  * it overlaps the delay, while every other schedule waits for the straggler's data.
  *
+ * With timing.mode=host (nccl-tests' method) the timed iterations are replaced by batches:
+ * after the warm-up, per batch, a barrier, the host clock around -n AllReduces enqueued back
+ * to back and a stream synchronize; then one more iteration of the shape above, checked
+ * (bench_rank.c's host_batches). The row's samples are the batches, each the mean over the
+ * ranks of (end - start) / -n, as nccl-tests averages its ranks.
+ *
  * Jobs come from a list (the size sweep) or, with --find-critical, from the critical-delay
  * search (critical.c), which picks each next (size, algorithm, transport, delay) from the
  * times measured so far. */
@@ -59,13 +65,19 @@ static void *rank_main(void *arg) {
     rank_free(R);
     return NULL;
   }
+  size_t cap = b->rk[0].cap; /* every rank's caps are known: the bytes every buffer holds */
+  for (int r = 1; r < b->n; r++) cap = b->rk[r].cap < cap ? b->rk[r].cap : cap;
+  data_register(R, cap); /* nccl.registration (bench_buf.c); a failure makes nccl rows n/a */
+  barrier_wait(&b->bar, 0);
   if (IS_LEAD(R)) {
     wd_end(b);
-    b->cap = b->rk[0].cap;
+    b->cap = cap;
+    b->nccl_na[0] = 0;
     for (int r = 0; r < b->n; r++) {
-      if (b->rk[r].cap < b->cap) b->cap = b->rk[r].cap;
       b->world.comm[r] = b->rk[r].comm;
       b->world.data[r] = b->rk[r].data;
+      if (!b->nccl_na[0] && b->rk[r].reg_why[0]) /* the first rank's reason */
+        snprintf(b->nccl_na, sizeof(b->nccl_na), "%s", b->rk[r].reg_why);
     }
     b->world.data_bytes = b->cap;
     table_header(b);
@@ -213,6 +225,9 @@ static void print_devices(struct bench *b) {
   printf("# arbench: %d ranks, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
          b->n, ar_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
          (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
+  if (b->host_timing)
+    printf("# timing.mode=host: per row %d batches of %d back-to-back AllReduces timed on the "
+           "host (nccl-tests' method), then one checked iteration\n", b->nsamp, o->iters);
   printf("# driver %s, CUDA runtime %s, NCCL %s, run %s\n", b->cfg->meta->driver,
          b->cfg->meta->cuda, b->cfg->meta->nccl, b->cfg->run_id);
   if (b->procs)
@@ -232,7 +247,10 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->first = cfg->first;
   b->nlocal = cfg->nlocal;
   b->procs = hx_procs_count() > 1;
-  b->total = o->warmup + o->iters;
+  b->host_timing = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 0;
+  b->nsamp = b->host_timing ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
+                            : o->iters;
+  b->total = o->warmup + (b->host_timing ? 1 : o->iters);
   b->esize = (int)ar_dtype_size(o->dtype);
   b->bar.n = b->nlocal;
   b->bar.procs = b->procs;
@@ -245,7 +263,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   pthread_mutex_init(&b->wd_mu, NULL);
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast can take a shared host's GPUs down */
   int rc = 1;
-  b->times = calloc((size_t)b->n * o->iters, sizeof(*b->times));
+  b->times = calloc((size_t)b->n * b->nsamp, sizeof(*b->times));
   b->wrong = calloc((size_t)b->n * b->total, sizeof(*b->wrong));
   if (ar_setting_value(&o->settings, AR_SET_TIMING_START_SKEW))
     b->starts = calloc((size_t)b->n * o->iters, sizeof(*b->starts));

@@ -87,7 +87,10 @@ struct rank {
   unsigned long long gate_seq; /* gate targets used so far (equal on every rank) */
   ncclComm_t comm;
   void *data;
-  size_t cap; /* bytes of data this rank could allocate */
+  size_t cap;     /* bytes of data this rank could allocate */
+  int nccl_mem;   /* data came from ncclMemAlloc (nccl.registration: bench_buf.c) */
+  void *reg;      /* its registration handle or window, NULL when not registered */
+  char reg_why[320]; /* why this rank's nccl rows cannot have the registration mode; "" */
   struct hx_phase_rank ph; /* NVTX ranges and --phases events */
   char err[512];
 };
@@ -113,7 +116,11 @@ struct bench {
   int colocated;      /* some GPU hosts several ranks: no NCCL communicator */
   char placement[64]; /* the placement column */
   char settings[512];  /* the settings column (--set; empty: every default) */
-  int n, total; /* total = warmup + iters */
+  int n, total; /* iterations with inputs and a check: warmup + iters (timing.mode=host:
+                 * warmup + the one after the batches) */
+  int host_timing; /* timing.mode=host: times[] holds batches, not iterations */
+  int nsamp;       /* time samples per rank in times[]: iters, or timing.host_batches */
+  char nccl_na[352]; /* why nccl rows are n/a in this registration mode (bench_buf.c); "" */
   int first, nlocal; /* this process's ranks: first .. first + nlocal - 1 (all of them, and
                       * first 0, in a one-process run); rank `first`'s thread leads here */
   int procs;         /* several processes (MPI) */
@@ -134,7 +141,7 @@ struct bench {
   struct job_desc sent; /* several processes: the job process 0 chose */
   int have_job;
   struct job job;
-  double *times;            /* [rank][iters], us */
+  double *times;            /* [rank][nsamp], us per AllReduce */
   unsigned long long *wrong; /* [rank][total] */
   unsigned long long *starts; /* timing.start_skew: [rank][iters] ns, else NULL */
   unsigned expired[HX_MAX_DEVS];
@@ -185,6 +192,17 @@ struct bench {
 #define IS_ROOT(b) ((b)->first == 0)
 
 double bench_now_s(void);
+/* bench_buf.c: a rank's data buffer: allocated (the largest of want that fits, halving; cap
+ * says how much), registered with the communicator in the nccl.registration mode (every rank
+ * with the same bytes, at once: a window's registration is collective; 0, or 1 with reg_why
+ * set), deregistered (before the communicator is destroyed) and freed */
+void data_alloc(struct rank *R, size_t want);
+int data_register(struct rank *R, size_t bytes);
+void data_deregister(struct rank *R);
+/* Why transport tname's rows cannot run on the registered buffer (nccl-p2p: NCCL would move
+ * its sends and receives zero-copy), or NULL; by the lead thread */
+const char *data_reg_transport_na(const char *tname);
+void data_free(struct rank *R);
 /* bench_peers.c: the other processes' ranks (MPI), by the lead thread */
 int peers_open(struct bench *b);
 void peers_close(struct bench *b);

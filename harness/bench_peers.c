@@ -149,7 +149,7 @@ int peers_gather(struct bench *b, unsigned long long *failed) {
   for (int r = 0; r < b->n; r++) {
     failed[r] = !b->rk[r].remote && b->rk[r].err[0];
     if (!b->rk[r].remote) continue;
-    memset(b->times + (size_t)r * o->iters, 0, (size_t)o->iters * sizeof(*b->times));
+    memset(b->times + (size_t)r * b->nsamp, 0, (size_t)b->nsamp * sizeof(*b->times));
     memset(b->wrong + (size_t)r * b->total, 0, (size_t)b->total * sizeof(*b->wrong));
     if (b->starts) memset(b->starts + (size_t)r * o->iters, 0, (size_t)o->iters * sizeof(*b->starts));
     b->expired[r] = 0;
@@ -157,7 +157,7 @@ int peers_gather(struct bench *b, unsigned long long *failed) {
   if (!b->procs) return 0;
   unsigned long long exp[HX_MAX_DEVS];
   for (int r = 0; r < b->n; r++) exp[r] = b->expired[r];
-  if (hx_procs_sum_f64(b->times, (size_t)b->n * o->iters) ||
+  if (hx_procs_sum_f64(b->times, (size_t)b->n * b->nsamp) ||
       hx_procs_sum_u64(b->wrong, (size_t)b->n * b->total) ||
       hx_procs_sum_u64(exp, (size_t)b->n) || hx_procs_sum_u64(failed, (size_t)b->n) ||
       (b->starts && hx_procs_sum_u64(b->starts, (size_t)b->n * o->iters)))

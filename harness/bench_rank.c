@@ -62,17 +62,7 @@ int rank_init(struct rank *R) {
     size_t bytes = sweep_nelem(b->o->sizes[s], b->esize) * (size_t)b->esize;
     if (bytes > want) want = bytes;
   }
-  for (size_t sz = want; sz >= (size_t)b->esize; sz = sz / 2 / b->esize * b->esize) {
-    if (cudaMalloc(&R->data, sz) == cudaSuccess) {
-      R->cap = sz;
-      break;
-    }
-    cudaGetLastError(); /* an allocation failure is not sticky */
-    R->data = NULL;
-  }
-  if (R->cap < want)
-    ar_log(AR_LOG_WARN, "rank %d: data buffer of %zu bytes did not fit; using %zu", R->rank,
-           want, R->cap);
+  data_alloc(R, want);
   return 0;
 }
 
@@ -80,6 +70,7 @@ int rank_init(struct rank *R) {
 void rank_free(struct rank *R) {
   struct bench *b = R->b;
   cudaSetDevice(R->dev);
+  data_deregister(R); /* while its communicator lives */
   if (R->comm) ncclCommDestroy(R->comm);
   for (int i = 0; R->start && i < b->o->iters; i++) {
     if (R->start[i]) cudaEventDestroy(R->start[i]);
@@ -89,7 +80,7 @@ void rank_free(struct rank *R) {
   free(R->end);
   if (R->ready) cudaEventDestroy(R->ready);
   if (R->finished) cudaEventDestroy(R->finished);
-  cudaFree(R->data);
+  data_free(R);
   cudaFree(R->d_wrong);
   cudaFree(R->d_expired);
   cudaFree(R->d_sync);
@@ -99,83 +90,132 @@ void rank_free(struct rank *R) {
 }
 
 
+/* ---- a job's iterations ---- */
+
+/* Enqueues the job's AllReduce of rank R on stream s: NCCL's own (in place) or the
+ * transport's; 0 or 1. */
+static int allreduce(struct rank *R, cudaStream_t s) {
+  struct bench *b = R->b;
+  struct job *J = &b->job;
+  if (J->algo->flags & AR_ALGO_NATIVE)
+    return RK_NCCL(R, ncclAllReduce(R->data, R->data, J->nelem, nccl_type(b->o->dtype), ncclSum,
+                                    R->comm, s));
+  return RK_AR(R, J->tp->enqueue(J->ctx, R->rank, s));
+}
+
+/* Iteration `it` of the job, in bench.c's shape, with the error so far (err: every barrier is
+ * still passed, saying so); timed: its start and end events are timed iteration
+ * it - warmup's. Returns 1 when a barrier said some rank failed, else 0. */
+static int iteration(struct rank *R, int it, int timed, int err) {
+  struct bench *b = R->b;
+  const struct run_opts *o = b->o;
+  struct job *J = &b->job;
+  int n = b->n, i = it - o->warmup, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
+  cudaStream_t s = R->stream;
+  double gate_us = fmin(o->timeout_s, 30) * 1e6;
+  /* a job's first iteration runs ungated: it may connect peers on the host and load
+   * kernels lazily, and a lazy load can wait for a running kernel (the gate) to end */
+  if (timed && it > 0 && !err)
+    err |= RK_AR(R, ar_gate_launch(b->gate_host, R->gate_seq + 1, gate_us, R->d_expired, s));
+  /* refill only once every rank is done with the last iteration: a peer may still be
+   * reading this rank's data (its `finished` event was recorded before the last barrier) */
+  for (int q = 0; q < n && !err; q++)
+    if (q != R->rank && b->rk[q].host == R->host)
+      err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].finished, 0));
+  if (!err) /* this iteration's own inputs (see the file comment) */
+    err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, J->seed0 + it, s));
+  if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
+  if (barrier_wait(&b->bar, err)) return 1;
+  hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == b->total - 1);
+  for (int q = 0; q < n && !err; q++)
+    if (q != R->rank && b->rk[q].host == R->host)
+      err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
+  /* other hosts' events cannot be waited on: a one-element AllReduce is the start line
+   * (its ranks leave it within about one network latency of each other) */
+  if (R->d_sync && R->comm && !err)
+    err |= RK_NCCL(R, ncclAllReduce(R->d_sync, R->d_sync, 1, ncclFloat32, ncclSum, R->comm, s));
+  if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->start[i], s));
+  if (timed && R->d_starts && !err) err |= RK_AR(R, tp_stamp_launch(R->d_starts + i, s));
+  if (R->straggler_k >= 0 && !err) {
+    double delay = b->delays[R->straggler_k * b->total + it];
+    err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "delay %.0f us", delay));
+    if (!err) err |= RK_AR(R, ar_delay_launch(delay, s));
+    err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
+  }
+  if (!err) /* the collective's range: the transport's rounds nest inside */
+    err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "allreduce %s%s%s", J->algo->name,
+                                    native ? "" : "/", native ? "" : J->d->tname));
+  if (!err) {
+    b->marks[R->rank] = native ? NULL : hx_phase_marks(&R->ph); /* NULL but in a timed
+                                                                 * --phases iteration */
+    err |= allreduce(R, s);
+    b->marks[R->rank] = NULL;
+  }
+  if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
+  if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->end[i], s));
+  if (o->check && !err)
+    err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, J->seed0 + it,
+                                    R->d_wrong + it, s));
+  if (!err) err |= RK_CUDA(R, cudaEventRecord(R->finished, s));
+  hx_phase_iter_end(&R->ph);
+  if (barrier_wait(&b->bar, err)) return 1;
+  if (timed) {
+    R->gate_seq++;
+    if (IS_LEAD(R)) __atomic_store_n(b->gate_host, R->gate_seq, __ATOMIC_SEQ_CST);
+  }
+  return 0;
+}
+
+/* timing.mode=host, nccl-tests' method: per batch, this rank's stream idle, a barrier of every
+ * rank, the host clock, -n AllReduces enqueued back to back with nothing between them, a
+ * stream synchronize, the clock again; the rank's sample k is (end - start) / -n. The batch
+ * sums in place (each AllReduce's output is the next one's input), so it has no inputs of its
+ * own and no check: the checked iteration after it is the row's check. Returns 1 when a
+ * barrier said some rank failed, else 0. */
+static int host_batches(struct rank *R, int err) {
+  struct bench *b = R->b;
+  int iters = b->o->iters;
+  for (int k = 0; k < b->nsamp; k++) {
+    if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
+    if (barrier_wait(&b->bar, err)) return 1;
+    ar_nvtx_push("host-timed batch %d: %d allreduces", k, iters);
+    double t0 = bench_now_s();
+    for (int i = 0; i < iters && !err; i++) err |= allreduce(R, R->stream);
+    if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
+    double t1 = bench_now_s();
+    ar_nvtx_pop();
+    b->times[(size_t)R->rank * b->nsamp + k] = (t1 - t0) * 1e6 / iters;
+  }
+  return barrier_wait(&b->bar, err); /* every stream idle before the checked iteration's fill */
+}
+
+/* Every rank: warm-up and timed iterations of the current job (timing.mode=host: warm-up,
+ * the host-timed batches, one checked iteration), then the results. 0 or 1. */
 int job_run(struct rank *R) {
   struct bench *b = R->b;
   const struct run_opts *o = b->o;
   struct job *J = &b->job;
-  int err = 0, n = b->n, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
+  int err = 0, stop = 0;
   cudaStream_t s = R->stream;
   err |= RK_CUDA(R, cudaSetDevice(R->dev));
   if (J->tp && !err) /* --phases: the rounds' marks (nothing without it) */
     err |= RK_CUDA(R, hx_phase_job_rounds(&R->ph, b->sched[J->d->algo_idx].nrounds));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_wrong, 0, (size_t)b->total * sizeof(*R->d_wrong), s));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_expired, 0, sizeof(*R->d_expired), s));
-  double gate_us = fmin(o->timeout_s, 30) * 1e6;
-  int it;
-  for (it = 0; it < b->total; it++) {
-    int timed = it >= o->warmup, i = it - o->warmup;
-    /* a job's first iteration runs ungated: it may connect peers on the host and load
-     * kernels lazily, and a lazy load can wait for a running kernel (the gate) to end */
-    if (timed && it > 0 && !err)
-      err |= RK_AR(R, ar_gate_launch(b->gate_host, R->gate_seq + 1, gate_us, R->d_expired, s));
-    /* refill only once every rank is done with the last iteration: a peer may still be
-     * reading this rank's data (its `finished` event was recorded before the last barrier) */
-    for (int q = 0; q < n && !err; q++)
-      if (q != R->rank && b->rk[q].host == R->host)
-        err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].finished, 0));
-    if (!err) /* this iteration's own inputs (see the file comment) */
-      err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, J->seed0 + it, s));
-    if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
-    if (barrier_wait(&b->bar, err)) break;
-    hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == b->total - 1);
-    for (int q = 0; q < n && !err; q++)
-      if (q != R->rank && b->rk[q].host == R->host)
-        err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
-    /* other hosts' events cannot be waited on: a one-element AllReduce is the start line
-     * (its ranks leave it within about one network latency of each other) */
-    if (R->d_sync && R->comm && !err)
-      err |= RK_NCCL(R, ncclAllReduce(R->d_sync, R->d_sync, 1, ncclFloat32, ncclSum, R->comm, s));
-    if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->start[i], s));
-    if (timed && R->d_starts && !err) err |= RK_AR(R, tp_stamp_launch(R->d_starts + i, s));
-    if (R->straggler_k >= 0 && !err) {
-      double delay = b->delays[R->straggler_k * b->total + it];
-      err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "delay %.0f us", delay));
-      if (!err) err |= RK_AR(R, ar_delay_launch(delay, s));
-      err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
-    }
-    if (!err) /* the collective's range: the transport's rounds nest inside */
-      err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "allreduce %s%s%s", J->algo->name,
-                                      native ? "" : "/", native ? "" : J->d->tname));
-    if (!err) {
-      if (native)
-        err |= RK_NCCL(R, ncclAllReduce(R->data, R->data, J->nelem, nccl_type(o->dtype), ncclSum,
-                                        R->comm, s));
-      else {
-        b->marks[R->rank] = hx_phase_marks(&R->ph); /* NULL but in a timed --phases iteration */
-        err |= RK_AR(R, J->tp->enqueue(J->ctx, R->rank, s));
-        b->marks[R->rank] = NULL;
-      }
-    }
-    if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
-    if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->end[i], s));
-    if (o->check && !err)
-      err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, J->seed0 + it,
-                                      R->d_wrong + it, s));
-    if (!err) err |= RK_CUDA(R, cudaEventRecord(R->finished, s));
-    hx_phase_iter_end(&R->ph);
-    if (barrier_wait(&b->bar, err)) break;
-    if (timed) {
-      R->gate_seq++;
-      if (IS_LEAD(R)) __atomic_store_n(b->gate_host, R->gate_seq, __ATOMIC_SEQ_CST);
-    }
+  if (!b->host_timing) {
+    for (int it = 0; it < b->total && !stop; it++) stop = iteration(R, it, it >= o->warmup, err);
+  } else {
+    for (int it = 0; it < o->warmup && !stop; it++) stop = iteration(R, it, 0, err);
+    if (!stop) stop = host_batches(R, err);
+    if (!stop) stop = iteration(R, o->warmup, 0, err); /* the checked one: b->total's last */
   }
-  if (it < b->total) { /* someone failed: the gates stay shut, nothing more is enqueued */
-    if (!err) rank_fail(R, "rank %d: stopped because another rank failed", R->rank);
+  if (stop) { /* someone failed: the gates stay shut, nothing more is enqueued */
+    rank_fail(R, "rank %d: stopped because another rank failed", R->rank); /* unless it did */
     return 1;
   }
   if (RK_CUDA(R, cudaStreamSynchronize(s))) return 1;
   atomic_store(&b->done[R->rank], 1);
-  for (int i = 0; i < o->iters; i++) {
+  for (int i = 0; !b->host_timing && i < o->iters; i++) {
     float ms = 0;
     err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[i], R->end[i]));
     b->times[R->rank * o->iters + i] = ms * 1e3;

@@ -189,6 +189,13 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
              b->placement);
     return;
   }
+  const char *reg_na = native_job(J) ? (b->nccl_na[0] ? b->nccl_na : NULL)
+                                      : data_reg_transport_na(J->d->tname);
+  if (reg_na) { /* nccl.registration could not be had, or the transport cannot share it */
+    J->state = JOB_NA;
+    snprintf(J->reason, sizeof(J->reason), "%s", reg_na);
+    return;
+  }
   if (b->cfg->nhosts > 1 && strcmp(J->d->tname, "nccl") && strcmp(J->d->tname, "nccl-p2p")) {
     J->state = JOB_NA;
     snprintf(J->reason, sizeof(J->reason), "%s reaches other GPUs' memory within one host only "
@@ -340,15 +347,19 @@ void job_finish(struct bench *b) {
     return;
   }
   if (J->state == JOB_RUN && !fatal) {
-    int it = o->iters, w = o->warmup;
+    int it = b->nsamp, w = o->warmup; /* samples: timed iterations, or host-timed batches */
     double *t = malloc((size_t)it * sizeof(double)), *after = malloc((size_t)it * sizeof(double));
     double delay_sum = 0;
     long long worst = 0;
     int worst_it = -1, nbad = 0; /* iterations counted over warm-up and timed ones */
     for (int i = 0; i < it; i++) {
       double tmax = 0, dmax = 0;
-      for (int r = 0; r < b->n; r++) tmax = fmax(tmax, b->times[r * it + i]);
-      for (int k = 0; k < o->nst; k++) dmax = fmax(dmax, b->delays[k * b->total + w + i]);
+      /* an iteration lasts until its last rank is done; a batch is averaged over the ranks,
+       * as nccl-tests does (its ranks' ends are one collective's end apart) */
+      for (int r = 0; r < b->n; r++)
+        tmax = b->host_timing ? tmax + b->times[r * it + i] / b->n : fmax(tmax, b->times[r * it + i]);
+      for (int k = 0; k < o->nst && !b->host_timing; k++)
+        dmax = fmax(dmax, b->delays[k * b->total + w + i]);
       if (t) t[i] = tmax;
       if (after) after[i] = tmax - dmax;
       delay_sum += dmax;
@@ -374,10 +385,13 @@ void job_finish(struct bench *b) {
       row.status = worst > 0 ? "error" : "ok";
       if (worst > 0) {
         b->failed = 1;
-        fprintf(stderr, "arbench: %s/%s size %llu B: %lld wrong elements in %s iteration %d "
-                "(%d of %d iterations wrong, warm-up included):", J->algo->name, J->d->tname,
-                (unsigned long long)J->bytes, worst, worst_it < w ? "warm-up" : "timed",
-                worst_it < w ? worst_it : worst_it - w, nbad, b->total);
+        char where[64];
+        if (worst_it < w) snprintf(where, sizeof(where), "warm-up iteration %d", worst_it);
+        else if (b->host_timing) snprintf(where, sizeof(where), "the iteration after the batches");
+        else snprintf(where, sizeof(where), "timed iteration %d", worst_it - w);
+        fprintf(stderr, "arbench: %s/%s size %llu B: %lld wrong elements in %s (%d of %d "
+                "iterations wrong, warm-up included):", J->algo->name, J->d->tname,
+                (unsigned long long)J->bytes, worst, where, nbad, b->total);
         for (int r = 0; r < b->n; r++)
           fprintf(stderr, " rank %d: %llu", r, b->wrong[r * b->total + worst_it]);
         fprintf(stderr, "\n");

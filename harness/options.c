@@ -287,6 +287,21 @@ static int check_critical(const struct run_opts *o) {
   return 0;
 }
 
+/* timing.mode=host runs each batch's AllReduces back to back with nothing between them:
+ * what needs every iteration on its own is refused; 0 or -1. */
+static int check_timing(const struct run_opts *o) {
+  if (!ar_setting_value(&o->settings, AR_SET_TIMING_MODE)) return 0;
+  const char *what = o->find_critical ? "--find-critical" : o->nst ? "--straggler"
+                     : o->phases ? "--phases" : o->profile ? "--profile"
+                     : ar_setting_value(&o->settings, AR_SET_TIMING_START_SKEW)
+                         ? "timing.start_skew=on" : NULL;
+  if (!what) return 0;
+  char why[224];
+  snprintf(why, sizeof(why), "%s needs every iteration timed on its own (timing.mode=events); "
+           "host timing runs AllReduces back to back with nothing between them", what);
+  return args_bad("--set", "timing.mode=host", why);
+}
+
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
@@ -456,7 +471,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
             argv[optind], parse_where);
     return -1;
   }
-  if (check_placement(o, gpus_text, ranks_text)) return -1;
+  if (check_placement(o, gpus_text, ranks_text) || check_timing(o)) return -1;
   if (o->find_critical) { /* the search replaces the size sweep */
     if (parse_critical_sizes(crit_list, o) || check_critical(o)) return -1;
     explicit_sizes = 1;

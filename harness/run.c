@@ -561,6 +561,18 @@ static int procs_refuse(const struct run_plan *plan) {
     const struct run_opts *o = &plan->scen[i];
     const char *flag = o->self_test[0] ? "--self-test" : o->phases ? "--phases"
                        : o->profile ? "--profile" : NULL;
+    if (!flag && ar_setting_value(&o->settings, AR_SET_NCCL_REGISTRATION)) {
+      /* ncclMemAlloc's memory has no cudaIpcGetMemHandle: other processes could not map it */
+      static const char *const mode[] = {"none", "registered", "symmetric"};
+      char v[64];
+      snprintf(v, sizeof(v), "nccl.registration=%s",
+               mode[(int)ar_setting_value(&o->settings, AR_SET_NCCL_REGISTRATION) % 3]);
+      if (hx_procs_me() == 0)
+        args_bad("--set", v, "runs in one process: ncclMemAlloc's buffers cannot be shared by "
+                 "cudaIpcGetMemHandle, which ce and sm need between processes (start it "
+                 "without mpirun)");
+      return -1;
+    }
     if (!flag) continue;
     if (hx_procs_me() == 0)
       args_bad(flag, flag[2] == 's' ? o->self_test : "on", "runs in one process: start it "

@@ -131,7 +131,10 @@ double sweep_row_seconds(const struct run_opts *o, uint64_t bytes, double delay_
   double slow = 1; /* a degraded GPU slows a row by up to its factor */
   for (int g = 0; g < o->dg.n; g++) slow = fmax(slow, o->dg.factor[g]);
   double per_iter = (double)bytes / 300e9 * slow + 50e-6 + delay_us * 1e-6;
-  return (o->warmup + o->iters) * per_iter + 0.02;
+  int iters = o->iters; /* timing.mode=host: its batches, then one checked iteration */
+  if (ar_setting_value(&o->settings, AR_SET_TIMING_MODE))
+    iters = o->iters * (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES) + 1;
+  return (o->warmup + iters) * per_iter + 0.02;
 }
 
 /* Writes "a, b: why; c: other" into buf: the algorithms with a reason, grouped by reason. */

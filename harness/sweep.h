@@ -130,7 +130,8 @@ double sweep_lower_bound_us(const struct run_opts *o, int n, uint64_t bytes);
 int sweep_crit_side(const struct run_opts *o, int a);
 
 /* Estimated seconds of one row: (warm-up + iterations) x (bytes / 300 GB/s x the largest
- * --degrade factor + 50 us + delay), plus 20 ms of setup. A rough guide, not a model. */
+ * --degrade factor + 50 us + delay), plus 20 ms of setup (timing.mode=host: batches x -n + 1
+ * iterations after the warm-up). A rough guide, not a model. */
 double sweep_row_seconds(const struct run_opts *o, uint64_t bytes, double delay_us);
 
 /* One size of a critical-delay search, at its longest (every coarse probe, then a bisection

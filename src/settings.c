@@ -58,6 +58,24 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                                   "kernel inside the timed time, about 2 us) and print how far "
                                   "apart the ranks started, per row; exact on one GPU's clock",
                                   NULL, 0, 0, "off,on"},
+    [AR_SET_NCCL_REGISTRATION] = {"nccl.registration", "choice", "none", "",
+                                  "the data buffer of the nccl rows (and every transport's): none "
+                                  "(cudaMalloc), registered (ncclMemAlloc + ncclCommRegister, "
+                                  "nccl-tests -R 1), symmetric (ncclMemAlloc + a symmetric window, "
+                                  "NCCL 2.27+, nccl-tests -R 2); one process only; a mode that "
+                                  "cannot be had makes the nccl rows n/a, never another mode",
+                                  NULL, 0, 0, "none,registered,symmetric"},
+    [AR_SET_TIMING_MODE] = {"timing.mode", "choice", "events", "",
+                            "events: CUDA events around every iteration, starts aligned on the "
+                            "GPUs, every iteration checked; host: nccl-tests' method, per batch "
+                            "a barrier, the host clock around -n AllReduces enqueued back to "
+                            "back and a stream sync, / -n, averaged over the ranks (the batch "
+                            "sums in place and is not checked; one checked iteration follows)",
+                            NULL, 0, 0, "events,host"},
+    [AR_SET_TIMING_HOST_BATCHES] = {"timing.host_batches", "int", "5", "batches",
+                                    "timing.mode=host: batches of -n AllReduces per row; the time "
+                                    "columns are statistics over the batches",
+                                    NULL, 1, 1000, NULL},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */

@@ -27,6 +27,9 @@ enum ar_setting_id {
   AR_SET_MODEL_THREADS,   /* count; 0: by the schedule's size and the CPUs */
   AR_SET_MODEL_JOBS,      /* count; 0: the CPUs */
   AR_SET_TIMING_START_SKEW, /* off, on */
+  AR_SET_NCCL_REGISTRATION, /* none, registered, symmetric */
+  AR_SET_TIMING_MODE,       /* events, host */
+  AR_SET_TIMING_HOST_BATCHES, /* count */
   AR_SET_COUNT
 };
 

@@ -23,10 +23,11 @@ done
 # getenv is called only where a documented name is read (no getenv of a computed name)
 others=$(grep -rn 'getenv(' src harness --include=*.c --include=*.cu | grep -vE 'getenv\("[A-Z_]+"\)|getenv\(table\[i\]\.retired_env\)')
 [ -z "$others" ] && pass=$((pass + 1)) || { echo "FAIL: getenv of an undeclared name: $others"; fail=$((fail + 1)); }
-# the simulated GPU (tests/sim/fake_gpu.c): every variable it reads is named in its opening comment
+# the simulated GPU (tests/sim/fake_gpu.c, fake_nccl.c): every variable it reads is named in
+# fake_gpu.c's opening comment
 fake=tests/sim/fake_gpu.c
 opening=$(awk '{ print } /\*\// { exit }' "$fake")
-for v in $(grep -oE 'getenv\("[A-Z_]+"\)' "$fake" | sed -E 's/getenv\("([A-Z_]+)"\)/\1/' | sort -u); do
+for v in $(grep -ohE 'getenv\("[A-Z_]+"\)' "$fake" tests/sim/fake_nccl.c | sed -E 's/getenv\("([A-Z_]+)"\)/\1/' | sort -u); do
   if printf '%s\n' "$opening" | grep -qw "$v"; then pass=$((pass + 1))
   else echo "FAIL: $fake reads $v but its opening comment does not name it"; fail=$((fail + 1)); fi
 done

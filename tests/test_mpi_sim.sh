@@ -7,7 +7,9 @@
 # the same rows from -np 4, -np 1, -np 2 with 2 ranks each and co-located processes as from a
 # plain run (the fake's times are deterministic); wrong and stale sums caught across processes;
 # two simulated hosts (ce and sm n/a, nccl across them); a killed and a hung rank ending the job
-# within -T and naming the rank; bad input (one line, exit 2). Without Open MPI (mpicc, mpirun) it skips, or fails where CI=true. Every mpirun runs
+# within -T and naming the rank; timing.mode=host across processes; bad input (one line, exit
+# 2; nccl.registration refused). Without Open MPI (mpicc, mpirun) it skips, or fails where
+# CI=true. Every mpirun runs
 # under timeout: a hang fails the suite instead of blocking it.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
@@ -176,6 +178,18 @@ skew=$(printf '%s\n' "$out" | grep -c '^#   start skew over the ranks (us): medi
 [ "$rc" -eq 0 ] && [ "$skew" -eq 5 ] && ok ||
   bad "start skew: exit $rc, $skew of 5 rows at 0: $(printf '%s\n' "$out" | grep 'start skew' | head -n 2)"
 
+# timing.mode=host across processes: every rank's batch times gathered, the checked iteration
+# after the batches as good as a plain run's
+hostt=(--algo nccl,ring,rhd --transport nccl-p2p,ce,sm --sizes 4100,64K -n 2 -w 1 --set timing.mode=host)
+plain hostplain -- "${hostt[@]}"
+mpi hostnp4 4 -- "${hostt[@]}"
+[ "$rc" -eq 0 ] && [ "$(statuses "$tmp/hostnp4/results.csv")" = "$(statuses "$tmp/hostplain/results.csv")" ] &&
+  ! statuses "$tmp/hostnp4/results.csv" | grep -qv ' ok$' && ok ||
+  bad "host timing under mpirun -np 4: exit $rc: $(statuses "$tmp/hostnp4/results.csv" | grep -v ' ok$' | head -n 3)"
+t=$(col "$tmp/hostnp4/results.csv" time_us_min)
+awk -F, -v t="$t" 'NR > 1 && !($t > 0) { bad = 1 } END { exit bad }' "$tmp/hostnp4/results.csv" && ok ||
+  bad "host timing under mpirun -np 4: a time column not above 0 (a rank's batch not gathered)"
+
 plain plain4m -- "${sweep[@]}" --sizes 4M
 mpi np4-4m 4 -- "${sweep[@]}" --sizes 4M
 sweep_checks np4-4m 4194304
@@ -295,6 +309,8 @@ mpi_bad "^arbench: --gpus: bad value '9'" 2 --gpus 0,9
 mpi_bad "^arbench: --algo: bad value 'nope'" 2 --algo nope
 mpi_bad "^arbench: --phases: " 2 --phases --algo ring
 mpi_bad "^arbench: --ranks-per-process: bad value '2'" 1 --ranks-per-process 2
+mpi_bad "^arbench: --set: bad value 'nccl.registration=symmetric': runs in one process" 2 \
+  --algo nccl --set nccl.registration=symmetric
 mkdir -p "$tmp/full" && touch "$tmp/full/x"
 mpi_bad "^arbench: --out: bad value '$tmp/full'" 2 --algo ring --out "$tmp/full"
 finish

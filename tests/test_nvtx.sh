@@ -36,7 +36,9 @@ if [ -z "$cu" ] || [ -z "$nc" ] || [ ! -f "$inc/nvtx3/nvToolsExt.h" ] ||
    ! $CC "${CF[@]}" -shared -fPIC tests/nvtx/inject.c -o "$INJ" ||
    ! $CC "${CF[@]}" tests/nvtx/driver.c "$B/obj/src/nvtx.o" -o "$DRV" -lpthread -ldl ||
    ! $CC "${CF[@]}" -I"$(dirname "$nc")" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu_nvtx.o" ||
-   ! "$(sim_linker)" ${SAN_FLAGS:-} -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_nvtx.o" "$B/libarcore.a" -lpthread -lm -ldl; then
+   ! $CC "${CF[@]}" -I"$(dirname "$nc")" -c tests/sim/fake_nccl.c -o "$B/tests/fake_nccl_nvtx.o" ||
+   ! "$(sim_linker)" ${SAN_FLAGS:-} -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_nvtx.o" \
+       "$B/tests/fake_nccl_nvtx.o" "$B/libarcore.a" -lpthread -lm -ldl; then
   echo "FAIL: cannot build the injection library, the driver or the simulator (run make first)"
   echo "0 passed, 1 failed"
   exit 1

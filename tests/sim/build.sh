@@ -5,7 +5,8 @@ sim_linker() {
 }
 
 # Sourced by the simulator suites: sim_build NAME builds $B/tests/arbench-sim-NAME from the
-# harness objects `make` made, linked with tests/sim/fake_gpu.c (stream clocks instead of GPUs),
+# harness objects `make` made, linked with tests/sim/fake_gpu.c (stream clocks instead of GPUs)
+# and tests/sim/fake_nccl.c (NCCL's memory and registration calls),
 # compiled against the headers the harness was built with (found in its dependency files), and
 # sets S to it and SIM_INC to those headers' -I flags (an array); without a build it prints the
 # failure line and ends the suite.
@@ -20,7 +21,9 @@ sim_build() {
   if [ -z "$cu" ] || [ -z "$nc" ] ||
      ! ${CC:-cc} -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness ${SAN_FLAGS:-} \
          "${SIM_INC[@]}" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu_$1.o" ||
-     ! $link -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_$1.o" "$B/libarcore.a" \
+     ! ${CC:-cc} -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE ${SAN_FLAGS:-} \
+         "${SIM_INC[@]}" -c tests/sim/fake_nccl.c -o "$B/tests/fake_nccl_$1.o" ||
+     ! $link -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_$1.o" "$B/tests/fake_nccl_$1.o" "$B/libarcore.a" \
          -lpthread -lm -ldl ${SAN_FLAGS:-}; then
     echo "FAIL: cannot build the simulator (run make first)"
     echo "0 passed, 1 failed"

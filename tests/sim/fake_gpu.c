@@ -30,8 +30,11 @@
  * instead), AR_SIM_HOSTS=K (an MPI job's processes say they run on K hosts: gethostname
  * answers "simhostH", H = process x K / processes, from OMPI_COMM_WORLD_RANK and
  * OMPI_COMM_WORLD_SIZE; the harness then keeps each host's memory to itself, as on real
- * nodes). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or PMI_RANK (set by mpirun) picks the
- * process's region of the file. Degraded jobs are priced with the model's slow ports, and the
+ * nodes), AR_SIM_NCCL_VERSION=N (ncclGetVersion says N, e.g. 22600 for 2.26.0; default
+ * 22803), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
+ * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
+ * PMI_RANK (set by mpirun) picks the process's region of the file. Degraded jobs are priced
+ * with the model's slow ports, and the
  * healthy bandwidth "measured" is the model's. The pipeline count a transport reports using
  * (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and async-ring's 1)
  * tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8); sm and nccl-p2p 1.
@@ -619,7 +622,8 @@ static void sim_failure_hooks(int rank) {
 /* ---- NCCL: the native AllReduce as a bulk-synchronous ring at 300 GB/s ---- */
 
 ncclResult_t ncclGetVersion(int *v) {
-  *v = 22803;
+  const char *ver = getenv("AR_SIM_NCCL_VERSION");
+  *v = ver && *ver ? atoi(ver) : 22803;
   return ncclSuccess;
 }
 const char *ncclGetErrorString(ncclResult_t r) { return r ? "simulated error" : "no error"; }
