@@ -3,7 +3,7 @@
 # modes (1 KiB..8 GiB, powers of 2), mpirun -np 4 rows for nccl, nccl-p2p, ce and sm, and
 # #4/#7's figures on the current binary (the 8 ms straggler at 1 GiB, optcc at 2x on 1 GiB and
 # 8 GiB, the critical delay 64 MiB..4 GiB as time allows). OpenMPI comes from .carry/ompi.tar.xz.
-#   DEADLINE=430 OUT=$OUT bash tools/device/issue27_x4.sh
+#   STAGES="best mpi issue4" DEADLINE=430 OUT=$OUT bash tools/device/issue27_x4.sh
 set -u
 export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-430}
@@ -27,16 +27,23 @@ run() { # NAME TIMEOUT ARGS...
   echo "   $name: exit $? after $((SECONDS - t1)) s, $(grep -c ',ok,' "$out/$name/results.csv" 2>/dev/null) ok rows"
 }
 g="--gpus 0,1,2,3 -T 60 --force"
-echo "== arbench's best and nccl's three registration modes, 1K..8G"
-run best 200 $A run $g --algo nccl,ring,rhd,direct,swing-bw --transport ce,sm -b 1K -e 8G -f 2 -n 10 -w 3 -o $out/best
-for m in registered symmetric; do
-  run nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
+for st in ${STAGES:-best mpi issue4}; do
+  case $st in
+  best)
+    echo "== arbench's best and nccl's three registration modes, 1K..8G"
+    run best 200 $A run $g --algo nccl,ring,rhd,direct,swing-bw --transport ce,sm -b 1K -e 8G -f 2 -n 10 -w 3 -o $out/best
+    for m in registered symmetric; do
+      run nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
+    done ;;
+  mpi)
+    echo "== mpirun -np 4: nccl, nccl-p2p, ce, sm"
+    run mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4 ;;
+  issue4)
+    echo "== #4/#7 on this binary: #4's own command lines (runs/reference/h200x4-issue4-all/COMMAND)"
+    run straggler 60 $A run $g --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms --pipeline 0 -n 20 -w 5 -o $out/straggler
+    run optcc_2x 90 $A run $g --sizes 1G,8G --algo ring,optcc,optcc-ring --transport ce --degrade 3:2.0 --pipeline 0 -n 20 -w 5 -o $out/optcc_2x
+    run critical $(left) $A run $g --find-critical --algo nccl,ring,rhd,direct,swing-bw,stragglar --transport ce,sm --straggler 1:0 --pipeline 0 -n 5 -w 2 -o $out/critical ;;
+  esac
 done
-echo "== mpirun -np 4: nccl, nccl-p2p, ce, sm"
-run mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4
-echo "== #4/#7 on this binary"
-run straggler_8ms 60 $A run $g --algo ring,rhd,direct,stragglar,nccl --transport ce,sm --sizes 1G --straggler 3:8ms -o $out/straggler_8ms
-run optcc_2x 90 $A run $g --algo optcc,ring,rhd,direct --transport ce,sm --sizes 1G,8G --degrade 0:2 -n 10 -w 3 -o $out/optcc_2x
-run critical $(left) $A run $g --algo ring,rhd,direct,stragglar,nccl --transport ce,sm --find-critical -n 10 -w 3 --straggler 3:1ms -o $out/critical
 echo "== total $SECONDS s"
 (cd "$out" && tar czf /tmp/issue27x4.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html . && rm -rf ./* && mv /tmp/issue27x4.tgz .)
