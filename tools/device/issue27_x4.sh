@@ -31,8 +31,8 @@ for st in ${STAGES:-best mpi issue4}; do
   case $st in
   best)
     echo "== arbench's best and nccl's three registration modes, 1K..8G"
-    run best 200 $A run $g --algo nccl,ring,rhd,direct,swing-bw --transport ce,sm -b 1K -e 8G -f 2 -n 10 -w 3 -o $out/best
-    for m in registered symmetric; do
+    run best 200 $A run $g --algo ${BEST_ALGOS:-nccl,ring,rhd,direct,swing-bw} --transport ce,sm -b 1K -e 8G -f 2 -n 10 -w 3 ${BEST_ARGS:-} -o $out/best
+    for m in ${NCCL_MODES-registered symmetric}; do
       run nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
     done ;;
   mpi)
