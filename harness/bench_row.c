@@ -354,10 +354,12 @@ void job_finish(struct bench *b) {
     int worst_it = -1, nbad = 0; /* iterations counted over warm-up and timed ones */
     for (int i = 0; i < it; i++) {
       double tmax = 0, dmax = 0;
-      /* an iteration lasts until its last rank is done; a batch is averaged over the ranks,
-       * as nccl-tests does (its ranks' ends are one collective's end apart) */
-      for (int r = 0; r < b->n; r++)
-        tmax = b->host_timing ? tmax + b->times[r * it + i] / b->n : fmax(tmax, b->times[r * it + i]);
+      /* an iteration lasts until its last rank is done; a host-timed batch is the mean over
+       * the ranks, as nccl-tests averages its ranks' times */
+      for (int r = 0; r < b->n; r++) {
+        double v = b->times[r * it + i];
+        tmax = b->host_timing ? tmax + v / b->n : fmax(tmax, v);
+      }
       for (int k = 0; k < o->nst && !b->host_timing; k++)
         dmax = fmax(dmax, b->delays[k * b->total + w + i]);
       if (t) t[i] = tmax;

@@ -568,9 +568,9 @@ static int procs_refuse(const struct run_plan *plan) {
       snprintf(v, sizeof(v), "nccl.registration=%s",
                mode[(int)ar_setting_value(&o->settings, AR_SET_NCCL_REGISTRATION) % 3]);
       if (hx_procs_me() == 0)
-        args_bad("--set", v, "runs in one process: ncclMemAlloc's buffers cannot be shared by "
-                 "cudaIpcGetMemHandle, which ce and sm need between processes (start it "
-                 "without mpirun)");
+        args_bad("--set", v, "runs in one process: ncclMemAlloc's buffers have no CUDA IPC "
+                 "handle, and the other processes map every rank's buffer (start it without "
+                 "mpirun)");
       return -1;
     }
     if (!flag) continue;

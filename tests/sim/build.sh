@@ -23,7 +23,8 @@ sim_build() {
          "${SIM_INC[@]}" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu_$1.o" ||
      ! ${CC:-cc} -O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE ${SAN_FLAGS:-} \
          "${SIM_INC[@]}" -c tests/sim/fake_nccl.c -o "$B/tests/fake_nccl_$1.o" ||
-     ! $link -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_$1.o" "$B/tests/fake_nccl_$1.o" "$B/libarcore.a" \
+     ! $link -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_$1.o" "$B/tests/fake_nccl_$1.o" \
+         "$B/libarcore.a" \
          -lpthread -lm -ldl ${SAN_FLAGS:-}; then
     echo "FAIL: cannot build the simulator (run make first)"
     echo "0 passed, 1 failed"

@@ -34,10 +34,10 @@
  * 22803), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
  * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
  * PMI_RANK (set by mpirun) picks the process's region of the file. Degraded jobs are priced
- * with the model's slow ports, and the
- * healthy bandwidth "measured" is the model's. The pipeline count a transport reports using
- * (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and async-ring's 1)
- * tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8); sm and nccl-p2p 1.
+ * with the model's slow ports, and the healthy bandwidth "measured" is the model's. The
+ * pipeline count a transport reports using (struct tp_job's pipeline_used): ce the one asked
+ * for, or for 0 (and async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8);
+ * sm and nccl-p2p 1.
  *
  * Data: buffers under 1 MiB are real memory (bigger ones are tokens: a sweep up to 8 GiB costs
  * nothing). A real buffer of B bytes takes 3B: the buffer, then a hidden copy of the inputs its
