@@ -14,35 +14,15 @@ export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-570}
 out=${OUT:-/tmp/issue23}; mkdir -p "$out"
 stages=${STAGES:-quick np2}
-ompi=/tmp/ompi
-if [ ! -x $ompi/usr/bin/orterun ]; then
-  mkdir -p $ompi && tar xJf .carry/ompi.tar.xz -C $ompi || { echo "no .carry/ompi.tar.xz"; exit 1; }
-fi
-export OPAL_PREFIX=$ompi/usr PATH=$ompi/usr/bin:$PATH
-export PMIX_MCA_pcompress_base_silence_warning=1 # the GPU image's own PMIx plugins do not load
-export LD_LIBRARY_PATH=$ompi/usr/lib/x86_64-linux-gnu:$ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:$ompi/lib/x86_64-linux-gnu
-# one host, shared memory between the processes; no network transports looked for
-mpirun="orterun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
-  --mca btl_vader_single_copy_mechanism none --mca pml ob1 --mca mtl ^ofi,psm,psm2 --mca osc ^ucx"
+. tools/device/lib.sh
+ompi_env || { echo "no .carry/ompi.tar.xz"; exit 1; }
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version --format=csv; orterun --version | head -1; } >"$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 t0=$SECONDS
 echo "== build (MPI=1)"
-{ time make B=build-dev -j16 MPI=1 MPICC=$ompi/usr/bin/mpicc.openmpi >"$out/build.log" 2>&1; } 2>&1 | grep real
+{ time make B=build-dev -j16 MPI=1 MPICC=$MPICC >"$out/build.log" 2>&1; } 2>&1 | grep real
 [ -x build-dev/arbench ] || { tail -20 "$out/build.log"; exit 1; }
 A=build-dev/arbench
-left() { echo $((deadline - SECONDS)); }
-# run NAME TIMEOUT ARGS...: one job, its log and run folder kept under $out/NAME
-run() {
-  local name=$1 t=$2; shift 2
-  [ "$t" -gt "$(left)" ] && t=$(left)
-  [ "$t" -le 5 ] && { echo "   $name: no time left"; return 1; }
-  local t1=$SECONDS
-  timeout -k 5 "$t" "$@" >"$out/$name.log" 2>&1
-  local rc=$?
-  echo "   $name: exit $rc after $((SECONDS - t1)) s"
-  return $rc
-}
 rows() { # summary of a run folder's results.csv: status counts
   local f=$out/$1/results.csv
   [ -s "$f" ] || { echo "     (no results.csv)"; return; }

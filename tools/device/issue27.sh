@@ -15,26 +15,14 @@ out=${OUT:-/tmp/issue27}; mkdir -p "$out"
 carry=${CARRY:?CARRY names the folder with nccl-tests}
 deadline=${DEADLINE:-400}
 t0=$SECONDS
-left() { echo $((deadline - SECONDS)); }
-# run NAME TIMEOUT CMD...: its output in $out/NAME.log, its exit status said
-run() {
-  local name=$1 t=$2; shift 2
-  [ "$t" -gt "$(left)" ] && t=$(left)
-  [ "$t" -le 5 ] && { echo "   $name: no time left"; return 1; }
-  local t1=$SECONDS
-  timeout -k 5 "$t" "$@" >"$out/$name.log" 2>&1
-  local rc=$?
-  echo "   $name: exit $rc after $((SECONDS - t1)) s"
-  return $rc
-}
+. tools/device/lib.sh
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
   nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1
 head -4 "$out/gpu.txt"
 echo "== builds: arbench (make B=build-dev -j16) and nccl-tests (sm_90), side by side"
 nt=$carry/nccl-tests
 make B=build-dev -j16 ${REV:+GIT_REV=$REV} >"$out/build.log" 2>&1 & # REV: an unpacked tree has no .git
-make -C "$nt" MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME=/usr -j16 \
-  NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$out/nccl-tests-build.log" 2>&1 &
+build_nccl_tests "$nt" "$out/nccl-tests-build.log" &
 wait
 echo "   built in $((SECONDS - t0)) s"
 A=build-dev/arbench P=$nt/build/all_reduce_perf

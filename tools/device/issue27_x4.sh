@@ -8,41 +8,33 @@ set -u
 export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-430}
 out=${OUT:-/tmp/issue27x4}; mkdir -p "$out"
-ompi=/tmp/ompi
-[ -x $ompi/usr/bin/orterun ] || { mkdir -p $ompi && tar xJf .carry/ompi.tar.xz -C $ompi; }
-export OPAL_PREFIX=$ompi/usr PATH=$ompi/usr/bin:$PATH PMIX_MCA_pcompress_base_silence_warning=1
-export LD_LIBRARY_PATH=$ompi/usr/lib/x86_64-linux-gnu:$ompi/usr/lib/x86_64-linux-gnu/openmpi/lib:$ompi/lib/x86_64-linux-gnu
-mpirun="orterun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
-  --mca btl_vader_single_copy_mechanism none --mca pml ob1 --mca mtl ^ofi,psm,psm2 --mca osc ^ucx"
+. tools/device/lib.sh
+ompi_env || exit 1
 { nvidia-smi -L; nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1; head -4 "$out/gpu.txt"
-make B=build-dev -j32 MPI=1 MPICC=$ompi/usr/bin/mpicc.openmpi >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
+make B=build-dev -j32 MPI=1 MPICC=$MPICC >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
 A=build-dev/arbench
-left() { echo $((deadline - SECONDS)); }
-run() { # NAME TIMEOUT ARGS...
-  local name=$1 t=$2; shift 2
-  [ "$t" -gt "$(left)" ] && t=$(left)
-  [ "$t" -le 10 ] && { echo "   $name: no time left"; return 1; }
-  local t1=$SECONDS
-  timeout -k 5 "$t" "$@" >"$out/$name.log" 2>&1
-  echo "   $name: exit $? after $((SECONDS - t1)) s, $(grep -c ',ok,' "$out/$name/results.csv" 2>/dev/null) ok rows"
+# okrun NAME TIMEOUT CMD...: run, then the ok rows of $out/NAME/results.csv
+okrun() {
+  run "$@"
+  echo "     $(grep -c ',ok,' "$out/$1/results.csv" 2>/dev/null) ok rows"
 }
 g="--gpus 0,1,2,3 -T 60 --force"
 for st in ${STAGES:-best mpi issue4}; do
   case $st in
   best)
     echo "== arbench's best and nccl's three registration modes, 1K..8G"
-    run best 200 $A run $g --algo ${BEST_ALGOS:-nccl,ring,rhd,direct,swing-bw} --transport ce,sm -b 1K -e 8G -f 2 -n 10 -w 3 ${BEST_ARGS:-} -o $out/best
+    okrun best 200 $A run $g --algo ${BEST_ALGOS:-nccl,ring,rhd,direct,swing-bw} --transport ce,sm -b 1K -e 8G -f 2 -n 10 -w 3 ${BEST_ARGS:-} -o $out/best
     for m in ${NCCL_MODES-registered symmetric}; do
-      run nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
+      okrun nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
     done ;;
   mpi)
     echo "== mpirun -np 4: nccl, nccl-p2p, ce, sm"
-    run mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4 ;;
+    okrun mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4 ;;
   issue4)
     echo "== #4/#7 on this binary: #4's own command lines (runs/reference/h200x4-issue4-all/COMMAND)"
-    run straggler 60 $A run $g --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms --pipeline 0 -n 20 -w 5 -o $out/straggler
-    run optcc_2x 90 $A run $g --sizes 1G,8G --algo ring,optcc,optcc-ring --transport ce --degrade 3:2.0 --pipeline 0 -n 20 -w 5 -o $out/optcc_2x
-    run critical $(left) $A run $g --find-critical --algo nccl,ring,rhd,direct,swing-bw,stragglar --transport ce,sm --straggler 1:0 --pipeline 0 -n 5 -w 2 -o $out/critical ;;
+    okrun straggler 60 $A run $g --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms --pipeline 0 -n 20 -w 5 -o $out/straggler
+    okrun optcc_2x 90 $A run $g --sizes 1G,8G --algo ring,optcc,optcc-ring --transport ce --degrade 3:2.0 --pipeline 0 -n 20 -w 5 -o $out/optcc_2x
+    okrun critical $(left) $A run $g --find-critical --algo nccl,ring,rhd,direct,swing-bw,stragglar --transport ce,sm --straggler 1:0 --pipeline 0 -n 5 -w 2 -o $out/critical ;;
   esac
 done
 echo "== total $SECONDS s"

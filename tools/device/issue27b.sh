@@ -10,11 +10,11 @@ set -u
 export NCCL_NVLS_ENABLE=0
 out=${OUT:-/tmp/issue27b}; mkdir -p "$out"
 carry=${CARRY:?CARRY names the folder with nccl-tests}
+. tools/device/lib.sh
 t0=$SECONDS
 nt=$carry/nccl-tests
 make B=build-dev -j16 ${REV:+GIT_REV=$REV} >"$out/build.log" 2>&1 &
-make -C "$nt" MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME=/usr -j16 \
-  NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$out/nccl-tests-build.log" 2>&1 &
+build_nccl_tests "$nt" "$out/nccl-tests-build.log" &
 wait
 echo "built in $((SECONDS - t0)) s"
 A=build-dev/arbench P=$nt/build/all_reduce_perf

@@ -1,0 +1,39 @@
+# Sourced by the device scripts (tools/device/*.sh): the time budget, one command at a time
+# with its log and exit status, OpenMPI carried from the CPU machine, nccl-tests built there.
+# The caller sets out (the output folder) and deadline (seconds for the whole script).
+
+left() { echo $((deadline - SECONDS)); }
+
+# run NAME TIMEOUT CMD...: CMD's output in $out/NAME.log, under TIMEOUT s (at most what is
+# left), its exit status and duration said; returns the status
+run() {
+  local name=$1 t=$2; shift 2
+  [ "$t" -gt "$(left)" ] && t=$(left)
+  [ "$t" -le 5 ] && { echo "   $name: no time left"; return 1; }
+  local t1=$SECONDS
+  timeout -k 5 "$t" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  echo "   $name: exit $rc after $((SECONDS - t1)) s"
+  return $rc
+}
+
+# ompi_env: OpenMPI 4.1 from .carry/ompi.tar.xz (the GPU image has no MPI: the files of
+# Debian's openmpi-bin, libopenmpi-dev and their libraries), unpacked in /tmp/ompi and
+# relocated there; sets mpirun (one host, shared memory, no network transports looked for)
+# and MPICC
+ompi_env() {
+  local o=/tmp/ompi
+  [ -x $o/usr/bin/orterun ] || { mkdir -p $o && tar xJf .carry/ompi.tar.xz -C $o; } || return 1
+  export OPAL_PREFIX=$o/usr PATH=$o/usr/bin:$PATH
+  export PMIX_MCA_pcompress_base_silence_warning=1 # the GPU image's own PMIx plugins do not load
+  export LD_LIBRARY_PATH=$o/usr/lib/x86_64-linux-gnu:$o/usr/lib/x86_64-linux-gnu/openmpi/lib:$o/lib/x86_64-linux-gnu
+  MPICC=$o/usr/bin/mpicc.openmpi
+  mpirun="orterun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
+    --mca btl_vader_single_copy_mechanism none --mca pml ob1 --mca mtl ^ofi,psm,psm2 --mca osc ^ucx"
+}
+
+# build_nccl_tests DIR LOG: nccl-tests' sources in DIR built for sm_90 without MPI
+build_nccl_tests() {
+  make -C "$1" MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME=/usr -j16 \
+    NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$2" 2>&1
+}
