@@ -71,18 +71,11 @@ void wd_end(struct bench *b) {
 /* The ranks not finished, as " 1 3": on process 0 waiting in a barrier, those of the processes
  * that have not come to it; else this process's that have not set done[]. */
 static void unfinished(struct bench *b, char *buf, size_t len) {
-  char procs[128];
   unsigned char away[HX_MAX_DEVS] = {0};
   size_t k = 0;
   buf[0] = 0;
-  hx_procs_missing(procs, sizeof(procs));
-  for (char *p = procs, *end; *p; p = end) {
-    long v = strtol(p, &end, 10);
-    if (end == p) break;
-    if (v >= 0 && v < HX_MAX_DEVS) away[v] = 1;
-  }
-  int waiting = 0; /* process 0 waits in a barrier: the absent processes' ranks are the ones */
-  for (int p = 0; p < HX_MAX_DEVS; p++) waiting |= away[p];
+  /* process 0 waits in a barrier: the absent processes' ranks are the ones */
+  int waiting = hx_procs_absent(away) > 0;
   for (int r = 0; r < b->n && k + 8 < len; r++) {
     int mine = r >= b->first && r < b->first + b->nlocal;
     if (waiting ? away[r / b->nlocal] : mine && !atomic_load(&b->done[r]))

@@ -32,8 +32,8 @@ int hx_procs_allgather(const void *mine, void *all, size_t len);
 int hx_procs_sum_u64(unsigned long long *v, size_t n);
 int hx_procs_sum_f64(double *v, size_t n);
 
-/* For the watchdog (any thread; no communication): the processes process 0 is still waiting
- * for in a barrier, as " 2 3" into buf; "" when it waits for none or is not in one. */
-void hx_procs_missing(char *buf, size_t len);
+/* For the watchdog (any thread; no communication): away[p] = 1 for each process p that process
+ * 0 is still waiting for in a barrier (away holds hx_procs_count() entries); returns how many. */
+int hx_procs_absent(unsigned char *away);
 
 #endif

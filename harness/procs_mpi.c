@@ -147,11 +147,11 @@ int hx_procs_sum_f64(double *v, size_t n) {
                  MPI_SUCCESS ? 0 : -1;
 }
 
-void hx_procs_missing(char *buf, size_t len) {
-  size_t k = 0;
-  if (!len) return;
-  buf[0] = 0;
-  if (me != 0 || !atomic_load(&waiting)) return;
-  for (int p = 1; p < nproc && k + 8 < len; p++)
-    if (!atomic_load(&arrived[p])) k += (size_t)snprintf(buf + k, len - k, " %d", p);
+int hx_procs_absent(unsigned char *away) {
+  int n = 0;
+  for (int p = 0; p < nproc; p++) {
+    away[p] = me == 0 && p > 0 && atomic_load(&waiting) && !atomic_load(&arrived[p]);
+    n += away[p];
+  }
+  return n;
 }

@@ -31,6 +31,7 @@ int hx_procs_sum_f64(double *v, size_t n) {
   (void)v, (void)n;
   return 0;
 }
-void hx_procs_missing(char *buf, size_t len) {
-  if (len) buf[0] = 0;
+int hx_procs_absent(unsigned char *away) {
+  away[0] = 0;
+  return 0;
 }
