@@ -34,8 +34,8 @@ size_t ar_dtype_size(int dtype);
 const char *ar_dtype_name(int dtype); /* "float32", "bf16", "fp16" */
 
 /* The transports a schedule runs on, by name (nccl runs its own algorithm). */
-#define AR_NTRANSPORTS 3
-extern const char *const ar_transports[AR_NTRANSPORTS]; /* "nccl-p2p", "ce", "sm" */
+#define AR_NTRANSPORTS 4
+extern const char *const ar_transports[AR_NTRANSPORTS]; /* "nccl-p2p", "ce", "sm", "ll" */
 
 #define AR_MAX_RANKS 4096
 #define AR_MAX_DEGRADED 8

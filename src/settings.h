@@ -30,6 +30,9 @@ enum ar_setting_id {
   AR_SET_NCCL_REGISTRATION, /* none, registered, symmetric */
   AR_SET_TIMING_MODE,       /* events, host */
   AR_SET_TIMING_HOST_BATCHES, /* count */
+  AR_SET_LL_PROTOCOL,       /* auto, lines, signals */
+  AR_SET_LL_LINES_MAX,      /* bytes */
+  AR_SET_LL_BLOCKS,         /* count; 0: by size */
   AR_SET_COUNT
 };
 
