@@ -16,7 +16,8 @@
 #define LOWER_DEFAULT_BW 394e9
 
 static const char *const op_names[] = {"write", "wait",  "copy", "sum",    "record",
-                                       "waitev", "sync", "stamp", "pace", "reserve"};
+                                       "waitev", "sync", "stamp", "pace", "reserve",
+                                       "put",    "take"};
 
 static void json_ref(FILE *f, const char *key, const struct tp_ref *x) {
   fprintf(f, "\"%s\": {\"buf\": \"%s\", \"rank\": %d, \"off\": %zu}", key,
@@ -86,7 +87,8 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
       dg.rank[g] = o->dg.rank[g];
       dg.factor[g] = o->dg.factor[g];
     }
-    ls = lower_program(!strcmp(tname, "ce") ? LOWER_CE : LOWER_SM, &sched[a], nelem, esize,
+    int lt = !strcmp(tname, "ce") ? LOWER_CE : !strcmp(tname, "ll") ? LOWER_LL : LOWER_SM;
+    ls = lower_program(lt, &sched[a], nelem, esize,
                        !strcmp(tname, "ce") ? o->pipeline : 1, &dg, &prog, &kind, reason,
                        sizeof(reason));
     if (ls != AR_OK) kind = ar_status_str(ls);

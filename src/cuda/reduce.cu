@@ -103,7 +103,7 @@ extern "C" ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, 
 
 
 extern "C" const struct tp_ops *tp_find(const char *name) {
-  static const struct tp_ops *const all[] = {&tp_nccl_p2p, &tp_ce, &tp_sm};
+  static const struct tp_ops *const all[] = {&tp_nccl_p2p, &tp_ce, &tp_sm, &tp_llk};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
     if (!strcmp(all[i]->name, name)) return all[i];
   return NULL;

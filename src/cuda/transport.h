@@ -102,8 +102,8 @@ struct tp_ops {
   void (*teardown)(struct tp_ctx *ctx);
 };
 
-extern const struct tp_ops tp_nccl_p2p, tp_ce, tp_sm;
-const struct tp_ops *tp_find(const char *name); /* "nccl-p2p", "ce", "sm" */
+extern const struct tp_ops tp_nccl_p2p, tp_ce, tp_sm, tp_llk;
+const struct tp_ops *tp_find(const char *name); /* "nccl-p2p", "ce", "sm", "ll" */
 
 /* tp_degrade.cu: the healthy bandwidth the emulation divides: the median of `reps` pushes of
  * `bytes` from device src to device dst by the copy engine (cudaMemcpyAsync on a stream of

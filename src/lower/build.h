@@ -41,7 +41,9 @@ struct seg {
   int nsrc, src[AR_MAX_GPUS];
   int hazard;              /* we also send these chunks this round (snapshot at stake) */
   int nb;                  /* mini-batches (ce) */
-  size_t scr[AR_MAX_GPUS]; /* ce: scratch byte offset per source; sm: scr[0] for a hazard */
+  size_t scr[AR_MAX_GPUS]; /* ce: scratch byte offset per source; sm: scr[0] for a hazard;
+                           * ll: each source's receive slot (bytes of one parity) */
+  int flag0;               /* ll: the flag slot of src[0]'s receive slot (the rest follow) */
 };
 
 /* ce: one copy of a round from one source to one receiver (kept in the receiver's record). */
@@ -98,6 +100,7 @@ ar_status lw_emit_done_waits(struct build *bd, int r, int k, const int *want, in
 ar_status lw_emit_pace(struct build *bd, int r, int stream, int k, int s0, uint64_t n0, int s1, uint64_t n1);
 ar_status lw_emit_ready(struct build *bd, int r, int k, int stream);
 ar_status lw_emit_sm(struct build *bd, int r);
+ar_status lw_emit_ll(struct build *bd);
 ar_status lw_emit_stamp(struct build *bd, int r, int stream, int k, int slot);
 double lw_fac(const struct build *bd, int r);
 ar_status lw_fail(struct build *bd, const char *msg, int k, int r, int c);

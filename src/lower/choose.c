@@ -42,6 +42,10 @@ ar_status lower_program(int transport, const struct ar_schedule *s, size_t nelem
   *out = NULL;
   read_settings();
   int degraded = dg && dg->n > 0;
+  if (transport == LOWER_LL) {
+    if (kind) *kind = "ll kernel";
+    return tp_prog_build(s, nelem, esize, TP_MODE_LL, 1, dg, out, reason, reason_len);
+  }
   if (transport == LOWER_SM) {
     if (lower_ll_eligible(s, s->nranks, nelem * (size_t)esize, degraded)) {
       if (kind) *kind = "low-latency oneshot kernel";

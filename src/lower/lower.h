@@ -79,6 +79,23 @@
  * iteration only after every peer's last allgather copy reached r, which each peer made after
  * its last sum out of its scratch (tp_check sim checks both orders).
  *
+ * ll (TP_MODE_LL; emit_ll): one plain kernel per rank runs the whole program with no grid
+ * barrier and no flag words of its own. Per round, rank r first PUTs every range a peer
+ * receives from it into that peer's receive slot (one slot per (round, range, source): a
+ * rank's slots hold everything it receives in an iteration), then TAKEs every range it
+ * receives: waits for its slots, sums them (after its own data, for a reduce) into its data.
+ * Slot offsets (TP_BUF_SCRATCH refs, in bytes of one parity) cover the range widened to
+ * 16-byte boundaries of the buffer, so that byte x of the buffer sits at slot + x - floor16.
+ * Why no barrier: the kernel gives every 16 (or 8) bytes of the buffer to one thread, the
+ * same on every op and every rank, and the thread runs the ops in order, so it reads a range
+ * for a PUT before it writes it by a TAKE of the same round (the round snapshot) and after
+ * the TAKE of an earlier round; the only waits are on slots, and a PUT never waits, so no
+ * cycle of waits exists. Whether a slot holds this iteration's bytes is told by the data
+ * itself (the transport's `lines` protocol: a sequence number beside every 4 bytes) or by one
+ * flag per (slot, block) written after a fence (`signals`). Two parities of slots: a rank's
+ * iteration i + 2 writes only after its iteration i + 1 ended, which needed every rank's
+ * inputs of i + 1, so each reader's kernel of iteration i (same stream) had ended.
+ *
  * Degraded links (struct tp_degrade, transport.h): STAMP and PACE ops, emitted only when a
  * job degrades a GPU, hold a stream until a time relative to a stamp of the same rank (the
  * round's start, slot 0; a flow's start, slots 1..). They never touch data, so the
@@ -155,7 +172,7 @@ static inline uint64_t tp_degrade_ns(const struct tp_degrade *dg, double factor,
   return (uint64_t)(factor * bytes / dg->bw * 1e9 + 0.5);
 }
 
-enum tp_mode { TP_MODE_CE = 0, TP_MODE_SM = 1 };
+enum tp_mode { TP_MODE_CE = 0, TP_MODE_SM = 1, TP_MODE_LL = 2 };
 
 enum tp_op_kind {
   TP_OP_WRITE_FLAG = 0, /* flags[peer][slot] = base + val, after the stream's earlier work */
@@ -172,6 +189,10 @@ enum tp_op_kind {
   TP_OP_RESERVE, /* ce flow program: a flow to `peer` starts: stamps[tout] = when ns[0] of this
                   * GPU's egress budget and ns[1] of peer's ingress budget have passed, the
                   * budgets taken first come, first served (0: that budget is not taken) */
+  /* the ll program (TP_MODE_LL) only: */
+  TP_OP_PUT,  /* push src[0] (our data), bytes, into peer's receive slot dst (flag `slot`) */
+  TP_OP_TAKE, /* wait for the slots src[..] (flags slot, slot + 1, ...), then dst = their sum
+               * (with our data first when src[0] is dst itself: a reduce) */
 };
 
 enum tp_buf { TP_BUF_DATA = 0, TP_BUF_SCRATCH = 1 };
@@ -301,8 +322,9 @@ void tp_prog_print_header(const struct tp_prog *p, FILE *f);
 /* choose.c: the program a transport runs for a job, as its setup makes it (`arbench lower`
  * prints it): ce (LOWER_CE): the flow, dataflow ring, dataflow direct or per-round push
  * program; sm (LOWER_SM): the persistent kernel's program, or none (*out NULL) for the
- * low-latency oneshot kernel (lower_ll_eligible). *kind (may be NULL) names which. */
-enum lower_transport { LOWER_CE = 0, LOWER_SM = 1 };
+ * low-latency oneshot kernel (lower_ll_eligible); ll (LOWER_LL): the ll program. *kind (may
+ * be NULL) names which. */
+enum lower_transport { LOWER_CE = 0, LOWER_SM = 1, LOWER_LL = 2 };
 ar_status lower_program(int transport, const struct ar_schedule *s, size_t nelem, int esize,
                         int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
                         const char **kind, char *reason, size_t reason_len);

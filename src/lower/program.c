@@ -137,6 +137,16 @@ static void build_free(struct build *bd) {
 /* Compiles all ranks; see tp_prog.h. */
 static ar_status build_all(struct build *bd) {
   const struct ar_schedule *s = bd->s;
+  if (bd->mode == TP_MODE_LL) {
+    for (size_t lo = 0; lo < s->nxfers;) {
+      size_t hi = lo;
+      while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round)
+        hi++;
+      AR_CHECK(lw_build_round(bd, s->xfers[lo].round, lo, hi));
+      lo = hi;
+    }
+    return lw_emit_ll(bd);
+  }
   if (bd->dg && bd->dg->n && !(bd->dg->bw > 0)) {
     snprintf(bd->reason, bd->reason_len, "degraded links: the healthy bandwidth is not known");
     return AR_ERR_UNSUPPORTED;
@@ -220,7 +230,7 @@ ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, in
   bd.nr = s->nrounds;
   bd.mode = mode;
   bd.esize = esize;
-  bd.pipeline = mode == TP_MODE_SM ? 1 : pipeline;
+  bd.pipeline = mode == TP_MODE_CE ? pipeline : 1;
   bd.nelem = nelem;
   bd.reason = reason;
   bd.reason_len = reason_len;
@@ -275,7 +285,8 @@ void tp_prog_print_header(const struct tp_prog *p, FILE *f) {
 
 void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
   static const char *const names[] = {"write", "wait",  "copy", "sum",
-                                      "record", "waitev", "sync", "stamp", "pace", "reserve"};
+                                      "record", "waitev", "sync", "stamp", "pace", "reserve",
+                                      "put",   "take"};
   static const char *const bufs[] = {"data", "scr"};
   const struct tp_rank_prog *rp = &p->rank[r];
   fprintf(f, "rank %d: %zu ops, %d streams, %d events, scratch %zu bytes\n", r, rp->nops,
@@ -302,11 +313,14 @@ void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
       break;
     case TP_OP_COPY:
     case TP_OP_SUM:
+    case TP_OP_PUT:
+    case TP_OP_TAKE:
       fprintf(f, " %s%d+%zu <=", bufs[o->dst.buf], o->dst.rank, o->dst.off);
       for (int q = 0; q < o->nsrc; q++)
         fprintf(f, " %s%d+%zu", bufs[o->src[q].buf], o->src[q].rank, o->src[q].off);
       fprintf(f, " (%zu bytes)", o->bytes);
       if (o->blocks) fprintf(f, " blocks %d", o->blocks);
+      if (o->kind == TP_OP_PUT || o->kind == TP_OP_TAKE) fprintf(f, " flag %d", o->slot);
       break;
     default: break;
     }

@@ -1,0 +1,95 @@
+/* ll program (lower.h, TP_MODE_LL): per round every PUT of a rank, then its TAKEs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+
+#define LL_ALIGN 16 /* slots cover their range widened to these boundaries of the buffer */
+
+/* Lays out every rank's receive slots and flag slots, in (round, range, source) order. */
+static void plan_slots(struct build *bd) {
+  size_t es = (size_t)bd->esize;
+  for (int w = 0; w < bd->n; w++) {
+    size_t cursor = 0;
+    int flags = 0;
+    for (int k = 0; k < bd->nr; k++) {
+      struct rr *x = lw_rr_at(bd, w, k);
+      for (int g = 0; g < x->nseg; g++) {
+        struct seg *sg = &x->segs[g];
+        size_t b0 = sg->b * es / LL_ALIGN * LL_ALIGN;
+        size_t b1 = (sg->e * es + LL_ALIGN - 1) / LL_ALIGN * LL_ALIGN;
+        sg->nb = 1;
+        sg->flag0 = flags;
+        flags += sg->nsrc;
+        for (int i = 0; i < sg->nsrc; i++) {
+          sg->scr[i] = cursor;
+          cursor += b1 - b0;
+        }
+      }
+    }
+    bd->p->rank[w].scratch_bytes = cursor;
+    if (flags > bd->p->nslots) bd->p->nslots = flags;
+  }
+}
+
+/* Rank r's sends of round k: every range a peer receives from r, into that peer's slot. */
+static ar_status emit_puts(struct build *bd, int r, int k) {
+  size_t es = (size_t)bd->esize;
+  for (int w = 0; w < bd->n; w++) {
+    struct rr *x = lw_rr_at(bd, w, k);
+    for (int g = 0; g < x->nseg; g++) {
+      struct seg *sg = &x->segs[g];
+      for (int i = 0; i < sg->nsrc; i++) {
+        if (sg->src[i] != r) continue;
+        struct tp_op o = lw_op_new(TP_OP_PUT, 0, k);
+        o.peer = w;
+        o.slot = sg->flag0 + i;
+        o.nsrc = 1;
+        o.src[0] = lw_ref(TP_BUF_DATA, r, sg->b * es);
+        o.dst = lw_ref(TP_BUF_SCRATCH, w, sg->scr[i]);
+        o.bytes = (sg->e - sg->b) * es;
+        AR_CHECK(lw_emit(bd->p, r, &o));
+      }
+    }
+  }
+  return AR_OK;
+}
+
+/* Rank r's receives of round k: each range from its slots into its data. */
+static ar_status emit_takes(struct build *bd, int r, int k) {
+  size_t es = (size_t)bd->esize;
+  struct rr *x = lw_rr_at(bd, r, k);
+  for (int g = 0; g < x->nseg; g++) {
+    struct seg *sg = &x->segs[g];
+    struct tp_op o = lw_op_new(TP_OP_TAKE, 0, k);
+    o.dst = lw_ref(TP_BUF_DATA, r, sg->b * es);
+    o.slot = sg->flag0;
+    if (sg->op == AR_REDUCE) o.src[o.nsrc++] = o.dst;
+    for (int i = 0; i < sg->nsrc; i++)
+      o.src[o.nsrc++] = lw_ref(TP_BUF_SCRATCH, r, sg->scr[i]);
+    o.bytes = (sg->e - sg->b) * es;
+    AR_CHECK(lw_emit(bd->p, r, &o));
+  }
+  return AR_OK;
+}
+
+ar_status lw_emit_ll(struct build *bd) {
+  if (bd->dg) {
+    snprintf(bd->reason, bd->reason_len,
+             "ll: no degraded-link emulation on this transport (ce, sm and nccl-p2p have one)");
+    return AR_ERR_UNSUPPORTED;
+  }
+  bd->p->nslots = 0;
+  plan_slots(bd);
+  bd->p->stride = 1;
+  bd->p->span = 1;
+  for (int r = 0; r < bd->n; r++) {
+    for (int k = 0; k < bd->nr; k++) {
+      AR_CHECK(emit_puts(bd, r, k));
+      AR_CHECK(emit_takes(bd, r, k));
+    }
+    bd->p->rank[r].nstreams = 1;
+  }
+  return AR_OK;
+}
