@@ -77,20 +77,25 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                                     "columns are statistics over the batches",
                                     NULL, 1, 1000, NULL},
     [AR_SET_LL_PROTOCOL] = {"ll.protocol", "choice", "auto", "",
-                            "ll transport: lines (every 8 bytes of data travel with a 4-byte "
-                            "flag per 4 bytes: no waits but the data's own, half the link's "
-                            "rate), signals (plain data, then one flag per block and transfer "
-                            "after a system fence), auto (lines up to ll.lines_max bytes per "
-                            "rank, signals above)",
-                            NULL, 0, 0, "auto,lines,signals"},
+                            "ll transport: lines (a sequence number beside every 4 bytes of "
+                            "data: no wait but on the data itself, half the link's rate), "
+                            "lines128 (a number per 128-byte line stored whole by one warp: "
+                            "120 bytes of data per 128), signals (plain data, then a flag per "
+                            "slice and range after a system fence), auto (lines up to "
+                            "ll.lines_max bytes per rank, lines128 above)",
+                            NULL, 0, 0, "auto,lines,lines128,signals"},
     [AR_SET_LL_LINES_MAX] = {"ll.lines_max", "bytes", "512K", "bytes",
                              "ll transport, ll.protocol=auto: the largest buffer (per rank) "
                              "sent as lines",
                              NULL, 0, 1ull << 34, NULL},
     [AR_SET_LL_BLOCKS] = {"ll.blocks", "int", "0", "blocks",
-                          "ll transport: blocks of each rank's kernel (0: by size, at most one "
-                          "per SM of the rank's share)",
+                          "ll transport: blocks of each rank's kernel (0: one per slice, at "
+                          "most one per SM of the rank's share)",
                           NULL, 0, 4096, NULL},
+    [AR_SET_LL_SLICE] = {"ll.slice", "bytes", "16K", "bytes",
+                         "ll transport, signals: the bytes one warp carries through every round "
+                         "before its next slice, one flag each (a multiple of 512)",
+                         NULL, 512, 1 << 24, NULL},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */

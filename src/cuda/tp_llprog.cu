@@ -3,21 +3,29 @@
  * rank into that peer's receive slot, then waits for its own slots and sums them into its
  * data. No grid barrier and no round-trip handshake: a round costs one crossing of the link.
  *
- * Every 16 bytes of the buffer ("unit" u) belong to one thread, gtid = u mod (threads of the
- * grid), the same on every rank and every op, so a thread's program order is all the ordering
- * a unit needs (lower.h says why). Whether a slot holds this iteration's bytes:
- *   lines (ll.protocol): each unit travels as two 16-byte lines {4 bytes, seq, 4 bytes, seq},
- *     stored and loaded as single 16-byte accesses, so a line whose two seq words read this
- *     iteration's number holds this iteration's data (as NCCL's LL protocol); no fence, no
- *     flag, but twice the bytes on the link;
- *   signals: plain 16-byte stores, then per round the block's threads meet, one thread fences
- *     at system scope and writes one flag per (slot, block) in the receiver's memory; the
- *     receiver's block waits for its flags, meets, then reads its units through L2.
+ * The buffer is cut into slices; slice s belongs to warp s mod (warps of the grid), warps
+ * numbered across blocks first (a few slices spread over as many SMs), and each byte of a
+ * slice to one lane, the same on every op and every rank, so one thread's program order is
+ * all the ordering a byte needs (lower.h says why). A warp runs the ops in order, each over
+ * its slices. Whether a slot holds this iteration's bytes (ll.protocol):
+ *   lines: slices of 512 bytes, 16 per lane, sent as two 16-byte lines {4 bytes, seq,
+ *     4 bytes, seq}, each stored and loaded as one access, so a line whose seq words read this
+ *     iteration's number holds this iteration's data (NCCL's LL protocol); twice the bytes;
+ *   lines128: slices of 480 bytes sent as four 128-byte lines, each stored by 8 lanes at once
+ *     (one 16-byte store each, in one warp instruction) with the iteration's number in the
+ *     last 8 bytes: 120 bytes of data per 128. A reader trusts a line whose last lane reads the
+ *     number: NVLink delivers a warp's 128-byte aligned store whole, which NCCL's LL128
+ *     protocol relies on too (every iteration's sums are checked, so a machine where it does
+ *     not hold shows wrong rows, not wrong figures);
+ *   signals: slices of ll.slice bytes in plain 16-byte stores; before its first wait of a
+ *     round the warp fences at system scope and raises one flag per (range, slice) in the
+ *     receiver's memory; the reader waits for the flag, then reads through L2.
  * The sequence number is the iteration's (1, 2, ...: slots and flags start zeroed); slots have
- * two parities (lower.h). Every rank's grid is the same (the signals pair blocks, and the
- * lines map units to threads), made of one block per SM at most and, for co-located ranks, of
- * the rank's SM share, so every block of every rank is resident at once (blocks wait on peers'
- * blocks). Under MPI slots and flags are shared like the sm transport's (tp_share). */
+ * two parities (lower.h) and are laid out here per protocol, a region per received range of
+ * whole slices (the program's offsets are in 16-byte units for one parity). Every rank runs
+ * the same grid (slices pair warps), at most one block per SM and, for co-located ranks, the
+ * rank's SM share, so every warp of every rank is resident at once (warps wait on peers').
+ * Under MPI slots and flags are shared like the sm transport's (tp_share). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +35,8 @@
 #include "tp_sum.cuh"
 
 #define LLK_THREADS 256
-#define LLK_UNIT 16 /* bytes of the buffer one thread handles per step */
 
-enum { LLK_LINES = 0, LLK_SIGNALS = 1 };
+enum { LLK_LINES = 0, LLK_LINES128 = 1, LLK_SIGNALS = 2 };
 
 /* One op with its addresses resolved (parity 0; the kernel adds the parity's offset). */
 struct llk_op {
@@ -38,10 +45,11 @@ struct llk_op {
   int nsrc;      /* TAKE: slots to sum (our own data not counted) */
   int reduce;    /* TAKE: our data first */
   size_t x0, x1; /* bytes [x0, x1) of the buffer */
-  size_t u0, u1; /* units covering them */
-  size_t pstride;              /* bytes between the slot's two parities (its owner's area) */
-  char *slot[AR_MAX_GPUS];     /* PUT: the peer's slot; TAKE: our slots, one per source */
-  uint32_t *flag[AR_MAX_GPUS]; /* signals: the flag words of block 0 (block b: + b) */
+  size_t g0, g1; /* slices [g0, g1] holding them */
+  size_t pstride;              /* bytes between the slots' two parities (their owner's area) */
+  char *slot[AR_MAX_GPUS];     /* PUT: the peer's region; TAKE: ours, one per source (slice
+                                * g0 first) */
+  uint32_t *flag[AR_MAX_GPUS]; /* signals: the flag of slice g0 (slice s: + s - g0) */
 };
 
 struct tp_ctx {
@@ -49,23 +57,31 @@ struct tp_ctx {
   struct tp_job job;
   struct tp_prog *prog;
   int proto, blocks;
-  size_t nbytes;
+  size_t nbytes, sb; /* sb: data bytes per slice */
   /* shared (tp_share): a remote rank's are mapped into this process */
   void *area[AR_MAX_GPUS];      /* receive slots, two parities */
-  uint32_t *flags[AR_MAX_GPUS]; /* signals: nslots x blocks words */
+  uint32_t *flags[AR_MAX_GPUS]; /* signals: a word per (received range, slice) */
+  size_t *sbase[AR_MAX_GPUS];   /* each rank's region (bytes, one parity) per flag slot */
+  size_t *fbase[AR_MAX_GPUS];   /* each rank's first flag word per flag slot */
+  size_t nslot[AR_MAX_GPUS], nflags[AR_MAX_GPUS];
   struct llk_op *ops[AR_MAX_GPUS];
   int nops[AR_MAX_GPUS];
   unsigned char *mhave[AR_MAX_GPUS]; /* --phases: the rounds the rank has work in */
   uint32_t iter[AR_MAX_GPUS];
 };
 
-__device__ __forceinline__ void llk_store_line(void *p, uint4 v) {
+/* Slot bytes per slice of each protocol. */
+__host__ __device__ static inline size_t slice_slot_bytes(int proto, size_t sb) {
+  return proto == LLK_LINES ? 2 * sb : proto == LLK_LINES128 ? 512 : sb;
+}
+
+__device__ __forceinline__ void llk_store16(void *p, uint4 v) {
   asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
                "r"(v.z), "r"(v.w)
                : "memory");
 }
 
-__device__ __forceinline__ uint4 llk_load_line(const void *p) {
+__device__ __forceinline__ uint4 llk_load16(const void *p) {
   uint4 v;
   asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
@@ -74,142 +90,215 @@ __device__ __forceinline__ uint4 llk_load_line(const void *p) {
   return v;
 }
 
-/* Unit u of our buffer; past its end (nbytes) zero. */
-__device__ __forceinline__ uint4 llk_unit(const char *data, size_t u, size_t nbytes) {
-  size_t at = u * LLK_UNIT;
-  if (at + LLK_UNIT <= nbytes) return *(const uint4 *)(data + at);
+/* `len` (8 or 16) bytes of our buffer at byte `at` (a multiple of 8); past nbytes zero. */
+__device__ __forceinline__ uint4 llk_piece(const char *data, size_t at, int len, size_t nbytes) {
   uint4 v = make_uint4(0, 0, 0, 0);
+  if (at + len <= nbytes) {
+    uint2 a = *(const uint2 *)(data + at);
+    v.x = a.x, v.y = a.y;
+    if (len == 16) {
+      uint2 b = *(const uint2 *)(data + at + 8);
+      v.z = b.x, v.w = b.y;
+    }
+    return v;
+  }
   unsigned short *h = (unsigned short *)&v; /* every dtype is a multiple of 2 bytes */
-  for (size_t b = at; b + 2 <= nbytes && b < at + LLK_UNIT; b += 2)
+  for (size_t b = at; b + 2 <= nbytes && b < at + len; b += 2)
     h[(b - at) / 2] = *(const unsigned short *)(data + b);
   return v;
 }
 
-/* Writes the bytes of unit u within [x0, x1) (and the buffer) from v. */
-__device__ __forceinline__ void llk_put_unit(char *data, size_t u, size_t x0, size_t x1, uint4 v) {
-  size_t at = u * LLK_UNIT;
-  if (at >= x0 && at + LLK_UNIT <= x1) {
-    *(uint4 *)(data + at) = v;
+/* Writes the bytes of the piece at `at` (len bytes) that lie in [x0, x1) from v. */
+__device__ __forceinline__ void llk_put_piece(char *data, size_t at, int len, size_t x0, size_t x1,
+                                              uint4 v) {
+  if (at >= x0 && at + len <= x1) {
+    *(uint2 *)(data + at) = make_uint2(v.x, v.y);
+    if (len == 16) *(uint2 *)(data + at + 8) = make_uint2(v.z, v.w);
     return;
   }
   const unsigned short *h = (const unsigned short *)&v;
-  for (size_t b = at > x0 ? at : x0; b + 2 <= x1 && b < at + LLK_UNIT; b += 2)
+  for (size_t b = at > x0 ? at : x0; b + 2 <= x1 && b < at + len; b += 2)
     *(unsigned short *)(data + b) = h[(b - at) / 2];
 }
 
-/* Waits until unit u of a lines slot holds iteration seq, and returns it. */
-__device__ __forceinline__ uint4 llk_wait_unit(const char *p, uint32_t seq) {
+/* A spin that lasted the spin timeout is a bug: trap rather than hang. */
+__device__ __forceinline__ void llk_spin_check(uint64_t *t0) {
+  if (!*t0) *t0 = tp_globaltimer();
+  else if (tp_globaltimer() - *t0 > TP_SPIN_TIMEOUT_NS) __trap();
+}
+
+/* lines: waits until the two lines at p hold iteration seq; returns their 16 data bytes. */
+__device__ __forceinline__ uint4 llk_wait_lines(const char *p, uint32_t seq) {
   uint4 a, b;
   uint64_t t0 = 0;
   for (;;) {
-    a = llk_load_line(p);
-    b = llk_load_line(p + 16);
+    a = llk_load16(p);
+    b = llk_load16(p + 16);
     if (a.y == seq && a.w == seq && b.y == seq && b.w == seq) break;
-    if (!t0) t0 = tp_globaltimer();
-    else if (tp_globaltimer() - t0 > TP_SPIN_TIMEOUT_NS) __trap();
+    llk_spin_check(&t0);
   }
   return make_uint4(a.x, a.z, b.x, b.z);
 }
 
-/* Signals: the block's PUTs so far are visible system-wide, then their flags are raised. */
-__device__ __forceinline__ void llk_flush(uint32_t *const *pend, int npend, uint32_t seq) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence_system();
-    for (int i = 0; i < npend; i++)
-      tp_flag_store(pend[i] + blockIdx.x, seq);
+/* lines128: the whole warp waits until the 128-byte lines its lanes read (16 bytes each at
+ * p) carry seq in their last lane's last 4 bytes; returns this lane's 16 bytes. */
+__device__ __forceinline__ uint4 llk_wait_lines128(const char *p, uint32_t seq, int lane) {
+  uint4 v;
+  uint64_t t0 = 0;
+  for (;;) {
+    v = llk_load16(p);
+    uint32_t flag = __shfl_sync(0xffffffffu, v.w, lane | 7);
+    if (!__any_sync(0xffffffffu, flag != seq)) break;
+    llk_spin_check(&t0);
   }
+  return v;
 }
 
-#define LLK_MAX_PEND 64 /* PUTs of one round whose flags are pending (signals) */
+/* What every launch passes. */
+struct llk_args {
+  const llk_op *ops;
+  int nops;
+  char *data;
+  size_t nbytes, sb; /* sb: data bytes per slice */
+  int par;
+  uint32_t seq;
+  unsigned long long *ns; /* --phases: tp_marks.h's stamps, else NULL */
+};
 
-template <typename T, int PROTO, bool MARKED>
-__device__ __forceinline__ void llk_run(const llk_op *__restrict__ ops, int nops, char *data,
-                                        size_t nbytes, int par, uint32_t seq,
-                                        unsigned long long *ns) {
-  const size_t gtid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const size_t nth = (size_t)gridDim.x * blockDim.x;
-  uint32_t *pend[LLK_MAX_PEND];
+/* Lane `lane`'s data pieces of a slice: lines and signals: 16 bytes at 16 * (lane + 32 i);
+ * lines128: one at 120 * (lane / 8) + 16 * (lane % 8), 8 bytes for the lane holding the
+ * line's number. */
+template <int PROTO> __device__ __forceinline__ int llk_npieces(size_t sb) {
+  return PROTO == LLK_LINES128 ? 1 : (int)(sb / 512);
+}
+template <int PROTO> __device__ __forceinline__ size_t llk_piece_at(int lane, int i) {
+  return PROTO == LLK_LINES128 ? 120 * (lane >> 3) + 16 * (lane & 7) : 16 * (size_t)(lane + 32 * i);
+}
+template <int PROTO> __device__ __forceinline__ int llk_piece_len(int lane) {
+  return PROTO == LLK_LINES128 && (lane & 7) == 7 ? 8 : 16;
+}
+/* ... and where piece i of the lane sits in the slice's slot. */
+template <int PROTO> __device__ __forceinline__ size_t llk_slot_at(int lane, int i) {
+  return PROTO == LLK_LINES ? 32 * (size_t)(lane + 32 * i)
+         : PROTO == LLK_LINES128 ? 16 * (size_t)lane : 16 * (size_t)(lane + 32 * i);
+}
+
+/* Signals: the warp's PUTs since the last flush are visible system-wide, then a flag per
+ * (pending op, slice of ours in it) is raised. */
+template <int PROTO>
+__device__ __forceinline__ void llk_flush(const llk_args &a, const int *pend, int npend, size_t wg,
+                                          size_t nw, int lane) {
+  __syncwarp();
+  if (lane == 0) {
+    __threadfence_system();
+    for (int j = 0; j < npend; j++) {
+      const llk_op &o = a.ops[pend[j]];
+      for (size_t s = o.g0 + (wg + nw - o.g0 % nw) % nw; s <= o.g1; s += nw)
+        tp_flag_store(o.flag[0] + (s - o.g0), a.seq);
+    }
+  }
+  __syncwarp();
+}
+
+#define LLK_MAX_PEND 64 /* PUTs whose flags are pending (signals) */
+
+template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void llk_run(const llk_args &a) {
+  const int lane = threadIdx.x & 31;
+  const size_t nw = (size_t)gridDim.x * (blockDim.x >> 5);
+  const size_t wg = (threadIdx.x >> 5) * (size_t)gridDim.x + blockIdx.x;
+  const size_t ss = slice_slot_bytes(PROTO, a.sb);
+  const int np = llk_npieces<PROTO>(a.sb);
+  int pend[LLK_MAX_PEND];
   int npend = 0;
-  (void)ns;
+  (void)pend;
   if constexpr (MARKED)
-    if (blockIdx.x == 0 && threadIdx.x == 0) ns[0] = tp_globaltimer();
-  for (int i = 0; i < nops; i++) {
-    const llk_op &o = ops[i];
-    size_t first = o.u0 + (gtid + nth - o.u0 % nth) % nth; /* our first unit in [u0, u1) */
+    if (blockIdx.x == 0 && threadIdx.x == 0) a.ns[0] = tp_globaltimer();
+  for (int i = 0; i < a.nops; i++) {
+    const llk_op &o = a.ops[i];
+    const size_t first = o.g0 + (wg + nw - o.g0 % nw) % nw; /* our first slice in the range */
+    const size_t x1 = o.x1 < a.nbytes ? o.x1 : a.nbytes;
     if (o.kind == TP_OP_PUT) {
-      char *slot = o.slot[0] + (size_t)par * o.pstride;
-      for (size_t u = first; u < o.u1; u += nth) {
-        uint4 v = llk_unit(data, u, nbytes);
-        char *p = slot + (u - o.u0) * LLK_UNIT * (PROTO == LLK_LINES ? 2 : 1);
-        if constexpr (PROTO == LLK_LINES) {
-          llk_store_line(p, make_uint4(v.x, seq, v.y, seq));
-          llk_store_line(p + 16, make_uint4(v.z, seq, v.w, seq));
-        } else {
-          __stcg((uint4 *)p, v);
+      char *region = o.slot[0] + (size_t)a.par * o.pstride;
+      for (size_t s = first; s <= o.g1; s += nw) {
+        char *slot = region + (s - o.g0) * ss;
+        for (int k = 0; k < np; k++) {
+          size_t at = s * a.sb + llk_piece_at<PROTO>(lane, k);
+          uint4 v = llk_piece(a.data, at, llk_piece_len<PROTO>(lane), a.nbytes);
+          char *p = slot + llk_slot_at<PROTO>(lane, k);
+          if constexpr (PROTO == LLK_LINES) {
+            llk_store16(p, make_uint4(v.x, a.seq, v.y, a.seq));
+            llk_store16(p + 16, make_uint4(v.z, a.seq, v.w, a.seq));
+          } else if constexpr (PROTO == LLK_LINES128) {
+            if ((lane & 7) == 7) v.w = a.seq;
+            __syncwarp(); /* every lane stores at once: four whole 128-byte lines */
+            llk_store16(p, v);
+          } else {
+            __stcg((uint4 *)p, v);
+          }
         }
       }
       if constexpr (PROTO == LLK_SIGNALS) {
         if (npend == LLK_MAX_PEND) {
-          llk_flush(pend, npend, seq);
+          llk_flush<PROTO>(a, pend, npend, wg, nw, lane);
           npend = 0;
         }
-        pend[npend++] = o.flag[0];
+        pend[npend++] = i;
       }
     } else {
-      if constexpr (PROTO == LLK_SIGNALS) {
-        if (npend) llk_flush(pend, npend, seq);
+      if constexpr (PROTO == LLK_SIGNALS) { /* never wait with flags unraised */
+        if (npend) llk_flush<PROTO>(a, pend, npend, wg, nw, lane);
         npend = 0;
-        if ((int)threadIdx.x < o.nsrc) tp_flag_spin(o.flag[threadIdx.x] + blockIdx.x, seq);
-        __syncthreads();
       }
-      const int pe = LLK_UNIT / sizeof(T);
-      for (size_t u = first; u < o.u1; u += nth) {
-        size_t off = (u - o.u0) * LLK_UNIT * (PROTO == LLK_LINES ? 2 : 1) + (size_t)par * o.pstride;
-        uint4 v;
-        if (!o.reduce && o.nsrc == 1) { /* a copy: the bytes as they came */
-          if constexpr (PROTO == LLK_LINES) v = llk_wait_unit(o.slot[0] + off, seq);
-          else v = __ldcg((const uint4 *)(o.slot[0] + off));
-        } else {
-          float acc[pe];
-          bool first_add = true;
-          if (o.reduce) {
-            tp_vec_add<T>(acc, llk_unit(data, u, nbytes), true);
-            first_add = false;
-          }
-          for (int s = 0; s < o.nsrc; s++) {
-            uint4 w;
-            if constexpr (PROTO == LLK_LINES) w = llk_wait_unit(o.slot[s] + off, seq);
-            else w = __ldcg((const uint4 *)(o.slot[s] + off));
-            tp_vec_add<T>(acc, w, first_add);
-            first_add = false;
-          }
-          v = tp_vec_pack<T>(acc);
+      for (size_t s = first; s <= o.g1; s += nw) {
+        const size_t soff = (s - o.g0) * ss + (size_t)a.par * o.pstride;
+        if constexpr (PROTO == LLK_SIGNALS) {
+          if (lane < o.nsrc) tp_flag_spin(o.flag[lane] + (s - o.g0), a.seq);
+          __syncwarp();
         }
-        llk_put_unit(data, u, o.x0, o.x1 < nbytes ? o.x1 : nbytes, v);
+        uint4 got[AR_MAX_GPUS];
+        for (int k = 0; k < np; k++) {
+          const size_t at = s * a.sb + llk_piece_at<PROTO>(lane, k);
+          const int len = llk_piece_len<PROTO>(lane);
+          const size_t pat = soff + llk_slot_at<PROTO>(lane, k);
+          for (int q = 0; q < o.nsrc; q++) {
+            if constexpr (PROTO == LLK_LINES) got[q] = llk_wait_lines(o.slot[q] + pat, a.seq);
+            else if constexpr (PROTO == LLK_LINES128) got[q] = llk_wait_lines128(o.slot[q] + pat, a.seq, lane);
+            else got[q] = __ldcg((const uint4 *)(o.slot[q] + pat));
+          }
+          uint4 v;
+          if (!o.reduce && o.nsrc == 1) {
+            v = got[0]; /* a copy: the bytes as they came */
+          } else {
+            float acc[16 / sizeof(T)];
+            if (o.reduce) tp_vec_add<T>(acc, llk_piece(a.data, at, len, a.nbytes), true);
+            for (int q = 0; q < o.nsrc; q++)
+              tp_vec_add<T>(acc, got[q], q == 0 && !o.reduce);
+            v = tp_vec_pack<T>(acc);
+          }
+          llk_put_piece(a.data, at, len, o.x0, x1, v);
+        }
       }
     }
-    if constexpr (MARKED) /* the round ends with its last op: when this block is past it */
-      if (i + 1 == nops || ops[i + 1].round != o.round) {
-        __syncthreads();
-        if (threadIdx.x == 0) atomicMax(ns + 1 + o.round, (unsigned long long)tp_globaltimer());
-      }
+    if constexpr (MARKED) /* a round ends with its last op: when the last warp is past it */
+      if (lane == 0 && (i + 1 == a.nops || a.ops[i + 1].round != o.round))
+        atomicMax(a.ns + 1 + o.round, (unsigned long long)tp_globaltimer());
   }
   if constexpr (PROTO == LLK_SIGNALS)
-    if (npend) llk_flush(pend, npend, seq);
+    if (npend) llk_flush<PROTO>(a, pend, npend, wg, nw, lane);
 }
 
 template <typename T, int PROTO, bool MARKED>
-__global__ void __launch_bounds__(LLK_THREADS)
-    llk_kernel(const llk_op *__restrict__ ops, int nops, char *data, size_t nbytes, int par,
-               uint32_t seq, unsigned long long *ns) {
-  llk_run<T, PROTO, MARKED>(ops, nops, data, nbytes, par, seq, ns);
+__global__ void __launch_bounds__(LLK_THREADS) llk_kernel(llk_args a) {
+  llk_run<T, PROTO, MARKED>(a);
 }
 
 template <typename T> static const void *kernel_t(int proto, int marked) {
   if (proto == LLK_LINES)
     return marked ? (const void *)llk_kernel<T, LLK_LINES, true>
                   : (const void *)llk_kernel<T, LLK_LINES, false>;
+  if (proto == LLK_LINES128)
+    return marked ? (const void *)llk_kernel<T, LLK_LINES128, true>
+                  : (const void *)llk_kernel<T, LLK_LINES128, false>;
   return marked ? (const void *)llk_kernel<T, LLK_SIGNALS, true>
                 : (const void *)llk_kernel<T, LLK_SIGNALS, false>;
 }
@@ -224,9 +313,6 @@ static const void *kernel_for(int dtype, int proto, int marked) {
   }
 }
 
-/* Bytes of slot memory per byte of slot data (lines carry a flag beside every 4 bytes). */
-static size_t slot_factor(int proto) { return proto == LLK_LINES ? 2 : 1; }
-
 /* Unshares what setup shared (collective) and frees this process's allocations. */
 static void release(struct tp_ctx *c) {
   tp_unshare(&c->w, c->area);
@@ -237,6 +323,10 @@ static void release(struct tp_ctx *c) {
     cudaFree(c->flags[r]);
     cudaFree(c->ops[r]);
     free(c->mhave[r]);
+  }
+  for (int r = 0; r < c->w.n; r++) {
+    free(c->fbase[r]);
+    free(c->sbase[r]);
   }
   tp_prog_free(c->prog);
 }
@@ -250,8 +340,8 @@ static void teardown(struct tp_ctx *c) {
 /* Zeroed slots (two parities) and flags of rank r, complete before any peer writes them. */
 static ar_status alloc_rank(struct tp_ctx *c, int r) {
   CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
-  size_t area = 2 * c->prog->rank[r].scratch_bytes * slot_factor(c->proto);
-  size_t fl = (size_t)(c->prog->nslots ? c->prog->nslots : 1) * c->blocks * sizeof(uint32_t);
+  size_t area = 2 * c->nslot[r];
+  size_t fl = (c->nflags[r] ? c->nflags[r] : 1) * sizeof(uint32_t);
   if (cudaMalloc(&c->area[r], area ? area : 16) != cudaSuccess ||
       cudaMalloc((void **)&c->flags[r], fl) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -265,7 +355,6 @@ static ar_status alloc_rank(struct tp_ctx *c, int r) {
 /* Uploads rank r's program with every address resolved. */
 static ar_status load_rank(struct tp_ctx *c, int r) {
   const struct tp_rank_prog *rp = &c->prog->rank[r];
-  size_t f = slot_factor(c->proto), nsl = (size_t)c->blocks;
   CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
   struct llk_op *h = (struct llk_op *)calloc(rp->nops ? rp->nops : 1, sizeof(*h));
   c->mhave[r] = (unsigned char *)calloc(c->prog->nrounds ? c->prog->nrounds : 1, 1);
@@ -282,19 +371,19 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
     const struct tp_ref *buf = o->kind == TP_OP_PUT ? &o->src[0] : &o->dst;
     d->x0 = buf->off;
     d->x1 = buf->off + o->bytes;
-    d->u0 = d->x0 / LLK_UNIT;
-    d->u1 = (d->x1 + LLK_UNIT - 1) / LLK_UNIT;
+    d->g0 = o->bytes ? d->x0 / c->sb : 1; /* empty: no slice */
+    d->g1 = o->bytes ? (d->x1 - 1) / c->sb : 0;
     if (o->kind == TP_OP_PUT) {
       int w = o->peer;
-      d->pstride = c->prog->rank[w].scratch_bytes * f;
-      d->slot[0] = (char *)c->area[w] + o->dst.off * f;
-      d->flag[0] = c->flags[w] + (size_t)o->slot * nsl;
+      d->pstride = c->nslot[w];
+      d->slot[0] = (char *)c->area[w] + c->sbase[w][o->slot];
+      d->flag[0] = c->flags[w] + c->fbase[w][o->slot];
     } else {
-      d->pstride = rp->scratch_bytes * f;
+      d->pstride = c->nslot[r];
       d->reduce = o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA;
       for (int q = d->reduce; q < o->nsrc; q++) {
-        d->slot[d->nsrc] = (char *)c->area[r] + o->src[q].off * f;
-        d->flag[d->nsrc] = c->flags[r] + (size_t)(o->slot + d->nsrc) * nsl;
+        d->slot[d->nsrc] = (char *)c->area[r] + c->sbase[r][o->slot + d->nsrc];
+        d->flag[d->nsrc] = c->flags[r] + c->fbase[r][o->slot + d->nsrc];
         d->nsrc++;
       }
     }
@@ -326,27 +415,47 @@ static ar_status each_local(struct tp_ctx *c, ar_status (*fn)(struct tp_ctx *, i
   return st;
 }
 
-/* The protocol (ll.protocol) and the grid (ll.blocks), the same on every rank: blocks by the
- * largest op's units, at most one per SM of the smallest share among the ranks. */
-static void choose_grid(struct tp_ctx *c) {
-  int proto = (int)ar_setting(AR_SET_LL_PROTOCOL); /* 0 auto, 1 lines, 2 signals */
+/* The protocol (ll.protocol), the slice and the grid (ll.blocks), the same on every rank:
+ * one block per slice (a warp each: few slices spread over many SMs), at most one per SM of
+ * the smallest share among the ranks; then every rank's slot regions and flag words, one per
+ * received range (a flag per slice of it). Returns AR_ERR_NOMEM or AR_OK. */
+static ar_status choose_grid(struct tp_ctx *c) {
+  int proto = (int)ar_setting(AR_SET_LL_PROTOCOL); /* auto, lines, lines128, signals */
   if (proto == 0)
-    c->proto = c->nbytes <= (size_t)ar_setting(AR_SET_LL_LINES_MAX) ? LLK_LINES : LLK_SIGNALS;
+    c->proto = c->nbytes <= (size_t)ar_setting(AR_SET_LL_LINES_MAX) ? LLK_LINES : LLK_LINES128;
   else
-    c->proto = proto == 1 ? LLK_LINES : LLK_SIGNALS;
-  size_t most = 0;
-  for (int r = 0; r < c->prog->n; r++)
-    for (size_t i = 0; i < c->prog->rank[r].nops; i++)
-      if (c->prog->rank[r].ops[i].bytes > most) most = c->prog->rank[r].ops[i].bytes;
+    c->proto = proto - 1;
+  c->sb = c->proto == LLK_LINES ? 512 : c->proto == LLK_LINES128 ? 480
+          : (size_t)ar_setting(AR_SET_LL_SLICE) / 512 * 512;
+  if (!c->sb) c->sb = 512;
+  size_t ss = slice_slot_bytes(c->proto, c->sb), nsl = (c->nbytes + c->sb - 1) / c->sb;
   int cap = 1 << 30;
   for (int r = 0; r < c->w.n; r++)
     if (tp_wait_sms(&c->w, r) < cap) cap = tp_wait_sms(&c->w, r);
-  /* lines: one unit per thread; signals: four, the flags' cost spread over more bytes */
-  size_t per_block = (size_t)LLK_THREADS * LLK_UNIT * (c->proto == LLK_LINES ? 1 : 4);
   size_t want = (size_t)ar_setting(AR_SET_LL_BLOCKS);
-  if (!want) want = (most + per_block - 1) / per_block;
+  if (!want) want = nsl;
   if (want > (size_t)cap) want = (size_t)cap;
   c->blocks = want < 1 ? 1 : (int)want;
+  for (int r = 0; r < c->prog->n; r++) {
+    const struct tp_rank_prog *rp = &c->prog->rank[r];
+    size_t nfs = c->prog->nslots ? c->prog->nslots : 1;
+    c->fbase[r] = (size_t *)calloc(nfs, sizeof(size_t));
+    c->sbase[r] = (size_t *)calloc(nfs, sizeof(size_t));
+    if (!c->fbase[r] || !c->sbase[r]) return AR_ERR_NOMEM;
+    for (size_t i = 0; i < rp->nops; i++) {
+      const struct tp_op *o = &rp->ops[i];
+      if (o->kind != TP_OP_TAKE || !o->bytes) continue;
+      size_t g = (o->dst.off + o->bytes - 1) / c->sb - o->dst.off / c->sb + 1;
+      int nsrc = o->nsrc - (o->src[0].buf == TP_BUF_DATA);
+      for (int q = 0; q < nsrc; q++) {
+        c->fbase[r][o->slot + q] = c->nflags[r];
+        c->sbase[r][o->slot + q] = c->nslot[r];
+        c->nflags[r] += g;
+        c->nslot[r] += g * ss;
+      }
+    }
+  }
+  return AR_OK;
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
@@ -367,7 +476,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   if (st == AR_OK)
     st = lower_program(LOWER_LL, job->sched, job->nelem, (int)ar_dtype_size(job->dtype), 1,
                        &job->degrade, &c->prog, NULL, reason, reason_len);
-  if (st == AR_OK) choose_grid(c);
+  if (st == AR_OK) st = choose_grid(c);
   int grid[2] = {c->proto, c->blocks}; /* the first rank's process decides for everyone */
   if (st == AR_OK) st = tp_bcast(w, grid, sizeof(grid), 0);
   c->proto = grid[0];
@@ -385,8 +494,9 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   int r0 = 0; /* the first rank of this process, for the log */
   while (r0 < w->n - 1 && w->remote[r0]) r0++;
   ar_log(AR_LOG_INFO, "ll: %s, %zu elements: %s, %d blocks, %d ops on rank %d, slots %zu bytes",
-         job->sched->algo, job->nelem, c->proto == LLK_LINES ? "lines" : "signals", c->blocks,
-         c->nops[r0], r0, c->prog->rank[r0].scratch_bytes * slot_factor(c->proto) * 2);
+         job->sched->algo, job->nelem,
+         c->proto == LLK_LINES ? "lines" : c->proto == LLK_LINES128 ? "lines128" : "signals",
+         c->blocks, c->nops[r0], r0, 2 * c->nslot[r0]);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
       tp_prog_print(c->prog, r, stderr);
@@ -405,14 +515,16 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
     mk->in_ns = 1;
   }
   if (!c->nops[rank]) return AR_OK;
-  uint32_t seq = ++c->iter[rank];
-  const llk_op *ops = c->ops[rank];
-  int nops = c->nops[rank], par = (int)(seq & 1);
-  char *data = (char *)c->w.data[rank];
-  size_t nbytes = c->nbytes;
-  unsigned long long *ns = mk ? mk->ns : NULL;
-  void *args[] = {(void *)&ops, (void *)&nops, (void *)&data, (void *)&nbytes,
-                  (void *)&par, (void *)&seq, (void *)&ns};
+  llk_args a;
+  a.seq = ++c->iter[rank];
+  a.ops = c->ops[rank];
+  a.nops = c->nops[rank];
+  a.par = (int)(a.seq & 1);
+  a.data = (char *)c->w.data[rank];
+  a.nbytes = c->nbytes;
+  a.sb = c->sb;
+  a.ns = mk ? mk->ns : NULL;
+  void *args[] = {(void *)&a};
   ar_nvtx_push("schedule");
   cudaError_t e = cudaLaunchKernel(kernel_for(c->job.dtype, c->proto, mk != NULL),
                                    dim3(c->blocks), dim3(LLK_THREADS), args, 0, stream);
