@@ -84,13 +84,13 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                             "slice and range after a system fence), auto (lines up to "
                             "ll.lines_max bytes per rank, lines128 above)",
                             NULL, 0, 0, "auto,lines,lines128,signals"},
-    [AR_SET_LL_LINES_MAX] = {"ll.lines_max", "bytes", "512K", "bytes",
+    [AR_SET_LL_LINES_MAX] = {"ll.lines_max", "bytes", "256K", "bytes",
                              "ll transport, ll.protocol=auto: the largest buffer (per rank) "
                              "sent as lines",
                              NULL, 0, 1ull << 34, NULL},
     [AR_SET_LL_BLOCKS] = {"ll.blocks", "int", "0", "blocks",
                           "ll transport: blocks of each rank's kernel (0: one per slice, at "
-                          "most one per SM of the rank's share)",
+                          "most 4 per SM that fit, co-located ranks one per SM of their share)",
                           NULL, 0, 4096, NULL},
     [AR_SET_LL_SLICE] = {"ll.slice", "bytes", "16K", "bytes",
                          "ll transport, signals: the bytes one warp carries through every round "

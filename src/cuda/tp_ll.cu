@@ -23,6 +23,7 @@
 
 #define LL_THREADS 256
 #define LL_LINES_PER_THREAD 2
+#define LL_PRE 8 /* peers (rank order, ourselves included) whose lines are loaded up front */
 
 struct ll_args {
   uint32_t *data;                      /* this rank's buffer, as 32-bit payload words */
@@ -106,15 +107,23 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
     const int pe = 4 / sizeof(T);
     float acc0[pe], acc1[pe];
     for (int i = 0; i < pe; i++) acc0[i] = acc1[i] = 0.f;
+    uint4 pre[LL_PRE]; /* the first peers' lines, all loads in flight before any wait */
+#pragma unroll
+    for (int q = 0; q < LL_PRE; q++)
+      if (q < a.n && q != a.rank) pre[q] = ll_load(a.in[q] + L);
     for (int q = 0; q < a.n; q++) {
       uint32_t w0, w1;
       if (q == a.rank) {
         if (k < LL_LINES_PER_THREAD) w0 = own[k][0], w1 = own[k][1];
         else w0 = ll_word(a, 2 * L), w1 = ll_word(a, 2 * L + 1);
       } else {
-        uint4 v;
-        do v = ll_load(a.in[q] + L);
-        while (v.y != a.seq || v.w != a.seq);
+        uint4 v = make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (int j = 0; j < LL_PRE; j++) /* registers, not a local array indexed at run time */
+          if (j == q) v = pre[j];
+        if (q >= LL_PRE) v = ll_load(a.in[q] + L);
+        while (v.y != a.seq || v.w != a.seq)
+          v = ll_load(a.in[q] + L);
         w0 = v.x, w1 = v.z;
       }
       ll_add<T>(acc0, w0);

@@ -154,6 +154,47 @@ __device__ __forceinline__ uint4 llk_wait_lines128(const char *p, uint32_t seq, 
   return v;
 }
 
+/* A PUT's store of one piece v into the slot at p. */
+template <int PROTO> __device__ __forceinline__ void llk_put(char *p, uint4 v, uint32_t seq, int lane) {
+  if constexpr (PROTO == LLK_LINES) {
+    llk_store16(p, make_uint4(v.x, seq, v.y, seq));
+    llk_store16(p + 16, make_uint4(v.z, seq, v.w, seq));
+  } else if constexpr (PROTO == LLK_LINES128) {
+    if ((lane & 7) == 7) v.w = seq;
+    __syncwarp(); /* every lane stores at once: four whole 128-byte lines */
+    llk_store16(p, v);
+  } else {
+    __stcg((uint4 *)p, v);
+  }
+}
+
+#define LLK_PRE 4 /* sources whose first load a TAKE issues before it waits on any */
+
+/* A TAKE's first load of the piece at p (lines: both lines). */
+template <int PROTO> __device__ __forceinline__ void llk_take_load(const char *p, uint4 *a, uint4 *b) {
+  if constexpr (PROTO == LLK_SIGNALS) {
+    *a = __ldcg((const uint4 *)p);
+  } else {
+    *a = llk_load16(p);
+    if constexpr (PROTO == LLK_LINES) *b = llk_load16(p + 16);
+  }
+}
+
+/* The piece's data once it holds iteration seq (a, b: its first load; signals: the flag was
+ * waited for already). */
+template <int PROTO>
+__device__ __forceinline__ uint4 llk_take_wait(const char *p, uint4 a, uint4 b, uint32_t seq, int lane) {
+  if constexpr (PROTO == LLK_LINES) {
+    if (a.y == seq && a.w == seq && b.y == seq && b.w == seq) return make_uint4(a.x, a.z, b.x, b.z);
+    return llk_wait_lines(p, seq);
+  } else if constexpr (PROTO == LLK_LINES128) {
+    if (!__any_sync(0xffffffffu, __shfl_sync(0xffffffffu, a.w, lane | 7) != seq)) return a;
+    return llk_wait_lines128(p, seq, lane);
+  } else {
+    return a;
+  }
+}
+
 /* What every launch passes. */
 struct llk_args {
   const llk_op *ops;
@@ -202,7 +243,20 @@ __device__ __forceinline__ void llk_flush(const llk_args &a, const int *pend, in
 
 #define LLK_MAX_PEND 64 /* PUTs whose flags are pending (signals) */
 
-template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void llk_run(const llk_args &a) {
+#define LLK_SMEM_OPS 16 /* programs this short are read from shared memory: one load each */
+
+template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void llk_run(const llk_args &a0) {
+  /* a short program's ops, copied once per block: otherwise each op's first read waits for
+   * memory inside the latency every small AllReduce pays */
+  __shared__ llk_op sops[LLK_SMEM_OPS];
+  llk_args a = a0;
+  if (a.nops <= LLK_SMEM_OPS) {
+    const int words = a.nops * (int)(sizeof(llk_op) / 8);
+    for (int j = threadIdx.x; j < words; j += blockDim.x)
+      ((unsigned long long *)sops)[j] = ((const unsigned long long *)a.ops)[j];
+    __syncthreads();
+    a.ops = sops;
+  }
   const int lane = threadIdx.x & 31;
   const size_t nw = (size_t)gridDim.x * (blockDim.x >> 5);
   const size_t wg = (threadIdx.x >> 5) * (size_t)gridDim.x + blockIdx.x;
@@ -219,22 +273,16 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
     const size_t x1 = o.x1 < a.nbytes ? o.x1 : a.nbytes;
     if (o.kind == TP_OP_PUT) {
       char *region = o.slot[0] + (size_t)a.par * o.pstride;
-      for (size_t s = first; s <= o.g1; s += nw) {
-        char *slot = region + (s - o.g0) * ss;
+      for (size_t s = first; s <= o.g1; s += 2 * nw) { /* two slices' loads in flight */
+        const bool two = s + nw <= o.g1;
         for (int k = 0; k < np; k++) {
-          size_t at = s * a.sb + llk_piece_at<PROTO>(lane, k);
-          uint4 v = llk_piece(a.data, at, llk_piece_len<PROTO>(lane), a.nbytes);
-          char *p = slot + llk_slot_at<PROTO>(lane, k);
-          if constexpr (PROTO == LLK_LINES) {
-            llk_store16(p, make_uint4(v.x, a.seq, v.y, a.seq));
-            llk_store16(p + 16, make_uint4(v.z, a.seq, v.w, a.seq));
-          } else if constexpr (PROTO == LLK_LINES128) {
-            if ((lane & 7) == 7) v.w = a.seq;
-            __syncwarp(); /* every lane stores at once: four whole 128-byte lines */
-            llk_store16(p, v);
-          } else {
-            __stcg((uint4 *)p, v);
-          }
+          const size_t at = s * a.sb + llk_piece_at<PROTO>(lane, k);
+          const int len = llk_piece_len<PROTO>(lane);
+          uint4 v0 = llk_piece(a.data, at, len, a.nbytes), v1 = make_uint4(0, 0, 0, 0);
+          if (two) v1 = llk_piece(a.data, at + nw * a.sb, len, a.nbytes);
+          char *p = region + (s - o.g0) * ss + llk_slot_at<PROTO>(lane, k);
+          llk_put<PROTO>(p, v0, a.seq, lane);
+          if (two) llk_put<PROTO>(p + nw * ss, v1, a.seq, lane);
         }
       }
       if constexpr (PROTO == LLK_SIGNALS) {
@@ -255,26 +303,36 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
           if (lane < o.nsrc) tp_flag_spin(o.flag[lane] + (s - o.g0), a.seq);
           __syncwarp();
         }
-        uint4 got[AR_MAX_GPUS];
         for (int k = 0; k < np; k++) {
           const size_t at = s * a.sb + llk_piece_at<PROTO>(lane, k);
           const int len = llk_piece_len<PROTO>(lane);
           const size_t pat = soff + llk_slot_at<PROTO>(lane, k);
-          for (int q = 0; q < o.nsrc; q++) {
-            if constexpr (PROTO == LLK_LINES) got[q] = llk_wait_lines(o.slot[q] + pat, a.seq);
-            else if constexpr (PROTO == LLK_LINES128) got[q] = llk_wait_lines128(o.slot[q] + pat, a.seq, lane);
-            else got[q] = __ldcg((const uint4 *)(o.slot[q] + pat));
+          uint4 pa[LLK_PRE], pb[LLK_PRE]; /* the first sources' loads, all in flight at once */
+#pragma unroll
+          for (int q = 0; q < LLK_PRE; q++)
+            if (q < o.nsrc) llk_take_load<PROTO>(o.slot[q] + pat, &pa[q], &pb[q]);
+          const bool copy = !o.reduce && o.nsrc == 1; /* the bytes as they came */
+          float acc[16 / sizeof(T)];
+          bool first = true;
+          uint4 v = make_uint4(0, 0, 0, 0);
+          if (o.reduce) {
+            tp_vec_add<T>(acc, llk_piece(a.data, at, len, a.nbytes), true);
+            first = false;
           }
-          uint4 v;
-          if (!o.reduce && o.nsrc == 1) {
-            v = got[0]; /* a copy: the bytes as they came */
-          } else {
-            float acc[16 / sizeof(T)];
-            if (o.reduce) tp_vec_add<T>(acc, llk_piece(a.data, at, len, a.nbytes), true);
-            for (int q = 0; q < o.nsrc; q++)
-              tp_vec_add<T>(acc, got[q], q == 0 && !o.reduce);
-            v = tp_vec_pack<T>(acc);
+#pragma unroll
+          for (int q = 0; q < LLK_PRE; q++)
+            if (q < o.nsrc) {
+              uint4 w = llk_take_wait<PROTO>(o.slot[q] + pat, pa[q], pb[q], a.seq, lane);
+              if (copy) v = w;
+              else tp_vec_add<T>(acc, w, first);
+              first = false;
+            }
+          for (int q = LLK_PRE; q < o.nsrc; q++) {
+            uint4 wa, wb;
+            llk_take_load<PROTO>(o.slot[q] + pat, &wa, &wb);
+            tp_vec_add<T>(acc, llk_take_wait<PROTO>(o.slot[q] + pat, wa, wb, a.seq, lane), false);
           }
+          if (!copy) v = tp_vec_pack<T>(acc);
           llk_put_piece(a.data, at, len, o.x0, x1, v);
         }
       }
@@ -415,9 +473,11 @@ static ar_status each_local(struct tp_ctx *c, ar_status (*fn)(struct tp_ctx *, i
   return st;
 }
 
+#define LLK_MOST_PER_SM 4
+
 /* The protocol (ll.protocol), the slice and the grid (ll.blocks), the same on every rank:
- * one block per slice (a warp each: few slices spread over many SMs), at most one per SM of
- * the smallest share among the ranks; then every rank's slot regions and flag words, one per
+ * one block per slice (a warp each: few slices spread over many SMs), at most what every rank
+ * can keep resident; then every rank's slot regions and flag words, one per
  * received range (a flag per slice of it). Returns AR_ERR_NOMEM or AR_OK. */
 static ar_status choose_grid(struct tp_ctx *c) {
   int proto = (int)ar_setting(AR_SET_LL_PROTOCOL); /* auto, lines, lines128, signals */
@@ -429,9 +489,20 @@ static ar_status choose_grid(struct tp_ctx *c) {
           : (size_t)ar_setting(AR_SET_LL_SLICE) / 512 * 512;
   if (!c->sb) c->sb = 512;
   size_t ss = slice_slot_bytes(c->proto, c->sb), nsl = (c->nbytes + c->sb - 1) / c->sb;
-  int cap = 1 << 30;
-  for (int r = 0; r < c->w.n; r++)
-    if (tp_wait_sms(&c->w, r) < cap) cap = tp_wait_sms(&c->w, r);
+  /* every block must be resident at once: a rank alone on its GPU takes as many per SM as
+   * fit (at most LLK_MOST_PER_SM: more warps keep more loads in flight), co-located ranks one
+   * per SM of their share (transport.h's sms) */
+  int per_sm = 1, cap = 1 << 30;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_for(c->job.dtype, c->proto, 1),
+                                                    LLK_THREADS, 0) != cudaSuccess || per_sm < 1) {
+    (void)cudaGetLastError();
+    per_sm = 1;
+  }
+  if (per_sm > LLK_MOST_PER_SM) per_sm = LLK_MOST_PER_SM;
+  for (int r = 0; r < c->w.n; r++) {
+    int most = tp_wait_sms(&c->w, r) * (tp_colocated(&c->w, r) ? 1 : per_sm);
+    if (most < cap) cap = most;
+  }
   size_t want = (size_t)ar_setting(AR_SET_LL_BLOCKS);
   if (!want) want = nsl;
   if (want > (size_t)cap) want = (size_t)cap;

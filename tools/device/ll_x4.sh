@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ll transport on a 4-GPU kind, one call per STAGE list:
-#   explore: ll's every algorithm 1K..256M, its protocols across 128K..16M, its slice at
-#            1M..256M, sm's oneshot and nccl's three registration modes beside it;
+#   explore: ll's every algorithm 1K..1G, its protocols 1K..4M, its grid 4M..1G, sm's
+#            oneshot and nccl's three registration modes beside it;
 #   mpi:     mpirun -np 4, one process per GPU: nccl, ce and ll rows.
 #   STAGES="explore" DEADLINE=300 OUT=$OUT bash tools/device/ll_x4.sh
 set -u
@@ -24,11 +24,11 @@ for st in ${STAGES:-explore}; do
   explore)
     chk ll 90 $A run $g --algo oneshot,ring,rhd,direct,swing-bw,stragglar,optcc --transport ll -b 1K -e 1G -f 2 -n 10 -w 3 -o $out/ll
     chk oneshot_sm 30 $A run $g --algo oneshot --transport sm -b 1K -e 1M -f 2 -n 10 -w 3 -o $out/oneshot_sm
-    for p in lines lines128 signals; do
-      chk proto_$p 60 $A run $g --algo oneshot,ring,rhd,direct,swing-bw --transport ll -b 64K -e 256M -f 2 -n 10 -w 3 --set ll.protocol=$p -o $out/proto_$p
+    for p in lines lines128; do
+      chk proto_$p 60 $A run $g --algo oneshot,ring,rhd,direct --transport ll -b 1K -e 4M -f 2 -n 10 -w 3 --set ll.protocol=$p -o $out/proto_$p
     done
-    for b in 33 66; do
-      chk blocks_$b 40 $A run $g --algo ring,rhd,direct --transport ll -b 1M -e 256M -f 4 -n 10 -w 3 --set ll.protocol=lines128 --set ll.blocks=$b -o $out/blocks_$b
+    for b in 132 264; do
+      chk blocks_$b 40 $A run $g --algo ring,rhd,direct --transport ll -b 4M -e 1G -f 4 -n 10 -w 3 --set ll.blocks=$b -o $out/blocks_$b
     done
     for m in none registered symmetric; do
       chk nccl_$m 40 $A run $g --algo nccl -b 1K -e 256M -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
