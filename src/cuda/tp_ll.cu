@@ -46,21 +46,6 @@ struct tp_ll {
   uint32_t iter[AR_MAX_GPUS];
 };
 
-__device__ __forceinline__ void ll_store(uint4 *p, uint4 v) {
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
-               "r"(v.z), "r"(v.w)
-               : "memory");
-}
-
-__device__ __forceinline__ uint4 ll_load(const uint4 *p) {
-  uint4 v;
-  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
-}
-
 /* Payload word w of our buffer (0 past the end; a half-full last word reads 2 bytes only). */
 __device__ __forceinline__ uint32_t ll_word(const ll_args &a, size_t w) {
   if (w >= a.words) return 0;
@@ -100,7 +85,7 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
     if (k < LL_LINES_PER_THREAD) own[k][0] = w0, own[k][1] = w1;
     uint4 v = make_uint4(w0, a.seq, w1, a.seq);
     for (int q = 0; q < a.n; q++)
-      if (q != a.rank) ll_store(a.out[q] + L, v);
+      if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
   }
   k = 0;
   for (size_t L = first; L < lines; L += step, k++) {
@@ -110,7 +95,7 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
     uint4 pre[LL_PRE]; /* the first peers' lines, all loads in flight before any wait */
 #pragma unroll
     for (int q = 0; q < LL_PRE; q++)
-      if (q < a.n && q != a.rank) pre[q] = ll_load(a.in[q] + L);
+      if (q < a.n && q != a.rank) pre[q] = tp_load16_volatile(a.in[q] + L);
     for (int q = 0; q < a.n; q++) {
       uint32_t w0, w1;
       if (q == a.rank) {
@@ -121,9 +106,9 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
 #pragma unroll
         for (int j = 0; j < LL_PRE; j++) /* registers, not a local array indexed at run time */
           if (j == q) v = pre[j];
-        if (q >= LL_PRE) v = ll_load(a.in[q] + L);
+        if (q >= LL_PRE) v = tp_load16_volatile(a.in[q] + L);
         while (v.y != a.seq || v.w != a.seq)
-          v = ll_load(a.in[q] + L);
+          v = tp_load16_volatile(a.in[q] + L);
         w0 = v.x, w1 = v.z;
       }
       ll_add<T>(acc0, w0);

@@ -75,21 +75,6 @@ __host__ __device__ static inline size_t slice_slot_bytes(int proto, size_t sb) 
   return proto == LLK_LINES ? 2 * sb : proto == LLK_LINES128 ? 512 : sb;
 }
 
-__device__ __forceinline__ void llk_store16(void *p, uint4 v) {
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
-               "r"(v.z), "r"(v.w)
-               : "memory");
-}
-
-__device__ __forceinline__ uint4 llk_load16(const void *p) {
-  uint4 v;
-  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
-  return v;
-}
-
 /* `len` (8 or 16) bytes of our buffer at byte `at` (a multiple of 8); past nbytes zero. */
 __device__ __forceinline__ uint4 llk_piece(const char *data, size_t at, int len, size_t nbytes) {
   uint4 v = make_uint4(0, 0, 0, 0);
@@ -132,8 +117,8 @@ __device__ __forceinline__ uint4 llk_wait_lines(const char *p, uint32_t seq) {
   uint4 a, b;
   uint64_t t0 = 0;
   for (;;) {
-    a = llk_load16(p);
-    b = llk_load16(p + 16);
+    a = tp_load16_volatile(p);
+    b = tp_load16_volatile(p + 16);
     if (a.y == seq && a.w == seq && b.y == seq && b.w == seq) break;
     llk_spin_check(&t0);
   }
@@ -146,7 +131,7 @@ __device__ __forceinline__ uint4 llk_wait_lines128(const char *p, uint32_t seq, 
   uint4 v;
   uint64_t t0 = 0;
   for (;;) {
-    v = llk_load16(p);
+    v = tp_load16_volatile(p);
     uint32_t flag = __shfl_sync(0xffffffffu, v.w, lane | 7);
     if (!__any_sync(0xffffffffu, flag != seq)) break;
     llk_spin_check(&t0);
@@ -157,12 +142,12 @@ __device__ __forceinline__ uint4 llk_wait_lines128(const char *p, uint32_t seq, 
 /* A PUT's store of one piece v into the slot at p. */
 template <int PROTO> __device__ __forceinline__ void llk_put(char *p, uint4 v, uint32_t seq, int lane) {
   if constexpr (PROTO == LLK_LINES) {
-    llk_store16(p, make_uint4(v.x, seq, v.y, seq));
-    llk_store16(p + 16, make_uint4(v.z, seq, v.w, seq));
+    tp_store16_volatile(p, make_uint4(v.x, seq, v.y, seq));
+    tp_store16_volatile(p + 16, make_uint4(v.z, seq, v.w, seq));
   } else if constexpr (PROTO == LLK_LINES128) {
     if ((lane & 7) == 7) v.w = seq;
     __syncwarp(); /* every lane stores at once: four whole 128-byte lines */
-    llk_store16(p, v);
+    tp_store16_volatile(p, v);
   } else {
     __stcg((uint4 *)p, v);
   }
@@ -175,8 +160,8 @@ template <int PROTO> __device__ __forceinline__ void llk_take_load(const char *p
   if constexpr (PROTO == LLK_SIGNALS) {
     *a = __ldcg((const uint4 *)p);
   } else {
-    *a = llk_load16(p);
-    if constexpr (PROTO == LLK_LINES) *b = llk_load16(p + 16);
+    *a = tp_load16_volatile(p);
+    if constexpr (PROTO == LLK_LINES) *b = tp_load16_volatile(p + 16);
   }
 }
 
@@ -461,18 +446,6 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
   return AR_OK;
 }
 
-/* Runs fn(c, r) for every rank of this process while st is AR_OK, then waits for their
- * devices; returns the status. */
-static ar_status each_local(struct tp_ctx *c, ar_status (*fn)(struct tp_ctx *, int), ar_status st) {
-  for (int r = 0; st == AR_OK && r < c->w.n; r++)
-    if (!c->w.remote[r]) st = fn(c, r);
-  for (int r = 0; st == AR_OK && r < c->w.n; r++)
-    if (!c->w.remote[r] &&
-        (cudaSetDevice(c->w.dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess))
-      st = AR_ERR_CUDA;
-  return st;
-}
-
 #define LLK_MOST_PER_SM 4
 
 /* The protocol (ll.protocol), the slice and the grid (ll.blocks), the same on every rank:
@@ -552,11 +525,11 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   if (st == AR_OK) st = tp_bcast(w, grid, sizeof(grid), 0);
   c->proto = grid[0];
   c->blocks = grid[1];
-  st = each_local(c, alloc_rank, st);
+  st = tp_each_local(&c->w, alloc_rank, c, st);
   if (st == AR_ERR_OOM) snprintf(reason, reason_len, "ll: receive slots do not fit in GPU memory");
   st = tp_share(&c->w, c->area, st);
   st = tp_share(&c->w, (void **)c->flags, st);
-  if (st == AR_OK) st = tp_agree(&c->w, each_local(c, load_rank, st));
+  if (st == AR_OK) st = tp_agree(&c->w, tp_each_local(&c->w, load_rank, c, st));
   if (st != AR_OK) {
     release(c);
     if (c != &spare) free(c);

@@ -324,18 +324,6 @@ static ar_status check_coop(const struct tp_world *w, char *reason, size_t reaso
   return AR_OK;
 }
 
-/* Runs fn(c, r) for every rank of this process while st is AR_OK, then waits for their
- * devices; returns the status. */
-static ar_status each_local(struct tp_ctx *c, ar_status (*fn)(struct tp_ctx *, int), ar_status st) {
-  for (int r = 0; st == AR_OK && r < c->w.n; r++)
-    if (!c->w.remote[r]) st = fn(c, r);
-  for (int r = 0; st == AR_OK && r < c->w.n; r++)
-    if (!c->w.remote[r] &&
-        (cudaSetDevice(c->w.dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess))
-      st = AR_ERR_CUDA;
-  return st;
-}
-
 /* The program path: lowers, allocates this process's ranks, shares flags then scratch, loads
  * the resolved programs (peers' addresses: after the shares) and agrees on the status. */
 static ar_status setup_program(struct tp_ctx *c, ar_status st, char *reason, size_t reason_len) {
@@ -345,11 +333,11 @@ static ar_status setup_program(struct tp_ctx *c, ar_status st, char *reason, siz
                        &job->degrade, &c->prog, NULL, reason, reason_len);
   for (int r = 0; st == AR_OK && r < c->w.n; r++)
     c->paced |= c->prog->rank[r].nstamps > 0;
-  st = each_local(c, alloc_rank, st); /* zeroed flags before any peer sees them */
+  st = tp_each_local(&c->w, alloc_rank, c, st); /* zeroed flags before any peer sees them */
   st = tp_share(&c->w, (void **)c->flags, st);
   st = tp_share(&c->w, c->scratch, st);
   if (st != AR_OK) return st; /* everyone's status: every process stops here */
-  return tp_agree(&c->w, each_local(c, load_rank, st));
+  return tp_agree(&c->w, tp_each_local(&c->w, load_rank, c, st));
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,

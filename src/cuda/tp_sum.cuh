@@ -120,6 +120,23 @@ __device__ __forceinline__ void tp_spin_until(uint64_t t) {
   }
 }
 
+/* One 16-byte store and load, each a single access that nothing caches (the low-latency
+ * paths: a reader trusts a 16-byte line, or 8 bytes of it, to arrive whole). */
+__device__ __forceinline__ void tp_store16_volatile(void *p, uint4 v) {
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
+               "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
+__device__ __forceinline__ uint4 tp_load16_volatile(const void *p) {
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+
 /* Returns the flag word with acquire semantics at system scope. */
 __device__ __forceinline__ uint32_t tp_flag_load(const uint32_t *p) {
   uint32_t v;

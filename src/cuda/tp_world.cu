@@ -70,3 +70,14 @@ extern "C" ar_status tp_peer_on(int dev) {
   CUDA_CHECK(e);
   return AR_OK;
 }
+
+extern "C" ar_status tp_each_local(const struct tp_world *w, ar_status (*fn)(struct tp_ctx *, int),
+                                   struct tp_ctx *ctx, ar_status st) {
+  for (int r = 0; st == AR_OK && r < w->n; r++)
+    if (!w->remote[r]) st = fn(ctx, r);
+  for (int r = 0; st == AR_OK && r < w->n; r++)
+    if (!w->remote[r] &&
+        (cudaSetDevice(w->dev[r]) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess))
+      st = AR_ERR_CUDA;
+  return st;
+}

@@ -24,6 +24,10 @@ ar_status tp_agree(const struct tp_world *w, ar_status st);
 /* A zeroed transport context of size bytes: calloc'd, or, when that fails, spare (zeroed,
  * *st = AR_ERR_NOMEM), so that a setup still makes its collective calls with the failure. */
 void *tp_ctx_alloc(size_t size, void *spare, ar_status *st);
+/* Runs fn(ctx, r) for every rank of this process while st is AR_OK, then waits for their
+ * devices; returns the status (a transport's setup, rank by rank). */
+ar_status tp_each_local(const struct tp_world *w, ar_status (*fn)(struct tp_ctx *, int),
+                        struct tp_ctx *ctx, ar_status st);
 /* Enables peer access from the current device to dev; already enabled is fine, and so is dev
  * itself (co-located ranks copy within one device). */
 ar_status tp_peer_on(int dev);

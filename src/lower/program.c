@@ -134,23 +134,9 @@ static void build_free(struct build *bd) {
   free(bd->rr);
 }
 
-/* Compiles all ranks; see tp_prog.h. */
-static ar_status build_all(struct build *bd) {
+/* Every rank's segments of every round (lw_build_round). */
+static ar_status build_rounds(struct build *bd) {
   const struct ar_schedule *s = bd->s;
-  if (bd->mode == TP_MODE_LL) {
-    for (size_t lo = 0; lo < s->nxfers;) {
-      size_t hi = lo;
-      while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round)
-        hi++;
-      AR_CHECK(lw_build_round(bd, s->xfers[lo].round, lo, hi));
-      lo = hi;
-    }
-    return lw_emit_ll(bd);
-  }
-  if (bd->dg && bd->dg->n && !(bd->dg->bw > 0)) {
-    snprintf(bd->reason, bd->reason_len, "degraded links: the healthy bandwidth is not known");
-    return AR_ERR_UNSUPPORTED;
-  }
   for (size_t lo = 0; lo < s->nxfers;) {
     size_t hi = lo;
     while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round)
@@ -158,6 +144,21 @@ static ar_status build_all(struct build *bd) {
     AR_CHECK(lw_build_round(bd, s->xfers[lo].round, lo, hi));
     lo = hi;
   }
+  return AR_OK;
+}
+
+/* Compiles all ranks; see tp_prog.h. */
+static ar_status build_all(struct build *bd) {
+  const struct ar_schedule *s = bd->s;
+  if (bd->mode == TP_MODE_LL) {
+    AR_CHECK(build_rounds(bd));
+    return lw_emit_ll(bd);
+  }
+  if (bd->dg && bd->dg->n && !(bd->dg->bw > 0)) {
+    snprintf(bd->reason, bd->reason_len, "degraded links: the healthy bandwidth is not known");
+    return AR_ERR_UNSUPPORTED;
+  }
+  AR_CHECK(build_rounds(bd));
   lw_find_readers(bd);
   /* a ring flagged for pipelining gets the dataflow program; degraded jobs the flow program
    * (its budgets are taken per flow) unless AR_CE_PROGRAM=round */

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # #27 on a 4-GPU kind, one call: arbench's best per size against nccl's three registration
-# modes (1 KiB..8 GiB, powers of 2), mpirun -np 4 rows for nccl, nccl-p2p, ce and sm, and
+# modes (1 KiB..8 GiB, powers of 2), mpirun -np 4 rows for nccl, nccl-p2p, ce, sm and ll, the ll
+# transport's correctness with every rank on one GPU (colocated), and
 # #4/#7's figures on the current binary (the 8 ms straggler at 1 GiB, optcc at 2x on 1 GiB and
 # 8 GiB, the critical delay 64 MiB..4 GiB as time allows). OpenMPI comes from .carry/ompi.tar.xz.
-#   STAGES="best mpi issue4" DEADLINE=430 OUT=$OUT bash tools/device/issue27_x4.sh
+#   STAGES="colocated best issue4 mpi" DEADLINE=560 OUT=$OUT bash tools/device/issue27_x4.sh
 set -u
 export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-430}
@@ -23,13 +24,16 @@ for st in ${STAGES:-best mpi issue4}; do
   case $st in
   best)
     echo "== arbench's best and nccl's three registration modes, 1K..8G"
-    okrun best 200 $A run $g --algo ${BEST_ALGOS:-nccl,ring,rhd,direct,swing-bw} --transport ce,sm -b 1K -e 8G -f 2 -n 10 -w 3 ${BEST_ARGS:-} -o $out/best
+    okrun best 300 $A run $g --algo ${BEST_ALGOS:-nccl,ring,rhd,direct,swing-bw} --transport ${BEST_TRANSPORTS:-ce,sm,ll} -b 1K -e 8G -f 2 -n 10 -w 3 ${BEST_ARGS:-} -o $out/best
     for m in ${NCCL_MODES-registered symmetric}; do
       okrun nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
     done ;;
   mpi)
-    echo "== mpirun -np 4: nccl, nccl-p2p, ce, sm"
-    okrun mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4 ;;
+    echo "== mpirun -np 4: nccl, nccl-p2p, ce, sm, ll"
+    okrun mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm,ll --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4 ;;
+  colocated)
+    echo "== the ll transport with 4 ranks on GPU 0 (correctness only)"
+    STAGES="all proto dtype ranks" DEADLINE=$(left) OUT=$out/colocated bash tools/device/ll_colocated.sh ;;
   issue4)
     echo "== #4/#7 on this binary: #4's own command lines (runs/reference/h200x4-issue4-all/COMMAND)"
     okrun straggler 60 $A run $g --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms --pipeline 0 -n 20 -w 5 -o $out/straggler

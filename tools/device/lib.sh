@@ -37,3 +37,11 @@ build_nccl_tests() {
   make -C "$1" MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME=/usr -j16 \
     NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$2" 2>&1
 }
+
+# chk NAME TIMEOUT CMD...: run, then the rows of $out/NAME/results.csv by status and the wrong
+# elements they counted
+chk() {
+  run "$@"
+  local f=$out/$1/results.csv
+  echo "     $(awk -F, 'NR>1 {s[$31]++; w+=$30} END {for (k in s) printf "%s %d, ", k, s[k]; printf "wrong elements %d", w}' "$f" 2>/dev/null)"
+}

@@ -12,12 +12,6 @@ ompi_env || exit 1
 nvidia-smi -L | head -2
 make B=build-dev -j32 MPI=1 MPICC=$MPICC >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
 A=build-dev/arbench
-# chk NAME TIMEOUT CMD...: run, then its rows by status and the wrong rows' count
-chk() {
-  run "$@"
-  local f=$out/$1/results.csv
-  echo "     $(awk -F, 'NR>1 {s[$31]++; w+=$30} END {for (k in s) printf "%s %d, ", k, s[k]; printf "wrong elements %d", w}' "$f" 2>/dev/null)"
-}
 g="--gpus 0 -T 60 --force"
 for st in ${STAGES:-all proto dtype ranks scen mpi}; do
   case $st in

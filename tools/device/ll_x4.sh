@@ -13,11 +13,6 @@ ompi_env || exit 1
 { nvidia-smi -L; nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1; head -4 "$out/gpu.txt"
 make B=build-dev -j32 MPI=1 MPICC=$MPICC >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
 A=build-dev/arbench
-chk() {
-  run "$@"
-  local f=$out/$1/results.csv
-  echo "     $(awk -F, 'NR>1 {s[$31]++; w+=$30} END {for (k in s) printf "%s %d, ", k, s[k]; printf "wrong elements %d", w}' "$f" 2>/dev/null)"
-}
 g="--gpus 0,1,2,3 -T 60 --force"
 for st in ${STAGES:-explore}; do
   case $st in
