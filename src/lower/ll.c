@@ -33,10 +33,13 @@ static void plan_slots(struct build *bd) {
   }
 }
 
-/* Rank r's sends of round k: every range a peer receives from r, into that peer's slot. */
+/* Rank r's sends of round k: every range a peer receives from r, into that peer's slot;
+ * peers in shift order (r + 1, r + 2, ...), so that while every rank sends to several, the
+ * ranks together send one permutation at a time rather than all to rank 0 first. */
 static ar_status emit_puts(struct build *bd, int r, int k) {
   size_t es = (size_t)bd->esize;
-  for (int w = 0; w < bd->n; w++) {
+  for (int j = 1; j <= bd->n; j++) {
+    int w = (r + j) % bd->n;
     struct rr *x = lw_rr_at(bd, w, k);
     for (int g = 0; g < x->nseg; g++) {
       struct seg *sg = &x->segs[g];
