@@ -56,7 +56,7 @@ static ar_status peer_share(void *ctx, void **ptr, ar_status st) {
     for (int q = 0; q < b->n && !err; q++) {
       int p = proc_of(b, q), j = q - p * G;
       if (!b->rk[q].remote || b->rk[q].host != b->rk[b->first].host || !all[p].have[j])
-        continue; /* another host's memory stays out of reach (ce and sm are n/a there) */
+        continue; /* another host's memory stays out of reach (ce, sm and ll are n/a there) */
       cudaError_t e = cudaIpcOpenMemHandle(&ptr[q], all[p].h[j], cudaIpcMemLazyEnablePeerAccess);
       if (e != cudaSuccess) {
         ar_log(AR_LOG_WARN, "rank %d's memory: cudaIpcOpenMemHandle: %s", q,

@@ -148,7 +148,7 @@ int cmd_lower(int argc, char **argv) {
   double bw = LOWER_DEFAULT_BW;
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: arbench lower --algo LIST --ranks N --sizes LIST [--transport ce,sm]\n"
+      printf("usage: arbench lower --algo LIST --ranks N --sizes LIST [--transport ce,sm,ll]\n"
              "         [--straggler R:D] [--degrade R:F] [--degrade-bw 394GB/s] [--pipeline K]\n"
              "         [--segments K] [--torus AxB] [--dtype T] [--set NAME=VALUE]\n"
              "         [--format text|json]\n"
@@ -159,12 +159,12 @@ int cmd_lower(int argc, char **argv) {
       return EXIT_OK;
     }
   if (own_flags(&argc, argv, &json, &bw)) return EXIT_BAD_INPUT;
-  /* ce and sm unless --transport says otherwise (later words win) */
+  /* ce, sm and ll unless --transport says otherwise (later words win) */
   char **args = calloc((size_t)argc + 3, sizeof(*args));
   if (!args) return EXIT_FAIL;
   args[0] = argv[0];
   args[1] = "--transport";
-  args[2] = "ce,sm";
+  args[2] = "ce,sm,ll";
   for (int i = 1; i < argc; i++) args[i + 2] = argv[i];
   int bad = run_opts_parse(argc + 2, args, &o);
   free(args);

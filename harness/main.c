@@ -11,7 +11,7 @@ static void usage(FILE *f) {
         "       arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]\n"
         "                        [--torus AxB] [--segments K] [--bytes S] [--format text|json]\n"
         "       arbench model --algo A --ranks N --bytes S [--alpha 3us] [--bw 450GB/s] ...\n"
-        "       arbench lower --algo A --ranks N --sizes S [--transport ce,sm] ...\n"
+        "       arbench lower --algo A --ranks N --sizes S [--transport ce,sm,ll] ...\n"
         "                                      the program each rank runs (lower --help)\n"
         "       arbench settings               the tuning settings (--set NAME=VALUE)\n"
         "       arbench history RUNS_DIR [--sizes LIST] [--algo LIST]   the trend across nights\n"

@@ -24,7 +24,7 @@ void run_opts_usage(void) {
       "  -i, --stepbytes SIZE    add SIZE each step instead\n"
       "      --sizes LIST        an explicit list of sizes (e.g. 1K,1000003,1M)\n"
       "      --algo LIST|all     algorithms (default all; see arbench --list)\n"
-      "      --transport LIST|all  nccl-p2p, ce, sm (default nccl-p2p; nccl ignores it)\n"
+      "      --transport LIST|all  nccl-p2p, ce, sm, ll (default nccl-p2p; nccl ignores it)\n"
       "      --gpus LIST         CUDA ordinals, rank = position (default every GPU); an\n"
       "                          ordinal may repeat: --gpus 0,0,0,0 puts 4 ranks on GPU 0\n"
       "      --ranks N           N ranks placed round-robin over --gpus (default every\n"
@@ -49,9 +49,10 @@ void run_opts_usage(void) {
       "      --straggler R:D     delay rank R by D (8ms, 2ms-10ms, @FILE) before each\n"
       "                          iteration's collective; comma-separated for several (the\n"
       "                          first is the straggler of stragglar and bcast)\n"
-      "      --degrade R:F       GPU R's links F times slower (emulated on every transport,\n"
-      "                          ingress and egress each capped at healthy/F; nccl rows\n"
-      "                          n/a); comma-separated for several; optcc is built for them\n"
+      "      --degrade R:F       GPU R's links F times slower (emulated on nccl-p2p, ce and\n"
+      "                          sm, ingress and egress each capped at healthy/F; nccl and\n"
+      "                          ll rows n/a); comma-separated for several; optcc is built\n"
+      "                          for them\n"
       "      --segments K        OPTCC's k segments (default: chosen per size, 4..64; the\n"
       "                          CSV's pipeline column of optcc rows holds the k used)\n"
       "      --torus AxB         logical torus for swing-mp and bucket\n"
@@ -68,6 +69,7 @@ void run_opts_usage(void) {
       "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n"
       "      --self-test degrade measure the degraded-link emulation: 1-3 peers into and\n"
       "                          out of a GPU slowed x2, 256 MiB each, every transport\n"
+      "                          that emulates it (nccl-p2p, ce, sm)\n"
       "      --phases            time the phases (delay, collective, precondition, rounds)\n"
       "                          of each row's last iteration on every rank: phases.csv\n"
       "      --profile overlap   CUPTI activity records of every row: the share of each\n"
@@ -163,7 +165,7 @@ static int parse_transports(const char *s, struct run_opts *o) {
     const char *name = NULL;
     for (int i = 0; i < AR_NTRANSPORTS; i++)
       if (!strcmp(t, ar_transports[i])) name = ar_transports[i];
-    if (!name) return args_bad("--transport", t, "unknown transport; known: nccl-p2p ce sm all");
+    if (!name) return args_bad("--transport", t, "unknown transport; known: nccl-p2p ce sm ll all");
     int dup = 0;
     for (int i = 0; i < o->ntransports; i++) dup |= o->transports[i] == name;
     if (!dup) o->transports[o->ntransports++] = name;

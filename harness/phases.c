@@ -4,11 +4,11 @@
  * Per-round times need the transports: the harness enqueues a whole AllReduce in one
  * tp_ops.enqueue call, and the precondition of the straggler-aware schedules runs inside it.
  * The transports mark where each round ends on a rank (struct tp_marks, src/cuda/tp_marks.h:
- * ce and nccl-p2p record events on the harness's stream; sm's kernel writes %globaltimer
- * stamps, placed here from the collective's start event, a launch latency early), for the
- * timed iteration only; hx_phase_collect turns them into round ends, hx_phase_write into
- * `precondition` (rounds < nprecond) and `round k` rows with no change to phases.csv's
- * columns. Per-kernel times (the reduce kernels) are not marked. */
+ * ce and nccl-p2p record events on the harness's stream; sm's and ll's kernels write
+ * %globaltimer stamps, placed here from the collective's start event, a launch latency
+ * early), for the timed iteration only; hx_phase_collect turns them into round ends,
+ * hx_phase_write into `precondition` (rounds < nprecond) and `round k` rows with no change to
+ * phases.csv's columns. Per-kernel times (the reduce kernels) are not marked. */
 #include "phases.h"
 
 #include <stdarg.h>
@@ -69,7 +69,7 @@ cudaError_t hx_phase_job_rounds(struct hx_phase_rank *p, int nrounds) {
     }
     if (p->mk.ns) cudaFree(p->mk.ns);
     p->mk.ns = NULL;
-    /* sm's marks are atomic maxima: zero once, then only later times are written */
+    /* sm's and ll's marks are atomic maxima: zero once, then only later times are written */
     size_t bytes = (size_t)(nrounds + 1) * sizeof(*p->mk.ns);
     cudaError_t e = cudaMalloc((void **)&p->mk.ns, bytes);
     if (e == cudaSuccess) e = cudaMemset(p->mk.ns, 0, bytes);
@@ -193,7 +193,7 @@ static cudaError_t collect_rounds(struct hx_phase_rank *p, cudaEvent_t origin) {
     p->round_end_us[k] = -1;
   if (p->coll_us < 0) return cudaSuccess;
   unsigned long long *ns = NULL;
-  if (m->in_ns) { /* sm: clock stamps, placed from the collective's start event */
+  if (m->in_ns) { /* sm, ll: clock stamps, placed from the collective's start event */
     ns = malloc((size_t)(m->nrounds + 1) * sizeof(*ns));
     if (!ns) return cudaErrorMemoryAllocation;
     cudaError_t e = cudaMemcpy(ns, m->ns, (size_t)(m->nrounds + 1) * sizeof(*ns),

@@ -81,7 +81,7 @@ cudaError_t hx_phase_close(struct hx_phase_rank *p, cudaStream_t s);
 
 /* After the stream is idle: each timed phase's start and end in us from `origin` (the
  * rank's start event of the chosen iteration, aligned across ranks by the harness), and each
- * marked round's end (sm's clock stamps placed from the collective's start event). */
+ * marked round's end (sm's and ll's clock stamps placed from the collective's start event). */
 cudaError_t hx_phase_collect(struct hx_phase_rank *p, cudaEvent_t origin);
 
 /* The header of phases.csv. */

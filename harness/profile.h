@@ -13,9 +13,10 @@
  * What counts (per record, a set of classes: a fused kernel is in two):
  * - copy: memcpy records between device memories (device to device, peer to peer: the ce
  *   transport's cudaMemcpyAsync on peer pointers), NCCL's kernels (names beginning "nccl":
- *   the nccl-p2p transport's send/receive and ncclAllReduce itself), and the sm transport's
- *   kernel (it loads peer memory and sums in one pass);
- * - reduce: our sum kernels (src/cuda/reduce.cu) and the sm kernel. NCCL's kernels are copy
+ *   the nccl-p2p transport's send/receive and ncclAllReduce itself), and the sm and ll
+ *   transports' kernels (sm loads peer memory and sums in one pass; ll pushes into peers'
+ *   slots and sums what it receives);
+ * - reduce: our sum kernels (src/cuda/reduce.cu), the sm and the ll kernel. NCCL's kernels are copy
  *   only: their names do not reliably say whether they reduce (NCCL runs some collectives in a
  *   generic kernel), so nccl rows show no reduction overlap rather than a guess;
  * - delay: the straggler's delay kernel (src/cuda/delay.cu).

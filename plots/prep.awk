@@ -27,8 +27,9 @@
 #   pipeline sweep). A pipeline the harness picks per size (OPTCC's segment count k) does not
 #   split a series. A series measured several times at one point (repeated runs merged into one
 #   CSV) is drawn at its fastest row, as summary.md ranks them. Colour = algorithm (nccl thick
-#   and black), point shape = transport (nccl-p2p circle, ce square, sm triangle, other diamond);
-#   the pipeline variants of one series get lighter shades and alternate filled and open points.
+#   and black), point shape = transport (nccl-p2p circle, ce square, sm triangle, ll downward
+#   triangle, other diamond); the pipeline variants of one series get lighter shades and
+#   alternate filled and open points.
 #   Rows that name no transport (a plain arbench model sweep) get a point shape per algorithm, and
 #   in a model-only CSV algorithms priced alike at every size share one line ("optcc = optcc-ring").
 # Placement (the placement column, "1 rank/GPU" where missing): co-located rows (ranks sharing a

@@ -30,8 +30,9 @@ function algo_point(a,    i, n, l) {
 }
 
 # transport_point(t, variant): returns the gnuplot point type of a transport (filled circle,
-# square, triangle, diamond); even pipeline variants get the open shape
+# square, triangle, downward triangle, diamond); even pipeline variants get the open shape
 function transport_point(t, variant,    p) {
-    p = t == "ce" ? 5 : t == "sm" ? 9 : (t == "nccl-p2p" || t == "nccl" || !has_tp(t)) ? 7 : 13
+    p = t == "ce" ? 5 : t == "sm" ? 9 : t == "ll" ? 11 : \
+        (t == "nccl-p2p" || t == "nccl" || !has_tp(t)) ? 7 : 13
     return variant > 0 && variant % 2 == 0 ? p - 1 : p
 }

@@ -358,9 +358,9 @@ function overlap_section(    i, idx, key, pr) {
     for (i = 1; i <= NO; i++) { idx[i] = i; key[i] = sprintf("%s\001%020.0f\001%s", O_scen[i], O_b[i], O_lab[i]) }
     isort(key, idx, NO)
     printf "\n## Overlap (--profile overlap)\n\n"
-    printf "The share of each rank's copy time (copy-engine copies, NCCL's and the sm transport's kernels)\n"
-    printf "that ran concurrently with reduction kernels and with the straggler's delay, from CUPTI\n"
-    printf "activity records, mean over the ranks (per rank: overlap.csv).\n\n"
+    printf "The share of each rank's copy time (copy-engine copies, NCCL's and the sm and ll transports'\n"
+    printf "kernels) that ran concurrently with reduction kernels and with the straggler's delay, from\n"
+    printf "CUPTI activity records, mean over the ranks (per rank: overlap.csv).\n\n"
     printf "| scenario | size | algorithm | copy with reduction (%%) | copy with delay (%%) |\n|---|---:|---|---:|---:|\n"
     for (i = 1; i <= NO && i <= 80; i++) {
         pr = idx[i]

@@ -14,12 +14,12 @@ rows() {
     sort | uniq -c | awk '{ $1 = $1; print }' | tr '\n' ';'
 }
 
-# 1. 8 ranks on the only GPU: nccl and nccl-p2p n/a with the reason, ce and sm run, placement
-out=$(AR_SIM_GPUS=1 "$S" run --ranks 8 --algo nccl,ring,rhd --transport nccl-p2p,ce,sm \
+# 1. 8 ranks on the only GPU: nccl and nccl-p2p n/a with the reason, ce, sm and ll run, placement
+out=$(AR_SIM_GPUS=1 "$S" run --ranks 8 --algo nccl,ring,rhd --transport nccl-p2p,ce,sm,ll \
   -b 1K -e 1M -f 1024 -n 2 -w 1 --out "$tmp/r8" 2>&1); rc=$?
 [ "$rc" -eq 0 ] && ok || bad "8 ranks on 1 GPU: exit $rc: $(printf '%s\n' "$out" | tail -3)"
 r=$tmp/r8/results.csv
-want="2 nccl/nccl/n/a/8 ranks/GPU;2 rhd/ce/ok/8 ranks/GPU;2 rhd/nccl-p2p/n/a/8 ranks/GPU;2 rhd/sm/ok/8 ranks/GPU;2 ring/ce/ok/8 ranks/GPU;2 ring/nccl-p2p/n/a/8 ranks/GPU;2 ring/sm/ok/8 ranks/GPU;"
+want="2 nccl/nccl/n/a/8 ranks/GPU;2 rhd/ce/ok/8 ranks/GPU;2 rhd/ll/ok/8 ranks/GPU;2 rhd/nccl-p2p/n/a/8 ranks/GPU;2 rhd/sm/ok/8 ranks/GPU;2 ring/ce/ok/8 ranks/GPU;2 ring/ll/ok/8 ranks/GPU;2 ring/nccl-p2p/n/a/8 ranks/GPU;2 ring/sm/ok/8 ranks/GPU;"
 [ "$(rows "$r")" = "$want" ] && ok || bad "rows: $(rows "$r")"
 printf '%s\n' "$out" | grep -q '^n/a: nccl (nccl): NCCL cannot run two ranks on one GPU (8 ranks/GPU)$' &&
   ok || bad "the nccl n/a line: $(printf '%s\n' "$out" | grep '^n/a' | head -2)"
@@ -63,7 +63,7 @@ out=$(AR_SIM_GPUS=1 "$S" run --algo ring --out "$tmp/none" 2>&1); rc=$?
   ok || bad "1 GPU, no --ranks: exit $rc: $out"
 
 # 6. a straggler and the critical search with co-located ranks (nccl n/a among the candidates)
-out=$(AR_SIM_GPUS=1 "$S" run --ranks 4 --algo nccl,ring,stragglar --transport ce --find-critical 64M \
+out=$(AR_SIM_GPUS=1 "$S" run --ranks 4 --algo nccl,ring,stragglar --transport ce,ll --find-critical 64M \
   --straggler 3:0 -n 2 -w 1 --out "$tmp/crit" 2>&1); rc=$?
 [ "$rc" -eq 0 ] && grep -q ",found," "$tmp/crit/critical.csv" && ok ||
   bad "critical search, 4 ranks on 1 GPU: exit $rc: $(tail -1 "$tmp/crit/critical.csv")"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `arbench run --degrade` end to end on the simulated machine of tests/sim/fake_gpu.c (the
 # model's times, with its slow ports for the degraded GPUs): rows measured on every transport
-# except nccl (n/a), times equal to `arbench model --degrade`, OPTCC built per size with its k
-# in the pipeline column, the healthy bandwidth measured once and written to meta.txt, a factor
-# sweep over config scenarios, the bandwidth that cannot be measured, --self-test degrade.
+# except nccl and ll (n/a, each with its reason), times equal to `arbench model --degrade`,
+# OPTCC built per size with its k in the pipeline column, the healthy bandwidth measured once
+# and written to meta.txt, a factor sweep over config scenarios, the bandwidth that cannot be
+# measured, --self-test degrade.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 
@@ -21,16 +22,20 @@ near() { awk -v x="$1" -v y="$2" -v r="$3" 'BEGIN { d = x - y; if (d < 0) d = -d
 # model ALGO BYTES DEGRADE [SEGMENTS]: arbench model's time_us (4 ranks)
 model() { "$A" model --algo "$1" --ranks 4 --bytes "$2" --degrade "$3" ${4:+--segments "$4"} | awk '/^model_time_us:/ { print $2 }'; }
 
-# 1. one GPU x2 on every transport: nccl n/a, the rest measured at the model's degraded times;
-#    OPTCC built for rank 3 with the size's k (the pipeline column), rebuilt between sizes
-out=$("$S" run --gpus 0,1,2,3 --algo nccl,ring,optcc --transport nccl-p2p,ce,sm -b 16M -e 1G -f 8 \
+# 1. one GPU x2 on every transport: nccl and ll n/a, the rest measured at the model's degraded
+#    times; OPTCC built for rank 3 with the size's k (the pipeline column), rebuilt between sizes
+out=$("$S" run --gpus 0,1,2,3 --algo nccl,ring,optcc --transport nccl-p2p,ce,sm,ll -b 16M -e 1G -f 8 \
       --degrade 3:2 -n 2 -w 1 --out "$tmp/d2" 2>"$tmp/err"); rc=$?
 r=$tmp/d2/results.csv
 [ "$rc" -eq 0 ] && [ -s "$r" ] && ok || bad "degraded run -> exit $rc: $(cat "$tmp/err")"
-st=$(awk -F, -v a="$(col "$r" algorithm)" -v s="$(col "$r" status)" -v d="$(col "$r" degraded_rank)" \
-     'NR > 1 { n++; if ($d != 3 || $s != ($a == "nccl" ? "n/a" : "ok")) bad++ } END { print n + 0, bad + 0 }' "$r")
-[ "$st" = "21 0" ] && ok || bad "rows (count, wrong status): $st, want 3 sizes x (1 + 2 x 3)"
+st=$(awk -F, -v a="$(col "$r" algorithm)" -v t="$(col "$r" transport)" -v s="$(col "$r" status)" -v d="$(col "$r" degraded_rank)" \
+     'NR > 1 { n++; if ($d != 3 || $s != ($a == "nccl" || $t == "ll" ? "n/a" : "ok")) bad++ } END { print n + 0, bad + 0 }' "$r")
+[ "$st" = "27 0" ] && ok || bad "rows (count, wrong status): $st, want 3 sizes x (1 + 2 x 4)"
 printf '%s\n' "$out" | grep -q '^n/a: nccl (nccl): nccl cannot be degraded' && ok || bad "nccl n/a line: $out"
+llna="ll: no degraded-link emulation on this transport (ce, sm and nccl-p2p have one)"
+for a in ring optcc; do
+  [ "$(printf '%s\n' "$out" | grep -cxF "n/a: $a (ll): $llna")" = 1 ] && ok || bad "$a/ll n/a line: $(printf '%s\n' "$out" | grep '^n/a')"
+done
 printf '%s\n' "$out" | grep -q 'not implemented' && bad "an old n/a line: $out" || ok
 for b in 16777216 134217728 1073741824; do
   for t in nccl-p2p ce sm; do
@@ -117,10 +122,12 @@ grep -q 'n/a: nccl: nccl cannot be degraded' "$tmp/plan" && ok || bad "degraded.
 
 # 4. without a healthy bandwidth the degraded rows are n/a and say why; healthy runs never
 #    measure it
-AR_SIM_NO_BW=1 "$S" run --gpus 0,1,2,3 --algo ring --transport ce,sm -b 1M -e 1M --degrade 1:2 -n 2 -w 1 \
+AR_SIM_NO_BW=1 "$S" run --gpus 0,1,2,3 --algo ring --transport ce,sm,ll -b 1M -e 1M --degrade 1:2 -n 2 -w 1 \
   --out "$tmp/nobw" >"$tmp/out" 2>&1; rc=$?
 [ "$rc" -eq 0 ] && [ "$(row "$tmp/nobw/results.csv" ring sm 1048576 2 status)" = "n/a" ] && ok || bad "no bandwidth: exit $rc"
 grep -q '^n/a: ring (ce): degraded links: the healthy bandwidth is not known' "$tmp/out" && ok || bad "no bandwidth line: $(cat "$tmp/out")"
+# ll has no emulation to want a bandwidth for: its own reason
+grep -qxF "n/a: ring (ll): $llna" "$tmp/out" && ok || bad "no bandwidth, ll: $(grep '^n/a' "$tmp/out")"
 grep -q '^degrade_healthy_bw: not measured' "$tmp/nobw/meta.txt" && ok || bad "no bandwidth: meta.txt"
 "$S" run --gpus 0,1 --algo ring --transport ce -b 1M -e 1M -n 2 -w 1 --out "$tmp/clean" >"$tmp/out" 2>&1
 grep -q "degrade_healthy_bw\|healthy bandwidth" "$tmp/clean/meta.txt" "$tmp/out" && bad "a healthy run measured the bandwidth" || ok

@@ -244,7 +244,11 @@ static void test_sweep(void) {
             ==, 0);
   CHECK(o.nalgos == 2 && !strcmp(o.algos[0]->name, "ring") && !strcmp(o.algos[1]->name, "nccl"),
         "algos %d", o.nalgos);
-  CHECK_INT(o.ntransports, ==, 3);
+  CHECK_INT(o.ntransports, ==, 4);
+  CHECK(o.ntransports == 4 && !strcmp(o.transports[0], "nccl-p2p") &&
+            !strcmp(o.transports[1], "ce") && !strcmp(o.transports[2], "sm") &&
+            !strcmp(o.transports[3], "ll"),
+        "all: every transport in order");
   CHECK(o.nsizes == 6 && o.sizes[5] == 1048576, "sizes %d", o.nsizes);
   CHECK(o.ngpus == 3 && o.gpus[0] == 2 && o.gpus[2] == 1, "gpus %d", o.ngpus);
   CHECK(o.dtype == AR_DT_BF16 && o.check == 0 && o.iters == 3 && o.warmup == 0 &&
@@ -266,6 +270,9 @@ static void test_sweep(void) {
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
     CHECK(parse_line(&o, bad[i]) == -1, "'%s' accepted", bad[i]);
   CHECK(parse_line(&o, "--pipeline 0") == 0 && o.pipeline == 0, "--pipeline 0: the transport chooses");
+  CHECK(parse_line(&o, "--transport ll,ce,ll") == 0 && o.ntransports == 2 &&
+            !strcmp(o.transports[0], "ll") && !strcmp(o.transports[1], "ce"),
+        "--transport ll,ce,ll: %d transports", o.ntransports);
   CHECK(parse_line(&o, "--pipeline 1025") == -1, "--pipeline 1025 accepted");
   CHECK_INT(parse_line(&o, "--gpus 0,1 --straggler 1:2ms"), ==, 0);
   CHECK_INT(run_opts_check_ranks(&o, 2), ==, 0);

@@ -4,13 +4,13 @@
 #   1. --pipeline 0 (the transport chooses) is accepted, from the command line and a config;
 #      the CSV's pipeline column holds the count the transport used (struct tp_job's
 #      pipeline_used): ce the count asked for or its own choice per size (async-ring's 1 too),
-#      sm and nccl-p2p 1 whatever was asked; the default stays 1.
+#      sm, ll and nccl-p2p 1 whatever was asked; the default stays 1.
 #   2. --phases with round marks (struct tp_marks; the fake marks under AR_SIM_ROUNDS=1): each
 #      rank's `round k` lines for exactly the rounds it takes part in (arbench schedule), back
 #      to back from the collective's start to its end; a `precondition` line on the ranks of a
 #      straggler-aware schedule that run one, ending before the straggler's delay does, none
-#      on the straggler; sm's clock stamps placed as ce's events are; no round lines from a
-#      transport that marks nothing, and plots/ draws them.
+#      on the straggler; sm's (and ll's) clock stamps placed as ce's events are; no round lines
+#      from a transport that marks nothing, and plots/ draws them.
 # The real transports' marks and counts are checked on the CPU by tests/gpu/tp_check.c (sim)
 # and on GPUs by `tp_check gpu --marks 1 --pipelines 0,1`.
 . "$(dirname "$0")/lib.sh"
@@ -37,11 +37,11 @@ expect 0 'scenario auto' "$A" run --config "$tmp/p.conf" --dry-run
 # 2 ranks (the fake runs async-ring there); ring moves half vectors: 256 MiB -> 16 x 8 MiB,
 # more than ce's 8 at most; 16 MiB -> one 8 MiB batch; async-ring's dataflow program aims at
 # 256 MiB batches, 4 at least: 128 MiB -> 4, 8 MiB -> 4
-run_p() { "$S" run --gpus 0,1 --algo nccl,ring,async-ring --transport ce,sm,nccl-p2p -b 16M -e 256M \
+run_p() { "$S" run --gpus 0,1 --algo nccl,ring,async-ring --transport ce,sm,nccl-p2p,ll -b 16M -e 256M \
             -f 16 -n 2 -w 0 --out "$tmp/$1" "${@:2}" >"$tmp/$1.out" 2>&1; }
 run_p auto --pipeline 0 && ok || bad "--pipeline 0 run failed: $(cat "$tmp/auto.out")"
 r=$tmp/auto/results.csv
-for t in ce sm nccl-p2p; do
+for t in ce sm nccl-p2p ll; do
   for a in ring async-ring; do
     case $t/$a in ce/ring) w256=8 w16=1 ;; ce/async-ring) w256=4 w16=4 ;; *) w256=1 w16=1 ;; esac
     [ "$(pipe "$r" $a $t 268435456)" = "$w256/ok" ] && [ "$(pipe "$r" $a $t 16777216)" = "$w16/ok" ] && ok ||
@@ -52,8 +52,9 @@ done
 run_p given --pipeline 4 && ok || bad "--pipeline 4 run failed"
 r=$tmp/given/results.csv
 [ "$(pipe "$r" ring ce 268435456)" = 4/ok ] && [ "$(pipe "$r" async-ring ce 268435456)" = 4/ok ] &&
-  [ "$(pipe "$r" ring sm 268435456)" = 1/ok ] && [ "$(pipe "$r" ring nccl-p2p 16777216)" = 1/ok ] && ok ||
-  bad "--pipeline 4: ring/ce $(pipe "$r" ring ce 268435456), async-ring/ce $(pipe "$r" async-ring ce 268435456), ring/sm $(pipe "$r" ring sm 268435456), ring/nccl-p2p $(pipe "$r" ring nccl-p2p 16777216)"
+  [ "$(pipe "$r" ring sm 268435456)" = 1/ok ] && [ "$(pipe "$r" ring nccl-p2p 16777216)" = 1/ok ] &&
+  [ "$(pipe "$r" ring ll 268435456)" = 1/ok ] && [ "$(pipe "$r" async-ring ll 268435456)" = 1/ok ] && ok ||
+  bad "--pipeline 4: ring/ce $(pipe "$r" ring ce 268435456), async-ring/ce $(pipe "$r" async-ring ce 268435456), ring/sm $(pipe "$r" ring sm 268435456), ring/nccl-p2p $(pipe "$r" ring nccl-p2p 16777216), ring/ll $(pipe "$r" ring ll 268435456), async-ring/ll $(pipe "$r" async-ring ll 268435456)"
 run_p default && ok || bad "default run failed"
 r=$tmp/default/results.csv
 # the default is 1, as the reference runs had it; async-ring on ce chose per size then as now
@@ -63,7 +64,7 @@ r=$tmp/default/results.csv
 
 # ---- 2. round marks in phases.csv ----
 R=$tmp/run
-AR_SIM_ROUNDS=1 "$S" run --gpus 0,1,2,3 --algo nccl,ring,bcast,stragglar --transport ce,sm,nccl-p2p \
+AR_SIM_ROUNDS=1 "$S" run --gpus 0,1,2,3 --algo nccl,ring,bcast,stragglar --transport ce,sm,nccl-p2p,ll \
   -b 4M -e 4M --straggler 1:2ms -n 3 -w 1 --phases --out "$R" >"$tmp/run.out" 2>&1 && ok ||
   bad "marked run failed: $(cat "$tmp/run.out")"
 F=$R/phases.csv
@@ -77,7 +78,7 @@ for a in ring bcast stragglar; do
       if (k > m) m = k }
     END { for (r = 0; r < 4; r++) { printf "%d:", r; for (k = 0; k <= m; k++) if ((r, k) in in_) printf " %d", k; printf "\n" } }')
   npre=$("$A" schedule --algo $a --ranks 4 --straggler 1 | sed -n 's/^precondition_rounds: //p')
-  for t in ce sm nccl-p2p; do
+  for t in ce sm nccl-p2p ll; do
     got=$(awk -F, -v a=$a -v t=$t 'NR > 1 && $2 == a && $3 == t && $6 ~ /^round / { split($6, w, " "); l[$5] = l[$5] " " w[2] }
           END { for (r = 0; r < 4; r++) printf "%d:%s\n", r, l[r] }' "$F")
     [ "$got" = "$want" ] && ok || bad "$a/$t: rounds per rank: $(echo $got) (want $(echo $want))"

@@ -2,11 +2,11 @@
 # MPI jobs (`make MPI=1`, issue #23) end to end on the simulated machine: tests/sim/fake_gpu.c
 # with AR_SIM_SHM, where the processes of a job share one file as device memory, and CUDA IPC
 # and interprocess events work across them. Checked: the fake's own pieces (tests/sim/ipc_check.c);
-# every algorithm on nccl-p2p, ce and sm under mpirun -np 4 at real, odd and token sizes (rows ok
+# every algorithm on nccl-p2p, ce, sm and ll under mpirun -np 4 at real, odd and token sizes (rows ok
 # or n/a with the reason, one results.csv with a plain run's header, meta.txt's process lines);
 # the same rows from -np 4, -np 1, -np 2 with 2 ranks each and co-located processes as from a
 # plain run (the fake's times are deterministic); wrong and stale sums caught across processes;
-# two simulated hosts (ce and sm n/a, nccl across them); a killed and a hung rank ending the job
+# two simulated hosts (ce, sm and ll n/a, nccl across them); a killed and a hung rank ending the job
 # within -T and naming the rank; timing.mode=host across processes; bad input (one line, exit
 # 2; nccl.registration refused). Without Open MPI (mpicc, mpirun) it skips, or fails where
 # CI=true. Every mpirun runs
@@ -98,7 +98,7 @@ whole() {
 arbench_lines() { printf '%s\n' "$out" | grep -v '^fake_gpu:'; }
 
 algos=$("$S" --list | awk 'NR > 1 { print $1 }')
-tps="nccl-p2p ce sm"
+tps="nccl-p2p ce sm ll"
 # want_rows SIZES: "algorithm transport bytes" of every algorithm on every transport and size
 want_rows() {
   for a in $algos; do
@@ -149,7 +149,7 @@ fi
 
 # ---- 2. every algorithm and transport under mpirun -np 4 ----
 # real memory at an odd size (1025 floats) and 64 KiB; a token buffer at 4 MiB (no data)
-sweep=(--algo all --transport nccl-p2p,ce,sm -n 2 -w 1 -T 30)
+sweep=(--algo all --transport nccl-p2p,ce,sm,ll -n 2 -w 1 -T 30)
 plain plain -- "${sweep[@]}" --sizes 4100,64K
 [ "$rc" -eq 0 ] && ok || bad "plain run: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
 mpi np4 4 -- "${sweep[@]}" --sizes 4100,64K
@@ -180,7 +180,7 @@ skew=$(printf '%s\n' "$out" | grep -c '^#   start skew over the ranks (us): medi
 
 # timing.mode=host across processes: every rank's batch times gathered, the checked iteration
 # after the batches as good as a plain run's
-hostt=(--algo nccl,ring,rhd --transport nccl-p2p,ce,sm --sizes 4100,64K -n 2 -w 1 --set timing.mode=host)
+hostt=(--algo nccl,ring,rhd --transport nccl-p2p,ce,sm,ll --sizes 4100,64K -n 2 -w 1 --set timing.mode=host)
 plain hostplain -- "${hostt[@]}"
 mpi hostnp4 4 -- "${hostt[@]}"
 [ "$rc" -eq 0 ] && [ "$(statuses "$tmp/hostnp4/results.csv")" = "$(statuses "$tmp/hostplain/results.csv")" ] &&
@@ -231,20 +231,23 @@ mpi dry 2 -- --algo ring --transport ce --sizes 4K --ranks-per-process 2 --dry-r
   [ ! -e "$tmp/dry" ] && ok || bad "dry run: exit $rc: $(printf '%s\n' "$out" | head -n 3)"
 
 # two hosts (AR_SIM_HOSTS: processes 0-1 on simhost0, 2-3 on simhost1): nccl and nccl-p2p run
-# across them (the start line a one-element AllReduce), ce and sm are n/a with the reason, and
-# no memory or event of the other host is mapped
-mpi hosts2 4 AR_SIM_HOSTS=2 -- --algo nccl,ring,rhd --transport nccl-p2p,ce,sm --sizes 4100,64K -n 2 -w 1
+# across them (the start line a one-element AllReduce), ce, sm and ll are n/a with the reason,
+# and no memory or event of the other host is mapped
+mpi hosts2 4 AR_SIM_HOSTS=2 -- --algo nccl,ring,rhd --transport nccl-p2p,ce,sm,ll --sizes 4100,64K -n 2 -w 1
 f=$tmp/hosts2/results.csv
 [ "$rc" -eq 0 ] && ok || bad "two hosts: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
 want="nccl nccl ok 2
 nccl-p2p ok 4
 ce n/a 4
-sm n/a 4"
+sm n/a 4
+ll n/a 4"
 got=$(awk -F, -v t="$(col "$f" transport)" -v s="$(col "$f" status)" 'NR > 1 {print $t, $s}' "$f" |
       sort | uniq -c | awk '{print $2, $3, $1}' | sed 's/^nccl ok/nccl nccl ok/' | sort)
 [ "$got" = "$(printf '%s\n' "$want" | sort)" ] && ok || bad "two hosts: rows $(echo $got)"
-printf '%s\n' "$out" | grep -q "^n/a: ring (ce): ce reaches other GPUs' memory within one host only (CUDA IPC); the ranks span 2 hosts" &&
-  ok || bad "two hosts: no n/a line for ce: $(printf '%s\n' "$out" | grep '^n/a' | head -n 2)"
+for t in ce sm ll; do
+  printf '%s\n' "$out" | grep -q "^n/a: ring ($t): $t reaches other GPUs' memory within one host only (CUDA IPC); the ranks span 2 hosts" &&
+    ok || bad "two hosts: no n/a line for $t: $(printf '%s\n' "$out" | grep '^n/a' | head -n 3)"
+done
 grep -qx "hosts: simhost0 (ranks 0-1), simhost1 (ranks 2-3)" "$tmp/hosts2/meta.txt" && ok ||
   bad "two hosts meta.txt: $(grep '^hosts' "$tmp/hosts2/meta.txt")"
 
@@ -252,8 +255,8 @@ grep -qx "hosts: simhost0 (ranks 0-1), simhost1 (ranks 2-3)" "$tmp/hosts2/meta.t
 mpi wrong 4 AR_SIM_WRONG=rhd -- --algo ring,rhd --transport ce --sizes 4K -n 2 -w 1 -T 30
 [ "$rc" -eq 1 ] && [ "$(statuses "$tmp/wrong/results.csv" | tr '\n' ';')" = "rhd ce 4096 error;ring ce 4096 ok;" ] &&
   ok || bad "AR_SIM_WRONG=rhd: exit $rc, $(statuses "$tmp/wrong/results.csv" | tr '\n' ';')"
-mpi stale 4 AR_SIM_STALE=ring -- --algo nccl,ring,rhd --transport ce,sm --sizes 4K -n 3 -w 2 -T 30
-[ "$rc" -eq 1 ] && [ "$(statuses "$tmp/stale/results.csv" | awk '$4 != "ok"' | tr '\n' ';')" = "ring ce 4096 error;ring sm 4096 error;" ] &&
+mpi stale 4 AR_SIM_STALE=ring -- --algo nccl,ring,rhd --transport ce,sm,ll --sizes 4K -n 3 -w 2 -T 30
+[ "$rc" -eq 1 ] && [ "$(statuses "$tmp/stale/results.csv" | awk '$4 != "ok"' | tr '\n' ';')" = "ring ce 4096 error;ring ll 4096 error;ring sm 4096 error;" ] &&
   ok || bad "AR_SIM_STALE=ring: exit $rc, $(statuses "$tmp/stale/results.csv" | tr '\n' ';')"
 
 # ---- 5. a killed rank, a hung rank: the job ends within -T, naming the rank ----

@@ -27,7 +27,7 @@ sim_bad() {
      printf '%s\n' "$out" | grep -qE -- "$pat" && [ ! -e "$tmp/bad" ]; then ok
   else bad "run $*: exit $rc, want 2 and one line /$pat/: $out"; rm -rf "$tmp/bad"; fi
 }
-rows=(--gpus 0,1,2,3 --algo nccl,ring,rhd --transport nccl-p2p,ce,sm --sizes 1K,64K,4M -n 2 -w 1)
+rows=(--gpus 0,1,2,3 --algo nccl,ring,rhd --transport nccl-p2p,ce,sm,ll --sizes 1K,64K,4M -n 2 -w 1)
 
 # ---- 1. every registration mode: every row ok, the mode in the settings column and meta.txt ----
 # (nccl-p2p's rows are n/a on a registered buffer: NCCL would move them zero-copy, which summed
@@ -35,8 +35,8 @@ rows=(--gpus 0,1,2,3 --algo nccl,ring,rhd --transport nccl-p2p,ce,sm --sizes 1K,
 p2pna="nccl.registration=%s: ncclSend/ncclRecv on the registered data buffer take NCCL's zero-copy path"
 for m in none registered symmetric; do
   out=$("$S" run "${rows[@]}" --set nccl.registration=$m --out "$tmp/$m" 2>&1); rc=$?
-  nok=21 nna=0
-  [ $m != none ] && nok=15 nna=6
+  nok=27 nna=0
+  [ $m != none ] && nok=21 nna=6
   [ "$rc" -eq 0 ] && [ "$(rows_of "$tmp/$m/results.csv" | grep -c ' ok$')" -eq $nok ] &&
     [ "$(rows_of "$tmp/$m/results.csv" | grep -c '^r[a-z]* nccl-p2p [0-9]* n/a$')" -eq $nna ] && ok ||
     bad "$m: exit $rc: $(rows_of "$tmp/$m/results.csv" | grep -v ' ok$' | head -n 3) $(printf '%s\n' "$out" | tail -n 2)"
@@ -100,7 +100,7 @@ printf -- '--gpus 0,1 --algo nccl --sizes 1K -n 2 -w 1\n[scenario plain]\n[scena
 out=$("$S" run "${rows[@]}" --set timing.mode=host --set timing.host_batches=3 \
   --set nccl.registration=symmetric --out "$tmp/host" 2>&1); rc=$?
 h=$tmp/host/results.csv
-[ "$rc" -eq 0 ] && [ "$(rows_of "$h" | grep -c ' ok$')" -eq 15 ] && ok ||
+[ "$rc" -eq 0 ] && [ "$(rows_of "$h" | grep -c ' ok$')" -eq 21 ] && ok ||
   bad "host: exit $rc: $(rows_of "$h" | grep -v ' ok$' | head -n 3) $(printf '%s\n' "$out" | tail -n 2)"
 [ "$(values "$h" settings)" = "nccl.registration=symmetric;timing.mode=host;timing.host_batches=3|" ] &&
   [ "$(values "$h" iters)" = "2|" ] && ok || bad "host: settings $(values "$h" settings), iters $(values "$h" iters)"
@@ -122,7 +122,7 @@ out=$(AR_SIM_WRONG=ring "$S" run --gpus 0,1 --algo ring --transport ce --sizes 1
 # and B batches of n, the checked one is AllReduce 1 + B x n, stale exactly when B x n is even
 for bn in 1:3:ok 2:2:error 3:3:ok 1:4:error; do
   IFS=: read -r nb ni want <<<"$bn"
-  AR_SIM_STALE=ring "$S" run --gpus 0,1,2 --algo ring --transport ce,sm --sizes 1K -n "$ni" -w 1 \
+  AR_SIM_STALE=ring "$S" run --gpus 0,1,2 --algo ring --transport ce,sm,ll --sizes 1K -n "$ni" -w 1 \
     --set timing.mode=host --set timing.host_batches="$nb" --out "$tmp/st$nb$ni" >/dev/null 2>&1
   [ "$(values "$tmp/st$nb$ni/results.csv" status)" = "$want|" ] && ok ||
     bad "stale, $nb batches of $ni: $(values "$tmp/st$nb$ni/results.csv" status), want $want"

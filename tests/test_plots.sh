@@ -114,6 +114,11 @@ check "plot.sh without arguments: usage, exit 2 (got $rc)" [ "$rc" -eq 2 ]
 out=$(bash plots/plot.sh "$tmp/nowhere" 2>&1); rc=$?
 check "plot.sh on a missing run: exit 1 (got $rc)" [ "$rc" -eq 1 ]
 
+# ---- style.awk: each transport its own point shape (pipeline variants open; awk only) ----
+printf 'BEGIN { n = split("nccl-p2p ce sm ll other", t, " "); for (i = 1; i <= n; i++) printf "%%s ", transport_point(t[i], 1); print transport_point("ll", 2) }\n' >"$tmp/pts.awk"
+pts=$(awk -f plots/style.awk -f "$tmp/pts.awk")
+check "style.awk: point shapes of nccl-p2p ce sm ll other, ll's open variant: $pts" [ "$pts" = "7 5 9 11 13 10" ]
+
 # ---- the pictures ----
 # is_png FILE: PNG magic, 1280x720 in the IHDR, more than 15 kB (a real picture, not an empty frame)
 is_png() {

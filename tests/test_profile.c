@@ -96,6 +96,10 @@ static void test_classes(void) {
             HX_PROF_COPY | HX_PROF_REDUCE);
   CHECK_INT(hx_profile_kernel_class("_Z16sm_kernel_markedIfLb1EEvPK5sm_opijPy"), ==,
             HX_PROF_COPY | HX_PROF_REDUCE);
+  CHECK_INT(hx_profile_kernel_class("_Z10llk_kernelIfLi0ELb0EEv8llk_args"), ==,
+            HX_PROF_COPY | HX_PROF_REDUCE);
+  CHECK_INT(hx_profile_kernel_class("_Z10llk_kernelI13__nv_bfloat16Li1ELb1EEv8llk_args"), ==,
+            HX_PROF_COPY | HX_PROF_REDUCE);
   CHECK_INT(hx_profile_kernel_class("_ZN12_GLOBAL__N_110sum_kernelIfEEvPT_"), ==, HX_PROF_REDUCE);
   CHECK_INT(hx_profile_kernel_class(
                 "_Z40ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"),
@@ -119,6 +123,7 @@ static void test_classes(void) {
                         "_Z13delay_kernel2y",
                         "my_sum_kernel",
                         "sm_kernels",
+                        "_Z11llk_kernelsv",
                         "",
                         NULL,
                         "_Z999sum_kernel",

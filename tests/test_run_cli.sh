@@ -6,7 +6,7 @@
 
 
 out=$("$A" run --help 2>&1); rc=$?
-if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q -- "--transport LIST|all"; then ok
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q -- "--transport LIST|all  nccl-p2p, ce, sm, ll "; then ok
 else bad "run --help -> exit $rc: $out"; fi
 
 bad_input "^arbench: -b: bad value '8X'" run -b 8X
@@ -15,7 +15,7 @@ bad_input "^arbench: -b: bad value '2M': larger than -e" run -b 2M -e 1M
 bad_input "^arbench: -e: bad value '1Q'" run -e 1Q
 bad_input "^arbench: -f: bad value '1'" run -f 1
 bad_input "^arbench: --algo: bad value 'foo'.*known:.* ring" run --algo ring,foo
-bad_input "^arbench: --transport: bad value 'tcp'" run --transport nccl-p2p,tcp
+bad_input "^arbench: --transport: bad value 'tcp': unknown transport; known: nccl-p2p ce sm ll all$" run --transport nccl-p2p,tcp
 bad_input "^arbench: --gpus: bad value '0'.*at least 2" run --gpus 0
 bad_input "^arbench: --ranks: bad value '2'.*fewer ranks than the GPUs" run --gpus 0,1,0 --ranks 2
 bad_input "^arbench: --ranks: bad value '1'" run --ranks 1

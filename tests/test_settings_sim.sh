@@ -36,12 +36,35 @@ printf -- '--algo ring --transport ce --sizes 1K -n 2 -w 1\n[scenario a]\n[scena
   bad "per-scenario settings: $(values "$tmp/conf/results.csv" settings)"
 
 # bad settings: one line naming --set and the user's words, exit 2, nothing written
-for a in ce.bogus=1 ce.ring_streams=9 ce.program=fast ce.flow_batch=8X ce.flow_batch; do
+for a in ce.bogus=1 ce.ring_streams=9 ce.program=fast ce.flow_batch=8X ce.flow_batch ll.protocol=fast \
+         ll.blocks=4097 ll.lines_max=-1 ll.slice=100; do
   out=$("$S" run --gpus 0,1 --algo ring --sizes 1K --set "$a" --out "$tmp/bad" 2>&1); rc=$?
   [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
     printf '%s\n' "$out" | grep -q "^arbench: --set: bad value '$a'" && [ ! -e "$tmp/bad" ] && ok ||
     bad "--set $a: exit $rc: $out"
 done
+
+# ll.protocol and ll.lines_max reach the ll transport: ring on 4 ranks receives 1.5 MiB of a
+# 1 MiB buffer, slots of two parities take 3 MiB as signals, 3.2 MiB as lines128 (auto above
+# ll.lines_max) and 6 MiB as lines, and one allocation may take 4 MiB here: lines rows are
+# oom, the others run, the rest unchanged
+ll_status() {
+  AR_SIM_MEM=$((4 << 20)) "$S" run --gpus 0,1,2,3 --algo ring --transport ce,ll --sizes 1M -n 2 -w 1 \
+    "$@" --out "$tmp/ll" --force >/dev/null 2>&1
+  awk -F, -v t="$(col "$tmp/ll/results.csv" transport)" -v s="$(col "$tmp/ll/results.csv" status)" \
+    -v c="$(col "$tmp/ll/results.csv" settings)" 'NR > 1 { printf "%s/%s/%s;", $t, $s, $c }' "$tmp/ll/results.csv"
+}
+[ "$(ll_status)" = "ce/ok/;ll/ok/;" ] && ok || bad "ll, auto at 1 MiB (lines128): $(ll_status)"
+got=$(ll_status --set ll.lines_max=1M)
+[ "$got" = "ce/ok/ll.lines_max=1048576;ll/oom/ll.lines_max=1048576;" ] && ok || bad "ll, auto up to 1 MiB (lines): $got"
+got=$(ll_status --set ll.protocol=lines)
+[ "$got" = "ce/ok/ll.protocol=lines;ll/oom/ll.protocol=lines;" ] && ok || bad "ll.protocol=lines: $got"
+got=$(ll_status --set ll.protocol=lines128 --set ll.lines_max=1M)
+[ "$got" = "ce/ok/ll.protocol=lines128;ll.lines_max=1048576;ll/ok/ll.protocol=lines128;ll.lines_max=1048576;" ] && ok ||
+  bad "ll.protocol=lines128: $got"
+got=$(ll_status --set ll.protocol=signals --set ll.lines_max=1M)
+[ "$got" = "ce/ok/ll.protocol=signals;ll.lines_max=1048576;ll/ok/ll.protocol=signals;ll.lines_max=1048576;" ] && ok ||
+  bad "ll.protocol=signals: $got"
 
 # a retired variable changes nothing and says so
 out=$(AR_CE_PROGRAM=flow "$S" run --gpus 0,1 --algo ring --transport ce --sizes 1K -n 2 -w 1 \
@@ -52,7 +75,7 @@ printf '%s\n' "$out" | grep -q "AR_CE_PROGRAM is no longer read" &&
 # arbench settings: every setting once, with its default
 list=$("$S" settings)
 for s in ce.program ce.ring_batch ce.ring_streams ce.direct_batch ce.flow_batch ce.flow_sum_blocks \
-         ce.sum_blocks ce.sum_wait flags sm.ll_max_bytes; do
+         ce.sum_blocks ce.sum_wait flags sm.ll_max_bytes ll.protocol ll.lines_max ll.blocks ll.slice; do
   [ "$(printf '%s\n' "$list" | grep -c "^$s ")" -eq 1 ] && ok || bad "arbench settings: $s"
 done
 finish

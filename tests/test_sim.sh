@@ -5,8 +5,9 @@
 # critical-delay search, config scenarios into one run folder (the scenario columns), degraded
 # rows, oom and wrong rows, a transport that reads stale data (caught because every iteration
 # has inputs of its own), the progress line, plots/ and --baseline at the end. Timing is checked against
-# `arbench model` (the fake uses the model's constants): from the non-stragglers' entry to
-# the last finish, the straggler-aware precondition overlapping the delay on the others.
+# `arbench model` (the fake uses the model's constants; ll its 2 us a round): from the
+# non-stragglers' entry to the last finish, the straggler-aware precondition overlapping the
+# delay on the others.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 
@@ -21,16 +22,16 @@ field() {
 }
 # near X Y REL: |X - Y| <= REL * |Y|
 near() { awk -v x="$1" -v y="$2" -v r="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; m = y < 0 ? -y : y; exit !(x != "" && d <= r * m + 1e-6) }'; }
-# model ALGO BYTES DELAY_RANK DELAY: arbench model's time_us (4 ranks)
-model() { "$A" model --algo "$1" --ranks 4 --bytes "$2" ${3:+--straggler "$3:$4"} | awk '/^model_time_us:/ { print $2 }'; }
+# model ALGO BYTES DELAY_RANK DELAY [ALPHA]: arbench model's time_us (4 ranks)
+model() { "$A" model --algo "$1" --ranks 4 --bytes "$2" ${3:+--straggler "$3:$4"} ${5:+--alpha "$5"} | awk '/^model_time_us:/ { print $2 }'; }
 
 # 1. a sweep with a fixed straggler: each row's time is the model's, with the precondition of
 #    the straggler-aware bcast hidden under the delay on every rank but rank 1
-out=$("$S" run --gpus 0,1,2,3 --algo nccl,ring,rhd,bcast,stragglar --transport nccl-p2p,ce \
+out=$("$S" run --gpus 0,1,2,3 --algo nccl,ring,rhd,bcast,stragglar --transport nccl-p2p,ce,ll \
       -b 1M -e 16M -f 4 --straggler 1:8ms -n 4 -w 1 --out "$tmp/fixed" 2>"$tmp/err"); rc=$?
 r=$tmp/fixed/results.csv
 if [ "$rc" -eq 0 ] && [ -s "$r" ]; then ok; else bad "fixed straggler run -> exit $rc: $(cat "$tmp/err")"; fi
-[ "$(($(wc -l <"$r") - 1))" -eq 27 ] && ok || bad "fixed: $(($(wc -l <"$r") - 1)) rows, want 3 sizes x 9"
+[ "$(($(wc -l <"$r") - 1))" -eq 39 ] && ok || bad "fixed: $(($(wc -l <"$r") - 1)) rows, want 3 sizes x 13"
 for a in ring rhd bcast; do
   for b in 1048576 16777216; do
     want=$(model "$a" "$b" 1 8ms) got=$(field "$r" "$a" ce "$b" time_us_median)
@@ -39,6 +40,8 @@ for a in ring rhd bcast; do
     near "$d" 8000 1e-9 && near "$after" "$(awk -v t="$got" -v d="$d" 'BEGIN { print t - d }')" 1e-4 && ok ||
       bad "fixed: $a $b B: delay $d, after arrival $after (time $got)"
     [ "$(field "$r" "$a" ce "$b" straggler_rank)" = 1 ] && ok || bad "fixed: straggler_rank column"
+    want=$(model "$a" "$b" 1 8ms 2us) got=$(field "$r" "$a" ll "$b" time_us_median)
+    near "$got" "$want" 1e-4 && ok || bad "fixed: $a/ll $b B: time $got, model at 2 us a round $want"
   done
 done
 # bcast hides its ReduceScatter: less than delay + its undelayed time
@@ -171,6 +174,13 @@ AR_SIM_MEM=$((8 << 20)) "$S" run --gpus 0,1 --algo ring --transport ce -b 4M -e 
   --out "$tmp/oom" >/dev/null 2>&1 && ok || bad "oom run failed"
 st=$(awk -F, -v s="$(col "$tmp/oom/results.csv" status)" 'NR > 1 { printf "%s ", $s }' "$tmp/oom/results.csv")
 [ "$st" = "ok ok oom oom " ] && ok || bad "oom statuses: $st"
+# ll's receive slots, two parities of everything a rank receives (ring on 2 ranks: 2 x the
+# buffer as signals), do not fit where the data buffer still does
+AR_SIM_MEM=$((8 << 20)) "$S" run --gpus 0,1 --algo ring --transport ce,ll --sizes 1M,3M,5M -n 2 -w 0 \
+  --set ll.protocol=signals --out "$tmp/oomll" >/dev/null 2>&1 && ok || bad "ll oom run failed"
+st=$(awk -F, -v s="$(col "$tmp/oomll/results.csv" status)" -v t="$(col "$tmp/oomll/results.csv" transport)" \
+     'NR > 1 { printf "%s/%s ", $t, $s }' "$tmp/oomll/results.csv")
+[ "$st" = "ce/ok ll/ok ce/ok ll/ok ce/ok ll/oom " ] && ok || bad "ll's oom statuses: $st"
 AR_SIM_WRONG=ring "$S" run --gpus 0,1 --algo ring,rhd --transport ce -b 1M -e 1M -n 2 -w 0 \
   --out "$tmp/wrong" >/dev/null 2>&1; rc=$?
 [ "$rc" -eq 1 ] && [ "$(field "$tmp/wrong/results.csv" ring ce 1048576 status)" = error ] &&
@@ -183,16 +193,16 @@ AR_SIM_WRONG=ring "$S" run --gpus 0,1 --algo ring,rhd --transport ce -b 1M -e 1M
 #     data landed). With the same inputs every iteration that would go unseen; with inputs of
 #     their own it is wrong elements, the row an error and the run a failure. The same run
 #     without it: every row ok with 0 wrong (the fake really sums, the check really checks)
-"$S" run --gpus 0,1,2,3 --algo nccl,ring,rhd --transport ce,sm -b 4K -e 64K -f 16 --dtype fp16 -n 3 -w 2 \
+"$S" run --gpus 0,1,2,3 --algo nccl,ring,rhd --transport ce,sm,ll -b 4K -e 64K -f 16 --dtype fp16 -n 3 -w 2 \
   --out "$tmp/fresh" >/dev/null 2>"$tmp/err"; rc=$?
 st=$(awk -F, -v s="$(col "$tmp/fresh/results.csv" status)" -v w="$(col "$tmp/fresh/results.csv" wrong)" \
      'NR > 1 { printf "%s/%s ", $s, $w }' "$tmp/fresh/results.csv")
-[ "$rc" -eq 0 ] && [ "$st" = "$(printf 'ok/0 %.0s' $(seq 10))" ] && ok || bad "fresh run: exit $rc, rows $st: $(cat "$tmp/err")"
-AR_SIM_STALE=ring "$S" run --gpus 0,1,2,3 --algo nccl,ring,rhd --transport ce,sm -b 4K -e 64K -f 16 -n 3 -w 2 \
+[ "$rc" -eq 0 ] && [ "$st" = "$(printf 'ok/0 %.0s' $(seq 14))" ] && ok || bad "fresh run: exit $rc, rows $st: $(cat "$tmp/err")"
+AR_SIM_STALE=ring "$S" run --gpus 0,1,2,3 --algo nccl,ring,rhd --transport ce,sm,ll -b 4K -e 64K -f 16 -n 3 -w 2 \
   --out "$tmp/stale" >/dev/null 2>"$tmp/err"; rc=$?
 r=$tmp/stale/results.csv
 [ "$rc" -eq 1 ] && ok || bad "stale run -> exit $rc, want 1"
-for tp in ce sm; do
+for tp in ce sm ll; do
   for b in 4096 65536; do
     w=$(field "$r" ring "$tp" "$b" wrong)
     [ "$(field "$r" ring "$tp" "$b" status)" = error ] && [ "${w:-0}" -gt $((b / 4 / 2)) ] && ok ||

@@ -6,10 +6,11 @@
 # size (1000003 bytes, rounded down to the element size), 1M, 64M and 1G, plus bf16 and fp16 at
 # small sizes, and a straggler run.
 # With 1 GPU: ranks placed on it (co-located: correctness, not NVLink timings): every algorithm
-# x {ce, sm} for n = 2..8 at 1K, 1000003, 1M and 64M (nccl and nccl-p2p as n/a rows: NCCL
+# x {ce, sm, ll} for n = 2..8 at 1K, 1000003, 1M and 64M (nccl and nccl-p2p as n/a rows: NCCL
 # cannot put two ranks on one GPU), swing-mp and bucket on a 2x4 torus, bf16 and fp16 at small
 # sizes, a straggler run, degraded runs (optcc and optcc-multi with one and two degraded
-# ranks), and the deadlock checks: 8 ranks with the largest sm grids (1G), with a straggler.
+# ranks; ce and sm: ll has no emulation), and the deadlock checks: 8 ranks with the largest
+# sm grids (1G), with a straggler (sm, ce and ll).
 # Env: B (build dir, default build), GPUTEST_OUT (where run folders go; default a temp dir),
 # GPUTEST_SIZES, GPUTEST_ITERS, GPUTEST_TIMEOUT (-T), GPUTEST_TRANSPORTS, GPUTEST_NMAX (1 GPU:
 # the most ranks, default 8).
@@ -126,12 +127,12 @@ colocated() {
   sweep "co8_torus2x4" --gpus "$g" --algo swing-mp,bucket --transport ce,sm --torus 2x4 --sizes "$sizes"
   for n in 4 8; do
     for dt in bf16 fp16; do
-      sweep "co${n}_$dt" --gpus "$(on_gpu0 $n)" --algo "$schedules" --transport ce,sm --dtype "$dt" \
-        --sizes 1K,1000003,1M
+      sweep "co${n}_$dt" --gpus "$(on_gpu0 $n)" --algo "$schedules" --transport ce,sm,ll \
+        --dtype "$dt" --sizes 1K,1000003,1M
     done
   done
-  sweep "co4_straggler" --gpus "$(on_gpu0 4)" --algo nccl,ring,bcast,stragglar --transport ce,sm \
-    --sizes 1M --straggler 3:1ms
+  sweep "co4_straggler" --gpus "$(on_gpu0 4)" --algo nccl,ring,bcast,stragglar \
+    --transport ce,sm,ll --sizes 1M --straggler 3:1ms
   count straggler_check "$out/co4_straggler"
   for n in 4 8; do
     sweep "co${n}_degraded1" --gpus "$(on_gpu0 $n)" --algo ring,optcc,optcc-multi,optcc-ring \
@@ -140,14 +141,15 @@ colocated() {
       --transport ce,sm --sizes 1M,64M --degrade 1:2.0,$((n - 1)):1.5
   done
   # deadlock checks: 8 spinning ranks on one GPU, the sm grids at their largest (1G: a block
-  # per 128 KiB, capped at the rank's share), clean and with a straggler; ce's flow program too
+  # per 128 KiB, capped at the rank's share), clean and with a straggler; ce's flow program and
+  # the ll kernel (its blocks wait on peers' blocks) too
   sweep "co8_deadlock_sm" --gpus "$g" --algo ring,rhd,direct,swing-bw,stragglar --transport sm \
     --sizes 1G
-  sweep "co8_deadlock_straggler" --gpus "$g" --algo ring,direct,bcast,stragglar --transport sm,ce \
-    --sizes 64M,1G --straggler 7:1ms
+  sweep "co8_deadlock_straggler" --gpus "$g" --algo ring,direct,bcast,stragglar \
+    --transport sm,ce,ll --sizes 64M,1G --straggler 7:1ms
 }
 
-transports=${GPUTEST_TRANSPORTS:-nccl-p2p ce sm}
+transports=${GPUTEST_TRANSPORTS:-nccl-p2p ce sm ll}
 schedules=$("$A" --list | awk 'NR > 1 && $1 != "nccl" { printf "%s%s", sep, $1; sep = "," }')
 if [ "$ngpu" -ge 2 ]; then multi_gpu; else colocated; fi
 echo "run folders: $out ($skipped rows n/a or oom)"

@@ -7,10 +7,11 @@
  *
  * Each stream has a clock (us). Recording an event stamps the clock; waiting on an event moves
  * the clock up to its stamp; the straggler's delay kernel adds the delay; a transport's
- * AllReduce adds the model's time (alpha 3 us, 450 GB/s: crit_model_hw), where a
- * straggler-aware schedule's precondition runs on the other ranks only. With the harness's
- * aligned start events and its max over ranks, an iteration then takes exactly the model's
- * max(delay, precondition) + the rest, so a search's answer must equal the model's.
+ * AllReduce adds the model's time (alpha 3 us, 450 GB/s: crit_model_hw; ll, whose round is
+ * one crossing of the link, 2 us a round), where a straggler-aware schedule's precondition
+ * runs on the other ranks only. With the harness's aligned start events and its max over
+ * ranks, an iteration then takes exactly the model's max(delay, precondition) + the rest, so
+ * a search's answer must equal the model's (on ll, the model's at 2 us a round).
  *
  * Environment (every variable the fake reads):
  * AR_SIM_GPUS (default 4), AR_SIM_SMS (SMs per GPU, default 132 as an H100 SXM or H200),
@@ -20,9 +21,9 @@
  * iteration before, as a scratch slot read before this iteration's data landed would hold; see
  * "data" below), AR_SIM_SCALE=X (every transport's time times X: a regression to find),
  * AR_SIM_NO_BW=1 (the healthy bandwidth of --degrade cannot be measured), AR_SIM_ROUNDS=1 (the
- * transports mark their rounds for --phases, struct tp_marks: ce and nccl-p2p by events, sm by
- * clock stamps in "device" memory; the precondition's rounds split its time evenly, the other
- * rounds the rest's; without it no transport marks, and phases.csv has no round lines),
+ * transports mark their rounds for --phases, struct tp_marks: ce and nccl-p2p by events, sm and
+ * ll by clock stamps in "device" memory; the precondition's rounds split its time evenly, the
+ * other rounds the rest's; without it no transport marks, and phases.csv has no round lines),
  * AR_SIM_SHM=PATH (the processes of an MPI job share device memory: see "processes" below),
  * AR_SIM_KILL=RANK:K (rank RANK's process kills itself with SIGKILL at that rank's K-th
  * AllReduce, counting from 1 over the run's rows, warm-up included, nccl's and the
@@ -34,10 +35,13 @@
  * 22803), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
  * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
  * PMI_RANK (set by mpirun) picks the process's region of the file. Degraded jobs are priced
- * with the model's slow ports, and the healthy bandwidth "measured" is the model's. The
- * pipeline count a transport reports using (struct tp_job's pipeline_used): ce the one asked
- * for, or for 0 (and async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8);
- * sm and nccl-p2p 1.
+ * with the model's slow ports, and the healthy bandwidth "measured" is the model's; ll has no
+ * emulation and is n/a there, with the reason its lowering gives. The pipeline count a
+ * transport reports using (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and
+ * async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8); sm, ll and nccl-p2p
+ * 1. ll's setup takes the real transport's receive slots from cudaMalloc (so AR_SIM_MEM can
+ * make its rows oom alone): per rank of this process, the bytes its ll program (the real
+ * lowering, src/lower/ll.c) receives, two parities, in the protocol's lines (ll.protocol).
  *
  * Data: buffers under 1 MiB are real memory (bigger ones are tokens: a sweep up to 8 GiB costs
  * nothing). A real buffer of B bytes takes 3B: the buffer, then a hidden copy of the inputs its
@@ -96,6 +100,7 @@
 #include "cuda/transport.h"
 #include "model.h"
 #include "nvtx.h"
+#include "settings.h"
 
 struct CUstream_st {
   double clock;
@@ -761,13 +766,15 @@ ar_status ar_delay_measure(double us, int raw, int reps, cudaStream_t s, double 
 
 /* ---- the transports: the model's times ---- */
 
-enum { SIM_P2P, SIM_CE, SIM_SM }; /* the transport a context is for */
+enum { SIM_P2P, SIM_CE, SIM_SM, SIM_LL }; /* the transport a context is for */
+
+#define SIM_LL_ALPHA_US 2.0 /* ll's cost per round: one crossing, no handshake */
 
 struct tp_ctx {
   double pre_us, main_us;
   int straggler, has_pre;
   int nrounds, nprecond; /* for the NVTX round ranges (tests/test_nvtx.sh) */
-  int kind;              /* SIM_P2P, SIM_CE or SIM_SM */
+  int kind;              /* SIM_P2P, SIM_CE, SIM_SM or SIM_LL */
   struct tp_marks *const *marks;
   unsigned char *part; /* [rank * nrounds + k]: the rank sends or receives in round k */
   int n, dtype, stale; /* stale: AR_SIM_STALE names this algorithm */
@@ -776,6 +783,8 @@ struct tp_ctx {
   void *word[AR_MAX_GPUS]; /* every rank's shared word (sim_word): its own or a mapping */
   int shared;              /* tp_share gave the words: teardown unshares them */
   int calls[AR_MAX_GPUS];  /* enqueues per rank so far: the iteration of the row */
+  size_t slot_bytes[AR_MAX_GPUS]; /* ll: each rank's receive slots (sim_ll_plan) */
+  void *slot[AR_MAX_GPUS];        /* ll: this process's ranks' slots (sim_ll_alloc) */
 };
 
 /* 1 when rank r runs in this process. */
@@ -796,6 +805,45 @@ static int sim_pipeline_used(int kind, const struct tp_job *job) {
   }
   int nb = (int)(chunk / (8 << 20));
   return nb < 1 ? 1 : nb > 8 ? 8 : nb;
+}
+
+/* The word of choice setting id in effect ("auto", "lines", ...; its choices, by index). */
+static const char *sim_choice(int id, char *buf, size_t len) {
+  snprintf(buf, len, "%s", ar_settings_table()[id].choices);
+  char *save = NULL, *w = strtok_r(buf, ",", &save);
+  for (int i = (int)ar_setting(id); w && i > 0; i--) w = strtok_r(NULL, ",", &save);
+  return w ? w : "";
+}
+
+/* ll: the real lowering's ll program for job (its reason where it refuses one: a degraded
+ * job) and each rank's receive slots as the real transport sizes them: every byte the rank
+ * receives (its TAKEs' sources), two parities, in the protocol's lines (ll.protocol; auto:
+ * lines up to ll.lines_max bytes, lines128 above): lines 2 bytes a byte, lines128 128 per
+ * 120, signals 1. */
+static ar_status sim_ll_plan(const struct tp_job *job, size_t *slot_bytes, char *reason,
+                             size_t len) {
+  struct tp_prog *prog = NULL;
+  int esize = (int)ar_dtype_size(job->dtype);
+  ar_status st = lower_program(LOWER_LL, job->sched, job->nelem, esize, 1, &job->degrade, &prog,
+                               NULL, reason, len);
+  if (st != AR_OK) return st;
+  char buf[96];
+  const char *w = sim_choice(AR_SET_LL_PROTOCOL, buf, sizeof(buf));
+  if (!strcmp(w, "auto"))
+    w = job->nelem * (size_t)esize <= (size_t)ar_setting(AR_SET_LL_LINES_MAX) ? "lines"
+                                                                              : "lines128";
+  double per = !strcmp(w, "lines") ? 2 : !strcmp(w, "lines128") ? 128.0 / 120 : 1;
+  for (int r = 0; r < prog->n && r < AR_MAX_GPUS; r++) {
+    size_t got = 0;
+    for (size_t i = 0; i < prog->rank[r].nops; i++) {
+      const struct tp_op *o = &prog->rank[r].ops[i];
+      if (o->kind == TP_OP_TAKE)
+        got += o->bytes * (size_t)(o->nsrc - (o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA));
+    }
+    slot_bytes[r] = (size_t)(2 * per * (double)got);
+  }
+  tp_prog_free(prog);
+  return AR_OK;
 }
 
 /* The model's plan of a job for this process's ranks, in a new *ctx; AR_ERR_UNSUPPORTED or
@@ -819,6 +867,11 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
     snprintf(reason, len, "simulated: pipelined schedules are not simulated");
     return AR_ERR_UNSUPPORTED;
   }
+  size_t slot_bytes[AR_MAX_GPUS] = {0};
+  if (kind == SIM_LL) { /* before the degraded links' checks: ll has no emulation at all */
+    ar_status st = sim_ll_plan(job, slot_bytes, reason, len);
+    if (st != AR_OK) return st;
+  }
   struct ar_params p;
   ar_params_init(&p, w->n);
   if (job->degrade.n && !(job->degrade.bw > 0)) {
@@ -833,6 +886,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
   struct model_price pr;
   struct model_hw hw;
   crit_model_hw(&hw);
+  if (kind == SIM_LL) hw.alpha_us = SIM_LL_ALPHA_US;
   if (model_net_init(&net, MODEL_SWITCH, &p) != AR_OK ||
       model_price_schedule(s, &net, &pr) != AR_OK)
     return AR_ERR_INVALID;
@@ -849,6 +903,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
   c->nprecond = s->nprecond;
   c->kind = kind;
   c->marks = job->marks;
+  memcpy(c->slot_bytes, slot_bytes, sizeof(slot_bytes));
   c->part = calloc((size_t)w->n * (s->nrounds ? s->nrounds : 1), 1);
   if (!c->part) {
     free(c);
@@ -895,6 +950,20 @@ static ar_status sim_share_words(const struct tp_world *w, struct tp_ctx *c, ar_
   return st;
 }
 
+/* ll: this process's ranks' receive slots (zeroed, as cudaMalloc's here are); AR_ERR_OOM with
+ * the real transport's reason when one does not fit (AR_SIM_MEM). */
+static ar_status sim_ll_alloc(const struct tp_world *w, struct tp_ctx *c, char *reason,
+                              size_t len) {
+  for (int r = 0; r < w->n && r < AR_MAX_GPUS; r++) {
+    if (!sim_local(w, r)) continue;
+    if (cudaMalloc(&c->slot[r], c->slot_bytes[r] ? c->slot_bytes[r] : 16) != cudaSuccess) {
+      snprintf(reason, len, "ll: receive slots do not fit in GPU memory");
+      return AR_ERR_OOM;
+    }
+  }
+  return AR_OK;
+}
+
 static void sim_teardown(struct tp_ctx *c);
 
 static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
@@ -902,6 +971,7 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
   struct tp_ctx *c = NULL;
   if (len) reason[0] = 0;
   ar_status st = sim_plan(w, job, &c, reason, len, kind);
+  if (st == AR_OK && kind == SIM_LL) st = sim_ll_alloc(w, c, reason, len);
   st = sim_share_words(w, c, st);
   if (st != AR_OK) {
     if (len && !reason[0])
@@ -925,13 +995,17 @@ static ar_status sim_setup_sm(const struct tp_world *w, const struct tp_job *job
                               struct tp_ctx **ctx, char *reason, size_t len) {
   return sim_setup(w, job, ctx, reason, len, SIM_SM);
 }
+static ar_status sim_setup_ll(const struct tp_world *w, const struct tp_job *job,
+                              struct tp_ctx **ctx, char *reason, size_t len) {
+  return sim_setup(w, job, ctx, reason, len, SIM_LL);
+}
 
 /* AR_SIM_ROUNDS=1: marks the end of each round `rank` takes part in, the collective having
  * started at t0 (us) with a precondition of pre us: the precondition's rounds share pre evenly,
  * the others the main part. */
 static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0, double pre) {
   memset(mk->have, 0, (size_t)mk->nrounds);
-  mk->in_ns = c->kind == SIM_SM;
+  mk->in_ns = c->kind == SIM_SM || c->kind == SIM_LL; /* their kernels stamp the clock */
   int npre = c->nprecond, nmain = c->nrounds - c->nprecond;
   if (mk->in_ns) mk->ns[0] = (unsigned long long)(t0 * 1e3);
   for (int k = 0; k < c->nrounds && k < mk->nrounds; k++) {
@@ -1010,18 +1084,22 @@ static void sim_teardown(struct tp_ctx *c) {
   if (c->shared) tp_unshare(&c->w, c->word);
   for (int r = 0; r < c->n && c->shared; r++)
     if (sim_local(&c->w, r)) cudaFree(c->word[r]);
+  for (int r = 0; r < c->n && r < AR_MAX_GPUS; r++)
+    if (sim_local(&c->w, r)) cudaFree(c->slot[r]); /* ll's; NULL for the others */
   free(c->part);
   free(c);
 }
 
-static const struct tp_ops sim_ops[3] = {
+static const struct tp_ops sim_ops[] = {
     {"nccl-p2p", sim_setup_p2p, sim_enqueue, sim_teardown},
     {"ce", sim_setup_ce, sim_enqueue, sim_teardown},
     {"sm", sim_setup_sm, sim_enqueue, sim_teardown},
+    {"ll", sim_setup_ll, sim_enqueue, sim_teardown},
 };
+_Static_assert(sizeof(sim_ops) / sizeof(sim_ops[0]) == AR_NTRANSPORTS, "a fake per transport");
 
 const struct tp_ops *tp_find(const char *name) {
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < AR_NTRANSPORTS; i++)
     if (!strcmp(sim_ops[i].name, name)) return &sim_ops[i];
   return NULL;
 }
