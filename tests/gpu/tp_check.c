@@ -12,6 +12,15 @@
  *       GPUs executes in the queue of the GPU owning its source (1) or destination (2).
  *       Also with degraded GPUs (the last x2; rank 0 x1.5 and the last x3), whose programs
  *       carry the emulation's STAMP and PACE ops (no-ops here), then the timed checks below.
+ *   tp_check llsim [--ranks-max N] [--seeds K] [--algos LIST] [--sizes LIST] [--negative 0|1]
+ *       CPU only: compiles every schedule for n = 2..N into ll programs (the ll transport's,
+ *       TP_MODE_LL) for each size (default 1e,5e,67e,1025e,4099e: odd element counts, so ranges
+ *       are not 16-byte aligned) in f32 and bf16, checks that their PUTs and TAKEs pair up, and
+ *       runs each in K cases of a simulator of the ll kernel (tp_check_ll.c: warps owning
+ *       slices, slots with two parities laid out as the program and as the kernel do, ranks and
+ *       warps interleaved at random, four iterations each checked); then (unless --negative 0)
+ *       corrupted programs that must fail. Wrong sums, stalls, slots overrun or overwritten
+ *       are failures.
  *   tp_check tsim [--algos LIST] [--ranks N] [--sizes LIST] [--degrade R:F[,R:F]]
  *                 [--segments K] [--transport ce|sm|nccl-p2p] [--pipelines P]
  *                 [--ring-batch BYTES] [--ring-streams S]
@@ -45,7 +54,7 @@
  *       remote as under MPI, a tp_peers over CUDA IPC (tp_check_procs.c has the details).
  *   tp_check time --transport ce|sm [--algos ..] [--sizes ..] [--pipelines ..] [--iters N]
  *       Back-to-back iterations between two host barriers: mean time per AllReduce.
- *   tp_check dump [--algos A] [--ranks N] [--sizes S] [--pipelines P] [--transport ce|sm]
+ *   tp_check dump [--algos A] [--ranks N] [--sizes S] [--pipelines P] [--transport ce|sm|ll]
  *       CPU only: prints every rank's compiled program (the first algorithm and size listed).
  *   tp_check reduce: bandwidth of ar_reduce_launch / ar_sum_launch on GPU 0.
  *   tp_check bw: copy-engine bandwidth, pull vs push, 1/2/4 streams, one pair and all.
@@ -69,7 +78,9 @@ static int cmd_dump(const char *algo, const char *size, int ranks, const char *t
   }
   struct tp_prog *p;
   char reason[256] = "";
-  int mode = !strcmp(transport, "sm") ? TP_MODE_SM : TP_MODE_CE;
+  int mode = !strcmp(transport, "sm")   ? TP_MODE_SM
+             : !strcmp(transport, "ll") ? TP_MODE_LL
+                                        : TP_MODE_CE;
   if (tp_prog_build(&s, nelem, 4, mode, pipeline, NULL, &p, reason, sizeof(reason)) != AR_OK) {
     printf("FAIL %s n=%d: %s\n", name, n, reason);
     nfail++;
@@ -92,7 +103,7 @@ int main(int argc, char **argv) {
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   if (argc < 2) {
     fprintf(stderr,
-            "usage: tp_check sim|tsim|dump|gpu|procs|time|reduce|bw [options] (see the file "
+            "usage: tp_check sim|llsim|tsim|dump|gpu|procs|time|reduce|bw [options] (see the file "
             "comment)\n");
     return 2;
   }
@@ -106,8 +117,8 @@ int main(int argc, char **argv) {
                    .ranks = 0,
                    .warmup = 3,
                    .timeout = 120};
-  int nmax = 8, seeds = 6, xq = 0, segments = 0;
-  const char *degrade = "";
+  int nmax = 8, seeds = 6, xq = 0, segments = 0, negative = 1;
+  const char *degrade = "", *llsizes = "1e,5e,67e,1025e,4099e";
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
     if (!strcmp(a, "--transport"))
@@ -115,7 +126,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--algos"))
       o.algos = v;
     else if (!strcmp(a, "--sizes"))
-      o.sizes = v;
+      o.sizes = llsizes = v;
     else if (!strcmp(a, "--dtypes"))
       o.dtypes = v;
     else if (!strcmp(a, "--pipelines"))
@@ -132,6 +143,8 @@ int main(int argc, char **argv) {
       nmax = atoi(v);
     else if (!strcmp(a, "--seeds"))
       seeds = atoi(v);
+    else if (!strcmp(a, "--negative"))
+      negative = atoi(v);
     else if (!strcmp(a, "--xq"))
       xq = atoi(v);
     else if (!strcmp(a, "--degrade"))
@@ -169,7 +182,9 @@ int main(int argc, char **argv) {
     if (!xq) sim_dataflow(nmax, seeds, o.algos);
     if (!strcmp(o.algos, "all")) sim_auto_pipeline(nmax, seeds);
     tsim_checks();
-  } else if (!strcmp(argv[1], "tsim"))
+  } else if (!strcmp(argv[1], "llsim"))
+    cmd_llsim(nmax, seeds, o.algos, llsizes, negative);
+  else if (!strcmp(argv[1], "tsim"))
     cmd_tsim(o.algos, o.sizes, degrade, o.ranks, segments, o.transport, atoi(o.pipelines));
   else if (!strcmp(argv[1], "gpu"))
     cmd_gpu(&o, 0);

@@ -1,6 +1,7 @@
 /* tp_check's parts (tp_check.c has the commands): the schedules it checks (tp_check_sched.c),
- * the adversarial program simulator (tp_check_sim.c) and its cases (tp_check_cases.c), runs
- * on GPUs (tp_check_gpu.c) and the timed simulation (tp_check_tsim.c). */
+ * the adversarial program simulator (tp_check_sim.c) and its cases (tp_check_cases.c), the ll
+ * program simulator (tp_check_ll.c), runs on GPUs (tp_check_gpu.c) and the timed simulation
+ * (tp_check_tsim.c). */
 #ifndef TP_CHECK_H
 #define TP_CHECK_H
 
@@ -88,6 +89,15 @@ static inline uint64_t sim_rand(struct sim *m) {
   return m->rng;
 }
 
+/* Index of a pick among the nc weights w (summing to tot) for the random number x. */
+static inline int sim_pick(uint64_t x, const double *w, int nc, double tot) {
+  double pick = (double)(x % 1000000) / 1e6 * tot;
+  int j = 0;
+  while (j < nc - 1 && pick >= w[j])
+    pick -= w[j++];
+  return j;
+}
+
 static inline float *sim_ptr(struct sim *m, const struct tp_ref *x) {
   return (x->buf == TP_BUF_DATA ? m->data[x->rank] : m->scratch[x->rank]) + x->off / 4;
 }
@@ -113,11 +123,15 @@ struct opts {
 
 ar_status build_for(const char *name, int n, const struct tp_degrade *dg, int segments, struct ar_schedule *s);
 ar_status build_sched(const char *name, int n, struct ar_schedule *s);
+/* build_sched for a sweep over n: 1 when it built; 0 when not (unsupported n silently, other
+ * errors with a SKIP line). */
+int sched_for_sweep(const char *name, int n, struct ar_schedule *s);
 float expected(int n, size_t i);
 float pattern(int r, size_t i);
 int algo_list(const char *list, const char **names, int max);
 int cmd_bw(void);
 int cmd_gpu(const struct opts *o, int timing);
+int cmd_llsim(int nmax, int seeds, const char *algos, const char *sizes, int negative);
 int cmd_procs(const struct opts *o, const char *gpus, int fail_share);
 int cmd_reduce(void);
 int cmd_sim(int nmax, int seeds, const char *algos, int xq);

@@ -269,12 +269,7 @@ int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
   for (int a = 0; a < na; a++)
     for (int n = 2; n <= nmax; n++) {
       struct ar_schedule s;
-      ar_status st = build_sched(names[a], n, &s);
-      if (st == AR_ERR_UNSUPPORTED) continue;
-      if (st != AR_OK) {
-        printf("SKIP %s n=%d: %s (%s)\n", names[a], n, ar_status_str(st), s.reason);
-        continue;
-      }
+      if (!sched_for_sweep(names[a], n, &s)) continue;
       if (sched_verify(&s, NULL) != AR_OK) {
         printf("FAIL %s n=%d: the schedule does not verify\n", names[a], n);
         nfail++;
@@ -295,7 +290,8 @@ int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
           const struct tp_degrade *dg = dgs[variant];
           struct tp_prog *p;
           char reason[256] = "", what[160];
-          st = tp_prog_build(&s, sizes[si], 4, mode, pipe, dg, &p, reason, sizeof(reason));
+          ar_status st =
+              tp_prog_build(&s, sizes[si], 4, mode, pipe, dg, &p, reason, sizeof(reason));
           snprintf(what, sizeof(what), "%s n=%d nelem=%zu %s pipe=%d%s", names[a], n, sizes[si],
                    mode == TP_MODE_SM ? "sm" : "ce",
                    mode == TP_MODE_SM ? 1 : pipe, dg ? (dg == &dg2 ? " degraded 0,n-1" : " degraded n-1") : "");

@@ -141,6 +141,14 @@ ar_status build_sched(const char *name, int n, struct ar_schedule *s) {
   return st;
 }
 
+int sched_for_sweep(const char *name, int n, struct ar_schedule *s) {
+  ar_status st = build_sched(name, n, s);
+  if (st == AR_OK) return 1;
+  if (st != AR_ERR_UNSUPPORTED)
+    printf("SKIP %s n=%d: %s (%s)\n", name, n, ar_status_str(st), s->reason);
+  return 0;
+}
+
 /* Fills names[] with the algorithms of a comma list ("all": registry + synthetic); returns
  * the count. */
 int algo_list(const char *list, const char **names, int max) {

@@ -244,10 +244,7 @@ static int sim_run(struct sim *m, const char *what) {
     /* try queues in a weighted random order until one moves */
     int moved = 0;
     while (nc && !moved) {
-      double pick = (double)(sim_rand(m) % 1000000) / 1e6 * tot;
-      int j = 0;
-      while (j < nc - 1 && pick >= w[j])
-        pick -= w[j++];
+      int j = sim_pick(sim_rand(m), w, nc, tot);
       moved = sim_step(m, cand_r[j], cand_q[j]);
       if (!moved) {
         tot -= w[j];

@@ -1,0 +1,757 @@
+/* The ll program simulator (tp_check llsim): runs TP_MODE_LL programs (src/lower/ll.c) on the
+ * CPU the way the ll kernel (src/cuda/tp_llprog.cu) executes them, ranks and warps interleaved
+ * at random, and checks every iteration's sums.
+ *
+ * The model. Each rank runs W warps (1..5, chosen per case and rank). The buffer is cut into
+ * slices of sb bytes (24, 32 or 64, several per range; 192 to 512 above 64 KiB); slice s
+ * belongs to warp s mod W of its rank, so all the ops on a byte run in one warp's program
+ * order, as every 16 (8) bytes belong to one thread in the kernel. A warp walks its rank's ops
+ * in order and, per op, its slices in order; one step of the simulation is one slice of one op
+ * of one warp:
+ *   PUT copies the bytes of range x slice, as they are now in the rank's data, into the
+ *     receiver's slot for (range, source), each byte tagged with the iteration (the lines
+ *     protocol's sequence number), the flag slot of the PUT and the data byte it holds;
+ *   TAKE waits (the warp blocks and another one runs) until every source slot's bytes for the
+ *     slice carry the current iteration, then writes data = own data (a reduce: src[0] is the
+ *     destination) + the sources in order, for the bytes in range.
+ * Slots have two parities (iteration & 1, as the kernel's). Where the slot byte of data byte x
+ * lies, two layouts (every case runs both):
+ *   program: as the program's offsets say (lower.h): slot + x - (range start rounded down to 16);
+ *   kernel: as tp_llprog.cu's choose_grid lays slots out, which ignores those offsets: per
+ *     (receiver, flag slot) a region of the TAKE's whole slices, in the order of the TAKEs; a
+ *     PUT then writes, and a TAKE waits for, whole slices (bytes past the buffer as zeros).
+ * A rank's iteration i + 1 starts once every warp of it has finished iteration i (kernels on
+ * one stream); its data is then compared with the sum over ranks of iteration i's inputs
+ * (fresh small integers per iteration, exact in f32 and bf16) and replaced by i + 1's inputs.
+ * Failures: WRONG (a sum), STALL (no warp can move: a deadlock), OVERRUN (a TAKE met its slot
+ * written by a later iteration: the lines protocol would spin forever), CLOBBER (a slot byte
+ * written twice in one iteration, or a TAKE reading bytes of another flag slot or data byte),
+ * OUTSIDE (a slot or data byte past its buffer), LINT (the program's PUTs and TAKEs do not pair
+ * up: every TAKE source needs exactly one PUT of the same round and range, and every PUT a
+ * TAKE source). The negative cases (ll_negative) prove that corrupted programs fail. */
+#include "tp_check.h"
+
+#define LL_MAX_WARPS 5
+#define LL_ITERS 4 /* both parities reused */
+
+enum { LL_LAYOUT_PROGRAM = 0, LL_LAYOUT_KERNEL = 1 };
+
+struct ll_warp {
+  size_t op;    /* next op */
+  size_t s, g1; /* next slice of the op and its last one */
+  int placed;   /* s, g1 set for op */
+  int done;     /* past the last op in this iteration */
+  double weight;
+};
+
+struct ll_rank {
+  int nw, iter, wdone; /* iter: 1..LL_ITERS (the kernel's seq); LL_ITERS + 1: finished */
+  struct ll_warp w[LL_MAX_WARPS];
+  double weight;
+  unsigned char *data; /* nbytes + a slice of zeros */
+  /* receive slots, two parities of `size` bytes each */
+  size_t size;
+  unsigned char *val; /* the bytes */
+  unsigned char *tag; /* per 2-byte unit: the iteration that wrote it, 0: none */
+  uint16_t *fslot;    /* ... the PUT's flag slot */
+  uint32_t *pos;      /* ... the data byte it holds */
+  size_t *base;       /* kernel layout: each flag slot's region */
+};
+
+struct ll_case {
+  int esize, layout, parities;
+  size_t sb;
+  int nw[AR_MAX_GPUS];
+  double rank_weight[AR_MAX_GPUS];
+  int warp_skew; /* some warps much slower than others */
+  uint64_t seed;
+};
+
+struct llsim {
+  const struct tp_prog *p;
+  struct ll_case c;
+  int n, es;
+  size_t nbytes;
+  struct ll_rank rk[AR_MAX_GPUS];
+  uint64_t rng;
+  char err[600]; /* the first failure */
+  long steps;
+};
+
+static uint64_t ll_rand(struct llsim *m) {
+  m->rng ^= m->rng << 13;
+  m->rng ^= m->rng >> 7;
+  m->rng ^= m->rng << 17;
+  return m->rng;
+}
+
+/* Rank r's input for element i in iteration it: small integers, exact in bf16 summed over 16
+ * ranks, different in every iteration (a slot of the wrong iteration shows). */
+static float ll_input(int r, size_t i, int it) {
+  return (float)((int)((i * 7 + (size_t)r * 13 + (i >> 5) * 3 + (size_t)it * 5) % 17) - 8);
+}
+
+/* Element value at b (f32, or bf16 for 2 bytes). */
+static float ll_get(const unsigned char *b, int es) {
+  float f;
+  if (es == 4) {
+    memcpy(&f, b, 4);
+    return f;
+  }
+  uint16_t h;
+  memcpy(&h, b, 2);
+  uint32_t u = (uint32_t)h << 16;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static void ll_set(unsigned char *b, int es, float v) {
+  if (es == 4) {
+    memcpy(b, &v, 4);
+    return;
+  }
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  uint16_t h = (uint16_t)(u >> 16); /* exact for small integers */
+  memcpy(b, &h, 2);
+}
+
+static void ll_fail(struct llsim *m, const char *fmt, ...) {
+  if (m->err[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m->err, sizeof(m->err), fmt, ap);
+  va_end(ap);
+}
+
+/* The data bytes [x0, x1) an op covers (PUT: the sender's, TAKE: the receiver's). */
+static void ll_range(const struct tp_op *o, size_t *x0, size_t *x1) {
+  const struct tp_ref *d = o->kind == TP_OP_PUT ? &o->src[0] : &o->dst;
+  *x0 = d->off;
+  *x1 = d->off + o->bytes;
+}
+
+/* TAKE: 1 when our data comes first (a reduce), as the kernel decides it. */
+static int ll_reduce(const struct tp_op *o) {
+  return o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA;
+}
+
+/* Where data byte x of the range starting at x0 lies in rank w's slots (one parity) for flag
+ * slot fs, whose region the program puts at off; SIZE_MAX past the slots. */
+static size_t ll_slot_at(const struct llsim *m, int w, int fs, size_t off, size_t x0, size_t x) {
+  const struct ll_rank *k = &m->rk[w];
+  size_t at;
+  if (fs < 0 || fs >= m->p->nslots) return SIZE_MAX;
+  if (m->c.layout == LL_LAYOUT_PROGRAM)
+    at = off + x - x0 / 16 * 16;
+  else
+    at = k->base[fs] + (x / m->c.sb - x0 / m->c.sb) * m->c.sb + x % m->c.sb;
+  return at < k->size ? at : SIZE_MAX;
+}
+
+/* The bytes of slice s an op touches: range x slice (program layout, and a TAKE's writes), or
+ * the whole slice (kernel layout: what the kernel's PUTs store and its TAKEs wait for). */
+static void ll_span(const struct llsim *m, size_t x0, size_t x1, size_t s, int whole, size_t *lo,
+                    size_t *hi) {
+  size_t a = s * m->c.sb, b = a + m->c.sb;
+  *lo = whole ? a : a > x0 ? a : x0;
+  *hi = whole ? b : b < x1 ? b : x1;
+}
+
+static int ll_par(const struct llsim *m, int iter) {
+  return m->c.parities == 2 ? iter & 1 : 0;
+}
+
+/* Names op i of rank r in a message. */
+static void ll_who(int r, size_t i, const struct tp_op *o, char *out, size_t len) {
+  if (o->kind == TP_OP_PUT)
+    snprintf(out, len, "rank %d op %zu (round %d, PUT to rank %d)", r, i, o->round, o->peer);
+  else
+    snprintf(out, len, "rank %d op %zu (round %d, TAKE)", r, i, o->round);
+}
+
+/* Where the bytes [lo, hi) (within one slice) of the range starting at x0 lie in rank w's
+ * slots for flag slot fs (region at off), through *at; 0 when inside the slots (one parity) and
+ * on 2-byte units, else -1 with the failure set (op i of rank r, for the message). */
+static int ll_slots_of(struct llsim *m, int w, int fs, size_t off, size_t x0, size_t lo, size_t hi,
+                       size_t *at, int r, size_t i, const struct tp_op *o) {
+  *at = ll_slot_at(m, w, fs, off, x0, lo);
+  size_t last = ll_slot_at(m, w, fs, off, x0, hi - 1);
+  if (*at != SIZE_MAX && last == *at + (hi - 1 - lo) && *at % 2 == 0) return 0;
+  char who[96];
+  ll_who(r, i, o, who, sizeof(who));
+  ll_fail(m,
+          "OUTSIDE: %s: data bytes [%zu, %zu) of flag slot %d %s rank %d's slots (%zu bytes a "
+          "parity, region at %zu)",
+          who, lo, hi, fs, *at % 2 == 0 ? "lie past" : "at an odd offset of", w, m->rk[w].size,
+          off);
+  return -1;
+}
+
+/* PUT of slice s by rank r; 1 (a PUT never waits), -1 on a failure. */
+static int ll_put(struct llsim *m, int r, size_t i, const struct tp_op *o, size_t s) {
+  struct ll_rank *me = &m->rk[r];
+  int w = o->peer, it = me->iter;
+  size_t x0, x1, lo, hi, at;
+  char who[96];
+  ll_range(o, &x0, &x1);
+  ll_span(m, x0, x1, s, m->c.layout == LL_LAYOUT_KERNEL, &lo, &hi);
+  if (w < 0 || w >= m->n) {
+    ll_fail(m, "OUTSIDE: rank %d op %zu: a PUT to rank %d", r, i, w);
+    return -1;
+  }
+  if (ll_slots_of(m, w, o->slot, o->dst.off, x0, lo, hi, &at, r, i, o)) return -1;
+  struct ll_rank *to = &m->rk[w];
+  at += (size_t)ll_par(m, it) * to->size;
+  for (size_t j = 0; j < hi - lo; j += 2) { /* the data has a slice of zeros past its end */
+    size_t u = (at + j) / 2;
+    if (to->tag[u] >= it) {
+      ll_who(r, i, o, who, sizeof(who));
+      ll_fail(m,
+              "CLOBBER: iteration %d: %s, flag slot %d, writes slot byte %zu (parity %d), "
+              "written in iteration %d by flag slot %d (data byte %u)",
+              it, who, o->slot, at + j - (size_t)ll_par(m, it) * to->size, ll_par(m, it),
+              to->tag[u], to->fslot[u], to->pos[u]);
+      return -1;
+    }
+    to->tag[u] = (unsigned char)it;
+    to->fslot[u] = (uint16_t)o->slot;
+    to->pos[u] = (uint32_t)(lo + j);
+  }
+  memcpy(to->val + at, me->data + lo, hi - lo);
+  return 1;
+}
+
+/* TAKE of slice s by rank r: 1 done, 0 blocked (a source not there yet), -1 on a failure. */
+static int ll_take(struct llsim *m, int r, size_t i, const struct tp_op *o, size_t s) {
+  struct ll_rank *me = &m->rk[r];
+  int it = me->iter, red = ll_reduce(o), ns = o->nsrc - red, es = m->es;
+  size_t x0, x1, lo, hi, wlo, whi, at[TP_MAX_SUM];
+  size_t par = (size_t)ll_par(m, it) * me->size;
+  char who[96];
+  ll_range(o, &x0, &x1);
+  ll_span(m, x0, x1, s, 0, &lo, &hi);
+  ll_span(m, x0, x1, s, m->c.layout == LL_LAYOUT_KERNEL, &wlo, &whi);
+  for (int q = 0; q < ns; q++) {
+    if (ll_slots_of(m, r, o->slot + q, o->src[red + q].off, x0, wlo, whi, &at[q], r, i, o))
+      return -1;
+    at[q] += par;
+    for (size_t j = 0; j < whi - wlo; j += 2) {
+      size_t u = (at[q] + j) / 2, x = wlo + j;
+      if (me->tag[u] < it) return 0;
+      if (me->tag[u] > it) {
+        ll_who(r, i, o, who, sizeof(who));
+        ll_fail(m,
+                "OVERRUN: iteration %d: %s, flag slot %d: slot byte %zu (parity %d) holds "
+                "iteration %d (flag slot %d, data byte %u)",
+                it, who, o->slot + q, at[q] + j - par, ll_par(m, it), me->tag[u], me->fslot[u],
+                me->pos[u]);
+        return -1;
+      }
+      if (x >= lo && x < hi && (me->fslot[u] != o->slot + q || me->pos[u] != x)) {
+        ll_who(r, i, o, who, sizeof(who));
+        ll_fail(m,
+                "CLOBBER: iteration %d: %s reads data byte %zu of flag slot %d at slot byte "
+                "%zu (parity %d), which holds data byte %u of flag slot %d",
+                it, who, x, o->slot + q, at[q] + j - par, ll_par(m, it), me->pos[u], me->fslot[u]);
+        return -1;
+      }
+    }
+  }
+  for (size_t x = lo; x + (size_t)es <= hi; x += (size_t)es) {
+    float acc = red ? ll_get(me->data + x, es) : 0;
+    for (int q = 0; q < ns; q++)
+      acc += ll_get(me->val + at[q] + (x - wlo), es);
+    ll_set(me->data + x, es, acc);
+  }
+  return 1;
+}
+
+/* Rank r's data for iteration it (its inputs). */
+static void ll_init_data(struct llsim *m, int r, int it) {
+  size_t ne = m->nbytes / (size_t)m->es;
+  for (size_t e = 0; e < ne; e++)
+    ll_set(m->rk[r].data + e * m->es, m->es, ll_input(r, e, it));
+}
+
+/* Every warp of rank r finished its iteration: checks the sums, starts the next iteration. */
+static void ll_iter_end(struct llsim *m, int r) {
+  struct ll_rank *k = &m->rk[r];
+  size_t ne = m->nbytes / (size_t)m->es;
+  long bad = 0;
+  size_t e0 = 0;
+  float got0 = 0, want0 = 0;
+  for (size_t e = 0; e < ne; e++) {
+    float want = 0, got = ll_get(k->data + e * m->es, m->es);
+    for (int q = 0; q < m->n; q++)
+      want += ll_input(q, e, k->iter);
+    if (got != want && !bad++) e0 = e, got0 = got, want0 = want;
+  }
+  if (bad)
+    ll_fail(m, "WRONG: iteration %d rank %d element %zu: %g, want %g (%ld elements wrong)", k->iter,
+            r, e0, got0, want0, bad);
+  if (++k->iter > LL_ITERS) return;
+  ll_init_data(m, r, k->iter);
+  k->wdone = 0;
+  for (int w = 0; w < k->nw; w++) {
+    k->w[w].op = 0;
+    k->w[w].placed = 0;
+    k->w[w].done = 0;
+  }
+}
+
+/* One step of warp wi of rank r: 1 moved, 0 blocked, -1 failed. */
+static int ll_step(struct llsim *m, int r, int wi) {
+  struct ll_rank *k = &m->rk[r];
+  struct ll_warp *w = &k->w[wi];
+  const struct tp_rank_prog *rp = &m->p->rank[r];
+  for (;;) {
+    if (w->op == rp->nops) {
+      w->done = 1;
+      if (++k->wdone == k->nw) ll_iter_end(m, r);
+      return m->err[0] ? -1 : 1;
+    }
+    const struct tp_op *o = &rp->ops[w->op];
+    if (o->kind != TP_OP_PUT && o->kind != TP_OP_TAKE) {
+      ll_fail(m, "OUTSIDE: rank %d op %zu: kind %d in an ll program", r, w->op, o->kind);
+      return -1;
+    }
+    size_t x0, x1;
+    ll_range(o, &x0, &x1);
+    if (!w->placed) {
+      if (x1 > m->nbytes || x0 % (size_t)m->es || o->bytes % (size_t)m->es) {
+        ll_fail(m,
+                "OUTSIDE: rank %d op %zu (round %d): data bytes [%zu, %zu) of %zu, %d-byte "
+                "elements",
+                r, w->op, o->round, x0, x1, m->nbytes, m->es);
+        return -1;
+      }
+      if (!o->bytes) {
+        w->op++;
+        continue;
+      }
+      size_t g0 = x0 / m->c.sb, nw = (size_t)k->nw;
+      w->g1 = (x1 - 1) / m->c.sb;
+      w->s = g0 + ((size_t)wi + nw - g0 % nw) % nw;
+      w->placed = 1;
+    }
+    if (w->s > w->g1) {
+      w->op++;
+      w->placed = 0;
+      continue;
+    }
+    int st = o->kind == TP_OP_PUT ? ll_put(m, r, w->op, o, w->s) : ll_take(m, r, w->op, o, w->s);
+    if (st > 0) w->s += (size_t)k->nw;
+    return st;
+  }
+}
+
+/* Appends where every unfinished warp stands to m->err (a stall). */
+static void ll_stall(struct llsim *m) {
+  size_t l = (size_t)snprintf(m->err, sizeof(m->err), "STALL:");
+  for (int r = 0; r < m->n; r++)
+    for (int wi = 0; wi < m->rk[r].nw && l < sizeof(m->err); wi++) {
+      const struct ll_rank *k = &m->rk[r];
+      const struct ll_warp *w = &k->w[wi];
+      if (k->iter > LL_ITERS || w->done) continue;
+      const struct tp_op *o = &m->p->rank[r].ops[w->op];
+      l += (size_t)snprintf(m->err + l, sizeof(m->err) - l,
+                            " r%d.w%d it %d op %zu (%s round %d "
+                            "flag %d slice %zu)",
+                            r, wi, k->iter, w->op, o->kind == TP_OP_TAKE ? "take" : "put", o->round,
+                            o->slot, w->s);
+    }
+}
+
+/* Runs the simulation; 0 when every iteration of every rank completed. */
+static int ll_run(struct llsim *m) {
+  int cr[AR_MAX_GPUS * LL_MAX_WARPS], cw[AR_MAX_GPUS * LL_MAX_WARPS];
+  double wt[AR_MAX_GPUS * LL_MAX_WARPS];
+  for (;;) {
+    int nc = 0;
+    double tot = 0;
+    for (int r = 0; r < m->n; r++)
+      for (int wi = 0; wi < m->rk[r].nw; wi++)
+        if (m->rk[r].iter <= LL_ITERS && !m->rk[r].w[wi].done) {
+          cr[nc] = r;
+          cw[nc] = wi;
+          wt[nc] = m->rk[r].weight * m->rk[r].w[wi].weight;
+          tot += wt[nc++];
+        }
+    if (!nc) return 0;
+    int st = 0;
+    while (nc && !st) { /* warps in a weighted random order until one moves */
+      int j = sim_pick(ll_rand(m), wt, nc, tot);
+      st = ll_step(m, cr[j], cw[j]);
+      if (st < 0) return -1;
+      if (!st) { /* blocked: drop it from this round of picks */
+        tot -= wt[j];
+        nc--;
+        cr[j] = cr[nc], cw[j] = cw[nc], wt[j] = wt[nc];
+      }
+    }
+    if (!st) {
+      ll_stall(m);
+      return -1;
+    }
+    m->steps++;
+  }
+}
+
+/* Kernel layout (tp_llprog.cu, choose_grid): per rank, each TAKE source's region of whole
+ * slices, in the order of the TAKEs. */
+static void ll_kernel_layout(struct llsim *m, int r) {
+  const struct tp_rank_prog *rp = &m->p->rank[r];
+  struct ll_rank *k = &m->rk[r];
+  k->size = 0;
+  for (size_t i = 0; i < rp->nops; i++) {
+    const struct tp_op *o = &rp->ops[i];
+    if (o->kind != TP_OP_TAKE || !o->bytes) continue;
+    size_t g = (o->dst.off + o->bytes - 1) / m->c.sb - o->dst.off / m->c.sb + 1;
+    for (int q = 0; q < o->nsrc - ll_reduce(o); q++)
+      if (o->slot + q >= 0 && o->slot + q < m->p->nslots) {
+        k->base[o->slot + q] = k->size;
+        k->size += g * m->c.sb;
+      }
+  }
+}
+
+/* Simulates program p under case c; 0 when it passed, else 1 with the failure in err. */
+static int ll_sim_one(const struct tp_prog *p, const struct ll_case *c, char *err, size_t len,
+                      long *steps) {
+  struct llsim *m = calloc(1, sizeof(*m));
+  m->p = p;
+  m->c = *c;
+  m->n = p->n;
+  m->es = c->esize;
+  m->nbytes = p->nelem * (size_t)p->esize;
+  m->rng = c->seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int r = 0; r < m->n; r++) {
+    struct ll_rank *k = &m->rk[r];
+    k->nw = c->nw[r];
+    k->iter = 1;
+    k->weight = c->rank_weight[r];
+    for (int wi = 0; wi < k->nw; wi++) {
+      uint64_t x = ll_rand(m) % 4;
+      k->w[wi].weight = c->warp_skew && x == 0 ? 0.02 : c->warp_skew && x == 1 ? 0.2 : 1.0;
+    }
+    k->data = calloc(m->nbytes + c->sb + 8, 1);
+    k->base = calloc((size_t)p->nslots + 1, sizeof(size_t));
+    if (c->layout == LL_LAYOUT_KERNEL)
+      ll_kernel_layout(m, r);
+    else
+      k->size = p->rank[r].scratch_bytes;
+    size_t units = k->size + 1; /* two parities of 2-byte units */
+    k->val = calloc(2 * units, 1);
+    k->tag = calloc(units, 1);
+    k->fslot = calloc(units, sizeof(uint16_t));
+    k->pos = calloc(units, sizeof(uint32_t));
+    ll_init_data(m, r, 1);
+  }
+  int bad = p->esize != c->esize;
+  if (bad) ll_fail(m, "OUTSIDE: a program for %d-byte elements run with %d", p->esize, c->esize);
+  if (!bad) bad = ll_run(m) != 0 || m->err[0];
+  snprintf(err, len, "%s", m->err);
+  if (steps) *steps += m->steps;
+  for (int r = 0; r < m->n; r++) {
+    struct ll_rank *k = &m->rk[r];
+    free(k->data);
+    free(k->base);
+    free(k->val);
+    free(k->tag);
+    free(k->fslot);
+    free(k->pos);
+  }
+  free(m);
+  return bad;
+}
+
+/* The program's PUTs and TAKEs pair up: every source of a TAKE (flag slot f of rank w) is fed
+ * by exactly one PUT to (w, f), of the same round and data range, and (the program layout)
+ * into the region the TAKE reads; every PUT feeds a TAKE source; a rank's rounds come in
+ * order, each one's PUTs before its TAKEs. 0 when so, else 1 with the first problem in err. */
+static int ll_lint(const struct tp_prog *p, char *err, size_t len) {
+  int ns = p->nslots > 0 ? p->nslots : 1;
+  for (int w = 0; w < p->n; w++) {
+    const struct tp_op **put = calloc((size_t)ns, sizeof(*put));
+    unsigned char *puts = calloc((size_t)ns, 1), *takes = calloc((size_t)ns, 1);
+    int bad = 0;
+    for (int r = 0; r < p->n && !bad; r++)
+      for (size_t i = 0; i < p->rank[r].nops && !bad; i++) {
+        const struct tp_op *o = &p->rank[r].ops[i];
+        if (o->kind != TP_OP_PUT || o->peer != w) continue;
+        if (o->slot < 0 || o->slot >= ns || o->src[0].rank != r || o->src[0].buf != TP_BUF_DATA ||
+            o->dst.buf != TP_BUF_SCRATCH || o->dst.rank != w) {
+          snprintf(err, len, "LINT: rank %d op %zu: a PUT to rank %d flag %d with wrong buffers", r,
+                   i, w, o->slot);
+          bad = 1;
+        } else if (puts[o->slot]++) {
+          snprintf(err, len, "LINT: rank %d op %zu: a second PUT to rank %d flag %d", r, i, w,
+                   o->slot);
+          bad = 1;
+        } else
+          put[o->slot] = o;
+      }
+    const struct tp_rank_prog *rp = &p->rank[w];
+    int round = -1, taking = 0;
+    for (size_t i = 0; i < rp->nops && !bad; i++) {
+      const struct tp_op *o = &rp->ops[i];
+      if (o->round < round || (o->round == round && taking && o->kind == TP_OP_PUT)) {
+        snprintf(err, len, "LINT: rank %d op %zu (round %d): out of the order rounds, PUTs, TAKEs",
+                 w, i, o->round);
+        bad = 1;
+        break;
+      }
+      taking = o->round == round ? taking || o->kind == TP_OP_TAKE : o->kind == TP_OP_TAKE;
+      round = o->round;
+      if (o->kind != TP_OP_TAKE) continue;
+      int red = ll_reduce(o);
+      if (o->dst.buf != TP_BUF_DATA || o->dst.rank != w || (red && o->src[0].off != o->dst.off)) {
+        snprintf(err, len, "LINT: rank %d op %zu: a TAKE with wrong buffers", w, i);
+        bad = 1;
+      }
+      for (int q = 0; q < o->nsrc - red && !bad; q++) {
+        int f = o->slot + q;
+        const struct tp_op *u = f >= 0 && f < ns ? put[f] : NULL;
+        if (f < 0 || f >= ns || takes[f]++ || !u) {
+          snprintf(err, len, "LINT: rank %d op %zu (round %d): flag slot %d %s", w, i, o->round, f,
+                   f < 0 || f >= ns ? "out of range"
+                   : !u             ? "has no PUT"
+                                    : "read twice");
+          bad = 1;
+        } else if (u->round != o->round || u->src[0].off != o->dst.off || u->bytes != o->bytes ||
+                   o->src[red + q].buf != TP_BUF_SCRATCH || o->src[red + q].rank != w ||
+                   u->dst.off != o->src[red + q].off) {
+          snprintf(err, len,
+                   "LINT: rank %d op %zu (round %d): flag slot %d: the PUT (round %d, "
+                   "data+%zu, %zu bytes, into +%zu) does not match the TAKE (data+%zu, "
+                   "%zu bytes, from +%zu)",
+                   w, i, o->round, f, u->round, u->src[0].off, u->bytes, u->dst.off, o->dst.off,
+                   o->bytes, o->src[red + q].off);
+          bad = 1;
+        }
+      }
+    }
+    for (int f = 0; f < ns && !bad; f++)
+      if (puts[f] && !takes[f]) {
+        snprintf(err, len, "LINT: rank %d flag slot %d: a PUT no TAKE reads", w, f);
+        bad = 1;
+      }
+    free(put);
+    free(puts);
+    free(takes);
+    if (bad) return 1;
+  }
+  return 0;
+}
+
+/* Case `seed` of a program: layout, slice, warps per rank and speeds, all from the seed. Seeds
+ * alternate the layouts; slices of 24 to 64 bytes (above 64 KiB of data 192 to 512, near the
+ * kernel's own, so that long runs stay short); every third makes random ranks slow, every other one
+ * skews warps, and with a straggler (straggler < 0: none) some make it the slow one. */
+static struct ll_case ll_case_for(int n, int esize, int straggler, size_t nbytes, uint64_t seed) {
+  static const size_t slices[] = {32, 24, 64}, big[] = {480, 512, 192}; /* big: from 64 KiB */
+  struct ll_case c;
+  memset(&c, 0, sizeof(c));
+  c.esize = esize;
+  c.layout = (int)(seed % 2);
+  c.parities = 2;
+  c.sb = (nbytes > 65536 ? big : slices)[(seed / 2) % 3];
+  c.seed = seed;
+  struct llsim tmp; /* only its generator */
+  tmp.rng = seed * 0xD1B54A32D192ED03ull + 7;
+  int same = ll_rand(&tmp) % 3 == 0; /* every rank the same grid, as the kernel launches */
+  int w0 = 1 + (int)(ll_rand(&tmp) % LL_MAX_WARPS);
+  for (int r = 0; r < n; r++) {
+    c.nw[r] = same ? w0 : 1 + (int)(ll_rand(&tmp) % LL_MAX_WARPS);
+    c.rank_weight[r] = seed % 3 == 1 && ll_rand(&tmp) % 3 == 0 ? 0.02 : 1.0;
+  }
+  if (straggler >= 0 && straggler < n && seed % 3 == 2) c.rank_weight[straggler] = 0.01;
+  c.warp_skew = (int)((seed / 3) % 2);
+  return c;
+}
+
+/* Prints a case in a failure line. */
+static void ll_case_text(const struct ll_case *c, int n, char *out, size_t len) {
+  size_t l = (size_t)snprintf(out, len, "%s layout, slice %zu, seed %llu, warps",
+                              c->layout == LL_LAYOUT_KERNEL ? "kernel" : "program", c->sb,
+                              (unsigned long long)c->seed);
+  for (int r = 0; r < n && l < len; r++)
+    l += (size_t)snprintf(out + l, len - l, "%s%d", r ? "," : " ", c->nw[r]);
+  if (c->parities != 2 && l < len) snprintf(out + l, len - l, ", one parity");
+}
+
+/* Corrupts p (in place) for a negative case: "overlap" moves the region of rank 1's flag slot
+ * 1 to 16 bytes past the start of its flag slot 0's (PUT and TAKE alike: the lint passes);
+ * "order" puts every rank's first TAKE before its first PUT. 1 when done. */
+static int ll_corrupt(struct tp_prog *p, const char *how) {
+  if (!strcmp(how, "order")) {
+    for (int r = 0; r < p->n; r++) {
+      struct tp_rank_prog *rp = &p->rank[r];
+      size_t a = 0, b = 0;
+      while (a < rp->nops && rp->ops[a].kind != TP_OP_PUT)
+        a++;
+      while (b < rp->nops && rp->ops[b].kind != TP_OP_TAKE)
+        b++;
+      if (a == rp->nops || b == rp->nops || b < a) return 0;
+      struct tp_op t = rp->ops[a];
+      rp->ops[a] = rp->ops[b];
+      rp->ops[b] = t;
+    }
+    return 1;
+  }
+  /* overlap: rank 1's flag slots 0 and 1 */
+  int w = 1;
+  size_t off0 = SIZE_MAX;
+  for (size_t i = 0; i < p->rank[w].nops; i++) {
+    const struct tp_op *o = &p->rank[w].ops[i];
+    if (o->kind == TP_OP_TAKE && o->slot == 0) off0 = o->src[ll_reduce(o)].off;
+  }
+  if (off0 == SIZE_MAX) return 0;
+  int done = 0;
+  for (int r = 0; r < p->n; r++)
+    for (size_t i = 0; i < p->rank[r].nops; i++) {
+      struct tp_op *o = &p->rank[r].ops[i];
+      if (o->kind == TP_OP_PUT && o->peer == w && o->slot == 1) o->dst.off = off0 + 16, done++;
+      if (r == w && o->kind == TP_OP_TAKE && o->slot <= 1 && o->slot + o->nsrc - ll_reduce(o) > 1)
+        o->src[ll_reduce(o) + 1 - o->slot].off = off0 + 16, done++;
+    }
+  return done == 2;
+}
+
+/* The simulator must fail: corrupted ring programs (overlapping slot regions; a TAKE before
+ * the PUT that feeds it, on every rank: a cycle of waits), and oneshot with one parity of slots
+ * (a rank's next iteration overwrites slots a slow peer still reads: ring would pass, since
+ * there every slot is read before its sender can finish the iteration). */
+static void ll_negative(void) {
+  static const struct {
+    const char *name, *algo, *how;
+    int layout, parities, seeds;
+  } neg[] = {{"overlapping slot regions", "ring", "overlap", LL_LAYOUT_PROGRAM, 2, 1},
+             {"a TAKE before the PUT that feeds it", "ring", "order", LL_LAYOUT_PROGRAM, 2, 1},
+             {"one parity of slots", "oneshot", "", LL_LAYOUT_KERNEL, 1, 24}};
+  for (size_t t = 0; t < sizeof(neg) / sizeof(neg[0]); t++) {
+    struct ar_schedule s;
+    struct tp_prog *p = NULL;
+    char reason[256] = "", err[600] = "", lint[300] = "", cs[160] = "";
+    if (build_sched(neg[t].algo, 4, &s) != AR_OK) {
+      printf("FAIL ll negative %s: %s n=4 does not build\n", neg[t].name, neg[t].algo);
+      nfail++;
+      continue;
+    }
+    if (tp_prog_build(&s, 1025, 4, TP_MODE_LL, 1, NULL, &p, reason, sizeof(reason)) != AR_OK ||
+        (neg[t].how[0] && !ll_corrupt(p, neg[t].how))) {
+      printf("FAIL ll negative %s: cannot lower or corrupt %s n=4 (%s)\n", neg[t].name, neg[t].algo,
+             reason);
+      nfail++;
+      tp_prog_free(p);
+      sched_free(&s);
+      continue;
+    }
+    int caught = 0, seed = 0;
+    for (; seed < neg[t].seeds && !caught; seed++) {
+      struct ll_case c = ll_case_for(4, 4, -1, 4100, (uint64_t)seed * 2 + (uint64_t)neg[t].layout);
+      c.layout = neg[t].layout;
+      c.parities = neg[t].parities;
+      if (!strcmp(neg[t].how, "order")) /* one warp a rank: every rank's only warp waits */
+        for (int r = 0; r < 4; r++)
+          c.nw[r] = 1;
+      if (neg[t].parities == 1) /* a slow rank, the others racing ahead */
+        for (int r = 0; r < 4; r++)
+          c.rank_weight[r] = r == seed % 4 ? 0.02 : 1.0;
+      caught = ll_sim_one(p, &c, err, sizeof(err), NULL);
+      ll_case_text(&c, 4, cs, sizeof(cs));
+    }
+    int linted = ll_lint(p, lint, sizeof(lint));
+    if (caught) {
+      printf("ok   ll negative: %s (%s n=4, 1025 f32, %s) fails as it must: %.300s [lint: %s]\n",
+             neg[t].name, neg[t].algo, cs, err, linted ? lint : "passes it");
+      npass++;
+    } else {
+      printf("FAIL ll negative: %s (%s n=4): the simulator passed it in %d cases\n", neg[t].name,
+             neg[t].algo, seed);
+      nfail++;
+    }
+    tp_prog_free(p);
+    sched_free(&s);
+  }
+}
+
+/* The llsim command: every algorithm of `algos` (all: the registry's and tp_check's synthetic
+ * schedules) for n = 2..nmax, lowered to ll programs for every size (element counts) in f32 and
+ * bf16, linted, then simulated in `seeds` cases each (layouts, slices, warps, speeds: see
+ * ll_case_for), then (negative) the negative cases. One line per algorithm and n. */
+int cmd_llsim(int nmax, int seeds, const char *algos, const char *sizes, int negative) {
+  const char *names[64];
+  int na = algo_list(algos, names, 64);
+  char *sz[32];
+  int nsz = split(sizes, sz, 32);
+  long steps = 0;
+  int total = 0;
+  for (int a = 0; a < na; a++)
+    for (int n = 2; n <= nmax; n++) {
+      struct ar_schedule s;
+      if (!sched_for_sweep(names[a], n, &s)) continue;
+      int cases = 0, bad = 0, moved = 0;
+      /* a schedule with a straggler precondition runs again with the straggler moved (ranks
+       * rotated: n-1 becomes 0), as --straggler R relabels it */
+      for (int rel = 0; rel < (s.nprecond > 0 && n >= 3 ? 2 : 1) && !bad; rel++) {
+        if (rel) {
+          int perm[AR_MAX_GPUS];
+          for (int r = 0; r < n; r++)
+            perm[r] = (r + 1) % n;
+          sched_relabel(&s, perm);
+          if (s.stream_bad) break;
+          moved = 1;
+        }
+        int straggler = s.nprecond > 0 ? s.straggler : -1;
+        for (int si = 0; si < nsz && bad < 3; si++)
+          for (int es = 4; es >= 2 && bad < 3; es -= 2) {
+            int el;
+            size_t nelem = parse_size(sz[si], &el);
+            if (!el) nelem /= (size_t)es;
+            struct tp_prog *p;
+            char reason[256] = "", what[200], err[600] = "", cs[160];
+            snprintf(what, sizeof(what), "%s n=%d%s nelem=%zu %s ll", names[a], n,
+                     rel ? " (straggler moved)" : "", nelem, es == 4 ? "f32" : "bf16");
+            ar_status st =
+                tp_prog_build(&s, nelem, es, TP_MODE_LL, 1, NULL, &p, reason, sizeof(reason));
+            if (st != AR_OK) {
+              printf("FAIL %s: build: %s: %s\n", what, ar_status_str(st), reason);
+              bad++;
+              continue;
+            }
+            if (ll_lint(p, err, sizeof(err))) {
+              printf("FAIL %s: %s\n", what, err);
+              bad++;
+            }
+            for (int seed = 0; seed < seeds && !bad; seed++) {
+              struct ll_case c = ll_case_for(n, es, straggler, nelem * (size_t)es,
+                                             (uint64_t)seed + (uint64_t)(n * 1000 + si * 10 + es));
+              if (seeds >= 2 && seed < 2) c.layout = seed; /* both layouts whatever the seed */
+              cases++;
+              if (ll_sim_one(p, &c, err, sizeof(err), &steps)) {
+                ll_case_text(&c, n, cs, sizeof(cs));
+                printf("FAIL %s (%s): %s\n", what, cs, err);
+                bad++;
+              }
+            }
+            tp_prog_free(p);
+          }
+      }
+      total += cases;
+      if (bad) {
+        printf("FAIL %s n=%d ll: %d of %d simulated runs wrong, stalled or not built\n", names[a],
+               n, bad, cases);
+        nfail++;
+      } else {
+        printf("ok   %s n=%d ll: %d simulated runs%s\n", names[a], n, cases,
+               moved ? " (half with the straggler moved)" : "");
+        npass++;
+      }
+      sched_free(&s);
+    }
+  printf("# ll: %d simulated runs, %ld warp steps\n", total, steps);
+  if (negative) ll_negative();
+  return 0;
+}
