@@ -225,6 +225,11 @@ static void print_devices(struct bench *b) {
   printf("# arbench: %d ranks, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
          b->n, ar_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
          (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
+  if (o->row_budget_us > 0)
+    printf("# row budget %g ms: each row's timed iterations cut to what fits it at its last "
+           "warm-up iteration's pace (slowest rank), %d at least; results.csv's iters column "
+           "holds the count\n", o->row_budget_us / 1e3,
+           o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS);
   if (b->host_timing)
     printf("# timing.mode=host: per row %d batches of %d back-to-back AllReduces timed on the "
            "host (nccl-tests' method), then one checked iteration\n", b->nsamp, o->iters);
@@ -288,6 +293,11 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   }
   if (share_sms(b)) goto out;
   build_schedules(b);
+  if (!(b->est = malloc(sizeof(*b->est)))) {
+    fprintf(stderr, "arbench: out of host memory\n");
+    goto out;
+  }
+  sweep_est_init(b->est, o, b->n, b->sched, b->sched_st);
   if (o->find_critical) crit_setup(b);
   if (o->profile && cfg->csv) b->overlap_csv = hx_overlap_csv(cfg->csv->path);
   if ((o->profile & HX_PROFILE_TIMELINE) && cfg->csv)
@@ -331,6 +341,7 @@ out:
   free(b->wrong);
   free(b->starts);
   free(b->delays);
+  free(b->est);
   free(b);
   return rc;
 }

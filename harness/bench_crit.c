@@ -16,15 +16,13 @@ void crit_setup(struct bench *b) {
     int priced = !native && b->sched_st[a] == AR_OK && have_net &&
                  model_price_schedule(&b->sched[a], &net, &c->price[a]) == AR_OK;
     int na = sweep_row_na(o, a, b->sched, b->sched_st) != NULL;
+    c->na[a] = (unsigned char)na;
     for (int t = 0; t < (native ? 1 : o->ntransports) && c->ncand < CRIT_MAX_CAND; t++) {
       c->cand_algo[c->ncand] = a;
       c->cand_tname[c->ncand] = native ? "nccl" : o->transports[t];
       c->cand_target[c->ncand] = side == 1;
       c->cand_price[c->ncand] = priced ? &c->price[a] : NULL;
       c->ncand++;
-      if (na) c->dead++;
-      else if (side == 1) c->live_t++;
-      else c->live_b++;
     }
   }
 }
@@ -106,12 +104,11 @@ void crit_report(struct bench *b) {
          mo == CRIT_FOUND ? " us" : "", note);
   fflush(stdout);
   struct hx_progress *p = b->cfg->progress;
-  if (p) { /* the plan counted this size at its longest */
-    int rows;
-    double secs;
-    sweep_crit_bound(o, bytes, c->live_t, c->live_b, c->dead, &rows, &secs);
-    p->total -= rows - c->rows;
-    p->total_s -= secs - c->seconds;
+  if (p) { /* the plan counted this size's rows at most, its seconds as predicted */
+    struct sweep_crit sc;
+    sweep_crit_size(b->est, c->na, bytes, &sc);
+    p->total -= sc.rows_max - c->rows;
+    p->total_s -= sc.seconds - c->seconds;
   }
 }
 

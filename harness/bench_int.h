@@ -65,7 +65,7 @@ struct crit_state {
   struct job_desc desc; /* the job being measured */
   int rows;             /* rows written for the current size */
   double seconds;       /* their estimated seconds */
-  int live_t, live_b, dead; /* candidates, as the plan counts them */
+  unsigned char na[HX_MAX_ALGOS]; /* algorithm a's rows are n/a (the plan's estimate) */
 };
 
 struct bench;
@@ -82,6 +82,7 @@ struct rank {
   cudaStream_t stream;
   cudaEvent_t ready, *start, *end;
   cudaEvent_t finished; /* the end of the rank's last iteration (after its check) */
+  cudaEvent_t wstart, wend; /* --row-budget: around the last warm-up iteration's AllReduce */
   unsigned long long *d_wrong; /* one counter per iteration of a job */
   unsigned *d_expired;         /* gates that timed out */
   unsigned long long gate_seq; /* gate targets used so far (equal on every rank) */
@@ -105,6 +106,9 @@ struct job {
   const struct tp_ops *tp;
   struct tp_ctx *ctx;
   int state;
+  int warmup, iters, total; /* its warm-up and timed iterations and their sum (b->total at
+                             * most; --row-budget cuts iters after the warm-up; timing.mode=host:
+                             * -w, -n and b->total) */
   int pipeline_used; /* --pipeline, until the transport's setup says what it uses */
   int profiling;     /* --profile: CUPTI records this job (hx_profile_begin) */
   char reason[512];
@@ -117,7 +121,8 @@ struct bench {
   char placement[64]; /* the placement column */
   char settings[512];  /* the settings column (--set; empty: every default) */
   int n, total; /* iterations with inputs and a check: warmup + iters (timing.mode=host:
-                 * warmup + the one after the batches) */
+                 * warmup + the one after the batches); the stride of per-iteration arrays,
+                 * a job's own count is job.total */
   int host_timing; /* timing.mode=host: times[] holds batches, not iterations */
   int nsamp;       /* time samples per rank in times[]: iters, or timing.host_batches */
   char nccl_na[352]; /* why nccl rows are n/a in this registration mode (bench_buf.c); "" */
@@ -141,7 +146,9 @@ struct bench {
   struct job_desc sent; /* several processes: the job process 0 chose */
   int have_job;
   struct job job;
-  double *times;            /* [rank][nsamp], us per AllReduce */
+  double *times;            /* [rank][nsamp], us per AllReduce (job.iters of them used) */
+  double warm_us[HX_MAX_DEVS]; /* --row-budget: each rank's last warm-up AllReduce, us */
+  struct sweep_est *est;       /* the estimate of each row's seconds (the progress line) */
   unsigned long long *wrong; /* [rank][total] */
   unsigned long long *starts; /* timing.start_skew: [rank][iters] ns, else NULL */
   unsigned expired[HX_MAX_DEVS];

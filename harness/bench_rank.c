@@ -1,6 +1,7 @@
 /* One rank's GPU work: its device, stream, events, communicator and buffers, and the warm-up
  * and timed iterations of a job (bench.c has the iteration's shape). */
 #include "bench_int.h"
+#include "procs.h"
 
 /* ---- per-rank setup and teardown ---- */
 
@@ -28,6 +29,10 @@ int rank_init(struct rank *R) {
   unsigned evf = cudaEventDisableTiming | (b->procs ? cudaEventInterprocess : 0);
   err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->ready, evf));
   err |= RK_CUDA(R, cudaEventCreateWithFlags(&R->finished, evf));
+  if (b->o->row_budget_us > 0) { /* timed: the last warm-up iteration sets the row's pace */
+    err |= RK_CUDA(R, cudaEventCreate(&R->wstart));
+    err |= RK_CUDA(R, cudaEventCreate(&R->wend));
+  }
   R->start = calloc((size_t)b->o->iters, sizeof(cudaEvent_t));
   R->end = calloc((size_t)b->o->iters, sizeof(cudaEvent_t));
   if (!R->start || !R->end) return rank_fail(R, "rank %d: out of host memory", R->rank);
@@ -80,6 +85,8 @@ void rank_free(struct rank *R) {
   free(R->end);
   if (R->ready) cudaEventDestroy(R->ready);
   if (R->finished) cudaEventDestroy(R->finished);
+  if (R->wstart) cudaEventDestroy(R->wstart);
+  if (R->wend) cudaEventDestroy(R->wend);
   data_free(R);
   cudaFree(R->d_wrong);
   cudaFree(R->d_expired);
@@ -105,12 +112,15 @@ static int allreduce(struct rank *R, cudaStream_t s) {
 
 /* Iteration `it` of the job, in bench.c's shape, with the error so far (err: every barrier is
  * still passed, saying so); timed: its start and end events are timed iteration
- * it - warmup's. Returns 1 when a barrier said some rank failed, else 0. */
+ * it - warmup's (--row-budget: the last warm-up iteration records wstart and wend there).
+ * Returns 1 when a barrier said some rank failed, else 0. */
 static int iteration(struct rank *R, int it, int timed, int err) {
   struct bench *b = R->b;
   const struct run_opts *o = b->o;
   struct job *J = &b->job;
-  int n = b->n, i = it - o->warmup, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
+  int n = b->n, i = it - J->warmup, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
+  cudaEvent_t t0 = timed ? R->start[i] : NULL, t1 = timed ? R->end[i] : NULL;
+  if (!timed && R->wstart && it == J->warmup - 1) t0 = R->wstart, t1 = R->wend;
   cudaStream_t s = R->stream;
   double gate_us = fmin(o->timeout_s, 30) * 1e6;
   /* a job's first iteration runs ungated: it may connect peers on the host and load
@@ -126,7 +136,7 @@ static int iteration(struct rank *R, int it, int timed, int err) {
     err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, J->seed0 + it, s));
   if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
   if (barrier_wait(&b->bar, err)) return 1;
-  hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == b->total - 1);
+  hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == J->total - 1);
   for (int q = 0; q < n && !err; q++)
     if (q != R->rank && b->rk[q].host == R->host)
       err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
@@ -134,7 +144,7 @@ static int iteration(struct rank *R, int it, int timed, int err) {
    * (its ranks leave it within about one network latency of each other) */
   if (R->d_sync && R->comm && !err)
     err |= RK_NCCL(R, ncclAllReduce(R->d_sync, R->d_sync, 1, ncclFloat32, ncclSum, R->comm, s));
-  if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->start[i], s));
+  if (t0 && !err) err |= RK_CUDA(R, cudaEventRecord(t0, s));
   if (timed && R->d_starts && !err) err |= RK_AR(R, tp_stamp_launch(R->d_starts + i, s));
   if (R->straggler_k >= 0 && !err) {
     double delay = b->delays[R->straggler_k * b->total + it];
@@ -152,7 +162,7 @@ static int iteration(struct rank *R, int it, int timed, int err) {
     b->marks[R->rank] = NULL;
   }
   if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
-  if (timed && !err) err |= RK_CUDA(R, cudaEventRecord(R->end[i], s));
+  if (t1 && !err) err |= RK_CUDA(R, cudaEventRecord(t1, s));
   if (o->check && !err)
     err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, J->seed0 + it,
                                     R->d_wrong + it, s));
@@ -189,6 +199,28 @@ static int host_batches(struct rank *R, int err) {
   return barrier_wait(&b->bar, err); /* every stream idle before the checked iteration's fill */
 }
 
+/* --row-budget, after the warm-up: every rank's last warm-up AllReduce (its events), the
+ * slowest over every process, and from it the job's timed iterations (hx_budget_iters), set
+ * by each process's lead between two barriers, so that every rank runs the same count.
+ * Returns 1 when a barrier said some rank failed, else 0. */
+static int budget_decide(struct rank *R, int err) {
+  struct bench *b = R->b;
+  struct job *J = &b->job;
+  float ms = 0;
+  if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream)); /* wend, and the check */
+  if (!err) err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->wstart, R->wend));
+  b->warm_us[R->rank] = err ? 0 : ms * 1e3;
+  if (barrier_wait(&b->bar, err)) return 1;
+  if (IS_LEAD(R)) { /* the other processes' ranks are 0 here until the sum */
+    if (b->procs && hx_procs_sum_f64(b->warm_us, (size_t)b->n)) hx_procs_abort(1);
+    double worst = 0;
+    for (int r = 0; r < b->n; r++) worst = fmax(worst, b->warm_us[r]);
+    J->iters = hx_budget_iters(b->o->iters, b->o->row_budget_us, worst);
+    J->total = J->warmup + J->iters;
+  }
+  return barrier_wait(&b->bar, err);
+}
+
 /* Every rank: warm-up and timed iterations of the current job (timing.mode=host: warm-up,
  * the host-timed batches, one checked iteration), then the results. 0 or 1. */
 int job_run(struct rank *R) {
@@ -203,7 +235,10 @@ int job_run(struct rank *R) {
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_wrong, 0, (size_t)b->total * sizeof(*R->d_wrong), s));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_expired, 0, sizeof(*R->d_expired), s));
   if (!b->host_timing) {
-    for (int it = 0; it < b->total && !stop; it++) stop = iteration(R, it, it >= o->warmup, err);
+    int it = 0;
+    for (; it < J->warmup && !stop; it++) stop = iteration(R, it, 0, err);
+    if (R->wstart && !stop) stop = budget_decide(R, err);
+    for (; it < J->total && !stop; it++) stop = iteration(R, it, 1, err);
   } else {
     for (int it = 0; it < o->warmup && !stop; it++) stop = iteration(R, it, 0, err);
     if (!stop) stop = host_batches(R, err);
@@ -215,12 +250,12 @@ int job_run(struct rank *R) {
   }
   if (RK_CUDA(R, cudaStreamSynchronize(s))) return 1;
   atomic_store(&b->done[R->rank], 1);
-  for (int i = 0; !b->host_timing && i < o->iters; i++) {
+  for (int i = 0; !b->host_timing && i < J->iters; i++) {
     float ms = 0;
     err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[i], R->end[i]));
     b->times[R->rank * o->iters + i] = ms * 1e3;
   }
-  if (R->ph.nev) err |= RK_CUDA(R, hx_phase_collect(&R->ph, R->start[o->iters - 1]));
+  if (R->ph.nev) err |= RK_CUDA(R, hx_phase_collect(&R->ph, R->start[J->iters - 1]));
   err |= RK_CUDA(R, cudaMemcpy(b->wrong + (size_t)R->rank * b->total, R->d_wrong,
                                (size_t)b->total * sizeof(*R->d_wrong), cudaMemcpyDeviceToHost));
   err |= RK_CUDA(R, cudaMemcpy(&b->expired[R->rank], R->d_expired, sizeof(unsigned),

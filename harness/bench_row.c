@@ -25,11 +25,12 @@ static void row_lists(struct bench *b) {
   size_t k = 0;
   char v[48];
   b->st_text[0] = b->dg_text[0] = 0;
+  const struct job *J = &b->job;
   for (int s = 0; s < o->nst && k < sizeof(b->st_text); s++) {
     double sum = 0;
-    for (int it = o->warmup; it < b->total; it++) sum += b->delays[s * b->total + it];
+    for (int it = J->warmup; it < J->total; it++) sum += b->delays[s * b->total + it];
     k += (size_t)snprintf(b->st_text + k, sizeof(b->st_text) - k, "%s%d:%s", s ? ";" : "",
-                          o->st[s].rank, num_text(v, sizeof(v), sum / o->iters));
+                          o->st[s].rank, num_text(v, sizeof(v), sum / J->iters));
   }
   k = 0;
   for (int g = 0; g < o->dg.n && k < sizeof(b->dg_text); g++)
@@ -62,7 +63,7 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->delay_us = 0;
   row->degraded_rank = b->o->dg.n ? b->o->dg.rank[0] : -1;
   row->factor = b->o->dg.n ? b->o->dg.factor[0] : 1;
-  row->iters = b->o->iters;
+  row->iters = J->iters; /* the count used (--row-budget) */
   row->t.n = 0;
   row->time_after_arrival_us = row->algbw_gbps = row->busbw_gbps = row->model_time_us = NAN;
   row->wrong = -1;
@@ -156,6 +157,10 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
   J->nelem = sweep_nelem(o->sizes[J->d->size_idx], b->esize);
   J->bytes = (uint64_t)J->nelem * (uint64_t)b->esize;
   J->state = JOB_RUN;
+  J->warmup = o->warmup; /* until --row-budget cuts iters after the warm-up (job_run) */
+  J->iters = o->iters;
+  J->total = b->total;
+  memset(b->warm_us, 0, sizeof(b->warm_us));
   J->seed0 = seed_next;
   seed_next += (unsigned long long)b->total;
   sweep_size_schedule(o, b->n, d->algo_idx, J->bytes, &b->sched[d->algo_idx],
@@ -241,14 +246,14 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
 /* timing.start_skew: how far apart the ranks' starts were (the latest stamp minus the
  * earliest, per timed iteration), as a table line. */
 static void start_skew(struct bench *b) {
-  int it = b->o->iters;
+  int it = b->job.iters, stride = b->o->iters;
   double *skew = malloc((size_t)it * sizeof(double));
   struct hx_stats st;
   if (!skew) return;
   for (int i = 0; i < it; i++) {
     unsigned long long lo = ~0ull, hi = 0;
     for (int r = 0; r < b->n; r++) {
-      unsigned long long t = b->starts[(size_t)r * it + i];
+      unsigned long long t = b->starts[(size_t)r * stride + i];
       lo = t < lo ? t : lo;
       hi = t > hi ? t : hi;
     }
@@ -265,13 +270,13 @@ static void write_delays(struct bench *b, const double *t) {
   FILE *f = b->cfg->delays_csv;
   const struct job *J = &b->job;
   if (!f || !t) return;
-  for (int i = 0; i < b->o->iters; i++)
+  for (int i = 0; i < J->iters; i++)
     for (int k = 0; k < b->o->nst; k++) {
       hx_csv_field(f, b->o->scenario);
       fputc(',', f);
       hx_csv_field(f, J->algo->name);
       fprintf(f, ",%s,%llu,%d,%d,%.3f,%.3f\n", J->d->tname, (unsigned long long)J->bytes, i,
-              b->o->st[k].rank, b->delays[k * b->total + b->o->warmup + i], t[i]);
+              b->o->st[k].rank, b->delays[k * b->total + J->warmup + i], t[i]);
     }
   fflush(f);
 }
@@ -283,9 +288,9 @@ static void write_phases(struct bench *b) {
   double dmax = 0;
   if (!b->cfg->phases_csv) return;
   for (int r = 0; r < b->n; r++) ph[r] = &b->rk[r].ph;
-  for (int k = 0; k < b->o->nst; k++) dmax = fmax(dmax, b->delays[(k + 1) * b->total - 1]);
+  for (int k = 0; k < b->o->nst; k++) dmax = fmax(dmax, b->delays[k * b->total + J->total - 1]);
   struct hx_phase_job pj = {b->cfg->run_id, b->o->scenario, J->algo->name, J->d->tname,
-                            J->bytes, b->o->iters - 1, dmax};
+                            J->bytes, J->iters - 1, dmax};
   if (hx_phase_write(b->cfg->phases_csv, &pj, ph, b->n))
     ar_log(AR_LOG_WARN, "could not write phases.csv");
 }
@@ -301,11 +306,11 @@ static void job_overlap(struct bench *b, struct hx_csv_row *row) {
   /* a rank failed: the process ends at once (a flush could wait on a faulted GPU) */
   for (int r = 0; r < b->n; r++)
     if (b->rk[r].err[0]) return;
-  if (hx_profile_end(b->cfg->dev, b->n, b->total, ov)) return;
+  if (hx_profile_end(b->cfg->dev, b->n, J->total, ov)) return;
   row->profiled = 1;
   hx_overlap_mean(ov, b->n, &row->overlap_reduce_pct, &row->overlap_delay_pct);
   struct hx_overlap_job oj = {b->cfg->run_id, J->algo->name, J->d->tname, b->o->scenario,
-                              J->bytes, b->total};
+                              J->bytes, J->total};
   if (hx_overlap_write(b->overlap_csv, &oj, ov, b->n))
     ar_log(AR_LOG_WARN, "could not write overlap.csv");
   if (hx_profile_timeline(b->timeline_csv, &oj, b->cfg->dev, b->n))
@@ -347,7 +352,8 @@ void job_finish(struct bench *b) {
     return;
   }
   if (J->state == JOB_RUN && !fatal) {
-    int it = b->nsamp, w = o->warmup; /* samples: timed iterations, or host-timed batches */
+    /* samples: timed iterations (job.iters of a stride of nsamp), or host-timed batches */
+    int it = b->host_timing ? b->nsamp : J->iters, stride = b->nsamp, w = J->warmup;
     double *t = malloc((size_t)it * sizeof(double)), *after = malloc((size_t)it * sizeof(double));
     double delay_sum = 0;
     long long worst = 0;
@@ -357,7 +363,7 @@ void job_finish(struct bench *b) {
       /* an iteration lasts until its last rank is done; a host-timed batch is the mean over
        * the ranks, as nccl-tests averages its ranks' times */
       for (int r = 0; r < b->n; r++) {
-        double v = b->times[r * it + i];
+        double v = b->times[r * stride + i];
         tmax = b->host_timing ? tmax + v / b->n : fmax(tmax, v);
       }
       for (int k = 0; k < o->nst && !b->host_timing; k++)
@@ -366,7 +372,7 @@ void job_finish(struct bench *b) {
       if (after) after[i] = tmax - dmax;
       delay_sum += dmax;
     }
-    for (int i = 0; i < b->total; i++) { /* a wrong warm-up fails the row as well */
+    for (int i = 0; i < J->total; i++) { /* a wrong warm-up fails the row as well */
       long long wr = 0;
       for (int r = 0; r < b->n; r++) wr += (long long)b->wrong[r * b->total + i];
       nbad += wr > 0;
@@ -393,7 +399,7 @@ void job_finish(struct bench *b) {
         else snprintf(where, sizeof(where), "timed iteration %d", worst_it - w);
         fprintf(stderr, "arbench: %s/%s size %llu B: %lld wrong elements in %s (%d of %d "
                 "iterations wrong, warm-up included):", J->algo->name, J->d->tname,
-                (unsigned long long)J->bytes, worst, where, nbad, b->total);
+                (unsigned long long)J->bytes, worst, where, nbad, J->total);
         for (int r = 0; r < b->n; r++)
           fprintf(stderr, " rank %d: %llu", r, b->wrong[r * b->total + worst_it]);
         fprintf(stderr, "\n");
@@ -429,7 +435,9 @@ void job_finish(struct bench *b) {
   if (hx_csv_append(b->cfg->csv, &row)) ar_log(AR_LOG_WARN, "could not write results.csv");
   if (row.t.n > 0 || J->state == JOB_OOM || J->state == JOB_ERROR || fatal) table_row(b, &row);
   if (row.t.n > 0 && b->starts) start_skew(b);
-  double est = J->state == JOB_RUN ? sweep_row_seconds(o, J->bytes, row.delay_us) : 0;
+  double est = J->state == JOB_RUN ? sweep_row_seconds(b->est, J->d->algo_idx, J->d->tname,
+                                                       J->bytes, row.delay_us)
+                                   : 0;
   if (b->cfg->progress) {
     b->cfg->progress->done++;
     b->cfg->progress->done_s += est;

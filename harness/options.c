@@ -37,6 +37,10 @@ void run_opts_usage(void) {
       "                          processes' ranks\n"
       "  -n, --iters N           timed iterations (default 20)\n"
       "  -w, --warmup N          untimed warm-up iterations (default 5)\n"
+      "      --row-budget TIME   cap each row's timed iterations at what fits in TIME at\n"
+      "                          the pace of its last warm-up iteration (its slowest rank),\n"
+      "                          never below 5 (or -n); the CSV's iters column holds the\n"
+      "                          count (e.g. 100ms; default 0: off; needs -w 2 or more)\n"
       "  -T, --timeout SECONDS   watchdog per size and algorithm (default 120)\n"
       "  -o, --out DIR           run folder (default runs/<UTC time>_<host>, with -2, -3..\n"
       "                          when taken); an existing folder must be empty\n"
@@ -295,6 +299,7 @@ static int check_timing(const struct run_opts *o) {
   if (!ar_setting_value(&o->settings, AR_SET_TIMING_MODE)) return 0;
   const char *what = o->find_critical ? "--find-critical" : o->nst ? "--straggler"
                      : o->phases ? "--phases" : o->profile ? "--profile"
+                     : o->row_budget_us > 0 ? "--row-budget"
                      : ar_setting_value(&o->settings, AR_SET_TIMING_START_SKEW)
                          ? "timing.start_skew=on" : NULL;
   if (!what) return 0;
@@ -307,7 +312,8 @@ static int check_timing(const struct run_opts *o) {
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE, O_PER_PROC };
+         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE, O_PER_PROC,
+         O_ROW_BUDGET };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -317,6 +323,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       {"ranks-per-process", required_argument, 0, O_PER_PROC},
       {"iters", required_argument, 0, 'n'},
       {"warmup", required_argument, 0, 'w'},     {"timeout", required_argument, 0, 'T'},
+      {"row-budget", required_argument, 0, O_ROW_BUDGET},
       {"out", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 'd'},
       {"pipeline", required_argument, 0, O_PIPELINE},
       {"check", required_argument, 0, 'c'},      {"straggler", required_argument, 0, O_STRAGGLER},
@@ -348,6 +355,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   o->crit_algo = ar_algo_find("stragglar");
   int explicit_sizes = 0;
   const char *min_text = "1K", *step_text = "", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
+  const char *budget_text = "";
   if (parse_algos("all", o) || parse_transports("nccl-p2p", o)) return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
@@ -383,6 +391,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case 'n': if (args_parse_int("-n", optarg, 1, 100000, &o->iters)) return -1; break;
     case 'w': if (args_parse_int("-w", optarg, 0, 1000000, &o->warmup)) return -1; break;
+    case O_ROW_BUDGET:
+      if (args_parse_time_us("--row-budget", optarg, &o->row_budget_us)) return -1;
+      budget_text = optarg;
+      break;
     case 'T': if (args_parse_int("-T", optarg, 1, 7 * 24 * 3600, &o->timeout_s)) return -1; break;
     case 'o':
       if (!*optarg || strlen(optarg) >= sizeof(o->out) - 64)
@@ -474,6 +486,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
     return -1;
   }
   if (check_placement(o, gpus_text, ranks_text) || check_timing(o)) return -1;
+  if (o->row_budget_us > 0 && o->warmup < 2) /* the first iteration may pay one-time costs */
+    return args_bad("--row-budget", budget_text, "needs -w 2 or more: the last warm-up "
+                    "iteration sets the pace, and a row's first may pay one-time costs");
   if (o->find_critical) { /* the search replaces the size sweep */
     if (parse_critical_sizes(crit_list, o) || check_critical(o)) return -1;
     explicit_sizes = 1;

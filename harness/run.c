@@ -227,8 +227,8 @@ static int may_colocate(const struct run_opts *o) {
 /* --dry-run: checks every scenario against the GPU count and prints the plan; the exit status. */
 static int dry_run(struct run_plan *plan) {
   const char *how;
-  int n = dry_gpus(&plan->scen[0], &how), rows = 0, measure = 0;
-  double secs = 0;
+  int n = dry_gpus(&plan->scen[0], &how), rows = 0, measure = 0, search = 0;
+  double secs = 0, secs_max = 0;
   for (int i = 0; i < plan->nscen; i++) {
     int ni = named_ranks(&plan->scen[i]) ? named_ranks(&plan->scen[i]) : n;
     if (run_opts_check_ranks(&plan->scen[i], ni)) return EXIT_BAD_INPUT;
@@ -247,11 +247,18 @@ static int dry_run(struct run_plan *plan) {
     rows += p.rows;
     measure += p.measure;
     secs += p.seconds;
+    secs_max += p.seconds_max;
+    search |= plan->scen[i].find_critical;
   }
-  char d[32];
-  printf("plan: %d rows, %d to measure, estimated %s (from bytes / 300 GB/s + 50 us per "
-         "iteration; searches at their longest)\n", rows, measure,
+  char d[32], m[32];
+  printf("plan: %d rows, %d to measure, estimated %s", rows, measure,
          sweep_duration(d, sizeof(d), secs));
+  if (search)
+    printf(" (at most %s with every search at its longest)",
+           sweep_duration(m, sizeof(m), secs_max));
+  printf("; each row's AllReduce priced by the model on its schedule at its transport's "
+         "measured per-round cost and bandwidth, plus the harness's work per iteration and "
+         "row (README: the estimate)\n");
   return EXIT_OK;
 }
 
@@ -356,6 +363,24 @@ static void settings_meta(const char *dir, const struct run_plan *plan) {
     fprintf(f, "settings of scenario %s: %s\n", plan->scen[i].scenario,
             ar_settings_text(&plan->scen[i].settings, text, sizeof(text))[0] ? text : "defaults");
   fclose(f);
+}
+
+/* Appends --row-budget to DIR/meta.txt, a line per scenario that has it (with its rule, so
+ * that results.csv's iters column reads as it was decided). */
+static void budget_meta(const char *dir, const struct run_plan *plan) {
+  char path[1200];
+  snprintf(path, sizeof(path), "%s/meta.txt", dir);
+  FILE *f = NULL;
+  for (int i = 0; i < plan->nscen; i++) {
+    const struct run_opts *o = &plan->scen[i];
+    if (!(o->row_budget_us > 0) || (!f && !(f = fopen(path, "a")))) continue;
+    fprintf(f, "row_budget%s%s: %g ms (-n %d, -w %d: a row's timed iterations are min(-n, "
+            "max(%d, floor(budget / its last warm-up iteration's time on its slowest rank))); "
+            "results.csv's iters holds each row's count)\n", o->scenario[0] ? " of scenario " : "",
+            o->scenario, o->row_budget_us / 1e3, o->iters, o->warmup,
+            o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS);
+  }
+  if (f) fclose(f);
 }
 
 /* Appends the degrade calibration line to DIR/meta.txt. */
@@ -731,6 +756,7 @@ int cmd_run(int argc, char **argv) {
   if (hx_meta_write(&meta, dir, &cfg[0].place))
     fprintf(stderr, "arbench: cannot write %s/meta.txt or COMMAND: %s\n", dir, strerror(errno));
   settings_meta(dir, &plan);
+  budget_meta(dir, &plan);
   if (dg_how[0]) degrade_meta(dir, dg_how);
   if (plan.config[0] && copy_config(plan.config, dir))
     fprintf(stderr, "arbench: cannot copy %s into %s: %s\n", plan.config, dir, strerror(errno));

@@ -127,14 +127,99 @@ int sweep_crit_side(const struct run_opts *o, int a) {
   return o->algos[a]->flags & AR_ALGO_STRAGGLER_AWARE ? -1 : 0;
 }
 
-double sweep_row_seconds(const struct run_opts *o, uint64_t bytes, double delay_us) {
-  double slow = 1; /* a degraded GPU slows a row by up to its factor */
-  for (int g = 0; g < o->dg.n; g++) slow = fmax(slow, o->dg.factor[g]);
-  double per_iter = (double)bytes / 300e9 * slow + 50e-6 + delay_us * 1e-6;
-  int iters = o->iters; /* timing.mode=host: its batches, then one checked iteration */
-  if (ar_setting_value(&o->settings, AR_SET_TIMING_MODE))
-    iters = o->iters * (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES) + 1;
-  return (o->warmup + iters) * per_iter + 0.02;
+int hx_budget_iters(int iters, double budget_us, double warm_us) {
+  if (!(budget_us > 0) || !(warm_us > 0) || iters <= HX_BUDGET_MIN_ITERS) return iters;
+  double fit = floor(budget_us / warm_us);
+  if (fit >= iters) return iters;
+  return fit < HX_BUDGET_MIN_ITERS ? HX_BUDGET_MIN_ITERS : (int)fit;
+}
+
+/* ---- the duration estimate ---- */
+
+/* Each transport's cost per round and bandwidth for the estimate: `arbench model --calibrate
+ * runs/reference/h200x4-nightly` (every algorithm's rows of a transport, 1 KiB..8 GiB on
+ * 4 x H200; about 25% rms per row); nccl from nccl-tests there (DEVICE.md: 10 us at 1 KiB,
+ * 365 GB/s bus bandwidth at 8 GiB). A transport not listed (ll, measured on no such run yet)
+ * takes the slower of ce and sm at each size. */
+static const struct {
+  const char *name;
+  double alpha_us, bytes_per_s;
+} est_tp[] = {
+    {"nccl", 1.7, 365e9}, {"nccl-p2p", 11.8, 242e9}, {"ce", 27.5, 305e9}, {"sm", 12.5, 303e9}};
+
+/* The harness's own work: a least-squares fit to the 3307 rows of a nightly on 4 x H200
+ * (the dry-run's figures beside the wall time of every row; tools/device/nightly_fit.sh). */
+#define EST_ROW_S 0.0025     /* per row: the job's preparation, statistics and CSV line */
+#define EST_SETUP_BPS 240e9  /* per row: the transport's setup and teardown, bytes per second */
+#define EST_CHECK_BPS 570e9  /* per iteration: the inputs written and the result checked */
+#define EST_ITER_US 13.0     /* per iteration: two barriers and the launch gate */
+
+void sweep_est_init(struct sweep_est *e, const struct run_opts *o, int n,
+                    const struct ar_schedule *sched, const ar_status *st) {
+  memset(e, 0, sizeof(*e));
+  e->o = o;
+  e->n = n;
+  struct ar_params p;
+  struct model_net net;
+  args_fill_params(&p, n, o->st, o->nst, &o->dg, o->torus_ndims, o->torus);
+  p.fabric = AR_FABRIC_SWITCH;
+  if (model_net_init(&net, MODEL_SWITCH, &p) != AR_OK) return; /* bytes alone, then */
+  struct model_price ring;
+  const struct ar_algo *ra = ar_algo_find("ring");
+  int have_ring = ra && model_price_algo(ra, &p, &net, &ring, NULL, 0) == AR_OK;
+  for (int a = 0; a < o->nalgos; a++) {
+    if (o->algos[a]->flags & AR_ALGO_NATIVE) {
+      e->priced[a] = (unsigned char)have_ring;
+      if (have_ring) e->price[a] = ring;
+    } else if (st[a] == AR_OK) {
+      e->priced[a] = model_price_schedule(&sched[a], &net, &e->price[a]) == AR_OK;
+    }
+  }
+}
+
+/* The estimate on one transport of est_tp (k), or bytes alone when a is not priced. */
+static double est_time_tp(const struct sweep_est *e, int a, int k, uint64_t bytes,
+                          double delay_us) {
+  struct model_hw hw = {est_tp[k].alpha_us, 0, 1e6 / est_tp[k].bytes_per_s, 0};
+  if (!e->priced[a]) /* about ring's volume, 2 (n-1) rounds */
+    return delay_us + 2.0 * (e->n - 1) * (hw.alpha_us + (double)bytes / e->n * hw.beta);
+  struct model_times t;
+  model_times(&e->price[a], &hw, (double)bytes, delay_us, &t);
+  return t.time_us;
+}
+
+/* est_tp's entry for a transport, or -1. */
+static int est_tp_index(const char *name) {
+  for (int k = 0; k < (int)(sizeof(est_tp) / sizeof(est_tp[0])); k++)
+    if (!strcmp(est_tp[k].name, name)) return k;
+  return -1;
+}
+
+double sweep_est_time_us(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
+                         double delay_us) {
+  double slow = 1; /* a degraded GPU's factor, where the model has no schedule to slow */
+  for (int g = 0; g < e->o->dg.n && !e->priced[a]; g++) slow = fmax(slow, e->o->dg.factor[g]);
+  int k = est_tp_index(tname);
+  double t = k >= 0 ? est_time_tp(e, a, k, bytes, delay_us)
+                    : fmax(est_time_tp(e, a, est_tp_index("ce"), bytes, delay_us),
+                           est_time_tp(e, a, est_tp_index("sm"), bytes, delay_us));
+  return delay_us + (t - delay_us) * slow;
+}
+
+/* A row's seconds when its AllReduce takes t_us. */
+static double row_seconds_t(const struct run_opts *o, uint64_t bytes, double t_us) {
+  double per_iter = t_us * 1e-6 + (double)bytes / EST_CHECK_BPS + EST_ITER_US * 1e-6;
+  double row = EST_ROW_S + (double)bytes / EST_SETUP_BPS;
+  if (ar_setting_value(&o->settings, AR_SET_TIMING_MODE)) /* batches of bare AllReduces, then
+                                                             * one checked iteration */
+    return row + (o->warmup + 1) * per_iter +
+           o->iters * ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES) * t_us * 1e-6;
+  return row + (o->warmup + hx_budget_iters(o->iters, o->row_budget_us, t_us)) * per_iter;
+}
+
+double sweep_row_seconds(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
+                         double delay_us) {
+  return row_seconds_t(e->o, bytes, sweep_est_time_us(e, a, tname, bytes, delay_us));
 }
 
 /* Writes "a, b: why; c: other" into buf: the algorithms with a reason, grouped by reason. */
@@ -160,29 +245,77 @@ static int bisect_steps(long ticks) {
   return k;
 }
 
-void sweep_crit_bound(const struct run_opts *o, uint64_t bytes, int live_t, int live_b,
-                      int dead, int *rows, double *seconds) {
-  int live = live_t + live_b;
-  *rows = dead + live;
-  *seconds = live * sweep_row_seconds(o, bytes, 0);
-  if (!live_t || !live_b) return; /* the search ends at delay 0 */
-  double coarse[64];
-  int nc = crit_coarse_delays(o->crit_max_us, coarse, 64);
-  double prev = nc > 1 ? coarse[nc - 2] : 0;
-  int nb = bisect_steps(lround((coarse[nc - 1] - prev) / CRIT_STEP_US));
-  double t = nb * sweep_row_seconds(o, bytes, coarse[nc - 1]);
-  for (int i = 0; i < nc; i++) t += sweep_row_seconds(o, bytes, coarse[i]);
-  *rows += live * (nc + nb);
-  *seconds += live * t;
+void sweep_crit_size(const struct sweep_est *e, const unsigned char *na, uint64_t bytes,
+                     struct sweep_crit *out) {
+  const struct run_opts *o = e->o;
+  int cand_a[CRIT_MAX_CAND], nc = 0, dead = 0, live_t = 0, live_b = 0;
+  const char *cand_t[CRIT_MAX_CAND];
+  unsigned char target[CRIT_MAX_CAND];
+  const struct model_price *price[CRIT_MAX_CAND];
+  memset(out, 0, sizeof(*out));
+  for (int a = 0; a < o->nalgos; a++) { /* the candidates as bench_crit.c lists them */
+    int side = sweep_crit_side(o, a), native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
+    if (side < 0) continue;
+    for (int t = 0; t < (native ? 1 : o->ntransports) && nc + dead < CRIT_MAX_CAND; t++) {
+      if (na[a]) { /* one n/a row at delay 0, then out of the search */
+        dead++;
+        continue;
+      }
+      cand_a[nc] = a;
+      cand_t[nc] = native ? "nccl" : o->transports[t];
+      target[nc] = side == 1;
+      price[nc] = native || !e->priced[a] ? NULL : &e->price[a]; /* as crit_report's model */
+      live_t += side == 1, live_b += side == 0;
+      nc++;
+    }
+  }
+  /* the probes' delays: as the search goes where the model's times cross (critical.csv's
+   * model_critical_delay_us), and at most (every coarse probe, then the widest bracket's
+   * bisection at the largest delay) */
+  double probe[128], coarse[64];
+  int np = 0, ncoarse = crit_coarse_delays(o->crit_max_us, coarse, 64);
+  double prev = ncoarse > 1 ? coarse[ncoarse - 2] : 0, crit_us = NAN;
+  int nb = bisect_steps(lround((coarse[ncoarse - 1] - prev) / CRIT_STEP_US));
+  struct model_hw hw;
+  crit_model_hw(&hw);
+  int found = live_t && live_b && crit_model(price, target, nc, &hw, (double)bytes, o->crit_max_us,
+                                             &crit_us) == CRIT_FOUND;
+  struct crit_search cs; /* two stand-ins: the target wins from crit_us on */
+  unsigned char side2[2] = {1, 0};
+  crit_init(&cs, 2, side2, o->crit_max_us);
+  int k;
+  double d;
+  while (crit_next(&cs, &k, &d) && np < 128) {
+    if (k == 0) probe[np++] = d;
+    crit_feed(&cs, k == 1 ? 2 : found && d >= crit_us - 1e-6 ? 1 : 3);
+    if (!live_t || !live_b) break; /* the search ends at delay 0 */
+  }
+  for (int c = 0; c < nc; c++) {
+    for (int i = 0; i < np; i++)
+      out->seconds += sweep_row_seconds(e, cand_a[c], cand_t[c], bytes, probe[i]);
+    out->seconds_max += sweep_row_seconds(e, cand_a[c], cand_t[c], bytes, 0);
+    if (!live_t || !live_b) continue;
+    for (int i = 0; i < ncoarse; i++)
+      out->seconds_max += sweep_row_seconds(e, cand_a[c], cand_t[c], bytes, coarse[i]);
+    out->seconds_max += nb * sweep_row_seconds(e, cand_a[c], cand_t[c], bytes, coarse[ncoarse - 1]);
+  }
+  out->rows = dead + nc * np;
+  out->rows_max = dead + nc * (1 + (live_t && live_b ? ncoarse + nb : 0));
 }
 
 int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
   memset(p, 0, sizeof(*p));
   struct ar_schedule *sched = calloc((size_t)o->nalgos + 1, sizeof(*sched));
+  struct sweep_est *e = malloc(sizeof(*e));
   ar_status st[HX_MAX_ALGOS];
-  if (!sched) return -1;
+  if (!sched || !e) {
+    free(sched), free(e);
+    return -1;
+  }
   sweep_build_schedules(o, n, sched, st);
-  int per_algo[HX_MAX_ALGOS], na[HX_MAX_ALGOS];
+  sweep_est_init(e, o, n, sched, st);
+  int per_algo[HX_MAX_ALGOS];
+  unsigned char na[HX_MAX_ALGOS];
   const char *why[HX_MAX_ALGOS];
   for (int a = 0; a < o->nalgos; a++) {
     per_algo[a] = o->algos[a]->flags & AR_ALGO_NATIVE ? 1 : o->ntransports;
@@ -200,32 +333,34 @@ int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
           continue;
         }
         p->measure += per_algo[a];
-        p->seconds += per_algo[a] * sweep_row_seconds(o, o->sizes[s], delay);
+        int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
+        for (int t = 0; t < per_algo[a]; t++)
+          p->seconds += sweep_row_seconds(e, a, native ? "nccl" : o->transports[t],
+                                          o->sizes[s], delay);
       }
+    p->seconds_max = p->seconds;
   } else {
-    int live_t = 0, live_b = 0, dead = 0;
-    for (int a = 0; a < o->nalgos; a++) {
-      int side = sweep_crit_side(o, a);
-      if (side < 0) continue;
-      if (na[a]) dead += per_algo[a];
-      else if (side) live_t += per_algo[a];
-      else live_b += per_algo[a];
-    }
     for (int s = 0; s < o->nsizes; s++) {
-      int rows;
-      double secs;
-      sweep_crit_bound(o, sweep_nelem(o->sizes[s], (int)ar_dtype_size(o->dtype)) *
-                              (uint64_t)ar_dtype_size(o->dtype),
-                       live_t, live_b, dead, &rows, &secs);
+      struct sweep_crit c;
+      int esize = (int)ar_dtype_size(o->dtype);
+      sweep_crit_size(e, na, sweep_nelem(o->sizes[s], esize) * (uint64_t)esize, &c);
+      int dead = 0;
+      for (int a = 0; a < o->nalgos; a++)
+        if (na[a] && sweep_crit_side(o, a) >= 0) dead += per_algo[a];
       p->na += dead;
-      p->measure += rows - dead;
-      p->seconds += secs;
+      p->measure += c.rows_max - dead;
+      p->seconds += c.seconds;
+      p->seconds_max += c.seconds_max;
     }
   }
   p->rows = p->measure + p->na;
-  if (p->measure) p->seconds += 10; /* communicators, buffers and the first launches */
+  if (p->measure) { /* communicators, buffers and the first launches */
+    p->seconds += HX_EST_SCENARIO_S;
+    p->seconds_max += HX_EST_SCENARIO_S;
+  }
   for (int a = 0; a < o->nalgos; a++) sched_free(&sched[a]);
   free(sched);
+  free(e);
   return 0;
 }
 
@@ -265,7 +400,7 @@ static void delay_text(char *buf, size_t len, const struct run_opts *o, int k) {
 }
 
 void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct sweep_plan *p) {
-  char a[32], b[32], d[32], line[1024] = "";
+  char a[32], b[32], d[32], m[32], line[1024] = "";
   size_t k = 0;
   for (int t = 0; t < o->ntransports && k < sizeof(line); t++)
     k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", t ? "," : "", o->transports[t]);
@@ -290,9 +425,17 @@ void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct swe
   }
   for (int g = 0; g < o->dg.n; g++)
     fprintf(f, "  degraded: rank %d links x%g\n", o->dg.rank[g], o->dg.factor[g]);
-  fprintf(f, "  rows: %s%d (%d to measure, %d n/a), estimated %s%s\n",
-          o->find_critical ? "at most " : "", p->rows, p->measure, p->na,
-          o->find_critical ? "at most " : "", sweep_duration(d, sizeof(d), p->seconds));
+  if (o->find_critical)
+    fprintf(f, "  rows: at most %d (%d to measure, %d n/a), estimated %s as the model's times "
+            "cross (at most %s)\n", p->rows, p->measure, p->na,
+            sweep_duration(d, sizeof(d), p->seconds), sweep_duration(m, sizeof(m), p->seconds_max));
+  else
+    fprintf(f, "  rows: %d (%d to measure, %d n/a), estimated %s\n", p->rows, p->measure, p->na,
+            sweep_duration(d, sizeof(d), p->seconds));
+  if (o->row_budget_us > 0)
+    fprintf(f, "  row budget: %g ms: timed iterations cut to what fits it at the last warm-up "
+            "iteration's pace, %d at least\n", o->row_budget_us / 1e3,
+            o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS);
   if (p->na_text[0]) fprintf(f, "  n/a: %s\n", p->na_text);
   if (o->phases)
     fprintf(f, "  phases: the last iteration of each row on every rank (phases.csv)\n");

@@ -8,11 +8,13 @@
 #include <stdio.h>
 
 #include "args.h"
+#include "model.h"
 #include "settings.h"
 
 #define HX_MAX_SIZES 1024
 #define HX_MAX_ALGOS 64
 #define HX_MAX_DEVS 16 /* AR_MAX_GPUS of transport.h */
+#define HX_BUDGET_MIN_ITERS 5 /* --row-budget keeps at least these timed iterations (or -n) */
 
 
 struct run_opts {
@@ -29,6 +31,8 @@ struct run_opts {
   int nranks;                                /* --ranks (0: one per GPU of gpus, or visible) */
   int per_proc;                              /* --ranks-per-process (0: 1; MPI only) */
   int iters, warmup, timeout_s, dtype, pipeline, check;
+  double row_budget_us; /* --row-budget: a row's timed iterations capped at what fits (0: off;
+                         * hx_budget_iters) */
   char out[1024]; /* empty: runs/<UTC time>_<host> */
   int nst;
   struct straggler_spec st[AR_MAX_STRAGGLERS];
@@ -129,23 +133,62 @@ double sweep_lower_bound_us(const struct run_opts *o, int n, uint64_t bytes);
  * baseline (not straggler-aware)? 1 target, 0 baseline, -1 neither (bcast). */
 int sweep_crit_side(const struct run_opts *o, int a);
 
-/* Estimated seconds of one row: (warm-up + iterations) x (bytes / 300 GB/s x the largest
- * --degrade factor + 50 us + delay), plus 20 ms of setup (timing.mode=host: batches x -n + 1
- * iterations after the warm-up). A rough guide, not a model. */
-double sweep_row_seconds(const struct run_opts *o, uint64_t bytes, double delay_us);
+/* --row-budget: the timed iterations of a row whose AllReduce took warm_us (the last warm-up
+ * iteration, on its slowest rank): as many as fit budget_us, floor(budget_us / warm_us), but
+ * at least HX_BUDGET_MIN_ITERS and at most iters (-n; iters itself when it is smaller than
+ * the minimum, when the budget is off (<= 0) or when warm_us is not > 0). bench_rank.c decides
+ * each row with it; the plan estimates with it. */
+int hx_budget_iters(int iters, double budget_us, double warm_us);
 
-/* One size of a critical-delay search, at its longest (every coarse probe, then a bisection
- * of the widest bracket), given its candidates: live_t targets and live_b baselines to
- * measure, `dead` n/a. Sets the rows it writes and their estimated seconds. */
-void sweep_crit_bound(const struct run_opts *o, uint64_t bytes, int live_t, int live_b,
-                      int dead, int *rows, double *seconds);
+/* The duration estimate (--dry-run, the progress line). A row's AllReduce is priced by the
+ * model (model.h) on the algorithm's schedule, on a switch, with the transport's per-round cost
+ * and bandwidth fitted to measured 4 x H200 rows (sweep.c says which); to that the harness's
+ * own work: per iteration the inputs' fill, the check and two barriers, per row the transport's
+ * setup and the row's bookkeeping, per scenario the communicators and buffers. A guide, not a
+ * model: within 10% of the measured 4 x H200 runs of runs/reference (README: the estimate). */
+struct sweep_est {
+  const struct run_opts *o;
+  int n;
+  unsigned char priced[HX_MAX_ALGOS];     /* price[a] holds algorithm a's schedule */
+  struct model_price price[HX_MAX_ALGOS]; /* the native algorithm (nccl): ring's schedule */
+};
+/* Prices o's algorithms for n ranks from their schedules (sweep_build_schedules'); one that
+ * could not be priced is estimated from its bytes alone. */
+void sweep_est_init(struct sweep_est *e, const struct run_opts *o, int n,
+                    const struct ar_schedule *sched, const ar_status *st);
+/* Estimated time in us of one AllReduce of algorithm a on transport tname ("nccl" for the
+ * native algorithm) at `bytes`, the straggler delay_us late. */
+double sweep_est_time_us(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
+                         double delay_us);
+/* Estimated seconds of one row: the bookkeeping and setup of a row, then (warm-up + timed
+ * iterations) x (the AllReduce + the harness's work per iteration), the timed iterations as
+ * --row-budget would cut them at the estimated time (timing.mode=host: warm-up + 1 such
+ * iterations, and batches x -n bare AllReduces). */
+double sweep_row_seconds(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
+                         double delay_us);
+/* Estimated seconds of a scenario's own setup (communicators, buffers, the first launches). */
+#define HX_EST_SCENARIO_S 2.0
+
+/* One size of a critical-delay search: its rows and seconds as the search goes where the
+ * model's times cross (the papers' alpha-beta, critical.csv's model_critical_delay_us: delay
+ * 0, the coarse probes up to the first past it, the bisection to it; every coarse probe when
+ * the model's target never wins), and at most (every coarse probe, then the widest bracket's
+ * bisection at the largest delay). na[a]: algorithm a's rows are n/a (one row each at delay 0,
+ * then out of the search). */
+struct sweep_crit {
+  int rows, rows_max;
+  double seconds, seconds_max;
+};
+void sweep_crit_size(const struct sweep_est *e, const unsigned char *na, uint64_t bytes,
+                     struct sweep_crit *out);
 
 /* The plan of one scenario for n ranks. */
 struct sweep_plan {
   int rows;        /* rows it writes (for a critical-delay search: at most) */
   int measure;     /* of which measured on the GPUs */
   int na;          /* of which n/a before any GPU work */
-  double seconds;  /* estimated duration (for a search: at most) */
+  double seconds;  /* estimated duration (for a search: as the estimate predicts it) */
+  double seconds_max; /* the same with every search at its longest */
   char na_text[1024]; /* "algorithm: reason; ..." */
 };
 /* Fills p for o on n ranks (builds the schedules); returns 0, or -1 when out of memory. */

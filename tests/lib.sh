@@ -38,6 +38,12 @@ bad_input() {
 
 # col FILE NAME: the column number of NAME in FILE's CSV header
 col() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+# field FILE ALGO TRANSPORT BYTES NAME: that row's field in results.csv FILE (first match)
+field() {
+  awk -F, -v a="$2" -v t="$3" -v b="$4" -v c="$(col "$1" algorithm)" -v tc="$(col "$1" transport)" \
+      -v bc="$(col "$1" bytes)" -v fc="$(col "$1" "$5")" \
+      'NR > 1 && $c == a && $tc == t && $bc == b { print $fc; exit }' "$1"
+}
 
 # finish: the closing line, and the suite's exit status
 finish() {

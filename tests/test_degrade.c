@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "options.c"
+#include "critical.c" /* sweep.c estimates searches with it */
 #include "sweep.c"
 
 /* Parses a command line (words separated by spaces, argv[0] = "run") into a plan, with

@@ -17,6 +17,7 @@
 #include "placement.h"
 #include "stats.c"
 #include "options.c"
+#include "critical.c" /* sweep.c estimates searches with it */
 #include "sweep.c"
 
 #define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))

@@ -292,6 +292,21 @@ arbench_lines | grep -qE "^arbench: timeout: .* ranks not finished:( [0-9]+)* 3(
 arbench_lines | grep -E "^arbench: timeout: " | grep -qE "not finished:.* [01]( |$)" &&
   bad "hang2: ranks 0 and 1 came to the barrier, yet: $(arbench_lines | grep '^arbench: timeout')" || ok
 
+# ---- 5b. --row-budget across processes: every rank runs the count decided from the slowest
+#      rank's warm-up over every process, so the rows are a plain run's (1 KiB keeps -n, 1 GiB
+#      gets 5), under -np 4 and -np 2 with 2 ranks each ----
+bud=(--algo ring,rhd,nccl --transport ce,sm --sizes 1K,256M,1G -n 12 -w 2 --row-budget 5ms)
+plain bplain -- "${bud[@]}"
+[ "$rc" -eq 0 ] && [ "$(awk -F, -v c="$(col "$tmp/bplain/results.csv" iters)" 'NR > 1 { print $c }' \
+    "$tmp/bplain/results.csv" | sort -un | paste -sd,)" = "5,12" ] && ok ||
+  bad "row budget, plain: exit $rc, iters $(cut -d, -f10,11,14,19 "$tmp/bplain/results.csv" | tr '\n' ' ')"
+mpi bnp4 4 -- "${bud[@]}"
+[ "$rc" -eq 0 ] && ok || bad "row budget, -np 4: exit $rc: $(arbench_lines | tail -n 3)"
+same_rows bnp4 bplain
+mpi bnp2 2 -- "${bud[@]}" --ranks-per-process 2
+[ "$rc" -eq 0 ] && ok || bad "row budget, -np 2 x 2: exit $rc: $(arbench_lines | tail -n 3)"
+same_rows bnp2 bplain
+
 # ---- 6. bad input under mpirun: one line naming the flag, exit 2, nothing written ----
 # mpi_bad PATTERN NP ARGS...: exit 2, one line on stderr matching PATTERN, no run folder
 mpi_bad() {

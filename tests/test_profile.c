@@ -15,6 +15,7 @@
 #include "profile.c"
 #include "stats.c"
 #include "options.c"
+#include "critical.c" /* sweep.c estimates searches with it */
 #include "sweep.c"
 #include "trace.c"
 

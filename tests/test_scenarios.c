@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "options.c"
+#include "critical.c" /* sweep.c estimates searches with it */
 #include "sweep.c"
 
 /* Writes text to a new temporary file; returns its path (static buffer, one at a time). */
@@ -197,42 +198,152 @@ static void test_straggler_rank(void) {
   run_plan_free(&p);
 }
 
+/* Builds o's schedules for n ranks and its estimate into *e (schedules freed). */
+static void est_of(const struct run_opts *o, int n, struct sweep_est *e) {
+  static struct ar_schedule sched[HX_MAX_ALGOS];
+  ar_status st[HX_MAX_ALGOS];
+  sweep_build_schedules(o, n, sched, st);
+  sweep_est_init(e, o, n, sched, st);
+  for (int a = 0; a < o->nalgos; a++) sched_free(&sched[a]);
+}
+
+static void test_budget_iters(void) {
+  CHECK_INT(hx_budget_iters(20, 0, 1e3), ==, 20);      /* off */
+  CHECK_INT(hx_budget_iters(20, 1e5, 0), ==, 20);      /* no warm-up time */
+  CHECK_INT(hx_budget_iters(20, 1e5, NAN), ==, 20);
+  CHECK_INT(hx_budget_iters(20, 1e5, 1e3), ==, 20);    /* 100 fit: -n */
+  CHECK_INT(hx_budget_iters(20, 1e5, 1e4), ==, 10);    /* 10 fit */
+  CHECK_INT(hx_budget_iters(20, 1e5, 1.1e4), ==, 9);   /* floor */
+  CHECK_INT(hx_budget_iters(20, 1e5, 5e4), ==, HX_BUDGET_MIN_ITERS); /* 2 fit: the minimum */
+  CHECK_INT(hx_budget_iters(20, 1e5, 1e9), ==, HX_BUDGET_MIN_ITERS);
+  CHECK_INT(hx_budget_iters(3, 1e5, 5e4), ==, 3);      /* -n below the minimum: -n */
+  CHECK_INT(hx_budget_iters(5, 1e5, 5e4), ==, 5);
+  CHECK_INT(hx_budget_iters(6, 1e5, 1e6), ==, 5);
+  static struct run_plan p;
+  CHECK_INT(plan_line(&p, "--row-budget 100ms -w 2"), ==, 0);
+  CHECK(fabs(p.scen[0].row_budget_us - 1e5) < 1e-9, "budget %g", p.scen[0].row_budget_us);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--row-budget 0 -w 0"), ==, 0); /* 0: off, any warm-up */
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--row-budget 1s"), ==, 0); /* the default -w 5 */
+  run_plan_free(&p);
+  const char *bad[] = {"--row-budget 1s -w 1", "--row-budget -1ms", "--row-budget 2h",
+                       "--row-budget 1s --set timing.mode=host", "--row-budget 1x"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    CHECK(plan_line(&p, bad[i]) == -1, "'%s' accepted", bad[i]);
+}
+
 static void test_plan_counts(void) {
   static struct run_plan p;
+  static struct sweep_est e;
   struct sweep_plan sp;
   CHECK_INT(plan_line(&p, "--algo ring,nccl,bcast --transport nccl-p2p,ce -b 1K -e 4K -n 4 -w 1"),
             ==, 0);
   CHECK_INT(sweep_plan(&p.scen[0], 4, &sp), ==, 0);
   CHECK(sp.rows == 15 && sp.measure == 15 && sp.na == 0, "rows %d measure %d", sp.rows,
         sp.measure);
-  /* 15 rows x 5 iterations x (bytes / 300 GB/s + 50 us) + 20 ms each + 10 s */
-  double want = 10 + 15 * 0.02 + 15 * 5 * 50e-6 + 5 * 5 * 7168 / 300e9;
-  CHECK(fabs(sp.seconds - want) < 1e-9, "seconds %.9f want %.9f", sp.seconds, want);
+  /* the plan is the sum of its rows' estimates and the scenario's own setup */
+  est_of(&p.scen[0], 4, &e);
+  double want = HX_EST_SCENARIO_S;
+  const char *tp[] = {"nccl-p2p", "ce"};
+  for (uint64_t b = 1024; b <= 4096; b *= 2)
+    for (int a = 0; a < 3; a++)
+      for (int t = 0; t < (a == 1 ? 1 : 2); t++)
+        want += sweep_row_seconds(&e, a, a == 1 ? "nccl" : tp[t], b, 0);
+  CHECK(fabs(sp.seconds - want) < 1e-9 && sp.seconds_max == sp.seconds, "seconds %.9f want %.9f",
+        sp.seconds, want);
+  /* a row: setup, then (warm-up + timed) x (the AllReduce + the harness's work) */
+  double t = sweep_est_time_us(&e, 0, "ce", 1u << 30, 0);
+  double row = EST_ROW_S + (1u << 30) / EST_SETUP_BPS +
+               5 * (t * 1e-6 + (1u << 30) / EST_CHECK_BPS + EST_ITER_US * 1e-6);
+  CHECK(fabs(sweep_row_seconds(&e, 0, "ce", 1u << 30, 0) - row) < 1e-12, "row %g want %g",
+        sweep_row_seconds(&e, 0, "ce", 1u << 30, 0), row);
+  /* the AllReduce: ring's schedule priced at the transport's round cost and bandwidth (ce:
+   * 2(n-1) rounds, 2(n-1)/n of the bytes through the busiest link); nccl as ring at its own */
+  struct model_hw ce = {27.5, 0, 1e6 / 305e9, 0}, nccl = {1.7, 0, 1e6 / 365e9, 0};
+  CHECK(fabs(t - model_closed_ring(4, &ce, 1u << 30)) < 1e-6 * t, "ring/ce %g want %g", t,
+        model_closed_ring(4, &ce, 1u << 30));
+  double tn = sweep_est_time_us(&e, 1, "nccl", 1u << 30, 0);
+  CHECK(fabs(tn - model_closed_ring(4, &nccl, 1u << 30)) < 1e-6 * tn, "nccl %g", tn);
+  /* a transport with no fit of its own (ll): the slower of ce and sm, size by size */
+  for (uint64_t b = 1024; b <= (8ull << 30); b *= 64) {
+    double l = sweep_est_time_us(&e, 0, "ll", b, 0);
+    double want_l =
+        fmax(sweep_est_time_us(&e, 0, "ce", b, 0), sweep_est_time_us(&e, 0, "sm", b, 0));
+    CHECK(fabs(l - want_l) < 1e-9, "ll %g want %g at %llu B", l, want_l, (unsigned long long)b);
+  }
+  /* a delay: the bulk-synchronous ring starts after it; bcast hides its precondition */
+  CHECK(fabs(sweep_est_time_us(&e, 0, "ce", 1u << 20, 8000) - 8000 -
+             sweep_est_time_us(&e, 0, "ce", 1u << 20, 0)) < 1e-6, "ring + delay");
+  CHECK(sweep_est_time_us(&e, 2, "ce", 64u << 20, 8000) <
+            8000 + sweep_est_time_us(&e, 2, "ce", 64u << 20, 0) - 1,
+        "bcast hides its reduce-scatter");
+  run_plan_free(&p);
+  /* --row-budget: a row estimated as -n k, k the count the budget leaves at its time */
+  CHECK_INT(plan_line(&p, "--algo ring --transport ce --sizes 8G -n 20 -w 2 --row-budget 100ms"),
+            ==, 0);
+  est_of(&p.scen[0], 4, &e);
+  t = sweep_est_time_us(&e, 0, "ce", 8ull << 30, 0);
+  int k = hx_budget_iters(20, 1e5, t);
+  CHECK(k == 5 && t > 2e4, "8 GiB ring/ce %g us: %d iterations", t, k);
+  row = EST_ROW_S + (8ull << 30) / EST_SETUP_BPS +
+        (2 + k) * (t * 1e-6 + (8ull << 30) / EST_CHECK_BPS + EST_ITER_US * 1e-6);
+  CHECK(fabs(sweep_row_seconds(&e, 0, "ce", 8ull << 30, 0) - row) < 1e-12, "budget row");
+  CHECK_INT(sweep_plan(&p.scen[0], 4, &sp), ==, 0);
+  CHECK(fabs(sp.seconds - HX_EST_SCENARIO_S - row) < 1e-9, "budget plan %g", sp.seconds);
   run_plan_free(&p);
   CHECK_INT(plan_line(&p, "--algo ring --transport ce -b 1M -e 1M -n 1 -w 0 --straggler 0:1ms-3ms"),
             ==, 0);
   CHECK(fabs(sweep_mean_delay_us(&p.scen[0]) - 2000) < 1e-9, "mean delay %g",
         sweep_mean_delay_us(&p.scen[0]));
   CHECK_INT(sweep_plan(&p.scen[0], 2, &sp), ==, 0);
-  CHECK(fabs(sp.seconds - (10 + 0.02 + 1048576 / 300e9 + 50e-6 + 2000e-6)) < 1e-9, "delay %g",
-        sp.seconds);
+  est_of(&p.scen[0], 2, &e);
+  CHECK(fabs(sp.seconds - HX_EST_SCENARIO_S - sweep_row_seconds(&e, 0, "ce", 1 << 20, 2000)) < 1e-9,
+        "delay %g", sp.seconds);
   run_plan_free(&p);
-  /* a search: ring, rhd and stragglar-or-bcast on one transport, at most 1 + 8 + 9 probes */
+  /* a search: ring, rhd and bcast on one transport; at most: delay 0, the 8 coarse probes
+   * (0.5..64 ms) and a 9-probe bisection at 64 ms; estimated: where the model's times cross */
   CHECK_INT(plan_line(&p, "--find-critical 1G --algo ring,rhd,bcast --critical-algo bcast "
                           "--transport ce -n 1 -w 0"),
             ==, 0);
   CHECK_INT(sweep_plan(&p.scen[0], 4, &sp), ==, 0);
   CHECK(sp.rows == 3 * 18 && sp.measure == 54 && sp.na == 0, "search rows %d", sp.rows);
-  int rows;
-  double secs, ub = 0;
-  sweep_crit_bound(&p.scen[0], 1u << 30, 1, 2, 0, &rows, &secs);
-  double d[] = {0, 500, 1000, 2000, 4000, 8000, 16000, 32000, 64000};
-  for (int i = 0; i < 9; i++) ub += 3 * sweep_row_seconds(&p.scen[0], 1u << 30, d[i]);
-  ub += 9 * 3 * sweep_row_seconds(&p.scen[0], 1u << 30, 64000);
-  CHECK(rows == 54 && fabs(secs - ub) < 1e-9, "bound %d rows %g s, want %g", rows, secs, ub);
-  CHECK(fabs(sp.seconds - secs - 10) < 1e-9, "plan %g = bound + 10", sp.seconds);
-  sweep_crit_bound(&p.scen[0], 1u << 30, 0, 2, 1, &rows, &secs); /* no target: delay 0 only */
-  CHECK_INT(rows, ==, 3);
+  est_of(&p.scen[0], 4, &e);
+  unsigned char na[HX_MAX_ALGOS] = {0};
+  struct sweep_crit c;
+  sweep_crit_size(&e, na, 1u << 30, &c);
+  double d[] = {0, 500, 1000, 2000, 4000, 8000, 16000, 32000, 64000}, ub = 0;
+  for (int a = 0; a < 3; a++) {
+    for (int i = 0; i < 9; i++) ub += sweep_row_seconds(&e, a, "ce", 1u << 30, d[i]);
+    ub += 9 * sweep_row_seconds(&e, a, "ce", 1u << 30, 64000);
+  }
+  CHECK(c.rows_max == 54 && fabs(c.seconds_max - ub) < 1e-9, "at most %d rows, %g s (%g)",
+        c.rows_max, c.seconds_max, ub);
+  /* the model's bcast wins at 1 GiB within a few ms: delay 0, coarse probes to the first
+   * past the crossing, a bisection of the bracket: fewer rows than at most, each candidate
+   * at every probe */
+  CHECK(c.rows % 3 == 0 && c.rows >= 3 * 4 && c.rows < c.rows_max && c.seconds > 0 &&
+            c.seconds < c.seconds_max,
+        "search %d rows, %g s", c.rows, c.seconds);
+  CHECK(fabs(sp.seconds - c.seconds - HX_EST_SCENARIO_S) < 1e-9 &&
+            fabs(sp.seconds_max - c.seconds_max - HX_EST_SCENARIO_S) < 1e-9,
+        "plan %g = search + setup", sp.seconds);
+  run_plan_free(&p);
+  /* where the model's target never wins (up to 0.5 ms here): delay 0 and every coarse probe */
+  CHECK_INT(plan_line(&p, "--find-critical 1G --algo ring,rhd,bcast --critical-algo bcast "
+                          "--transport ce -n 1 -w 0 --critical-max 500us"),
+            ==, 0);
+  est_of(&p.scen[0], 4, &e);
+  sweep_crit_size(&e, na, 1u << 30, &c);
+  double two = 0;
+  for (int a = 0; a < 3; a++)
+    two += sweep_row_seconds(&e, a, "ce", 1u << 30, 0) +
+           sweep_row_seconds(&e, a, "ce", 1u << 30, 500);
+  CHECK(c.rows == 6 && fabs(c.seconds - two) < 1e-9, "never: %d rows, %g s (%g)", c.rows,
+        c.seconds, two);
+  na[2] = 1; /* no target: each candidate once, at delay 0 */
+  sweep_crit_size(&e, na, 1u << 30, &c);
+  CHECK(c.rows == 3 && c.rows_max == 3, "no target: %d rows", c.rows);
   run_plan_free(&p);
 }
 
@@ -287,6 +398,7 @@ int main(void) {
   test_config_sections();
   test_plan_parse();
   test_straggler_rank();
+  test_budget_iters();
   test_plan_counts();
   test_progress_and_text();
   return TEST_DONE();

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# --row-budget end to end on the simulated machine (tests/sim/fake_gpu.c: every AllReduce takes
+# the model's time, so the count each row must get is known): a row's timed iterations are
+# min(-n, max(5, floor(budget / its last warm-up iteration's time))), the same on every rank;
+# results.csv's iters column, delays.csv and the table say the count used; every iteration of a
+# cut row is still checked (a transport that reads stale data on odd iterations is caught); the
+# budget with a straggler, in a critical-delay search and with --phases; 0 turns it off; bad
+# input (-w 1, timing.mode=host); meta.txt and the plan name it.
+. "$(dirname "$0")/lib.sh"
+B=${B:-build}
+
+. tests/sim/build.sh
+sim_build budget
+
+# model ALGO BYTES [RANK DELAY]: arbench model's time_us on 4 ranks (the fake's time)
+model() { "$A" model --algo "$1" --ranks 4 --bytes "$2" ${3:+--straggler "$3:$4"} | awk '/^model_time_us:/ { print $2 }'; }
+# want N BUDGET_US TIME_US: the count a row should get
+want() { awk -v n="$1" -v b="$2" -v t="$3" 'BEGIN { k = int(b / t); if (k > n) k = n; if (k < 5) k = 5; if (n < 5) k = n; print k }'; }
+
+# 1. a sweep: 1 KiB keeps -n, 256 MiB and 1 GiB get what fits 10 ms (at least 5)
+out=$("$S" run --gpus 0,1,2,3 --algo ring,rhd --transport ce,sm --sizes 1K,256M,1G -n 20 -w 2 \
+      --row-budget 10ms --out "$tmp/sweep" 2>"$tmp/err"); rc=$?
+r=$tmp/sweep/results.csv
+[ "$rc" -eq 0 ] && [ "$(($(wc -l <"$r") - 1))" -eq 12 ] && ok || bad "sweep: exit $rc, $(cat "$tmp/err")"
+for a in ring rhd; do
+  for b in 1024 268435456 1073741824; do
+    k=$(want 20 10000 "$(model "$a" "$b")")
+    for t in ce sm; do
+      [ "$(field "$r" "$a" "$t" "$b" iters)" = "$k" ] && [ "$(field "$r" "$a" "$t" "$b" status)" = ok ] &&
+        [ "$(field "$r" "$a" "$t" "$b" wrong)" = 0 ] && ok ||
+        bad "sweep: $a/$t $b B: iters $(field "$r" "$a" "$t" "$b" iters) status $(field "$r" "$a" "$t" "$b" status), want $k ok"
+    done
+  done
+done
+[ "$(field "$r" ring ce 1024 iters)" = 20 ] && [ "$(field "$r" ring ce 1073741824 iters)" = 5 ] &&
+  [ "$(field "$r" ring ce 268435456 iters)" -gt 5 ] && [ "$(field "$r" ring ce 268435456 iters)" -lt 20 ] &&
+  ok || bad "sweep: the three regimes (20, between, 5): $(cut -d, -f10,11,14,19 "$r" | tr '\n' ' ')"
+printf '%s\n' "$out" | grep -q '^# row budget 10 ms: ' && ok || bad "sweep: no row budget line: $out"
+grep -q '^row_budget: 10 ms ' "$tmp/sweep/meta.txt" && ok || bad "sweep: meta.txt lacks row_budget: $(grep -i budget "$tmp/sweep/meta.txt")"
+
+# 2. 0 turns it off: every row runs -n
+"$S" run --gpus 0,1,2,3 --algo ring --transport ce --sizes 1K,1G -n 7 -w 2 --row-budget 0 \
+  --out "$tmp/off" >/dev/null 2>&1
+[ "$(awk -F, -v c="$(col "$tmp/off/results.csv" iters)" 'NR > 1 { print $c }' "$tmp/off/results.csv" | sort -u)" = 7 ] &&
+  ! grep -q row_budget "$tmp/off/meta.txt" && ok || bad "budget 0: $(cut -d, -f14,19 "$tmp/off/results.csv" | tr '\n' ' ')"
+
+# 3. every iteration of a cut row is checked: stale data on odd iterations is caught, in the
+#    warm-up or the timed ones, and fails the run (64 KiB: the fake's buffers under 1 MiB hold
+#    real data; AR_SIM_SCALE makes its rows slow enough for the budget to cut them to 5)
+AR_SIM_STALE=ring AR_SIM_SCALE=2000 "$S" run --gpus 0,1,2,3 --algo ring,rhd --transport ce --sizes 64K \
+  -n 20 -w 2 --row-budget 100ms --out "$tmp/stale" >/dev/null 2>"$tmp/err"; rc=$?
+r=$tmp/stale/results.csv
+[ "$rc" -eq 1 ] && [ "$(field "$r" ring ce 65536 status)" = error ] && [ "$(field "$r" ring ce 65536 iters)" = 5 ] &&
+  [ "$(field "$r" rhd ce 65536 status)/$(field "$r" rhd ce 65536 iters)" = ok/5 ] && [ -e "$tmp/stale/FAILED" ] &&
+  grep -q "(3 of 7 iterations wrong, warm-up included)" "$tmp/err" && ok ||
+  bad "stale under a budget: exit $rc, $(cut -d, -f10,11,19,30,31 "$r" | tr '\n' ' '): $(cat "$tmp/err")"
+
+# 4. a straggler: the delay is in the pace (8 ms + the AllReduce: 5 iterations fit no more
+#    than 20 ms), delays.csv has the timed iterations used
+"$S" run --gpus 0,1,2,3 --algo ring,stragglar --transport ce --sizes 1M,1G -n 10 -w 2 \
+  --straggler 1:8ms --row-budget 20ms --out "$tmp/st" >/dev/null 2>"$tmp/err"; rc=$?
+r=$tmp/st/results.csv
+ok_st=1
+for a in ring stragglar; do
+  for b in 1048576 1073741824; do
+    k=$(want 10 20000 "$(model "$a" "$b" 1 8ms)")
+    [ "$(field "$r" "$a" ce "$b" iters)" = "$k" ] || { ok_st=0; bad "straggler: $a $b: iters $(field "$r" "$a" ce "$b" iters), want $k"; }
+    n=$(awk -F, -v a="$a" -v b="$b" '$2 == a && $4 == b' "$tmp/st/delays.csv" | wc -l)
+    [ "$n" = "$k" ] || { ok_st=0; bad "straggler: $a $b: $n delays.csv lines, want $k"; }
+  done
+done
+[ "$rc" -eq 0 ] && [ "$ok_st" = 1 ] && ok || bad "straggler: exit $rc $(cat "$tmp/err")"
+
+# 5. a critical-delay search under a budget: each probe's rows get their own count (the delay
+#    makes the pace), and the search ends
+"$S" run --gpus 0,1,2,3 --find-critical 1G --algo ring,stragglar --transport ce --straggler 1:0 \
+  -n 10 -w 2 --row-budget 50ms --out "$tmp/crit" >/dev/null 2>"$tmp/err"; rc=$?
+r=$tmp/crit/results.csv
+ks=$(awk -F, -v c="$(col "$r" iters)" 'NR > 1 { print $c }' "$r" | sort -un | tr '\n' ' ')
+[ "$rc" -eq 0 ] && [ "$(($(wc -l <"$tmp/crit/critical.csv") - 1))" -eq 1 ] &&
+  [ "$(printf '%s' "$ks" | wc -w)" -ge 2 ] && ok || bad "critical: exit $rc, counts '$ks': $(cat "$tmp/err")"
+
+# 6. --phases: the phases of the last timed iteration of the count used
+AR_SIM_ROUNDS=1 "$S" run --gpus 0,1,2,3 --algo ring --transport ce --sizes 1G -n 20 -w 2 \
+  --row-budget 10ms --phases --out "$tmp/ph" >/dev/null 2>&1
+it=$(awk -F, -v c="$(col "$tmp/ph/phases.csv" iteration)" 'NR > 1 { print $c }' "$tmp/ph/phases.csv" | sort -u)
+[ "$it" = 4 ] && ok || bad "phases: iteration '$it', want 4 (the 5th of 5)"
+
+# 7. the plan: the budget line, and fewer seconds than without it
+with=$("$S" run --gpus 0,1,2,3 --algo ring --transport ce -b 1K -e 8G -n 20 -w 2 --row-budget 100ms --dry-run)
+without=$("$S" run --gpus 0,1,2,3 --algo ring --transport ce -b 1K -e 8G -n 20 -w 2 --dry-run)
+printf '%s\n' "$with" | grep -q '^  row budget: 100 ms: timed iterations cut to what fits it' && ok ||
+  bad "plan: no row budget line: $with"
+secs() { printf '%s\n' "$1" | awk '/^  rows:/ { s = $NF; m = 0; if (s ~ /m/) { split(s, p, "m"); m = p[1]; s = p[2] } sub(/s$/, "", s); print m * 60 + s }'; }
+[ "$(secs "$with")" -lt "$(secs "$without")" ] && ok || bad "plan: $(secs "$with") s with the budget, $(secs "$without") s without"
+
+# 8. bad input: one line, exit 2
+A=$S
+bad_input "^arbench: --row-budget: bad value '10ms': needs -w 2 or more" run --algo ring --row-budget 10ms -w 1
+bad_input "^arbench: --row-budget: bad value 'x': not a duration" run --algo ring --row-budget x
+bad_input "^arbench: --set: bad value 'timing.mode=host': --row-budget needs every iteration timed" \
+  run --algo ring --row-budget 10ms --set timing.mode=host
+
+finish
