@@ -86,6 +86,9 @@
  * receives: waits for its slots, sums them (after its own data, for a reduce) into its data.
  * Slot offsets (TP_BUF_SCRATCH refs, in bytes of one parity) cover the range widened to
  * 16-byte boundaries of the buffer, so that byte x of the buffer sits at slot + x - floor16.
+ * The ll transport does not use these offsets yet: it lays out the same regions itself in
+ * whole slices of its protocol (tp_llprog.cu, choose_grid), a region per flag slot in this
+ * program's order; tp_check llsim runs both layouts. */
  * Why no barrier: the kernel gives every 16 (or 8) bytes of the buffer to one thread, the
  * same on every op and every rank, and the thread runs the ops in order, so it reads a range
  * for a PUT before it writes it by a TAKE of the same round (the round snapshot) and after
