@@ -88,8 +88,8 @@
  * 16-byte boundaries of the buffer, so that byte x of the buffer sits at slot + x - floor16.
  * The ll transport does not use these offsets yet: it lays out the same regions itself in
  * whole slices of its protocol (tp_llprog.cu, choose_grid), a region per flag slot in this
- * program's order; tp_check llsim runs both layouts. */
- * Why no barrier: the kernel gives every 16 (or 8) bytes of the buffer to one thread, the
+ * program's order; tp_check llsim runs both layouts.
+ * Why no barrier: the kernel gives every byte of the buffer to one lane of one warp, the
  * same on every op and every rank, and the thread runs the ops in order, so it reads a range
  * for a PUT before it writes it by a TAKE of the same round (the round snapshot) and after
  * the TAKE of an earlier round; the only waits are on slots, and a PUT never waits, so no
