@@ -101,6 +101,8 @@ static void test_classes(void) {
             HX_PROF_COPY | HX_PROF_REDUCE);
   CHECK_INT(hx_profile_kernel_class("_Z10llk_kernelI13__nv_bfloat16Li1ELb1EEv8llk_args"), ==,
             HX_PROF_COPY | HX_PROF_REDUCE);
+  CHECK_INT(hx_profile_kernel_class("_Z9ll_kernelIfEv7ll_args"), ==, HX_PROF_COPY | HX_PROF_REDUCE);
+  CHECK_INT(hx_profile_kernel_class("_Z10ll_kernelsv"), ==, 0);
   CHECK_INT(hx_profile_kernel_class("_ZN12_GLOBAL__N_110sum_kernelIfEEvPT_"), ==, HX_PROF_REDUCE);
   CHECK_INT(hx_profile_kernel_class(
                 "_Z40ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"),
