@@ -139,13 +139,15 @@ int hx_budget_iters(int iters, double budget_us, double warm_us) {
 /* Each transport's cost per round and bandwidth for the estimate: `arbench model --calibrate
  * runs/reference/h200x4-nightly` (every algorithm's rows of a transport, 1 KiB..8 GiB on
  * 4 x H200; about 25% rms per row); nccl from nccl-tests there (DEVICE.md: 10 us at 1 KiB,
- * 365 GB/s bus bandwidth at 8 GiB). A transport not listed (ll, measured on no such run yet)
- * takes the slower of ce and sm at each size. */
+ * 365 GB/s bus bandwidth at 8 GiB); ll from `arbench model --calibrate
+ * runs/reference/h200x4-issue27-ll/best` (7 algorithms, 1 KiB..8 GiB; 30% rms). A transport
+ * not listed takes the slower of ce and sm at each size. */
 static const struct {
   const char *name;
   double alpha_us, bytes_per_s;
 } est_tp[] = {
-    {"nccl", 1.7, 365e9}, {"nccl-p2p", 11.8, 242e9}, {"ce", 27.5, 305e9}, {"sm", 12.5, 303e9}};
+    {"nccl", 1.7, 365e9}, {"nccl-p2p", 11.8, 242e9}, {"ce", 27.5, 305e9}, {"sm", 12.5, 303e9},
+    {"ll", 3.2, 271e9}};
 
 /* The harness's own work: a least-squares fit to the 3307 rows of a nightly on 4 x H200
  * (the dry-run's figures beside the wall time of every row; tools/device/nightly_fit.sh). */
