@@ -19,7 +19,6 @@ static void plan_slots(struct build *bd) {
         struct seg *sg = &x->segs[g];
         size_t b0 = sg->b * es / LL_ALIGN * LL_ALIGN;
         size_t b1 = (sg->e * es + LL_ALIGN - 1) / LL_ALIGN * LL_ALIGN;
-        sg->nb = 1;
         sg->flag0 = flags;
         flags += sg->nsrc;
         for (int i = 0; i < sg->nsrc; i++) {

@@ -12,7 +12,7 @@ out=${OUT:-/tmp/issue27x4}; mkdir -p "$out"
 . tools/device/lib.sh
 ompi_env || exit 1
 { nvidia-smi -L; nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1; head -4 "$out/gpu.txt"
-make B=build-dev -j32 MPI=1 MPICC=$MPICC >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
+build_dev MPI=1 MPICC=$MPICC
 A=build-dev/arbench
 # okrun NAME TIMEOUT CMD...: run, then the ok rows of $out/NAME/results.csv
 okrun() {

@@ -45,3 +45,9 @@ chk() {
   local f=$out/$1/results.csv
   echo "     $(awk -F, 'NR>1 {s[$31]++; w+=$30} END {for (k in s) printf "%s %d, ", k, s[k]; printf "wrong elements %d", w}' "$f" 2>/dev/null)"
 }
+
+# build_dev [MAKE ARGS...]: arbench in build-dev (its log in $out/build.log), or the log's
+# tail and the script's end
+build_dev() {
+  make B=build-dev -j32 "$@" >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
+}

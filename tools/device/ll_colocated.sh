@@ -10,7 +10,7 @@ out=${OUT:-/tmp/llcol}; mkdir -p "$out"
 . tools/device/lib.sh
 ompi_env || exit 1
 nvidia-smi -L | head -2
-make B=build-dev -j32 MPI=1 MPICC=$MPICC >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
+build_dev MPI=1 MPICC=$MPICC
 A=build-dev/arbench
 g="--gpus 0 -T 60 --force"
 for st in ${STAGES:-all proto dtype ranks scen mpi}; do
