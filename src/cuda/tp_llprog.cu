@@ -23,8 +23,9 @@
  * The sequence number is the iteration's (1, 2, ...: slots and flags start zeroed); slots have
  * two parities (lower.h) and are laid out here per protocol, a region per received range of
  * whole slices (the program's offsets are in 16-byte units for one parity). Every rank runs
- * the same grid (slices pair warps), at most one block per SM and, for co-located ranks, the
- * rank's SM share, so every warp of every rank is resident at once (warps wait on peers').
+ * the same grid (slices pair warps), at most 4 blocks per SM that fit and, for co-located
+ * ranks, one per SM of the rank's share, so every warp of every rank is resident at once
+ * (warps wait on peers').
  * Under MPI slots and flags are shared like the sm transport's (tp_share). */
 #include <stdlib.h>
 #include <string.h>
@@ -521,10 +522,11 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     st = lower_program(LOWER_LL, job->sched, job->nelem, (int)ar_dtype_size(job->dtype), 1,
                        &job->degrade, &c->prog, NULL, reason, reason_len);
   if (st == AR_OK) st = choose_grid(c);
-  int grid[2] = {c->proto, c->blocks}; /* the first rank's process decides for everyone */
-  if (st == AR_OK) st = tp_bcast(w, grid, sizeof(grid), 0);
-  c->proto = grid[0];
-  c->blocks = grid[1];
+  /* the protocol and slots follow from the settings and the size, the same everywhere; the
+   * grid from each process's GPUs: the first rank's process decides it for everyone (a
+   * collective: made whatever st) */
+  ar_status bs = tp_bcast(w, &c->blocks, sizeof(c->blocks), 0);
+  if (st == AR_OK) st = bs;
   st = tp_each_local(&c->w, alloc_rank, c, st);
   if (st == AR_ERR_OOM) snprintf(reason, reason_len, "ll: receive slots do not fit in GPU memory");
   st = tp_share(&c->w, c->area, st);
