@@ -22,7 +22,7 @@
 #include "tp_sum.cuh"
 
 #define LL_THREADS 256
-#define LL_LINES_PER_THREAD 2
+#define LL_BATCH 2 /* lines whose loads a thread issues before their stores (when it has several) */
 #define LL_PRE 8 /* peers (rank order, ourselves included) whose lines are loaded up front */
 
 struct ll_args {
@@ -74,20 +74,32 @@ template <typename T> __device__ __forceinline__ void ll_put(const ll_args &a, s
 }
 
 /* One rank's oneshot: push our lines to every peer, then per line wait for every peer's line,
- * sum all n contributions in rank order and write the result into our buffer. */
+ * sum all n contributions in rank order and write the result into our buffer. A thread
+ * usually has one line (the grid covers the buffer up to what stays resident); with more,
+ * each batch's loads are all issued before its stores, so no load waits behind a store. */
 template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll_args a) {
   size_t lines = (a.words + 1) / 2;
   size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
-  uint32_t own[LL_LINES_PER_THREAD][2];
-  int k = 0;
-  for (size_t L = first; L < lines; L += step, k++) { /* send: every store before any wait */
-    uint32_t w0 = ll_word(a, 2 * L), w1 = ll_word(a, 2 * L + 1);
-    if (k < LL_LINES_PER_THREAD) own[k][0] = w0, own[k][1] = w1;
-    uint4 v = make_uint4(w0, a.seq, w1, a.seq);
-    for (int q = 0; q < a.n; q++)
-      if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
+  uint32_t own[LL_BATCH][2]; /* our first batch's words, for the sums */
+  for (size_t L0 = first; L0 < lines; L0 += LL_BATCH * step) { /* every store
+                                                                           * before any wait */
+    uint32_t w[LL_BATCH][2];
+#pragma unroll
+    for (int j = 0; j < LL_BATCH; j++) {
+      size_t L = L0 + j * step;
+      w[j][0] = ll_word(a, 2 * L), w[j][1] = ll_word(a, 2 * L + 1);
+      if (L0 == first) own[j][0] = w[j][0], own[j][1] = w[j][1];
+    }
+#pragma unroll
+    for (int j = 0; j < LL_BATCH; j++) {
+      size_t L = L0 + j * step;
+      if (L >= lines) break;
+      uint4 v = make_uint4(w[j][0], a.seq, w[j][1], a.seq);
+      for (int q = 0; q < a.n; q++)
+        if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
+    }
   }
-  k = 0;
+  int k = 0;
   for (size_t L = first; L < lines; L += step, k++) {
     const int pe = 4 / sizeof(T);
     float acc0[pe], acc1[pe];
@@ -99,8 +111,14 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
     for (int q = 0; q < a.n; q++) {
       uint32_t w0, w1;
       if (q == a.rank) {
-        if (k < LL_LINES_PER_THREAD) w0 = own[k][0], w1 = own[k][1];
-        else w0 = ll_word(a, 2 * L), w1 = ll_word(a, 2 * L + 1);
+        w0 = w1 = 0;
+        if (k < LL_BATCH) {
+#pragma unroll
+          for (int j = 0; j < LL_BATCH; j++) /* registers, as pre below */
+            if (j == k) w0 = own[j][0], w1 = own[j][1];
+        } else {
+          w0 = ll_word(a, 2 * L), w1 = ll_word(a, 2 * L + 1);
+        }
       } else {
         uint4 v = make_uint4(0, 0, 0, 0);
 #pragma unroll
@@ -171,11 +189,21 @@ ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, ar_sta
   size_t area = 2 * (size_t)w->n * (ll->lines ? ll->lines : 1) * sizeof(uint4);
   if (st == AR_OK) st = alloc_areas(ll, area);
   st = tp_share(w, (void **)ll->area, st);
-  size_t per_block = (size_t)LL_THREADS * LL_LINES_PER_THREAD;
-  size_t blocks = (ll->lines + per_block - 1) / per_block;
-  for (int r = 0; r < w->n; r++) /* every block spins: co-located, one per SM of the share */
-    if (!w->remote[r] && tp_colocated(w, r) && blocks > (size_t)tp_wait_sms(w, r))
-      blocks = tp_wait_sms(w, r);
+  /* a line per thread (more lines per thread cost a latency each at 4-16 KiB), as many
+   * blocks as stay resident at once (every block spins): co-located, one per SM of the
+   * share. Grids may differ between processes: every thread sends before it waits. */
+  size_t blocks = (ll->lines + LL_THREADS - 1) / LL_THREADS;
+  int per_sm = 1;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ll_kernel_for(job->dtype),
+                                                    LL_THREADS, 0) != cudaSuccess || per_sm < 1) {
+    (void)cudaGetLastError();
+    per_sm = 1;
+  }
+  for (int r = 0; r < w->n; r++) {
+    if (w->remote[r]) continue;
+    size_t most = (size_t)tp_wait_sms(w, r) * (tp_colocated(w, r) ? 1 : per_sm);
+    if (blocks > most) blocks = most;
+  }
   ll->blocks = blocks < 1 ? 1 : (int)blocks;
   if (st != AR_OK) {
     tp_ll_teardown(ll);

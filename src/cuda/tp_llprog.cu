@@ -47,6 +47,7 @@ struct llk_op {
   int reduce;    /* TAKE: our data first */
   size_t x0, x1; /* bytes [x0, x1) of the buffer */
   size_t g0, g1; /* slices [g0, g1] holding them */
+  size_t g0w;    /* g0 mod the warps of the grid: a warp's first slice without a division */
   size_t pstride;              /* bytes between the slots' two parities (their owner's area) */
   char *slot[AR_MAX_GPUS];     /* PUT: the peer's region; TAKE: ours, one per source (slice
                                 * g0 first) */
@@ -210,6 +211,11 @@ template <int PROTO> __device__ __forceinline__ size_t llk_slot_at(int lane, int
          : PROTO == LLK_LINES128 ? 16 * (size_t)lane : 16 * (size_t)(lane + 32 * i);
 }
 
+/* Warp wg's first slice of op o (warps nw): g0 + ((wg - g0) mod nw), wg and g0w below nw. */
+__device__ __forceinline__ size_t llk_first(const llk_op &o, size_t wg, size_t nw) {
+  return o.g0 + (wg >= o.g0w ? wg - o.g0w : wg + nw - o.g0w);
+}
+
 /* Signals: the warp's PUTs since the last flush are visible system-wide, then a flag per
  * (pending op, slice of ours in it) is raised. */
 template <int PROTO>
@@ -220,7 +226,7 @@ __device__ __forceinline__ void llk_flush(const llk_args &a, const int *pend, in
     __threadfence_system();
     for (int j = 0; j < npend; j++) {
       const llk_op &o = a.ops[pend[j]];
-      for (size_t s = o.g0 + (wg + nw - o.g0 % nw) % nw; s <= o.g1; s += nw)
+      for (size_t s = llk_first(o, wg, nw); s <= o.g1; s += nw)
         tp_flag_store(o.flag[0] + (s - o.g0), a.seq);
     }
   }
@@ -255,7 +261,7 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
     if (blockIdx.x == 0 && threadIdx.x == 0) a.ns[0] = tp_globaltimer();
   for (int i = 0; i < a.nops; i++) {
     const llk_op &o = a.ops[i];
-    const size_t first = o.g0 + (wg + nw - o.g0 % nw) % nw; /* our first slice in the range */
+    const size_t first = llk_first(o, wg, nw); /* our first slice in the range */
     const size_t x1 = o.x1 < a.nbytes ? o.x1 : a.nbytes;
     if (o.kind == TP_OP_PUT) {
       char *region = o.slot[0] + (size_t)a.par * o.pstride;
@@ -417,6 +423,7 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
     d->x1 = buf->off + o->bytes;
     d->g0 = o->bytes ? d->x0 / c->sb : 1; /* empty: no slice */
     d->g1 = o->bytes ? (d->x1 - 1) / c->sb : 0;
+    d->g0w = d->g0 % ((size_t)c->blocks * (LLK_THREADS / 32));
     if (o->kind == TP_OP_PUT) {
       int w = o->peer;
       d->pstride = c->nslot[w];

@@ -7,13 +7,8 @@ set -u
 export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-575} # seconds this script may take in all
 out=${OUT:-/tmp/issue21}; mkdir -p "$out"
-# the GPU image has no gnuplot: one carried from the CPU machine, its libraries kept to itself
-if [ -s .carry/gp.tar.xz ] && ! command -v gnuplot >/dev/null; then
-  mkdir -p /tmp/gp && tar xJf .carry/gp.tar.xz -C /tmp/gp
-  printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/gp/lib FONTCONFIG_FILE=/tmp/gp/fonts.conf GNUPLOT_LIB=/tmp/gp/share/gnuplot/5.4 exec /tmp/gp/bin/gnuplot "$@"\n' >/tmp/gp/gnuplot
-  chmod +x /tmp/gp/gnuplot; export PATH=/tmp/gp:$PATH
-  gnuplot -e 'set terminal pngcairo; set output "/tmp/gp/t.png"; plot sin(x)' && echo "gnuplot: carried, works" || echo "gnuplot: carried, FAILS"
-fi
+. tools/device/lib.sh
+gnuplot_env
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; } >"$out/gpu.txt" 2>&1
 t0=$SECONDS
 echo "== a clean build"

@@ -51,3 +51,16 @@ chk() {
 build_dev() {
   make B=build-dev -j32 "$@" >"$out/build.log" 2>&1 || { tail "$out/build.log"; exit 1; }
 }
+
+# gnuplot_env: the GPU image has no gnuplot: the one carried from the CPU machine
+# (.carry/gp.tar.xz: gnuplot-nox, its libraries but libc's, its share folder, two fonts),
+# unpacked in /tmp/gp with its libraries kept to itself, first on PATH
+gnuplot_env() {
+  command -v gnuplot >/dev/null && return 0
+  [ -s .carry/gp.tar.xz ] || { echo "gnuplot: none here and none carried"; return 1; }
+  mkdir -p /tmp/gp && tar xJf .carry/gp.tar.xz -C /tmp/gp
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/gp/lib FONTCONFIG_FILE=/tmp/gp/fonts.conf GNUPLOT_LIB=/tmp/gp/share/gnuplot/5.4 exec /tmp/gp/bin/gnuplot "$@"\n' >/tmp/gp/gnuplot
+  chmod +x /tmp/gp/gnuplot
+  export PATH=/tmp/gp:$PATH
+  gnuplot -e 'set terminal pngcairo; set output "/tmp/gp/t.png"; plot sin(x)' && echo "gnuplot: carried, works" || echo "gnuplot: carried, FAILS"
+}
