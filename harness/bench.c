@@ -14,7 +14,9 @@
  * is counted wrong, in a warm-up iteration as in a timed one.
  * The gate (timed iterations only) holds the stream until every rank's host has enqueued the
  * whole iteration, so host launch overhead never lands between the start and end events; the
- * cross-GPU waits align the start events; the fill and the check sit outside them. The
+ * cross-GPU waits align the start events; the fill and the check sit outside them. A gate
+ * opens by itself after 100 ms, when a program too long for the GPU's queue blocks its host
+ * behind the gate (the row then warns that launch overhead is inside those iterations). The
  * iteration time is the largest (end - start) over the ranks: with a straggler, from the
  * non-stragglers' entry (every rank's start event, aligned) to the last rank's finish; the
  * straggler-aware schedules' precondition runs at once on the others' streams (dataflow), so
