@@ -4,7 +4,8 @@
 # transport's correctness with every rank on one GPU (colocated), and
 # #4/#7's figures on the current binary (the 8 ms straggler at 1 GiB, optcc at 2x on 1 GiB and
 # 8 GiB, the critical delay 64 MiB..4 GiB as time allows). OpenMPI comes from .carry/ompi.tar.xz.
-#   STAGES="colocated best issue4 mpi" DEADLINE=560 OUT=$OUT bash tools/device/issue27_x4.sh
+#   STAGES="colocated best issue4 mpi gate" DEADLINE=560 OUT=$OUT bash tools/device/issue27_x4.sh
+# BEST_ITERS (default "-n 10 -w 3") sets the best stage's and the nccl modes' iterations.
 set -u
 export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-430}
@@ -20,17 +21,21 @@ okrun() {
   echo "     $(grep -c ',ok,' "$out/$1/results.csv" 2>/dev/null) ok rows"
 }
 g="--gpus 0,1,2,3 -T 60 --force"
+iters=${BEST_ITERS:--n 10 -w 3} # the best stage's and the nccl modes' iterations
 for st in ${STAGES:-best mpi issue4}; do
   case $st in
   best)
     echo "== arbench's best and nccl's three registration modes, 1K..8G"
-    okrun best 300 $A run $g --algo ${BEST_ALGOS:-nccl,ring,rhd,direct,swing-bw} --transport ${BEST_TRANSPORTS:-ce,sm,ll} -b 1K -e 8G -f 2 -n 10 -w 3 ${BEST_ARGS:-} -o $out/best
+    okrun best 300 $A run $g --algo ${BEST_ALGOS:-nccl,ring,rhd,direct,swing-bw} --transport ${BEST_TRANSPORTS:-ce,sm,ll} -b 1K -e 8G -f 2 $iters ${BEST_ARGS:-} -o $out/best
     for m in ${NCCL_MODES-registered symmetric}; do
-      okrun nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 -n 10 -w 3 --set nccl.registration=$m -o $out/nccl_$m
+      okrun nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 $iters --set nccl.registration=$m -o $out/nccl_$m
     done ;;
   mpi)
     echo "== mpirun -np 4: nccl, nccl-p2p, ce, sm, ll"
     okrun mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm,ll --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4 ;;
+  gate)
+    echo "== optcc-ring on ce from 4 GiB (its launch gates used to time out: 30 s an iteration)"
+    okrun gate 120 $A run $g --algo optcc-ring --transport ce --sizes 4G,8G --pipeline 0 -n 5 -w 2 -o $out/gate ;;
   colocated)
     echo "== the ll transport with 4 ranks on GPU 0 (correctness only)"
     STAGES="all proto dtype ranks" DEADLINE=$(left) OUT=$out/colocated bash tools/device/ll_colocated.sh ;;

@@ -21,5 +21,9 @@ echo "exit $rc after $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1
 grep -c ',ok,' "$out/run/results.csv" 2>/dev/null | sed 's/$/ ok rows/'
 awk -F, 'NR > 1 { n[$31]++ } END { for (s in n) printf "%s %d; ", s, n[s]; print "" }' "$out/run/results.csv" 2>/dev/null
 tail -3 "$out/stderr.txt"
-(cd "$out" && tar czf nightly_fit.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html \
-   gpu.txt dryrun.txt stamped.txt stderr.txt run && rm -rf run stamped.txt stderr.txt)
+# the report and pictures `make run` made (listed; the pictures travel in their own tarball)
+(cd "$out/run" 2>/dev/null && ls -la report.html summary.md 2>&1; find . -name '*.png' | sort) >"$out/made.txt"
+echo "$(grep -c '\.png$' "$out/made.txt") pictures; $(grep -c 'report.html$' "$out/made.txt") report"
+(cd "$out" && tar czf pictures.tgz $(cd "$out" && find run -name '*.png') 2>/dev/null
+ tar czf nightly_fit.tgz --exclude='*.png' --exclude='*.svg' \
+   gpu.txt dryrun.txt stamped.txt stderr.txt made.txt run && rm -rf run stamped.txt stderr.txt)
