@@ -20,12 +20,12 @@
  *   signals: slices of ll.slice bytes in plain 16-byte stores; before its first wait of a
  *     round the warp fences at system scope and raises one flag per (range, slice) in the
  *     receiver's memory; the reader waits for the flag, then reads through L2.
- * The sequence number is the iteration's (1, 2, ...: slots and flags start zeroed); slots have
- * two parities (lower.h) and are laid out here per protocol, a region per received range of
- * whole slices (the program's offsets are in 16-byte units for one parity). Every rank runs
- * the same grid (slices pair warps), at most 4 blocks per SM that fit and, for co-located
- * ranks, one per SM of the rank's share, so every warp of every rank is resident at once
- * (warps wait on peers').
+ * The sequence number is the iteration's (1, 2, ...: slots and flags start zeroed). The
+ * protocol, the slice, every slot's region of whole slices and its flag words come from the
+ * program (lower.h); here they are only resolved to addresses, a slot's two parities
+ * scratch_bytes of its owner apart. Every rank runs the same grid (slices pair warps), at
+ * most 4 blocks per SM that fit and, for co-located ranks, one per SM of the rank's share, so
+ * every warp of every rank is resident at once (warps wait on peers').
  * Under MPI slots and flags are shared like the sm transport's (tp_share). */
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +37,8 @@
 
 #define LLK_THREADS 256
 
-enum { LLK_LINES = 0, LLK_LINES128 = 1, LLK_SIGNALS = 2 };
+/* the program's protocols (lower.h) */
+enum { LLK_LINES = TP_LL_LINES, LLK_LINES128 = TP_LL_LINES128, LLK_SIGNALS = TP_LL_SIGNALS };
 
 /* One op with its addresses resolved (parity 0; the kernel adds the parity's offset). */
 struct llk_op {
@@ -58,14 +59,11 @@ struct tp_ctx {
   struct tp_world w;
   struct tp_job job;
   struct tp_prog *prog;
-  int proto, blocks;
-  size_t nbytes, sb; /* sb: data bytes per slice */
+  int proto, blocks; /* proto: the program's */
+  size_t nbytes, sb; /* sb: data bytes per slice (the program's) */
   /* shared (tp_share): a remote rank's are mapped into this process */
   void *area[AR_MAX_GPUS];      /* receive slots, two parities */
   uint32_t *flags[AR_MAX_GPUS]; /* signals: a word per (received range, slice) */
-  size_t *sbase[AR_MAX_GPUS];   /* each rank's region (bytes, one parity) per flag slot */
-  size_t *fbase[AR_MAX_GPUS];   /* each rank's first flag word per flag slot */
-  size_t nslot[AR_MAX_GPUS], nflags[AR_MAX_GPUS];
   struct llk_op *ops[AR_MAX_GPUS];
   int nops[AR_MAX_GPUS];
   unsigned char *mhave[AR_MAX_GPUS]; /* --phases: the rounds the rank has work in */
@@ -374,10 +372,6 @@ static void release(struct tp_ctx *c) {
     cudaFree(c->ops[r]);
     free(c->mhave[r]);
   }
-  for (int r = 0; r < c->w.n; r++) {
-    free(c->fbase[r]);
-    free(c->sbase[r]);
-  }
   tp_prog_free(c->prog);
 }
 
@@ -390,8 +384,9 @@ static void teardown(struct tp_ctx *c) {
 /* Zeroed slots (two parities) and flags of rank r, complete before any peer writes them. */
 static ar_status alloc_rank(struct tp_ctx *c, int r) {
   CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
-  size_t area = 2 * c->nslot[r];
-  size_t fl = (c->nflags[r] ? c->nflags[r] : 1) * sizeof(uint32_t);
+  const struct tp_rank_prog *rp = &c->prog->rank[r];
+  size_t area = 2 * rp->scratch_bytes;
+  size_t fl = (rp->ll_flags ? rp->ll_flags : 1) * sizeof(uint32_t);
   if (cudaMalloc(&c->area[r], area ? area : 16) != cudaSuccess ||
       cudaMalloc((void **)&c->flags[r], fl) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -426,15 +421,15 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
     d->g0w = d->g0 % ((size_t)c->blocks * (LLK_THREADS / 32));
     if (o->kind == TP_OP_PUT) {
       int w = o->peer;
-      d->pstride = c->nslot[w];
-      d->slot[0] = (char *)c->area[w] + c->sbase[w][o->slot];
-      d->flag[0] = c->flags[w] + c->fbase[w][o->slot];
+      d->pstride = c->prog->rank[w].scratch_bytes;
+      d->slot[0] = (char *)c->area[w] + o->dst.off;
+      d->flag[0] = c->flags[w] + o->ll_flag[0];
     } else {
-      d->pstride = c->nslot[r];
+      d->pstride = rp->scratch_bytes;
       d->reduce = o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA;
       for (int q = d->reduce; q < o->nsrc; q++) {
-        d->slot[d->nsrc] = (char *)c->area[r] + c->sbase[r][o->slot + d->nsrc];
-        d->flag[d->nsrc] = c->flags[r] + c->fbase[r][o->slot + d->nsrc];
+        d->slot[d->nsrc] = (char *)c->area[r] + o->src[q].off;
+        d->flag[d->nsrc] = c->flags[r] + o->ll_flag[q];
         d->nsrc++;
       }
     }
@@ -456,20 +451,26 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
 
 #define LLK_MOST_PER_SM 4
 
-/* The protocol (ll.protocol), the slice and the grid (ll.blocks), the same on every rank:
- * one block per slice (a warp each: few slices spread over many SMs), at most what every rank
- * can keep resident; then every rank's slot regions and flag words, one per
- * received range (a flag per slice of it). Returns AR_ERR_NOMEM or AR_OK. */
-static ar_status choose_grid(struct tp_ctx *c) {
-  int proto = (int)ar_setting(AR_SET_LL_PROTOCOL); /* auto, lines, lines128, signals */
-  if (proto == 0)
-    c->proto = c->nbytes <= (size_t)ar_setting(AR_SET_LL_LINES_MAX) ? LLK_LINES : LLK_LINES128;
-  else
-    c->proto = proto - 1;
-  c->sb = c->proto == LLK_LINES ? 512 : c->proto == LLK_LINES128 ? 480
-          : (size_t)ar_setting(AR_SET_LL_SLICE) / 512 * 512;
-  if (!c->sb) c->sb = 512;
-  size_t ss = slice_slot_bytes(c->proto, c->sb), nsl = (c->nbytes + c->sb - 1) / c->sb;
+/* The program's protocol and slice, which this kernel's pieces must fill (slice_slot_bytes);
+ * AR_ERR_INVALID with the reason if they do not. */
+static ar_status take_protocol(struct tp_ctx *c, char *reason, size_t reason_len) {
+  const struct tp_prog *p = c->prog;
+  c->proto = p->ll_protocol;
+  c->sb = p->ll_slice;
+  int ok = c->proto == LLK_LINES      ? c->sb == 512
+           : c->proto == LLK_LINES128 ? c->sb == 480
+           : c->proto == LLK_SIGNALS  ? c->sb && c->sb % 512 == 0
+                                      : 0;
+  if (ok && p->ll_slot == slice_slot_bytes(c->proto, c->sb)) return AR_OK;
+  snprintf(reason, reason_len, "ll: protocol %d, %zu-byte slices, %zu in a slot: not the kernel's",
+           c->proto, c->sb, p->ll_slot);
+  return AR_ERR_INVALID;
+}
+
+/* The grid (ll.blocks), the same on every rank: one block per slice (a warp each: few slices
+ * spread over many SMs), at most what every rank can keep resident. */
+static void choose_grid(struct tp_ctx *c) {
+  size_t nsl = (c->nbytes + c->sb - 1) / c->sb;
   /* every block must be resident at once: a rank alone on its GPU takes as many per SM as
    * fit (at most LLK_MOST_PER_SM: more warps keep more loads in flight), co-located ranks one
    * per SM of their share (transport.h's sms) */
@@ -488,26 +489,6 @@ static ar_status choose_grid(struct tp_ctx *c) {
   if (!want) want = nsl;
   if (want > (size_t)cap) want = (size_t)cap;
   c->blocks = want < 1 ? 1 : (int)want;
-  for (int r = 0; r < c->prog->n; r++) {
-    const struct tp_rank_prog *rp = &c->prog->rank[r];
-    size_t nfs = c->prog->nslots ? c->prog->nslots : 1;
-    c->fbase[r] = (size_t *)calloc(nfs, sizeof(size_t));
-    c->sbase[r] = (size_t *)calloc(nfs, sizeof(size_t));
-    if (!c->fbase[r] || !c->sbase[r]) return AR_ERR_NOMEM;
-    for (size_t i = 0; i < rp->nops; i++) {
-      const struct tp_op *o = &rp->ops[i];
-      if (o->kind != TP_OP_TAKE || !o->bytes) continue;
-      size_t g = (o->dst.off + o->bytes - 1) / c->sb - o->dst.off / c->sb + 1;
-      int nsrc = o->nsrc - (o->src[0].buf == TP_BUF_DATA);
-      for (int q = 0; q < nsrc; q++) {
-        c->fbase[r][o->slot + q] = c->nflags[r];
-        c->sbase[r][o->slot + q] = c->nslot[r];
-        c->nflags[r] += g;
-        c->nslot[r] += g * ss;
-      }
-    }
-  }
-  return AR_OK;
 }
 
 static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
@@ -528,10 +509,11 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   if (st == AR_OK)
     st = lower_program(LOWER_LL, job->sched, job->nelem, (int)ar_dtype_size(job->dtype), 1,
                        &job->degrade, &c->prog, NULL, reason, reason_len);
-  if (st == AR_OK) st = choose_grid(c);
-  /* the protocol and slots follow from the settings and the size, the same everywhere; the
-   * grid from each process's GPUs: the first rank's process decides it for everyone (a
-   * collective: made whatever st) */
+  if (st == AR_OK) st = take_protocol(c, reason, reason_len);
+  if (st == AR_OK) choose_grid(c);
+  /* the program (protocol, slots) follows from the settings and the size, the same
+   * everywhere; the grid from each process's GPUs: the first rank's process decides it for
+   * everyone (a collective: made whatever st) */
   ar_status bs = tp_bcast(w, &c->blocks, sizeof(c->blocks), 0);
   if (st == AR_OK) st = bs;
   st = tp_each_local(&c->w, alloc_rank, c, st);
@@ -549,7 +531,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   ar_log(AR_LOG_INFO, "ll: %s, %zu elements: %s, %d blocks, %d ops on rank %d, slots %zu bytes",
          job->sched->algo, job->nelem,
          c->proto == LLK_LINES ? "lines" : c->proto == LLK_LINES128 ? "lines128" : "signals",
-         c->blocks, c->nops[r0], r0, 2 * c->nslot[r0]);
+         c->blocks, c->nops[r0], r0, 2 * c->prog->rank[r0].scratch_bytes);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
       tp_prog_print(c->prog, r, stderr);

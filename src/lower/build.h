@@ -44,6 +44,7 @@ struct seg {
   size_t scr[AR_MAX_GPUS]; /* ce: scratch byte offset per source; sm: scr[0] for a hazard;
                            * ll: each source's receive slot (bytes of one parity) */
   int flag0;               /* ll: the flag slot of src[0]'s receive slot (the rest follow) */
+  size_t flagw[AR_MAX_GPUS]; /* ll: each source's first flag word */
 };
 
 /* ce: one copy of a round from one source to one receiver (kept in the receiver's record). */

@@ -1,7 +1,8 @@
 /* Which program a transport runs for a job (lower_program): the ce transport's flow, dataflow
- * ring, dataflow direct or per-round push program, or the sm transport's persistent
- * kernel program or low-latency oneshot kernel. `arbench run` (through the transports) and
- * `arbench lower` both ask here, so what lower prints is what runs. */
+ * ring, dataflow direct or per-round push program, the sm transport's persistent kernel
+ * program or low-latency oneshot kernel, or the ll program (its protocol and slice too).
+ * `arbench run` (through the transports) and `arbench lower` both ask here, so what lower
+ * prints is what runs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,10 @@ static void read_settings(void) {
   tp_direct_batch_bytes = (size_t)ar_setting(AR_SET_CE_DIRECT_BATCH);
   tp_flow_batch_bytes = (size_t)ar_setting(AR_SET_CE_FLOW_BATCH);
   tp_flow_sum_blocks = (int)ar_setting(AR_SET_CE_FLOW_SUM_BLOCKS);
+  tp_ll_protocol = (int)ar_setting(AR_SET_LL_PROTOCOL) - 1; /* auto, lines, lines128, signals */
+  tp_ll_lines_max = (size_t)ar_setting(AR_SET_LL_LINES_MAX);
+  tp_ll_slice = (size_t)ar_setting(AR_SET_LL_SLICE) / 512 * 512; /* the kernel's pieces */
+  if (!tp_ll_slice) tp_ll_slice = 512;
 }
 
 int lower_ll_eligible(const struct ar_schedule *s, int n, size_t bytes, int degraded) {

@@ -5,29 +5,60 @@
 
 #include "build.h"
 
-#define LL_ALIGN 16 /* slots cover their range widened to these boundaries of the buffer */
+int tp_ll_protocol = TP_LL_AUTO;
+size_t tp_ll_lines_max = 256u << 10;
+size_t tp_ll_slice = 16u << 10;
 
-/* Lays out every rank's receive slots and flag slots, in (round, range, source) order. */
+/* The kernel's slices (tp_llprog.cu): lines, 32 lanes x 16 bytes, each 16 sent as two
+ * 16-byte lines of 8 data bytes; lines128, four 128-byte lines of 120 data bytes. */
+#define LL_LINES_SLICE 512
+#define LL_LINES128_SLICE 480
+#define LL_LINES128_SLOT 512
+
+/* The protocol and the slice for this buffer (lower.h). */
+static void choose_protocol(struct build *bd) {
+  struct tp_prog *p = bd->p;
+  size_t nbytes = bd->nelem * (size_t)bd->esize;
+  p->ll_protocol = tp_ll_protocol;
+  if (p->ll_protocol == TP_LL_AUTO)
+    p->ll_protocol = nbytes <= tp_ll_lines_max ? TP_LL_LINES : TP_LL_LINES128;
+  if (p->ll_protocol == TP_LL_LINES) {
+    p->ll_slice = LL_LINES_SLICE;
+    p->ll_slot = 2 * LL_LINES_SLICE;
+  } else if (p->ll_protocol == TP_LL_LINES128) {
+    p->ll_slice = LL_LINES128_SLICE;
+    p->ll_slot = LL_LINES128_SLOT;
+  } else {
+    p->ll_slice = p->ll_slot = tp_ll_slice ? tp_ll_slice : LL_LINES_SLICE;
+  }
+}
+
+/* Lays out every rank's receive slots and flag words, in (round, range, source) order: per
+ * source a region of the range's whole slices and a flag word per slice (an empty range has
+ * none: offset 0, word 0). */
 static void plan_slots(struct build *bd) {
-  size_t es = (size_t)bd->esize;
+  size_t es = (size_t)bd->esize, sb = bd->p->ll_slice, ss = bd->p->ll_slot;
   for (int w = 0; w < bd->n; w++) {
-    size_t cursor = 0;
+    size_t cursor = 0, words = 0;
     int flags = 0;
     for (int k = 0; k < bd->nr; k++) {
       struct rr *x = lw_rr_at(bd, w, k);
       for (int g = 0; g < x->nseg; g++) {
         struct seg *sg = &x->segs[g];
-        size_t b0 = sg->b * es / LL_ALIGN * LL_ALIGN;
-        size_t b1 = (sg->e * es + LL_ALIGN - 1) / LL_ALIGN * LL_ALIGN;
+        size_t x0 = sg->b * es, x1 = sg->e * es;
+        size_t nsl = x1 > x0 ? (x1 - 1) / sb - x0 / sb + 1 : 0;
         sg->flag0 = flags;
         flags += sg->nsrc;
         for (int i = 0; i < sg->nsrc; i++) {
-          sg->scr[i] = cursor;
-          cursor += b1 - b0;
+          sg->scr[i] = nsl ? cursor : 0;
+          sg->flagw[i] = nsl ? words : 0;
+          cursor += nsl * ss;
+          words += nsl;
         }
       }
     }
     bd->p->rank[w].scratch_bytes = cursor;
+    bd->p->rank[w].ll_flags = words;
     if (flags > bd->p->nslots) bd->p->nslots = flags;
   }
 }
@@ -50,6 +81,7 @@ static ar_status emit_puts(struct build *bd, int r, int k) {
         o.nsrc = 1;
         o.src[0] = lw_ref(TP_BUF_DATA, r, sg->b * es);
         o.dst = lw_ref(TP_BUF_SCRATCH, w, sg->scr[i]);
+        o.ll_flag[0] = sg->flagw[i];
         o.bytes = (sg->e - sg->b) * es;
         AR_CHECK(lw_emit(bd->p, r, &o));
       }
@@ -68,8 +100,10 @@ static ar_status emit_takes(struct build *bd, int r, int k) {
     o.dst = lw_ref(TP_BUF_DATA, r, sg->b * es);
     o.slot = sg->flag0;
     if (sg->op == AR_REDUCE) o.src[o.nsrc++] = o.dst;
-    for (int i = 0; i < sg->nsrc; i++)
+    for (int i = 0; i < sg->nsrc; i++) {
+      o.ll_flag[o.nsrc] = sg->flagw[i];
       o.src[o.nsrc++] = lw_ref(TP_BUF_SCRATCH, r, sg->scr[i]);
+    }
     o.bytes = (sg->e - sg->b) * es;
     AR_CHECK(lw_emit(bd->p, r, &o));
   }
@@ -83,6 +117,7 @@ ar_status lw_emit_ll(struct build *bd) {
     return AR_ERR_UNSUPPORTED;
   }
   bd->p->nslots = 0;
+  choose_protocol(bd);
   plan_slots(bd);
   bd->p->stride = 1;
   bd->p->span = 1;

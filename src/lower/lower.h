@@ -84,11 +84,16 @@
  * receives from it into that peer's receive slot (one slot per (round, range, source): a
  * rank's slots hold everything it receives in an iteration), then TAKEs every range it
  * receives: waits for its slots, sums them (after its own data, for a reduce) into its data.
- * Slot offsets (TP_BUF_SCRATCH refs, in bytes of one parity) cover the range widened to
- * 16-byte boundaries of the buffer, so that byte x of the buffer sits at slot + x - floor16.
- * The ll transport does not use these offsets yet: it lays out the same regions itself in
- * whole slices of its protocol (tp_llprog.cu, choose_grid), a region per flag slot in this
- * program's order; tp_check llsim runs both layouts.
+ * The program fixes the transport's protocol (prog->ll_protocol, from ll.protocol: auto is
+ * lines up to ll.lines_max bytes of buffer, lines128 above) and its slices: the buffer is cut
+ * into slices of ll_slice data bytes from byte 0 (lines 512, lines128 480, signals ll.slice
+ * rounded down to 512), each ll_slot bytes in a slot (lines 1024, lines128 512, signals
+ * ll_slice). A receive slot (TP_BUF_SCRATCH ref, bytes of one parity) is a region of the
+ * range's whole slices, slice s of range [x0, x1) at off + (s - x0 / ll_slice) * ll_slot (an
+ * empty range has none: offset 0); a rank's regions follow each other in (round, range,
+ * source) order, its flag words likewise, one per slice (op->ll_flag: the first of each slot;
+ * signals only use them). The transport
+ * only resolves these offsets (tp_llprog.cu), and tp_check llsim runs the same layout.
  * Why no barrier: the kernel gives every byte of the buffer to one lane of one warp, the
  * same on every op and every rank, and the thread runs the ops in order, so it reads a range
  * for a PUT before it writes it by a TAKE of the same round (the round snapshot) and after
@@ -193,9 +198,11 @@ enum tp_op_kind {
                   * GPU's egress budget and ns[1] of peer's ingress budget have passed, the
                   * budgets taken first come, first served (0: that budget is not taken) */
   /* the ll program (TP_MODE_LL) only: */
-  TP_OP_PUT,  /* push src[0] (our data), bytes, into peer's receive slot dst (flag `slot`) */
-  TP_OP_TAKE, /* wait for the slots src[..] (flags slot, slot + 1, ...), then dst = their sum
-               * (with our data first when src[0] is dst itself: a reduce) */
+  TP_OP_PUT,  /* push src[0] (our data), bytes, into peer's receive slot dst (flag slot
+               * `slot`, its words from ll_flag[0]) */
+  TP_OP_TAKE, /* wait for the slots src[..] (flag slots slot, slot + 1, ...; words ll_flag[..]),
+               * then dst = their sum (with our data first when src[0] is dst itself: a
+               * reduce) */
 };
 
 enum tp_buf { TP_BUF_DATA = 0, TP_BUF_SCRATCH = 1 };
@@ -230,6 +237,8 @@ struct tp_op {
   int tout;       /* ce PACE: stamps[tout] = its release (-1: none): the time it waited for,
                    * or when the stream got there if later, so that a chain of paces adds up
                    * targets, not the kernels' latencies, and banks no idle time */
+  size_t ll_flag[TP_MAX_SUM]; /* ll: the first flag word of each slot, PUT [0] (the peer's),
+                               * TAKE beside its src (the receiver's) */
 };
 
 struct tp_rank_prog {
@@ -239,6 +248,7 @@ struct tp_rank_prog {
   int nevents;
   int nstamps;          /* stamp slots used (0: no emulation ops) */
   size_t scratch_bytes; /* this rank's scratch (bytes) */
+  size_t ll_flags;      /* ll: this rank's flag words (a slice of a received range each) */
 };
 
 struct tp_prog {
@@ -251,6 +261,8 @@ struct tp_prog {
   int dataflow; /* 1: the dataflow ring program (emit_ce_ring), 2: the dataflow direct program
                  * (emit_ce_direct), else 0 */
   int reserves; /* some rank has a RESERVE op (the flow program's degraded-link budgets) */
+  int ll_protocol;         /* ll: enum tp_ll_protocol */
+  size_t ll_slice, ll_slot; /* ll: a slice's data bytes, and its bytes in a slot */
   struct tp_rank_prog rank[AR_MAX_GPUS];
 };
 
@@ -286,6 +298,13 @@ extern int tp_ring_streams;
 /* The dataflow direct program's automatic mini-batch (pipeline <= 0) in bytes of the largest
  * owned range (default 1 GiB, 2 to 16 batches; AR_CE_DIRECT_BATCH, in MiB). */
 extern size_t tp_direct_batch_bytes;
+/* The ll program's protocol and slice (above): ll.protocol (TP_LL_AUTO or a protocol),
+ * ll.lines_max (bytes) and ll.slice (signals' slice, bytes; choose.c rounds the setting down
+ * to a multiple of 512, the kernel's; tests set smaller ones). */
+enum tp_ll_protocol { TP_LL_AUTO = -1, TP_LL_LINES = 0, TP_LL_LINES128 = 1, TP_LL_SIGNALS = 2 };
+extern int tp_ll_protocol;
+extern size_t tp_ll_lines_max;
+extern size_t tp_ll_slice;
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
 /* ce push: 0 (default) the flow program (tp_flow.cu) for degraded jobs and for schedules with

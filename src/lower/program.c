@@ -282,6 +282,12 @@ void tp_prog_print_header(const struct tp_prog *p, FILE *f) {
   fprintf(f, "program: n %d, mode %d, esize %d, nelem %zu, rounds %d, stride %u, span %u, slots %d, "
           "batches %d, dataflow %d, reserves %d\n", p->n, p->mode, p->esize, p->nelem, p->nrounds,
           p->stride, p->span, p->nslots, p->batches_max, p->dataflow, p->reserves);
+  if (p->mode == TP_MODE_LL) {
+    static const char *const protos[] = {"lines", "lines128", "signals"};
+    int pr = p->ll_protocol;
+    fprintf(f, "ll: protocol %s, slice %zu bytes, %zu in a slot\n",
+            pr >= 0 && pr < 3 ? protos[pr] : "?", p->ll_slice, p->ll_slot);
+  }
 }
 
 void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
@@ -290,8 +296,10 @@ void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
                                       "put",   "take"};
   static const char *const bufs[] = {"data", "scr"};
   const struct tp_rank_prog *rp = &p->rank[r];
-  fprintf(f, "rank %d: %zu ops, %d streams, %d events, scratch %zu bytes\n", r, rp->nops,
+  fprintf(f, "rank %d: %zu ops, %d streams, %d events, scratch %zu bytes", r, rp->nops,
           rp->nstreams, rp->nevents, rp->scratch_bytes);
+  if (p->mode == TP_MODE_LL) fprintf(f, ", %zu flag words", rp->ll_flags);
+  fputc('\n', f);
   for (size_t i = 0; i < rp->nops; i++) {
     const struct tp_op *o = &rp->ops[i];
     fprintf(f, "  r%-3d s%d %-6s", o->round, o->stream, names[o->kind]);
@@ -321,7 +329,12 @@ void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
         fprintf(f, " %s%d+%zu", bufs[o->src[q].buf], o->src[q].rank, o->src[q].off);
       fprintf(f, " (%zu bytes)", o->bytes);
       if (o->blocks) fprintf(f, " blocks %d", o->blocks);
-      if (o->kind == TP_OP_PUT || o->kind == TP_OP_TAKE) fprintf(f, " flag %d", o->slot);
+      if (o->kind == TP_OP_PUT || o->kind == TP_OP_TAKE) {
+        int q0 = o->kind == TP_OP_TAKE && o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA;
+        fprintf(f, " flag %d, words", o->slot);
+        for (int q = q0; q < (o->kind == TP_OP_PUT ? 1 : o->nsrc); q++)
+          fprintf(f, " %zu", o->ll_flag[q]);
+      }
       break;
     default: break;
     }

@@ -2,39 +2,41 @@
  * CPU the way the ll kernel (src/cuda/tp_llprog.cu) executes them, ranks and warps interleaved
  * at random, and checks every iteration's sums.
  *
- * The model. Each rank runs W warps (1..5, chosen per case and rank). The buffer is cut into
- * slices of sb bytes (24, 32 or 64, several per range; 192 to 512 above 64 KiB); slice s
- * belongs to warp s mod W of its rank, so all the ops on a byte run in one warp's program
- * order, as every 16 (8) bytes belong to one thread in the kernel. A warp walks its rank's ops
- * in order and, per op, its slices in order; one step of the simulation is one slice of one op
- * of one warp:
- *   PUT copies the bytes of range x slice, as they are now in the rank's data, into the
- *     receiver's slot for (range, source), each byte tagged with the iteration (the lines
- *     protocol's sequence number), the flag slot of the PUT and the data byte it holds;
+ * The model. Each case lowers its program with a protocol and slice of its own (tp_ll_protocol,
+ * tp_ll_slice: signals with slices of 24, 32 or 64 bytes, several per range, or the lines and
+ * lines128 protocols' own; above 64 KiB lines, lines128 or signals of 192), and each rank runs
+ * W warps (1..5, chosen per case and rank). The buffer is cut into the program's slices of sb
+ * bytes; slice s belongs to warp s mod W of its rank, so all the ops on a byte run in one
+ * warp's program order, as every 16 (8) bytes belong to one thread in the kernel. A warp walks
+ * its rank's ops in order and, per op, its slices in order; one step of the simulation is one
+ * slice of one op of one warp:
+ *   PUT copies the whole slice, as it is now in the rank's data (bytes past the buffer as
+ *     zeros), into the receiver's slot for (range, source), each byte tagged with the
+ *     iteration (the lines protocols' sequence number), the flag slot of the PUT and the data
+ *     byte it holds; signals then raise the slice's flag word;
  *   TAKE waits (the warp blocks and another one runs) until every source slot's bytes for the
- *     slice carry the current iteration, then writes data = own data (a reduce: src[0] is the
+ *     slice carry the current iteration (signals: until each source's flag word for the slice
+ *     does, and then its bytes must), then writes data = own data (a reduce: src[0] is the
  *     destination) + the sources in order, for the bytes in range.
- * Slots have two parities (iteration & 1, as the kernel's). Where the slot byte of data byte x
- * lies, two layouts (every case runs both):
- *   program: as the program's offsets say (lower.h): slot + x - (range start rounded down to 16);
- *   kernel: as tp_llprog.cu's choose_grid lays slots out, which ignores those offsets: per
- *     (receiver, flag slot) a region of the TAKE's whole slices, in the order of the TAKEs; a
- *     PUT then writes, and a TAKE waits for, whole slices (bytes past the buffer as zeros).
+ * Slots have two parities (iteration & 1, as the kernel's) and lie where the program says
+ * (lower.h): slice s of a range starting at x0 at off + (s - x0 / sb) * (slot bytes per slice),
+ * its data bytes first (the kernel interleaves them with sequence numbers within the slice,
+ * which one warp alone touches); flag words at the op's ll_flag + (s - x0 / sb), one parity.
  * A rank's iteration i + 1 starts once every warp of it has finished iteration i (kernels on
  * one stream); its data is then compared with the sum over ranks of iteration i's inputs
  * (fresh small integers per iteration, exact in f32 and bf16) and replaced by i + 1's inputs.
  * Failures: WRONG (a sum), STALL (no warp can move: a deadlock), OVERRUN (a TAKE met its slot
- * written by a later iteration: the lines protocol would spin forever), CLOBBER (a slot byte
- * written twice in one iteration, or a TAKE reading bytes of another flag slot or data byte),
- * OUTSIDE (a slot or data byte past its buffer), LINT (the program's PUTs and TAKEs do not pair
- * up: every TAKE source needs exactly one PUT of the same round and range, and every PUT a
- * TAKE source). The negative cases (ll_negative) prove that corrupted programs fail. */
+ * written by a later iteration: the lines protocol would spin forever), STALE (signals: a flag
+ * raised over bytes not yet written), CLOBBER (a slot byte written twice in one iteration, a
+ * TAKE reading bytes of another flag slot or data byte, or a flag word of two slices), OUTSIDE
+ * (a slot, flag or data byte past its buffer), LINT (the program's PUTs and TAKEs do not pair
+ * up: every TAKE source needs exactly one PUT of the same round and range, into its region
+ * and flag words, and every PUT a TAKE source). The negative cases (ll_negative) prove that
+ * corrupted programs fail. */
 #include "tp_check.h"
 
 #define LL_MAX_WARPS 5
 #define LL_ITERS 4 /* both parities reused */
-
-enum { LL_LAYOUT_PROGRAM = 0, LL_LAYOUT_KERNEL = 1 };
 
 struct ll_warp {
   size_t op;    /* next op */
@@ -55,12 +57,17 @@ struct ll_rank {
   unsigned char *tag; /* per 2-byte unit: the iteration that wrote it, 0: none */
   uint16_t *fslot;    /* ... the PUT's flag slot */
   uint32_t *pos;      /* ... the data byte it holds */
-  size_t *base;       /* kernel layout: each flag slot's region */
+  /* signals: flag words (one parity) */
+  size_t nflags;
+  unsigned char *fit; /* the iteration that raised it, 0: none */
+  int *fown;          /* the flag slot whose slice raised it, -1: none */
+  size_t *fslice;     /* ... and the slice */
 };
 
 struct ll_case {
-  int esize, layout, parities;
-  size_t sb;
+  int esize, parities;
+  int proto;   /* tp_ll_protocol for the program */
+  size_t sb;   /* signals: tp_ll_slice */
   int nw[AR_MAX_GPUS];
   double rank_weight[AR_MAX_GPUS];
   int warp_skew; /* some warps much slower than others */
@@ -70,8 +77,8 @@ struct ll_case {
 struct llsim {
   const struct tp_prog *p;
   struct ll_case c;
-  int n, es;
-  size_t nbytes;
+  int n, es, signals;
+  size_t nbytes, sb, ss; /* the program's slice: data bytes, slot bytes */
   struct ll_rank rk[AR_MAX_GPUS];
   uint64_t rng;
   char err[600]; /* the first failure */
@@ -140,20 +147,16 @@ static int ll_reduce(const struct tp_op *o) {
  * slot fs, whose region the program puts at off; SIZE_MAX past the slots. */
 static size_t ll_slot_at(const struct llsim *m, int w, int fs, size_t off, size_t x0, size_t x) {
   const struct ll_rank *k = &m->rk[w];
-  size_t at;
   if (fs < 0 || fs >= m->p->nslots) return SIZE_MAX;
-  if (m->c.layout == LL_LAYOUT_PROGRAM)
-    at = off + x - x0 / 16 * 16;
-  else
-    at = k->base[fs] + (x / m->c.sb - x0 / m->c.sb) * m->c.sb + x % m->c.sb;
+  size_t at = off + (x / m->sb - x0 / m->sb) * m->ss + x % m->sb;
   return at < k->size ? at : SIZE_MAX;
 }
 
-/* The bytes of slice s an op touches: range x slice (program layout, and a TAKE's writes), or
- * the whole slice (kernel layout: what the kernel's PUTs store and its TAKEs wait for). */
+/* The bytes of slice s an op touches: range x slice (a TAKE's writes), or the whole slice
+ * (what the kernel's PUTs store and its TAKEs wait for). */
 static void ll_span(const struct llsim *m, size_t x0, size_t x1, size_t s, int whole, size_t *lo,
                     size_t *hi) {
-  size_t a = s * m->c.sb, b = a + m->c.sb;
+  size_t a = s * m->sb, b = a + m->sb;
   *lo = whole ? a : a > x0 ? a : x0;
   *hi = whole ? b : b < x1 ? b : x1;
 }
@@ -188,6 +191,29 @@ static int ll_slots_of(struct llsim *m, int w, int fs, size_t off, size_t x0, si
   return -1;
 }
 
+/* Signals: rank w's flag word for slice s of flag slot fs (the range starting at x0, its
+ * first word f0), through *f; 0 when it lies in the flags and no other (slot, slice) has used
+ * it, else -1 with the failure set (op i of rank r, for the message). */
+static int ll_flag_of(struct llsim *m, int w, int fs, size_t f0, size_t x0, size_t s, size_t *f,
+                      int r, size_t i, const struct tp_op *o) {
+  struct ll_rank *k = &m->rk[w];
+  char who[96];
+  *f = f0 + s - x0 / m->sb;
+  if (*f < k->nflags && (k->fown[*f] < 0 || (k->fown[*f] == fs && k->fslice[*f] == s))) {
+    k->fown[*f] = fs;
+    k->fslice[*f] = s;
+    return 0;
+  }
+  ll_who(r, i, o, who, sizeof(who));
+  if (*f >= k->nflags)
+    ll_fail(m, "OUTSIDE: %s: flag slot %d slice %zu: flag word %zu of rank %d's %zu", who, fs, s,
+            *f, w, k->nflags);
+  else
+    ll_fail(m, "CLOBBER: %s: flag slot %d slice %zu: flag word %zu of rank %d is flag slot %d's "
+            "(slice %zu)", who, fs, s, *f, w, k->fown[*f], k->fslice[*f]);
+  return -1;
+}
+
 /* PUT of slice s by rank r; 1 (a PUT never waits), -1 on a failure. */
 static int ll_put(struct llsim *m, int r, size_t i, const struct tp_op *o, size_t s) {
   struct ll_rank *me = &m->rk[r];
@@ -195,7 +221,7 @@ static int ll_put(struct llsim *m, int r, size_t i, const struct tp_op *o, size_
   size_t x0, x1, lo, hi, at;
   char who[96];
   ll_range(o, &x0, &x1);
-  ll_span(m, x0, x1, s, m->c.layout == LL_LAYOUT_KERNEL, &lo, &hi);
+  ll_span(m, x0, x1, s, 1, &lo, &hi);
   if (w < 0 || w >= m->n) {
     ll_fail(m, "OUTSIDE: rank %d op %zu: a PUT to rank %d", r, i, w);
     return -1;
@@ -219,6 +245,9 @@ static int ll_put(struct llsim *m, int r, size_t i, const struct tp_op *o, size_
     to->pos[u] = (uint32_t)(lo + j);
   }
   memcpy(to->val + at, me->data + lo, hi - lo);
+  size_t f;
+  if (m->signals && ll_flag_of(m, w, o->slot, o->ll_flag[0], x0, s, &f, r, i, o)) return -1;
+  if (m->signals) to->fit[f] = (unsigned char)it;
   return 1;
 }
 
@@ -231,14 +260,27 @@ static int ll_take(struct llsim *m, int r, size_t i, const struct tp_op *o, size
   char who[96];
   ll_range(o, &x0, &x1);
   ll_span(m, x0, x1, s, 0, &lo, &hi);
-  ll_span(m, x0, x1, s, m->c.layout == LL_LAYOUT_KERNEL, &wlo, &whi);
+  ll_span(m, x0, x1, s, 1, &wlo, &whi);
   for (int q = 0; q < ns; q++) {
+    size_t f = 0;
     if (ll_slots_of(m, r, o->slot + q, o->src[red + q].off, x0, wlo, whi, &at[q], r, i, o))
       return -1;
+    if (m->signals) {
+      if (ll_flag_of(m, r, o->slot + q, o->ll_flag[red + q], x0, s, &f, r, i, o)) return -1;
+      if (me->fit[f] < it) return 0;
+    }
     at[q] += par;
     for (size_t j = 0; j < whi - wlo; j += 2) {
       size_t u = (at[q] + j) / 2, x = wlo + j;
-      if (me->tag[u] < it) return 0;
+      if (me->tag[u] < it && !m->signals) return 0;
+      if (me->tag[u] < it) {
+        ll_who(r, i, o, who, sizeof(who));
+        ll_fail(m,
+                "STALE: iteration %d: %s, flag slot %d: flag word %zu raised, slot byte %zu "
+                "(parity %d) holds iteration %d",
+                it, who, o->slot + q, f, at[q] + j - par, ll_par(m, it), me->tag[u]);
+        return -1;
+      }
       if (me->tag[u] > it) {
         ll_who(r, i, o, who, sizeof(who));
         ll_fail(m,
@@ -330,8 +372,8 @@ static int ll_step(struct llsim *m, int r, int wi) {
         w->op++;
         continue;
       }
-      size_t g0 = x0 / m->c.sb, nw = (size_t)k->nw;
-      w->g1 = (x1 - 1) / m->c.sb;
+      size_t g0 = x0 / m->sb, nw = (size_t)k->nw;
+      w->g1 = (x1 - 1) / m->sb;
       w->s = g0 + ((size_t)wi + nw - g0 % nw) % nw;
       w->placed = 1;
     }
@@ -398,24 +440,6 @@ static int ll_run(struct llsim *m) {
   }
 }
 
-/* Kernel layout (tp_llprog.cu, choose_grid): per rank, each TAKE source's region of whole
- * slices, in the order of the TAKEs. */
-static void ll_kernel_layout(struct llsim *m, int r) {
-  const struct tp_rank_prog *rp = &m->p->rank[r];
-  struct ll_rank *k = &m->rk[r];
-  k->size = 0;
-  for (size_t i = 0; i < rp->nops; i++) {
-    const struct tp_op *o = &rp->ops[i];
-    if (o->kind != TP_OP_TAKE || !o->bytes) continue;
-    size_t g = (o->dst.off + o->bytes - 1) / m->c.sb - o->dst.off / m->c.sb + 1;
-    for (int q = 0; q < o->nsrc - ll_reduce(o); q++)
-      if (o->slot + q >= 0 && o->slot + q < m->p->nslots) {
-        k->base[o->slot + q] = k->size;
-        k->size += g * m->c.sb;
-      }
-  }
-}
-
 /* Simulates program p under case c; 0 when it passed, else 1 with the failure in err. */
 static int ll_sim_one(const struct tp_prog *p, const struct ll_case *c, char *err, size_t len,
                       long *steps) {
@@ -425,6 +449,9 @@ static int ll_sim_one(const struct tp_prog *p, const struct ll_case *c, char *er
   m->n = p->n;
   m->es = c->esize;
   m->nbytes = p->nelem * (size_t)p->esize;
+  m->sb = p->ll_slice;
+  m->ss = p->ll_slot;
+  m->signals = p->ll_protocol == TP_LL_SIGNALS;
   m->rng = c->seed * 0x9E3779B97F4A7C15ull + 1;
   for (int r = 0; r < m->n; r++) {
     struct ll_rank *k = &m->rk[r];
@@ -435,12 +462,14 @@ static int ll_sim_one(const struct tp_prog *p, const struct ll_case *c, char *er
       uint64_t x = ll_rand(m) % 4;
       k->w[wi].weight = c->warp_skew && x == 0 ? 0.02 : c->warp_skew && x == 1 ? 0.2 : 1.0;
     }
-    k->data = calloc(m->nbytes + c->sb + 8, 1);
-    k->base = calloc((size_t)p->nslots + 1, sizeof(size_t));
-    if (c->layout == LL_LAYOUT_KERNEL)
-      ll_kernel_layout(m, r);
-    else
-      k->size = p->rank[r].scratch_bytes;
+    k->data = calloc(m->nbytes + m->sb + 8, 1);
+    k->size = p->rank[r].scratch_bytes;
+    k->nflags = p->rank[r].ll_flags;
+    k->fit = calloc(k->nflags + 1, 1);
+    k->fown = malloc((k->nflags + 1) * sizeof(int));
+    k->fslice = calloc(k->nflags + 1, sizeof(size_t));
+    for (size_t f = 0; f <= k->nflags; f++)
+      k->fown[f] = -1;
     size_t units = k->size + 1; /* two parities of 2-byte units */
     k->val = calloc(2 * units, 1);
     k->tag = calloc(units, 1);
@@ -448,15 +477,19 @@ static int ll_sim_one(const struct tp_prog *p, const struct ll_case *c, char *er
     k->pos = calloc(units, sizeof(uint32_t));
     ll_init_data(m, r, 1);
   }
-  int bad = p->esize != c->esize;
-  if (bad) ll_fail(m, "OUTSIDE: a program for %d-byte elements run with %d", p->esize, c->esize);
+  int bad = p->esize != c->esize || !m->sb || m->ss < m->sb;
+  if (bad)
+    ll_fail(m, "OUTSIDE: a program for %d-byte elements (slices of %zu, %zu in a slot) run with %d",
+            p->esize, m->sb, m->ss, c->esize);
   if (!bad) bad = ll_run(m) != 0 || m->err[0];
   snprintf(err, len, "%s", m->err);
   if (steps) *steps += m->steps;
   for (int r = 0; r < m->n; r++) {
     struct ll_rank *k = &m->rk[r];
     free(k->data);
-    free(k->base);
+    free(k->fit);
+    free(k->fown);
+    free(k->fslice);
     free(k->val);
     free(k->tag);
     free(k->fslot);
@@ -467,8 +500,8 @@ static int ll_sim_one(const struct tp_prog *p, const struct ll_case *c, char *er
 }
 
 /* The program's PUTs and TAKEs pair up: every source of a TAKE (flag slot f of rank w) is fed
- * by exactly one PUT to (w, f), of the same round and data range, and (the program layout)
- * into the region the TAKE reads; every PUT feeds a TAKE source; a rank's rounds come in
+ * by exactly one PUT to (w, f), of the same round and data range, into the region and flag
+ * words the TAKE reads; every PUT feeds a TAKE source; a rank's rounds come in
  * order, each one's PUTs before its TAKEs. 0 when so, else 1 with the first problem in err. */
 static int ll_lint(const struct tp_prog *p, char *err, size_t len) {
   int ns = p->nslots > 0 ? p->nslots : 1;
@@ -521,13 +554,14 @@ static int ll_lint(const struct tp_prog *p, char *err, size_t len) {
           bad = 1;
         } else if (u->round != o->round || u->src[0].off != o->dst.off || u->bytes != o->bytes ||
                    o->src[red + q].buf != TP_BUF_SCRATCH || o->src[red + q].rank != w ||
-                   u->dst.off != o->src[red + q].off) {
+                   u->dst.off != o->src[red + q].off || u->ll_flag[0] != o->ll_flag[red + q]) {
           snprintf(err, len,
                    "LINT: rank %d op %zu (round %d): flag slot %d: the PUT (round %d, "
-                   "data+%zu, %zu bytes, into +%zu) does not match the TAKE (data+%zu, "
-                   "%zu bytes, from +%zu)",
-                   w, i, o->round, f, u->round, u->src[0].off, u->bytes, u->dst.off, o->dst.off,
-                   o->bytes, o->src[red + q].off);
+                   "data+%zu, %zu bytes, into +%zu, flag word %zu) does not match the TAKE "
+                   "(data+%zu, %zu bytes, from +%zu, flag word %zu)",
+                   w, i, o->round, f, u->round, u->src[0].off, u->bytes, u->dst.off,
+                   u->ll_flag[0], o->dst.off, o->bytes, o->src[red + q].off,
+                   o->ll_flag[red + q]);
           bad = 1;
         }
       }
@@ -545,18 +579,26 @@ static int ll_lint(const struct tp_prog *p, char *err, size_t len) {
   return 0;
 }
 
-/* Case `seed` of a program: layout, slice, warps per rank and speeds, all from the seed. Seeds
- * alternate the layouts; slices of 24 to 64 bytes (above 64 KiB of data 192 to 512, near the
- * kernel's own, so that long runs stay short); every third makes random ranks slow, every other one
- * skews warps, and with a straggler (straggler < 0: none) some make it the slow one. */
+/* Case `seed` of a program: protocol and slice, warps per rank and speeds, all from the seed.
+ * Signals with slices of 24 to 64 bytes or the lines protocols (above 64 KiB of data the lines
+ * protocols or signals of 192: slices near the kernel's own, so that long runs stay short);
+ * every third makes random ranks slow, every other one skews warps, and with a straggler
+ * (straggler < 0: none) some make it the slow one. */
 static struct ll_case ll_case_for(int n, int esize, int straggler, size_t nbytes, uint64_t seed) {
-  static const size_t slices[] = {32, 24, 64}, big[] = {480, 512, 192}; /* big: from 64 KiB */
+  static const struct {
+    int proto;
+    size_t sb;
+  } small[] = {{TP_LL_SIGNALS, 32}, {TP_LL_SIGNALS, 24}, {TP_LL_LINES, 0}, {TP_LL_SIGNALS, 64},
+               {TP_LL_LINES128, 0}},
+    big[] = {{TP_LL_LINES128, 0}, {TP_LL_LINES, 0}, {TP_LL_SIGNALS, 192}};
   struct ll_case c;
   memset(&c, 0, sizeof(c));
   c.esize = esize;
-  c.layout = (int)(seed % 2);
   c.parities = 2;
-  c.sb = (nbytes > 65536 ? big : slices)[(seed / 2) % 3];
+  if (nbytes > 65536)
+    c.proto = big[seed % 3].proto, c.sb = big[seed % 3].sb;
+  else
+    c.proto = small[seed % 5].proto, c.sb = small[seed % 5].sb;
   c.seed = seed;
   struct llsim tmp; /* only its generator */
   tmp.rng = seed * 0xD1B54A32D192ED03ull + 7;
@@ -571,19 +613,29 @@ static struct ll_case ll_case_for(int n, int esize, int straggler, size_t nbytes
   return c;
 }
 
+/* Lowers s for case c (its protocol and slice). */
+static ar_status ll_build(const struct ar_schedule *s, size_t nelem, const struct ll_case *c,
+                          struct tp_prog **p, char *reason, size_t len) {
+  tp_ll_protocol = c->proto;
+  tp_ll_slice = c->sb;
+  return tp_prog_build(s, nelem, c->esize, TP_MODE_LL, 1, NULL, p, reason, len);
+}
+
 /* Prints a case in a failure line. */
 static void ll_case_text(const struct ll_case *c, int n, char *out, size_t len) {
-  size_t l = (size_t)snprintf(out, len, "%s layout, slice %zu, seed %llu, warps",
-                              c->layout == LL_LAYOUT_KERNEL ? "kernel" : "program", c->sb,
-                              (unsigned long long)c->seed);
+  static const char *const protos[] = {"lines", "lines128", "signals"};
+  size_t l = (size_t)snprintf(out, len, "%s", protos[c->proto]);
+  if (c->proto == TP_LL_SIGNALS) l += (size_t)snprintf(out + l, len - l, " of %zu", c->sb);
+  l += (size_t)snprintf(out + l, len - l, ", seed %llu, warps", (unsigned long long)c->seed);
   for (int r = 0; r < n && l < len; r++)
     l += (size_t)snprintf(out + l, len - l, "%s%d", r ? "," : " ", c->nw[r]);
   if (c->parities != 2 && l < len) snprintf(out + l, len - l, ", one parity");
 }
 
 /* Corrupts p (in place) for a negative case: "overlap" moves the region of rank 1's flag slot
- * 1 to 16 bytes past the start of its flag slot 0's (PUT and TAKE alike: the lint passes);
- * "order" puts every rank's first TAKE before its first PUT. 1 when done. */
+ * 1 to 16 bytes past the start of its flag slot 0's, "flags" its flag words onto slot 0's (PUT
+ * and TAKE alike: the lint passes); "order" puts every rank's first TAKE before its first PUT.
+ * 1 when done. */
 static int ll_corrupt(struct tp_prog *p, const char *how) {
   if (!strcmp(how, "order")) {
     for (int r = 0; r < p->n; r++) {
@@ -600,36 +652,47 @@ static int ll_corrupt(struct tp_prog *p, const char *how) {
     }
     return 1;
   }
-  /* overlap: rank 1's flag slots 0 and 1 */
-  int w = 1;
-  size_t off0 = SIZE_MAX;
+  /* overlap, flags: rank 1's flag slots 0 and 1 */
+  int w = 1, flags = !strcmp(how, "flags");
+  size_t off0 = SIZE_MAX, f0 = 0;
   for (size_t i = 0; i < p->rank[w].nops; i++) {
     const struct tp_op *o = &p->rank[w].ops[i];
-    if (o->kind == TP_OP_TAKE && o->slot == 0) off0 = o->src[ll_reduce(o)].off;
+    if (o->kind == TP_OP_TAKE && o->slot == 0)
+      off0 = o->src[ll_reduce(o)].off, f0 = o->ll_flag[ll_reduce(o)];
   }
   if (off0 == SIZE_MAX) return 0;
   int done = 0;
   for (int r = 0; r < p->n; r++)
     for (size_t i = 0; i < p->rank[r].nops; i++) {
       struct tp_op *o = &p->rank[r].ops[i];
-      if (o->kind == TP_OP_PUT && o->peer == w && o->slot == 1) o->dst.off = off0 + 16, done++;
+      int q = -1; /* slot 1's ref */
+      struct tp_ref *ref = NULL;
+      if (o->kind == TP_OP_PUT && o->peer == w && o->slot == 1) q = 0, ref = &o->dst;
       if (r == w && o->kind == TP_OP_TAKE && o->slot <= 1 && o->slot + o->nsrc - ll_reduce(o) > 1)
-        o->src[ll_reduce(o) + 1 - o->slot].off = off0 + 16, done++;
+        q = ll_reduce(o) + 1 - o->slot, ref = &o->src[q];
+      if (q < 0) continue;
+      if (flags)
+        o->ll_flag[q] = f0;
+      else
+        ref->off = off0 + 16;
+      done++;
     }
   return done == 2;
 }
 
-/* The simulator must fail: corrupted ring programs (overlapping slot regions; a TAKE before
- * the PUT that feeds it, on every rank: a cycle of waits), and oneshot with one parity of slots
- * (a rank's next iteration overwrites slots a slow peer still reads: ring would pass, since
- * there every slot is read before its sender can finish the iteration). */
+/* The simulator must fail: corrupted ring programs (overlapping slot regions; shared flag words
+ * under signals; a TAKE before the PUT that feeds it, on every rank: a cycle of waits), and
+ * oneshot with one parity of slots (a rank's next iteration overwrites slots a slow peer still
+ * reads: ring would pass, since there every slot is read before its sender can finish the
+ * iteration). */
 static void ll_negative(void) {
   static const struct {
     const char *name, *algo, *how;
-    int layout, parities, seeds;
-  } neg[] = {{"overlapping slot regions", "ring", "overlap", LL_LAYOUT_PROGRAM, 2, 1},
-             {"a TAKE before the PUT that feeds it", "ring", "order", LL_LAYOUT_PROGRAM, 2, 1},
-             {"one parity of slots", "oneshot", "", LL_LAYOUT_KERNEL, 1, 24}};
+    int signals, parities, seeds; /* signals: the case's protocol forced to signals */
+  } neg[] = {{"overlapping slot regions", "ring", "overlap", 0, 2, 1},
+             {"shared flag words", "ring", "flags", 1, 2, 1},
+             {"a TAKE before the PUT that feeds it", "ring", "order", 0, 2, 1},
+             {"one parity of slots", "oneshot", "", 0, 1, 24}};
   for (size_t t = 0; t < sizeof(neg) / sizeof(neg[0]); t++) {
     struct ar_schedule s;
     struct tp_prog *p = NULL;
@@ -639,31 +702,31 @@ static void ll_negative(void) {
       nfail++;
       continue;
     }
-    if (tp_prog_build(&s, 1025, 4, TP_MODE_LL, 1, NULL, &p, reason, sizeof(reason)) != AR_OK ||
-        (neg[t].how[0] && !ll_corrupt(p, neg[t].how))) {
-      printf("FAIL ll negative %s: cannot lower or corrupt %s n=4 (%s)\n", neg[t].name, neg[t].algo,
-             reason);
-      nfail++;
-      tp_prog_free(p);
-      sched_free(&s);
-      continue;
-    }
-    int caught = 0, seed = 0;
-    for (; seed < neg[t].seeds && !caught; seed++) {
-      struct ll_case c = ll_case_for(4, 4, -1, 4100, (uint64_t)seed * 2 + (uint64_t)neg[t].layout);
-      c.layout = neg[t].layout;
+    int caught = 0, seed = 0, built = 1, linted = 0;
+    for (; seed < neg[t].seeds && !caught && built; seed++) {
+      struct ll_case c = ll_case_for(4, 4, -1, 4100, (uint64_t)seed * 2 + 1);
       c.parities = neg[t].parities;
+      if (neg[t].signals) c.proto = TP_LL_SIGNALS, c.sb = 32;
       if (!strcmp(neg[t].how, "order")) /* one warp a rank: every rank's only warp waits */
         for (int r = 0; r < 4; r++)
           c.nw[r] = 1;
       if (neg[t].parities == 1) /* a slow rank, the others racing ahead */
         for (int r = 0; r < 4; r++)
           c.rank_weight[r] = r == seed % 4 ? 0.02 : 1.0;
+      tp_prog_free(p);
+      p = NULL;
+      built = ll_build(&s, 1025, &c, &p, reason, sizeof(reason)) == AR_OK &&
+              (!neg[t].how[0] || ll_corrupt(p, neg[t].how));
+      if (!built) break;
       caught = ll_sim_one(p, &c, err, sizeof(err), NULL);
+      linted = ll_lint(p, lint, sizeof(lint));
       ll_case_text(&c, 4, cs, sizeof(cs));
     }
-    int linted = ll_lint(p, lint, sizeof(lint));
-    if (caught) {
+    if (!built) {
+      printf("FAIL ll negative %s: cannot lower or corrupt %s n=4 (%s)\n", neg[t].name,
+             neg[t].algo, reason);
+      nfail++;
+    } else if (caught) {
       printf("ok   ll negative: %s (%s n=4, 1025 f32, %s) fails as it must: %.300s [lint: %s]\n",
              neg[t].name, neg[t].algo, cs, err, linted ? lint : "passes it");
       npass++;
@@ -679,8 +742,9 @@ static void ll_negative(void) {
 
 /* The llsim command: every algorithm of `algos` (all: the registry's and tp_check's synthetic
  * schedules) for n = 2..nmax, lowered to ll programs for every size (element counts) in f32 and
- * bf16, linted, then simulated in `seeds` cases each (layouts, slices, warps, speeds: see
- * ll_case_for), then (negative) the negative cases. One line per algorithm and n. */
+ * bf16, in `seeds` cases each (protocols, slices, warps, speeds: see ll_case_for), each case's
+ * program linted and simulated, then (negative) the negative cases. One line per algorithm and
+ * n. */
 int cmd_llsim(int nmax, int seeds, const char *algos, const char *sizes, int negative) {
   const char *names[64];
   int na = algo_list(algos, names, 64);
@@ -710,33 +774,28 @@ int cmd_llsim(int nmax, int seeds, const char *algos, const char *sizes, int neg
             int el;
             size_t nelem = parse_size(sz[si], &el);
             if (!el) nelem /= (size_t)es;
-            struct tp_prog *p;
-            char reason[256] = "", what[200], err[600] = "", cs[160];
+            char what[200];
             snprintf(what, sizeof(what), "%s n=%d%s nelem=%zu %s ll", names[a], n,
                      rel ? " (straggler moved)" : "", nelem, es == 4 ? "f32" : "bf16");
-            ar_status st =
-                tp_prog_build(&s, nelem, es, TP_MODE_LL, 1, NULL, &p, reason, sizeof(reason));
-            if (st != AR_OK) {
-              printf("FAIL %s: build: %s: %s\n", what, ar_status_str(st), reason);
-              bad++;
-              continue;
-            }
-            if (ll_lint(p, err, sizeof(err))) {
-              printf("FAIL %s: %s\n", what, err);
-              bad++;
-            }
             for (int seed = 0; seed < seeds && !bad; seed++) {
               struct ll_case c = ll_case_for(n, es, straggler, nelem * (size_t)es,
                                              (uint64_t)seed + (uint64_t)(n * 1000 + si * 10 + es));
-              if (seeds >= 2 && seed < 2) c.layout = seed; /* both layouts whatever the seed */
+              struct tp_prog *p;
+              char reason[256] = "", err[600] = "", cs[160];
+              ll_case_text(&c, n, cs, sizeof(cs));
+              ar_status st = ll_build(&s, nelem, &c, &p, reason, sizeof(reason));
+              if (st != AR_OK) {
+                printf("FAIL %s (%s): build: %s: %s\n", what, cs, ar_status_str(st), reason);
+                bad++;
+                continue;
+              }
               cases++;
-              if (ll_sim_one(p, &c, err, sizeof(err), &steps)) {
-                ll_case_text(&c, n, cs, sizeof(cs));
+              if (ll_lint(p, err, sizeof(err)) || ll_sim_one(p, &c, err, sizeof(err), &steps)) {
                 printf("FAIL %s (%s): %s\n", what, cs, err);
                 bad++;
               }
+              tp_prog_free(p);
             }
-            tp_prog_free(p);
           }
       }
       total += cases;

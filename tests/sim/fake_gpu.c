@@ -40,8 +40,8 @@
  * transport reports using (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and
  * async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8); sm, ll and nccl-p2p
  * 1. ll's setup takes the real transport's receive slots from cudaMalloc (so AR_SIM_MEM can
- * make its rows oom alone): per rank of this process, the bytes its ll program (the real
- * lowering, src/lower/ll.c) receives, two parities, in the protocol's lines (ll.protocol).
+ * make its rows oom alone): per rank of this process, its ll program's slots (the real
+ * lowering, src/lower/ll.c, lays them out in the protocol's slices), two parities.
  *
  * Data: buffers under 1 MiB are real memory (bigger ones are tokens: a sweep up to 8 GiB costs
  * nothing). A real buffer of B bytes takes 3B: the buffer, then a hidden copy of the inputs its
@@ -100,7 +100,6 @@
 #include "cuda/transport.h"
 #include "model.h"
 #include "nvtx.h"
-#include "settings.h"
 
 struct CUstream_st {
   double clock;
@@ -807,19 +806,9 @@ static int sim_pipeline_used(int kind, const struct tp_job *job) {
   return nb < 1 ? 1 : nb > 8 ? 8 : nb;
 }
 
-/* The word of choice setting id in effect ("auto", "lines", ...; its choices, by index). */
-static const char *sim_choice(int id, char *buf, size_t len) {
-  snprintf(buf, len, "%s", ar_settings_table()[id].choices);
-  char *save = NULL, *w = strtok_r(buf, ",", &save);
-  for (int i = (int)ar_setting(id); w && i > 0; i--) w = strtok_r(NULL, ",", &save);
-  return w ? w : "";
-}
-
 /* ll: the real lowering's ll program for job (its reason where it refuses one: a degraded
- * job) and each rank's receive slots as the real transport sizes them: every byte the rank
- * receives (its TAKEs' sources), two parities, in the protocol's lines (ll.protocol; auto:
- * lines up to ll.lines_max bytes, lines128 above): lines 2 bytes a byte, lines128 128 per
- * 120, signals 1. */
+ * job) and each rank's receive slots as the real transport allocates them: the program's
+ * scratch, two parities. */
 static ar_status sim_ll_plan(const struct tp_job *job, size_t *slot_bytes, char *reason,
                              size_t len) {
   struct tp_prog *prog = NULL;
@@ -827,21 +816,8 @@ static ar_status sim_ll_plan(const struct tp_job *job, size_t *slot_bytes, char 
   ar_status st = lower_program(LOWER_LL, job->sched, job->nelem, esize, 1, &job->degrade, &prog,
                                NULL, reason, len);
   if (st != AR_OK) return st;
-  char buf[96];
-  const char *w = sim_choice(AR_SET_LL_PROTOCOL, buf, sizeof(buf));
-  if (!strcmp(w, "auto"))
-    w = job->nelem * (size_t)esize <= (size_t)ar_setting(AR_SET_LL_LINES_MAX) ? "lines"
-                                                                              : "lines128";
-  double per = !strcmp(w, "lines") ? 2 : !strcmp(w, "lines128") ? 128.0 / 120 : 1;
-  for (int r = 0; r < prog->n && r < AR_MAX_GPUS; r++) {
-    size_t got = 0;
-    for (size_t i = 0; i < prog->rank[r].nops; i++) {
-      const struct tp_op *o = &prog->rank[r].ops[i];
-      if (o->kind == TP_OP_TAKE)
-        got += o->bytes * (size_t)(o->nsrc - (o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA));
-    }
-    slot_bytes[r] = (size_t)(2 * per * (double)got);
-  }
+  for (int r = 0; r < prog->n && r < AR_MAX_GPUS; r++)
+    slot_bytes[r] = 2 * prog->rank[r].scratch_bytes;
   tp_prog_free(prog);
   return AR_OK;
 }
