@@ -80,10 +80,11 @@
  * its last sum out of its scratch (tp_check sim checks both orders).
  *
  * ll (TP_MODE_LL; emit_ll): one plain kernel per rank runs the whole program with no grid
- * barrier and no flag words of its own. Per round, rank r first PUTs every range a peer
- * receives from it into that peer's receive slot (one slot per (round, range, source): a
- * rank's slots hold everything it receives in an iteration), then TAKEs every range it
- * receives: waits for its slots, sums them (after its own data, for a reduce) into its data.
+ * barrier and no flag words but those of its slots (signals). Per round, rank r first PUTs
+ * every range a peer receives from it into that peer's receive slot (one slot per (round,
+ * range, source): a rank's slots hold everything it receives in an iteration), then TAKEs
+ * every range it receives: waits for its slots, sums them (after its own data, for a reduce)
+ * into its data.
  * The program fixes the transport's protocol (prog->ll_protocol, from ll.protocol: auto is
  * lines up to ll.lines_max bytes of buffer, lines128 above) and its slices: the buffer is cut
  * into slices of ll_slice data bytes from byte 0 (lines 512, lines128 480, signals ll.slice
