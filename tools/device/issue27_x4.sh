@@ -6,6 +6,7 @@
 # 8 GiB, the critical delay 64 MiB..4 GiB as time allows). OpenMPI comes from .carry/ompi.tar.xz.
 #   STAGES="colocated best issue4 mpi gate" DEADLINE=560 OUT=$OUT bash tools/device/issue27_x4.sh
 # BEST_ITERS (default "-n 10 -w 3") sets the best stage's and the nccl modes' iterations.
+# COLOC_STAGES (default "all proto dtype ranks"): the stages of ll_colocated.sh that colocated runs.
 set -u
 export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-430}
@@ -38,7 +39,7 @@ for st in ${STAGES:-best mpi issue4}; do
     okrun gate 120 $A run $g --algo optcc-ring --transport ce --sizes 4G,8G --pipeline 0 -n 5 -w 2 -o $out/gate ;;
   colocated)
     echo "== the ll transport with 4 ranks on GPU 0 (correctness only)"
-    STAGES="all proto dtype ranks" DEADLINE=$(left) OUT=$out/colocated bash tools/device/ll_colocated.sh ;;
+    STAGES="${COLOC_STAGES:-all proto dtype ranks}" DEADLINE=$(left) OUT=$out/colocated bash tools/device/ll_colocated.sh ;;
   issue4)
     echo "== #4/#7 on this binary: #4's own command lines (runs/reference/h200x4-issue4-all/COMMAND)"
     okrun straggler 60 $A run $g --sizes 1G --algo nccl,stragglar --transport ce --straggler 1:8ms --pipeline 0 -n 20 -w 5 -o $out/straggler
