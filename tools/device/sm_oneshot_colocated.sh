@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The sm transport's oneshot kernel with ranks placed on one GPU (correctness only): there its
+# grid is capped at one block per SM of each rank's share, so threads carry several lines
+# (the batched path); 2, 3, 4 and 8 ranks, odd sizes up to the kernel's largest, three dtypes,
+# and mpirun -np 4.
+#   OUT=$OUT bash tools/device/sm_oneshot_colocated.sh      (carry .carry: ompi.tar.xz)
+set -u
+export NCCL_NVLS_ENABLE=0
+deadline=${DEADLINE:-300}
+out=${OUT:-/tmp/smoc}; mkdir -p "$out"
+. tools/device/lib.sh
+ompi_env || exit 1
+nvidia-smi -L | head -2
+build_dev MPI=1 MPICC=$MPICC
+A=build-dev/arbench
+g="--gpus 0 -T 60 --force --algo oneshot --transport sm"
+sizes=1K,4100,65536,1000003,1M
+for n in 2 3 4 8; do
+  chk ranks_$n 60 $A run $g --ranks $n --sizes $sizes,$((1048576 / (n - 1) / 4 * 4)) -n 5 -w 2 -o $out/ranks_$n
+done
+for d in bf16 fp16; do
+  chk dtype_$d 60 $A run $g --ranks 4 --sizes 1K,4098,1000002 --dtype $d -n 5 -w 2 -o $out/dtype_$d
+done
+chk mpi_np4 90 $mpirun -np 4 $A run -T 60 --force --gpus 0,0,0,0 --algo oneshot --transport sm --sizes $sizes -n 5 -w 2 -o $out/mpi_np4
+echo "== total $SECONDS s"
+(cd "$out" && tar czf /tmp/smoc.tgz . && rm -rf ./* && mv /tmp/smoc.tgz .)
