@@ -38,19 +38,34 @@ static void json_op(FILE *f, const struct tp_op *o) {
     json_ref(f, "ref", &o->src[q]);
     fputc('}', f);
   }
-  fprintf(f, "]}");
+  fputc(']', f);
+  if (o->kind == TP_OP_PUT || o->kind == TP_OP_TAKE) { /* each slot's first flag word */
+    int nw = o->kind == TP_OP_PUT ? 1 : o->nsrc;
+    fprintf(f, ", \"ll_flag\": [");
+    for (int q = 0; q < nw; q++)
+      fprintf(f, "%s%zu", q ? ", " : "", o->ll_flag[q]);
+    fputc(']', f);
+  }
+  fputc('}', f);
 }
 
 static void json_prog(FILE *f, const struct tp_prog *p) {
   fprintf(f, "{\"n\": %d, \"mode\": %d, \"esize\": %d, \"nelem\": %zu, \"rounds\": %d, "
           "\"stride\": %u, \"span\": %u, \"slots\": %d, \"batches\": %d, \"dataflow\": %d, "
-          "\"reserves\": %d, \"ranks\": [", p->n, p->mode, p->esize, p->nelem, p->nrounds,
+          "\"reserves\": %d", p->n, p->mode, p->esize, p->nelem, p->nrounds,
           p->stride, p->span, p->nslots, p->batches_max, p->dataflow, p->reserves);
+  int ll = p->mode == TP_MODE_LL;
+  if (ll) /* the ll program fixes the kernel's protocol and slices (lower.h) */
+    fprintf(f, ", \"ll_protocol\": %d, \"ll_slice\": %zu, \"ll_slot\": %zu", p->ll_protocol,
+            p->ll_slice, p->ll_slot);
+  fprintf(f, ", \"ranks\": [");
   for (int r = 0; r < p->n; r++) {
     const struct tp_rank_prog *rp = &p->rank[r];
     fprintf(f, "%s\n  {\"rank\": %d, \"streams\": %d, \"events\": %d, \"stamps\": %d, "
-            "\"scratch\": %zu, \"ops\": [", r ? "," : "", r, rp->nstreams, rp->nevents,
-            rp->nstamps, rp->scratch_bytes);
+            "\"scratch\": %zu, ", r ? "," : "", r, rp->nstreams, rp->nevents, rp->nstamps,
+            rp->scratch_bytes);
+    if (ll) fprintf(f, "\"ll_flags\": %zu, ", rp->ll_flags);
+    fprintf(f, "\"ops\": [");
     for (size_t i = 0; i < rp->nops; i++) {
       fputs(i ? ",\n    " : "\n    ", f);
       json_op(f, &rp->ops[i]);

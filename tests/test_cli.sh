@@ -16,6 +16,9 @@ expect 0 "rounds: 6" $A schedule --algo ring --ranks 4
 expect 0 "bytes_sent_per_rank \(1073741824-byte buffer\): 0:1610612736 1:1610612736" $A schedule --algo ring --ranks 4 --bytes 1G
 expect 2 "--bytes: bad value '8X'" $A schedule --algo ring --ranks 4 --bytes 8X
 expect 0 '"verified":true' $A schedule --algo ring --ranks 5 --format json
+# lower's JSON carries the ll program's protocol, slices and flag words (the kernel's layout)
+expect 0 '"ll_protocol": 1, "ll_slice": 480, "ll_slot": 512' $A lower --transport ll --algo ring --ranks 4 --sizes 1M --format json
+expect 0 '"ll_flags": 3282' $A lower --transport ll --algo ring --ranks 4 --sizes 1M --format json
 expect 3 "^n/a: " $A schedule --algo nccl --ranks 4
 expect 3 "^n/a: .*even" $A schedule --algo stragglar --ranks 5
 
