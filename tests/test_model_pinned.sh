@@ -42,14 +42,14 @@ for a in optcc optcc-multi optcc-ring; do
 done
 
 # README's example: under 10 s and 2 GB on the 2-core CPU machine (issue #24; 68-92 s and
-# 7.3 GB before); the test allows 3x the time for a loaded machine, not more memory
+# 7.3 GB before). The bound is on CPU time (user + system, every thread: 2 cores x 10 s, with
+# room), which other programs on a loaded machine do not inflate as they do the wall clock
 if [ -x /usr/bin/time ]; then
   /usr/bin/time -v $A "${readme[@]}" >/dev/null 2>"$tmp/time.txt"
-  secs=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
-    for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$tmp/time.txt")
+  secs=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s + 0 }' "$tmp/time.txt")
   kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")
-  echo "readme 4096 example: ${secs}s, ${kb} KB"
-  awk -v s="$secs" 'BEGIN { exit !(s < 30) }' && ok || bad "README example took ${secs}s"
+  echo "readme 4096 example: ${secs}s of CPU, ${kb} KB"
+  awk -v s="$secs" 'BEGIN { exit !(s > 0 && s < 40) }' && ok || bad "README example took ${secs}s of CPU"
   [ "${kb:-9999999}" -lt 2000000 ] && ok || bad "README example used ${kb} KB"
 else
   echo "skipped: /usr/bin/time missing (apt-get install time)"
