@@ -78,6 +78,7 @@ struct sim {
   unsigned char *rec_done[AR_MAX_GPUS];
   int nrec[AR_MAX_GPUS];
   double weight[AR_MAX_GPUS];
+  double qweight[AR_MAX_GPUS][2 * AR_MAX_GPUS + 2]; /* a queue's own slowness, beside its rank's */
   uint64_t rng;
 };
 
