@@ -305,6 +305,13 @@ void sweep_crit_size(const struct sweep_est *e, const unsigned char *na, uint64_
   out->rows_max = dead + nc * (1 + (live_t && live_b ? ncoarse + nb : 0));
 }
 
+/* Why every row on transport tname is n/a whatever its algorithm, or NULL: the transports'
+ * own refusals that the options already decide (the run says the same per row). */
+static const char *transport_na(const struct run_opts *o, const char *tname) {
+  if (o->dg.n > 0 && !strcmp(tname, "ll")) return "no degraded-link emulation on ll";
+  return NULL;
+}
+
 int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
   memset(p, 0, sizeof(*p));
   struct ar_schedule *sched = calloc((size_t)o->nalgos + 1, sizeof(*sched));
@@ -326,6 +333,13 @@ int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
     if (o->find_critical && sweep_crit_side(o, a) < 0) why[a] = NULL; /* not in the search */
   }
   na_text(p->na_text, sizeof(p->na_text), o, why);
+  for (int t = 0; t < o->ntransports && !o->find_critical; t++) {
+    const char *tw = transport_na(o, o->transports[t]);
+    size_t k = strlen(p->na_text);
+    if (tw && k < sizeof(p->na_text))
+      snprintf(p->na_text + k, sizeof(p->na_text) - k, "%severy algorithm on %s: %s",
+               k ? "; " : "", o->transports[t], tw);
+  }
   if (!o->find_critical) {
     double delay = sweep_mean_delay_us(o);
     for (int s = 0; s < o->nsizes; s++)
@@ -334,11 +348,16 @@ int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
           p->na += per_algo[a];
           continue;
         }
-        p->measure += per_algo[a];
         int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-        for (int t = 0; t < per_algo[a]; t++)
-          p->seconds += sweep_row_seconds(e, a, native ? "nccl" : o->transports[t],
-                                          o->sizes[s], delay);
+        for (int t = 0; t < per_algo[a]; t++) {
+          const char *tname = native ? "nccl" : o->transports[t];
+          if (transport_na(o, tname)) {
+            p->na++;
+            continue;
+          }
+          p->measure++;
+          p->seconds += sweep_row_seconds(e, a, tname, o->sizes[s], delay);
+        }
       }
     p->seconds_max = p->seconds;
   } else {
