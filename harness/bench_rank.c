@@ -128,7 +128,7 @@ static int iteration(struct rank *R, int it, int timed, int err) {
    * (optcc-ring on ce from 4 GiB) fills the GPU's queue behind a shut gate, so its host
    * cannot finish enqueueing to open it; those iterations then include host overhead, and
    * the row says so (bench_row.c) */
-  double gate_us = fmin(o->timeout_s, GATE_MAX_S) * 1e6;
+  double gate_us = GATE_MAX_S * 1e6;
   /* a job's first iteration runs ungated: it may connect peers on the host and load
    * kernels lazily, and a lazy load can wait for a running kernel (the gate) to end */
   if (timed && it > 0 && !err)

@@ -39,11 +39,15 @@ static void json_op(FILE *f, const struct tp_op *o) {
     fputc('}', f);
   }
   fputc(']', f);
-  if (o->kind == TP_OP_PUT || o->kind == TP_OP_TAKE) { /* each slot's first flag word */
+  if (o->kind == TP_OP_PUT || o->kind == TP_OP_TAKE) { /* each slot's first flag word, beside
+                                                        * its source (our data: null) */
     int nw = o->kind == TP_OP_PUT ? 1 : o->nsrc;
     fprintf(f, ", \"ll_flag\": [");
-    for (int q = 0; q < nw; q++)
-      fprintf(f, "%s%zu", q ? ", " : "", o->ll_flag[q]);
+    for (int q = 0; q < nw; q++) {
+      int data = o->kind == TP_OP_TAKE && o->src[q].buf == TP_BUF_DATA;
+      if (data) fprintf(f, "%snull", q ? ", " : "");
+      else fprintf(f, "%s%zu", q ? ", " : "", o->ll_flag[q]);
+    }
     fputc(']', f);
   }
   fputc('}', f);

@@ -63,9 +63,10 @@ done
        tr ',' '\n' | sort | paste -sd,)" = "$("$A" --list | awk 'NR > 1 { print $1 }' | sort | paste -sd,)" ] &&
   ok || bad "nightly clean: its --algo list is not every algorithm"
 printf '%s\n' "$nightly" | grep -q "^scenario degraded-2x: 4 GPUs, $nalgos algorithms" && ok || bad "nightly degraded-2x: not every algorithm"
-# the plan counts what the run will say is n/a: nccl and every algorithm on ll (12 sizes each)
+# the plan counts what the run will say is n/a: nccl and every algorithm on ll, at every size
 deg=$(printf '%s\n' "$nightly" | awk '/^scenario degraded-2x/ { on = 1; next } /^scenario / { on = 0 } on')
-printf '%s\n' "$deg" | grep -qE "^  rows: [0-9]+ \([0-9]+ to measure, $((nalgos * 12)) n/a\)" && ok ||
+nsz=$(printf '%s\n' "$deg" | awk -F'[:,]' '/^  sizes: / { print $2 + 0; exit }')
+printf '%s\n' "$deg" | grep -qE "^  rows: [0-9]+ \([0-9]+ to measure, $((nalgos * ${nsz:-0})) n/a\)" && ok ||
   bad "nightly degraded-2x: n/a rows not counted as the run has them: $deg"
 printf '%s\n' "$deg" | grep -q "every algorithm on ll: no degraded-link emulation on ll" && ok ||
   bad "nightly degraded-2x: ll's n/a not said: $deg"
