@@ -93,8 +93,8 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                           "most 4 per SM that fit, co-located ranks one per SM of their share)",
                           NULL, 0, 4096, NULL},
     [AR_SET_LL_SLICE] = {"ll.slice", "bytes", "16K", "bytes",
-                         "ll transport, signals: the bytes one warp carries through every round "
-                         "before its next slice, one flag each (a multiple of 512)",
+                         "ll transport, signals: the bytes under one flag, a warp's unit of work "
+                         "(a multiple of 512)",
                          NULL, 512, 1 << 24, NULL},
 };
 

@@ -17,8 +17,8 @@
  *     number: NVLink delivers a warp's 128-byte aligned store whole, which NCCL's LL128
  *     protocol relies on too (every iteration's sums are checked, so a machine where it does
  *     not hold shows wrong rows, not wrong figures);
- *   signals: slices of ll.slice bytes in plain 16-byte stores; before its first wait of a
- *     round the warp fences at system scope and raises one flag per (range, slice) in the
+ *   signals: slices of ll.slice bytes in plain 16-byte stores; after each pair of slices the
+ *     warp fences at system scope and raises their flags (one per (range, slice)) in the
  *     receiver's memory; the reader waits for the flag, then reads through L2.
  * The sequence number is the iteration's (1, 2, ...: slots and flags start zeroed). The
  * protocol, the slice, every slot's region of whole slices and its flag words come from the
@@ -214,24 +214,19 @@ __device__ __forceinline__ size_t llk_first(const llk_op &o, size_t wg, size_t n
   return o.g0 + (wg >= o.g0w ? wg - o.g0w : wg + nw - o.g0w);
 }
 
-/* Signals: the warp's PUTs since the last flush are visible system-wide, then a flag per
- * (pending op, slice of ours in it) is raised. */
-template <int PROTO>
-__device__ __forceinline__ void llk_flush(const llk_args &a, const int *pend, int npend, size_t wg,
-                                          size_t nw, int lane) {
+/* Signals: the slices the warp just stored (s, and s + nw when two) are visible system-wide,
+ * then their flags are raised: a receiver takes each slice as soon as it lands, while this
+ * warp sends its next ones (one fence per pair of slices). */
+__device__ __forceinline__ void llk_raise(const llk_op &o, size_t s, size_t nw, bool two,
+                                          uint32_t seq, int lane) {
   __syncwarp();
   if (lane == 0) {
     __threadfence_system();
-    for (int j = 0; j < npend; j++) {
-      const llk_op &o = a.ops[pend[j]];
-      for (size_t s = llk_first(o, wg, nw); s <= o.g1; s += nw)
-        tp_flag_store(o.flag[0] + (s - o.g0), a.seq);
-    }
+    tp_flag_store(o.flag[0] + (s - o.g0), seq);
+    if (two) tp_flag_store(o.flag[0] + (s + nw - o.g0), seq);
   }
   __syncwarp();
 }
-
-#define LLK_MAX_PEND 64 /* PUTs whose flags are pending (signals) */
 
 #define LLK_SMEM_OPS 16 /* programs this short are read from shared memory: one load each */
 
@@ -252,9 +247,6 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
   const size_t wg = (threadIdx.x >> 5) * (size_t)gridDim.x + blockIdx.x;
   const size_t ss = slice_slot_bytes(PROTO, a.sb);
   const int np = llk_npieces<PROTO>(a.sb);
-  int pend[LLK_MAX_PEND];
-  int npend = 0;
-  (void)pend;
   if constexpr (MARKED)
     if (blockIdx.x == 0 && threadIdx.x == 0) a.ns[0] = tp_globaltimer();
   for (int i = 0; i < a.nops; i++) {
@@ -274,19 +266,9 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
           llk_put<PROTO>(p, v0, a.seq, lane);
           if (two) llk_put<PROTO>(p + nw * ss, v1, a.seq, lane);
         }
-      }
-      if constexpr (PROTO == LLK_SIGNALS) {
-        if (npend == LLK_MAX_PEND) {
-          llk_flush<PROTO>(a, pend, npend, wg, nw, lane);
-          npend = 0;
-        }
-        pend[npend++] = i;
+        if constexpr (PROTO == LLK_SIGNALS) llk_raise(o, s, nw, two, a.seq, lane);
       }
     } else {
-      if constexpr (PROTO == LLK_SIGNALS) { /* never wait with flags unraised */
-        if (npend) llk_flush<PROTO>(a, pend, npend, wg, nw, lane);
-        npend = 0;
-      }
       for (size_t s = first; s <= o.g1; s += nw) {
         const size_t soff = (s - o.g0) * ss + (size_t)a.par * o.pstride;
         if constexpr (PROTO == LLK_SIGNALS) {
@@ -331,8 +313,6 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
       if (lane == 0 && (i + 1 == a.nops || a.ops[i + 1].round != o.round))
         atomicMax(a.ns + 1 + o.round, (unsigned long long)tp_globaltimer());
   }
-  if constexpr (PROTO == LLK_SIGNALS)
-    if (npend) llk_flush<PROTO>(a, pend, npend, wg, nw, lane);
 }
 
 template <typename T, int PROTO, bool MARKED>
