@@ -37,9 +37,6 @@
 
 #define LLK_THREADS 256
 
-/* the program's protocols (lower.h) */
-enum { LLK_LINES = TP_LL_LINES, LLK_LINES128 = TP_LL_LINES128, LLK_SIGNALS = TP_LL_SIGNALS };
-
 /* One op with its addresses resolved (parity 0; the kernel adds the parity's offset). */
 struct llk_op {
   int kind;      /* TP_OP_PUT, TP_OP_TAKE */
@@ -72,7 +69,7 @@ struct tp_ctx {
 
 /* Slot bytes per slice of each protocol. */
 __host__ __device__ static inline size_t slice_slot_bytes(int proto, size_t sb) {
-  return proto == LLK_LINES ? 2 * sb : proto == LLK_LINES128 ? 512 : sb;
+  return proto == TP_LL_LINES ? 2 * sb : proto == TP_LL_LINES128 ? 512 : sb;
 }
 
 /* `len` (8 or 16) bytes of our buffer at byte `at` (a multiple of 8); past nbytes zero. */
@@ -141,10 +138,10 @@ __device__ __forceinline__ uint4 llk_wait_lines128(const char *p, uint32_t seq, 
 
 /* A PUT's store of one piece v into the slot at p. */
 template <int PROTO> __device__ __forceinline__ void llk_put(char *p, uint4 v, uint32_t seq, int lane) {
-  if constexpr (PROTO == LLK_LINES) {
+  if constexpr (PROTO == TP_LL_LINES) {
     tp_store16_volatile(p, make_uint4(v.x, seq, v.y, seq));
     tp_store16_volatile(p + 16, make_uint4(v.z, seq, v.w, seq));
-  } else if constexpr (PROTO == LLK_LINES128) {
+  } else if constexpr (PROTO == TP_LL_LINES128) {
     if ((lane & 7) == 7) v.w = seq;
     __syncwarp(); /* every lane stores at once: four whole 128-byte lines */
     tp_store16_volatile(p, v);
@@ -157,11 +154,11 @@ template <int PROTO> __device__ __forceinline__ void llk_put(char *p, uint4 v, u
 
 /* A TAKE's first load of the piece at p (lines: both lines). */
 template <int PROTO> __device__ __forceinline__ void llk_take_load(const char *p, uint4 *a, uint4 *b) {
-  if constexpr (PROTO == LLK_SIGNALS) {
+  if constexpr (PROTO == TP_LL_SIGNALS) {
     *a = __ldcg((const uint4 *)p);
   } else {
     *a = tp_load16_volatile(p);
-    if constexpr (PROTO == LLK_LINES) *b = tp_load16_volatile(p + 16);
+    if constexpr (PROTO == TP_LL_LINES) *b = tp_load16_volatile(p + 16);
   }
 }
 
@@ -169,10 +166,10 @@ template <int PROTO> __device__ __forceinline__ void llk_take_load(const char *p
  * waited for already). */
 template <int PROTO>
 __device__ __forceinline__ uint4 llk_take_wait(const char *p, uint4 a, uint4 b, uint32_t seq, int lane) {
-  if constexpr (PROTO == LLK_LINES) {
+  if constexpr (PROTO == TP_LL_LINES) {
     if (a.y == seq && a.w == seq && b.y == seq && b.w == seq) return make_uint4(a.x, a.z, b.x, b.z);
     return llk_wait_lines(p, seq);
-  } else if constexpr (PROTO == LLK_LINES128) {
+  } else if constexpr (PROTO == TP_LL_LINES128) {
     if (!__any_sync(0xffffffffu, __shfl_sync(0xffffffffu, a.w, lane | 7) != seq)) return a;
     return llk_wait_lines128(p, seq, lane);
   } else {
@@ -195,18 +192,18 @@ struct llk_args {
  * lines128: one at 120 * (lane / 8) + 16 * (lane % 8), 8 bytes for the lane holding the
  * line's number. */
 template <int PROTO> __device__ __forceinline__ int llk_npieces(size_t sb) {
-  return PROTO == LLK_LINES128 ? 1 : (int)(sb / 512);
+  return PROTO == TP_LL_LINES128 ? 1 : (int)(sb / 512);
 }
 template <int PROTO> __device__ __forceinline__ size_t llk_piece_at(int lane, int i) {
-  return PROTO == LLK_LINES128 ? 120 * (lane >> 3) + 16 * (lane & 7) : 16 * (size_t)(lane + 32 * i);
+  return PROTO == TP_LL_LINES128 ? 120 * (lane >> 3) + 16 * (lane & 7) : 16 * (size_t)(lane + 32 * i);
 }
 template <int PROTO> __device__ __forceinline__ int llk_piece_len(int lane) {
-  return PROTO == LLK_LINES128 && (lane & 7) == 7 ? 8 : 16;
+  return PROTO == TP_LL_LINES128 && (lane & 7) == 7 ? 8 : 16;
 }
 /* ... and where piece i of the lane sits in the slice's slot. */
 template <int PROTO> __device__ __forceinline__ size_t llk_slot_at(int lane, int i) {
-  return PROTO == LLK_LINES ? 32 * (size_t)(lane + 32 * i)
-         : PROTO == LLK_LINES128 ? 16 * (size_t)lane : 16 * (size_t)(lane + 32 * i);
+  return PROTO == TP_LL_LINES ? 32 * (size_t)(lane + 32 * i)
+         : PROTO == TP_LL_LINES128 ? 16 * (size_t)lane : 16 * (size_t)(lane + 32 * i);
 }
 
 /* Warp wg's first slice of op o (warps nw): g0 + ((wg - g0) mod nw), wg and g0w below nw. */
@@ -266,12 +263,12 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
           llk_put<PROTO>(p, v0, a.seq, lane);
           if (two) llk_put<PROTO>(p + nw * ss, v1, a.seq, lane);
         }
-        if constexpr (PROTO == LLK_SIGNALS) llk_raise(o, s, nw, two, a.seq, lane);
+        if constexpr (PROTO == TP_LL_SIGNALS) llk_raise(o, s, nw, two, a.seq, lane);
       }
     } else {
       for (size_t s = first; s <= o.g1; s += nw) {
         const size_t soff = (s - o.g0) * ss + (size_t)a.par * o.pstride;
-        if constexpr (PROTO == LLK_SIGNALS) {
+        if constexpr (PROTO == TP_LL_SIGNALS) {
           if (lane < o.nsrc) tp_flag_spin(o.flag[lane] + (s - o.g0), a.seq);
           __syncwarp();
         }
@@ -321,14 +318,14 @@ __global__ void __launch_bounds__(LLK_THREADS) llk_kernel(llk_args a) {
 }
 
 template <typename T> static const void *kernel_t(int proto, int marked) {
-  if (proto == LLK_LINES)
-    return marked ? (const void *)llk_kernel<T, LLK_LINES, true>
-                  : (const void *)llk_kernel<T, LLK_LINES, false>;
-  if (proto == LLK_LINES128)
-    return marked ? (const void *)llk_kernel<T, LLK_LINES128, true>
-                  : (const void *)llk_kernel<T, LLK_LINES128, false>;
-  return marked ? (const void *)llk_kernel<T, LLK_SIGNALS, true>
-                : (const void *)llk_kernel<T, LLK_SIGNALS, false>;
+  if (proto == TP_LL_LINES)
+    return marked ? (const void *)llk_kernel<T, TP_LL_LINES, true>
+                  : (const void *)llk_kernel<T, TP_LL_LINES, false>;
+  if (proto == TP_LL_LINES128)
+    return marked ? (const void *)llk_kernel<T, TP_LL_LINES128, true>
+                  : (const void *)llk_kernel<T, TP_LL_LINES128, false>;
+  return marked ? (const void *)llk_kernel<T, TP_LL_SIGNALS, true>
+                : (const void *)llk_kernel<T, TP_LL_SIGNALS, false>;
 }
 
 /* The kernel for a dtype and protocol (NULL: no such dtype). */
@@ -437,9 +434,9 @@ static ar_status take_protocol(struct tp_ctx *c, char *reason, size_t reason_len
   const struct tp_prog *p = c->prog;
   c->proto = p->ll_protocol;
   c->sb = p->ll_slice;
-  int ok = c->proto == LLK_LINES      ? c->sb == 512
-           : c->proto == LLK_LINES128 ? c->sb == 480
-           : c->proto == LLK_SIGNALS  ? c->sb && c->sb % 512 == 0
+  int ok = c->proto == TP_LL_LINES      ? c->sb == 512
+           : c->proto == TP_LL_LINES128 ? c->sb == 480
+           : c->proto == TP_LL_SIGNALS  ? c->sb && c->sb % 512 == 0
                                       : 0;
   if (ok && p->ll_slot == slice_slot_bytes(c->proto, c->sb)) return AR_OK;
   snprintf(reason, reason_len, "ll: protocol %d, %zu-byte slices, %zu in a slot: not the kernel's",
@@ -475,7 +472,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
                        char *reason, size_t reason_len) {
   *ctx = NULL;
   AR_CHECK(tp_job_check(w, job, reason, reason_len));
-  if (!kernel_for(job->dtype, LLK_LINES, 0)) {
+  if (!kernel_for(job->dtype, TP_LL_LINES, 0)) {
     snprintf(reason, reason_len, "no ll kernel for dtype %d", job->dtype);
     return AR_ERR_INVALID;
   }
@@ -510,7 +507,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   while (r0 < w->n - 1 && w->remote[r0]) r0++;
   ar_log(AR_LOG_INFO, "ll: %s, %zu elements: %s, %d blocks, %d ops on rank %d, slots %zu bytes",
          job->sched->algo, job->nelem,
-         c->proto == LLK_LINES ? "lines" : c->proto == LLK_LINES128 ? "lines128" : "signals",
+         c->proto == TP_LL_LINES ? "lines" : c->proto == TP_LL_LINES128 ? "lines128" : "signals",
          c->blocks, c->nops[r0], r0, 2 * c->prog->rank[r0].scratch_bytes);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
