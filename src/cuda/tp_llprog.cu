@@ -69,7 +69,7 @@ struct tp_ctx {
 
 /* Slot bytes per slice of each protocol. */
 __host__ __device__ static inline size_t slice_slot_bytes(int proto, size_t sb) {
-  return proto == TP_LL_LINES ? 2 * sb : proto == TP_LL_LINES128 ? 512 : sb;
+  return proto == TP_LL_LINES ? 2 * sb : proto == TP_LL_LINES128 ? TP_LL_LINES128_SLOT : sb;
 }
 
 /* `len` (8 or 16) bytes of our buffer at byte `at` (a multiple of 8); past nbytes zero. */
@@ -434,8 +434,8 @@ static ar_status take_protocol(struct tp_ctx *c, char *reason, size_t reason_len
   const struct tp_prog *p = c->prog;
   c->proto = p->ll_protocol;
   c->sb = p->ll_slice;
-  int ok = c->proto == TP_LL_LINES      ? c->sb == 512
-           : c->proto == TP_LL_LINES128 ? c->sb == 480
+  int ok = c->proto == TP_LL_LINES      ? c->sb == TP_LL_LINES_SLICE
+           : c->proto == TP_LL_LINES128 ? c->sb == TP_LL_LINES128_SLICE
            : c->proto == TP_LL_SIGNALS  ? c->sb && c->sb % 512 == 0
                                       : 0;
   if (ok && p->ll_slot == slice_slot_bytes(c->proto, c->sb)) return AR_OK;

@@ -9,12 +9,6 @@ int tp_ll_protocol = TP_LL_AUTO;
 size_t tp_ll_lines_max = 256u << 10;
 size_t tp_ll_slice = 16u << 10;
 
-/* The kernel's slices (tp_llprog.cu): lines, 32 lanes x 16 bytes, each 16 sent as two
- * 16-byte lines of 8 data bytes; lines128, four 128-byte lines of 120 data bytes. */
-#define LL_LINES_SLICE 512
-#define LL_LINES128_SLICE 480
-#define LL_LINES128_SLOT 512
-
 /* The protocol and the slice for this buffer (lower.h). */
 static void choose_protocol(struct build *bd) {
   struct tp_prog *p = bd->p;
@@ -23,13 +17,13 @@ static void choose_protocol(struct build *bd) {
   if (p->ll_protocol == TP_LL_AUTO)
     p->ll_protocol = nbytes <= tp_ll_lines_max ? TP_LL_LINES : TP_LL_LINES128;
   if (p->ll_protocol == TP_LL_LINES) {
-    p->ll_slice = LL_LINES_SLICE;
-    p->ll_slot = 2 * LL_LINES_SLICE;
+    p->ll_slice = TP_LL_LINES_SLICE;
+    p->ll_slot = 2 * TP_LL_LINES_SLICE;
   } else if (p->ll_protocol == TP_LL_LINES128) {
-    p->ll_slice = LL_LINES128_SLICE;
-    p->ll_slot = LL_LINES128_SLOT;
+    p->ll_slice = TP_LL_LINES128_SLICE;
+    p->ll_slot = TP_LL_LINES128_SLOT;
   } else {
-    p->ll_slice = p->ll_slot = tp_ll_slice ? tp_ll_slice : LL_LINES_SLICE;
+    p->ll_slice = p->ll_slot = tp_ll_slice ? tp_ll_slice : TP_LL_LINES_SLICE;
   }
 }
 

@@ -303,6 +303,11 @@ extern size_t tp_direct_batch_bytes;
  * ll.lines_max (bytes) and ll.slice (signals' slice, bytes; choose.c rounds the setting down
  * to a multiple of 512, the kernel's; tests set smaller ones). */
 enum tp_ll_protocol { TP_LL_AUTO = -1, TP_LL_LINES = 0, TP_LL_LINES128 = 1, TP_LL_SIGNALS = 2 };
+/* The ll kernel's slices (tp_llprog.cu): lines, 32 lanes x 16 bytes, each 16 sent as two
+ * 16-byte lines of 8 data bytes; lines128, four 128-byte lines of 120 data bytes. */
+#define TP_LL_LINES_SLICE 512
+#define TP_LL_LINES128_SLICE 480
+#define TP_LL_LINES128_SLOT 512
 extern int tp_ll_protocol;
 extern size_t tp_ll_lines_max;
 extern size_t tp_ll_slice;
