@@ -25,7 +25,7 @@ static void json_ref(FILE *f, const char *key, const struct tp_ref *x) {
 }
 
 /* One op as a JSON object: every field, so that two dumps differ exactly when the ops do. */
-static void json_op(FILE *f, const struct tp_op *o) {
+static void json_op(FILE *f, const struct tp_op *o, int forwards) {
   fprintf(f, "{\"op\": \"%s\", \"stream\": %d, \"round\": %d, \"peer\": %d, \"slot\": %d, "
           "\"val\": %u, \"event\": %d, \"bytes\": %zu, \"blocks\": %d, \"kflag\": %d, "
           "\"tslot\": [%d, %d], \"ns\": [%llu, %llu], \"tout\": %d, ", op_names[o->kind], o->stream,
@@ -50,6 +50,7 @@ static void json_op(FILE *f, const struct tp_op *o) {
     }
     fputc(']', f);
   }
+  if (o->kind == TP_OP_TAKE) fprintf(f, ", \"forwards\": %d", forwards);
   fputc('}', f);
 }
 
@@ -60,8 +61,8 @@ static void json_prog(FILE *f, const struct tp_prog *p) {
           p->stride, p->span, p->nslots, p->batches_max, p->dataflow, p->reserves);
   int ll = p->mode == TP_MODE_LL;
   if (ll) /* the ll program fixes the kernel's protocol and slices (lower.h) */
-    fprintf(f, ", \"ll_protocol\": %d, \"ll_slice\": %zu, \"ll_slot\": %zu", p->ll_protocol,
-            p->ll_slice, p->ll_slot);
+    fprintf(f, ", \"ll_protocol\": %d, \"ll_slice\": %zu, \"ll_slot\": %zu, \"ll_forward\": %d",
+            p->ll_protocol, p->ll_slice, p->ll_slot, p->ll_forward);
   fprintf(f, ", \"ranks\": [");
   for (int r = 0; r < p->n; r++) {
     const struct tp_rank_prog *rp = &p->rank[r];
@@ -72,7 +73,7 @@ static void json_prog(FILE *f, const struct tp_prog *p) {
     fprintf(f, "\"ops\": [");
     for (size_t i = 0; i < rp->nops; i++) {
       fputs(i ? ",\n    " : "\n    ", f);
-      json_op(f, &rp->ops[i]);
+      json_op(f, &rp->ops[i], lower_ll_forwards(p, r, i));
     }
     fprintf(f, "]}");
   }

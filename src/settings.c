@@ -82,7 +82,8 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                             "lines128 (a number per 128-byte line stored whole by one warp: "
                             "120 bytes of data per 128), signals (plain data, then a flag per "
                             "slice and range after a system fence), auto (lines up to "
-                            "ll.lines_max bytes per rank, lines128 above)",
+                            "ll.lines_max bytes per rank, signals where a rank sends 32 MiB or "
+                            "more in one round, lines128 between)",
                             NULL, 0, 0, "auto,lines,lines128,signals"},
     [AR_SET_LL_LINES_MAX] = {"ll.lines_max", "bytes", "256K", "bytes",
                              "ll transport, ll.protocol=auto: the largest buffer (per rank) "
@@ -92,10 +93,17 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                           "ll transport: blocks of each rank's kernel (0: one per slice, at "
                           "most 4 per SM that fit, co-located ranks one per SM of their share)",
                           NULL, 0, 4096, NULL},
-    [AR_SET_LL_SLICE] = {"ll.slice", "bytes", "16K", "bytes",
+    [AR_SET_LL_SLICE] = {"ll.slice", "bytes", "0", "bytes",
                          "ll transport, signals: the bytes under one flag, a warp's unit of work "
-                         "(a multiple of 512)",
-                         NULL, 512, 1 << 24, NULL},
+                         "(a multiple of 512; 0: by size, the largest up to 16K that gives each "
+                         "warp of a full grid a slice of the busiest round)",
+                         NULL, 0, 1 << 24, NULL},
+    [AR_SET_LL_FORWARD] = {"ll.forward", "choice", "on", "",
+                           "ll transport: on: a warp sends each slice it has just summed on to "
+                           "the next round's peers that receive that same range (the link stays "
+                           "busy while warps sum), off: a round's sends start after the round "
+                           "before has been summed",
+                           NULL, 0, 0, "off,on"},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */

@@ -34,6 +34,7 @@ enum ar_setting_id {
   AR_SET_LL_LINES_MAX,      /* bytes */
   AR_SET_LL_BLOCKS,         /* count; 0: by size */
   AR_SET_LL_SLICE,          /* bytes */
+  AR_SET_LL_FORWARD,        /* off, on */
   AR_SET_COUNT
 };
 

@@ -37,7 +37,7 @@ printf -- '--algo ring --transport ce --sizes 1K -n 2 -w 1\n[scenario a]\n[scena
 
 # bad settings: one line naming --set and the user's words, exit 2, nothing written
 for a in ce.bogus=1 ce.ring_streams=9 ce.program=fast ce.flow_batch=8X ce.flow_batch ll.protocol=fast \
-         ll.blocks=4097 ll.lines_max=-1 ll.slice=100; do
+         ll.blocks=4097 ll.lines_max=-1 ll.slice=32M; do
   out=$("$S" run --gpus 0,1 --algo ring --sizes 1K --set "$a" --out "$tmp/bad" 2>&1); rc=$?
   [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
     printf '%s\n' "$out" | grep -q "^arbench: --set: bad value '$a'" && [ ! -e "$tmp/bad" ] && ok ||

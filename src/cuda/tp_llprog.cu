@@ -43,6 +43,7 @@ struct llk_op {
   int round;
   int nsrc;      /* TAKE: slots to sum (our own data not counted) */
   int reduce;    /* TAKE: our data first */
+  int fwd;       /* TAKE: the PUTs after it that it runs, slice by slice (lower_ll_forwards) */
   size_t x0, x1; /* bytes [x0, x1) of the buffer */
   size_t g0, g1; /* slices [g0, g1] holding them */
   size_t g0w;    /* g0 mod the warps of the grid: a warp's first slice without a division */
@@ -225,6 +226,18 @@ __device__ __forceinline__ void llk_raise(const llk_op &o, size_t s, size_t nw, 
   __syncwarp();
 }
 
+/* Signals: slice s of the nf forwarded PUTs at po is visible system-wide, then its flags. */
+__device__ __forceinline__ void llk_raise_fwd(const llk_op *po, int nf, size_t s, uint32_t seq,
+                                              int lane) {
+  __syncwarp();
+  if (lane == 0) {
+    __threadfence_system();
+    for (int f = 0; f < nf; f++)
+      if (s >= po[f].g0 && s <= po[f].g1) tp_flag_store(po[f].flag[0] + (s - po[f].g0), seq);
+  }
+  __syncwarp();
+}
+
 #define LLK_SMEM_OPS 16 /* programs this short are read from shared memory: one load each */
 
 template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void llk_run(const llk_args &a0) {
@@ -303,12 +316,24 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
           }
           if (!copy) v = tp_vec_pack<T>(acc);
           llk_put_piece(a.data, at, len, o.x0, x1, v);
+          for (int f = 1; f <= o.fwd; f++) { /* the same bytes, as the PUT would read them */
+            const llk_op &po = a.ops[i + f];
+            if (s < po.g0 || s > po.g1) continue; /* a PUT of part of the range */
+            llk_put<PROTO>(po.slot[0] + (size_t)a.par * po.pstride + (s - po.g0) * ss +
+                               llk_slot_at<PROTO>(lane, k),
+                           v, a.seq, lane);
+          }
         }
+        if constexpr (PROTO == TP_LL_SIGNALS)
+          if (o.fwd) llk_raise_fwd(a.ops + i + 1, o.fwd, s, a.seq, lane);
       }
     }
+    const int last = i + (o.kind == TP_OP_TAKE ? o.fwd : 0);
     if constexpr (MARKED) /* a round ends with its last op: when the last warp is past it */
-      if (lane == 0 && (i + 1 == a.nops || a.ops[i + 1].round != o.round))
-        atomicMax(a.ns + 1 + o.round, (unsigned long long)tp_globaltimer());
+      for (int j = i; j <= last; j++)
+        if (lane == 0 && (j + 1 == a.nops || a.ops[j + 1].round != a.ops[j].round))
+          atomicMax(a.ns + 1 + a.ops[j].round, (unsigned long long)tp_globaltimer());
+    i = last;
   }
 }
 
@@ -404,6 +429,7 @@ static ar_status load_rank(struct tp_ctx *c, int r) {
     } else {
       d->pstride = rp->scratch_bytes;
       d->reduce = o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA;
+      d->fwd = lower_ll_forwards(c->prog, r, i);
       for (int q = d->reduce; q < o->nsrc; q++) {
         d->slot[d->nsrc] = (char *)c->area[r] + o->src[q].off;
         d->flag[d->nsrc] = c->flags[r] + o->ll_flag[q];

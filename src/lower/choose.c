@@ -19,8 +19,10 @@ static void read_settings(void) {
   tp_flow_sum_blocks = (int)ar_setting(AR_SET_CE_FLOW_SUM_BLOCKS);
   tp_ll_protocol = (int)ar_setting(AR_SET_LL_PROTOCOL) - 1; /* auto, lines, lines128, signals */
   tp_ll_lines_max = (size_t)ar_setting(AR_SET_LL_LINES_MAX);
-  tp_ll_slice = (size_t)ar_setting(AR_SET_LL_SLICE) / 512 * 512; /* the kernel's pieces */
-  if (!tp_ll_slice) tp_ll_slice = 512;
+  size_t sb = (size_t)ar_setting(AR_SET_LL_SLICE); /* 0: by size (ll.c) */
+  tp_ll_slice = sb / 512 * 512;                   /* the kernel's pieces */
+  if (sb && !tp_ll_slice) tp_ll_slice = 512;
+  tp_ll_forward = (int)ar_setting(AR_SET_LL_FORWARD);
 }
 
 int lower_ll_eligible(const struct ar_schedule *s, int n, size_t bytes, int degraded) {

@@ -7,15 +7,46 @@
 
 int tp_ll_protocol = TP_LL_AUTO;
 size_t tp_ll_lines_max = 256u << 10;
-size_t tp_ll_slice = 16u << 10;
+size_t tp_ll_slice = 0;
+int tp_ll_forward = 1;
+
+/* The most bytes one rank sends in one round. */
+static size_t busiest_round(struct build *bd) {
+  size_t most = 0, es = (size_t)bd->esize;
+  for (int k = 0; k < bd->nr; k++)
+    for (int r = 0; r < bd->n; r++) {
+      size_t sent = 0;
+      for (int w = 0; w < bd->n; w++) {
+        struct rr *x = lw_rr_at(bd, w, k);
+        for (int g = 0; g < x->nseg; g++)
+          for (int i = 0; i < x->segs[g].nsrc; i++)
+            if (x->segs[g].src[i] == r) sent += (x->segs[g].e - x->segs[g].b) * es;
+      }
+      if (sent > most) most = sent;
+    }
+  return most;
+}
+
+/* Signals' slice by size: the largest of 16K, 8K, ... 512 that still gives every warp of a
+ * full grid a slice of the busiest round (fewer, larger slices pay fewer fences and flags,
+ * but a warp without a slice leaves its share of the link idle); 0 when even 8K does not. */
+static size_t signals_slice(size_t busiest, size_t least) {
+  for (size_t sb = TP_LL_SIGNALS_SLICE_MAX; sb >= least; sb /= 2)
+    if (busiest / sb >= TP_LL_GRID_WARPS) return sb;
+  return 0;
+}
 
 /* The protocol and the slice for this buffer (lower.h). */
 static void choose_protocol(struct build *bd) {
   struct tp_prog *p = bd->p;
   size_t nbytes = bd->nelem * (size_t)bd->esize;
   p->ll_protocol = tp_ll_protocol;
+  p->ll_forward = tp_ll_forward;
+  size_t busiest = busiest_round(bd), auto_sb = signals_slice(busiest, TP_LL_SIGNALS_SLICE_MIN);
   if (p->ll_protocol == TP_LL_AUTO)
-    p->ll_protocol = nbytes <= tp_ll_lines_max ? TP_LL_LINES : TP_LL_LINES128;
+    p->ll_protocol = nbytes <= tp_ll_lines_max ? TP_LL_LINES
+                     : auto_sb                 ? TP_LL_SIGNALS
+                                               : TP_LL_LINES128;
   if (p->ll_protocol == TP_LL_LINES) {
     p->ll_slice = TP_LL_LINES_SLICE;
     p->ll_slot = 2 * TP_LL_LINES_SLICE;
@@ -23,7 +54,8 @@ static void choose_protocol(struct build *bd) {
     p->ll_slice = TP_LL_LINES128_SLICE;
     p->ll_slot = TP_LL_LINES128_SLOT;
   } else {
-    p->ll_slice = p->ll_slot = tp_ll_slice ? tp_ll_slice : TP_LL_LINES_SLICE;
+    size_t sb = tp_ll_slice ? tp_ll_slice : signals_slice(busiest, 512);
+    p->ll_slice = p->ll_slot = sb ? sb : 512;
   }
 }
 
@@ -123,4 +155,20 @@ ar_status lw_emit_ll(struct build *bd) {
     bd->p->rank[r].nstreams = 1;
   }
   return AR_OK;
+}
+
+int lower_ll_forwards(const struct tp_prog *p, int r, size_t i) {
+  if (p->mode != TP_MODE_LL || !p->ll_forward || r < 0 || r >= p->n) return 0;
+  const struct tp_rank_prog *rp = &p->rank[r];
+  if (i >= rp->nops) return 0;
+  const struct tp_op *t = &rp->ops[i];
+  if (t->kind != TP_OP_TAKE || !t->bytes) return 0;
+  int k = 0;
+  for (size_t j = i + 1; j < rp->nops; j++, k++) {
+    const struct tp_op *o = &rp->ops[j];
+    if (o->kind != TP_OP_PUT || o->round != t->round + 1 || !o->bytes ||
+        o->src[0].off < t->dst.off || o->src[0].off + o->bytes > t->dst.off + t->bytes)
+      break;
+  }
+  return k;
 }

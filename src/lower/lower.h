@@ -264,6 +264,7 @@ struct tp_prog {
   int reserves; /* some rank has a RESERVE op (the flow program's degraded-link budgets) */
   int ll_protocol;         /* ll: enum tp_ll_protocol */
   size_t ll_slice, ll_slot; /* ll: a slice's data bytes, and its bytes in a slot */
+  int ll_forward;           /* ll: TAKEs forward their slices (lower_ll_forwards) */
   struct tp_rank_prog rank[AR_MAX_GPUS];
 };
 
@@ -300,17 +301,37 @@ extern int tp_ring_streams;
  * owned range (default 1 GiB, 2 to 16 batches; AR_CE_DIRECT_BATCH, in MiB). */
 extern size_t tp_direct_batch_bytes;
 /* The ll program's protocol and slice (above): ll.protocol (TP_LL_AUTO or a protocol),
- * ll.lines_max (bytes) and ll.slice (signals' slice, bytes; choose.c rounds the setting down
- * to a multiple of 512, the kernel's; tests set smaller ones). */
+ * ll.lines_max (bytes) and ll.slice (signals' slice, bytes, 0: by size; choose.c rounds the
+ * setting down to a multiple of 512, the kernel's; tests set smaller ones). */
 enum tp_ll_protocol { TP_LL_AUTO = -1, TP_LL_LINES = 0, TP_LL_LINES128 = 1, TP_LL_SIGNALS = 2 };
 /* The ll kernel's slices (tp_llprog.cu): lines, 32 lanes x 16 bytes, each 16 sent as two
  * 16-byte lines of 8 data bytes; lines128, four 128-byte lines of 120 data bytes. */
 #define TP_LL_LINES_SLICE 512
 #define TP_LL_LINES128_SLICE 480
 #define TP_LL_LINES128_SLOT 512
+/* ll.protocol=auto: signals where a rank sends at least TP_LL_GRID_WARPS slices of
+ * TP_LL_SIGNALS_SLICE_MIN bytes in one round (32 MiB), in slices of the largest size up to
+ * TP_LL_SIGNALS_SLICE_MAX that still gives each warp of a full grid one (an H100's or H200's
+ * 132 SMs x 4 blocks x 8 warps, rounded down): on 4 x H200 signals with forwarding beat
+ * lines128 from there, and 8K (16K from 64 MiB a round) beat 4K and 16K
+ * (runs/reference/h200x4-ll-forward); lines128 below, lines up to ll.lines_max. */
+#define TP_LL_GRID_WARPS 4096
+#define TP_LL_SIGNALS_SLICE_MIN 8192
+#define TP_LL_SIGNALS_SLICE_MAX 16384
 extern int tp_ll_protocol;
 extern size_t tp_ll_lines_max;
 extern size_t tp_ll_slice;
+extern int tp_ll_forward; /* ll.forward: 1 (on) or 0 */
+/* ll, prog->ll_forward on: how many PUTs right after rank r's TAKE op i the kernel runs inside
+ * that TAKE, each slice sent as soon as it is summed: the next round's PUTs of exactly the
+ * TAKE's range or a part of it (a ring's next hop, direct's allgather, the half rhd sends on);
+ * 0 for any other op. A slice is owned by the same warp in every op, so the warp that sums it
+ * sends it. Without it a warp
+ * sums all its slices of a round before it sends any of the next, and the link idles while
+ * every warp sums. Safe: a PUT of a slice still reads it after the TAKE wrote it, its lane's
+ * program order as before, and writes a slot of its own (one per round, range and source) that
+ * its receiver waits for as before. */
+int lower_ll_forwards(const struct tp_prog *p, int r, size_t i);
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
 /* ce push: 0 (default) the flow program (tp_flow.cu) for degraded jobs and for schedules with

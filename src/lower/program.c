@@ -285,8 +285,9 @@ void tp_prog_print_header(const struct tp_prog *p, FILE *f) {
   if (p->mode == TP_MODE_LL) {
     static const char *const protos[] = {"lines", "lines128", "signals"};
     int pr = p->ll_protocol;
-    fprintf(f, "ll: protocol %s, slice %zu bytes, %zu in a slot\n",
-            pr >= 0 && pr < 3 ? protos[pr] : "?", p->ll_slice, p->ll_slot);
+    fprintf(f, "ll: protocol %s, slice %zu bytes, %zu in a slot, forward %s\n",
+            pr >= 0 && pr < 3 ? protos[pr] : "?", p->ll_slice, p->ll_slot,
+            p->ll_forward ? "on" : "off");
   }
 }
 
@@ -334,6 +335,8 @@ void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
         fprintf(f, " flag %d, words", o->slot);
         for (int q = q0; q < (o->kind == TP_OP_PUT ? 1 : o->nsrc); q++)
           fprintf(f, " %zu", o->ll_flag[q]);
+        int fwd = lower_ll_forwards(p, r, i);
+        if (fwd) fprintf(f, "; forwards %d", fwd);
       }
       break;
     default: break;

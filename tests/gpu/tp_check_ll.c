@@ -17,7 +17,8 @@
  *   TAKE waits (the warp blocks and another one runs) until every source slot's bytes for the
  *     slice carry the current iteration (signals: until each source's flag word for the slice
  *     does, and then its bytes must), then writes data = own data (a reduce: src[0] is the
- *     destination) + the sources in order, for the bytes in range.
+ *     destination) + the sources in order, for the bytes in range, and then (ll.forward) runs
+ *     the PUTs that forward it (lower_ll_forwards) on the same slice, as the kernel does.
  * Slots have two parities (iteration & 1, as the kernel's) and lie where the program says
  * (lower.h): slice s of a range starting at x0 at off + (s - x0 / sb) * (slot bytes per slice),
  * its data bytes first (the kernel interleaves them with sequence numbers within the slice,
@@ -71,6 +72,7 @@ struct ll_case {
   int nw[AR_MAX_GPUS];
   double rank_weight[AR_MAX_GPUS];
   int warp_skew; /* some warps much slower than others */
+  int forward;   /* ll.forward */
   uint64_t seed;
 };
 
@@ -377,12 +379,20 @@ static int ll_step(struct llsim *m, int r, int wi) {
       w->s = g0 + ((size_t)wi + nw - g0 % nw) % nw;
       w->placed = 1;
     }
+    int fwd = o->kind == TP_OP_TAKE ? lower_ll_forwards(m->p, r, w->op) : 0;
     if (w->s > w->g1) {
-      w->op++;
+      w->op += 1 + (size_t)fwd; /* the forwarded PUTs ran inside the TAKE */
       w->placed = 0;
       continue;
     }
     int st = o->kind == TP_OP_PUT ? ll_put(m, r, w->op, o, w->s) : ll_take(m, r, w->op, o, w->s);
+    for (int f = 1; f <= fwd && st > 0; f++) { /* the slice just summed, sent on at once */
+      const struct tp_op *po = &rp->ops[w->op + (size_t)f];
+      size_t p0, p1;
+      ll_range(po, &p0, &p1);
+      if (w->s >= p0 / m->sb && w->s <= (p1 - 1) / m->sb)
+        st = ll_put(m, r, w->op + (size_t)f, po, w->s);
+    }
     if (st > 0) w->s += (size_t)k->nw;
     return st;
   }
@@ -610,6 +620,7 @@ static struct ll_case ll_case_for(int n, int esize, int straggler, size_t nbytes
   }
   if (straggler >= 0 && straggler < n && seed % 3 == 2) c.rank_weight[straggler] = 0.01;
   c.warp_skew = (int)((seed / 3) % 2);
+  c.forward = ll_rand(&tmp) % 4 != 0;
   return c;
 }
 
@@ -618,6 +629,7 @@ static ar_status ll_build(const struct ar_schedule *s, size_t nelem, const struc
                           struct tp_prog **p, char *reason, size_t len) {
   tp_ll_protocol = c->proto;
   tp_ll_slice = c->sb;
+  tp_ll_forward = c->forward;
   return tp_prog_build(s, nelem, c->esize, TP_MODE_LL, 1, NULL, p, reason, len);
 }
 
@@ -629,6 +641,7 @@ static void ll_case_text(const struct ll_case *c, int n, char *out, size_t len) 
   l += (size_t)snprintf(out + l, len - l, ", seed %llu, warps", (unsigned long long)c->seed);
   for (int r = 0; r < n && l < len; r++)
     l += (size_t)snprintf(out + l, len - l, "%s%d", r ? "," : " ", c->nw[r]);
+  if (!c->forward && l < len) l += (size_t)snprintf(out + l, len - l, ", forward off");
   if (c->parities != 2 && l < len) snprintf(out + l, len - l, ", one parity");
 }
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# #27's two open gaps on a 4-GPU kind, one call (STAGES, default all four):
+#  colocated: ll with forwarding (ll.forward: a TAKE sends each slice it sums on to the next
+#    round's PUTs), 4 ranks on GPU 0 (ll_colocated.sh; correctness only);
+#  small: 1-16 KiB, sm's oneshot kernel in variant builds (VARIANTS: name=nvcc flags, e.g.
+#    t64=-DLL_THREADS=64, pdl=-DAR_LL_PDL=1: programmatic dependent launch as NCCL launches its
+#    symmetric kernels, 2: plus the remote memory-sync domain; several flags joined by commas)
+#    against nccl symmetric, twice in turn;
+#  fwd: ring, async-ring, direct, rhd, swing-bw on ll, forwarding on and off (lines128) and
+#    signals of 4K and 16K, 32 MiB..1 GiB, beside nccl (none, registered);
+#  slices: signals of 4K, 8K and 16K (SLICES), 64 MiB..2 GiB, beside nccl, twice in turn.
+#   STAGES="small slices" DEADLINE=560 OUT=$OUT bash tools/device/issue27_probe.sh   (carry .carry)
+set -u
+export NCCL_NVLS_ENABLE=0
+deadline=${DEADLINE:-560}
+out=${OUT:-/tmp/probe27}; mkdir -p "$out"
+. tools/device/lib.sh
+ompi_env || exit 1
+{ nvidia-smi -L; nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1; head -4 "$out/gpu.txt"
+build_dev MPI=1 MPICC=$MPICC
+A=build-dev/arbench
+g="--gpus 0,1,2,3 -T 60 --force"
+algos=ring,async-ring,direct,rhd,swing-bw
+for st in ${STAGES:-colocated small fwd slices}; do
+  case $st in
+  colocated)
+    echo "== ll with forwarding, 4 ranks on GPU 0 (correctness)"
+    STAGES="all proto dtype scen" DEADLINE=200 OUT=$out/colocated bash tools/device/ll_colocated.sh ;;
+  small)
+    variants=${VARIANTS:-pdl=-DAR_LL_PDL=1 pdldom=-DAR_LL_PDL=2}
+    for vf in $variants; do # the same objects but the oneshot kernel's
+      v=${vf%%=*}
+      rm -rf build-$v && cp -r build-dev build-$v && rm -f build-$v/obj/src/cuda/tp_ll.o build-$v/arbench
+      make B=build-$v MPI=1 MPICC="$MPICC" NVCC="/usr/local/cuda/bin/nvcc $(echo "${vf#*=}" | tr , " ")" -j32 >"$out/build_$v.log" 2>&1 ||
+        tail -3 "$out/build_$v.log"
+    done
+    echo "== 1-16 KiB: oneshot/sm as built and its variants; nccl symmetric"
+    small="-b 1K -e 16K -f 2 -n 500 -w 50"
+    for k in 1 2; do
+      chk small_plain_$k 40 $A run $g --algo oneshot --transport sm $small -o $out/small_plain_$k
+      for vf in $variants; do
+        v=${vf%%=*}
+        chk small_${v}_$k 40 build-$v/arbench run $g --algo oneshot --transport sm $small -o $out/small_${v}_$k
+      done
+      chk small_nccl_$k 40 $A run $g --algo nccl $small --set nccl.registration=symmetric -o $out/small_nccl_$k
+    done ;;
+  fwd)
+    echo "== 32 MiB..1 GiB on ll: forwarding on and off; nccl"
+    big="--sizes 32M,64M,128M,256M,1G -n 40 -w 5 --row-budget 200ms"
+    chk fwd_on 120 $A run $g --algo nccl,$algos --transport ll $big -o $out/fwd_on
+    chk fwd_off 120 $A run $g --algo $algos --transport ll $big --set ll.forward=off -o $out/fwd_off
+    chk nccl_reg 60 $A run $g --algo nccl $big --set nccl.registration=registered -o $out/nccl_reg
+    for sl in 4K 16K; do
+      chk sig_$sl 90 $A run $g --algo $algos --transport ll $big --set ll.protocol=signals --set ll.slice=$sl -o $out/sig_$sl
+    done
+    chk fwd_on2 120 $A run $g --algo nccl,$algos --transport ll $big -o $out/fwd_on2 ;;
+  slices)
+    echo "== signals' slice, 64 MiB..2 GiB; nccl"
+    big="--sizes 64M,128M,256M,512M,1G,2G -n 40 -w 5 --row-budget 200ms"
+    for k in 1 2; do
+      chk slices_nccl_$k 60 $A run $g --algo nccl $big -o $out/slices_nccl_$k
+      for sl in ${SLICES:-4K 8K 16K}; do
+        chk slices_${sl}_$k 90 $A run $g --algo $algos --transport ll $big --set ll.protocol=signals --set ll.slice=$sl -o $out/slices_${sl}_$k
+      done
+    done ;;
+  esac
+done
+echo "== total $SECONDS s"
+(cd "$out" && tar czf /tmp/probe27.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html . && rm -rf ./* && mv /tmp/probe27.tgz .)
