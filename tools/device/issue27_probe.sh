@@ -2,23 +2,21 @@
 # #27's two open gaps on a 4-GPU kind, one call (STAGES, default all four):
 #  colocated: ll with forwarding (ll.forward: a TAKE sends each slice it sums on to the next
 #    round's PUTs), 4 ranks on GPU 0 (ll_colocated.sh; correctness only);
-#  small: 1-16 KiB, sm's oneshot kernel in variant builds (VARIANTS: name=nvcc flags, e.g.
-#    t64=-DLL_THREADS=64, pdl=-DAR_LL_PDL=1: programmatic dependent launch as NCCL launches its
-#    symmetric kernels, 2: plus the remote memory-sync domain; several flags joined by commas)
-#    against nccl symmetric, twice in turn;
+#  small: 1-16 KiB, sm's oneshot kernel as built and in variant builds (VARIANTS: name=nvcc
+#    flags joined by commas, macros that a hook in the working tree reads: the tree keeps none,
+#    runs/reference/h200x4-ll-forward/COMMAND says which were tried) against nccl symmetric,
+#    twice in turn;
+#  smallsym: oneshot/sm beside nccl in one process, both on symmetric-window buffers, and
+#    oneshot/sm on cudaMalloc, twice in turn;
 #  fwd: ring, async-ring, direct, rhd, swing-bw on ll, forwarding on and off (lines128) and
 #    signals of 4K and 16K, 32 MiB..1 GiB, beside nccl (none, registered);
 #  slices: signals of 4K, 8K and 16K (SLICES), 64 MiB..2 GiB, beside nccl, twice in turn.
 #   STAGES="small slices" DEADLINE=560 OUT=$OUT bash tools/device/issue27_probe.sh   (carry .carry)
 set -u
-export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-560}
 out=${OUT:-/tmp/probe27}; mkdir -p "$out"
 . tools/device/lib.sh
-ompi_env || exit 1
-{ nvidia-smi -L; nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1; head -4 "$out/gpu.txt"
-build_dev MPI=1 MPICC=$MPICC
-A=build-dev/arbench
+device_start mpi
 g="--gpus 0,1,2,3 -T 60 --force"
 algos=ring,async-ring,direct,rhd,swing-bw
 for st in ${STAGES:-colocated small fwd slices}; do
@@ -43,6 +41,13 @@ for st in ${STAGES:-colocated small fwd slices}; do
         chk small_${v}_$k 40 build-$v/arbench run $g --algo oneshot --transport sm $small -o $out/small_${v}_$k
       done
       chk small_nccl_$k 40 $A run $g --algo nccl $small --set nccl.registration=symmetric -o $out/small_nccl_$k
+    done ;;
+  smallsym)
+    echo "== 1-16 KiB: oneshot/sm and nccl in one process on symmetric-window buffers (ncclMemAlloc) and on cudaMalloc"
+    small="-b 1K -e 16K -f 2 -n 500 -w 50"
+    for k in 1 2; do
+      chk smallsym_$k 60 $A run $g --algo nccl,oneshot --transport sm $small --set nccl.registration=symmetric -o $out/smallsym_$k
+      chk smallnone_$k 60 $A run $g --algo oneshot --transport sm $small -o $out/smallnone_$k
     done ;;
   fwd)
     echo "== 32 MiB..1 GiB on ll: forwarding on and off; nccl"

@@ -8,14 +8,10 @@
 # BEST_ITERS (default "-n 10 -w 3") sets the best stage's and the nccl modes' iterations.
 # COLOC_STAGES (default "all proto dtype ranks"): the stages of ll_colocated.sh that colocated runs.
 set -u
-export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-430}
 out=${OUT:-/tmp/issue27x4}; mkdir -p "$out"
 . tools/device/lib.sh
-ompi_env || exit 1
-{ nvidia-smi -L; nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1; head -4 "$out/gpu.txt"
-build_dev MPI=1 MPICC=$MPICC
-A=build-dev/arbench
+device_start mpi
 # okrun NAME TIMEOUT CMD...: run, then the ok rows of $out/NAME/results.csv
 okrun() {
   run "$@"

@@ -1,6 +1,7 @@
 # Sourced by the device scripts (tools/device/*.sh): the time budget, one command at a time
 # with its log and exit status, OpenMPI carried from the CPU machine, nccl-tests built there.
-# The caller sets out (the output folder) and deadline (seconds for the whole script).
+# The caller sets out (the output folder) and deadline (seconds for the whole script), then
+# usually calls device_start.
 
 left() { echo $((deadline - SECONDS)); }
 
@@ -63,4 +64,19 @@ gnuplot_env() {
   chmod +x /tmp/gp/gnuplot
   export PATH=/tmp/gp:$PATH
   gnuplot -e 'set terminal pngcairo; set output "/tmp/gp/t.png"; plot sin(x)' && echo "gnuplot: carried, works" || echo "gnuplot: carried, FAILS"
+}
+
+# device_start [mpi]: what every measuring script does first: NCCL_NVLS_ENABLE=0, the GPUs and
+# their links in $out/gpu.txt (the first lines said), with mpi OpenMPI (ompi_env, mpirun) and an
+# arbench that runs under it, built in build-dev; A is that arbench
+device_start() {
+  export NCCL_NVLS_ENABLE=0
+  { nvidia-smi -L; nvidia-smi topo -m; } >"$out/gpu.txt" 2>&1; head -4 "$out/gpu.txt"
+  if [ "${1:-}" = mpi ]; then
+    ompi_env || exit 1
+    build_dev MPI=1 MPICC=$MPICC
+  else
+    build_dev
+  fi
+  A=build-dev/arbench
 }

@@ -4,14 +4,10 @@
 # host timing, and mpirun -np 4 (one process per rank). Timings on one GPU mean nothing here.
 #   STAGES="all proto dtype ranks scen mpi" OUT=$OUT bash tools/device/ll_colocated.sh
 set -u
-export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-420}
 out=${OUT:-/tmp/llcol}; mkdir -p "$out"
 . tools/device/lib.sh
-ompi_env || exit 1
-nvidia-smi -L | head -2
-build_dev MPI=1 MPICC=$MPICC
-A=build-dev/arbench
+device_start mpi
 g="--gpus 0 -T 60 --force"
 for st in ${STAGES:-all proto dtype ranks scen mpi}; do
   case $st in

@@ -5,14 +5,10 @@
 # and mpirun -np 4.
 #   OUT=$OUT bash tools/device/sm_oneshot_colocated.sh      (carry .carry: ompi.tar.xz)
 set -u
-export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-300}
 out=${OUT:-/tmp/smoc}; mkdir -p "$out"
 . tools/device/lib.sh
-ompi_env || exit 1
-nvidia-smi -L | head -2
-build_dev MPI=1 MPICC=$MPICC
-A=build-dev/arbench
+device_start mpi
 g="--gpus 0 -T 60 --force --algo oneshot --transport sm"
 sizes=1K,4100,65536,1000003,1M
 for n in 2 3 4 8; do
