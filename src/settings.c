@@ -95,8 +95,9 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                           NULL, 0, 4096, NULL},
     [AR_SET_LL_SLICE] = {"ll.slice", "bytes", "0", "bytes",
                          "ll transport, signals: the bytes under one flag, a warp's unit of work "
-                         "(a multiple of 512; 0: by size, the largest up to 16K that gives each "
-                         "warp of a full grid a slice of the busiest round)",
+                         "(rounded down to a multiple of 512, at least 512; 0: by size, the "
+                         "largest up to 16K that gives each warp of a full grid a slice of the "
+                         "busiest round)",
                          NULL, 0, 1 << 24, NULL},
     [AR_SET_LL_FORWARD] = {"ll.forward", "choice", "on", "",
                            "ll transport: on: a warp sends each slice it has just summed on to "

@@ -7,7 +7,9 @@
  * numbered across blocks first (a few slices spread over as many SMs), and each byte of a
  * slice to one lane, the same on every op and every rank, so one thread's program order is
  * all the ordering a byte needs (lower.h says why). A warp runs the ops in order, each over
- * its slices. Whether a slot holds this iteration's bytes (ll.protocol):
+ * its slices; a TAKE that forwards (lower_ll_forwards) sends each slice on to its PUTs as soon
+ * as it is summed, and those PUTs are then skipped. Whether a slot holds this iteration's
+ * bytes (ll.protocol):
  *   lines: slices of 512 bytes, 16 per lane, sent as two 16-byte lines {4 bytes, seq,
  *     4 bytes, seq}, each stored and loaded as one access, so a line whose seq words read this
  *     iteration's number holds this iteration's data (NCCL's LL protocol); twice the bytes;
@@ -17,9 +19,10 @@
  *     number: NVLink delivers a warp's 128-byte aligned store whole, which NCCL's LL128
  *     protocol relies on too (every iteration's sums are checked, so a machine where it does
  *     not hold shows wrong rows, not wrong figures);
- *   signals: slices of ll.slice bytes in plain 16-byte stores; after each pair of slices the
- *     warp fences at system scope and raises their flags (one per (range, slice)) in the
- *     receiver's memory; the reader waits for the flag, then reads through L2.
+ *   signals: slices of ll.slice bytes in plain 16-byte stores; after each pair of slices (a
+ *     forwarded slice: after it) the warp fences at system scope and raises their flags (one
+ *     per (range, slice)) in the receiver's memory; the reader waits for the flag, then reads
+ *     through L2.
  * The sequence number is the iteration's (1, 2, ...: slots and flags start zeroed). The
  * protocol, the slice, every slot's region of whole slices and its flag words come from the
  * program (lower.h); here they are only resolved to addresses, a slot's two parities
@@ -226,9 +229,14 @@ __device__ __forceinline__ void llk_raise(const llk_op &o, size_t s, size_t nw, 
   __syncwarp();
 }
 
-/* Signals: slice s of the nf forwarded PUTs at po is visible system-wide, then its flags. */
+/* Signals: slice s of the nf forwarded PUTs at po is visible system-wide, then its flags
+ * (no fence for a slice that none of them sends: rhd forwards half its range). */
 __device__ __forceinline__ void llk_raise_fwd(const llk_op *po, int nf, size_t s, uint32_t seq,
                                               int lane) {
+  bool any = false;
+  for (int f = 0; f < nf; f++)
+    any |= s >= po[f].g0 && s <= po[f].g1;
+  if (!any) return;
   __syncwarp();
   if (lane == 0) {
     __threadfence_system();
@@ -329,7 +337,9 @@ template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void ll
       }
     }
     const int last = i + (o.kind == TP_OP_TAKE ? o.fwd : 0);
-    if constexpr (MARKED) /* a round ends with its last op: when the last warp is past it */
+    /* a round ends with its last op: when the last warp is past it (a forwarding TAKE's round
+     * then includes the next round's sends it made) */
+    if constexpr (MARKED)
       for (int j = i; j <= last; j++)
         if (lane == 0 && (j + 1 == a.nops || a.ops[j + 1].round != a.ops[j].round))
           atomicMax(a.ns + 1 + a.ops[j].round, (unsigned long long)tp_globaltimer());

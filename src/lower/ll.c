@@ -29,7 +29,7 @@ static size_t busiest_round(struct build *bd) {
 
 /* Signals' slice by size: the largest of 16K, 8K, ... 512 that still gives every warp of a
  * full grid a slice of the busiest round (fewer, larger slices pay fewer fences and flags,
- * but a warp without a slice leaves its share of the link idle); 0 when even 8K does not. */
+ * but a warp without a slice leaves its share of the link idle); 0 when even `least` does not. */
 static size_t signals_slice(size_t busiest, size_t least) {
   for (size_t sb = TP_LL_SIGNALS_SLICE_MAX; sb >= least; sb /= 2)
     if (busiest / sb >= TP_LL_GRID_WARPS) return sb;

@@ -86,10 +86,12 @@
  * every range it receives: waits for its slots, sums them (after its own data, for a reduce)
  * into its data.
  * The program fixes the transport's protocol (prog->ll_protocol, from ll.protocol: auto is
- * lines up to ll.lines_max bytes of buffer, lines128 above) and its slices: the buffer is cut
- * into slices of ll_slice data bytes from byte 0 (lines 512, lines128 480, signals ll.slice
- * rounded down to 512), each ll_slot bytes in a slot (lines 1024, lines128 512, signals
- * ll_slice). A receive slot (TP_BUF_SCRATCH ref, bytes of one parity) is a region of the
+ * lines up to ll.lines_max bytes of buffer, signals where a rank sends 32 MiB or more in one
+ * round, lines128 between: TP_LL_GRID_WARPS below) and its slices: the buffer is cut into
+ * slices of ll_slice data bytes from byte 0 (lines 512, lines128 480, signals ll.slice rounded
+ * down to a multiple of 512, at least 512, or by size when 0), each ll_slot bytes in a slot
+ * (lines 1024, lines128 512, signals ll_slice). With prog->ll_forward a TAKE also sends on
+ * each slice it sums (lower_ll_forwards). A receive slot (TP_BUF_SCRATCH ref, bytes of one parity) is a region of the
  * range's whole slices, slice s of range [x0, x1) at off + (s - x0 / ll_slice) * ll_slot (an
  * empty range has none: offset 0); a rank's regions follow each other in (round, range,
  * source) order, its flag words likewise, one per slice (op->ll_flag: the first of each slot;
@@ -314,7 +316,10 @@ enum tp_ll_protocol { TP_LL_AUTO = -1, TP_LL_LINES = 0, TP_LL_LINES128 = 1, TP_L
  * TP_LL_SIGNALS_SLICE_MAX that still gives each warp of a full grid one (an H100's or H200's
  * 132 SMs x 4 blocks x 8 warps, rounded down): on 4 x H200 signals with forwarding beat
  * lines128 from there, and 8K (16K from 64 MiB a round) beat 4K and 16K
- * (runs/reference/h200x4-ll-forward); lines128 below, lines up to ll.lines_max. */
+ * (runs/reference/h200x4-ll-forward: ring, async-ring, rhd, swing-bw, direct on 4 ranks; rhd and
+ * swing-bw at 256 MiB were 1% faster with 8K, direct at 64 MiB 1-2% faster as lines128);
+ * lines128 below, lines up to ll.lines_max. The f32 kernels keep 4 blocks per SM resident, the
+ * 2-byte ones 3 (more registers): 3168 warps there. */
 #define TP_LL_GRID_WARPS 4096
 #define TP_LL_SIGNALS_SLICE_MIN 8192
 #define TP_LL_SIGNALS_SLICE_MAX 16384

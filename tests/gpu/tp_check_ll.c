@@ -216,8 +216,12 @@ static int ll_flag_of(struct llsim *m, int w, int fs, size_t f0, size_t x0, size
   return -1;
 }
 
-/* PUT of slice s by rank r; 1 (a PUT never waits), -1 on a failure. */
-static int ll_put(struct llsim *m, int r, size_t i, const struct tp_op *o, size_t s) {
+/* PUT of slice s by rank r; 1 (a PUT never waits), -1 on a failure. Forwarded by a TAKE
+ * (take: that TAKE, else NULL), the slice's bytes outside the TAKE's range go as 0xA5: the
+ * kernel sends its sums there, never the data, so a PUT forwarded beyond what its TAKE sums
+ * delivers garbage that the receiver's sums show. */
+static int ll_put(struct llsim *m, int r, size_t i, const struct tp_op *o, size_t s,
+                  const struct tp_op *take) {
   struct ll_rank *me = &m->rk[r];
   int w = o->peer, it = me->iter;
   size_t x0, x1, lo, hi, at;
@@ -247,6 +251,12 @@ static int ll_put(struct llsim *m, int r, size_t i, const struct tp_op *o, size_
     to->pos[u] = (uint32_t)(lo + j);
   }
   memcpy(to->val + at, me->data + lo, hi - lo);
+  if (take) {
+    size_t t0, t1;
+    ll_range(take, &t0, &t1);
+    for (size_t x = lo; x < hi; x++)
+      if (x < t0 || x >= t1) to->val[at + (x - lo)] = 0xA5;
+  }
   size_t f;
   if (m->signals && ll_flag_of(m, w, o->slot, o->ll_flag[0], x0, s, &f, r, i, o)) return -1;
   if (m->signals) to->fit[f] = (unsigned char)it;
@@ -385,13 +395,13 @@ static int ll_step(struct llsim *m, int r, int wi) {
       w->placed = 0;
       continue;
     }
-    int st = o->kind == TP_OP_PUT ? ll_put(m, r, w->op, o, w->s) : ll_take(m, r, w->op, o, w->s);
+    int st = o->kind == TP_OP_PUT ? ll_put(m, r, w->op, o, w->s, NULL) : ll_take(m, r, w->op, o, w->s);
     for (int f = 1; f <= fwd && st > 0; f++) { /* the slice just summed, sent on at once */
       const struct tp_op *po = &rp->ops[w->op + (size_t)f];
       size_t p0, p1;
       ll_range(po, &p0, &p1);
       if (w->s >= p0 / m->sb && w->s <= (p1 - 1) / m->sb)
-        st = ll_put(m, r, w->op + (size_t)f, po, w->s);
+        st = ll_put(m, r, w->op + (size_t)f, po, w->s, o);
     }
     if (st > 0) w->s += (size_t)k->nw;
     return st;

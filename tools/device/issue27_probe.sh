@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# #27's two open gaps on a 4-GPU kind, one call (STAGES, default all four):
+# #27's two open gaps on a 4-GPU kind, one call (STAGES, default colocated small fwd slices):
 #  colocated: ll with forwarding (ll.forward: a TAKE sends each slice it sums on to the next
 #    round's PUTs), 4 ranks on GPU 0 (ll_colocated.sh; correctness only);
 #  small: 1-16 KiB, sm's oneshot kernel as built and in variant builds (VARIANTS: name=nvcc
@@ -23,7 +23,7 @@ for st in ${STAGES:-colocated small fwd slices}; do
   case $st in
   colocated)
     echo "== ll with forwarding, 4 ranks on GPU 0 (correctness)"
-    STAGES="all proto dtype scen" DEADLINE=200 OUT=$out/colocated bash tools/device/ll_colocated.sh ;;
+    STAGES="all proto dtype scen" DEADLINE=$(left) OUT=$out/colocated bash tools/device/ll_colocated.sh ;;
   small)
     variants=${VARIANTS:-pdl=-DAR_LL_PDL=1 pdldom=-DAR_LL_PDL=2}
     for vf in $variants; do # the same objects but the oneshot kernel's
@@ -52,13 +52,14 @@ for st in ${STAGES:-colocated small fwd slices}; do
   fwd)
     echo "== 32 MiB..1 GiB on ll: forwarding on and off; nccl"
     big="--sizes 32M,64M,128M,256M,1G -n 40 -w 5 --row-budget 200ms"
-    chk fwd_on 120 $A run $g --algo nccl,$algos --transport ll $big -o $out/fwd_on
-    chk fwd_off 120 $A run $g --algo $algos --transport ll $big --set ll.forward=off -o $out/fwd_off
+    l128="--set ll.protocol=lines128" # auto took lines128 at these sizes when this stage was run
+    chk fwd_on 120 $A run $g --algo nccl,$algos --transport ll $big $l128 -o $out/fwd_on
+    chk fwd_off 120 $A run $g --algo $algos --transport ll $big $l128 --set ll.forward=off -o $out/fwd_off
     chk nccl_reg 60 $A run $g --algo nccl $big --set nccl.registration=registered -o $out/nccl_reg
     for sl in 4K 16K; do
       chk sig_$sl 90 $A run $g --algo $algos --transport ll $big --set ll.protocol=signals --set ll.slice=$sl -o $out/sig_$sl
     done
-    chk fwd_on2 120 $A run $g --algo nccl,$algos --transport ll $big -o $out/fwd_on2 ;;
+    chk fwd_on2 120 $A run $g --algo nccl,$algos --transport ll $big $l128 -o $out/fwd_on2 ;;
   slices)
     echo "== signals' slice, 64 MiB..2 GiB; nccl"
     big="--sizes 64M,128M,256M,512M,1G,2G -n 40 -w 5 --row-budget 200ms"

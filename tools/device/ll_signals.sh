@@ -13,7 +13,7 @@ for sl in 512 4K 64K; do
 done
 g="--gpus 0,1,2,3 -T 60 --force"
 s="--sizes 32M,64M,128M,256M,512M,1G -n 40 -w 5 --row-budget 200ms"
-chk lines128 60 $A run $g --algo nccl,ring,async-ring,rhd,direct --transport ll $s -o $out/lines128
+chk lines128 60 $A run $g --algo nccl,ring,async-ring,rhd,direct --transport ll $s --set ll.protocol=lines128 -o $out/lines128
 for sl in 4K 16K 64K; do
   chk sig_$sl 60 $A run $g --algo ring,async-ring,rhd,direct --transport ll $s --set ll.protocol=signals --set ll.slice=$sl -o $out/sig_$sl
 done
