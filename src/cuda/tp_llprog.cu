@@ -229,14 +229,11 @@ __device__ __forceinline__ void llk_raise(const llk_op &o, size_t s, size_t nw, 
   __syncwarp();
 }
 
-/* Signals: slice s of the nf forwarded PUTs at po is visible system-wide, then its flags
- * (no fence for a slice that none of them sends: rhd forwards half its range). */
+/* Signals: slice s of the nf forwarded PUTs at po is visible system-wide, then its flags (a
+ * fence too for a slice none of them sends, as rhd's other half: skipping it measured no
+ * faster, runs/reference/h200x4-ll-forward call5). */
 __device__ __forceinline__ void llk_raise_fwd(const llk_op *po, int nf, size_t s, uint32_t seq,
                                               int lane) {
-  bool any = false;
-  for (int f = 0; f < nf; f++)
-    any |= s >= po[f].g0 && s <= po[f].g1;
-  if (!any) return;
   __syncwarp();
   if (lane == 0) {
     __threadfence_system();
