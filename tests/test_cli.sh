@@ -19,6 +19,12 @@ expect 0 '"verified":true' $A schedule --algo ring --ranks 5 --format json
 # lower's JSON carries the ll program's protocol, slices and flag words (the kernel's layout)
 expect 0 '"ll_protocol": 1, "ll_slice": 480, "ll_slot": 512' $A lower --transport ll --algo ring --ranks 4 --sizes 1M --format json
 expect 0 '"ll_flags": 3282' $A lower --transport ll --algo ring --ranks 4 --sizes 1M --format json
+# ... and which TAKEs forward (ll.forward): a ring's first five, none with it off; signals from
+# 32 MiB sent a round (a ring of 4 ranks at 128 MiB: 8K slices)
+expect 0 '"ll_forward": 1' $A lower --transport ll --algo ring --ranks 4 --sizes 1M --format json
+expect 0 '"op": "take".*"forwards": 1' $A lower --transport ll --algo ring --ranks 4 --sizes 1M --format json
+expect 0 '"ll_forward": 0' $A lower --transport ll --algo ring --ranks 4 --sizes 1M --format json --set ll.forward=off
+expect 0 'protocol signals, slice 8192 bytes, 8192 in a slot, forward on' $A lower --transport ll --algo ring --ranks 4 --sizes 128M
 expect 3 "^n/a: " $A schedule --algo nccl --ranks 4
 expect 3 "^n/a: .*even" $A schedule --algo stragglar --ranks 5
 
