@@ -42,11 +42,11 @@ static void choose_protocol(struct build *bd) {
   size_t nbytes = bd->nelem * (size_t)bd->esize;
   p->ll_protocol = tp_ll_protocol;
   p->ll_forward = tp_ll_forward;
-  size_t busiest = busiest_round(bd), auto_sb = signals_slice(busiest, TP_LL_SIGNALS_SLICE_MIN);
-  if (p->ll_protocol == TP_LL_AUTO)
-    p->ll_protocol = nbytes <= tp_ll_lines_max ? TP_LL_LINES
-                     : auto_sb                 ? TP_LL_SIGNALS
-                                               : TP_LL_LINES128;
+  size_t busiest = busiest_round(bd);
+  if (p->ll_protocol == TP_LL_AUTO) /* signals' slice by size is then at least the minimum */
+    p->ll_protocol = nbytes <= tp_ll_lines_max                         ? TP_LL_LINES
+                     : signals_slice(busiest, TP_LL_SIGNALS_SLICE_MIN) ? TP_LL_SIGNALS
+                                                                       : TP_LL_LINES128;
   if (p->ll_protocol == TP_LL_LINES) {
     p->ll_slice = TP_LL_LINES_SLICE;
     p->ll_slot = 2 * TP_LL_LINES_SLICE;
