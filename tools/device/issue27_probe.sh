@@ -13,10 +13,8 @@
 #  slices: signals of 4K, 8K and 16K (SLICES), 64 MiB..2 GiB, beside nccl, twice in turn.
 #   STAGES="small slices" DEADLINE=560 OUT=$OUT bash tools/device/issue27_probe.sh   (carry .carry)
 set -u
-deadline=${DEADLINE:-560}
-out=${OUT:-/tmp/probe27}; mkdir -p "$out"
 . tools/device/lib.sh
-device_start mpi
+device_script 560 probe27 mpi
 g="--gpus 0,1,2,3 -T 60 --force"
 algos=ring,async-ring,direct,rhd,swing-bw
 for st in ${STAGES:-colocated small fwd slices}; do

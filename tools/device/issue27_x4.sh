@@ -8,10 +8,8 @@
 # BEST_ITERS (default "-n 10 -w 3") sets the best stage's and the nccl modes' iterations.
 # COLOC_STAGES (default "all proto dtype ranks"): the stages of ll_colocated.sh that colocated runs.
 set -u
-deadline=${DEADLINE:-430}
-out=${OUT:-/tmp/issue27x4}; mkdir -p "$out"
 . tools/device/lib.sh
-device_start mpi
+device_script 430 issue27x4 mpi
 # okrun NAME TIMEOUT CMD...: run, then the ok rows of $out/NAME/results.csv
 okrun() {
   run "$@"

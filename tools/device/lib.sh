@@ -1,7 +1,7 @@
 # Sourced by the device scripts (tools/device/*.sh): the time budget, one command at a time
 # with its log and exit status, OpenMPI carried from the CPU machine, nccl-tests built there.
-# The caller sets out (the output folder) and deadline (seconds for the whole script), then
-# usually calls device_start.
+# The caller sets out (the output folder) and deadline (seconds for the whole script) and
+# calls device_start, or has device_script do all three.
 
 left() { echo $((deadline - SECONDS)); }
 
@@ -79,4 +79,13 @@ device_start() {
     build_dev
   fi
   A=build-dev/arbench
+}
+
+# device_script SECONDS NAME [mpi]: a measuring script's start: deadline $DEADLINE (default
+# SECONDS), output folder $OUT (default /tmp/NAME), then device_start [mpi]
+device_script() {
+  deadline=${DEADLINE:-$1}
+  out=${OUT:-/tmp/$2}
+  mkdir -p "$out"
+  device_start "${3:-}"
 }

@@ -4,10 +4,8 @@
 # host timing, and mpirun -np 4 (one process per rank). Timings on one GPU mean nothing here.
 #   STAGES="all proto dtype ranks scen mpi" OUT=$OUT bash tools/device/ll_colocated.sh
 set -u
-deadline=${DEADLINE:-420}
-out=${OUT:-/tmp/llcol}; mkdir -p "$out"
 . tools/device/lib.sh
-device_start mpi
+device_script 420 llcol mpi
 g="--gpus 0 -T 60 --force"
 for st in ${STAGES:-all proto dtype ranks scen mpi}; do
   case $st in

@@ -4,10 +4,8 @@
 # slices) against lines128 and nccl at 32M..1G on 4 GPUs. One call on a 4-GPU kind.
 #   OUT=$OUT bash tools/device/ll_signals.sh
 set -u
-deadline=${DEADLINE:-400}
-out=${OUT:-/tmp/llsig}; mkdir -p "$out"
 . tools/device/lib.sh
-device_start
+device_script 400 llsig
 for sl in 512 4K 64K; do
   chk col_$sl 60 $A run --gpus 0 --ranks 4 -T 60 --force --algo ring,rhd,direct,swing-bw,stragglar,optcc,oneshot,async-ring --transport ll --sizes 4100,1000003,16M --set ll.protocol=signals --set ll.slice=$sl -n 5 -w 2 -o $out/col_$sl
 done

@@ -5,10 +5,8 @@
 # and mpirun -np 4.
 #   OUT=$OUT bash tools/device/sm_oneshot_colocated.sh      (carry .carry: ompi.tar.xz)
 set -u
-deadline=${DEADLINE:-300}
-out=${OUT:-/tmp/smoc}; mkdir -p "$out"
 . tools/device/lib.sh
-device_start mpi
+device_script 300 smoc mpi
 g="--gpus 0 -T 60 --force --algo oneshot --transport sm"
 sizes=1K,4100,65536,1000003,1M
 for n in 2 3 4 8; do
