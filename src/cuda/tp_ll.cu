@@ -108,6 +108,19 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
 #pragma unroll
     for (int q = 0; q < LL_PRE; q++)
       if (q < a.n && q != a.rank) pre[q] = tp_load16_volatile(a.in[q] + L);
+#ifndef AR_LL_POLL_SEQ
+    /* poll them together: each pass reloads every line not yet landed, so once the last one
+     * lands the wait ends a load later, not a load per peer later (peers land close together) */
+    for (int pending = 1; pending;) {
+      pending = 0;
+#pragma unroll
+      for (int q = 0; q < LL_PRE; q++)
+        if (q < a.n && q != a.rank && (pre[q].y != a.seq || pre[q].w != a.seq)) {
+          pending = 1;
+          pre[q] = tp_load16_volatile(a.in[q] + L);
+        }
+    }
+#endif
     for (int q = 0; q < a.n; q++) {
       uint32_t w0, w1;
       if (q == a.rank) {

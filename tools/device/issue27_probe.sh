@@ -2,6 +2,7 @@
 # #27's two open gaps on a 4-GPU kind, one call (STAGES, default colocated small fwd slices):
 #  colocated: ll with forwarding (ll.forward: a TAKE sends each slice it sums on to the next
 #    round's PUTs), 4 ranks on GPU 0 (ll_colocated.sh; correctness only);
+#  smallcheck: sm's oneshot kernel's correctness, ranks on GPU 0 and 1 rank/GPU (no timing);
 #  small: 1-16 KiB, sm's oneshot kernel as built and in variant builds (VARIANTS: name=nvcc
 #    flags joined by commas, macros that a hook in the working tree reads: the tree keeps none,
 #    runs/reference/h200x4-ll-forward/COMMAND says which were tried) against nccl symmetric,
@@ -22,6 +23,16 @@ for st in ${STAGES:-colocated small fwd slices}; do
   colocated)
     echo "== ll with forwarding, 4 ranks on GPU 0 (correctness)"
     STAGES="all proto dtype scen" DEADLINE=$(left) OUT=$out/colocated bash tools/device/ll_colocated.sh ;;
+  smallcheck)
+    echo "== sm's oneshot kernel, correctness: ranks on GPU 0 (2, 3, 4, 8), three dtypes, odd sizes; 1 rank/GPU"
+    odd="--sizes 1K,4100,65538,1000002,1M -n 5 -w 2"
+    for n in 2 3 4 8; do
+      chk check_coloc_$n 40 $A run --gpus 0 --ranks $n -T 60 --force --algo oneshot --transport sm $odd -o $out/check_coloc_$n
+    done
+    for d in bf16 fp16; do
+      chk check_$d 40 $A run $g --algo oneshot --transport sm $odd --dtype $d -o $out/check_$d
+    done
+    chk check_f32 40 $A run $g --algo oneshot --transport sm $odd -o $out/check_f32 ;;
   small)
     variants=${VARIANTS:-pdl=-DAR_LL_PDL=1 pdldom=-DAR_LL_PDL=2}
     for vf in $variants; do # the same objects but the oneshot kernel's

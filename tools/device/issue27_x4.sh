@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # #27 on a 4-GPU kind, one call: arbench's best per size against nccl's three registration
 # modes (1 KiB..8 GiB, powers of 2), mpirun -np 4 rows for nccl, nccl-p2p, ce, sm and ll, the ll
-# transport's correctness with every rank on one GPU (colocated), and
+# transport's correctness with every rank on one GPU (colocated), the best stage again with
+# every row on symmetric-window buffers beside nccl's symmetric kernels (bestsym), and
 # #4/#7's figures on the current binary (the 8 ms straggler at 1 GiB, optcc at 2x on 1 GiB and
 # 8 GiB, the critical delay 64 MiB..4 GiB as time allows). OpenMPI comes from .carry/ompi.tar.xz.
 #   STAGES="colocated best issue4 mpi gate" DEADLINE=560 OUT=$OUT bash tools/device/issue27_x4.sh
@@ -25,6 +26,9 @@ for st in ${STAGES:-best mpi issue4}; do
     for m in ${NCCL_MODES-registered symmetric}; do
       okrun nccl_$m 60 $A run $g --algo nccl -b 1K -e 8G -f 2 $iters --set nccl.registration=$m -o $out/nccl_$m
     done ;;
+  bestsym)
+    echo "== the best stage again in one process on symmetric-window buffers (ncclMemAlloc), nccl symmetric among its rows"
+    okrun best_sym 300 $A run $g --algo ${BEST_ALGOS:-nccl,ring,rhd,direct,swing-bw} --transport ${BEST_TRANSPORTS:-ce,sm,ll} -b 1K -e 8G -f 2 $iters ${BEST_ARGS:-} --set nccl.registration=symmetric -o $out/best_sym ;;
   mpi)
     echo "== mpirun -np 4: nccl, nccl-p2p, ce, sm, ll"
     okrun mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo nccl,ring,rhd,direct --transport nccl-p2p,ce,sm,ll --sizes 1K,1M,64M,1G -n 10 -w 3 -o $out/mpi_np4 ;;
