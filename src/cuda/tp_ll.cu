@@ -24,6 +24,11 @@
 #define LL_THREADS 256
 #define LL_BATCH 2 /* lines whose loads a thread issues before their stores (when it has several) */
 #define LL_PRE 8 /* peers (rank order, ourselves included) whose lines are loaded up front */
+#ifdef AR_LL_SPIN_NS /* experiment: a pause between polls */
+#define LL_SPIN_PAUSE() __nanosleep(AR_LL_SPIN_NS)
+#else
+#define LL_SPIN_PAUSE() ((void)0)
+#endif
 
 struct ll_args {
   uint32_t *data;                      /* this rank's buffer, as 32-bit payload words */
@@ -95,8 +100,16 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
       size_t L = L0 + j * step;
       if (L >= lines) break;
       uint4 v = make_uint4(w[j][0], a.seq, w[j][1], a.seq);
+#ifdef AR_LL_PUSH_UNROLL /* experiment: peers' pointers at compile-time parameter offsets */
+#pragma unroll
+      for (int q = 0; q < LL_PRE; q++)
+        if (q < a.n && q != a.rank) tp_store16_volatile(a.out[q] + L, v);
+      for (int q = LL_PRE; q < a.n; q++)
+        if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
+#else
       for (int q = 0; q < a.n; q++)
         if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
+#endif
     }
   }
   int k = 0;
@@ -108,9 +121,7 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
 #pragma unroll
     for (int q = 0; q < LL_PRE; q++)
       if (q < a.n && q != a.rank) pre[q] = tp_load16_volatile(a.in[q] + L);
-#ifndef AR_LL_POLL_SEQ
-    /* poll them together: each pass reloads every line not yet landed, so once the last one
-     * lands the wait ends a load later, not a load per peer later (peers land close together) */
+#ifdef AR_LL_POLL_ALL /* experiment: poll every peer's line in each pass */
     for (int pending = 1; pending;) {
       pending = 0;
 #pragma unroll
@@ -119,6 +130,7 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
           pending = 1;
           pre[q] = tp_load16_volatile(a.in[q] + L);
         }
+      if (pending) LL_SPIN_PAUSE();
     }
 #endif
     for (int q = 0; q < a.n; q++) {
@@ -138,8 +150,10 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
         for (int j = 0; j < LL_PRE; j++) /* registers, not a local array indexed at run time */
           if (j == q) v = pre[j];
         if (q >= LL_PRE) v = tp_load16_volatile(a.in[q] + L);
-        while (v.y != a.seq || v.w != a.seq)
+        while (v.y != a.seq || v.w != a.seq) {
+          LL_SPIN_PAUSE();
           v = tp_load16_volatile(a.in[q] + L);
+        }
         w0 = v.x, w1 = v.z;
       }
       ll_add<T>(acc0, w0);

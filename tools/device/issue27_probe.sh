@@ -6,7 +6,7 @@
 #  small: 1-16 KiB, sm's oneshot kernel as built and in variant builds (VARIANTS: name=nvcc
 #    flags joined by commas, macros that a hook in the working tree reads: the tree keeps none,
 #    runs/reference/h200x4-ll-forward/COMMAND says which were tried) against nccl symmetric,
-#    twice in turn;
+#    in turn ROUNDS times (default 2);
 #  smallsym: oneshot/sm beside nccl in one process, both on symmetric-window buffers, and
 #    oneshot/sm on cudaMalloc, twice in turn;
 #  fwd: ring, async-ring, direct, rhd, swing-bw on ll, forwarding on and off (lines128) and
@@ -43,7 +43,7 @@ for st in ${STAGES:-colocated small fwd slices}; do
     done
     echo "== 1-16 KiB: oneshot/sm as built and its variants; nccl symmetric"
     small="-b 1K -e 16K -f 2 -n 500 -w 50"
-    for k in 1 2; do
+    for k in ${ROUNDS:-1 2}; do
       chk small_plain_$k 40 $A run $g --algo oneshot --transport sm $small -o $out/small_plain_$k
       for vf in $variants; do
         v=${vf%%=*}
