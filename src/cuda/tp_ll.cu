@@ -24,11 +24,6 @@
 #define LL_THREADS 256
 #define LL_BATCH 2 /* lines whose loads a thread issues before their stores (when it has several) */
 #define LL_PRE 8 /* peers (rank order, ourselves included) whose lines are loaded up front */
-#ifdef AR_LL_SPIN_NS /* experiment: a pause between polls */
-#define LL_SPIN_PAUSE() __nanosleep(AR_LL_SPIN_NS)
-#else
-#define LL_SPIN_PAUSE() ((void)0)
-#endif
 
 struct ll_args {
   uint32_t *data;                      /* this rank's buffer, as 32-bit payload words */
@@ -48,6 +43,7 @@ struct tp_ll {
   uint4 *area[AR_MAX_GPUS]; /* 2 * n * lines lines per rank, in that rank's memory (shared:
                              * a remote rank's is mapped into this process) */
   int blocks;
+  const void *kernel; /* ll_kernel_line's instance or ll_kernel's */
   uint32_t iter[AR_MAX_GPUS];
 };
 
@@ -100,16 +96,8 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
       size_t L = L0 + j * step;
       if (L >= lines) break;
       uint4 v = make_uint4(w[j][0], a.seq, w[j][1], a.seq);
-#ifdef AR_LL_PUSH_UNROLL /* experiment: peers' pointers at compile-time parameter offsets */
-#pragma unroll
-      for (int q = 0; q < LL_PRE; q++)
-        if (q < a.n && q != a.rank) tp_store16_volatile(a.out[q] + L, v);
-      for (int q = LL_PRE; q < a.n; q++)
-        if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
-#else
       for (int q = 0; q < a.n; q++)
         if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
-#endif
     }
   }
   int k = 0;
@@ -121,18 +109,6 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
 #pragma unroll
     for (int q = 0; q < LL_PRE; q++)
       if (q < a.n && q != a.rank) pre[q] = tp_load16_volatile(a.in[q] + L);
-#ifdef AR_LL_POLL_ALL /* experiment: poll every peer's line in each pass */
-    for (int pending = 1; pending;) {
-      pending = 0;
-#pragma unroll
-      for (int q = 0; q < LL_PRE; q++)
-        if (q < a.n && q != a.rank && (pre[q].y != a.seq || pre[q].w != a.seq)) {
-          pending = 1;
-          pre[q] = tp_load16_volatile(a.in[q] + L);
-        }
-      if (pending) LL_SPIN_PAUSE();
-    }
-#endif
     for (int q = 0; q < a.n; q++) {
       uint32_t w0, w1;
       if (q == a.rank) {
@@ -150,10 +126,8 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
         for (int j = 0; j < LL_PRE; j++) /* registers, not a local array indexed at run time */
           if (j == q) v = pre[j];
         if (q >= LL_PRE) v = tp_load16_volatile(a.in[q] + L);
-        while (v.y != a.seq || v.w != a.seq) {
-          LL_SPIN_PAUSE();
+        while (v.y != a.seq || v.w != a.seq)
           v = tp_load16_volatile(a.in[q] + L);
-        }
         w0 = v.x, w1 = v.z;
       }
       ll_add<T>(acc0, w0);
@@ -164,7 +138,48 @@ template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll
   }
 }
 
-/* Returns the kernel for a dtype. */
+/* Our two payload words of line L (an 8-byte load where both are whole). */
+__device__ __forceinline__ uint2 ll_words(const ll_args &a, size_t L) {
+  if (2 * L + 2 <= a.words - (size_t)a.half_tail && ((uintptr_t)a.data & 7) == 0)
+    return *(const uint2 *)(a.data + 2 * L);
+  return make_uint2(ll_word(a, 2 * L), ll_word(a, 2 * L + 1));
+}
+
+/* ll_kernel for N ranks known when compiled and a grid with a thread per line: the same
+ * protocol and sums in as few instructions as it takes, since at 1-16 KiB one thread's chain of
+ * dependent instructions is a visible part of the AllReduce (peers' pointers come from fixed
+ * parameter offsets, every peer's line sits in a register, no loop over lines). */
+template <typename T, int N> __global__ void __launch_bounds__(LL_THREADS) ll_kernel_line(ll_args a) {
+  size_t L = (size_t)blockIdx.x * LL_THREADS + threadIdx.x;
+  if (L >= (a.words + 1) / 2) return;
+  uint2 own = ll_words(a, L);
+  uint4 v = make_uint4(own.x, a.seq, own.y, a.seq);
+#pragma unroll
+  for (int q = 0; q < N; q++)
+    if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
+  uint4 got[N];
+#pragma unroll
+  for (int q = 0; q < N; q++)
+    if (q != a.rank) got[q] = tp_load16_volatile(a.in[q] + L);
+  const int pe = 4 / sizeof(T);
+  float acc0[pe], acc1[pe];
+  for (int i = 0; i < pe; i++) acc0[i] = acc1[i] = 0.f;
+#pragma unroll
+  for (int q = 0; q < N; q++) { /* rank order, as ll_kernel */
+    uint32_t w0 = own.x, w1 = own.y;
+    if (q != a.rank) {
+      while (got[q].y != a.seq || got[q].w != a.seq)
+        got[q] = tp_load16_volatile(a.in[q] + L);
+      w0 = got[q].x, w1 = got[q].z;
+    }
+    ll_add<T>(acc0, w0);
+    ll_add<T>(acc1, w1);
+  }
+  ll_put<T>(a, 2 * L, acc0);
+  ll_put<T>(a, 2 * L + 1, acc1);
+}
+
+/* Returns the general kernel for a dtype. */
 static const void *ll_kernel_for(int dtype) {
   switch (dtype) {
   case AR_DT_F32: return (const void *)ll_kernel<float>;
@@ -172,6 +187,41 @@ static const void *ll_kernel_for(int dtype) {
   case AR_DT_F16: return (const void *)ll_kernel<__half>;
   default: return NULL;
   }
+}
+
+template <int N> static const void *ll_kernel_line_n(int dtype) {
+  switch (dtype) {
+  case AR_DT_F32: return (const void *)ll_kernel_line<float, N>;
+  case AR_DT_BF16: return (const void *)ll_kernel_line<__nv_bfloat16, N>;
+  case AR_DT_F16: return (const void *)ll_kernel_line<__half, N>;
+  default: return NULL;
+  }
+}
+
+/* ll_kernel_line's instance for n ranks and a dtype, or NULL (n has none: ll_kernel runs). */
+static const void *ll_kernel_line_for(int n, int dtype) {
+#ifndef AR_LL_GENERIC_ONLY
+  switch (n) {
+  case 2: return ll_kernel_line_n<2>(dtype);
+  case 4: return ll_kernel_line_n<4>(dtype);
+  case 8: return ll_kernel_line_n<8>(dtype);
+  default: break;
+  }
+#else
+  (void)n, (void)dtype;
+#endif
+  return NULL;
+}
+
+/* Blocks of LL_THREADS of kernel that stay resident on one SM (1 if it cannot be asked). */
+static int ll_per_sm(const void *kernel) {
+  int per_sm = 1;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, LL_THREADS, 0) != cudaSuccess ||
+      per_sm < 1) {
+    (void)cudaGetLastError();
+    per_sm = 1;
+  }
+  return per_sm;
 }
 
 int tp_ll_eligible(const struct tp_world *w, const struct tp_job *job) {
@@ -220,18 +270,17 @@ ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, ar_sta
    * blocks as stay resident at once (every block spins): co-located, one per SM of the
    * share. Grids may differ between processes: every thread sends before it waits. */
   size_t blocks = (ll->lines + LL_THREADS - 1) / LL_THREADS;
-  int per_sm = 1;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ll_kernel_for(job->dtype),
-                                                    LL_THREADS, 0) != cudaSuccess || per_sm < 1) {
-    (void)cudaGetLastError();
-    per_sm = 1;
-  }
+  const void *line = ll_kernel_line_for(w->n, job->dtype);
+  int per_sm = ll_per_sm(ll_kernel_for(job->dtype));
+  if (line && ll_per_sm(line) < per_sm) per_sm = ll_per_sm(line);
   for (int r = 0; r < w->n; r++) {
     if (w->remote[r]) continue;
     size_t most = (size_t)tp_wait_sms(w, r) * (tp_colocated(w, r) ? 1 : per_sm);
     if (blocks > most) blocks = most;
   }
   ll->blocks = blocks < 1 ? 1 : (int)blocks;
+  /* a thread per line: the specialised kernel where n has one */
+  ll->kernel = line && ll->lines <= (size_t)ll->blocks * LL_THREADS ? line : ll_kernel_for(job->dtype);
   if (st != AR_OK) {
     tp_ll_teardown(ll);
     return st;
@@ -258,7 +307,7 @@ ar_status tp_ll_enqueue(struct tp_ll *ll, int rank, cudaStream_t stream) {
   a.seq = it + 1;
   void *args[] = {(void *)&a};
   ar_nvtx_push("oneshot ll");
-  cudaError_t e = cudaLaunchKernel(ll_kernel_for(ll->dtype), dim3(ll->blocks), dim3(LL_THREADS),
+  cudaError_t e = cudaLaunchKernel(ll->kernel, dim3(ll->blocks), dim3(LL_THREADS),
                                    args, 0, stream);
   ar_nvtx_pop();
   CUDA_CHECK(e);
