@@ -73,8 +73,10 @@ static unsigned ident_class(const char *s, size_t len) {
     return HX_PROF_COPY | HX_PROF_REDUCE;
   /* llk_kernel (tp_llprog.cu, the ll transport): pushes into peers' slots and sums its own */
   if (len == 10 && !memcmp(s, "llk_kernel", 10)) return HX_PROF_COPY | HX_PROF_REDUCE;
-  /* ll_kernel (tp_ll.cu, sm's low-latency oneshot): pushes its lines to peers, sums theirs */
-  if (len == 9 && !memcmp(s, "ll_kernel", 9)) return HX_PROF_COPY | HX_PROF_REDUCE;
+  /* ll_kernel and ll_kernel_line (tp_ll.cu, sm's low-latency oneshot): push their lines to
+   * peers, sum theirs */
+  if ((len == 9 && !memcmp(s, "ll_kernel", 9)) || (len == 14 && !memcmp(s, "ll_kernel_line", 14)))
+    return HX_PROF_COPY | HX_PROF_REDUCE;
   if (len >= 4 && !memcmp(s, "nccl", 4)) return HX_PROF_COPY;
   return 0;
 }

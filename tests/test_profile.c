@@ -103,6 +103,9 @@ static void test_classes(void) {
             HX_PROF_COPY | HX_PROF_REDUCE);
   CHECK_INT(hx_profile_kernel_class("_Z9ll_kernelIfEv7ll_args"), ==, HX_PROF_COPY | HX_PROF_REDUCE);
   CHECK_INT(hx_profile_kernel_class("_Z10ll_kernelsv"), ==, 0);
+  CHECK_INT(hx_profile_kernel_class("_Z14ll_kernel_lineIfLi4EEv7ll_args"), ==,
+            HX_PROF_COPY | HX_PROF_REDUCE);
+  CHECK_INT(hx_profile_kernel_class("_Z14ll_kernel_lastIfLi4EEv7ll_args"), ==, 0);
   CHECK_INT(hx_profile_kernel_class("_ZN12_GLOBAL__N_110sum_kernelIfEEvPT_"), ==, HX_PROF_REDUCE);
   CHECK_INT(hx_profile_kernel_class(
                 "_Z40ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"),

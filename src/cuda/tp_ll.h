@@ -23,6 +23,9 @@ int tp_ll_eligible(const struct tp_world *w, const struct tp_job *job);
  * everything unshared and freed. */
 ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, ar_status st,
                       struct tp_ll **out);
+/* The grid and which kernel runs (a thread per line for 2-8 ranks, else the general one), in
+ * buf; returns buf. */
+const char *tp_ll_describe(const struct tp_ll *ll, char *buf, size_t len);
 /* Enqueues one AllReduce of rank on stream (that rank's device is current). */
 ar_status tp_ll_enqueue(struct tp_ll *ll, int rank, cudaStream_t stream);
 /* Unshares the slots (collective) and frees this process's; nothing for NULL. */

@@ -371,7 +371,9 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
     return st;
   }
   if (c->use_ll) {
-    ar_log(AR_LOG_INFO, "sm: %s, %zu elements: low-latency oneshot kernel", s->algo, job->nelem);
+    char how[96];
+    ar_log(AR_LOG_INFO, "sm: %s, %zu elements: low-latency oneshot kernel, %s", s->algo,
+           job->nelem, tp_ll_describe(c->ll, how, sizeof(how)));
     *ctx = c;
     return AR_OK;
   }
