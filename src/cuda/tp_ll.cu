@@ -76,9 +76,10 @@ template <typename T> __device__ __forceinline__ void ll_put(const ll_args &a, s
 }
 
 /* One rank's oneshot: push our lines to every peer, then per line wait for every peer's line,
- * sum all n contributions in rank order and write the result into our buffer. A thread
- * usually has one line (the grid covers the buffer up to what stays resident); with more,
- * each batch's loads are all issued before its stores, so no load waits behind a store. */
+ * sum all n contributions in rank order and write the result into our buffer. It runs where
+ * ll_kernel_line does not: more than 8 ranks, or threads with several lines (a grid capped by
+ * what stays resident, as co-located ranks' is); then each batch's loads are all issued
+ * before its stores, so no load waits behind a store. */
 template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll_args a) {
   size_t lines = (a.words + 1) / 2;
   size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
@@ -149,7 +150,7 @@ __device__ __forceinline__ uint2 ll_words(const ll_args &a, size_t L) {
 /* ll_kernel for N ranks known when compiled and a grid with a thread per line: the same
  * protocol and sums in half the instructions (peers' pointers at fixed parameter offsets, every
  * peer's line in a register, no loop over lines), since at 1-16 KiB one thread's chain of
- * dependent instructions is a visible part of the AllReduce: 0.4-0.5 us of about 7.5 on
+ * dependent instructions is a visible part of the AllReduce: 0.45-0.55 us of about 7.5 on
  * 4 x H200 (runs/reference/h200x4-oneshot-line). */
 template <typename T, int N> __global__ void __launch_bounds__(LL_THREADS) ll_kernel_line(ll_args a) {
   size_t L = (size_t)blockIdx.x * LL_THREADS + threadIdx.x;

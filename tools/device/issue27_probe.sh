@@ -2,11 +2,12 @@
 # #27's two open gaps on a 4-GPU kind, one call (STAGES, default colocated small fwd slices):
 #  colocated: ll with forwarding (ll.forward: a TAKE sends each slice it sums on to the next
 #    round's PUTs), 4 ranks on GPU 0 (ll_colocated.sh; correctness only);
-#  smallcheck: sm's oneshot kernel's correctness, ranks on GPU 0 and 1 rank/GPU (no timing);
+#  smallcheck: sm's oneshot kernel's correctness, ranks on GPU 0 and 1 rank/GPU, threads and
+#    mpirun -np 4 (no timing);
 #  small: 1-16 KiB, sm's oneshot kernel as built and in variant builds (VARIANTS: name=nvcc
 #    flags joined by commas, macros that a hook in the working tree reads: the tree keeps none,
-#    runs/reference/h200x4-ll-forward/COMMAND says which were tried) against nccl symmetric,
-#    in turn ROUNDS times (default 2);
+#    runs/reference/h200x4-ll-forward/COMMAND and h200x4-oneshot-line/COMMAND say which were
+#    tried; none by default) against nccl symmetric, in turn ROUNDS times (default 2);
 #  smallsym: oneshot/sm beside nccl in one process, both on symmetric-window buffers, and
 #    oneshot/sm on cudaMalloc, twice in turn;
 #  fwd: ring, async-ring, direct, rhd, swing-bw on ll, forwarding on and off (lines128) and
@@ -32,9 +33,11 @@ for st in ${STAGES:-colocated small fwd slices}; do
     for d in bf16 fp16; do
       chk check_$d 40 $A run $g --algo oneshot --transport sm $odd --dtype $d -o $out/check_$d
     done
-    chk check_f32 40 $A run $g --algo oneshot --transport sm $odd -o $out/check_f32 ;;
+    chk check_f32 40 $A run $g --algo oneshot --transport sm $odd -o $out/check_f32
+    chk check_mpi_np4 60 $mpirun -np 4 $A run -T 60 --force --algo oneshot --transport sm $odd -o $out/check_mpi_np4
+    chk check_mpi_coloc 60 $mpirun -np 4 $A run -T 60 --force --gpus 0,0,0,0 --algo oneshot --transport sm $odd --dtype bf16 -o $out/check_mpi_coloc ;;
   small)
-    variants=${VARIANTS:-pdl=-DAR_LL_PDL=1 pdldom=-DAR_LL_PDL=2}
+    variants=${VARIANTS:-}
     for vf in $variants; do # the same objects but the oneshot kernel's
       v=${vf%%=*}
       rm -rf build-$v && cp -r build-dev build-$v && rm -f build-$v/obj/src/cuda/tp_ll.o build-$v/arbench

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The sm transport's oneshot kernel with ranks placed on one GPU (correctness only): there its
-# grid is capped at one block per SM of each rank's share, so threads carry several lines
-# (the batched path); 2, 3, 4 and 8 ranks, odd sizes up to the kernel's largest, three dtypes,
-# and mpirun -np 4.
+# The sm transport's oneshot kernels with ranks placed on one GPU (correctness only): there the
+# grid is capped at one block per SM of each rank's share, so from about 64 KiB threads carry
+# several lines (ll_kernel's batched path) and below that each has one (ll_kernel_line); 2, 3, 4
+# and 8 ranks, odd sizes up to the kernel's largest, three dtypes, and mpirun -np 4.
 #   OUT=$OUT bash tools/device/sm_oneshot_colocated.sh      (carry .carry: ompi.tar.xz)
 set -u
 . tools/device/lib.sh
