@@ -14,7 +14,7 @@ B=${B:-build}
 . tests/sim/build.sh
 sim_build profile
 
-cupti_build   # F: the fake CUPTI
+cupti_build profile   # F: the fake CUPTI
 
 # rcol FILE ALGO TRANSPORT NAME: that results.csv row's field (first match)
 rcol() {

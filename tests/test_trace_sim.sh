@@ -9,7 +9,7 @@
 B=${B:-build}
 . tests/sim/build.sh
 sim_build trace
-cupti_build
+cupti_build trace
 if ! command -v python3 >/dev/null 2>&1; then
   echo "skipped: trace.json validation (python3 is not installed)"
   finish

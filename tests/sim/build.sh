@@ -32,11 +32,12 @@ sim_build() {
   fi
 }
 
-# cupti_build: builds the stand-in CUPTI (tests/sim/fake_cupti.c) against the cupti.h the
-# harness was built with and sets F to it; without one it prints the failure line and ends the
-# suite.
+# cupti_build NAME: builds the stand-in CUPTI (tests/sim/fake_cupti.c) against the cupti.h the
+# harness was built with as $B/tests/libfakecupti-NAME.so (one per suite: suites run at once,
+# and one rewriting a library that another's runs are opening made those runs' CUPTI fail to
+# load) and sets F to it; without one it prints the failure line and ends the suite.
 cupti_build() {
-  F=$PWD/$B/tests/libfakecupti.so
+  F=$PWD/$B/tests/libfakecupti-$1.so
   local inc
   inc=$(grep -o '[^ ]*/cupti\.h' "$B/obj/harness/profile_cupti.d" 2>/dev/null | head -n 1)
   if [ -z "$inc" ] || ! ${CC:-cc} -shared -fPIC -O1 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE \
