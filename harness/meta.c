@@ -140,6 +140,9 @@ int hx_meta_write(const struct hx_meta *m, const char *dir, const struct ar_plac
     dirty[0] = 0;
   fprintf(f, "command: %s\ndate_utc: %s\nhost: %s\ngit_revision: %s%s\n", m->command, now,
           m->host, rev, dirty);
+#ifdef AR_SOURCE_HASH
+  fprintf(f, "build_sources: %s (tools/source_hash.sh REV gives a commit's)\n", AR_SOURCE_HASH);
+#endif
   fprintf(f, "driver: %s\ncuda_runtime: %s\nnccl: %s (built against %d.%d.%d)\n", m->driver,
           m->cuda, m->nccl, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
   const char *nvls = getenv("NCCL_NVLS_ENABLE");
