@@ -71,10 +71,9 @@ GIT_REV := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 
 $(B)/obj/harness/meta.o: CFLAGS += -DAR_BUILD_REV='"$(GIT_REV)"'
 $(B)/obj/harness/meta.o: $(wildcard .git/HEAD .git/index)
 # and a hash of the sources it is built from (meta.txt's build_sources), right where the checkout
-# is stale or absent; tools/source_hash.sh [REV] gives a commit's (the same list, in C order)
-BUILD_SRC := $(sort $(wildcard src/*.[ch] src/lower/*.[ch] src/cuda/*.cu src/cuda/*.cuh \
-               src/cuda/*.h harness/*.[ch] algorithms/*.[ch]) Makefile)
-SRC_HASH := $(shell cat $(BUILD_SRC) | sha256sum | cut -c1-16)
+# is stale or absent; tools/source_hash.sh lists them and gives the hash (of a commit's too)
+BUILD_SRC := $(shell bash tools/source_hash.sh --files)
+SRC_HASH := $(shell bash tools/source_hash.sh)
 $(B)/obj/harness/meta.o: CFLAGS += -DAR_SOURCE_HASH='"$(SRC_HASH)"'
 $(B)/obj/harness/meta.o: $(BUILD_SRC)
 $(B)/obj/src/cuda/%.o: src/cuda/%.cu

@@ -273,8 +273,8 @@ ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, ar_sta
    * share. Grids may differ between processes: every thread sends before it waits. */
   size_t blocks = (ll->lines + LL_THREADS - 1) / LL_THREADS;
   const void *line = ll_kernel_line_for(w->n, job->dtype);
-  int per_sm = ll_per_sm(ll_kernel_for(job->dtype));
-  if (line && ll_per_sm(line) < per_sm) per_sm = ll_per_sm(line);
+  int per_sm = ll_per_sm(ll_kernel_for(job->dtype)), line_per_sm = line ? ll_per_sm(line) : per_sm;
+  if (line_per_sm < per_sm) per_sm = line_per_sm; /* resident whichever kernel runs */
   for (int r = 0; r < w->n; r++) {
     if (w->remote[r]) continue;
     size_t most = (size_t)tp_wait_sms(w, r) * (tp_colocated(w, r) ? 1 : per_sm);

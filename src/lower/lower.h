@@ -91,12 +91,12 @@
  * slices of ll_slice data bytes from byte 0 (lines 512, lines128 480, signals ll.slice rounded
  * down to a multiple of 512, at least 512, or by size when 0), each ll_slot bytes in a slot
  * (lines 1024, lines128 512, signals ll_slice). With prog->ll_forward a TAKE also sends on
- * each slice it sums (lower_ll_forwards). A receive slot (TP_BUF_SCRATCH ref, bytes of one parity) is a region of the
- * range's whole slices, slice s of range [x0, x1) at off + (s - x0 / ll_slice) * ll_slot (an
- * empty range has none: offset 0); a rank's regions follow each other in (round, range,
- * source) order, its flag words likewise, one per slice (op->ll_flag: the first of each slot;
- * signals only use them). The transport
- * only resolves these offsets (tp_llprog.cu), and tp_check llsim runs the same layout.
+ * each slice it sums (lower_ll_forwards). A receive slot (TP_BUF_SCRATCH ref, bytes of one
+ * parity) is a region of the range's whole slices, slice s of range [x0, x1) at
+ * off + (s - x0 / ll_slice) * ll_slot (an empty range has none: offset 0); a rank's regions
+ * follow each other in (round, range, source) order, its flag words likewise, one per slice
+ * (op->ll_flag: the first of each slot; signals only use them). The transport only resolves
+ * these offsets (tp_llprog.cu), and tp_check llsim runs the same layout.
  * Why no barrier: the kernel gives every byte of the buffer to one lane of one warp, the
  * same on every op and every rank, and the thread runs the ops in order, so it reads a range
  * for a PUT before it writes it by a TAKE of the same round (the round snapshot) and after
@@ -331,11 +331,10 @@ extern int tp_ll_forward; /* ll.forward: 1 (on) or 0 */
  * that TAKE, each slice sent as soon as it is summed: the next round's PUTs of exactly the
  * TAKE's range or a part of it (a ring's next hop, direct's allgather, the half rhd sends on);
  * 0 for any other op. A slice is owned by the same warp in every op, so the warp that sums it
- * sends it. Without it a warp
- * sums all its slices of a round before it sends any of the next, and the link idles while
- * every warp sums. Safe: a PUT of a slice still reads it after the TAKE wrote it, its lane's
- * program order as before, and writes a slot of its own (one per round, range and source) that
- * its receiver waits for as before. */
+ * sends it. Without it a warp sums all its slices of a round before it sends any of the next,
+ * and the link idles while every warp sums. Safe: a PUT of a slice still reads it after the
+ * TAKE wrote it, its lane's program order as before, and writes a slot of its own (one per
+ * round, range and source) that its receiver waits for as before. */
 int lower_ll_forwards(const struct tp_prog *p, int r, size_t i);
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
