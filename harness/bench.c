@@ -115,6 +115,7 @@ static void build_schedules(struct bench *b) {
 
 volatile sig_atomic_t hx_stop_signal;
 int hx_stopped_early;
+void (*hx_on_timeout)(const char *what);
 
 /* Process 0: the next job (NULL: none left, or a stop was asked for). */
 static const struct job_desc *pick_job(struct bench *b) {

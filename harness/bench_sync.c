@@ -122,6 +122,7 @@ void *wd_main(void *arg) {
         hx_csv_append(b->cfg->csv, &b->wd_row);
       }
       fflush(NULL);
+      if (hx_on_timeout) hx_on_timeout(b->wd_label);
       wd_abort(b);
     }
     pthread_mutex_unlock(&b->wd_mu);

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <ftw.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -84,6 +85,58 @@ static int dir_nonempty(const char *path) {
   return any;
 }
 
+/* The files `arbench run` and its plots/ scripts write in a run folder (README: "The run
+ * folder's rules"). --force removes these before the run, so that nothing of an earlier run
+ * (its INCOMPLETE, its critical delays) is read as this one's; any other file stays. */
+static const char *const run_files[] = {
+    "results.csv", "meta.txt",     "COMMAND",     "config.conf",  "critical.csv",
+    "delays.csv",  "phases.csv",   "overlap.csv", "timeline.csv", "trace.json",
+    "INCOMPLETE",  "FAILED",       "summary.md",  "report.html",  "plots",
+    ".INCOMPLETE.tmp", ".FAILED.tmp"};
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+/* A leftover temporary file of summary.sh or report.sh (.summary.md.XXXXXX). */
+static int run_temp_file(const char *name) {
+  return !strncmp(name, ".summary.md.", 12) || !strncmp(name, ".report.html.", 13);
+}
+
+/* --force: removes arbench's own files of an earlier run from dir (run_files, plots/ with all
+ * it holds) and says which in one line; 0, or -1 with errno set when one cannot be removed. */
+static int clear_forced(const char *dir) {
+  char path[1400], said[1024] = "";
+  size_t k = 0;
+  int n = 0;
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  if (!d) return errno == ENOENT ? 0 : -1;
+  while ((e = readdir(d))) {
+    int ours = run_temp_file(e->d_name);
+    for (size_t i = 0; !ours && i < sizeof(run_files) / sizeof(run_files[0]); i++)
+      ours = !strcmp(e->d_name, run_files[i]);
+    if (!ours) continue;
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS)) {
+      int err = errno;
+      closedir(d);
+      errno = err;
+      return -1;
+    }
+    if (k < sizeof(said))
+      k += (size_t)snprintf(said + k, sizeof(said) - k, "%s%s%s", n ? ", " : "", e->d_name,
+                            e->d_type == DT_DIR ? "/" : "");
+    n++;
+  }
+  closedir(d);
+  if (n)
+    printf("# --force: removed the earlier run's %s from %s (arbench's files; any other file "
+           "is left)\n", said, dir);
+  return 0;
+}
+
 /* Makes the run folder and claims it, so that two runs never share one: the default name
  * takes a suffix -2, -3, ... when another run made it first (mkdir is atomic); a given --out
  * is claimed by creating its results.csv exclusively, unless force. Returns 0, or -1 with
@@ -105,12 +158,37 @@ static int claim_dir(char *dir, size_t len, int given, int force) {
     return 0;
   }
   if (mkdir(dir, 0777) && errno != EEXIST) return -1;
-  if (force) return 0;
+  if (force) return clear_forced(dir);
   char path[1200];
   snprintf(path, sizeof(path), "%s/results.csv", dir);
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
   if (fd < 0) return -1;
   close(fd);
+  return 0;
+}
+
+/* --baseline against the run folder's rules: refused (one line, -1) when it is the --out folder
+ * itself (the run would be compared with what it replaces, or with itself) or a run marked
+ * INCOMPLETE (stopped early: rows missing) or FAILED (wrong or failed rows, or a timeout). */
+static int baseline_refused(const struct run_opts *o) {
+  char base[PATH_MAX], out[PATH_MAX], path[1200], why[300];
+  if (!o->baseline[0]) return 0;
+  if (o->out[0] && realpath(o->baseline, base) && realpath(o->out, out) && !strcmp(base, out))
+    return args_bad("--baseline", o->baseline, "it is the --out folder: the run would be "
+                    "compared with itself (name an earlier run's folder)");
+  static const char *const marks[] = {"INCOMPLETE", "FAILED"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof(path), "%s/%s", o->baseline, marks[i]);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    char line[160] = "";
+    if (!fgets(line, sizeof(line), f)) line[0] = 0;
+    fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    snprintf(why, sizeof(why), "that run is marked %s%s%s%s: a baseline must be a complete run "
+             "that passed", marks[i], line[0] ? " (" : "", line, line[0] ? ")" : "");
+    return args_bad("--baseline", o->baseline, why);
+  }
   return 0;
 }
 
@@ -513,6 +591,26 @@ static void mark_incomplete(const char *dir, int sig) {
                                             : "stopped by SIGTERM before every row was measured");
 }
 
+/* The run folder and baseline of the run in progress, for on_timeout. */
+static char timeout_dir[1100];
+static const char *timeout_baseline = "";
+
+/* The watchdog ends a hung run (status 1): the folder is marked FAILED (a hang is a failed
+ * row) and INCOMPLETE (the rows after it never ran), and still gets its pictures and
+ * summary.md from the rows written so far. */
+static void on_timeout(const char *what) {
+  char why[400];
+  snprintf(why, sizeof(why), "timeout: %s did not finish within -T; the watchdog ended the run",
+           what);
+  mark_run(timeout_dir, "FAILED", why);
+  snprintf(why, sizeof(why), "ended by the watchdog (%s did not finish within -T) before every "
+           "row was measured", what);
+  mark_run(timeout_dir, "INCOMPLETE", why);
+  printf("# results: %s/results.csv (the run ended at a timeout: %s/FAILED)\n", timeout_dir,
+         timeout_dir);
+  finish_run(timeout_dir, timeout_baseline);
+}
+
 /* Copies the config file into the run folder as config.conf (what ran, next to COMMAND);
  * returns 0 or -1. */
 static int copy_config(const char *config, const char *dir) {
@@ -671,6 +769,7 @@ int cmd_run(int argc, char **argv) {
     args_bad("--out", o0->out, "the folder is not empty (--force writes into it)");
     rc = EXIT_BAD_INPUT;
   }
+  if (!rc && root && baseline_refused(o0)) rc = EXIT_BAD_INPUT;
   if (!rc && o0->dry_run) { /* under MPI: processes x --ranks-per-process ranks */
     for (int i = 0; procs && i < plan.nscen; i++) {
       struct run_opts *o = &plan.scen[i];
@@ -783,7 +882,11 @@ int cmd_run(int argc, char **argv) {
   struct hx_bench_cfg files = {.csv = &csv, .run_id = slash && slash[1] ? slash + 1 : dir,
                                .critical_csv = crit, .delays_csv = delays,
                                .phases_csv = phases, .progress = &progress};
+  snprintf(timeout_dir, sizeof(timeout_dir), "%s", dir);
+  timeout_baseline = o0->baseline;
+  hx_on_timeout = on_timeout;
   int failed = run_scenarios(&plan, cfg, &meta, &files);
+  hx_on_timeout = NULL;
   hx_csv_close(&csv);
   if (crit) fclose(crit);
   if (delays) fclose(delays);

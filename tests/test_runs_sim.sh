@@ -136,4 +136,61 @@ else bad "make run's baseline among stopped runs: '$pick'"; fi
 # a run that ends whole has no INCOMPLETE
 [ ! -e "$tmp/r/INCOMPLETE" ] && ! grep -q Incomplete "$tmp/r/summary.md" 2>/dev/null && ok || bad "a whole run marked incomplete"
 
+# 7. --force over an earlier run that was stopped, failed and searched critical delays (its
+#    INCOMPLETE, FAILED, critical.csv, delays.csv, plots/): none of arbench's files is left for
+#    the new run's summary to read, one line names what was removed, other files stay
+f=$tmp/forced
+"$S" run --gpus 0,1,2,3 --algo stragglar,ring --transport ce --find-critical 1M -n 2 -w 1 \
+  --straggler 1:1ms --out "$f" >/dev/null 2>&1
+echo "stopped by SIGINT before every row was measured" >"$f/INCOMPLETE"
+echo "some rows were wrong or failed" >"$f/FAILED"
+echo "my notes" >"$f/notes.txt" && mkdir -p "$f/mine" && echo keep >"$f/mine/data.txt"
+out=$("$S" run "${ROWS[@]}" --out "$f" --force 2>&1); rc=$?
+said=$(printf '%s\n' "$out" | grep '^# --force: removed')
+[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$said" | grep -c .)" -eq 1 ] && ok || bad "--force over a run: exit $rc, removal said $(printf '%s\n' "$said" | grep -c .) times: $out"
+for x in INCOMPLETE FAILED critical.csv delays.csv summary.md plots/ results.csv COMMAND; do
+  printf '%s' "$said" | grep -qF -- "$x" && ok || bad "--force: the removal line does not name $x: $said"
+done
+for x in INCOMPLETE FAILED critical.csv delays.csv; do
+  [ ! -e "$f/$x" ] && ok || bad "--force: the earlier run's $x is still there"
+done
+! ls "$f/plots" | grep -q critical && ok || bad "--force: the earlier run's critical pictures are still there: $(ls "$f/plots")"
+! grep -qi 'incomplete\|critical' "$f/summary.md" && ok || bad "--force: summary.md reads the earlier run: $(grep -i 'incomplete\|critical' "$f/summary.md")"
+[ "$(cat "$f/notes.txt" "$f/mine/data.txt")" = "my notes
+keep" ] && ok || bad "--force removed or changed a file that is not arbench's"
+whole "$f" && ok || bad "--force: not the new run's rows"
+
+# 8. --baseline naming the --out folder (itself, through a link or a relative path): refused
+#    in one line naming --baseline and the value, exit 2, the folder untouched
+before=$(md5sum "$f/results.csv")
+ln -s "$f" "$tmp/flink"
+rel=$(realpath --relative-to=. "$f")
+for b in "$f" "$tmp/flink" "$rel" "$f/"; do
+  expect 2 "^arbench: --baseline: bad value '$b': it is the --out folder" \
+    "$S" run "${ROWS[@]}" --baseline "$b" --out "$f" --force
+done
+[ "$(md5sum "$f/results.csv")" = "$before" ] && [ -e "$f/notes.txt" ] && ok || bad "a refused --baseline changed the folder"
+
+# 9. --baseline on a run marked INCOMPLETE or FAILED: refused (one line, exit 2, no folder)
+cp -r "$f" "$tmp/stopped" && echo "stopped by SIGTERM before every row was measured" >"$tmp/stopped/INCOMPLETE"
+cp -r "$f" "$tmp/failed" && echo "some rows were wrong or failed" >"$tmp/failed/FAILED"
+A=$S bad_input "^arbench: --baseline: bad value '$tmp/stopped': that run is marked INCOMPLETE \(stopped by SIGTERM" \
+  run "${ROWS[@]}" --baseline "$tmp/stopped"
+A=$S bad_input "^arbench: --baseline: bad value '$tmp/failed': that run is marked FAILED" \
+  run "${ROWS[@]}" --baseline "$tmp/failed"
+expect 0 "regressions against $f" "$S" run "${ROWS[@]}" --baseline "$f" --out "$tmp/after"
+
+# 10. a watchdog timeout (-T): exit 1, the folder marked FAILED (and INCOMPLETE: rows never
+#     ran), summary.md written from the rows so far, every row whole
+w=$tmp/hung
+out=$(AR_SIM_HANG=1:5 "$S" run "${ROWS[@]}" -T 2 --out "$w" 2>&1); rc=$?
+[ "$rc" -eq 1 ] && ok || bad "timeout: exit $rc: $out"
+grep -q '^timeout: size 1024 B, algorithm rhd, transport .* did not finish within -T' "$w/FAILED" 2>/dev/null && ok ||
+  bad "timeout: no FAILED naming the row: $(ls "$w")"
+grep -q '^\*\*Incomplete run: ended by the watchdog' "$w/summary.md" 2>/dev/null && ok ||
+  bad "timeout: summary.md missing or not marked: $(head -n 3 "$w/summary.md" 2>&1)"
+rowsok "$w/results.csv" && [ "$(awk -F, -v c="$(col "$w/results.csv" status)" 'NR > 1 { print $c }' "$w/results.csv" | tr '\n' ' ')" = "ok timeout " ] &&
+  ok || bad "timeout: rows not whole or not ok, timeout: $(cat "$w/results.csv")"
+grep -q '| rhd | .* | 1 KiB | .* | timeout |' "$w/summary.md" && ok || bad "timeout: summary.md does not list the timed-out row"
+
 finish
