@@ -6,7 +6,8 @@
 #   no GPU   model mode: a run folder runs/<UTC time>_<host>_model/ of source=model rows for the
 #            nightly's algorithms and sizes on a modelled 8-GPU node, with pictures and summary.
 # With a GPU the latest earlier run folder of the same placement and GPU count, complete (rows
-# in results.csv and a summary.md), is the baseline, unless --baseline or --dry-run is given.
+# in results.csv and a summary.md, no INCOMPLETE or FAILED) and not the run's own --out, is the
+# baseline, unless --baseline or --dry-run is given.
 # GPUs are those `nvidia-smi -L` lists (narrowed by CUDA_VISIBLE_DEVICES); B names the build
 # folder. Tests run a copy of this script beside stub nvidia-smi and arbench programs.
 set -u
@@ -38,11 +39,15 @@ placement_of() {
 }
 
 # expect RANKS GPUS ARGS...: sets want_pl and want_g, the placement and GPU count of this run:
-# RANKS ranks on GPUS GPUs unless ARGS (the user's) give --gpus LIST or --ranks N (last wins)
+# RANKS ranks on GPUS GPUs unless ARGS (the user's) give --gpus LIST or --ranks N (last wins);
+# and want_out, the user's --out (never its own baseline)
 expect() {
   local n=$1 g=$2 gpus="" ranks=""; shift 2
+  want_out=""
   while [ $# -gt 0 ]; do
     case $1 in
+    --out) want_out=${2:-}; shift ;;
+    --out=*) want_out=${1#--out=} ;;
     --gpus) gpus=${2:-}; shift ;;
     --gpus=*) gpus=${1#--gpus=} ;;
     --ranks) ranks=${2:-}; shift ;;
@@ -62,13 +67,18 @@ expect() {
 }
 
 # pick_baseline: prints the latest earlier run folder in runs/ (not runs/reference/) that is
-# complete (measured rows in results.csv, a summary.md, no INCOMPLETE or FAILED) and ran with want_pl on want_g GPUs;
-# says on stderr how many later folders it passed over and why
+# complete (measured rows in results.csv, a summary.md, no INCOMPLETE or FAILED), is not the
+# --out folder this run writes (want_out: a run never compares with itself) and ran with want_pl
+# on want_g GPUs; says on stderr how many later folders it passed over and why
 pick_baseline() {
-  local d info rows pl g skipped=0 why=""
+  local d info rows pl g skipped=0 why="" out=""
+  [ -n "${want_out:-}" ] && out=$(realpath -m -- "$want_out")
   while IFS= read -r d; do
     d=${d%/}
     [ -n "$d" ] || continue
+    if [ -n "$out" ] && [ "$(realpath -m -- "$d")" = "$out" ]; then
+      skipped=$((skipped + 1)) why="$why; $d: the --out folder of this run"; continue
+    fi
     if [ ! -s "$d/results.csv" ] || [ ! -s "$d/summary.md" ]; then
       skipped=$((skipped + 1)) why="$why; $d: incomplete (no results.csv or summary.md)"; continue
     fi

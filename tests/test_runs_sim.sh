@@ -132,6 +132,10 @@ p=$tmp/w6/$pick
 if [ -n "$pick" ] && [ -s "$p/summary.md" ] && [ ! -e "$p/INCOMPLETE" ] && rowsok "$p/results.csv" &&
    { [ "$pick" = runs/20250101T000000Z_whole ] || [ "$(($(wc -l <"$p/results.csv") - 1))" -eq 102 ]; }; then ok
 else bad "make run's baseline among stopped runs: '$pick'"; fi
+# make run --out over that whole run (--force): the run's own folder is never its baseline
+pick=$(cd "$tmp/w6" && bash -c 'source <(sed -n "/^placement_of()/,/^}/p; /^expect()/,/^}/p; /^pick_baseline()/,/^}/p" configs/run-main.sh)
+  expect 4 4 --out ./runs/20250101T000000Z_whole/ --force; pick_baseline' 2>/dev/null)
+[ "$pick" != runs/20250101T000000Z_whole ] && ok || bad "make run --out runs/X picks runs/X as its own baseline"
 
 # a run that ends whole has no INCOMPLETE
 [ ! -e "$tmp/r/INCOMPLETE" ] && ! grep -q Incomplete "$tmp/r/summary.md" 2>/dev/null && ok || bad "a whole run marked incomplete"
