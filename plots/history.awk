@@ -2,8 +2,10 @@
 # series. Load csv.awk and style.awk first.
 #   awk -f csv.awk -f style.awk -f history.awk -v tmp=DIR -v out=DIR -v gpdir=DIR -v sizes=LIST \
 #       -v algos=LIST MANIFEST RUN/results.csv [RUN/critical.csv] ...
-# MANIFEST: one line per run folder, by date: DIR<TAB>GROUP<TAB>GROUP IN WORDS<TAB>DATE. A group
-# is one machine, GPU count and placement: runs of different groups never share a trend.
+# MANIFEST: one line per run folder, by date: DIR<TAB>GROUP<TAB>GROUP IN WORDS<TAB>DATE<TAB>TIME
+# (TIME: its first row's timestamp). A group is one machine, GPU count and placement: runs of
+# different groups never share a trend. -v left=FILE: history.sh's lines on the run folders it
+# left out (INCOMPLETE or FAILED), listed in history.md.
 # Metrics per night: algbw (GB/s, clean rows, per algorithm/transport and size: higher is
 # better), critical (critical.csv's measured delay in ms per size: lower is better, the
 # straggler-aware algorithm pays off sooner) and degraded (a degraded row's median over OPTCC's
@@ -16,7 +18,7 @@
 FNR == 1 && FILENAME == ARGV[1] { role = "manifest" }
 role == "manifest" && FILENAME == ARGV[1] {
     split($0, m, "\t")
-    NRUN++; RUN_DIR[NRUN] = m[1]; RUN_G[NRUN] = m[2]; RUN_DATE[NRUN] = m[4]; DIR_RUN[m[1]] = NRUN
+    NRUN++; RUN_DIR[NRUN] = m[1]; RUN_G[NRUN] = m[2]; RUN_DATE[NRUN] = m[4]; RUN_TS[NRUN] = m[5]; DIR_RUN[m[1]] = NRUN
     if (!(m[2] in GW)) { GW[m[2]] = m[3]; NG++; GROUP[NG] = m[2] }
     GN[m[2]]++; GRUN[m[2], GN[m[2]]] = NRUN; RUN_K[NRUN] = GN[m[2]]
     next
@@ -151,7 +153,12 @@ END {
     md = out "/history.md"
     printf "# arbench history\n\n" > md
     printf "- %d run folders, %d machine%s (runs of another machine, GPU count or placement are never in one trend)\n", NRUN, NG, (NG > 1 ? "s" : "") > md
-    printf "- **%d changes beyond noise** on the last night of each machine\n\n", NFLAG > md
+    printf "- **%d changes beyond noise** on the last night of each machine\n", NFLAG > md
+    while (left != "" && (getline line < left) > 0) {
+        sub(/^history: left out /, "", line); sub(/; an incomplete or failed run is no night of the trend$/, "", line)
+        printf "- left out (never a night of the trend): %s\n", line > md
+    }
+    printf "\n" > md
     printf "A series is flagged when its last night is further from the median of the earlier nights (up to 14)\n" > md
     printf "than 3 x the larger of their stdev and the rows' own stdev, and at least 1%%. algbw: higher is\n" > md
     printf "better; critical delay: lower is better (the straggler-aware algorithm pays off sooner); time /\n" > md
@@ -194,9 +201,41 @@ function pictures(g,    i, s, mt, b, key, done, nm) {
     }
 }
 
+# night_labels(g): fills NL[1..GN[g]] with the x tick labels of group g's nights, all distinct:
+# the date when no two nights share one, else date and time (to the minute, then the second),
+# a night's number added where even those repeat; with more than 16 nights only every k-th is
+# labelled (the last always), so that the labels never run into one another
+function night_labels(g,    j, w, n, step, L, seen, dup) {
+    delete NL
+    n = GN[g]
+    for (w = 1; w <= 3; w++) {
+        delete seen; dup = 0
+        for (j = 1; j <= n; j++) {
+            L[j] = w == 1 ? RUN_DATE[GRUN[g, j]] : substr(RUN_DATE[GRUN[g, j]] " " substr(RUN_TS[GRUN[g, j]], 12), 1, w == 2 ? 16 : 19)
+            if (L[j] in seen) dup = 1
+            seen[L[j]] = 1
+        }
+        if (!dup) break
+    }
+    if (dup) for (j = 1; j <= n; j++) L[j] = L[j] " #" j
+    step = n > 16 ? int((n + 15) / 16) : 1
+    for (j = 1; j <= n; j++) NL[j] = (n - j) % step == 0 ? L[j] : ""
+}
+
+# series_transport(s): the transport a series names ("ring/ce x2": ce; a critical delay
+# "stragglar vs ring/ce": its baseline's, ce; "nccl": none of its own)
+function series_transport(s,    t) {
+    sub(/^.* vs /, "", s)
+    if (s !~ /^[^ \/]+\//) return ""
+    t = s; sub(/^[^\/]*\//, "", t); sub(/ .*$/, "", t)
+    return t
+}
+
 # trend(g, mt, b): writes the data and driver of one picture (b "": every size) and prints it;
-# more than 12 series become one per algorithm, each night on its best transport
-function trend(g, mt, b,    i, j, s, k, r, ns, lab, a, name, data, drv, P, PN, PV, PA, nf, xt, names, colors, pts, dts, lws, best, extra, vl, lk) {
+# more than 12 series become one per algorithm, each night on its best transport. A series'
+# colour is its algorithm's, its point its transport's (style.awk); two series that would still
+# look alike (one algorithm at two sizes or factors) get different dashes
+function trend(g, mt, b,    i, j, s, k, r, ns, lab, a, name, data, drv, P, PN, PV, PA, PT, nf, xt, names, colors, pts, dts, lws, best, extra, vl, lk, c, p, d, used) {
     for (i = 1; i <= NS; i++) { s = O[i]; if (S_g[s] == g && S_m[s] == mt && (b == "" || S_b[s] == b)) ns++ }
     best = mt == "algbw" && ns > 12
     name = "trend_" gkey(g) "_" mt (b == "" ? "" : "_" size_label(b, ""))
@@ -206,7 +245,7 @@ function trend(g, mt, b,    i, j, s, k, r, ns, lab, a, name, data, drv, P, PN, P
         if (S_g[s] != g || S_m[s] != mt || (b != "" && S_b[s] != b)) continue
         lab = S_s[s] (b == "" ? " " size_label(S_b[s], " ") : ""); a = S_s[s]; sub(/[\/ ].*$/, "", a)
         if (best) lab = a
-        if (!(lab in P)) { P[lab] = ++PN; PA[PN] = a; PL[PN] = lab }
+        if (!(lab in P)) { P[lab] = ++PN; PA[PN] = a; PL[PN] = lab; PT[PN] = best ? "" : series_transport(S_s[s]) }
         k = g SUBSEP mt SUBSEP S_s[s] SUBSEP S_b[s]
         for (j = 1; j <= GN[g]; j++) {
             r = GRUN[g, j]
@@ -221,14 +260,18 @@ function trend(g, mt, b,    i, j, s, k, r, ns, lab, a, name, data, drv, P, PN, P
         if (i > 1) printf "\n\n" > data
         printf "# %s\n", PL[i] > data
         for (j = 1; j <= GN[g]; j++) if ((i, j) in PV) printf "%d %.6g\n", j, PV[i, j] > data
-        names = names " \"" PL[i] "\""; colors = colors " \"" algo_color(PA[i]) "\""
-        pts = pts " " (PA[i] == "nccl" ? 7 : algo_point(PA[i])); dts = dts " 1"; lws = lws " " (PA[i] == "nccl" ? 4 : 2)
+        c = algo_color(PA[i]); p = transport_point(PT[i], 0)
+        for (d = 1; (c, p, d) in used; d++) ;
+        used[c, p, d] = 1
+        names = names " \"" PL[i] "\""; colors = colors " \"" c "\""
+        pts = pts " " p; dts = dts " " d; lws = lws " " (PA[i] == "nccl" ? 4 : 2)
     }
     printf "\n\n# flagged\n" > data
     for (i = 1; i <= nf; i++) printf "%d %.6g\n", FX[i], FY[i] > data
     if (!nf) printf "%d NaN\n", GN[g] > data
     close(data)
-    for (j = 1; j <= GN[g]; j++) xt = xt " " RUN_DATE[GRUN[g, j]]
+    night_labels(g)
+    for (j = 1; j <= GN[g]; j++) xt = xt " \"" NL[j] "\""
     vl = mt == "algbw" ? "algbw (GB/s, 1 GB = 1e9 B)" : mt == "critical" ? "critical straggler delay (ms)" : "time / OPTCC lower bound"
     printf "# %s: written by plots/history.awk\n", name > drv
     printf "data = '%s'\nout = '%s/%s'\nn = %d\nnflag = %d\n", data, out, name, PN, nf > drv

@@ -4,7 +4,8 @@
 # groups them by machine, GPU count and placement (never one trend across groups), and writes
 # to DIR (default RUNS_DIR/history): history.md (per group, the last night's verdict per
 # series against the earlier nights' spread: history.awk), history.csv (every value),
-# plots/trend_*.png and .svg (gnuplot; skipped, saying how to install it, without), and
+# plots/trend_*.png and .svg (gnuplot; skipped, saying how to install it, without; their data
+# and drivers in plots/data/), and
 # history.html (one self-contained page: the verdicts and every trend picture inlined).
 # --sizes 1M,1G: sizes for algbw (default 1 KiB, 1 MiB, 64 MiB, 1 GiB) and the other metrics
 # (default all); --algo ring,stragglar: these algorithms (and nccl) only.
@@ -34,11 +35,20 @@ mkdir -p "$out/plots" || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-history.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# the manifest: DIR, group, group in words, date; by time. The group is where the run ran:
-# host, GPU model, ranks, GPUs and placement (runinfo.awk's, as make run's baseline rule)
+# the manifest: DIR, group, group in words, date, time; by time. The group is where the run ran:
+# host, GPU model, ranks, GPUs and placement (runinfo.awk's, as make run's baseline rule). A
+# run marked INCOMPLETE (stopped early: rows missing) or FAILED (wrong or failed rows, a
+# timeout) is no night of the trend: it would decide the verdicts. Each is said in one line.
 for d in "$runs"/*/; do
   d=${d%/}
   [ -s "$d/results.csv" ] || continue
+  mark=
+  for m in INCOMPLETE FAILED; do [ -e "$d/$m" ] && { mark=$m; break; }; done
+  if [ -n "$mark" ]; then
+    why=$(head -n 1 "$d/$mark" 2>/dev/null | tr -d '\r')
+    echo "history: left out $d: marked $mark${why:+ ($why)}; an incomplete or failed run is no night of the trend" >>"$tmp/left"
+    continue
+  fi
   meta=/dev/null
   [ -s "$d/meta.txt" ] && meta=$d/meta.txt
   info=$(awk -f "$here/csv.awk" -f "$here/runinfo.awk" "$meta" "$d/results.csv") || continue
@@ -46,19 +56,23 @@ for d in "$runs"/*/; do
   [ "${nrows:-0}" -gt 0 ] || continue   # model-only folders have no nights to compare
   awk -f "$here/csv.awk" -f "$here/nightinfo.awk" -v d="$d" -v pl="$pl" -v gpus="$gpus" "$d/results.csv"
 done | sort | cut -f2- >"$tmp/manifest"
+[ -s "$tmp/left" ] && cat "$tmp/left" >&2
 if [ ! -s "$tmp/manifest" ]; then
-  echo "arbench history: no run folder with measured rows in $runs" >&2; exit 1
+  [ -s "$tmp/left" ] && left=" that is complete" || left=
+  echo "arbench history: no run folder with measured rows$left in $runs" >&2; exit 1
 fi
-# history.awk wants DIR, group, words, date
-awk -F'\t' -v OFS='\t' '{ print $1, $2, $3, $4 }' "$tmp/manifest" >"$tmp/m"
+# history.awk wants DIR, group, words, date, time
+awk -F'\t' -v OFS='\t' '{ print $1, $2, $3, $4, $5 }' "$tmp/manifest" >"$tmp/m"
 files=()
 while IFS=$'\t' read -r d _; do
   files+=("$d/results.csv")
   [ -s "$d/critical.csv" ] && files+=("$d/critical.csv")
 done <"$tmp/m"
+# the pictures' data and gnuplot drivers stay in DIR/plots/data (what each picture drew)
 rm -f "$out"/plots/trend_*.png "$out"/plots/trend_*.svg
-if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/history.awk" -v tmp="$tmp" -v out="$out/plots" \
-     -v gpdir="$here" -v sizes="$sizes" -v algos="$algos" "$tmp/m" "${files[@]}" >"$tmp/drivers" 2>"$tmp/said"; then
+rm -rf "$out/plots/data" && mkdir -p "$out/plots/data" || exit 1
+if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/history.awk" -v tmp="$out/plots/data" -v out="$out/plots" \
+     -v gpdir="$here" -v sizes="$sizes" -v algos="$algos" -v left="$tmp/left" "$tmp/m" "${files[@]}" >"$tmp/drivers" 2>"$tmp/said"; then
   cat "$tmp/said" >&2; echo "arbench history: could not read the runs in $runs" >&2; exit 1
 fi
 mv "$out/plots/history.md" "$out/plots/history.csv" "$out/" || exit 1

@@ -1,10 +1,15 @@
-# trend.gp: a metric per night (x: the nights in date order, labelled by date), one line per
-# series; the series flagged by history.awk (block n, "flagged") ringed in red. The driver sets
-# xt (the nights' dates), ylab, ylog and nflag; common.gp is loaded first.
+# trend.gp: a metric per night (x: the nights in date order), one line per series; the series
+# flagged by history.awk (block n, "flagged") ringed in red. The driver sets xt (the nights'
+# labels, all distinct: the date, or date and time where dates repeat), ylab, ylog and nflag;
+# common.gp is loaded first.
 set xrange [0.5 : words(xt) + 0.5]
 set xtics () rotate by -30
 do for [k = 1 : words(xt)] { set xtics add (word(xt, k) k) }
 set mxtics 1
+# room under the axis for the slanted labels (date, or date and time where dates repeat)
+xtlen = 0
+do for [k = 1 : words(xt)] { xtlen = strlen(word(xt, k)) > xtlen ? strlen(word(xt, k)) : xtlen }
+set bmargin 3 + ceil(xtlen * 0.3)
 set xlabel "night"
 set ylabel ylab
 # no zero on the y axis: a 5% change must show

@@ -62,6 +62,92 @@ else
 fi
 [ "$(grep -c '<tr class="regressed">' "$H/history.html")" = 1 ] && ! grep -qi '<script\|<img' "$H/history.html" && ok ||
   bad "history.html: the flagged row is not highlighted once"
+# an INCOMPLETE or FAILED last night never decides a verdict: a night after the seven, every
+# row twice as slow, marked as a stopped (or failed) run, is left out with one line saying so,
+# and the verdicts are those of the seven
+for mark in INCOMPLETE FAILED; do
+  r=$tmp/marked-$mark
+  mkdir -p "$r" && cp -r "$tmp"/runs/night-* "$r/"
+  n22=$r/night-2026-11-22
+  cp -r "$r/night-2026-11-21" "$n22"
+  mc=$(col "$n22/results.csv" time_us_median)
+  sed 's/2026-11-21/2026-11-22/g; s/20261121/20261122/g' "$r/night-2026-11-21/results.csv" |
+    awk -F, -v OFS=, -v c="$mc" 'NR > 1 { $c = 2 * $c } 1' >"$n22/results.csv"
+  echo "stopped by SIGINT before every row was measured" >"$n22/$mark"
+  out=$("$A" history "$r" 2>&1); rc=$?
+  [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q '^history: 10 run folders, 4 machines, 1 changes beyond noise$' && ok ||
+    bad "a night marked $mark decides the verdicts: $out"
+  [ "$(printf '%s\n' "$out" | grep -c "^history: left out $n22: marked $mark (stopped by SIGINT")" = 1 ] && ok ||
+    bad "the night marked $mark is not said to be left out, once: $out"
+  grep -q "^- left out (never a night of the trend): $n22: marked $mark" "$r/history/history.md" && ok ||
+    bad "history.md does not list the night marked $mark"
+  ! grep -q 2026-11-22 "$r/history/history.csv" && ok || bad "history.csv holds the night marked $mark"
+done
+
+# the trend pictures read back: seven nights on one date (hours 01..07) with ring/sm beside
+# ring/ce; what gnuplot plots (`set table` on the kept driver) is each night's value from its
+# results.csv, recomputed here (bytes / median); the x tick labels in the SVG are distinct and
+# name each night; every series looks different: colour per algorithm, point per transport
+if command -v gnuplot >/dev/null 2>&1; then
+  sd=$tmp/same
+  mkdir -p "$sd"
+  for k in 1 2 3 4 5 6 7; do
+    src=$tmp/runs/night-2026-11-$((14 + k)) dst=$sd/n$k
+    mkdir -p "$dst" && cp "$src/meta.txt" "$src/critical.csv" "$dst/"
+    tc=$(col "$src/results.csv" transport) mc=$(col "$src/results.csv" time_us_median)
+    ac=$(col "$src/results.csv" algorithm) dc=$(col "$src/results.csv" degraded_rank)
+    sed "s/2026-11-$((14 + k))T03:00:00Z/2026-11-21T0$k:00:00Z/" "$src/results.csv" |
+      awk -F, -v OFS=, -v tc="$tc" -v mc="$mc" -v ac="$ac" -v dc="$dc" \
+        '{ print } NR > 1 && $ac == "ring" && $tc == "ce" && $dc == -1 { $tc = "sm"; $mc = $mc * 1.1; print }' >"$dst/results.csv"
+  done
+  "$A" history "$sd" >/dev/null 2>&1 || bad "history on one date's nights failed"
+  drv=$(ls "$sd"/history/plots/data/trend_dgx-h200-07*_algbw_1GiB.gp 2>/dev/null | head -n 1)
+  svg=$(ls "$sd"/history/plots/trend_dgx-h200-07*_algbw_1GiB.svg 2>/dev/null | head -n 1)
+  if [ -z "$drv" ] || [ -z "$svg" ]; then
+    bad "no kept driver or SVG of the 1 GiB trend: $(ls -R "$sd/history/plots")"
+  else
+    # the x tick labels as the SVG shows them, left to right
+    grep -oE '<text>20[0-9]{2}-[0-9]{2}-[0-9]{2}[^<]*</text>' "$svg" | sed 's/<[^>]*>//g' >"$tmp/ticks"
+    [ "$(wc -l <"$tmp/ticks")" = 7 ] && [ "$(sort -u "$tmp/ticks" | wc -l)" = 7 ] && ok ||
+      bad "the trend's x tick labels are not 7 distinct ones: $(tr '\n' '|' <"$tmp/ticks")"
+    # each night's own label: its date and its first row's hour and minute (the dates repeat)
+    for k in 1 2 3 4 5 6 7; do
+      printf '%s\tn%s\n' "$(awk -F, 'NR == 2 { print substr($2, 1, 10) " " substr($2, 12, 5); exit }' "$sd/n$k/results.csv")" "$k"
+    done >"$tmp/labels"
+    # what gnuplot plots: the driver on a scratch output, its points in `set table`
+    sed "s|^out = .*|out = '$tmp/scratch'|" "$drv" >"$tmp/drv.gp"
+    gnuplot -e "pngterm='png'" -e "set table '$tmp/table'" "$tmp/drv.gp" >/dev/null 2>&1
+    awk '/^# Curve title:/ { t = $0; sub(/^# Curve title: "/, "", t); sub(/"$/, "", t); next }
+         NF == 3 && $1 ~ /^[0-9.]+$/ && !((t, $1) in seen) { seen[t, $1] = 1; print t "\t" $1 "\t" $2 }' "$tmp/table" >"$tmp/points"
+    # every clean row at 1 GiB of every night, recomputed: series, night, bytes / median
+    for k in 1 2 3 4 5 6 7; do
+      f=$sd/n$k/results.csv
+      awk -F, -v k="n$k" -v a="$(col "$f" algorithm)" -v t="$(col "$f" transport)" -v b="$(col "$f" bytes)" \
+          -v m="$(col "$f" time_us_median)" -v d="$(col "$f" degraded_rank)" -v s="$(col "$f" straggler_rank)" \
+        'NR > 1 && $b == 1073741824 && $d == -1 && $s == -1 {
+           print ($a == "nccl" ? "nccl" : $a "/" $t) "\t" k "\t" $b / ($m * 1e3) }' "$f"
+    done | sort >"$tmp/want"
+    awk -F'\t' 'FILENAME == ARGV[1] { night[FNR] = $1; next } FILENAME == ARGV[2] { of[$1] = $2; next }
+                $1 != "beyond the nights'"'"' spread" { print $1 "\t" of[night[$2]] "\t" $3 }' "$tmp/ticks" "$tmp/labels" "$tmp/points" |
+      sort >"$tmp/got"
+    [ "$(wc -l <"$tmp/want")" = 35 ] && [ "$(cut -f1,2 "$tmp/got")" = "$(cut -f1,2 "$tmp/want")" ] && ok ||
+      bad "the 1 GiB trend plots other points than the nights' rows: $(diff <(cut -f1,2 "$tmp/want") <(cut -f1,2 "$tmp/got") | head -n 6)"
+    paste "$tmp/want" "$tmp/got" | awk -F'\t' '{ r = $6 / $3 - 1 } r > 1e-5 || r < -1e-5 { print; bad = 1 } END { exit bad }' >"$tmp/off" &&
+      ok || bad "trend points off their rows' values: $(head -n 3 "$tmp/off")"
+    # the series' looks, as the driver hands them to gnuplot
+    look() { sed -n "s/^$1 = '\(.*\)'$/\1/p" "$drv" | tr -d '"' | tr -s ' ' '\n' | grep .; }
+    sed -n "s/^names = '\(.*\)'$/\1/p" "$drv" | grep -o '"[^"]*"' | tr -d '"' >"$tmp/names"
+    paste "$tmp/names" <(look colors) <(look pts) <(look dts) >"$tmp/looks"
+    [ "$(cut -f2- "$tmp/looks" | sort -u | wc -l)" = "$(wc -l <"$tmp/names")" ] && [ "$(wc -l <"$tmp/names")" = 5 ] && ok ||
+      bad "two series of the trend look alike: $(tr '\t\n' ' |' <"$tmp/looks")"
+    ringc=$(awk -f plots/style.awk -f <(echo 'BEGIN { print algo_color("ring") }'))
+    ce=$(awk -F'\t' '$1 == "ring/ce"' "$tmp/looks") sm=$(awk -F'\t' '$1 == "ring/sm"' "$tmp/looks")
+    [ "$(echo "$ce" | cut -f2)" = "$ringc" ] && [ "$(echo "$sm" | cut -f2)" = "$ringc" ] &&
+      [ "$(echo "$ce" | cut -f3)" != "$(echo "$sm" | cut -f3)" ] && ok ||
+      bad "ring/ce and ring/sm: not ring's colour ($ringc) with two point types: $ce | $sm"
+  fi
+fi
+
 # the night's report links the trend
 bash plots/summary.sh "$tmp/runs/night-2026-11-21" "$tmp/runs/night-2026-11-20" >/dev/null 2>&1
 grep -q '<a href="../history/history.html">Trend over nights</a>' "$tmp/runs/night-2026-11-21/report.html" && ok || bad "report.html does not link the trend"
