@@ -1,8 +1,9 @@
 /* arbench history RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR]: the trend of every run
- * folder in RUNS_DIR, night by night, per machine, GPU count and placement, with a verdict
- * that flags only changes beyond the runs' own spread. The work is plots/history.sh's (awk and
- * gnuplot, as the run's pictures and summary are); this finds it (./plots, else next to the
- * binary's folder: build/arbench -> plots/) and hands it the arguments. */
+ * folder in RUNS_DIR (but those marked INCOMPLETE or FAILED), night by night, per machine, GPU
+ * count and placement, with a verdict that flags only changes beyond the runs' own spread. The
+ * work is plots/history.sh's (awk and gnuplot, as the run's pictures and summary are); this
+ * finds it (./plots, else next to the binary's folder: build/arbench -> plots/) and hands it
+ * the arguments. */
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -35,7 +36,8 @@ int cmd_history(int argc, char **argv) {
          "  nights' spread), history.csv and plots/trend_*.png/svg (algbw per size, critical\n"
          "  delay, time over OPTCC's bound). --sizes 1M,1G (algbw default: 1K,1M,64M,1G);\n"
          "  --algo ring,stragglar (nccl always). Runs of different machines, GPU counts or\n"
-         "  placements are never in one trend.");
+         "  placements are never in one trend; a run marked INCOMPLETE or FAILED is left out\n"
+         "  (one line says so) and never decides a verdict.");
     return EXIT_OK;
   }
   if (find_history(path, sizeof(path))) {
