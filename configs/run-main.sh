@@ -79,6 +79,7 @@ pick_baseline() {
     if [ -n "$out" ] && [ "$(realpath -m -- "$d")" = "$out" ]; then
       skipped=$((skipped + 1)) why="$why; $d: the --out folder of this run"; continue
     fi
+    [ -e "$d/results.csv" ] || continue # no run folder (runs/history/, arbench history's)
     if [ ! -s "$d/results.csv" ] || [ ! -s "$d/summary.md" ]; then
       skipped=$((skipped + 1)) why="$why; $d: incomplete (no results.csv or summary.md)"; continue
     fi

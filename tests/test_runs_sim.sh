@@ -136,6 +136,11 @@ else bad "make run's baseline among stopped runs: '$pick'"; fi
 pick=$(cd "$tmp/w6" && bash -c 'source <(sed -n "/^placement_of()/,/^}/p; /^expect()/,/^}/p; /^pick_baseline()/,/^}/p" configs/run-main.sh)
   expect 4 4 --out ./runs/20250101T000000Z_whole/ --force; pick_baseline' 2>/dev/null)
 [ "$pick" != runs/20250101T000000Z_whole ] && ok || bad "make run --out runs/X picks runs/X as its own baseline"
+# arbench history's runs/history/ is no run folder: never named among the passed-over runs
+mkdir -p "$tmp/w6/runs/history/plots"
+said=$(cd "$tmp/w6" && bash -c 'source <(sed -n "/^placement_of()/,/^}/p; /^pick_baseline()/,/^}/p" configs/run-main.sh)
+  want_pl="1 rank/GPU" want_g=4; pick_baseline' 2>&1 >/dev/null)
+! printf '%s' "$said" | grep -q 'runs/history' && ok || bad "make run counts runs/history as a run folder: $said"
 
 # a run that ends whole has no INCOMPLETE
 [ ! -e "$tmp/r/INCOMPLETE" ] && ! grep -q Incomplete "$tmp/r/summary.md" 2>/dev/null && ok || bad "a whole run marked incomplete"
