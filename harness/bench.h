@@ -35,8 +35,8 @@ extern volatile sig_atomic_t hx_stop_signal;
 /* Set when a stop left rows of a scenario unmeasured (not when it came after the last). */
 extern int hx_stopped_early;
 /* Called by the watchdog, after the timed-out row is written and before the hung job ends
- * (status 1), with what did not finish: run.c marks the folder FAILED and writes summary.md.
- * NULL: nothing to do (no run folder). */
+ * (status 1), with what did not finish: run.c marks the folder FAILED and INCOMPLETE and
+ * writes summary.md. NULL: nothing to do (no run folder). */
 extern void (*hx_on_timeout)(const char *what);
 
 /* The header of delays.csv: every timed iteration's drawn delay, per straggler. */
