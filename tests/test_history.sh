@@ -4,7 +4,9 @@
 # regression injected on the last (ring/ce clean 1 GiB), beside runs of another host, of 2 GPUs
 # and co-located ranks that must never join that trend. Flags the regression and nothing else,
 # flags nothing without it, keeps the groups apart, honours --sizes and --algo, draws the
-# trend pictures (with gnuplot) and history.html, and a run's report.html links the trend.
+# trend pictures (with gnuplot) and history.html, and a run's report.html links the trend. A
+# night marked INCOMPLETE or FAILED is left out; the trend pictures' points, read back from
+# gnuplot, are the nights' results.csv values, under distinct x labels, each series its own look.
 . "$(dirname "$0")/lib.sh"
 cp -r tests/fixtures/history "$tmp/runs"
 rm -f "$tmp/runs/gen.sh"

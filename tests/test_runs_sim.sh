@@ -3,7 +3,11 @@
 # runs/<UTC time>_<host> takes a suffix -2, -3, ... when another run made that folder first;
 # runs started at once get folders of their own, each with whole rows and its own COMMAND;
 # --out on a non-empty folder is refused (exit 2, nothing touched) unless --force; of two runs
-# started at once into one new --out, one writes it and the other is refused.
+# started at once into one new --out, one writes it and the other is refused. The run folder's
+# rules (README): --force removes every file of arbench's from the earlier run (and says so) but
+# no other; --baseline is refused when it is the --out folder or marked INCOMPLETE or FAILED;
+# a watchdog timeout marks FAILED and still writes summary.md; make run's baseline is never a
+# stopped run nor its own --out.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 
