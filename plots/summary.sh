@@ -45,6 +45,13 @@ if [ -s "$run/INCOMPLETE" ]; then
     "$tmp" >"$tmp.i" && mv "$tmp.i" "$tmp"
 fi
 
+# a run with wrong or failed rows (arbench run wrote FAILED): said under the title too
+if [ -s "$run/FAILED" ]; then
+  why=$(head -n 1 "$run/FAILED")
+  awk -v why="$why" 'NR == 2 { printf "\n**Failed run: %s; see \"Rows that failed\".**\n", why } { print }' \
+    "$tmp" >"$tmp.i" && mv "$tmp.i" "$tmp"
+fi
+
 # the pictures plot.sh drew, PNG linked with its SVG
 {
   printf '\n## Pictures\n\n'
@@ -60,6 +67,8 @@ fi
   [ "$found" = 1 ] || printf 'None yet: run `plots/plot.sh %s` (or `make plots RUN=%s`).\n' "$run" "$run"
 } >>"$tmp"
 
+# mktemp made it 0600: give it the mode a new file gets here, as every other file of the run
+chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" 2>/dev/null
 mv "$tmp" "$run/summary.md" || exit 1
 trap - EXIT
 nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\*\*' "$run/summary.md" | tr -dc 0-9)
