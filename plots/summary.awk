@@ -124,7 +124,8 @@ role == "base" {
     S_scen[R] = clean_text(get(f, col, "scenario", ""))
     S_pl[R] = pl
     S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
-    v = get(f, col, "algbw_gbps", ""); S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
+    # algbw of the median as printed (results.csv's algbw_gbps is of the unrounded median)
+    S_bw[R] = S_b[R] / (S_med[R] * 1e3)
     s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
     S_id[R] = row_id(f, col); S_x[R] = row_extra(f, col)
     if (src != "model") has_measured = 1
@@ -161,7 +162,7 @@ END {
         for (s in nst) if (s != "ok") printf ", %d %s", nst[s], s
         printf "\n"
     }
-    if (!has_measured) printf "- no measured rows: everything below is the model's (source=model)\n"
+    if (!has_measured && R > 0) printf "- no measured rows: everything below is the model's (source=model)\n"
     if (any_gpu && !has_measured)
         printf "\n**Nothing could run: not one of the %d rows to be measured was timed or checked** (%s). \"Rows that could not run\" says which; `arbench run --dry-run` with this run's COMMAND prints why.\n",
                any_gpu, status_words()
