@@ -132,6 +132,8 @@ def size_label(b):
 
 def near(printed, value, what):
     """printed (a table cell) equals value to the decimals it shows"""
+    if not check(printed is not None, "%s: no such cell (want %.6g)" % (what, value)):
+        return
     t = printed.rstrip("x")
     if not check(re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", t) is not None, "%s: '%s' is not a number (want %.6g)" % (what, printed, value)):
         return
