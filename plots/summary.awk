@@ -124,8 +124,7 @@ role == "base" {
     S_scen[R] = clean_text(get(f, col, "scenario", ""))
     S_pl[R] = pl
     S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
-    # algbw of the median as printed (results.csv's algbw_gbps is of the unrounded median)
-    S_bw[R] = S_b[R] / (S_med[R] * 1e3)
+    v = get(f, col, "algbw_gbps", ""); S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
     s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
     S_id[R] = row_id(f, col); S_x[R] = row_extra(f, col)
     if (src != "model") has_measured = 1
