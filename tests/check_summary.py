@@ -145,11 +145,42 @@ def near(printed, value, what, alt=None):
 
 # ---- the rows as results.csv has them ----
 
+SWEPT = set()  # (row identity but pipeline): measured at several pipeline values
+
+
+def sweep_id(r):
+    return (r["algorithm"], r.get("transport", ""), r.get("dtype", ""), r.get("n_gpus", ""), r.get("straggler_rank", ""),
+            r.get("delay_us", ""), r.get("degraded_rank", ""), r.get("factor", ""), r.get("scenario", ""),
+            r.get("stragglers", ""), r.get("degraded", ""), r["bytes"])
+
+
 def label(r):
     a, t = r["algorithm"], r.get("transport", "")
     if a == "nccl":
         return "nccl"
-    return a + ("/" + t if t not in ("", "-", "model") else "")
+    return a + ("/" + t if t not in ("", "-", "model") else "") + ("/p" + r.get("pipeline", "") if sweep_id(r) in SWEPT else "")
+
+
+def short(x):
+    return "%d" % x if x == int(x) else "%.4g" % x
+
+
+def scen_label(r):
+    """a row's scenario as the failed and could-not-run tables name it: its words (clean,
+    straggler R +D ms, degraded R xF, and the further stragglers or slow GPUs), led by its
+    scenario name where it has one"""
+    sr, dr = fnum(r, "straggler_rank", -1), fnum(r, "degraded_rank", -1)
+    def more(lst, d):
+        e = [x.split(":") for x in lst.split(";")[1:] if x]
+        return " (and %s)" % ", ".join(k + (" +%s ms" % short(float(v) / 1000) if d else " x" + v) for k, v in e) if e else ""
+    if sr >= 0:
+        w = "straggler %d +%s ms" % (sr, short(fnum(r, "delay_us", 0) / 1000)) + more(r.get("stragglers", ""), 1)
+    elif dr >= 0:
+        w = "degraded %d x%s" % (dr, short(fnum(r, "factor", 1))) + more(r.get("degraded", ""), 0)
+    else:
+        w = "clean"
+    n = r.get("scenario", "")
+    return w if n in ("", w) else "%s (%s)" % (n, w)
 
 
 def fnum(r, k, d):
@@ -190,6 +221,10 @@ def main():
     measured = [r for r in gpu_rows if good(r)]
     model_rows = [r for r in res if r.get("source", "gpu").lower() == "model" and good(r) and r["algorithm"] != "lower-bound"]
     ranked = measured if measured else model_rows
+    pipes = {}
+    for r in measured:
+        pipes.setdefault(sweep_id(r), set()).add(r.get("pipeline", ""))
+    SWEPT.update(k for k, v in pipes.items() if len(v) > 1)
     run_kind = "measured" if measured else ("none" if gpu_rows else "model")
     crit_scen = {c.get("scenario", "") for c in crit if c.get("scenario", "")}
 
@@ -399,8 +434,9 @@ def main():
     check("Rows that failed" in S, "no 'Rows that failed' section")
     if failed:
         hdr, rows = md_table(S["Rows that failed"])
-        got = sorted((x[0], x[1], x[2], x[4], x[5]) for x in rows)
-        want = sorted((r["algorithm"], r.get("transport", "-"), size_label(int(r["bytes"])), r["status"].lower(), r.get("wrong", "")) for r in failed)
+        got = sorted((x[0], x[1], x[2], x[3], x[4], x[5]) for x in rows)
+        want = sorted((r["algorithm"], r.get("transport", "") or "-", size_label(int(r["bytes"])), scen_label(r), r["status"].lower(),
+                       r.get("wrong", "")) for r in failed)
         check(got == want[:50], "failed rows: %s, results.csv %s" % (got, want))
     elif run_kind == "model":
         check(ftext.strip().startswith("Nothing ran: in model mode"), "model: failed rows say '%s'" % ftext.strip()[:80])
@@ -418,17 +454,17 @@ def main():
     for r in res:
         s = r["status"].lower()
         if s in ("n/a", "oom") and not (num(r.get("wrong", "")) or 0) > 0:
-            k = (r.get("scenario", ""), r["algorithm"], r.get("transport", "-"), s)
+            k = (scen_label(r), r["algorithm"], r.get("transport", "") or "-", s)
             unrun.setdefault(k, []).append(int(r["bytes"]))
     if unrun:
         hdr, rows = md_table(S.get("Rows that could not run", []))
         got = {}
         for x in rows:
-            got[(x[0].split(" ")[0], x[1], x[2], x[3])] = (int(x[4]), x[5])
+            got[(x[0], x[1], x[2], x[3])] = (int(x[4]), x[5])
         want = {}
         for (sc, a, t, s), bs in unrun.items():
             lo, hi = min(bs), max(bs)
-            want[(sc or "-", a, t, s)] = (len(bs), size_label(lo) if lo == hi else "%s to %s" % (size_label(lo), size_label(hi)))
+            want[(sc, a, t, s)] = (len(bs), size_label(lo) if lo == hi else "%s to %s" % (size_label(lo), size_label(hi)))
         check(got == want, "rows that could not run: prints %s, results.csv %s" % (got, want))
     else:
         check("Rows that could not run" not in S, "rows that could not run, but every row ran")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # summary.md and report.html say only what is true: plots/summary.sh (which writes report.html)
 # on the run folders of tests/fixtures/truth (cut down from a real 4 x H200 nightly and a
-# model-mode `make run`; gen.sh there), then tests/check_summary.py recomputes every number they
-# print from results.csv, critical.csv and the baseline's results.csv, on its own, and reads the
-# words that say what kind of run it was. Also: the checker catches a number changed by hand;
+# model-mode `make run`; gen.sh there) and the synthetic ones of the other suites, then
+# tests/check_summary.py recomputes every number they print from results.csv, critical.csv and
+# the baseline's results.csv, on its own, and reads the words that say what kind of run it was. Also: the checker catches a number changed by hand;
 # summary.md and report.html get a new file's mode; `make run` with no GPU lists report.html and
 # its folder passes the same checker.
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +18,10 @@ truth gpu base
 truth gpu
 truth model
 truth allna
+# and the synthetic run folders of the other suites (tests/fixtures/gen.sh)
+for f in nightly regressed scenarios colocated small wide calibrated scenbase phases; do cp -r "tests/fixtures/$f" "$tmp/"; done
+for f in nightly scenarios colocated small wide calibrated scenbase phases; do truth "$f"; done
+truth regressed nightly
 
 # the words each kind of run must say (the checker reads them too; here as a reader greps them)
 has() { grep -qF -- "$2" "$1"; }
