@@ -28,6 +28,16 @@ truth allna
 for f in nightly regressed scenarios colocated small wide calibrated scenbase phases; do cp -r "tests/fixtures/$f" "$tmp/"; done
 for f in nightly scenarios colocated small wide calibrated scenbase phases; do truth "$f"; done
 truth regressed nightly
+# and the real nightly whole (4890 rows, critical search, overlap, n/a rows)
+cp -r runs/reference/h200x4-nightly-forward "$tmp/forward"
+truth forward
+
+# a FAILED marker (arbench run: wrong or failed rows) is said under the title, as INCOMPLETE is
+cp -r tests/fixtures/truth/gpu "$tmp/failed"
+echo "some rows were wrong or failed (status error or timeout in results.csv)" >"$tmp/failed/FAILED"
+bash plots/summary.sh "$tmp/failed" >/dev/null 2>&1
+sed -n 3,5p "$tmp/failed/summary.md" | grep -qF '**Failed run: some rows were wrong or failed (status error or timeout in results.csv); see "Rows that failed".**' &&
+  grep -q '<strong>Failed run: some rows' "$tmp/failed/report.html" && ok || bad "FAILED: not said under the title: $(head -n 6 "$tmp/failed/summary.md")"
 
 # the words each kind of run must say (the checker reads them too; here as a reader greps them)
 has() { grep -qF -- "$2" "$1"; }
