@@ -4,7 +4,11 @@
 #   awk -f csv.awk -f summary.awk -v res=RUN/results.csv -v crit=FILE|"" -v base=FILE|"" \
 #       -v basedir=DIR [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
 # Columns are found by name (see prep.awk for the optional ones). Rows whose status is not ok are
-# counted and listed, never ranked. A CSV with no measured rows is summarised from its model rows.
+# counted and listed (failed ones row by row, n/a and oom per scenario, algorithm and transport),
+# never ranked. A CSV with no measured rows is summarised from its model rows. The lines under the
+# title say which kind of run it was: measured, model mode (no row from a GPU: times are "model
+# time") or nothing could run (rows from GPUs, none timed). The critical-delay search's probes
+# (rows of a scenario critical.csv names) get a table apart from the straggler sweep.
 # Where the CSV has arbench run's scenario columns (scenario, stragglers, degraded), rows of two
 # scenarios are never merged: the tables have a row per scenario (and say which), and a row
 # matches a baseline row only in the same scenario with the same stragglers and degraded GPUs.

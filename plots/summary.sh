@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# plots/summary.sh RUN_DIR [BASELINE_RUN_DIR]: writes RUN_DIR/summary.md: per scenario the best
-# algorithm/transport per size against nccl, the critical delays of critical.csv, regressions
-# against the baseline run (if given), the rows that failed, and links to RUN_DIR/plots/*.
+# plots/summary.sh RUN_DIR [BASELINE_RUN_DIR]: writes RUN_DIR/summary.md: what kind of run it was,
+# per scenario the best algorithm/transport per size against nccl (OPTCC's bound for degraded
+# links), the critical search's probes and delays, regressions against the baseline run (if
+# given), the rows that failed and those that could not run, and links to RUN_DIR/plots/*.
+# INCOMPLETE and FAILED markers are said under the title.
 # awk and bash only (the GPU machine may have no Python). Prints "summary.sh: ..., N regressions".
 # Then report.sh writes RUN_DIR/report.html from it (a failure there says so and exits 0).
 # Exit status: 0 written; 1 a results.csv missing or malformed; 2 usage.
