@@ -179,6 +179,7 @@ model_mode() {
   echo "  results.csv  $n rows, source=model: $(echo "$algos" | tr ',' '\n' | wc -l) algorithms (nccl left out: the model cannot price it)"
   echo "               on a modelled 8-GPU node, 1 KiB..8 GiB, scenarios clean, straggler-8ms, degraded-2x"
   echo "  summary.md   best algorithm per size and scenario (the model's, not measurements)"
+  echo "  report.html  the same tables and every picture on one page (open it in a browser)"
   echo "  plots/       $npic pictures (PNG and SVG): S-curves per scenario"
   echo "  meta.txt, COMMAND, model.txt  the model's parameters and the commands that made the rows"
   echo "make run: on a GPU machine, \`make run\` measures (the nightly on 2+ GPUs; a 4-rank smoke run on 1 GPU)" \

@@ -1,7 +1,8 @@
 # md2html.awk: the markdown that summary.awk writes, as an HTML fragment (no page around it):
 # headings, pipe tables (right-aligned where the separator says ---:), "- " lists, "> " quotes
 # and paragraphs; inline **bold**, `code` and [text](link). Not a general markdown reader.
-#   awk -f md2html.awk [-v rowclass=CLASS] FILE    (CLASS: a class for every table body row)
+#   awk -f md2html.awk [-v rowclass=CLASS] [-v pclass=CLASS] FILE
+#   (rowclass: a class for every table body row; pclass: for every paragraph)
 
 function esc(s) {
     gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); gsub(/"/, "\\&quot;", s)
@@ -78,7 +79,7 @@ function cells(line, c,    n, i, raw) {
 }
 
 {
-    if (!inp) { close_all(); inp = 1; print "<p>" }
+    if (!inp) { close_all(); inp = 1; print pclass != "" ? "<p class=\"" pclass "\">" : "<p>" }
     print inline($0)
 }
 

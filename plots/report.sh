@@ -53,6 +53,10 @@ pictures() {
 tmp=$(mktemp "$run/.report.html.XXXXXX") || exit 1
 trap 'rm -f "$tmp"' EXIT
 title=$(grep -m1 '^# ' "$md" | sed 's/^# //')
+# what kind of run summary.md says this is: measured, none (nothing could run) or model
+kind=measured
+if grep -q '^- model mode:' "$md"; then kind=model
+elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
 {
   page_head "$title"
   printf '<h1 id="top">%s</h1>\n' "$(printf '%s' "$title" | esc)"
@@ -76,14 +80,24 @@ title=$(grep -m1 '^# ' "$md" | sed 's/^# //')
     printf '<p>%s</p>\n' "$(heading 'Regressions against' | esc)"
     section 'Regressions against' | html -v rowclass=regressed
     section 'Regressions against' | grep -q '^None' && printf '<p class="ok">No regression.</p>\n'
+  elif [ "$kind" = model ]; then
+    say "Model mode: nothing was measured, so nothing was compared with a baseline."
   else
     say "No baseline: this run was compared with nothing (arbench run --baseline RUN_DIR; make run takes the last complete run of the same machine, GPU count and placement)."
   fi
   printf '</section>\n'
 
   printf '<section id="best">\n<h2>Fastest algorithm per size range (clean)</h2>\n'
-  if [ -n "$(heading 'Clean$')" ]; then
-    printf '<p>Consecutive sizes with the same winner; <em>best schedule vs nccl</em> is nccl'"'"'s median over the best schedule'"'"'s (&gt; 1: the schedule is faster), its range over the sizes.</p>\n'
+  if [ "$kind" = none ]; then
+    say "Nothing could run: no row was timed (see Rows that could not run)."
+  elif [ -n "$(heading 'Clean$')" ]; then
+    if [ "$kind" = model ]; then
+      printf '<p>The model'"'"'s times, not measurements: consecutive sizes where the model prices the same algorithm fastest (nccl has no model, so no comparison with it).</p>\n'
+    elif section 'Clean' | grep -q '| vs nccl |'; then
+      printf '<p>Consecutive sizes with the same winner; <em>best schedule vs nccl</em> is nccl'"'"'s median over the best schedule'"'"'s (&gt; 1: the schedule is faster), its range over the sizes.</p>\n'
+    else
+      printf '<p>Consecutive sizes with the same fastest schedule (nccl did not run, so no comparison with it).</p>\n'
+    fi
     section 'Clean' | awk -f "$here/ranges.awk" | html
     printf '<details><summary>Every size</summary>\n'; section 'Clean' | html; printf '</details>\n'
   else
@@ -94,6 +108,9 @@ title=$(grep -m1 '^# ' "$md" | sed 's/^# //')
   printf '<section id="critical">\n<h2>Critical straggler delay, measured and modelled</h2>\n'
   if [ -n "$(heading 'Critical straggler delay')" ]; then section 'Critical straggler delay' | html
   else say "No critical.csv: this run did not search for critical delays (--find-critical)."; fi
+  if [ -n "$(heading 'Critical search probes')" ]; then
+    printf '<details><summary>Every probe of the search</summary>\n'; section 'Critical search probes' | html; printf '</details>\n'
+  fi
   printf '</section>\n'
 
   printf '<section id="degraded">\n<h2>Degraded links, against OPTCC'"'"'s lower bound</h2>\n'
@@ -107,8 +124,13 @@ title=$(grep -m1 '^# ' "$md" | sed 's/^# //')
   printf '</section>\n'
 
   printf '<section id="failed">\n<h2>Rows that failed</h2>\n'
-  if [ -n "$(heading 'Rows that failed')" ]; then section 'Rows that failed' | html -v rowclass=regressed
-  else printf '<p class="ok">None: every row that ran was correct.</p>\n'; fi
+  # summary.md says what was checked: green only where rows ran and none failed
+  if section 'Rows that failed' | grep -q '^None:'; then section 'Rows that failed' | html -v pclass=ok
+  elif [ -n "$(heading 'Rows that failed')" ]; then section 'Rows that failed' | html -v rowclass=regressed
+  else say "summary.md has no list of failed rows (written by an older plots/summary.sh): plots/summary.sh $run writes it again."; fi
+  if [ -n "$(heading 'Rows that could not run')" ]; then
+    printf '<h3>Rows that could not run</h3>\n'; section 'Rows that could not run' | html
+  fi
   printf '</section>\n'
 
   printf '<section id="pictures">\n<h2>Pictures</h2>\n'
@@ -133,7 +155,7 @@ title=$(grep -m1 '^# ' "$md" | sed 's/^# //')
   if [ -s "$run/meta.txt" ]; then
     # meta.txt's "key: value" lines before its first "---" block
     awk 'BEGIN { print "| setting | value |"; print "|---|---|" } /^---/ { exit }
-         /^[A-Za-z_][A-Za-z0-9_ ]*: / { k = $0; sub(/:.*/, "", k); v = $0; sub(/^[^:]*: /, "", v); gsub(/\|/, "/", v); print "| " k " | " v " |" }' \
+         /^[A-Za-z_][A-Za-z0-9_ .\/-]*: / { k = $0; sub(/:.*/, "", k); v = $0; sub(/^[^:]*: /, "", v); gsub(/\|/, "/", v); print "| " k " | " v " |" }' \
       "$run/meta.txt" | html
   else
     say "No meta.txt in this run folder."
@@ -146,7 +168,8 @@ title=$(grep -m1 '^# ' "$md" | sed 's/^# //')
   else say "No meta.txt in this run folder."; fi
   printf '</section>\n</body>\n</html>\n'
 } >"$tmp" || exit 1
-chmod a+r "$tmp" 2>/dev/null
+# mktemp made it 0600: give it the mode a new file gets here, as every other file of the run
+chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" 2>/dev/null
 mv "$tmp" "$run/report.html" || exit 1
 trap - EXIT
 echo "report.sh: wrote $run/report.html"

@@ -4,7 +4,11 @@
 #   awk -f csv.awk -f summary.awk -v res=RUN/results.csv -v crit=FILE|"" -v base=FILE|"" \
 #       -v basedir=DIR [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
 # Columns are found by name (see prep.awk for the optional ones). Rows whose status is not ok are
-# counted and listed, never ranked. A CSV with no measured rows is summarised from its model rows.
+# counted and listed (failed ones row by row, n/a and oom per scenario, algorithm and transport),
+# never ranked. A CSV with no measured rows is summarised from its model rows. The lines under the
+# title say which kind of run it was: measured, model mode (no row from a GPU: times are "model
+# time") or nothing could run (rows from GPUs, none timed). The critical-delay search's probes
+# (rows of a scenario critical.csv names) get a table apart from the straggler sweep.
 # Where the CSV has arbench run's scenario columns (scenario, stragglers, degraded), rows of two
 # scenarios are never merged: the tables have a row per scenario (and say which), and a row
 # matches a baseline row only in the same scenario with the same stragglers and degraded GPUs.
@@ -40,6 +44,8 @@ role == "crit" {
     C_base[NC] = clean_text(get(f, ccol, "baseline", "-"))
     C_src[NC] = tolower(get(f, ccol, "source", "gpu"))
     C_mod[NC] = get(f, ccol, "model_critical_delay_us", "")
+    # the scenario the search measured its probes in: their rows get a table of their own
+    v = clean_text(get(f, ccol, "scenario", "")); if (v != "") CRIT_SCEN[v] = 1
     next
 }
 
@@ -62,6 +68,16 @@ role == "base" {
     alg = clean_text(get(f, col, "algorithm", "?")); b = get(f, col, "bytes", "")
     wr = get(f, col, "wrong", "0")
     nst[st]++; total++
+    if (src != "model") any_gpu++
+    n = get(f, col, "n_gpus", "")
+    # the run's lines: from its first measured row (any status), else its first model row
+    if (meta_run == "" || (src != "model" && !meta_gpu_row)) {
+        meta_run = clean_text(get(f, col, "run_id", "?")); meta_ts = clean_text(get(f, col, "timestamp", "?"))
+        meta_gpu = clean_text(get(f, col, "gpu", "?")); meta_n = clean_text(n)
+        meta_host = clean_text(get(f, col, "host", "?")); meta_drv = clean_text(get(f, col, "driver", "?"))
+        meta_cuda = clean_text(get(f, col, "cuda", "?")); meta_nccl = clean_text(get(f, col, "nccl", "?"))
+        meta_gpu_row = (src != "model")
+    }
     # where the ranks ran: co-located rows (ranks sharing a GPU) get a note at the top
     pl = clean_text(get(f, col, "placement", "1 rank/GPU"))
     if (!(pl in seen_pl)) { seen_pl[pl] = 1; pl_count++; if (pl != "1 rank/GPU") pl_co = pl_co (pl_co == "" ? "" : ", ") pl }
@@ -71,9 +87,19 @@ role == "base" {
             NB_line[NB] = sprintf("| %s | %s | %s | %s | %s | %s |", alg, clean_text(get(f, col, "transport", "-")),
                                   is_num(b) ? size_label(b + 0, " ") : clean_text(b),
                                   scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f)), st, clean_text(wr))
+        } else {
+            # could not run (n/a) or did not fit (oom): counted per scenario, algorithm, transport
+            k = scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f)) SUBSEP alg SUBSEP \
+                clean_text(get(f, col, "transport", "-")) SUBSEP st
+            if (!(k in NA_n)) { NA_k[++NNA] = k; NA_lo[k] = NA_hi[k] = b + 0 }
+            NA_n[k]++
+            if (is_num(b) && b + 0 < NA_lo[k]) NA_lo[k] = b + 0
+            if (is_num(b) && b + 0 > NA_hi[k]) NA_hi[k] = b + 0
         }
         next   # failed, n/a, oom or wrong results are never ranked
     }
+    # measured and ok: checked unless the run was told not to (wrong = -1)
+    if (src != "model") { if (is_num(wr) && wr + 0 >= 0) n_checked++; else n_unchecked++ }
     # --profile overlap: the shares of copy time overlapped (mean over ranks), where measured
     orp = get(f, col, "overlap_reduce_pct", ""); odp = get(f, col, "overlap_delay_pct", "")
     if (is_num(orp) || is_num(odp)) {
@@ -83,7 +109,7 @@ role == "base" {
         O_scen[NO] = scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f))
     }
     med = get(f, col, "time_us_median", ""); lb = get(f, col, "lower_bound_us", "")
-    n = get(f, col, "n_gpus", ""); fac = get(f, col, "factor", "1")
+    fac = get(f, col, "factor", "1")
     if (!is_num(b) || b + 0 <= 0) next
     if (is_num(lb) && lb + 0 > 0) LB[n, b + 0, fac + 0] = lb + 0
     if (src == "model" && alg == "lower-bound") {
@@ -106,13 +132,6 @@ role == "base" {
     s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
     S_id[R] = row_id(f, col); S_x[R] = row_extra(f, col)
     if (src != "model") has_measured = 1
-    if (meta_run == "" || (src != "model" && !meta_gpu_row)) {
-        meta_run = clean_text(get(f, col, "run_id", "?")); meta_ts = clean_text(get(f, col, "timestamp", "?"))
-        meta_gpu = clean_text(get(f, col, "gpu", "?")); meta_n = clean_text(n)
-        meta_host = clean_text(get(f, col, "host", "?")); meta_drv = clean_text(get(f, col, "driver", "?"))
-        meta_cuda = clean_text(get(f, col, "cuda", "?")); meta_nccl = clean_text(get(f, col, "nccl", "?"))
-        meta_gpu_row = (src != "model")
-    }
 }
 
 END {
@@ -133,25 +152,34 @@ END {
                    (M[r] && npipe[pipe_group(r)] > 1 ? "/p" S_pipe[r] : "")
     for (r = 1; r <= R; r++) if (M[r] && npipe[pipe_group(r)] > 1) has_sweep = 1
 
+    # what kind of run this is: measured (rows timed on GPUs), nothing ran (every GPU row n/a,
+    # oom or failed), or model mode (every row priced by arbench model)
     printf "# arbench run %s\n\n", meta_run
-    if (!has_measured) printf "- model mode: a modelled node of %s GPUs (arbench model; no GPU was used), computed on %s; %s\n", meta_n, meta_host, meta_ts
+    if (!any_gpu) printf "- model mode: a modelled node of %s GPUs (arbench model; no GPU was used), computed on %s; %s\n", meta_n, meta_host, meta_ts
     else if (pl_count == 1 && pl_co != "")
         printf "- GPUs: %s, %s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, pl_words(pl_co, meta_n), meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
     else printf "- GPUs: %s x%s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, meta_n, meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
-    printf "- rows: %d, %d ok", total, nst["ok"]
-    for (s in nst) if (s != "ok") printf ", %d %s", nst[s], s
-    printf "\n"
-    if (!has_measured) printf "- no measured rows: everything below is the model's (source=model)\n"
+    if (!any_gpu) printf "- rows: %d, every one modelled (source=model): nothing ran on a GPU and nothing was checked\n", total
+    else {
+        printf "- rows: %d, %d ok", total, nst["ok"]
+        for (s in nst) if (s != "ok") printf ", %d %s", nst[s], s
+        printf "\n"
+    }
+    if (!has_measured && R > 0) printf "- no measured rows: everything below is the model's (source=model)\n"
+    if (any_gpu && !has_measured)
+        printf "\n**Nothing could run: not one of the %d rows to be measured was timed or checked** (%s). \"Rows that could not run\" says which; `arbench run --dry-run` with this run's COMMAND prints why.\n",
+               any_gpu, status_words()
     if (pl_co != "") {
         printf "\n> **Co-located ranks** (%s%s): these timings measure one GPU's memory system, not NVLink.\n", pl_co,
                (pl_count > 1 ? "; the other rows 1 rank/GPU, in rows of their own" : "")
         printf "> They are for correctness, smoke runs and CI, not for comparing with NVLink numbers.\n"
     }
-    if (!has_measured) {
+    TIME_COL = has_measured ? "median (us)" : "model time (us)"
+    if (!has_measured && R > 0) {
         printf "\nTimes are the model's per AllReduce in us (see meta.txt for its parameters); algbw = bytes /\n"
         printf "time (GB = 1e9 B). **best** is the algorithm the model prices fastest at that size (nccl has no\n"
         printf "schedule to price, so it has no rows).\n"
-    } else {
+    } else if (has_measured) {
         printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
         printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
         printf "comparison says something); **vs nccl** = nccl's median / best's median (> 1: faster than nccl).\n"
@@ -160,15 +188,54 @@ END {
 
     table("clean", "Clean")
     table("straggler", "Straggler")
+    table("probe", "Critical search probes")
     table("degraded", "Degraded link")
     critical_section()
     overlap_section()
     if (base != "") regressions()
+    failed_section()
+    unrun_section()
+}
+
+# status_words(): returns the statuses of the measured rows that did not run: "288 n/a, 2 oom"
+function status_words(    s, t) {
+    for (s in nst) if (s != "ok") t = t (t == "" ? "" : ", ") nst[s] " " s
+    return t
+}
+
+# failed_section(): the rows that failed or were wrong, or what was checked when none did
+function failed_section(    i) {
+    printf "\n## Rows that failed\n\n"
     if (NB > 0) {
-        printf "\n## Rows that failed\n\n| algorithm | transport | size | scenario | status | wrong |\n|---|---|---:|---|---|---:|\n"
+        printf "| algorithm | transport | size | scenario | status | wrong |\n|---|---|---:|---|---|---:|\n"
         for (i = 1; i <= NB && i <= 50; i++) print NB_line[i]
         if (NB > 50) printf "\n(%d more not shown)\n", NB - 50
+    } else if (!any_gpu)
+        printf "Nothing ran: in model mode every row is priced by arbench model; no AllReduce was run or checked.\n"
+    else if (!has_measured)
+        printf "Nothing ran: no row was timed, so none was checked (see \"Rows that could not run\").\n"
+    else if (n_unchecked > 0)
+        printf "None failed, but only %d of the %d rows that ran were checked (%d ran with --no-check: wrong = -1).\n",
+               n_checked, n_checked + n_unchecked, n_unchecked
+    else printf "None: all %d rows that ran were checked, with 0 wrong elements.\n", n_checked
+}
+
+# unrun_section(): the rows that could not run (n/a) or did not fit (oom), counted per
+# scenario, algorithm and transport
+function unrun_section(    i, k, p, idx, key) {
+    if (NNA == 0) return
+    for (i = 1; i <= NNA; i++) { idx[i] = i; key[i] = NA_k[i] }
+    isort(key, idx, NNA)
+    printf "\n## Rows that could not run\n\n"
+    printf "n/a: the algorithm or transport cannot run there (arbench run printed why as it ran, and\n"
+    printf "`arbench run --dry-run` with the run's COMMAND prints it again); oom: the buffers did not fit.\n\n"
+    printf "| scenario | algorithm | transport | status | rows | sizes |\n|---|---|---|---|---:|---|\n"
+    for (i = 1; i <= NNA && i <= 60; i++) {
+        k = NA_k[idx[i]]; split(k, p, SUBSEP)
+        printf "| %s | %s | %s | %s | %d | %s |\n", p[1] == "" ? "-" : p[1], p[2], p[3], p[4], NA_n[k],
+               NA_lo[k] == NA_hi[k] ? size_label(NA_lo[k], " ") : size_label(NA_lo[k], " ") " to " size_label(NA_hi[k], " ")
     }
+    if (NNA > 60) printf "\n(%d more not shown)\n", NNA - 60
 }
 
 # row_id(f, c): returns the identity of a row, for matching it with the baseline's: scenario
@@ -250,6 +317,13 @@ function others_words(l, what,    n, e, i, kv, t) {
 # kind_of(r): returns the scenario kind of row r: clean, straggler or degraded
 function kind_of(r) { return S_sr[r] >= 0 ? "straggler" : S_dr[r] >= 0 ? "degraded" : "clean" }
 
+# table_of(r): returns the table row r goes in: kind_of's, except that the critical-delay
+# search's probes (rows of a scenario critical.csv names) are "probe", apart from the sweep
+function table_of(r) {
+    if (S_sr[r] >= 0 && S_scen[r] != "" && (S_scen[r] in CRIT_SCEN)) return "probe"
+    return kind_of(r)
+}
+
 # fmt_t(x): returns a time with as many decimals as make sense
 function fmt_t(x) { return x < 100 ? sprintf("%.2f", x) : x < 10000 ? sprintf("%.1f", x) : sprintf("%.0f", x) }
 
@@ -259,14 +333,19 @@ function isort(key, idx, n,    i, j, t) {
         for (j = i; j > 1 && key[idx[j]] < key[idx[j - 1]]; j--) { t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t }
 }
 
-# table(kind, heading): prints the best-per-size table of one scenario kind (nothing if empty)
-function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, has_lb, has_nc, line) {
-    delete gk; delete best; delete nc; delete gi; delete first; ng = 0; has_lb = 0
+# table(kind, heading): prints the best-per-size table of one kind of row (table_of), nothing
+# if it has none. Clean and degraded rows go by scenario, then size; straggler rows and the
+# search's probes by size, then delay.
+function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb, has_nc, line, lg, lat, latb, nlat, lat_note, nhid, bt) {
+    delete gk; delete best; delete nc; delete gi; delete first; delete lat; delete latb; ng = 0; has_lb = 0
     for (r = 1; r <= R; r++) {
-        if (!M[r] || kind_of(r) != kind) continue
+        if (!M[r] || table_of(r) != kind) continue
         # text fields end in \001, below every printable character: "late" sorts before "late2"
-        g = sprintf("%s\001%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%020.0f", S_pl[r], S_n[r], S_sr[r] + 1, S_d[r] / 1000,
-                    S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_b[r])
+        if (kind == "straggler" || kind == "probe")
+            g = sprintf("%s\001%s|%020.0f|%014.3f|%06d|%s\001%s\001", S_pl[r], S_n[r], S_b[r], S_d[r] / 1000, S_sr[r] + 1, S_so[r], S_scen[r])
+        else
+            g = sprintf("%s\001%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%020.0f", S_pl[r], S_n[r], S_sr[r] + 1, S_d[r] / 1000,
+                        S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_b[r])
         if (!(g in gk)) { gk[g] = g; gi[++ng] = g; first[g] = r }
         if (S_alg[r] == "nccl") { if (!(g in nc) || S_med[r] < S_med[nc[g]]) nc[g] = r }
         else if (!(g in best) || S_med[r] < S_med[best[g]]) best[g] = r
@@ -276,18 +355,44 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
     isort(gk, gi, ng)
     printf "\n## %s\n\n", heading
     if (kind == "straggler") printf "Time runs from when the non-straggler ranks enter to when the last rank finishes.\n\n"
-    if (kind == "degraded") printf "nccl cannot be degraded, so it has no column here%s.\n\n", has_lb ? "; the lower bound is OPTCC's (Theorem 1)" : ""
+    if (kind == "probe") {
+        printf "The rows the critical-delay search measured (its probes; the result is \"Critical straggler\n"
+        printf "delay\"): per size, each delay it tried. Time runs from when the non-straggler ranks enter.\n\n"
+    }
+    if (kind == "degraded") {
+        printf "nccl cannot be degraded, so it has no column here%s.\n", has_lb ? "; the lower bound is OPTCC's (Theorem 1)" : ""
+        # OPTCC's bound has no latency term: below the fastest time of a small size (at most
+        # 64 KiB, where latency is all there is) the size is latency-bound and best / bound
+        # would measure the latency, not the schedule
+        for (i = 1; i <= ng && has_lb; i++) {
+            g = gi[i]; r = first[g]
+            if (!(g in best) || S_b[r] > 65536) continue
+            lg = S_pl[r] SUBSEP S_n[r]; bt = S_med[best[g]]
+            if (!(lg in lat) || bt < lat[lg]) { if (!(lg in lat)) nlat++; lat[lg] = bt; latb[lg] = S_b[r] }
+        }
+        if (has_lb) {
+            printf "The bound counts bandwidth only (no latency term), so at small sizes it is far below any time.\n"
+            if (nlat == 0) printf "No size here is 64 KiB or less to show where latency ends: read best / bound at small sizes as latency.\n"
+            else {
+                for (lg in lat) lat_note = lat_note (lat_note == "" ? "" : "; ") fmt_t(lat[lg]) " us at " size_label(latb[lg], " ") \
+                    (n_multi() || pl_count > 1 ? " (" (pl_count > 1 ? substr(lg, 1, index(lg, SUBSEP) - 1) ", " : "") "n=" substr(lg, index(lg, SUBSEP) + 1) ")" : "")
+                printf "Where it is below the fastest time of this table at 64 KiB or less (%s), the size is\n", lat_note
+                printf "bound by latency: best / bound would measure that, not the schedule, and says \"latency-bound\".\n"
+            }
+        }
+        printf "\n"
+    }
     TH = "|"; TS = "|"
     if (pl_count > 1) addcol("placement", 0)
     if (has_scen) addcol("scenario", 0)
     if (n_multi()) addcol("n", 1)
-    if (kind == "straggler") { addcol("straggler", 1); addcol("delay (ms)", 1) }
+    if (kind == "straggler" || kind == "probe") { addcol("straggler", 1); addcol("delay (ms)", 1) }
     if (kind == "degraded") { addcol("slow GPU", 1); addcol("factor", 1) }
-    addcol("size", 1); addcol("best", 0); addcol("median (us)", 1); addcol("algbw (GB/s)", 1)
+    addcol("size", 1); addcol("best", 0); addcol(TIME_COL, 1); addcol("algbw (GB/s)", 1)
     # nccl columns only where nccl ran (not in a model-only CSV, nor when it was left out)
     has_nc = 0; for (g in nc) has_nc = 1
     if (kind != "degraded" && has_nc) { addcol("nccl median (us)", 1); addcol("nccl algbw (GB/s)", 1); addcol("vs nccl", 1) }
-    else if (has_lb) { addcol("lower bound (us)", 1); addcol("best / bound", 1) }
+    else if (kind == "degraded" && has_lb) { addcol("lower bound (us)", 1); addcol("best / bound", 1) }
     print TH; print TS
     for (i = 1; i <= ng; i++) {
         g = gi[i]; r = first[g]
@@ -295,7 +400,7 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
         if (pl_count > 1) line = line S_pl[r] " | "
         if (has_scen) line = line (S_scen[r] == "" ? "-" : S_scen[r]) " | "
         if (n_multi()) line = line S_n[r] " | "
-        if (kind == "straggler") line = line S_sr[r] others_words(S_so[r], "d") " | " num_str(S_d[r] / 1000) " | "
+        if (kind == "straggler" || kind == "probe") line = line S_sr[r] others_words(S_so[r], "d") " | " num_str(S_d[r] / 1000) " | "
         if (kind == "degraded") line = line S_dr[r] others_words(S_do[r], "f") " | " num_str(S_f[r]) " | "
         line = line size_label(S_b[r], " ") " | "
         if (g in best) line = line S_lab[best[g]] " | " fmt_t(S_med[best[g]]) " | " sprintf("%.2f", S_bw[best[g]]) " |"
@@ -303,7 +408,9 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
         if (kind == "degraded") {
             if (has_lb) {
                 lbv = ((S_n[r], S_b[r], S_f[r]) in LB) ? LB[S_n[r], S_b[r], S_f[r]] : ""
-                line = line " " (lbv == "" ? "-" : fmt_t(lbv)) " | " (lbv != "" && (g in best) ? sprintf("%.2f", S_med[best[g]] / lbv) : "-") " |"
+                lg = S_pl[r] SUBSEP S_n[r]
+                sp = lbv == "" || !(g in best) ? "-" : (lg in lat) && lbv < lat[lg] ? "latency-bound" : sprintf("%.2f", S_med[best[g]] / lbv)
+                line = line " " (lbv == "" ? "-" : fmt_t(lbv)) " | " sp " |"
             }
         } else if (!has_nc) {
         } else if (g in nc) {
@@ -313,7 +420,6 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, key, sp, lbv, ha
         print line
     }
 }
-
 
 # addcol(name, right): appends a column to the table header TH and its separator TS
 function addcol(name, right) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# plots/summary.sh RUN_DIR [BASELINE_RUN_DIR]: writes RUN_DIR/summary.md: per scenario the best
-# algorithm/transport per size against nccl, the critical delays of critical.csv, regressions
-# against the baseline run (if given), the rows that failed, and links to RUN_DIR/plots/*.
+# plots/summary.sh RUN_DIR [BASELINE_RUN_DIR]: writes RUN_DIR/summary.md: what kind of run it was,
+# per scenario the best algorithm/transport per size against nccl (OPTCC's bound for degraded
+# links), the critical search's probes and delays, regressions against the baseline run (if
+# given), the rows that failed and those that could not run, and links to RUN_DIR/plots/*.
+# INCOMPLETE and FAILED markers are said under the title.
 # awk and bash only (the GPU machine may have no Python). Prints "summary.sh: ..., N regressions".
 # Then report.sh writes RUN_DIR/report.html from it (a failure there says so and exits 0).
 # Exit status: 0 written; 1 a results.csv missing or malformed; 2 usage.
@@ -45,6 +47,13 @@ if [ -s "$run/INCOMPLETE" ]; then
     "$tmp" >"$tmp.i" && mv "$tmp.i" "$tmp"
 fi
 
+# a run with wrong or failed rows (arbench run wrote FAILED): said under the title too
+if [ -s "$run/FAILED" ]; then
+  why=$(head -n 1 "$run/FAILED")
+  awk -v why="$why" 'NR == 2 { printf "\n**Failed run: %s; see \"Rows that failed\".**\n", why } { print }' \
+    "$tmp" >"$tmp.i" && mv "$tmp.i" "$tmp"
+fi
+
 # the pictures plot.sh drew, PNG linked with its SVG
 {
   printf '\n## Pictures\n\n'
@@ -60,6 +69,8 @@ fi
   [ "$found" = 1 ] || printf 'None yet: run `plots/plot.sh %s` (or `make plots RUN=%s`).\n' "$run" "$run"
 } >>"$tmp"
 
+# mktemp made it 0600: give it the mode a new file gets here, as every other file of the run
+chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" 2>/dev/null
 mv "$tmp" "$run/summary.md" || exit 1
 trap - EXIT
 nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\*\*' "$run/summary.md" | tr -dc 0-9)

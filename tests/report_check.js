@@ -43,6 +43,11 @@
   out.push("regressed_visible " + visible);
   const strong = reg ? reg.querySelector("strong") : null;
   out.push("regressions_text " + (strong ? strong.innerText : ""));
+  // Rows that failed: its green lines (class ok) and its first paragraph's words
+  const failed = document.getElementById("failed");
+  out.push("failed_ok " + (failed ? failed.querySelectorAll("p.ok").length : -1));
+  const fp = failed ? failed.querySelector("p") : null;
+  out.push("failed_text " + (fp ? fp.innerText.replace(/\s+/g, " ").trim() : ""));
   const v = document.createElement("pre");
   v.id = "verdict";
   v.textContent = out.join("\n");

@@ -4,9 +4,10 @@
 # installs it; skipped with a line saying so where it is missing): a screenshot of the expected
 # size that is not blank, and the DOM after layout (tests/report_check.js): every section and
 # picture there and drawn, no broken reference, nothing fetched, the regressions of the regressed
-# fixture visible and highlighted.
+# fixture visible and highlighted; the model-mode and all-n/a pages (tests/fixtures/truth) say
+# nothing ran, with no green line under Rows that failed.
 . "$(dirname "$0")/lib.sh"
-for f in nightly regressed scenarios colocated small phases; do cp -r "tests/fixtures/$f" "$tmp/"; done
+for f in nightly regressed scenarios colocated small phases truth/model truth/allna; do cp -r "tests/fixtures/$f" "$tmp/"; done
 have_gp=0
 command -v gnuplot >/dev/null 2>&1 && have_gp=1
 # make RUN [BASE]: the pictures (with gnuplot) and summary.md, which writes report.html
@@ -14,11 +15,11 @@ make_report() {
   [ "$have_gp" = 1 ] && bash plots/plot.sh "$tmp/$1" >/dev/null 2>&1
   bash plots/summary.sh "$tmp/$1" ${2:+"$tmp/$2"} >"$tmp/$1.out" 2>&1
 }
-for r in nightly scenarios colocated small phases; do make_report "$r"; done
+for r in nightly scenarios colocated small phases model allna; do make_report "$r"; done
 make_report regressed nightly
 
 # ---- the page as written ----
-for r in nightly regressed scenarios colocated small phases; do
+for r in nightly regressed scenarios colocated small phases model allna; do
   h=$tmp/$r/report.html
   [ -s "$h" ] && grep -q "^report.sh: wrote $tmp/$r/report.html$" "$tmp/$r.out" && ok || bad "$r: no report.html: $(cat "$tmp/$r.out")"
   for s in regressions best critical degraded straggler failed pictures overlap phases settings meta; do
@@ -46,6 +47,12 @@ awk '/<section id="critical">/,/<\/section>/' "$N" | grep -q '<td class="num">1 
   bad "nightly: critical delay 1 GiB with its model"
 awk '/<section id="degraded">/,/<\/section>/' "$N" | grep -q 'lower bound (us)' && ok || bad "nightly: degraded table without OPTCC's bound"
 grep -q 'Co-located ranks' "$tmp/colocated/report.html" && ok || bad "colocated: no co-located note"
+# the model-mode page says what it is; its settings keep the keys with a '-' in them
+grep -q 'Model mode: nothing was measured' "$tmp/model/report.html" && ! grep -q 'median (us)' "$tmp/model/report.html" && ok ||
+  bad "model: the page does not say model mode, or calls modelled times medians"
+grep -q '<td>model_command degraded-2x</td>' "$tmp/model/report.html" && ok || bad "model: settings drop 'model_command degraded-2x'"
+grep -q 'Nothing could run' "$tmp/allna/report.html" && ! grep -qi 'model mode' "$tmp/allna/report.html" && ok ||
+  bad "allna: the page does not say nothing could run, or says model mode"
 if [ "$have_gp" = 1 ]; then
   awk '/<section id="phases">/,/<\/section>/' "$tmp/phases/report.html" | grep -q '<figure id="fig-phases_' && ok || bad "phases: no phase picture in its section"
 fi
@@ -64,7 +71,7 @@ browse() { timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --hide-scr
 png_size() { printf '%dx%d' "0x$(od -An -j16 -N4 -tx1 "$1" | tr -d ' \n')" "0x$(od -An -j20 -N4 -tx1 "$1" | tr -d ' \n')"; }
 printf '<!DOCTYPE html><html><body></body></html>\n' >"$tmp/blank.html"
 browse --window-size=1280,2000 --screenshot="$tmp/blank.png" "file://$tmp/blank.html" >/dev/null
-for r in nightly regressed scenarios colocated small phases; do
+for r in nightly regressed scenarios colocated small phases model allna; do
   rm -f "$tmp/shot.png"
   browse --window-size=1280,2000 --screenshot="$tmp/shot.png" "file://$tmp/$r/report.html" >/dev/null
   if [ ! -s "$tmp/shot.png" ]; then bad "$r: Chromium made no screenshot"; continue; fi
@@ -83,6 +90,11 @@ for r in nightly regressed scenarios colocated small phases; do
   [ "$(v figures)" = "$nsvg" ] && [ "$(v drawn)" = "$nsvg" ] && ok || bad "$r: $(v figures) figures, $(v drawn) drawn, $nsvg SVGs"
   [ "$(v broken)" = 0 ] && [ "$(v external)" = 0 ] && ok || bad "$r: $(v broken) broken of $(v refs) references, $(v external) external"
   [ "$have_gp" = 0 ] || [ "$(v refs)" -gt 0 ] && ok || bad "$r: no in-page reference checked"
+  # green "None" under Rows that failed only where rows ran and none failed (nightly has failed rows)
+  case $r in
+  model | allna) [ "$(v failed_ok)" = 0 ] && v failed_text | grep -q '^Nothing ran' && ok || bad "$r: rows that failed: $(v failed_ok) green, '$(v failed_text)'" ;;
+  scenarios) [ "$(v failed_ok)" = 1 ] && v failed_text | grep -q '^None: all [0-9]* rows that ran were checked' && ok || bad "$r: rows that failed: $(v failed_ok) green, '$(v failed_text)'" ;;
+  esac
   if [ "$r" = regressed ]; then
     [ "$(v regressed_rows)" = 2 ] && [ "$(v regressed_visible)" = 2 ] && v regressions_text | grep -q '2 regressions' && ok ||
       bad "regressed: $(v regressed_rows) regression rows, $(v regressed_visible) visible: $(v regressions_text)"

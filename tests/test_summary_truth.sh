@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# summary.md and report.html say only what is true: plots/summary.sh (which writes report.html)
+# on the run folders of tests/fixtures/truth (cut down from a real 4 x H200 nightly and a
+# model-mode `make run`; gen.sh there) and the synthetic ones of the other suites, then
+# tests/check_summary.py recomputes every number they print from results.csv, critical.csv and
+# the baseline's results.csv, on its own, and reads the words that say what kind of run it was. Also: the checker catches a number changed by hand;
+# summary.md and report.html get a new file's mode; `make run` with no GPU lists report.html and
+# its folder passes the same checker.
+. "$(dirname "$0")/lib.sh"
+if ! command -v python3 >/dev/null 2>&1; then
+  # CI installs it (.ci/run): there a missing python3 fails the suite
+  [ "${CI:-}" = true ] && bad "python3 is not installed (apt-get install -y python3)" ||
+    echo "skipped: the summary checks (python3 is not installed: apt-get install -y python3)"
+  finish
+fi
+cp -r tests/fixtures/truth/. "$tmp/"
+# truth RUN [BASE]: summary.sh, then the checker; its wrong lines shown when it finds any
+truth() {
+  local out
+  out=$(bash plots/summary.sh "$tmp/$1" ${2:+"$tmp/$2"} 2>&1) || { bad "$1: summary.sh failed: $out"; return; }
+  out=$(python3 tests/check_summary.py "$tmp/$1" ${2:+"$tmp/$2"} 2>&1) && ok || bad "$1${2:+ against $2}: $out"
+}
+truth gpu base
+truth gpu
+truth model
+truth allna
+# and the synthetic run folders of the other suites (tests/fixtures/gen.sh)
+for f in nightly regressed scenarios colocated small wide calibrated scenbase phases; do cp -r "tests/fixtures/$f" "$tmp/"; done
+for f in nightly scenarios colocated small wide calibrated scenbase phases; do truth "$f"; done
+truth regressed nightly
+# and the real nightly whole (4890 rows, critical search, overlap, n/a rows)
+cp -r runs/reference/h200x4-nightly-forward "$tmp/forward"
+truth forward
+
+# a FAILED marker (arbench run: wrong or failed rows) is said under the title, as INCOMPLETE is
+cp -r tests/fixtures/truth/gpu "$tmp/failed"
+echo "some rows were wrong or failed (status error or timeout in results.csv)" >"$tmp/failed/FAILED"
+bash plots/summary.sh "$tmp/failed" >/dev/null 2>&1
+sed -n 3,5p "$tmp/failed/summary.md" | grep -qF '**Failed run: some rows were wrong or failed (status error or timeout in results.csv); see "Rows that failed".**' &&
+  grep -q '<strong>Failed run: some rows' "$tmp/failed/report.html" && ok || bad "FAILED: not said under the title: $(head -n 6 "$tmp/failed/summary.md")"
+
+# the words each kind of run must say (the checker reads them too; here as a reader greps them)
+has() { grep -qF -- "$2" "$1"; }
+has "$tmp/model/summary.md" '- rows: 83, every one modelled (source=model): nothing ran on a GPU and nothing was checked' && ok ||
+  bad "model: summary.md does not say nothing ran"
+has "$tmp/model/summary.md" '| model time (us) |' && ! has "$tmp/model/report.html" 'median (us)' && ok ||
+  bad "model: tables say median (us) of modelled times"
+! grep -q '<p class="ok">' "$tmp/model/report.html" && ok || bad "model: report.html has a green line"
+has "$tmp/allna/summary.md" '**Nothing could run: not one of the 32 rows to be measured was timed or checked** (32 n/a)' && ok ||
+  bad "all n/a: summary.md does not say nothing could run"
+! grep -qi 'model mode' "$tmp/allna/summary.md" "$tmp/allna/report.html" && ok || bad "all n/a: labelled model mode"
+! grep -q '<p class="ok">' "$tmp/allna/report.html" && ok || bad "all n/a: report.html has a green line"
+has "$tmp/allna/report.html" '<td>degraded-2x (degraded 1 x2)</td><td>nccl</td><td>nccl</td><td>n/a</td><td class="num">4</td>' && ok ||
+  bad "all n/a: report.html does not count the rows that could not run"
+
+# the checker can fail: a number changed by hand in summary.md and in report.html
+sed -i 's/^| clean | 1 GiB | optcc\/ce | 4273.9 |/| clean | 1 GiB | optcc\/ce | 4237.9 |/' "$tmp/gpu/summary.md"
+out=$(python3 tests/check_summary.py "$tmp/gpu")
+printf '%s' "$out" | grep -q 'Clean clean 1 GiB time: prints 4237.9' && ok || bad "checker missed a changed median: $out"
+bash plots/summary.sh "$tmp/gpu" >/dev/null 2>&1
+sed -i 's#<td class="num">1.07x</td>#<td class="num">1.70x</td>#' "$tmp/gpu/report.html"
+out=$(python3 tests/check_summary.py "$tmp/gpu")
+printf '%s' "$out" | grep -q 'report.html: section best lacks the table Clean' && ok || bad "checker missed a changed ratio in report.html: $out"
+
+# summary.md and report.html: the mode a new file gets (mktemp's 0600 is no file of a run)
+bash plots/summary.sh "$tmp/gpu" >/dev/null 2>&1
+(umask 022 && : >"$tmp/new")
+want=$(stat -c %a "$tmp/new")
+for f in summary.md report.html; do
+  [ "$(stat -c %a "$tmp/gpu/$f")" = "$want" ] && ok || bad "$f is mode $(stat -c %a "$tmp/gpu/$f"), a new file $want"
+done
+
+# make run with no GPU: its closing list names report.html, and each file it names is there
+repo=$tmp/repo
+mkdir -p "$repo" "$tmp/bin0"
+cp -r configs plots "$repo/"
+printf '#!/bin/sh\nexit 9\n' >"$tmp/bin0/nvidia-smi" && chmod +x "$tmp/bin0/nvidia-smi"
+bdir=$(cd "$(dirname "$A")" && pwd)
+out=$(cd "$repo" && PATH="$tmp/bin0:$PATH" B=$bdir bash configs/run-main.sh 2>/dev/null)
+D=$repo/$(printf '%s\n' "$out" | sed -n 's#^make run: wrote \(runs/[^ ]*\)/$#\1#p')
+printf '%s\n' "$out" | grep -qE '^  report\.html ' && ok || bad "make run (model mode): the closing list leaves out report.html: $out"
+for f in $(printf '%s\n' "$out" | sed -n 's/^  \([a-z]*\.[a-z]*\) .*/\1/p'); do
+  [ -s "$D/$f" ] && ok || bad "make run (model mode): lists $f, not in $D"
+done
+out=$(python3 tests/check_summary.py "$D" 2>&1) && ok || bad "make run (model mode): $out"
+for f in summary.md report.html; do
+  [ "$(stat -c %a "$D/$f")" = "$(stat -c %a "$D/results.csv")" ] && ok || bad "make run: $f mode $(stat -c %a "$D/$f"), results.csv $(stat -c %a "$D/results.csv")"
+done
+finish
