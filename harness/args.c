@@ -2,12 +2,16 @@
 #include "args.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+#include "config.h"
 
 int args_bad(const char *flag, const char *value, const char *why) {
   fprintf(stderr, "arbench: %s: bad value '%s': %s\n", flag, value ? value : "", why);
@@ -83,9 +87,11 @@ static int parse_one_straggler(const char *flag, char *item, int delay_required,
   char *d = colon + 1;
   if (!*d) return args_bad(flag, whole, "the delay is missing (RANK:DELAY, e.g. 3:8ms)");
   if (*d == '@') {
-    FILE *f = fopen(d + 1, "r");
-    if (!f) return args_bad(flag, d, "cannot read the delay file");
-    fclose(f);
+    /* non-blocking: a FIFO with no writer must not hold the parse (the file is read, with
+     * bounds, by args_load_delays) */
+    int fd = open(d + 1, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return args_bad(flag, d, "cannot read the delay file");
+    close(fd);
     if (strlen(d + 1) >= sizeof(sp->file)) return args_bad(flag, d, "file name too long");
     snprintf(sp->file, sizeof(sp->file), "%s", d + 1);
     return 0;
@@ -128,23 +134,26 @@ int args_parse_stragglers(const char *flag, const char *s, int delay_required,
 }
 
 int args_load_delays(const char *file, double **out, int *count) {
-  FILE *f = fopen(file, "r");
-  if (!f) return args_bad("--straggler", file, "cannot read the delay file");
-  char *line = NULL, where[320];
-  size_t linecap = 0;
-  ssize_t len;
-  int n = 0, cap = 0, lineno = 0, rc = 0;
+  struct input_file in;
+  if (input_open(&in, "--straggler", file, "delay file", INPUT_WAIT_MS)) return -1;
+  char where[320];
+  int n = 0, cap = 0, rc = 0;
   double *v = NULL;
-  while (rc == 0 && (len = getline(&line, &linecap, f)) >= 0) {
-    lineno++;
-    snprintf(where, sizeof(where), "--straggler: %s:%d", file, lineno);
-    if (memchr(line, 0, (size_t)len)) { /* a NUL would cut the line short */
+  while (rc == 0 && input_next(&in)) {
+    snprintf(where, sizeof(where), "--straggler: %s:%d", file, in.lineno);
+    if (memchr(in.line, 0, in.line_len)) { /* a NUL would cut the line short */
       rc = args_bad(where, "", "a NUL byte");
       break;
     }
-    char *p = line + strspn(line, " \t");
-    p[strcspn(p, " \t\r\n#")] = 0;
+    char *p = in.line + strspn(in.line, " \t");
+    p[strcspn(p, "#")] = 0;
+    size_t len = strlen(p);
+    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r')) p[--len] = 0;
     if (!*p) continue;
+    if (p[strcspn(p, " \t\r")]) { /* "4ms garbage", "1ms 2ms": never the first word alone */
+      rc = args_bad(where, p, "one duration per line");
+      break;
+    }
     if (n == cap) {
       cap = cap ? 2 * cap : 64;
       double *nv = realloc(v, (size_t)cap * sizeof(*v));
@@ -156,8 +165,7 @@ int args_load_delays(const char *file, double **out, int *count) {
     }
     rc = args_parse_time_us(where, p, &v[n++]);
   }
-  free(line);
-  fclose(f);
+  input_close(&in);
   if (rc == 0 && !n) rc = args_bad("--straggler", file, "the delay file has no delays");
   if (rc) {
     free(v);

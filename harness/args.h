@@ -35,8 +35,9 @@ int args_parse_size(const char *flag, const char *s, uint64_t *out);
 
 /* A duration, default unit us: 100us, 8ms, 1.5s, 250ns; from 0 to 1 h. */
 int args_parse_time_us(const char *flag, const char *s, double *out);
-/* Reads a delay FILE (one duration per line; blank lines and # comments skipped) into a new
- * array; a bad line is named "--straggler: FILE:LINE". Returns 0, or -1 after one line. */
+/* Reads a delay FILE (one duration per line and nothing else: "4ms garbage" is refused; blank
+ * lines and # comments skipped; within input_open's bounds, config.h) into a new array; a bad
+ * line is named "--straggler: FILE:LINE" with its text. Returns 0, or -1 after one line. */
 int args_load_delays(const char *file, double **out, int *count);
 /* RANK[:DELAY] | RANK:LO-HI | RANK:@FILE, comma-separated; delay_required for the harness. */
 int args_parse_stragglers(const char *flag, const char *s, int delay_required,
