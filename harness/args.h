@@ -22,8 +22,15 @@ struct degrade_spec {
   double factor[AR_MAX_DEGRADED];
 };
 
-/* Prints "arbench: FLAG: bad value 'VALUE': WHY" to stderr; returns -1. */
+/* Prints "arbench: FLAG: bad value 'VALUE': WHY" to stderr (control bytes of VALUE escaped:
+ * always one line); returns -1. */
 int args_bad(const char *flag, const char *value, const char *why);
+/* Refuses a comma-separated list with an empty item ("a,,b", ",a", "a,"): a comma too many
+ * would otherwise be read as fewer items than typed; 0 or -1 after one line. */
+int args_check_list(const char *flag, const char *s);
+
+/* Numbers are plain decimals (then a unit): leading blanks, hexadecimal, inf and nan are
+ * refused by every parser below. */
 
 int args_parse_int(const char *flag, const char *s, int lo, int hi, int *out);
 /* Bytes with binary units: 1024, 1K, 8M, 8G, 1T (also KiB/KB/k); at least 1. */

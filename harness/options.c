@@ -113,6 +113,7 @@ static int parse_profile(const char *s, int *what) {
 static int parse_gpus(const char *s, struct run_opts *o) {
   char buf[256];
   if (strlen(s) >= sizeof(buf)) return args_bad("--gpus", s, "too long");
+  if (args_check_list("--gpus", s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   o->ngpus = 0;
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -146,6 +147,7 @@ static int parse_algos(const char *s, struct run_opts *o) {
   }
   char buf[1024];
   if (strlen(s) >= sizeof(buf)) return args_bad("--algo", s, "too long");
+  if (args_check_list("--algo", s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     const struct ar_algo *a = args_find_algo("--algo", t);
@@ -167,6 +169,7 @@ static int parse_transports(const char *s, struct run_opts *o) {
   }
   char buf[256];
   if (strlen(s) >= sizeof(buf)) return args_bad("--transport", s, "too long");
+  if (args_check_list("--transport", s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     const char *name = NULL;
@@ -181,18 +184,27 @@ static int parse_transports(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Parses "1K,1000000,1M"; 0 or -1. */
-static int parse_size_list(const char *s, struct run_opts *o) {
+/* Parses a size list ("1K,1000000,1M") of --sizes or --find-critical into o->sizes; an empty
+ * item or a size named twice (1K,1024: two rows of one size) is refused; 0 or -1. */
+static int parse_size_list(const char *flag, const char *s, struct run_opts *o) {
   char buf[4096];
-  if (strlen(s) >= sizeof(buf)) return args_bad("--sizes", s, "too long");
+  if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
+  if (args_check_list(flag, s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   o->nsizes = 0;
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (o->nsizes == HX_MAX_SIZES) return args_bad("--sizes", s, "too many sizes");
-    if (args_parse_size("--sizes", t, &o->sizes[o->nsizes])) return -1;
+    if (o->nsizes == HX_MAX_SIZES) return args_bad(flag, s, "too many sizes");
+    if (args_parse_size(flag, t, &o->sizes[o->nsizes])) return -1;
+    for (int i = 0; i < o->nsizes; i++)
+      if (o->sizes[i] == o->sizes[o->nsizes]) {
+        char why[96];
+        snprintf(why, sizeof(why), "%llu bytes named twice in the list",
+                 (unsigned long long)o->sizes[i]);
+        return args_bad(flag, t, why);
+      }
     o->nsizes++;
   }
-  if (!o->nsizes) return args_bad("--sizes", s, "empty");
+  if (!o->nsizes) return args_bad(flag, s, "empty");
   return 0;
 }
 
@@ -256,17 +268,7 @@ static int parse_critical_sizes(const char *list, struct run_opts *o) {
     o->nsizes = sweep_sizes(64ull << 20, 4ull << 30, 2, 0, o->sizes, HX_MAX_SIZES);
     return 0;
   }
-  char buf[4096];
-  if (strlen(list) >= sizeof(buf)) return args_bad("--find-critical", list, "too long");
-  snprintf(buf, sizeof(buf), "%s", list);
-  o->nsizes = 0;
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (o->nsizes == HX_MAX_SIZES) return args_bad("--find-critical", list, "too many sizes");
-    if (args_parse_size("--find-critical", t, &o->sizes[o->nsizes])) return -1;
-    o->nsizes++;
-  }
-  if (!o->nsizes) return args_bad("--find-critical", list, "empty");
-  return 0;
+  return parse_size_list("--find-critical", list, o);
 }
 
 /* Checks that DIR/results.csv can serve as a baseline: a header naming every column that
@@ -406,7 +408,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       step_text = optarg;
       break;
     case O_SIZES:
-      if (parse_size_list(optarg, o)) return -1;
+      if (parse_size_list("--sizes", optarg, o)) return -1;
       explicit_sizes = 1;
       sizes_text = optarg;
       break;
