@@ -1,5 +1,11 @@
-/* Config files expand into the words the command line would have had. */
+/* Config files expand into the words the command line would have had; every input file is
+ * read within bounds on its bytes, its lines and the time a pipe may take. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -57,6 +63,71 @@ int main(void) {
   fclose(f);
   CHECK_INT(config_expand(path, "arbench", 0, NULL, &a), ==, -1);
   CHECK_INT(config_expand("/nonexistent/x.conf", "arbench", 0, NULL, &a), ==, -1);
+
+  /* input_open's bounds (#35): a line of INPUT_MAX_LINE - 1 bytes is read whole, one more
+   * byte is refused; so is /dev/zero (it grew memory without end) and a file over
+   * INPUT_MAX_BYTES; the last line needs no newline */
+  struct input_file in;
+  f = fopen(path, "w");
+  for (int i = 0; i < INPUT_MAX_LINE - 1; i++) fputc('a', f);
+  fputs("\nlast", f);
+  fclose(f);
+  CHECK_INT(input_open(&in, "--config", path, "config file", 1000), ==, 0);
+  CHECK(input_next(&in) == 1 && in.line_len == INPUT_MAX_LINE - 1 && in.lineno == 1, "a long line");
+  CHECK(input_next(&in) == 1 && !strcmp(in.line, "last") && in.lineno == 2, "the last line");
+  CHECK_INT(input_next(&in), ==, 0);
+  input_close(&in);
+  f = fopen(path, "w");
+  for (int i = 0; i < INPUT_MAX_LINE; i++) fputc('a', f);
+  fclose(f);
+  CHECK_INT(input_open(&in, "--config", path, "config file", 1000), ==, -1);
+  CHECK_INT(input_open(&in, "--config", "/dev/zero", "config file", 1000), ==, -1);
+  f = fopen(path, "w");
+  for (int i = 0; i < (INPUT_MAX_BYTES / 2) + 1; i++) fputs("#\n", f);
+  fclose(f);
+  CHECK_INT(input_open(&in, "--config", path, "config file", 1000), ==, -1);
+  /* a FIFO: with no writer it reads as empty at once (opening it blocked for a writer); with
+   * a writer that never writes it is refused after the wait, not waited on for ever */
+  char fifo[] = "/tmp/arbench-test-fifoXXXXXX";
+  int tfd = mkstemp(fifo);
+  close(tfd);
+  unlink(fifo);
+  CHECK_INT(mkfifo(fifo, 0600), ==, 0);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  CHECK_INT(config_expand(fifo, "arbench", 0, NULL, &a), ==, -1);
+  pid_t writer = fork();
+  if (writer == 0) { /* holds the FIFO open, writes nothing */
+    int w = open(fifo, O_WRONLY);
+    sleep(30);
+    _exit(w < 0);
+  }
+  usleep(100000);
+  CHECK_INT(input_open(&in, "--config", fifo, "config file", 300), ==, -1);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double took = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  CHECK(took < 3, "the FIFO took %.1f s", took);
+  kill(writer, SIGKILL);
+  waitpid(writer, NULL, 0);
+  /* a writer that writes, then closes: read whole */
+  writer = fork();
+  if (writer == 0) {
+    int w = open(fifo, O_WRONLY);
+    usleep(100000);
+    _exit(w < 0 || write(w, "-n 3\n", 5) != 5);
+  }
+  int wrote = 0;
+  for (int tries = 0; tries < 50 && !wrote; tries++) { /* until the writer has opened it */
+    usleep(20000);
+    if (input_open(&in, "--config", fifo, "config file", 2000) == 0) {
+      wrote = in.len > 0;
+      if (wrote) CHECK(input_next(&in) == 1 && !strcmp(in.line, "-n 3"), "FIFO line '%s'", in.line);
+      input_close(&in);
+    }
+  }
+  CHECK(wrote, "a FIFO's writer was read");
+  waitpid(writer, NULL, 0);
+  unlink(fifo);
   unlink(path);
   return TEST_DONE();
 }
