@@ -51,7 +51,7 @@ bad_input "^arbench: --force: bad value '': given in some scenarios only" run \
 [ "$(cat "$tmp/full/results.csv")" = x ] && ok || bad "a refused --out was touched"
 "$A" run --help | grep -q -- "--force" && ok || bad "run --help lacks --force"
 # messages echo the user's own words and name the file and line of a delay file (#26)
-bad_input "^arbench: -i: bad value '1K': more than 1024 sizes between -b and -e$" run -b 1 -e 8G -i 1K
+bad_input "^arbench: -i: bad value '1K': more than 1024 sizes between -b and -e$" run -b 4 -e 8G -i 1K
 bad_input "^arbench: --straggler: bad value ':8ms': the rank is missing" run --straggler :8ms
 bad_input "^arbench: --straggler: bad value '3:': the delay is missing" run --straggler 3:
 bad_input "^arbench: --straggler: bad value '8ms-2ms': range LO-HI has LO > HI" run --straggler 3:8ms-2ms
