@@ -679,13 +679,9 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
   if (config_load(config, &cf)) goto out;
   loaded = 1;
   src_file = config;
-  if (scenarios) { /* every name must exist, none empty ("a,", ",": no scenario by mistake) */
-    size_t len = strlen(scenarios);
-    if (scenarios[0] == ',' || scenarios[len - 1] == ',' || strstr(scenarios, ",,")) {
-      args_bad("--scenario", scenarios, "an empty scenario name in the list");
-      goto out;
-    }
-    if (len >= 1024) {
+  if (scenarios) { /* every name must exist, none empty (",": no scenario by mistake) */
+    if (args_check_list("--scenario", scenarios)) goto out;
+    if (strlen(scenarios) >= 1024) {
       args_bad("--scenario", scenarios, "too long");
       goto out;
     }

@@ -132,7 +132,7 @@ printf -- '--sizes 1K\n[scenario a]\n-n 2\n[scenario b]\n-n 3\n' >"$tmp/ab.conf"
 abs=$(cd "$(dirname "$A")" && pwd)/$(basename "$A")
 for sc in , a, ,a a,,b; do
   mkdir -p "$tmp/cwd" && out=$(cd "$tmp/cwd" && timeout 20 "$abs" run --config "$tmp/ab.conf" --scenario "$sc" --dry-run --gpus 0,1 2>&1); rc=$?
-  if [ "$rc" -eq 2 ] && [ "$out" = "arbench: --scenario: bad value '$sc': an empty scenario name in the list" ] &&
+  if [ "$rc" -eq 2 ] && [ "$out" = "arbench: --scenario: bad value '$sc': an empty item in the list (a comma too many?)" ] &&
      [ -z "$(ls -A "$tmp/cwd")" ]; then ok; else bad "--scenario '$sc' -> exit $rc: $out; wrote: $(ls -A "$tmp/cwd")"; fi
   rm -rf "$tmp/cwd"
 done
