@@ -92,6 +92,10 @@ bad_input "^arbench: -i: bad value '6': not a whole number of float32" run -b 4 
 bad_input "^arbench: --find-critical: bad value '1000001': not a whole number of float32" run --find-critical 64M,1000001 --algo ring,stragglar --dry-run
 printf -- '-n 2\n--sizes 1K,7\n' >"$tmp/odd.conf"
 bad_input "^arbench: --sizes: bad value '7': not a whole number of float32" run --config "$tmp/odd.conf" --dry-run
+# every scenario is read before any runs: a bad size in the second leaves no run folder, no
+# row of the first (not a dry run)
+printf -- '-n 2\n[scenario a]\n--sizes 1K\n[scenario b]\n--sizes 1K,7\n' >"$tmp/two.conf"
+bad_input "^arbench: --sizes: bad value '7': not a whole number of float32" run --config "$tmp/two.conf" --gpus 0,1
 # the help's own example is whole elements, and the plan shows exactly its sizes
 ex=$("$A" run --help | grep -oE -- '--sizes LIST +an explicit list of sizes \(e\.g\. [^)]*\)' | sed 's/.*e\.g\. //; s/)$//')
 out=$("$A" run --dry-run --gpus 0,1 --algo ring --sizes "$ex" 2>&1); rc=$?
