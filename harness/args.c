@@ -2,23 +2,54 @@
 #include "args.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+#include "config.h"
 
 int args_bad(const char *flag, const char *value, const char *why) {
-  fprintf(stderr, "arbench: %s: bad value '%s': %s\n", flag, value ? value : "", why);
+  /* the value as typed, its control bytes escaped: a newline in it must not make two lines */
+  const unsigned char *v = (const unsigned char *)(value ? value : "");
+  char *shown = malloc(4 * strlen((const char *)v) + 1);
+  size_t k = 0;
+  for (; shown && *v; v++) {
+    const char *esc = *v == '\n' ? "\\n" : *v == '\r' ? "\\r" : *v == '\t' ? "\\t" : NULL;
+    if (esc) k += (size_t)sprintf(shown + k, "%s", esc);
+    else if (*v < 0x20 || *v == 0x7f) k += (size_t)sprintf(shown + k, "\\x%02x", *v);
+    else shown[k++] = (char)*v;
+  }
+  if (shown) shown[k] = 0;
+  fprintf(stderr, "arbench: %s: bad value '%s': %s\n", flag, shown ? shown : "", why);
+  free(shown);
   return -1;
+}
+
+int args_check_list(const char *flag, const char *s) {
+  size_t len = strlen(s);
+  if (len && (s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,")))
+    return args_bad(flag, s, "an empty item in the list (a comma too many?)");
+  return 0;
+}
+
+/* Is s written as a plain decimal number (then a unit)? strtod and strtol would also take
+ * leading blanks, hexadecimal ("0x400": 1024) and words (inf, nan): never what was meant. */
+static int plain_number(const char *s) {
+  if (*s == '+' || *s == '-') s++;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) return 0;
+  return (*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9');
 }
 
 int args_parse_int(const char *flag, const char *s, int lo, int hi, int *out) {
   char *end;
   errno = 0;
   long v = strtol(s, &end, 10);
-  if (!*s || *end || errno) return args_bad(flag, s, "not an integer");
+  if (!plain_number(s) || *end || errno) return args_bad(flag, s, "not an integer");
   if (v < lo || v > hi) {
     char why[96];
     snprintf(why, sizeof(why), "must be between %d and %d", lo, hi);
@@ -32,7 +63,8 @@ int args_parse_size(const char *flag, const char *s, uint64_t *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || errno || !(v >= 0)) return args_bad(flag, s, "not a size (e.g. 1024, 1K, 8M, 8G)");
+  if (!plain_number(s) || end == s || errno || !(v >= 0))
+    return args_bad(flag, s, "not a size (e.g. 1024, 1K, 8M, 8G)");
   double mul = 1;
   switch (*end) {
   case 'k': case 'K': mul = 1024.0; end++; break;
@@ -54,7 +86,8 @@ int args_parse_time_us(const char *flag, const char *s, double *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || errno || isnan(v) || isinf(v)) return args_bad(flag, s, "not a duration (e.g. 100us, 8ms)");
+  if (!plain_number(s) || end == s || errno || isnan(v) || isinf(v))
+    return args_bad(flag, s, "not a duration (e.g. 100us, 8ms)");
   double mul = 1;
   if (!strcmp(end, "ms")) mul = 1e3;
   else if (!strcmp(end, "s")) mul = 1e6;
@@ -83,9 +116,11 @@ static int parse_one_straggler(const char *flag, char *item, int delay_required,
   char *d = colon + 1;
   if (!*d) return args_bad(flag, whole, "the delay is missing (RANK:DELAY, e.g. 3:8ms)");
   if (*d == '@') {
-    FILE *f = fopen(d + 1, "r");
-    if (!f) return args_bad(flag, d, "cannot read the delay file");
-    fclose(f);
+    /* non-blocking: a FIFO with no writer must not hold the parse (the file is read, with
+     * bounds, by args_load_delays) */
+    int fd = open(d + 1, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return args_bad(flag, d, "cannot read the delay file");
+    close(fd);
     if (strlen(d + 1) >= sizeof(sp->file)) return args_bad(flag, d, "file name too long");
     snprintf(sp->file, sizeof(sp->file), "%s", d + 1);
     return 0;
@@ -112,6 +147,7 @@ int args_parse_stragglers(const char *flag, const char *s, int delay_required,
                           struct straggler_spec *out, int *count) {
   char buf[1024];
   if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
+  if (args_check_list(flag, s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   int n = 0;
   for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
@@ -128,23 +164,26 @@ int args_parse_stragglers(const char *flag, const char *s, int delay_required,
 }
 
 int args_load_delays(const char *file, double **out, int *count) {
-  FILE *f = fopen(file, "r");
-  if (!f) return args_bad("--straggler", file, "cannot read the delay file");
-  char *line = NULL, where[320];
-  size_t linecap = 0;
-  ssize_t len;
-  int n = 0, cap = 0, lineno = 0, rc = 0;
+  struct input_file in;
+  if (input_open(&in, "--straggler", file, "delay file", INPUT_WAIT_MS)) return -1;
+  char where[320];
+  int n = 0, cap = 0, rc = 0;
   double *v = NULL;
-  while (rc == 0 && (len = getline(&line, &linecap, f)) >= 0) {
-    lineno++;
-    snprintf(where, sizeof(where), "--straggler: %s:%d", file, lineno);
-    if (memchr(line, 0, (size_t)len)) { /* a NUL would cut the line short */
+  while (rc == 0 && input_next(&in)) {
+    snprintf(where, sizeof(where), "--straggler: %s:%d", file, in.lineno);
+    if (memchr(in.line, 0, in.line_len)) { /* a NUL would cut the line short */
       rc = args_bad(where, "", "a NUL byte");
       break;
     }
-    char *p = line + strspn(line, " \t");
-    p[strcspn(p, " \t\r\n#")] = 0;
+    char *p = in.line + strspn(in.line, " \t");
+    p[strcspn(p, "#")] = 0;
+    size_t len = strlen(p);
+    while (len && (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r')) p[--len] = 0;
     if (!*p) continue;
+    if (p[strcspn(p, " \t\r")]) { /* "4ms garbage", "1ms 2ms": never the first word alone */
+      rc = args_bad(where, p, "one duration per line");
+      break;
+    }
     if (n == cap) {
       cap = cap ? 2 * cap : 64;
       double *nv = realloc(v, (size_t)cap * sizeof(*v));
@@ -156,8 +195,7 @@ int args_load_delays(const char *file, double **out, int *count) {
     }
     rc = args_parse_time_us(where, p, &v[n++]);
   }
-  free(line);
-  fclose(f);
+  input_close(&in);
   if (rc == 0 && !n) rc = args_bad("--straggler", file, "the delay file has no delays");
   if (rc) {
     free(v);
@@ -173,6 +211,7 @@ int args_load_delays(const char *file, double **out, int *count) {
 static int degrade_append(const char *flag, const char *s, struct degrade_spec *out) {
   char buf[1024];
   if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
+  if (args_check_list(flag, s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   int added = 0;
   for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
@@ -188,7 +227,7 @@ static int degrade_append(const char *flag, const char *s, struct degrade_spec *
     char *end;
     errno = 0;
     double f = strtod(colon + 1, &end);
-    if (end == colon + 1 || *end || errno || isnan(f) || isinf(f))
+    if (!plain_number(colon + 1) || end == colon + 1 || *end || errno || isnan(f) || isinf(f))
       return args_bad(flag, colon + 1, "not a number");
     if (f < 1.0) return args_bad(flag, colon + 1, "a slowdown factor must be >= 1");
     if (f > ARGS_MAX_FACTOR) return args_bad(flag, colon + 1, "a slowdown factor above 1000");
@@ -218,7 +257,7 @@ int args_parse_torus(const char *flag, const char *s, int *ndims, int dims[AR_MA
     char *end;
     errno = 0;
     long v = strtol(p, &end, 10);
-    if (end == p || errno || v < 2 || v > AR_MAX_RANKS)
+    if (!plain_number(p) || end == p || errno || v < 2 || v > AR_MAX_RANKS)
       return args_bad(flag, s, "each dimension must be a whole number >= 2 (e.g. 2x2)");
     if (k == AR_MAX_TORUS_DIMS) return args_bad(flag, s, "at most 4 dimensions");
     dims[k++] = (int)v;

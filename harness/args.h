@@ -22,8 +22,15 @@ struct degrade_spec {
   double factor[AR_MAX_DEGRADED];
 };
 
-/* Prints "arbench: FLAG: bad value 'VALUE': WHY" to stderr; returns -1. */
+/* Prints "arbench: FLAG: bad value 'VALUE': WHY" to stderr (control bytes of VALUE escaped:
+ * always one line); returns -1. */
 int args_bad(const char *flag, const char *value, const char *why);
+/* Refuses a comma-separated list with an empty item ("a,,b", ",a", "a,"): a comma too many
+ * would otherwise be read as fewer items than typed; 0 or -1 after one line. */
+int args_check_list(const char *flag, const char *s);
+
+/* Numbers are plain decimals (then a unit): leading blanks, hexadecimal, inf and nan are
+ * refused by every parser below. */
 
 int args_parse_int(const char *flag, const char *s, int lo, int hi, int *out);
 /* Bytes with binary units: 1024, 1K, 8M, 8G, 1T (also KiB/KB/k); at least 1. */
@@ -35,8 +42,9 @@ int args_parse_size(const char *flag, const char *s, uint64_t *out);
 
 /* A duration, default unit us: 100us, 8ms, 1.5s, 250ns; from 0 to 1 h. */
 int args_parse_time_us(const char *flag, const char *s, double *out);
-/* Reads a delay FILE (one duration per line; blank lines and # comments skipped) into a new
- * array; a bad line is named "--straggler: FILE:LINE". Returns 0, or -1 after one line. */
+/* Reads a delay FILE (one duration per line and nothing else: "4ms garbage" is refused; blank
+ * lines and # comments skipped; within input_open's bounds, config.h) into a new array; a bad
+ * line is named "--straggler: FILE:LINE" with its text. Returns 0, or -1 after one line. */
 int args_load_delays(const char *file, double **out, int *count);
 /* RANK[:DELAY] | RANK:LO-HI | RANK:@FILE, comma-separated; delay_required for the harness. */
 int args_parse_stragglers(const char *flag, const char *s, int delay_required,

@@ -101,7 +101,7 @@ int cmd_schedule(int argc, char **argv) {
       if (args_parse_stragglers("--straggler", optarg, 0, st, &nst)) return EXIT_BAD_INPUT;
       break;
     case 'd':
-      if (args_parse_degrade("--degrade", optarg, &dg)) return EXIT_BAD_INPUT;
+      if (args_add_degrade("--degrade", optarg, &dg)) return EXIT_BAD_INPUT; /* flags add up */
       break;
     case 't':
       torus_text = optarg;

@@ -1,21 +1,26 @@
 /* Reads a config file into argument words: whitespace separates words, "double quotes" keep
  * spaces, '#' outside quotes starts a comment; `[scenario NAME]` lines open sections. Every
  * byte is read as written or the file is refused with FILE:LINE (control bytes, overlong
- * lines or words, unbalanced quotes); CRLF line ends read as LF. */
+ * lines or words, unbalanced quotes); CRLF line ends read as LF. Every input file (a config,
+ * a delay file) is read whole by input_open, with a bound on its bytes, its lines and the time
+ * a pipe may take. */
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "args.h"
 
-/* Longest line and word read: a longer one is refused, never split or cut (the longest
- * value any flag takes, --sizes, is below CONFIG_MAX_WORD). */
-#define CONFIG_MAX_LINE 65536
+/* Longest word read: a longer one is refused, never split or cut (the longest value any flag
+ * takes, --sizes, is below it). */
 #define CONFIG_MAX_WORD 4096
 
 /* Appends a copy of word (from line lineno) to out; returns 0 or -1 when out of memory. */
@@ -66,15 +71,6 @@ static int split_line(const char *line, int lineno, struct config_args *out, siz
   }
 }
 
-/* A config file read line by line, every byte accounted for. */
-struct reader {
-  const char *path;
-  FILE *f;
-  char *buf;
-  size_t cap;
-  int lineno, nbytes;
-};
-
 /* Prints "arbench: --config: FILE:LINE: why" (FILE alone when line is 0); returns -1. */
 static int config_bad(const char *path, int line, const char *why) {
   if (line) fprintf(stderr, "arbench: --config: %s:%d: %s\n", path, line, why);
@@ -82,54 +78,151 @@ static int config_bad(const char *path, int line, const char *why) {
   return -1;
 }
 
-/* Opens path: it must be a readable file, not a directory; 0 or -1 after a message. */
-static int reader_open(struct reader *r, const char *path) {
-  struct stat st;
-  memset(r, 0, sizeof(*r));
-  r->path = path;
-  if (!(r->f = fopen(path, "r"))) return args_bad("--config", path, "cannot read the file");
-  if (fstat(fileno(r->f), &st) || S_ISDIR(st.st_mode)) {
-    fclose(r->f);
-    return args_bad("--config", path, "a directory, not a config file");
+/* Refuses what the bytes read so far already show: more than INPUT_MAX_BYTES, or a line that
+ * has grown past INPUT_MAX_LINE (found as it arrives, so /dev/zero stops at once); 0 or -1. */
+static int input_check_growth(struct input_file *in, size_t from) {
+  if (in->len > INPUT_MAX_BYTES) {
+    char why[64];
+    snprintf(why, sizeof(why), "larger than %d MiB", INPUT_MAX_BYTES >> 20);
+    return args_bad(in->flag, in->path, why);
+  }
+  for (size_t i = from; i < in->len; i++) {
+    if (in->data[i] == '\n') {
+      in->lineno++;
+      in->pos = i + 1;
+    } else if (i - in->pos >= INPUT_MAX_LINE - 1 && in->data[i] != '\r') { /* CRLF's CR is no data */
+      fprintf(stderr, "arbench: %s: %s:%d: a line longer than %d bytes\n", in->flag, in->path,
+              in->lineno + 1, INPUT_MAX_LINE - 1);
+      return -1;
+    }
   }
   return 0;
 }
 
-/* Reads the next line into r->buf without its "\n" or "\r\n"; returns 1, 0 at the end, or -1
- * after a message: a read error, a NUL or other control byte, a line over CONFIG_MAX_LINE. */
+/* Reads fd (opened non-blocking) to its end into in->data, waiting at most wait_ms in all for
+ * bytes that have not arrived (a pipe, a FIFO, a terminal); 0 or -1 after one line. */
+static int input_slurp(struct input_file *in, int fd, int wait_ms) {
+  size_t cap = 0;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    if (cap - in->len < 65536) {
+      cap = cap ? 2 * cap : 65536 * 2;
+      char *d = realloc(in->data, cap + 1);
+      if (!d) return args_bad(in->flag, in->path, "out of memory");
+      in->data = d;
+    }
+    ssize_t n = read(fd, in->data + in->len, cap - in->len);
+    if (n > 0) {
+      size_t from = in->len;
+      in->len += (size_t)n;
+      if (input_check_growth(in, from)) return -1;
+      continue;
+    }
+    if (n == 0) return 0;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      char why[160];
+      snprintf(why, sizeof(why), "cannot read the %s: %s", in->what, strerror(errno));
+      return args_bad(in->flag, in->path, why);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    long left = wait_ms - ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L);
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (left <= 0 || poll(&p, 1, (int)left) == 0) {
+      char why[160];
+      snprintf(why, sizeof(why), "did not end within %g s (a pipe or device still open: give "
+               "a file)", wait_ms / 1000.0);
+      return args_bad(in->flag, in->path, why);
+    }
+  }
+}
+
+int input_open(struct input_file *in, const char *flag, const char *path, const char *what,
+               int wait_ms) {
+  memset(in, 0, sizeof(*in));
+  in->flag = flag, in->path = path, in->what = what;
+  char why[160];
+  /* non-blocking: opening a FIFO with no writer would wait for one forever */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st)) {
+    snprintf(why, sizeof(why), "cannot read the %s: %s", what, strerror(errno));
+    if (fd >= 0) close(fd);
+    return args_bad(flag, path, why);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    snprintf(why, sizeof(why), "a directory, not a %s", what);
+    return args_bad(flag, path, why);
+  }
+  int rc = input_slurp(in, fd, wait_ms);
+  close(fd);
+  if (rc) {
+    free(in->data);
+    in->data = NULL;
+    return -1;
+  }
+  in->data[in->len] = 0;
+  in->pos = 0;
+  in->lineno = 0;
+  return 0;
+}
+
+int input_next(struct input_file *in) {
+  if (in->pos >= in->len) return 0;
+  char *start = in->data + in->pos, *nl = memchr(start, '\n', in->len - in->pos);
+  size_t n = nl ? (size_t)(nl - start) : in->len - in->pos;
+  in->pos += n + (nl != NULL);
+  in->lineno++;
+  if (n > 0 && start[n - 1] == '\r') n--; /* CRLF files read as LF files */
+  start[n] = 0;
+  in->line = start;
+  in->line_len = n;
+  return 1;
+}
+
+void input_close(struct input_file *in) {
+  free(in->data);
+  in->data = NULL;
+}
+
+/* A config file read line by line, every byte accounted for. */
+struct reader {
+  struct input_file in;
+  const char *path;
+  char *buf; /* the current line */
+  int lineno, nbytes;
+};
+
+/* Opens and reads path (a config file); 0 or -1 after a message. */
+static int reader_open(struct reader *r, const char *path) {
+  memset(r, 0, sizeof(*r));
+  r->path = path;
+  return input_open(&r->in, "--config", path, "config file", INPUT_WAIT_MS);
+}
+
+/* The next line into r->buf without its "\n" or "\r\n"; returns 1, 0 at the end, or -1 after
+ * a message: a NUL or other control byte. */
 static int reader_next(struct reader *r) {
-  errno = 0;
-  ssize_t n = getline(&r->buf, &r->cap, r->f);
-  if (n < 0) {
-    if (ferror(r->f)) return config_bad(r->path, r->lineno + 1, strerror(errno ? errno : EIO));
-    return 0;
-  }
-  r->lineno++;
-  r->nbytes += n > 0;
-  if (n > 0 && r->buf[n - 1] == '\n') n--;
-  if (n > 0 && r->buf[n - 1] == '\r') n--; /* CRLF files read as LF files */
-  if (n >= CONFIG_MAX_LINE) {
-    char why[64];
-    snprintf(why, sizeof(why), "a line longer than %d bytes", CONFIG_MAX_LINE - 1);
-    return config_bad(r->path, r->lineno, why);
-  }
-  for (ssize_t i = 0; i < n; i++) {
+  if (!input_next(&r->in)) return 0;
+  r->lineno = r->in.lineno;
+  r->buf = r->in.line;
+  size_t n = r->in.line_len;
+  r->nbytes++; /* a line returned holds a byte at least (its newline) */
+  for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)r->buf[i];
     if ((c < 0x20 && c != '\t') || c == 0x7f) {
       char why[96];
-      snprintf(why, sizeof(why), "%s at column %zd", c == 0 ? "a NUL byte" : c == '\r' ?
+      snprintf(why, sizeof(why), "%s at column %zu", c == 0 ? "a NUL byte" : c == '\r' ?
                "a carriage return inside the line" : "a control character", i + 1);
       return config_bad(r->path, r->lineno, why);
     }
   }
-  r->buf[n] = 0;
   return 1;
 }
 
-static void reader_close(struct reader *r) {
-  fclose(r->f);
-  free(r->buf);
-}
+static void reader_close(struct reader *r) { input_close(&r->in); }
 
 int config_expand(const char *path, const char *prog, int nextra, char **extra,
                   struct config_args *out) {

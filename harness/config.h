@@ -5,6 +5,34 @@
 #ifndef CONFIG_H
 #define CONFIG_H
 
+#include <stddef.h>
+
+/* An input file (a config, a straggler's delay file) is read whole before any of it is used,
+ * within bounds: at most INPUT_MAX_BYTES, every line shorter than INPUT_MAX_LINE (found as the
+ * bytes arrive: /dev/zero is refused after 64 KiB), and a pipe, FIFO or device that has not
+ * ended within INPUT_WAIT_MS is refused. It is opened non-blocking: a FIFO with no writer
+ * reads as empty rather than waiting for one. */
+#define INPUT_MAX_BYTES (16 << 20)
+#define INPUT_MAX_LINE 65536
+#define INPUT_WAIT_MS 10000
+
+struct input_file {
+  const char *flag, *path, *what; /* for messages: "--config", the path, "config file" */
+  char *data;                     /* the file's bytes, NUL-terminated */
+  size_t len, pos;                /* their count; where the next line starts */
+  int lineno;                     /* the current line's number (1-based) */
+  char *line;                     /* the current line without "\n" or "\r\n", NUL-terminated */
+  size_t line_len;                /* its bytes (it may hold a NUL: callers refuse those) */
+};
+/* Reads path whole; returns 0, or -1 after one line: "arbench: FLAG: bad value 'PATH': why"
+ * (unreadable, a directory, over INPUT_MAX_BYTES, still open after wait_ms) or
+ * "arbench: FLAG: PATH:LINE: a line longer than ..." */
+int input_open(struct input_file *in, const char *flag, const char *path, const char *what,
+               int wait_ms);
+/* The next line into in->line; 1, or 0 at the end. */
+int input_next(struct input_file *in);
+void input_close(struct input_file *in);
+
 struct config_args {
   int argc;
   char **argv; /* argv[0] is the program name; NULL-terminated */

@@ -22,7 +22,10 @@ void run_opts_usage(void) {
       "  -e, --maxbytes SIZE     largest size (default 8G)\n"
       "  -f, --stepfactor F      multiply the size by F each step (default 2)\n"
       "  -i, --stepbytes SIZE    add SIZE each step instead\n"
-      "      --sizes LIST        an explicit list of sizes (e.g. 1K,1000003,1M)\n"
+      "      --sizes LIST        an explicit list of sizes (e.g. 1K,1000000,1M)\n"
+      "                          (every size, here or in -b/-e/-i/--find-critical, a whole\n"
+      "                          number of --dtype's elements: 4 bytes for float32, 2 for\n"
+      "                          bf16 and fp16)\n"
       "      --algo LIST|all     algorithms (default all; see arbench --list)\n"
       "      --transport LIST|all  nccl-p2p, ce, sm, ll (default nccl-p2p; nccl ignores it)\n"
       "      --gpus LIST         CUDA ordinals, rank = position (default every GPU); an\n"
@@ -110,6 +113,7 @@ static int parse_profile(const char *s, int *what) {
 static int parse_gpus(const char *s, struct run_opts *o) {
   char buf[256];
   if (strlen(s) >= sizeof(buf)) return args_bad("--gpus", s, "too long");
+  if (args_check_list("--gpus", s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   o->ngpus = 0;
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -143,6 +147,7 @@ static int parse_algos(const char *s, struct run_opts *o) {
   }
   char buf[1024];
   if (strlen(s) >= sizeof(buf)) return args_bad("--algo", s, "too long");
+  if (args_check_list("--algo", s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     const struct ar_algo *a = args_find_algo("--algo", t);
@@ -164,6 +169,7 @@ static int parse_transports(const char *s, struct run_opts *o) {
   }
   char buf[256];
   if (strlen(s) >= sizeof(buf)) return args_bad("--transport", s, "too long");
+  if (args_check_list("--transport", s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     const char *name = NULL;
@@ -178,18 +184,54 @@ static int parse_transports(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Parses "1K,1000003,1M"; 0 or -1. */
-static int parse_size_list(const char *s, struct run_opts *o) {
+/* Parses a size list ("1K,1000000,1M") of --sizes or --find-critical into o->sizes; an empty
+ * item or a size named twice (1K,1024: two rows of one size) is refused; 0 or -1. */
+static int parse_size_list(const char *flag, const char *s, struct run_opts *o) {
   char buf[4096];
-  if (strlen(s) >= sizeof(buf)) return args_bad("--sizes", s, "too long");
+  if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
+  if (args_check_list(flag, s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   o->nsizes = 0;
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (o->nsizes == HX_MAX_SIZES) return args_bad("--sizes", s, "too many sizes");
-    if (args_parse_size("--sizes", t, &o->sizes[o->nsizes])) return -1;
+    if (o->nsizes == HX_MAX_SIZES) return args_bad(flag, s, "too many sizes");
+    if (args_parse_size(flag, t, &o->sizes[o->nsizes])) return -1;
+    for (int i = 0; i < o->nsizes; i++)
+      if (o->sizes[i] == o->sizes[o->nsizes]) {
+        char why[96];
+        snprintf(why, sizeof(why), "%llu bytes named twice in the list",
+                 (unsigned long long)o->sizes[i]);
+        return args_bad(flag, t, why);
+      }
     o->nsizes++;
   }
-  if (!o->nsizes) return args_bad("--sizes", s, "empty");
+  if (!o->nsizes) return args_bad(flag, s, "empty");
+  return 0;
+}
+
+/* Refuses a size of the comma-separated list (already read by args_parse_size) that is not a
+ * whole number of the dtype's elements: it would be measured rounded down, as another size
+ * than the plan and the user's words say; 0 or -1 after one line naming the item. */
+static int check_elements(const char *flag, const char *list, int dtype) {
+  uint64_t es = ar_dtype_size(dtype), b;
+  for (const char *p = list; *p;) {
+    size_t k = strcspn(p, ",");
+    char *item = strndup(p, k);
+    if (!item) return args_bad(flag, list, "out of memory");
+    int bad = !args_parse_size(flag, item, &b) && b % es;
+    if (bad) {
+      char why[160];
+      uint64_t lo = b / es * es;
+      if (lo) snprintf(why, sizeof(why), "not a whole number of %s elements (%llu bytes each; "
+                       "the nearest are %llu and %llu)", ar_dtype_name(dtype),
+                       (unsigned long long)es, (unsigned long long)lo, (unsigned long long)(lo + es));
+      else snprintf(why, sizeof(why), "not a whole number of %s elements (%llu bytes each)",
+                    ar_dtype_name(dtype), (unsigned long long)es);
+      args_bad(flag, item, why);
+    }
+    free(item);
+    if (bad) return -1;
+    p += k + (p[k] == ',');
+  }
   return 0;
 }
 
@@ -226,17 +268,7 @@ static int parse_critical_sizes(const char *list, struct run_opts *o) {
     o->nsizes = sweep_sizes(64ull << 20, 4ull << 30, 2, 0, o->sizes, HX_MAX_SIZES);
     return 0;
   }
-  char buf[4096];
-  if (strlen(list) >= sizeof(buf)) return args_bad("--find-critical", list, "too long");
-  snprintf(buf, sizeof(buf), "%s", list);
-  o->nsizes = 0;
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (o->nsizes == HX_MAX_SIZES) return args_bad("--find-critical", list, "too many sizes");
-    if (args_parse_size("--find-critical", t, &o->sizes[o->nsizes])) return -1;
-    o->nsizes++;
-  }
-  if (!o->nsizes) return args_bad("--find-critical", list, "empty");
-  return 0;
+  return parse_size_list("--find-critical", list, o);
 }
 
 /* Checks that DIR/results.csv can serve as a baseline: a header naming every column that
@@ -355,7 +387,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   o->crit_algo = ar_algo_find("stragglar");
   int explicit_sizes = 0;
   const char *min_text = "1K", *step_text = "", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
-  const char *budget_text = "";
+  const char *budget_text = "", *max_text = "8G", *sizes_text = "";
   if (parse_algos("all", o) || parse_transports("nccl-p2p", o)) return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
@@ -366,15 +398,19 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       if (args_parse_size("-b", optarg, &o->min_bytes)) return -1;
       min_text = optarg;
       break;
-    case 'e': if (args_parse_size("-e", optarg, &o->max_bytes)) return -1; break;
+    case 'e':
+      if (args_parse_size("-e", optarg, &o->max_bytes)) return -1;
+      max_text = optarg;
+      break;
     case 'f': if (args_parse_int("-f", optarg, 2, 1 << 20, &o->factor)) return -1; break;
     case 'i':
       if (args_parse_size("-i", optarg, &o->step_bytes)) return -1;
       step_text = optarg;
       break;
     case O_SIZES:
-      if (parse_size_list(optarg, o)) return -1;
+      if (parse_size_list("--sizes", optarg, o)) return -1;
       explicit_sizes = 1;
+      sizes_text = optarg;
       break;
     case O_ALGO: if (parse_algos(optarg, o)) return -1; break;
     case O_TRANSPORT: if (parse_transports(optarg, o)) return -1; break;
@@ -420,7 +456,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       if (args_parse_torus("--torus", optarg, &o->torus_ndims, o->torus)) return -1;
       snprintf(o->torus_text, sizeof(o->torus_text), "%s", optarg);
       break;
-    case O_DEGRADE: if (args_parse_degrade("--degrade", optarg, &o->dg)) return -1; break;
+    case O_DEGRADE: /* repeated flags add up (a rank named twice is refused), as in model */
+      if (args_add_degrade("--degrade", optarg, &o->dg)) return -1;
+      break;
     case O_FIND_CRITICAL:
       o->find_critical = 1;
       crit_list = optarg;
@@ -499,6 +537,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
                             HX_MAX_SIZES);
     if (o->nsizes < 0) return args_bad("-i", step_text, "more than 1024 sizes between -b and -e");
   }
+  if (check_elements("-b", min_text, o->dtype) || check_elements("-e", max_text, o->dtype) ||
+      check_elements("-i", step_text, o->dtype) || check_elements("--sizes", sizes_text, o->dtype) ||
+      (crit_list && check_elements("--find-critical", crit_list, o->dtype)))
+    return -1;
   for (int k = 0; k < o->nst; k++)
     if (o->st[k].file[0] && args_load_delays(o->st[k].file, &o->delays[k], &o->ndelays[k])) return -1;
   return 0;
@@ -637,7 +679,12 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
   if (config_load(config, &cf)) goto out;
   loaded = 1;
   src_file = config;
-  if (scenarios) { /* every name must exist */
+  if (scenarios) { /* every name must exist, none empty (",": no scenario by mistake) */
+    if (args_check_list("--scenario", scenarios)) goto out;
+    if (strlen(scenarios) >= 1024) {
+      args_bad("--scenario", scenarios, "too long");
+      goto out;
+    }
     char buf[1024];
     snprintf(buf, sizeof(buf), "%s", scenarios);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -664,7 +711,7 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
     rc = parse_scenario(&cf, i, nrest, rest, &plan->scen[plan->nscen++]);
     if (rc) goto out;
   }
-  rc = check_plan(plan);
+  rc = plan->nscen ? check_plan(plan) : args_bad("--scenario", scenarios, "selects no scenario");
   goto out;
 oom:
   rc = args_bad("run", "", "out of memory");

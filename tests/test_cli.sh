@@ -43,6 +43,31 @@ expect 2 "--segments: bad value '0'" $A schedule --algo optcc --ranks 4 --segmen
 expect 2 "unknown option" $A schedule --algo ring --ranks 4 --bogus
 expect 2 "needs a value" $A schedule --algo ring --ranks
 expect 2 "unknown subcommand" $A frobnicate
+# Inputs read exactly or refused (#35). Repeated --degrade flags add up in schedule and lower
+# as in model (the last alone was kept): the same output as one comma-separated flag
+same() {
+  local a b
+  a=$("$A" $1 2>&1); b=$("$A" $2 2>&1)
+  if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else bad "'$1' and '$2' differ"; fi
+}
+same "schedule --algo optcc --ranks 4 --degrade 1:2 --degrade 2:3" "schedule --algo optcc --ranks 4 --degrade 1:2,2:3"
+same "lower --algo optcc --ranks 4 --sizes 1G --transport ce --degrade 1:2 --degrade 2:3" "lower --algo optcc --ranks 4 --sizes 1G --transport ce --degrade 1:2,2:3"
+expect 2 "^arbench: --degrade: bad value '2:3': a rank is named twice$" $A schedule --algo optcc --ranks 4 --degrade 2:2 --degrade 2:3
+# lower measures no other size than asked: a size not whole elements is refused (1000003 was
+# lowered as 1000000)
+expect 2 "^arbench: --sizes: bad value '1000003': not a whole number of float32 elements" $A lower --algo ring --ranks 4 --sizes 1000003
+expect 2 "^arbench: --sizes: bad value '6': not a whole number of float32" $A lower --algo ring --ranks 4 --sizes 6,8
+expect 0 "1000002 bytes \(500001 bf16\)" $A lower --algo ring --ranks 4 --sizes 1000002 --dtype bf16 --transport ce
+# an empty list item and hexadecimal numbers are refused
+expect 2 "^arbench: --straggler: bad value '1:1ms,': an empty item" $A schedule --algo stragglar --ranks 4 --straggler 1:1ms,
+expect 2 "^arbench: --degrade: bad value '1:2,': an empty item" $A schedule --algo optcc --ranks 4 --degrade 1:2,
+expect 2 "^arbench: --sizes: bad value '1M,': an empty item" $A lower --algo ring --ranks 4 --sizes 1M,
+expect 2 "^arbench: --bytes: bad value '0x400': not a size" $A schedule --algo ring --ranks 4 --bytes 0x400
+expect 2 "^arbench: --ranks: bad value ' 4': not an integer" $A schedule --algo ring --ranks " 4"
+for c in "lower --algo ring --ranks 4 --sizes 1000003" "schedule --algo optcc --ranks 4 --degrade 1:2," \
+         "lower --algo ring --ranks 4 --sizes 1M,"; do
+  one_line $A $c
+done
 for c in "schedule --algo foo --ranks 4" "schedule --algo ring --ranks 0" \
          "schedule --algo optcc --ranks 4 --degrade 1:0.5" "schedule --algo ring --ranks 4 --torus 3x3"; do
   one_line $A $c

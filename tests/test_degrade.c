@@ -44,12 +44,14 @@ static void test_flags(void) {
   CHECK_STR(p.scen[0].self_test, "degrade");
   run_plan_free(&p);
   CHECK_INT(plan_line(&p, "--self-test bogus"), ==, -1);
-  /* a factor sweep: one --degrade per scenario; a later --degrade replaces an earlier one */
+  /* repeated --degrade flags add up, as in model (the last alone was kept); a GPU named
+   * twice is refused */
   CHECK_INT(plan_line(&p, "--degrade 1:1.0 --degrade 2:4.0"), ==, 0);
-  CHECK(p.scen[0].dg.n == 1 && p.scen[0].dg.rank[0] == 2 && p.scen[0].dg.factor[0] == 4.0,
-        "last --degrade wins: %d %d %g", p.scen[0].dg.n, p.scen[0].dg.rank[0],
-        p.scen[0].dg.factor[0]);
+  CHECK(p.scen[0].dg.n == 2 && p.scen[0].dg.rank[0] == 1 && p.scen[0].dg.factor[0] == 1.0 &&
+            p.scen[0].dg.rank[1] == 2 && p.scen[0].dg.factor[1] == 4.0,
+        "repeated --degrade flags add up: %d GPUs", p.scen[0].dg.n);
   run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--degrade 1:1.0 --degrade 1:4.0"), ==, -1);
 }
 
 /* n/a: only nccl on degraded links; an algorithm that cannot be built says why. */

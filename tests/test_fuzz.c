@@ -1,5 +1,6 @@
-/* Fuzz-style checks of the parsers (#26): thousands of generated sizes, durations, straggler
- * and degrade specs and config files. Each input must be read with its exact meaning (0 and
+/* Fuzz-style checks of the parsers (#26, #35): thousands of generated sizes, durations,
+ * straggler and degrade specs, numbers in other forms, lists with an empty item, delay files
+ * and config files. Each input must be read with its exact meaning (0 and
  * the value the generator meant) or refused (-1) with exactly one line on stderr. A fixed seed
  * (FUZZ_SEED overrides it) keeps the inputs the same from run to run. */
 #include <errno.h>
@@ -122,9 +123,7 @@ static void fuzz_specs(int n) {
       for (int j = 0; same && j < k; j++)
         same = st[j].rank == j && st[j].delay_lo_us == want[j] && st[j].delay_hi_us == want[j];
       CHECK(same, "'%s': rc %d, %d stragglers", s, rc, cnt);
-    } else if (!strcmp(s, "") || s[strlen(s) - 1] == ',') {
-      CHECK(rc == -1 || cnt == k - 1, "'%s': an empty item", s); /* "0:1us," is one item */
-    } else {
+    } else { /* an empty item too ("0:1us,": a comma too many, #35) */
       CHECK_REFUSED(rc, s);
     }
     struct degrade_spec dg;
@@ -136,6 +135,124 @@ static void fuzz_specs(int n) {
       CHECK(rc == 0 && dg.n == 1 && fabs(dg.factor[0] - f) <= 1e-12 * f, "'%s': rc %d", s, rc);
     else
       CHECK_REFUSED(rc, s);
+  }
+}
+
+/* Numbers written otherwise than as plain decimals, and lists with an empty item: refused by
+ * every parser (#35: "0x400" was 1024 bytes, " 5" was 5, "ring," one algorithm). */
+static void fuzz_forms(int n) {
+  static const char *const prefix[] = {" ", "\t", "0x", "0X", " 0x", "+0x", "-0x"};
+  static const char *const body[] = {"1", "400", "1K", "8", "2ms", "1.5", "10"};
+  for (int i = 0; i < n; i++) {
+    char s[64];
+    snprintf(s, sizeof(s), "%s%s", pick(prefix, 7), pick(body, 7));
+    uint64_t b;
+    double d;
+    int v;
+    struct degrade_spec dg;
+    struct straggler_spec st[AR_MAX_STRAGGLERS];
+    int cnt, dims[AR_MAX_TORUS_DIMS], nd, rc;
+    char item[96];
+    begin_err();
+    rc = args_parse_size("-b", s, &b);
+    CHECK_REFUSED(rc, s);
+    begin_err();
+    rc = args_parse_time_us("--row-budget", s, &d);
+    CHECK_REFUSED(rc, s);
+    begin_err();
+    rc = args_parse_int("-n", s, 0, 1 << 30, &v);
+    CHECK_REFUSED(rc, s);
+    snprintf(item, sizeof(item), "1:%s", s);
+    begin_err();
+    rc = args_parse_degrade("--degrade", item, &dg);
+    CHECK_REFUSED(rc, item);
+    begin_err();
+    rc = args_parse_stragglers("--straggler", item, 1, st, &cnt);
+    CHECK_REFUSED(rc, item);
+    snprintf(item, sizeof(item), "%sx2", s);
+    begin_err();
+    rc = args_parse_torus("--torus", item, &nd, dims);
+    CHECK_REFUSED(rc, item);
+  }
+  /* lists of good items with one empty item somewhere */
+  for (int i = 0; i < n; i++) {
+    int k = 2 + rand() % 4, hole = rand() % (k + 1);
+    char sl[256] = "", dl[256] = "", ll[256] = "";
+    for (int j = 0; j <= k; j++) {
+      const char *sep = j ? "," : "";
+      size_t a = strlen(sl), b2 = strlen(dl), c = strlen(ll);
+      if (j == hole) { /* the empty item: ",," inside, or a comma at either end */
+        snprintf(sl + a, sizeof(sl) - a, "%s", sep);
+        snprintf(dl + b2, sizeof(dl) - b2, "%s", sep);
+        snprintf(ll + c, sizeof(ll) - c, "%s", sep);
+        continue;
+      }
+      snprintf(sl + a, sizeof(sl) - a, "%s%d:%dus", sep, j, j + 1);
+      snprintf(dl + b2, sizeof(dl) - b2, "%s%d:%d", sep, j, j + 2);
+      snprintf(ll + c, sizeof(ll) - c, "%s%dK", sep, j + 1);
+    }
+    struct straggler_spec st[AR_MAX_STRAGGLERS];
+    struct degrade_spec dg;
+    int cnt, rc;
+    begin_err();
+    rc = args_parse_stragglers("--straggler", sl, 1, st, &cnt);
+    CHECK_REFUSED(rc, sl);
+    begin_err();
+    rc = args_parse_degrade("--degrade", dl, &dg);
+    CHECK_REFUSED(rc, dl);
+    begin_err();
+    rc = args_check_list("--sizes", ll);
+    CHECK_REFUSED(rc, ll);
+  }
+}
+
+/* Delay files: a line of one duration (blanks and a comment around it) is read exactly; a
+ * line with a second word, a CR inside or a NUL is refused naming FILE:LINE (#35: "4ms
+ * garbage" was 4 ms). */
+static void fuzz_delay_files(int n, const char *path) {
+  static const char *const junk[] = {" garbage", " 2ms", "\r2ms", " 1", "\t3", ",1ms", "ms"};
+  for (int i = 0; i < n; i++) {
+    char text[4096] = "";
+    double want[32];
+    int nd = 0, nlines = 1 + rand() % 12, flaw = rand() % 3 == 0, badline = 0;
+    size_t len = 0;
+    for (int l = 1; l <= nlines; l++) {
+      int kind = rand() % 6;
+      if (kind == 0) {
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "%s\n", rand() % 2 ? "" : "  # c");
+        continue;
+      }
+      double us = (rand() % 100000) / 10.0;
+      want[nd++] = us;
+      int spoil = flaw && !badline && rand() % 3 == 0; /* junk after the duration */
+      len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%gus%s", rand() % 2 ? " \t" : "",
+                              us, spoil ? pick(junk, 7) : rand() % 2 ? "  # x 9ms" : " ");
+      badline = spoil ? l : badline;
+      len += (size_t)snprintf(text + len, sizeof(text) - len, rand() % 2 ? "\r\n" : "\n");
+    }
+    FILE *f = fopen(path, "wb");
+    fwrite(text, 1, len, f);
+    fclose(f);
+    double *got = NULL;
+    int count = 0;
+    begin_err();
+    int rc = args_load_delays(path, &got, &count);
+    if (badline) {
+      CHECK_REFUSED(rc, "a delay line with more than one duration");
+      char want_where[160], err[512] = "";
+      snprintf(want_where, sizeof(want_where), "%s:%d: bad value '", path, badline);
+      fflush(stderr);
+      ssize_t k = pread(2, err, sizeof(err) - 1, 0);
+      err[k > 0 ? k : 0] = 0;
+      CHECK(strstr(err, want_where) != NULL, "'%s' lacks '%s'", err, want_where);
+    } else if (nd == 0) {
+      CHECK_REFUSED(rc, "a delay file with no delays");
+    } else {
+      int same = rc == 0 && count == nd;
+      for (int j = 0; same && j < nd; j++) same = fabs(got[j] - want[j]) <= 1e-9 * want[j];
+      CHECK(same, "delay file %d: rc %d, %d delays, want %d", i, rc, count, nd);
+    }
+    free(got);
   }
 }
 
@@ -203,6 +320,8 @@ int main(void) {
   fuzz_times(2000);
   fuzz_specs(1000);
   fuzz_configs(1000, cpath);
+  fuzz_forms(500);
+  fuzz_delay_files(500, cpath);
   unlink(errpath);
   unlink(cpath);
   return TEST_DONE();

@@ -255,8 +255,29 @@ static void test_sweep(void) {
   CHECK(o.dtype == AR_DT_BF16 && o.check == 0 && o.iters == 3 && o.warmup == 0 &&
             o.timeout_s == 9 && o.pipeline == 4,
         "values");
-  CHECK_INT(parse_line(&o, "--sizes 1K,1000003,1M -b 8G"), ==, 0);
-  CHECK(o.nsizes == 3 && o.sizes[1] == 1000003, "explicit sizes %d", o.nsizes);
+  CHECK_INT(parse_line(&o, "--sizes 1K,1000000,1M -b 8G"), ==, 0);
+  CHECK(o.nsizes == 3 && o.sizes[1] == 1000000, "explicit sizes %d", o.nsizes);
+  /* a size is whole elements of the dtype, whichever flag names it and wherever --dtype
+   * stands: never measured rounded down (1,7,6 were three rows of 4 bytes) */
+  CHECK_INT(parse_line(&o, "--sizes 1K,1000003,1M"), ==, -1);
+  CHECK_INT(parse_line(&o, "--sizes 1,7,6"), ==, -1);
+  CHECK_INT(parse_line(&o, "--sizes 1000002 --dtype bf16"), ==, 0);
+  CHECK_INT(parse_line(&o, "--sizes 1000002 --dtype float32"), ==, -1);
+  CHECK_INT(parse_line(&o, "--dtype fp16 --sizes 1000003"), ==, -1);
+  CHECK_INT(parse_line(&o, "-b 6 -e 1K"), ==, -1);
+  CHECK_INT(parse_line(&o, "-b 4 -e 1001"), ==, -1);
+  CHECK_INT(parse_line(&o, "-b 4 -e 64 -i 6"), ==, -1);
+  CHECK_INT(parse_line(&o, "--find-critical 64M,1000001 --algo ring,stragglar"), ==, -1);
+  for (int d = 0; d < 3; d++) { /* what is accepted is measured as asked: no rounding left */
+    static const char *const dt[] = {"float32", "bf16", "fp16"};
+    char line[128];
+    snprintf(line, sizeof(line), "--dtype %s -b 2 -e 8K -f 3", dt[d]);
+    int rc = parse_line(&o, line), whole = 1;
+    for (int k = 0; rc == 0 && k < o.nsizes; k++)
+      whole &= sweep_nelem(o.sizes[k], (int)ar_dtype_size(o.dtype)) * ar_dtype_size(o.dtype) ==
+               o.sizes[k];
+    CHECK(rc == (d ? 0 : -1) && whole, "%s: rc %d, every size whole %d", line, rc, whole);
+  }
   CHECK_INT(parse_line(&o, "-i 1K -b 1K -e 3K"), ==, 0);
   CHECK_INT(o.nsizes, ==, 3);
   CHECK_INT(parse_line(&o, "--help"), ==, 1);

@@ -51,7 +51,7 @@ bad_input "^arbench: --force: bad value '': given in some scenarios only" run \
 [ "$(cat "$tmp/full/results.csv")" = x ] && ok || bad "a refused --out was touched"
 "$A" run --help | grep -q -- "--force" && ok || bad "run --help lacks --force"
 # messages echo the user's own words and name the file and line of a delay file (#26)
-bad_input "^arbench: -i: bad value '1K': more than 1024 sizes between -b and -e$" run -b 1 -e 8G -i 1K
+bad_input "^arbench: -i: bad value '1K': more than 1024 sizes between -b and -e$" run -b 4 -e 8G -i 1K
 bad_input "^arbench: --straggler: bad value ':8ms': the rank is missing" run --straggler :8ms
 bad_input "^arbench: --straggler: bad value '3:': the delay is missing" run --straggler 3:
 bad_input "^arbench: --straggler: bad value '8ms-2ms': range LO-HI has LO > HI" run --straggler 3:8ms-2ms
@@ -77,6 +77,97 @@ for args in "--straggler 3:3600s -n 100000 -w 1000000" "--degrade 1:1000 --sizes
   else bad "dry run $args -> exit $rc: $out"; fi
 done
 bad_input "^arbench: --straggler: $tmp/nul.txt:2: bad value '': a NUL byte" run --gpus 0,1,2,3 --straggler "3:@$tmp/nul.txt" --dry-run
+
+# Inputs read exactly or refused (#35): each line below was read as something else before
+# (exit 0, or a hang, or two lines); now exit 2, one line naming the flag (or FILE:LINE) and
+# the value as typed, nothing written.
+# sizes are whole elements of --dtype (1,7,6 were three rows of 4 bytes; 1000003 was measured
+# as 1000000 while the plan said 1000003), whichever flag or file names them
+bad_input "^arbench: --sizes: bad value '1': not a whole number of float32 elements \(4 bytes each\)$" run --sizes 1,7,6 --dry-run
+bad_input "^arbench: --sizes: bad value '1000003': not a whole number of float32 elements \(4 bytes each; the nearest are 1000000 and 1000004\)$" run --sizes 1K,1000003,1M --dry-run
+bad_input "^arbench: --sizes: bad value '1000003': not a whole number of bf16 elements \(2 bytes each" run --sizes 1000003 --dtype bf16 --dry-run
+bad_input "^arbench: -b: bad value '6': not a whole number of float32" run -b 6 -e 1K --dry-run
+bad_input "^arbench: -e: bad value '1001': not a whole number of float32" run -b 4 -e 1001 --dry-run
+bad_input "^arbench: -i: bad value '6': not a whole number of float32" run -b 4 -e 64 -i 6 --dry-run
+bad_input "^arbench: --find-critical: bad value '1000001': not a whole number of float32" run --find-critical 64M,1000001 --algo ring,stragglar --dry-run
+printf -- '-n 2\n--sizes 1K,7\n' >"$tmp/odd.conf"
+bad_input "^arbench: --sizes: bad value '7': not a whole number of float32" run --config "$tmp/odd.conf" --dry-run
+# every scenario is read before any runs: a bad size in the second leaves no run folder, no
+# row of the first (not a dry run)
+printf -- '-n 2\n[scenario a]\n--sizes 1K\n[scenario b]\n--sizes 1K,7\n' >"$tmp/two.conf"
+bad_input "^arbench: --sizes: bad value '7': not a whole number of float32" run --config "$tmp/two.conf" --gpus 0,1
+# the help's own example is whole elements, and the plan shows exactly its sizes
+ex=$("$A" run --help | grep -oE -- '--sizes LIST +an explicit list of sizes \(e\.g\. [^)]*\)' | sed 's/.*e\.g\. //; s/)$//')
+out=$("$A" run --dry-run --gpus 0,1 --algo ring --sizes "$ex" 2>&1); rc=$?
+[ -n "$ex" ] && [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q "sizes: 3, 1K\.\.1M" && ok || bad "the help's --sizes example '$ex' -> exit $rc: $out"
+# repeated --degrade flags add up (the last alone was kept); a rank named twice is refused
+out=$("$A" run --dry-run --gpus 0,1,2,3 --algo optcc,ring --sizes 1G --degrade 1:2 --degrade 2:3 2>&1)
+printf '%s' "$out" | grep -q "degraded: rank 1 links x2" && printf '%s' "$out" | grep -q "degraded: rank 2 links x3" && ok ||
+  bad "repeated --degrade: $out"
+bad_input "^arbench: --degrade: bad value '1:3': a rank is named twice$" run --gpus 0,1,2,3 --degrade 1:2 --degrade 1:3 --dry-run
+# a delay file's line is one duration: the first word alone was taken, the rest ignored
+printf '4ms garbage\n' >"$tmp/d1.txt"; printf '2ms\n1ms 2ms\n' >"$tmp/d2.txt"; printf '1 ms\n' >"$tmp/d3.txt"
+printf '1ms\r2ms\n' >"$tmp/d4.txt"; printf '0x1p3ms\n' >"$tmp/d5.txt"
+bad_input "^arbench: --straggler: $tmp/d1.txt:1: bad value '4ms garbage': one duration per line$" run --gpus 0,1 --straggler "1:@$tmp/d1.txt" --dry-run
+bad_input "^arbench: --straggler: $tmp/d2.txt:2: bad value '1ms 2ms': one duration per line$" run --gpus 0,1 --straggler "1:@$tmp/d2.txt" --dry-run
+bad_input "^arbench: --straggler: $tmp/d3.txt:1: bad value '1 ms'" run --gpus 0,1 --straggler "1:@$tmp/d3.txt" --dry-run
+bad_input "^arbench: --straggler: $tmp/d4.txt:1: bad value '1ms\\\\r2ms'" run --gpus 0,1 --straggler "1:@$tmp/d4.txt" --dry-run
+bad_input "^arbench: --straggler: $tmp/d5.txt:1: bad value '0x1p3ms': not a duration" run --gpus 0,1 --straggler "1:@$tmp/d5.txt" --dry-run
+{ head -c 70000 /dev/zero | tr '\0' ' '; printf '1ms\n'; } >"$tmp/d6.txt"
+bad_input "^arbench: --straggler: $tmp/d6.txt:1: a line longer than 65535 bytes$" run --gpus 0,1 --straggler "1:@$tmp/d6.txt" --dry-run
+# files are read with a bound on bytes and on time: /dev/zero grew memory without end, a FIFO
+# with no writer hung (each run under timeout 20: a hang is exit 124)
+mkfifo "$tmp/fifo"
+bounded() {
+  local pat=$1; shift
+  local rc err
+  timeout 20 "$A" run --out "$tmp/run" "$@" >/dev/null 2>"$tmp/err"; rc=$?
+  err=$(cat "$tmp/err")
+  if [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s' "$err" | grep -qE -- "$pat" &&
+     [ ! -e "$tmp/run" ]; then ok; else bad "$* -> exit $rc: $err"; rm -rf "$tmp/run"; fi
+}
+bounded "^arbench: --config: /dev/zero:1: a line longer than 65535 bytes$" --config /dev/zero --dry-run
+bounded "^arbench: --straggler: /dev/zero:1: a line longer than 65535 bytes$" --gpus 0,1 --straggler 1:@/dev/zero --dry-run
+bounded "^arbench: --config: $tmp/fifo: the file is empty$" --config "$tmp/fifo" --dry-run
+bounded "^arbench: --straggler: bad value '$tmp/fifo': the delay file has no delays$" --gpus 0,1 --straggler "1:@$tmp/fifo" --dry-run
+# --scenario with an empty name selected no scenario, ignored --dry-run and wrote a run folder
+# (under runs/ of the working directory: run from an empty one)
+printf -- '--sizes 1K\n[scenario a]\n-n 2\n[scenario b]\n-n 3\n' >"$tmp/ab.conf"
+abs=$(cd "$(dirname "$A")" && pwd)/$(basename "$A")
+for sc in , a, ,a a,,b; do
+  mkdir -p "$tmp/cwd" && out=$(cd "$tmp/cwd" && timeout 20 "$abs" run --config "$tmp/ab.conf" --scenario "$sc" --dry-run --gpus 0,1 2>&1); rc=$?
+  if [ "$rc" -eq 2 ] && [ "$out" = "arbench: --scenario: bad value '$sc': an empty item in the list (a comma too many?)" ] &&
+     [ -z "$(ls -A "$tmp/cwd")" ]; then ok; else bad "--scenario '$sc' -> exit $rc: $out; wrote: $(ls -A "$tmp/cwd")"; fi
+  rm -rf "$tmp/cwd"
+done
+# an empty item in a list (a comma too many) was skipped: fewer items than typed
+bad_input "^arbench: --gpus: bad value '0,,1': an empty item in the list" run --gpus 0,,1 --dry-run
+bad_input "^arbench: --gpus: bad value '0,1,': an empty item in the list" run --gpus 0,1, --dry-run
+bad_input "^arbench: --algo: bad value 'ring,,nccl': an empty item" run --gpus 0,1 --algo ring,,nccl --dry-run
+bad_input "^arbench: --algo: bad value 'ring,': an empty item" run --gpus 0,1 --algo ring, --dry-run
+bad_input "^arbench: --transport: bad value ',ce': an empty item" run --gpus 0,1 --transport ,ce --dry-run
+bad_input "^arbench: --sizes: bad value '1K,,1M': an empty item" run --gpus 0,1 --sizes 1K,,1M --dry-run
+bad_input "^arbench: --find-critical: bad value '64M,,1G': an empty item" run --gpus 0,1 --algo ring,stragglar --find-critical 64M,,1G --dry-run
+bad_input "^arbench: --straggler: bad value '1:1ms,,2:2ms': an empty item" run --gpus 0,1,2,3 --straggler 1:1ms,,2:2ms --dry-run
+bad_input "^arbench: --straggler: bad value '1:1ms,': an empty item" run --gpus 0,1,2,3 --straggler 1:1ms, --dry-run
+bad_input "^arbench: --degrade: bad value '1:2,': an empty item" run --gpus 0,1,2,3 --degrade 1:2, --dry-run
+printf -- '-n 2 --sizes 1K,,1M\n' >"$tmp/empty-item.conf"
+bad_input "^arbench: --sizes: bad value '1K,,1M': an empty item" run --gpus 0,1 --config "$tmp/empty-item.conf" --dry-run
+# a size named twice was two rows of one size
+bad_input "^arbench: --sizes: bad value '1024': 1024 bytes named twice in the list$" run --gpus 0,1 --sizes 1K,1024 --dry-run
+bad_input "^arbench: --find-critical: bad value '64M': 67108864 bytes named twice" run --gpus 0,1 --algo ring,stragglar --find-critical 64M,64M --dry-run
+# numbers are plain decimals: hexadecimal and leading blanks were taken (0x400 was 1024)
+bad_input "^arbench: -b: bad value '0x400': not a size" run --gpus 0,1 -b 0x400 --dry-run
+bad_input "^arbench: --straggler: bad value '0x10ms': not a duration" run --gpus 0,1 --straggler 1:0x10ms --dry-run
+bad_input "^arbench: --degrade: bad value '0x2': not a number" run --gpus 0,1 --degrade 1:0x2 --dry-run
+bad_input "^arbench: --critical-max: bad value '0x10ms': not a duration" run --gpus 0,1 --critical-max 0x10ms --dry-run
+bad_input "^arbench: --row-budget: bad value '0x10ms': not a duration" run --gpus 0,1 --row-budget 0x10ms -w 2 --dry-run
+bad_input "^arbench: -n: bad value ' 5': not an integer" run --gpus 0,1 -n " 5" --dry-run
+bad_input "^arbench: -w: bad value ' 2': not an integer" run --gpus 0,1 -w " 2" --dry-run
+bad_input "^arbench: -b: bad value ' 1K': not a size" run --gpus 0,1 -b " 1K" --dry-run
+bad_input "^arbench: --torus: bad value ' 2x2'" run --gpus 0,1,2,3 --torus " 2x2" --dry-run
+# a value with a newline is still one line (it was two)
+bad_input "^arbench: --algo: bad value 'ring\\\\nnccl': unknown algorithm" run --gpus 0,1 --algo "$(printf 'ring\nnccl')" --dry-run
 
 # a good command with no GPU: one line, exit 1, no run folder (skipped where a GPU exists)
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

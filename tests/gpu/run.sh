@@ -3,10 +3,10 @@
 # counted no wrong element); n/a and oom rows are listed, not counted; error and timeout rows,
 # and a run that dies, fail. Ends with "N passed, N failed".
 # With 2+ GPUs: every algorithm x transport on 2, 3 and 4 GPUs (as many as exist) at 1K, an odd
-# size (1000003 bytes, rounded down to the element size), 1M, 64M and 1G, plus bf16 and fp16 at
-# small sizes, and a straggler run.
+# size (1000004 bytes: 250001 float32; bf16 and fp16 at 1000002 bytes, 500001 elements: sizes
+# are whole elements), 1M, 64M and 1G, plus bf16 and fp16 at small sizes, and a straggler run.
 # With 1 GPU: ranks placed on it (co-located: correctness, not NVLink timings): every algorithm
-# x {ce, sm, ll} for n = 2..8 at 1K, 1000003, 1M and 64M (nccl and nccl-p2p as n/a rows: NCCL
+# x {ce, sm, ll} for n = 2..8 at 1K, 1000004, 1M and 64M (nccl and nccl-p2p as n/a rows: NCCL
 # cannot put two ranks on one GPU), swing-mp and bucket on a 2x4 torus, bf16 and fp16 at small
 # sizes, a straggler run, degraded runs (optcc and optcc-multi with one and two degraded
 # ranks; ce and sm: ll has no emulation), and the deadlock checks: 8 ranks with the largest
@@ -101,7 +101,7 @@ by_transport() {
 }
 
 multi_gpu() {
-  sizes=${GPUTEST_SIZES:-1K,1000003,1M,64M,1G}
+  sizes=${GPUTEST_SIZES:-1K,1000004,1M,64M,1G}
   local n gpus dt
   for n in 2 3 4; do
     [ "$n" -le "$ngpu" ] || continue
@@ -109,7 +109,7 @@ multi_gpu() {
   done
   n=$((ngpu < 4 ? ngpu : 4)); gpus=$(seq -s, 0 $((n - 1)))
   for dt in bf16 fp16; do
-    by_transport "n${n}_${dt}" "$gpus" --dtype "$dt" --sizes 1K,1000003,1M
+    by_transport "n${n}_${dt}" "$gpus" --dtype "$dt" --sizes 1K,1000002,1M
   done
   sweep "n${n}_straggler" --gpus "$gpus" --algo nccl,ring,bcast,stragglar --transport nccl-p2p \
     --sizes 1M --straggler $((n - 1)):1ms
@@ -117,7 +117,7 @@ multi_gpu() {
 }
 
 colocated() {
-  sizes=${GPUTEST_SIZES:-1K,1000003,1M,64M}
+  sizes=${GPUTEST_SIZES:-1K,1000004,1M,64M}
   local nmax=${GPUTEST_NMAX:-8} n g
   echo "gputest: 1 GPU: ranks placed on GPU 0 (co-located: correctness, not NVLink timings)"
   for n in $(seq 2 "$nmax"); do
@@ -128,7 +128,7 @@ colocated() {
   for n in 4 8; do
     for dt in bf16 fp16; do
       sweep "co${n}_$dt" --gpus "$(on_gpu0 $n)" --algo "$schedules" --transport ce,sm,ll \
-        --dtype "$dt" --sizes 1K,1000003,1M
+        --dtype "$dt" --sizes 1K,1000002,1M
     done
   done
   sweep "co4_straggler" --gpus "$(on_gpu0 4)" --algo nccl,ring,bcast,stragglar \

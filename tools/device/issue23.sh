@@ -55,7 +55,7 @@ for st in $stages; do
   np2|np4)
     np=${st#np}
     echo "== every algorithm on ce and sm, -np $np, all on the one GPU"
-    run all_np$np 200 $mpirun -np $np $A run --algo all --transport ce,sm --sizes ${SIZES:-1K,1000003,64M} $common -o $out/all_np$np
+    run all_np$np 200 $mpirun -np $np $A run --algo all --transport ce,sm --sizes ${SIZES:-1K,1000004,64M} $common -o $out/all_np$np
     rows all_np$np ;;
   np1)
     echo "== mpirun -np 1 --ranks 4 against a plain run"
@@ -82,7 +82,7 @@ for st in $stages; do
     interrupt stop_np4 STOP 10 "timeout|not finished|MPI_ABORT" ;;
   x2)
     echo "== two GPUs: every algorithm across 2 processes, then 2 processes against 2 threads"
-    run x2_all 200 $mpirun -np 2 $A run --algo all --transport nccl-p2p,ce,sm --sizes 1K,1000003,1M,64M,1G -n 10 -w 3 -T 30 --force -o $out/x2_all
+    run x2_all 200 $mpirun -np 2 $A run --algo all --transport nccl-p2p,ce,sm --sizes 1K,1000004,1M,64M,1G -n 10 -w 3 -T 30 --force -o $out/x2_all
     rows x2_all
     for how in procs threads; do
       if [ $how = procs ]; then launch="$mpirun -np 2 $A run"; else launch="$A run --gpus 0,1"; fi

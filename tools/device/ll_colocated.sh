@@ -9,10 +9,10 @@ device_script 420 llcol mpi
 g="--gpus 0 -T 60 --force"
 for st in ${STAGES:-all proto dtype ranks scen mpi}; do
   case $st in
-  all) chk all 150 $A run $g --ranks 4 --algo all --transport ll --sizes 1K,4100,1000003,1M,4M,64M -n 5 -w 2 -o $out/all ;;
+  all) chk all 150 $A run $g --ranks 4 --algo all --transport ll --sizes 1K,4100,1000004,1M,4M,64M -n 5 -w 2 -o $out/all ;;
   proto)
     for p in lines lines128 signals; do
-      chk proto_$p 60 $A run $g --ranks 4 --algo ring,rhd,direct,swing-bw,stragglar,optcc,oneshot --transport ll --sizes 4100,1000003,16M -n 5 -w 2 --set ll.protocol=$p -o $out/proto_$p
+      chk proto_$p 60 $A run $g --ranks 4 --algo ring,rhd,direct,swing-bw,stragglar,optcc,oneshot --transport ll --sizes 4100,1000004,16M -n 5 -w 2 --set ll.protocol=$p -o $out/proto_$p
     done
     chk blocks1 40 $A run $g --ranks 4 --algo ring,rhd --transport ll --sizes 4100,1M --set ll.blocks=1 -n 3 -w 1 -o $out/blocks1 ;;
   dtype)

@@ -7,7 +7,7 @@ set -u
 . tools/device/lib.sh
 device_script 400 llsig
 for sl in 512 4K 64K; do
-  chk col_$sl 60 $A run --gpus 0 --ranks 4 -T 60 --force --algo ring,rhd,direct,swing-bw,stragglar,optcc,oneshot,async-ring --transport ll --sizes 4100,1000003,16M --set ll.protocol=signals --set ll.slice=$sl -n 5 -w 2 -o $out/col_$sl
+  chk col_$sl 60 $A run --gpus 0 --ranks 4 -T 60 --force --algo ring,rhd,direct,swing-bw,stragglar,optcc,oneshot,async-ring --transport ll --sizes 4100,1000004,16M --set ll.protocol=signals --set ll.slice=$sl -n 5 -w 2 -o $out/col_$sl
 done
 g="--gpus 0,1,2,3 -T 60 --force"
 s="--sizes 32M,64M,128M,256M,512M,1G -n 40 -w 5 --row-budget 200ms"

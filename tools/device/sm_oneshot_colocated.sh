@@ -8,7 +8,7 @@ set -u
 . tools/device/lib.sh
 device_script 300 smoc mpi
 g="--gpus 0 -T 60 --force --algo oneshot --transport sm"
-sizes=1K,4100,65536,1000003,1M
+sizes=1K,4100,65536,1000004,1M
 for n in 2 3 4 8; do
   chk ranks_$n 60 $A run $g --ranks $n --sizes $sizes,$((1048576 / (n - 1) / 4 * 4)) -n 5 -w 2 -o $out/ranks_$n
 done

@@ -45,7 +45,7 @@ step straggler 60 "$A" run --gpus 0,1,2,3 --sizes 1G --algo nccl,stragglar --tra
 show "$W/straggler"
 for gp in 0,1 0,1,2 0,1,2,3; do # GPU 1 3x and the last GPU 2x slower; GPU 1 alone on 2 GPUs
   dg=1:3; [ "$gp" != 0,1 ] && dg="1:3,${gp##*,}:2"
-  step "multi${gp//,/}" 60 "$A" run --gpus "$gp" --sizes 1K,1000003,64M --algo optcc,optcc-multi \
+  step "multi${gp//,/}" 60 "$A" run --gpus "$gp" --sizes 1K,1000004,64M --algo optcc,optcc-multi \
     --transport ce,sm,nccl-p2p --degrade "$dg" -n 5 -w 1 -T 30 --out "$W/multi${gp//,/}"
   show "$W/multi${gp//,/}"
 done

@@ -9,7 +9,7 @@
 row_flow() { row "$O/flow.log" 150 "$@"; }
 "${B:-build}/linkprobe" $((256 << 20)) 5 ce,perm,gap,gapflag >"$W/linkprobe.txt" 2>&1
 cat "$W/linkprobe.txt" >>"$O/flow.log"
-GPUTEST_TRANSPORTS=ce GPUTEST_SIZES=1K,1000003,64M GPUTEST_OUT="$W/gputest" \
+GPUTEST_TRANSPORTS=ce GPUTEST_SIZES=1K,1000004,64M GPUTEST_OUT="$W/gputest" \
   timeout -s KILL 200 bash tests/gpu/run.sh >"$W/gputest.log" 2>&1
 echo "== gputest ce (rc=$?): $(tail -n 1 "$W/gputest.log")" | tee -a "$O/flow.log"
 grep -E "^(FAIL|fail)" "$W/gputest.log" | head -20 | tee -a "$O/flow.log"

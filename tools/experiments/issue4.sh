@@ -32,12 +32,12 @@ show "$W/factors"
 step critical 200 "$A" run --gpus 0,1,2,3 --find-critical --algo nccl,ring,rhd,direct,swing-bw,stragglar \
   --transport ce,sm --straggler 1:0 --pipeline 0 -n 5 -w 2 -T 60 --out "$W/critical"
 cat "$W/critical/critical.csv" 2>/dev/null | tee -a "$L"
-step allalgos 90 "$A" run --gpus 0,1,2,3 --sizes 1K,1000003,64M --algo all --transport ce --degrade 1:2 \
+step allalgos 90 "$A" run --gpus 0,1,2,3 --sizes 1K,1000004,64M --algo all --transport ce --degrade 1:2 \
   -n 3 -w 1 -T 30 --out "$W/allalgos"
 tally allalgos "$W/allalgos"
 for gp in 0,1 0,1,2 0,1,2,3; do # GPU 1 3x and the last GPU 2x slower; GPU 1 alone on 2 GPUs
   dg=1:3; [ "$gp" != 0,1 ] && dg="1:3,${gp##*,}:2"
-  step "multi${gp//,/}" 60 "$A" run --gpus "$gp" --sizes 1K,1000003,64M --algo optcc,optcc-multi \
+  step "multi${gp//,/}" 60 "$A" run --gpus "$gp" --sizes 1K,1000004,64M --algo optcc,optcc-multi \
     --transport ce,sm,nccl-p2p --degrade "$dg" -n 5 -w 1 -T 30 --out "$W/multi${gp//,/}"
   tally "multi $gp" "$W/multi${gp//,/}"
 done

@@ -80,7 +80,7 @@ fi
 pack
 if want gputest && left 150; then
   log "== gputest (2..4 GPUs)"
-  GPUTEST_SIZES=1K,1000003,1M,64M GPUTEST_OUT="$W/gputest" timeout -s KILL $(( ${DEADLINE:-540} - ($(date +%s) - T0) - 20 )) \
+  GPUTEST_SIZES=1K,1000004,1M,64M GPUTEST_OUT="$W/gputest" timeout -s KILL $(( ${DEADLINE:-540} - ($(date +%s) - T0) - 20 )) \
     bash tests/gpu/run.sh >"$W/gputest.log" 2>&1
   log "gputest: $(tail -n 1 "$W/gputest.log")"
   rm -rf "$W/gputest/"*/*.png 2>/dev/null

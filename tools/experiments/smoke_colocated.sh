@@ -14,7 +14,7 @@ step() { local name=$1; shift; echo "== $name: $*"; local t0=$SECONDS
   echo "   exit $rc in $((SECONDS - t0)) s; rows: $(awk -F, 'NR>1{print $31}' "$out/runs/$name/results.csv" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
   grep -E "timeout|FAIL|wrong elements|error" "$out/runs/$name.log" | head -5; }
 step n2 --gpus 0,0 --algo ring,rhd,direct,oneshot --transport ce,sm --sizes 1K,1M,64M -n 3 -w 1 -T 20
-step n8 --ranks 8 --algo all --transport ce,sm --sizes 1K,1000003,1M,64M -n 3 -w 1 -T 20
+step n8 --ranks 8 --algo all --transport ce,sm --sizes 1K,1000004,1M,64M -n 3 -w 1 -T 20
 step n8_st --ranks 8 --algo nccl,ring,rhd,stragglar,bcast --transport ce,sm --sizes 1M,64M --straggler 7:2ms -n 3 -w 1 -T 20
 step n8_big_sm --ranks 8 --algo ring,direct,rhd --transport sm --sizes 1G -n 3 -w 1 -T 30
 step n4_dg --ranks 4 --algo ring,optcc,optcc-multi --transport ce,sm --sizes 1M,64M --degrade 3:2.0 -n 3 -w 1 -T 30
