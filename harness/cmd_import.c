@@ -518,7 +518,9 @@ static void scenario_of(struct nt_test *t, const char *name, int k, int ntests) 
   for (int i = 0; i < n; i++) {
     if (strstr(w[i], "_perf")) continue;
     if (!strcmp(w[i], "-b") || !strcmp(w[i], "-e") || !strcmp(w[i], "-f") ||
-        !strcmp(w[i], "-w") || !strcmp(w[i], "-n") || !strcmp(w[i], "-J")) {
+        !strcmp(w[i], "-w") || !strcmp(w[i], "-n") || !strcmp(w[i], "-J") ||
+        (!strcmp(w[i], "-d") && i + 1 < n && !strcmp(w[i + 1], "float")) ||
+        (!strcmp(w[i], "-o") && i + 1 < n && !strcmp(w[i + 1], "sum"))) { /* the defaults */
       i++;
       continue;
     }
