@@ -64,7 +64,7 @@ done
 conf=$(mktemp)
 cat >"$conf" <<EOF
 # written by tools/compare_nccl_tests.sh: every algorithm on every transport, nccl-tests' sizes
---gpus $(seq -s, 0 $((gpus - 1))) --algo all --transport all $sizes $iters
+--gpus $(seq -s, 0 $((gpus - 1))) --algo all --transport all $sizes $iters -T 30
 [scenario host]
 --set timing.mode=host --set timing.host_batches=1
 [scenario events]
