@@ -31,4 +31,13 @@ fx g2-json 30 -g 2 -b 1K -e 1M -f 4 -J g2.json
 fx t2-graph 30 -t 2 -g 1 -b 1K -e 1M -f 4 -G 1 -R 2 -J t2-graph.json
 fx g2-nocheck 30 -g 2 -b 1K -e 64K -f 4 -c 0
 fx g2-cut 4 -g 2 -b 1K -e 8G -f 2 -n 200 -J g2-cut.json
-ls -la
+cd "$OLDPWD" || exit 1
+# host and graph timing with both ranks on GPU 0 (co-located), every algorithm, checked
+for m in host graph; do
+  timeout -k 5 60 build/arbench run --gpus 0,0 --algo all --transport ce,sm,ll --sizes 4K,1M,64M -n 20 -w 1 \
+    -T 20 --set timing.mode=$m --out "$out/colocated-$m" >"$out/colocated-$m.log" 2>&1
+  echo "colocated $m: exit $?, $(awk -F, 'NR > 1 { s[$31]++; w += $30 } END { for (k in s) printf "%s %d, ", k, s[k]; printf "wrong %d", w }' "$out/colocated-$m/results.csv")"
+done
+# one archive: the output's file count is limited (the pictures are made on the CPU machine)
+(cd "$out" && tar czf /tmp/nccl_tests_compare.tgz --exclude=plots --exclude=report.html . &&
+  rm -rf ./* && mv /tmp/nccl_tests_compare.tgz .)
