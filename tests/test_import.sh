@@ -62,7 +62,33 @@ want=$(awk '/^######## call 2/ { c = 1 } c && $1 == 1073741824 { printf "%.1f", 
 grep -q "^| mine 7 | 1 GiB | - | - | - | $want | " "$tmp/sum/summary.md" && ok ||
   bad "summary.md of an import: no 'mine 7' 1 GiB line with nccl $want: $(grep 'mine 7 | 1 GiB' "$tmp/sum/summary.md")"
 
-# ---- 3. refused: FILE:LINE, exit 2, nothing written ----
+# ---- 3. 2 x H200, the comparison's four modes and nccl-tests' variants (-J, -G, -c 0) ----
+out=$("$A" import nccl-tests $F/h200x2-g2R0.log $F/h200x2-g2R2.log $F/h200x2-t2g1R0.log $F/h200x2-t2g1R2.log --out "$tmp/four" 2>&1); rc=$?
+[ "$rc" -eq 0 ] && [ "$(got "$tmp/four")" = "$(expected $F/h200x2-g2R0.log $F/h200x2-g2R2.log $F/h200x2-t2g1R0.log $F/h200x2-t2g1R2.log | norm)" ] &&
+  [ "$(values "$tmp/four" scenario)" = "NCCL_NVLS_ENABLE=0 -g 2 -R 0|NCCL_NVLS_ENABLE=0 -g 2 -R 2|NCCL_NVLS_ENABLE=0 -t 2 -g 1 -R 0|NCCL_NVLS_ENABLE=0 -t 2 -g 1 -R 2|" ] &&
+  [ "$(wc -l <"$tmp/four/results.csv")" = 193 ] && ok ||
+  bad "four modes: exit $rc ($out), $(values "$tmp/four" scenario), $(wc -l <"$tmp/four/results.csv") lines"
+# one run's text and its JSON (-J) give the same rows (JSON's figures within the table's rounding)
+"$A" import nccl-tests $F/h200x2-g2.json --out "$tmp/json" >/dev/null 2>&1; rc=$?
+"$A" import nccl-tests $F/h200x2-g2-json.log --out "$tmp/jtext" >/dev/null 2>&1
+[ "$rc" -eq 0 ] && paste -d' ' <(got "$tmp/json") <(got "$tmp/jtext") |
+  awk 'function off(a, b) { return a - b > 0.006 || b - a > 0.006 } $1 != $7 || $2 != $8 || off($3, $9) || off($4, $10) || off($5, $11) || $6 != $12 { bad = 1 } END { exit bad || NR != 12 }' &&
+  [ "$(values "$tmp/json" scenario)$(values "$tmp/json" iters)$(values "$tmp/json" nccl)$(values "$tmp/json" n_gpus)" = "-g 2|20|2.28.3|2|" ] &&
+  grep -qx 'environment: NCCL_NVLS_ENABLE=0' "$tmp/json/meta.txt" && ! grep -q '^environment: PATH' "$tmp/json/meta.txt" &&
+  grep -qx 'nccl-tests command: all_reduce_perf -g 2 -b 1K -e 1M -f 4 -J g2.json' "$tmp/json/meta.txt" && ok ||
+  bad "JSON against its text: exit $rc, $(diff <(got "$tmp/json") <(got "$tmp/jtext") | head -n 3) $(grep -E '^(environment|nccl-tests)' "$tmp/json/meta.txt")"
+# -G (CUDA-graph launches), text and JSON: the flag in the scenario, graph 1 in meta.txt
+"$A" import nccl-tests $F/h200x2-t2-graph.log --out "$tmp/gtext" >/dev/null 2>&1
+"$A" import nccl-tests $F/h200x2-t2-graph.json --out "$tmp/gjson" >/dev/null 2>&1
+[ "$(values "$tmp/gtext" scenario)" = "NCCL_NVLS_ENABLE=0 -t 2 -g 1 -G 1 -R 2|" ] && [ "$(values "$tmp/gjson" scenario)" = "-t 2 -g 1 -G 1 -R 2|" ] &&
+  [ "$(got "$tmp/gtext")" = "$(expected $F/h200x2-t2-graph.log | norm)" ] && grep -q 'graph: 1 ' "$tmp/gtext/meta.txt" &&
+  grep -q 'graph 1 ' "$tmp/gjson/meta.txt" && ok || bad "-G: $(values "$tmp/gtext" scenario) $(values "$tmp/gjson" scenario)"
+# -c 0: nccl-tests checks nothing and prints N/A: wrong empty, never 0
+"$A" import nccl-tests $F/h200x2-g2-nocheck.log --out "$tmp/nocheck" >/dev/null 2>&1
+[ "$(values "$tmp/nocheck" wrong)$(values "$tmp/nocheck" status)" = "|ok|" ] && [ "$(got "$tmp/nocheck")" = "$(expected $F/h200x2-g2-nocheck.log | norm)" ] && ok ||
+  bad "-c 0: wrong $(values "$tmp/nocheck" wrong), status $(values "$tmp/nocheck" status)"
+
+# ---- 4. refused: FILE:LINE, exit 2, nothing written ----
 # import_bad PATTERN FILE...: one stderr line matching PATTERN, exit 2, no folder
 import_bad() {
   local pat=$1; shift
@@ -79,6 +105,15 @@ head -n 20 $F/h200x2-modes.log | head -c -30 >"$tmp/half.log"
 import_bad "^arbench import: $tmp/half.log:20: not an nccl-tests result line: 9 fields, want 13" "$tmp/half.log"
 cp runs/reference/h200x2-nccl-modes/results.csv "$tmp/csv"
 import_bad "^arbench import: $tmp/csv:1: not nccl-tests output: 'run_id,timestamp" "$tmp/csv"
+# a run killed at 512 MiB (its text and its JSON), as nccl-tests left them
+import_bad "^arbench import: $F/h200x2-g2-cut.log:33: cut off: the test from line 3 has no '# Collective test concluded' line \(40 results before the end\)$" $F/h200x2-g2-cut.log
+import_bad "^arbench import: $F/h200x2-g2-cut.json:1: not nccl-tests JSON: the document ends early \(cut off\?\)$" $F/h200x2-g2-cut.json
+sed 's/,"end_time":"[^"]*"//' $F/h200x2-g2.json >"$tmp/noend.json"
+import_bad "^arbench import: $tmp/noend.json:1: cut off: no 'end_time'" "$tmp/noend.json"
+printf '{"results": 3}\n' >"$tmp/other.json"
+import_bad "^arbench import: $tmp/other.json:1: not nccl-tests JSON: no 'config' and 'results'" "$tmp/other.json"
+# a good file beside a bad one: nothing written
+import_bad "^arbench import: $F/h200x2-g2-cut.log:33: cut off" $F/h200x2-g2R0.log $F/h200x2-g2-cut.log
 printf '# just a comment\n' >"$tmp/empty.txt"
 import_bad "^arbench import: $tmp/empty.txt: no all_reduce_perf results in it$" "$tmp/empty.txt"
 import_bad "^arbench import: $tmp/missing: No such file" "$tmp/missing"
