@@ -36,16 +36,16 @@ struct nt_row {
 
 struct nt_test { /* one all_reduce_perf invocation */
   const char *file;
-  int line;               /* where it starts */
-  char cmd[512];          /* its command line when the log says it (a comment, JSON args) */
-  char coll[64];          /* the test binary: all_reduce_perf */
-  char version[128];      /* "# nccl-tests version ..." */
-  char header[512];       /* "# nThread ..." */
-  char times[160];        /* JSON start and end time */
-  char env[2048];         /* JSON: the NCCL_ and CUDA_ variables, one per line */
-  int nccl_code;          /* nccl-library=22803 */
+  int line;          /* where it starts */
+  char cmd[512];     /* its command line when the log says it (a comment, JSON args) */
+  char coll[64];     /* the test binary: all_reduce_perf */
+  char version[128]; /* "# nccl-tests version ..." */
+  char header[512];  /* "# nThread ..." */
+  char times[160];   /* JSON start and end time */
+  char env[2048];    /* JSON: the NCCL_ and CUDA_ variables, one per line */
+  int nccl_code;     /* nccl-library=22803 */
   int threads, gpus, iters, agg, graph; /* -1: unknown */
-  int ranks;              /* "#  Rank" lines (devices in JSON) */
+  int ranks;                            /* "#  Rank" lines (devices in JSON) */
   char host[128], gpu[128];
   int concluded;
   struct nt_row *rows;
@@ -112,7 +112,8 @@ static int to_num(const char *s, double *v) {
 /* The words of line (spaces, tabs) into w[0..max), in place; their count. */
 static int split_words(char *line, char **w, int max) {
   int n = 0;
-  for (char *p = strtok(line, " \t\r\n"); p && n < max; p = strtok(NULL, " \t\r\n")) w[n++] = p;
+  for (char *p = strtok(line, " \t\r\n"); p && n < max; p = strtok(NULL, " \t\r\n"))
+    w[n++] = p;
   return n;
 }
 
@@ -132,15 +133,15 @@ static int command_comment(const char *text, char *cmd, size_t len, char *coll, 
   cmd[0] = 0;
   size_t used = 0;
   for (int i = 0; i < n; i++) {
-    if (i < at && !strchr(w[i], '=')) continue; /* "########", "call", "1:" */
+    if (i < at && !strchr(w[i], '=')) continue;              /* "########", "call", "1:" */
     if (i > at && (w[i][0] == '(' || w[i][0] == '#')) break; /* a remark after the flags */
     const char *word = w[i];
     if (i == at) {
       word = strrchr(w[i], '/') ? strrchr(w[i], '/') + 1 : w[i];
       snprintf(coll, clen, "%s", word);
     }
-    used += (size_t)snprintf(cmd + used, used < len ? len - used : 0, "%s%s", used ? " " : "",
-                             word);
+    used +=
+        (size_t)snprintf(cmd + used, used < len ? len - used : 0, "%s%s", used ? " " : "", word);
   }
   return 1;
 }
@@ -168,8 +169,10 @@ static int table_line(struct nt_test *t, const char *file, int ln, char *line) {
   char *w[32];
   int n = split_words(line, w, 32);
   if (n != 13)
-    return bad_at(file, ln, "not an nccl-tests result line: %d fields, want 13 (size count "
-                  "type redop root, then time algbw busbw #wrong out of place and in place)", n);
+    return bad_at(file, ln,
+                  "not an nccl-tests result line: %d fields, want 13 (size count "
+                  "type redop root, then time algbw busbw #wrong out of place and in place)",
+                  n);
   uint64_t bytes, count;
   if (to_u64(w[0], &bytes) || to_u64(w[1], &count))
     return bad_at(file, ln, "not an nccl-tests result line: size '%s', count '%s'", w[0], w[1]);
@@ -185,9 +188,12 @@ static int table_line(struct nt_test *t, const char *file, int ln, char *line) {
     if (to_num(v[0], &r->time_us) || to_num(v[1], &r->algbw) || to_num(v[2], &r->busbw))
       return bad_at(file, ln, "not an nccl-tests result line: '%s %s %s' are not numbers", v[0],
                     v[1], v[2]);
-    if (!strcmp(v[3], "N/A")) r->wrong = -1;
-    else if (!to_u64(v[3], &wr)) r->wrong = (long long)wr;
-    else return bad_at(file, ln, "not an nccl-tests result line: #wrong '%s'", v[3]);
+    if (!strcmp(v[3], "N/A"))
+      r->wrong = -1;
+    else if (!to_u64(v[3], &wr))
+      r->wrong = (long long)wr;
+    else
+      return bad_at(file, ln, "not an nccl-tests result line: #wrong '%s'", v[3]);
   }
   return 0;
 }
@@ -205,18 +211,22 @@ static int read_text(struct nt_set *s, const char *file, FILE *f) {
     p[strcspn(p, "\r\n")] = 0;
     if (!*p) continue;
     /* a new test begins at its first header line, or at rows after a concluded one */
-    int starts = !strncmp(p, "# nccl-tests version", 20) ||
-                 !strncmp(p, "# Collective test starting:", 27);
+    int starts =
+        !strncmp(p, "# nccl-tests version", 20) || !strncmp(p, "# Collective test starting:", 27);
     if (*p == '#') {
       char cmd[512], coll[64];
       if (!strncmp(p, "# Collective test concluded:", 28)) {
-        if (!t) { rc = bad_at(file, ln, "a test's closing line without its results"); break; }
+        if (!t) {
+          rc = bad_at(file, ln, "a test's closing line without its results");
+          break;
+        }
         t->concluded = 1;
         sscanf(p + 28, "%63s", t->coll);
         continue;
       }
       if (starts && t && (t->nrows || t->concluded || (p[2] == 'n' && t->version[0]))) t = NULL;
-      if (!starts && !strstr(p, "Collective test") && command_comment(p, cmd, sizeof(cmd), coll, sizeof(coll))) {
+      if (!starts && !strstr(p, "Collective test") &&
+          command_comment(p, cmd, sizeof(cmd), coll, sizeof(coll))) {
         if (t && (t->nrows || t->concluded)) t = NULL;
         if (t && !t->cmd[0]) {
           snprintf(t->cmd, sizeof(t->cmd), "%s", cmd);
@@ -228,7 +238,10 @@ static int read_text(struct nt_set *s, const char *file, FILE *f) {
         continue;
       }
       if (!t && (starts || !strncmp(p, "# nThread", 9))) {
-        if (!(t = new_test(s, file, ln))) { rc = bad_at(file, ln, "more than %d tests", MAX_TESTS); break; }
+        if (!(t = new_test(s, file, ln))) {
+          rc = bad_at(file, ln, "more than %d tests", MAX_TESTS);
+          break;
+        }
         snprintf(t->cmd, sizeof(t->cmd), "%s", pending_cmd);
         snprintf(t->coll, sizeof(t->coll), "%s", pending_coll);
         pending_cmd[0] = pending_coll[0] = 0;
@@ -259,7 +272,10 @@ static int read_text(struct nt_set *s, const char *file, FILE *f) {
       break;
     }
     if (!t || t->concluded) { /* rows with no header of their own: a test of their own */
-      if (!(t = new_test(s, file, ln))) { rc = bad_at(file, ln, "more than %d tests", MAX_TESTS); break; }
+      if (!(t = new_test(s, file, ln))) {
+        rc = bad_at(file, ln, "more than %d tests", MAX_TESTS);
+        break;
+      }
       snprintf(t->cmd, sizeof(t->cmd), "%s", pending_cmd);
       snprintf(t->coll, sizeof(t->coll), "%s", pending_coll);
       pending_cmd[0] = pending_coll[0] = 0;
@@ -270,9 +286,10 @@ static int read_text(struct nt_set *s, const char *file, FILE *f) {
   if (rc) return rc;
   for (int i = 0; i < s->n; i++)
     if (s->t[i].file == file && !s->t[i].concluded)
-      return bad_at(file, ln, "cut off: the test from line %d has no '# Collective test "
-                    "concluded' line (%d result%s before the end)", s->t[i].line,
-                    s->t[i].nrows, s->t[i].nrows == 1 ? "" : "s");
+      return bad_at(file, ln,
+                    "cut off: the test from line %d has no '# Collective test "
+                    "concluded' line (%d result%s before the end)",
+                    s->t[i].line, s->t[i].nrows, s->t[i].nrows == 1 ? "" : "s");
   return 0;
 }
 
@@ -282,9 +299,9 @@ enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 struct jv {
   int type;
   double num;
-  char *str;        /* J_STR */
-  char *key;        /* an object's member */
-  struct jv *kids;  /* J_ARR, J_OBJ */
+  char *str;       /* J_STR */
+  char *key;       /* an object's member */
+  struct jv *kids; /* J_ARR, J_OBJ */
   int n;
 };
 
@@ -295,35 +312,54 @@ struct jp {
 
 static int jp_line(const struct jp *j) {
   int ln = 1;
-  for (const char *q = j->s; q < j->p; q++) ln += *q == '\n';
+  for (const char *q = j->s; q < j->p; q++)
+    ln += *q == '\n';
   return ln;
 }
 
 static void jv_free(struct jv *v) {
-  for (int i = 0; i < v->n; i++) jv_free(&v->kids[i]);
+  for (int i = 0; i < v->n; i++)
+    jv_free(&v->kids[i]);
   free(v->kids);
   free(v->str);
   free(v->key);
 }
 
-static void ws(struct jp *j) { j->p += strspn(j->p, " \t\r\n"); }
+static void ws(struct jp *j) {
+  j->p += strspn(j->p, " \t\r\n");
+}
 
 static char *jstring(struct jp *j) {
-  if (*j->p != '"') { j->err = "a string was expected"; return NULL; }
+  if (*j->p != '"') {
+    j->err = "a string was expected";
+    return NULL;
+  }
   const char *q = ++j->p;
   size_t n = 0;
   char *out = malloc(strlen(q) + 1);
-  if (!out) { j->err = "out of memory"; return NULL; }
+  if (!out) {
+    j->err = "out of memory";
+    return NULL;
+  }
   for (; *q && *q != '"'; q++) {
     if (*q == '\\' && q[1]) {
       q++;
       char c = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q;
-      if (*q == 'u') { c = '?'; q += strspn(q + 1, "0123456789abcdefABCDEF") >= 4 ? 4 : 0; }
+      if (*q == 'u') {
+        c = '?';
+        q += strspn(q + 1, "0123456789abcdefABCDEF") >= 4 ? 4 : 0;
+      }
       out[n++] = c;
-    } else out[n++] = *q;
+    } else
+      out[n++] = *q;
   }
   out[n] = 0;
-  if (*q != '"') { free(out); j->p = q; j->err = "the text ends inside a string"; return NULL; }
+  if (*q != '"') {
+    free(out);
+    j->p = q;
+    j->err = "the text ends inside a string";
+    return NULL;
+  }
   j->p = q + 1;
   return out;
 }
@@ -331,19 +367,34 @@ static char *jstring(struct jp *j) {
 static int jvalue(struct jp *j, struct jv *v, int depth) {
   memset(v, 0, sizeof(*v));
   ws(j);
-  if (depth > 32) { j->err = "nested too deep"; return -1; }
+  if (depth > 32) {
+    j->err = "nested too deep";
+    return -1;
+  }
   char c = *j->p;
-  if (!c) { j->err = "the document ends early (cut off?)"; return -1; }
-  if (c == '"') { v->type = J_STR; return (v->str = jstring(j)) ? 0 : -1; }
+  if (!c) {
+    j->err = "the document ends early (cut off?)";
+    return -1;
+  }
+  if (c == '"') {
+    v->type = J_STR;
+    return (v->str = jstring(j)) ? 0 : -1;
+  }
   if (c == '{' || c == '[') {
     v->type = c == '{' ? J_OBJ : J_ARR;
     char close = c == '{' ? '}' : ']';
     j->p++;
     ws(j);
-    if (*j->p == close) { j->p++; return 0; }
+    if (*j->p == close) {
+      j->p++;
+      return 0;
+    }
     for (;;) {
       struct jv *k = realloc(v->kids, (size_t)(v->n + 1) * sizeof(*k));
-      if (!k) { j->err = "out of memory"; return -1; }
+      if (!k) {
+        j->err = "out of memory";
+        return -1;
+      }
       v->kids = k;
       struct jv *e = &v->kids[v->n];
       char *key = NULL;
@@ -351,7 +402,11 @@ static int jvalue(struct jp *j, struct jv *v, int depth) {
         ws(j);
         if (!(key = jstring(j))) return -1;
         ws(j);
-        if (*j->p != ':') { free(key); j->err = "':' was expected"; return -1; }
+        if (*j->p != ':') {
+          free(key);
+          j->err = "':' was expected";
+          return -1;
+        }
         j->p++;
       }
       int r = jvalue(j, e, depth + 1);
@@ -359,18 +414,41 @@ static int jvalue(struct jp *j, struct jv *v, int depth) {
       v->n++;
       if (r) return -1;
       ws(j);
-      if (*j->p == ',') { j->p++; continue; }
-      if (*j->p == close) { j->p++; return 0; }
-      j->err = *j->p ? "',' or a closing bracket was expected" : "the document ends early (cut off?)";
+      if (*j->p == ',') {
+        j->p++;
+        continue;
+      }
+      if (*j->p == close) {
+        j->p++;
+        return 0;
+      }
+      j->err =
+          *j->p ? "',' or a closing bracket was expected" : "the document ends early (cut off?)";
       return -1;
     }
   }
-  if (!strncmp(j->p, "null", 4)) { j->p += 4; v->type = J_NULL; return 0; }
-  if (!strncmp(j->p, "true", 4)) { j->p += 4; v->type = J_BOOL; v->num = 1; return 0; }
-  if (!strncmp(j->p, "false", 5)) { j->p += 5; v->type = J_BOOL; return 0; }
+  if (!strncmp(j->p, "null", 4)) {
+    j->p += 4;
+    v->type = J_NULL;
+    return 0;
+  }
+  if (!strncmp(j->p, "true", 4)) {
+    j->p += 4;
+    v->type = J_BOOL;
+    v->num = 1;
+    return 0;
+  }
+  if (!strncmp(j->p, "false", 5)) {
+    j->p += 5;
+    v->type = J_BOOL;
+    return 0;
+  }
   char *e;
   v->num = strtod(j->p, &e);
-  if (e == j->p) { j->err = "a value was expected"; return -1; }
+  if (e == j->p) {
+    j->err = "a value was expected";
+    return -1;
+  }
   v->type = J_NUM;
   j->p = e;
   return 0;
@@ -418,7 +496,10 @@ static int read_json(struct nt_set *s, const char *file, char *text) {
   int rc = jvalue(&j, &doc, 0);
   if (!rc) {
     ws(&j);
-    if (*j.p) { j.err = "text after the document"; rc = -1; }
+    if (*j.p) {
+      j.err = "text after the document";
+      rc = -1;
+    }
   }
   if (rc) {
     bad_at(file, jp_line(&j), "not nccl-tests JSON: %s", j.err);
@@ -427,13 +508,15 @@ static int read_json(struct nt_set *s, const char *file, char *text) {
   }
   const struct jv *res = jget(&doc, "results"), *cfg = jget(&doc, "config");
   if (doc.type != J_OBJ || !res || res->type != J_ARR || !cfg)
-    rc = bad_at(file, 1, "not nccl-tests JSON: no 'config' and 'results' (nccl-tests -J writes "
+    rc = bad_at(file, 1,
+                "not nccl-tests JSON: no 'config' and 'results' (nccl-tests -J writes "
                 "both)");
   else if (!jget(&doc, "end_time"))
     rc = bad_at(file, jp_line(&j), "cut off: no 'end_time' (nccl-tests writes it last)");
   struct nt_test *t = rc ? NULL : new_test(s, file, 1);
   if (t) {
-    const struct jv *args = jget(&doc, "args"), *env = jget(&doc, "env"), *dev = jget(&doc, "devices");
+    const struct jv *args = jget(&doc, "args"), *env = jget(&doc, "env"),
+                    *dev = jget(&doc, "devices");
     size_t u = 0;
     for (int i = 0; args && i < args->n; i++) {
       const char *a = args->kids[i].str ? args->kids[i].str : "";
@@ -458,9 +541,10 @@ static int read_json(struct nt_set *s, const char *file, char *text) {
     t->iters = (int)jnum(cfg, "iterations", -1);
     t->agg = (int)jnum(cfg, "aggregated_iterations", -1);
     t->graph = (int)jnum(cfg, "graph", -1);
-    snprintf(t->header, sizeof(t->header), "nThread %d nGpus %d iters %d agg iters %d graph %d "
-             "validation %g", t->threads, t->gpus, t->iters, t->agg, t->graph,
-             jnum(cfg, "validation", -1));
+    snprintf(t->header, sizeof(t->header),
+             "nThread %d nGpus %d iters %d agg iters %d graph %d "
+             "validation %g",
+             t->threads, t->gpus, t->iters, t->agg, t->graph, jnum(cfg, "validation", -1));
     for (int i = 0; dev && dev->type == J_ARR && i < dev->n; i++) {
       t->ranks++;
       if (!t->host[0]) snprintf(t->host, sizeof(t->host), "%s", jstr(&dev->kids[i], "hostname"));
@@ -471,7 +555,8 @@ static int read_json(struct nt_set *s, const char *file, char *text) {
       if (!rc) rc = json_side(t, &res->kids[i], "in_place", 1, 1);
     }
     t->concluded = 1;
-  } else if (!rc) rc = bad_at(file, 1, "more than %d tests", MAX_TESTS);
+  } else if (!rc)
+    rc = bad_at(file, 1, "more than %d tests", MAX_TESTS);
   jv_free(&doc);
   return rc;
 }
@@ -479,10 +564,10 @@ static int read_json(struct nt_set *s, const char *file, char *text) {
 /* ---- the run folder ---- */
 
 static const char *dtype_of(const char *nt) {
-  static const char *map[][2] = {{"float", "float32"}, {"double", "float64"}, {"half", "float16"},
-                                 {"bfloat16", "bfloat16"}, {"int32", "int32"}, {"uint32", "uint32"},
-                                 {"int64", "int64"}, {"uint64", "uint64"}, {"int8", "int8"},
-                                 {"uint8", "uint8"}};
+  static const char *map[][2] = {
+      {"float", "float32"}, {"double", "float64"}, {"half", "float16"}, {"bfloat16", "bfloat16"},
+      {"int32", "int32"},   {"uint32", "uint32"},  {"int64", "int64"},  {"uint64", "uint64"},
+      {"int8", "int8"},     {"uint8", "uint8"}};
   for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
     if (!strcmp(nt, map[i][0])) return map[i][1];
   return nt;
@@ -511,14 +596,16 @@ static void scenario_of(struct nt_test *t, const char *name, int k, int ntests) 
   for (int i = 0; i + 1 < n && t->iters < 0; i++) /* a log without its header line */
     if (!strcmp(w[i], "-n")) t->iters = atoi(w[i + 1]);
   if (name) {
-    if (ntests > 1) snprintf(t->scenario, sizeof(t->scenario), "%s %d", name, k + 1);
-    else snprintf(t->scenario, sizeof(t->scenario), "%s", name);
+    if (ntests > 1)
+      snprintf(t->scenario, sizeof(t->scenario), "%s %d", name, k + 1);
+    else
+      snprintf(t->scenario, sizeof(t->scenario), "%s", name);
     return;
   }
   for (int i = 0; i < n; i++) {
     if (strstr(w[i], "_perf")) continue;
-    if (!strcmp(w[i], "-b") || !strcmp(w[i], "-e") || !strcmp(w[i], "-f") ||
-        !strcmp(w[i], "-w") || !strcmp(w[i], "-n") || !strcmp(w[i], "-J") ||
+    if (!strcmp(w[i], "-b") || !strcmp(w[i], "-e") || !strcmp(w[i], "-f") || !strcmp(w[i], "-w") ||
+        !strcmp(w[i], "-n") || !strcmp(w[i], "-J") ||
         (!strcmp(w[i], "-d") && i + 1 < n && !strcmp(w[i + 1], "float")) ||
         (!strcmp(w[i], "-o") && i + 1 < n && !strcmp(w[i + 1], "sum"))) { /* the defaults */
       i++;
@@ -553,17 +640,37 @@ static int write_folder(struct nt_set *s, const char *dir, int argc, char **argv
     for (int k = 0; k < t->nrows; k++) {
       const struct nt_row *r = &t->rows[k];
       struct hx_csv_row row = {
-          .run_id = id, .timestamp = stamp, .host = t->host, .gpu = t->gpu, .n_gpus = n,
-          .driver = "", .cuda = "", .nccl = nccl, .source = "nccl-tests", .algorithm = "nccl",
-          .transport = r->in_place ? "in-place" : "out-of-place", .pipeline = 1,
-          .dtype = dtype_of(r->type), .bytes = r->bytes, .straggler_rank = -1, .delay_us = 0,
-          .degraded_rank = -1, .factor = 1,
+          .run_id = id,
+          .timestamp = stamp,
+          .host = t->host,
+          .gpu = t->gpu,
+          .n_gpus = n,
+          .driver = "",
+          .cuda = "",
+          .nccl = nccl,
+          .source = "nccl-tests",
+          .algorithm = "nccl",
+          .transport = r->in_place ? "in-place" : "out-of-place",
+          .pipeline = 1,
+          .dtype = dtype_of(r->type),
+          .bytes = r->bytes,
+          .straggler_rank = -1,
+          .delay_us = 0,
+          .degraded_rank = -1,
+          .factor = 1,
           .iters = t->iters > 0 ? t->iters * (t->agg > 0 ? t->agg : 1) : 0,
           .t = {1, r->time_us, r->time_us, r->time_us, r->time_us, r->time_us, NAN},
-          .time_after_arrival_us = r->time_us, .algbw_gbps = r->algbw, .busbw_gbps = r->busbw,
-          .model_time_us = NAN, .wrong = r->wrong,
-          .status = r->wrong > 0 ? "error" : "ok", .lower_bound_us = NAN,
-          .scenario = t->scenario, .stragglers = "", .degraded = "", .placement = "1 rank/GPU",
+          .time_after_arrival_us = r->time_us,
+          .algbw_gbps = r->algbw,
+          .busbw_gbps = r->busbw,
+          .model_time_us = NAN,
+          .wrong = r->wrong,
+          .status = r->wrong > 0 ? "error" : "ok",
+          .lower_bound_us = NAN,
+          .scenario = t->scenario,
+          .stragglers = "",
+          .degraded = "",
+          .placement = "1 rank/GPU",
           .settings = strcmp(r->redop, "sum") ? (r->redop[0] ? r->redop : "?") : ""};
       if (hx_csv_append(&csv, &row)) rc = EXIT_FAIL;
       rows++;
@@ -577,15 +684,18 @@ static int write_folder(struct nt_set *s, const char *dir, int argc, char **argv
     return EXIT_FAIL;
   }
   fprintf(m, "command:");
-  for (int i = 0; i < argc; i++) fprintf(m, " %s", argv[i]);
+  for (int i = 0; i < argc; i++)
+    fprintf(m, " %s", argv[i]);
   fprintf(m, "\ndate_utc: %s (the import's; the timestamp column is this time)\n", stamp);
   fprintf(m, "source: nccl-tests (imported; every row's source column says so)\n");
-  fprintf(m, "rows: %d (algorithm nccl, transport out-of-place or in-place, scenario the test's "
-             "flags)\n", rows);
+  fprintf(m,
+          "rows: %d (algorithm nccl, transport out-of-place or in-place, scenario the test's "
+          "flags)\n",
+          rows);
   for (int i = 0; i < s->n; i++) {
     const struct nt_test *t = &s->t[i];
-    fprintf(m, "\n--- test %d: %s:%d, scenario '%s', %d rows, %d ranks\n", i + 1, t->file,
-            t->line, t->scenario, t->nrows, ranks_of(t));
+    fprintf(m, "\n--- test %d: %s:%d, scenario '%s', %d rows, %d ranks\n", i + 1, t->file, t->line,
+            t->scenario, t->nrows, ranks_of(t));
     if (t->cmd[0]) fprintf(m, "nccl-tests command: %s\n", t->cmd);
     if (t->version[0]) fprintf(m, "nccl-tests: %s\n", t->version);
     if (t->header[0]) fprintf(m, "nccl-tests: %s\n", t->header);
@@ -601,7 +711,8 @@ static int write_folder(struct nt_set *s, const char *dir, int argc, char **argv
   snprintf(path, sizeof(path), "%s/COMMAND", dir);
   FILE *c = fopen(path, "w");
   if (c) {
-    for (int i = 0; i < argc; i++) fprintf(c, "%s%s", i ? " " : "", argv[i]);
+    for (int i = 0; i < argc; i++)
+      fprintf(c, "%s%s", i ? " " : "", argv[i]);
     fputc('\n', c);
     if (fclose(c)) rc = EXIT_FAIL;
   }
@@ -617,7 +728,8 @@ static int read_file(struct nt_set *s, const char *file) {
     return -1;
   }
   int c;
-  while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r') {}
+  while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
+  }
   rewind(f);
   int rc;
   if (c == '{') {
@@ -626,11 +738,13 @@ static int read_file(struct nt_set *s, const char *file) {
     FILE *mem = open_memstream(&text, &len);
     char buf[65536];
     size_t k;
-    while (mem && (k = fread(buf, 1, sizeof(buf), f)) > 0) fwrite(buf, 1, k, mem);
+    while (mem && (k = fread(buf, 1, sizeof(buf), f)) > 0)
+      fwrite(buf, 1, k, mem);
     if (mem) fclose(mem);
     rc = text ? read_json(s, file, text) : bad_at(file, 1, "out of memory");
     free(text);
-  } else rc = read_text(s, file, f);
+  } else
+    rc = read_text(s, file, f);
   fclose(f);
   return rc;
 }
@@ -666,12 +780,16 @@ int cmd_import(int argc, char **argv) {
       fprintf(stderr, "arbench import: %s needs a value\n", argv[i]);
       return EXIT_BAD_INPUT;
     }
-    if (!strcmp(argv[i], "--out")) out = argv[++i];
-    else if (!strcmp(argv[i], "--scenario")) name = argv[++i];
+    if (!strcmp(argv[i], "--out"))
+      out = argv[++i];
+    else if (!strcmp(argv[i], "--scenario"))
+      name = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) {
-      fprintf(stderr, "arbench import: unknown option '%s' (--out DIR, --scenario NAME)\n", argv[i]);
+      fprintf(stderr, "arbench import: unknown option '%s' (--out DIR, --scenario NAME)\n",
+              argv[i]);
       return EXIT_BAD_INPUT;
-    } else if (nfiles < MAX_TESTS) files[nfiles++] = argv[i];
+    } else if (nfiles < MAX_TESTS)
+      files[nfiles++] = argv[i];
   }
   if (!nfiles) {
     fprintf(stderr, "arbench import: no FILE given\n");
@@ -680,7 +798,8 @@ int cmd_import(int argc, char **argv) {
   struct nt_set *s = calloc(1, sizeof(*s));
   if (!s) return EXIT_FAIL;
   int rc = 0;
-  for (int i = 0; i < nfiles && !rc; i++) rc = read_file(s, files[i]);
+  for (int i = 0; i < nfiles && !rc; i++)
+    rc = read_file(s, files[i]);
   /* tests of other collectives are not AllReduce rows: left out, said */
   int kept = 0;
   for (int i = 0; i < s->n && !rc; i++) {
@@ -699,7 +818,8 @@ int cmd_import(int argc, char **argv) {
             nfiles == 1 ? "it" : "these files");
     rc = -1;
   }
-  for (int i = 0; i < s->n && !rc; i++) scenario_of(&s->t[i], name, i, s->n);
+  for (int i = 0; i < s->n && !rc; i++)
+    scenario_of(&s->t[i], name, i, s->n);
   for (int i = 0; i < s->n && !rc; i++) /* two tests of one scenario would read as one */
     for (int k = 0; k < i; k++)
       if (!strcmp(s->t[i].scenario, s->t[k].scenario)) {
@@ -709,7 +829,8 @@ int cmd_import(int argc, char **argv) {
       }
   char dir[1100];
   if (!rc) {
-    if (out) snprintf(dir, sizeof(dir), "%s", out);
+    if (out)
+      snprintf(dir, sizeof(dir), "%s", out);
     else {
       const char *b = strrchr(files[0], '/') ? strrchr(files[0], '/') + 1 : files[0];
       snprintf(dir, sizeof(dir), "runs/nccl-tests-%.*s", (int)strcspn(b, "."), b);
@@ -726,7 +847,8 @@ int cmd_import(int argc, char **argv) {
     }
   }
   int status = rc ? EXIT_BAD_INPUT : write_folder(s, dir, argc + 1, argv - 1);
-  for (int i = 0; i < s->n; i++) free(s->t[i].rows);
+  for (int i = 0; i < s->n; i++)
+    free(s->t[i].rows);
   free(s);
   return status;
 }

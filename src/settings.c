@@ -76,8 +76,8 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                             "where a transport cannot be captured)",
                             NULL, 0, 0, "events,host,graph"},
     [AR_SET_TIMING_HOST_BATCHES] = {"timing.host_batches", "int", "5", "batches",
-                                    "timing.mode=host or graph: batches of -n AllReduces per row; the time "
-                                    "columns are statistics over the batches",
+                                    "timing.mode=host or graph: batches of -n AllReduces per "
+                                    "row; the time columns are statistics over the batches",
                                     NULL, 1, 1000, NULL},
     [AR_SET_LL_PROTOCOL] = {"ll.protocol", "choice", "auto", "",
                             "ll transport: lines (a sequence number beside every 4 bytes of "

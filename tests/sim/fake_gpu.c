@@ -26,9 +26,10 @@
  * other rounds the rest's; without it no transport marks, and phases.csv has no round lines),
  * AR_SIM_BAD_SUM=ALGO,... (every AllReduce of those algorithms, "nccl" for ncclAllReduce,
  * leaves its first element one off the sum in a real buffer: a wrong result the check must
- * find by comparing), AR_SIM_NO_CAPTURE=TRANSPORT (that transport's enqueue fails under stream capture and
- * invalidates it, as a step CUDA cannot capture would; the capture calls are "CUDA graphs"
- * below), AR_SIM_SHM=PATH (the processes of an MPI job share device memory: see "processes" below),
+ * find by comparing), AR_SIM_NO_CAPTURE=TRANSPORT (that transport's enqueue fails under
+ * stream capture and invalidates it, as a step CUDA cannot capture would; the capture calls
+ * are "CUDA graphs" below), AR_SIM_SHM=PATH (the processes of an MPI job share device
+ * memory: see "processes" below),
  * AR_SIM_KILL=RANK:K (rank RANK's process kills itself with SIGKILL at that rank's K-th
  * AllReduce, counting from 1 over the run's rows, warm-up included, nccl's and the
  * transports'), AR_SIM_HANG=RANK:K (rank RANK's thread sleeps forever at its K-th AllReduce
