@@ -40,7 +40,7 @@ CUDA_OBJ    = $(CUDA_SRC:%.cu=$(B)/obj/%.o)
 TEST_SRC    = $(wildcard tests/test_*.c)
 TEST_BIN    = $(TEST_SRC:tests/%.c=$(B)/tests/%)
 
-.PHONY: all test test-long test-asan gputest run plots profile clean format golden-programs
+.PHONY: all test test-long test-asan gputest run plots profile clean format golden-programs compare-nccl-tests
 all: $(B)/arbench
 
 $(B)/libarcore.a: $(CORE_OBJ)
@@ -117,6 +117,11 @@ gputest: $(B)/arbench
 
 run: $(B)/arbench
 	@B=$(B) bash configs/run-main.sh
+
+# arbench beside nccl-tests in one call (tools/compare_nccl_tests.sh): NCCL_TESTS=DIR (its
+# source tree; else all_reduce_perf on PATH), GPUS=N (2), OUT=DIR; the ratios in OUT/compare.md
+compare-nccl-tests: $(B)/arbench
+	@A=$(B)/arbench NCCL_TESTS=$(NCCL_TESTS) GPUS=$(GPUS) OUT=$(OUT) DEADLINE=$(DEADLINE) bash tools/compare_nccl_tests.sh
 
 plots:
 	@bash plots/plot.sh $(RUN)

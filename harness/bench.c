@@ -28,6 +28,10 @@
  * (bench_rank.c's host_batches). The row's samples are the batches, each the mean over the
  * ranks of (end - start) / -n, as nccl-tests averages its ranks.
  *
+ * With timing.mode=graph (nccl-tests -G) each batch's -n AllReduces are first captured into
+ * one CUDA graph (outside the time), and the batch times its launch and a stream synchronize;
+ * a transport whose AllReduce cannot be captured makes the row n/a with CUDA's reason.
+ *
  * Jobs come from a list (the size sweep) or, with --find-critical, from the critical-delay
  * search (critical.c), which picks each next (size, algorithm, transport, delay) from the
  * times measured so far. */
@@ -233,7 +237,11 @@ static void print_devices(struct bench *b) {
            "warm-up iteration's pace (slowest rank), %d at least; results.csv's iters column "
            "holds the count\n", o->row_budget_us / 1e3,
            o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS);
-  if (b->host_timing)
+  if (b->graph_timing)
+    printf("# timing.mode=graph: per row %d batches of %d AllReduces captured into one CUDA "
+           "graph, its launch timed on the host (nccl-tests -G), then one checked iteration\n",
+           b->nsamp, o->iters);
+  else if (b->host_timing)
     printf("# timing.mode=host: per row %d batches of %d back-to-back AllReduces timed on the "
            "host (nccl-tests' method), then one checked iteration\n", b->nsamp, o->iters);
   printf("# driver %s, CUDA runtime %s, NCCL %s, run %s\n", b->cfg->meta->driver,
@@ -256,6 +264,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->nlocal = cfg->nlocal;
   b->procs = hx_procs_count() > 1;
   b->host_timing = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 0;
+  b->graph_timing = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) == HX_TIMING_GRAPH;
   b->nsamp = b->host_timing ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
                             : o->iters;
   b->total = o->warmup + (b->host_timing ? 1 : o->iters);

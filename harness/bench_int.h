@@ -44,6 +44,8 @@ struct hx_barrier {
 
 /* ---- state ---- */
 
+enum { HX_TIMING_EVENTS, HX_TIMING_HOST, HX_TIMING_GRAPH }; /* timing.mode's values */
+
 enum job_state { JOB_RUN, JOB_NA, JOB_OOM, JOB_ERROR };
 
 struct job_desc { /* one row to measure */
@@ -93,6 +95,7 @@ struct rank {
   void *reg;      /* its registration handle or window, NULL when not registered */
   char reg_why[320]; /* why this rank's nccl rows cannot have the registration mode; "" */
   struct hx_phase_rank ph; /* NVTX ranges and --phases events */
+  char graph_why[256];     /* timing.mode=graph: why this rank's capture failed; "" */
   char err[512];
 };
 
@@ -123,7 +126,9 @@ struct bench {
   int n, total; /* iterations with inputs and a check: warmup + iters (timing.mode=host:
                  * warmup + the one after the batches); the stride of per-iteration arrays,
                  * a job's own count is job.total */
-  int host_timing; /* timing.mode=host: times[] holds batches, not iterations */
+  int host_timing; /* timing.mode=host or graph: times[] holds batches, not iterations */
+  int graph_timing; /* timing.mode=graph: each batch's AllReduces captured into a CUDA graph */
+  double graph_failed[HX_MAX_DEVS]; /* timing.mode=graph: rank r could not capture (1) */
   int nsamp;       /* time samples per rank in times[]: iters, or timing.host_batches */
   char nccl_na[352]; /* why nccl rows are n/a in this registration mode (bench_buf.c); "" */
   int first, nlocal; /* this process's ranks: first .. first + nlocal - 1 (all of them, and

@@ -205,6 +205,100 @@ static int host_batches(struct rank *R, int err) {
   return barrier_wait(&b->bar, err); /* every stream idle before the checked iteration's fill */
 }
 
+/* timing.mode=graph: -n AllReduces of rank R captured from its stream into *exec (instantiated
+ * and uploaded, nothing run yet); 0, or -1 with R->graph_why set (the stream left out of
+ * capture, CUDA's error cleared). Captured per batch, never replayed: a transport's flags
+ * carry sequence numbers fixed at enqueue, which a second launch of one graph would reuse. */
+static int graph_capture(struct rank *R, int iters, cudaGraphExec_t *exec) {
+  struct bench *b = R->b;
+  struct job *J = &b->job;
+  cudaStream_t s = R->stream;
+  cudaGraph_t g = NULL;
+  const char *step = "cudaStreamBeginCapture";
+  /* thread-local: the other ranks' threads go on with calls that a global capture forbids */
+  cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+  for (int i = 0; i < iters && e == cudaSuccess; i++) {
+    if (J->algo->flags & AR_ALGO_NATIVE) {
+      ncclResult_t r = ncclAllReduce(R->data, R->data, J->nelem, nccl_type(b->o->dtype),
+                                     ncclSum, R->comm, s);
+      if (r != ncclSuccess) {
+        snprintf(R->graph_why, sizeof(R->graph_why), "ncclAllReduce under capture: %s",
+                 ncclGetErrorString(r));
+        break;
+      }
+    } else {
+      ar_status st = J->tp->enqueue(J->ctx, R->rank, s);
+      if (st != AR_OK) {
+        snprintf(R->graph_why, sizeof(R->graph_why), "its enqueue under capture: %s",
+                 ar_status_str(st));
+        break;
+      }
+    }
+  }
+  enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(s, &cs) == cudaSuccess && cs != cudaStreamCaptureStatusNone) {
+    cudaError_t end = cudaStreamEndCapture(s, &g);
+    if (e == cudaSuccess && end != cudaSuccess) e = end, step = "cudaStreamEndCapture";
+  }
+  if (e == cudaSuccess && !R->graph_why[0])
+    e = cudaGraphInstantiate(exec, g, 0), step = "cudaGraphInstantiate";
+  if (e == cudaSuccess && !R->graph_why[0]) e = cudaGraphUpload(*exec, s), step = "cudaGraphUpload";
+  if (g) cudaGraphDestroy(g);
+  if (e != cudaSuccess && !R->graph_why[0])
+    snprintf(R->graph_why, sizeof(R->graph_why), "%s: %s", step, cudaGetErrorString(e));
+  if (!R->graph_why[0]) return 0;
+  cudaGetLastError(); /* the capture's error is this row's n/a, not the next call's */
+  return -1;
+}
+
+/* timing.mode=graph: host_batches' shape, each batch's -n AllReduces captured into one CUDA
+ * graph before its barrier and the graph's launch timed (nccl-tests -G). Every rank learns
+ * whether any could not capture (over every process); then the job is n/a with the first
+ * reason here, and nothing more runs. Returns 1 when a barrier said some rank failed, 2 when
+ * the job became n/a, else 0. */
+static int graph_batches(struct rank *R, int err) {
+  struct bench *b = R->b;
+  struct job *J = &b->job;
+  int iters = b->o->iters;
+  R->graph_why[0] = 0;
+  for (int k = 0; k < b->nsamp; k++) {
+    cudaGraphExec_t exec = NULL;
+    if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
+    int failed = !err && graph_capture(R, iters, &exec);
+    if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream)); /* the upload */
+    b->graph_failed[R->rank] = failed;
+    if (barrier_wait(&b->bar, err)) return 1;
+    if (IS_LEAD(R)) { /* the other processes' ranks are 0 here until the sum */
+      if (b->procs && hx_procs_sum_f64(b->graph_failed, (size_t)b->n)) hx_procs_abort(1);
+      const char *why = NULL;
+      int any = 0;
+      for (int r = 0; r < b->n; r++) {
+        any |= b->graph_failed[r] != 0;
+        if (!why && b->graph_failed[r] && !b->rk[r].remote) why = b->rk[r].graph_why;
+      }
+      if (any) {
+        J->state = JOB_NA;
+        snprintf(J->reason, sizeof(J->reason), "timing.mode=graph: cannot be captured into a "
+                 "CUDA graph (%s)", why ? why : "a rank of another process could not");
+      }
+    }
+    if (barrier_wait(&b->bar, err)) return 1;
+    if (J->state == JOB_NA) {
+      if (exec) cudaGraphExecDestroy(exec);
+      return 2;
+    }
+    ar_nvtx_push("graph-timed batch %d: %d allreduces", k, iters);
+    double t0 = bench_now_s();
+    if (!err) err |= RK_CUDA(R, cudaGraphLaunch(exec, R->stream));
+    if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
+    double t1 = bench_now_s();
+    ar_nvtx_pop();
+    if (exec) cudaGraphExecDestroy(exec);
+    b->times[(size_t)R->rank * b->nsamp + k] = (t1 - t0) * 1e6 / iters;
+  }
+  return barrier_wait(&b->bar, err); /* every stream idle before the checked iteration's fill */
+}
+
 /* --row-budget, after the warm-up: every rank's last warm-up AllReduce (its events), the
  * slowest over every process, and from it the job's timed iterations (hx_budget_iters), set
  * by each process's lead between two barriers, so that every rank runs the same count.
@@ -227,8 +321,8 @@ static int budget_decide(struct rank *R, int err) {
   return barrier_wait(&b->bar, err);
 }
 
-/* Every rank: warm-up and timed iterations of the current job (timing.mode=host: warm-up,
- * the host-timed batches, one checked iteration), then the results. 0 or 1. */
+/* Every rank: warm-up and timed iterations of the current job (timing.mode=host or graph:
+ * warm-up, the host-timed batches, one checked iteration), then the results. 0 or 1. */
 int job_run(struct rank *R) {
   struct bench *b = R->b;
   const struct run_opts *o = b->o;
@@ -247,7 +341,11 @@ int job_run(struct rank *R) {
     for (; it < J->total && !stop; it++) stop = iteration(R, it, 1, err);
   } else {
     for (int it = 0; it < o->warmup && !stop; it++) stop = iteration(R, it, 0, err);
-    if (!stop) stop = host_batches(R, err);
+    if (!stop) stop = b->graph_timing ? graph_batches(R, err) : host_batches(R, err);
+    if (stop == 2) { /* n/a: no capture; the warm-up ran and was checked, the row says n/a */
+      atomic_store(&b->done[R->rank], 1);
+      return RK_CUDA(R, cudaStreamSynchronize(s));
+    }
     if (!stop) stop = iteration(R, o->warmup, 0, err); /* the checked one: b->total's last */
   }
   if (stop) { /* someone failed: the gates stay shut, nothing more is enqueued */

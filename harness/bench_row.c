@@ -194,6 +194,13 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
              b->placement);
     return;
   }
+  if (b->graph_timing && b->colocated && !strcmp(J->d->tname, "ce")) {
+    J->state = JOB_NA;
+    snprintf(J->reason, sizeof(J->reason), "timing.mode=graph with ranks sharing a GPU (%s): "
+             "ce's captured stream waits can hold back another rank's graph on that GPU "
+             "(async-ring/ce never finished so on an H200)", b->placement);
+    return;
+  }
   const char *reg_na = native_job(J) ? (b->nccl_na[0] ? b->nccl_na : NULL)
                                       : data_reg_transport_na(J->d->tname);
   if (reg_na) { /* nccl.registration could not be had, or the transport cannot share it */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_import.h"
 #include "settings.h"
 
 static void usage(FILE *f) {
@@ -15,6 +16,7 @@ static void usage(FILE *f) {
         "                                      the program each rank runs (lower --help)\n"
         "       arbench settings               the tuning settings (--set NAME=VALUE)\n"
         "       arbench history RUNS_DIR [--sizes LIST] [--algo LIST]   the trend across nights\n"
+        "       arbench import nccl-tests FILE... [--out DIR]   nccl-tests' logs as a run folder\n"
         "       arbench run --help             the benchmark's options\n",
         f);
 }
@@ -30,13 +32,14 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "history")) return cmd_history(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "run")) return cmd_run(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "lower")) return cmd_lower(argc - 1, argv + 1);
+  if (argc > 1 && !strcmp(argv[1], "import")) return cmd_import(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "settings")) {
     ar_settings_list(stdout);
     return EXIT_OK;
   }
   if (argc > 1 && argv[1][0] != '-') {
     fprintf(stderr, "arbench: unknown subcommand '%s' (run, schedule, model, lower, settings, "
-                    "history, --list)\n", argv[1]);
+                    "history, import, --list)\n", argv[1]);
     return EXIT_BAD_INPUT;
   }
   return cmd_run(argc, argv);

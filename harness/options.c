@@ -336,9 +336,11 @@ static int check_timing(const struct run_opts *o) {
                          ? "timing.start_skew=on" : NULL;
   if (!what) return 0;
   char why[224];
+  int graph = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) == 2;
   snprintf(why, sizeof(why), "%s needs every iteration timed on its own (timing.mode=events); "
-           "host timing runs AllReduces back to back with nothing between them", what);
-  return args_bad("--set", "timing.mode=host", why);
+           "%s timing runs AllReduces back to back with nothing between them", what,
+           graph ? "graph" : "host");
+  return args_bad("--set", graph ? "timing.mode=graph" : "timing.mode=host", why);
 }
 
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {

@@ -70,11 +70,14 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                             "GPUs, every iteration checked; host: nccl-tests' method, per batch "
                             "a barrier, the host clock around -n AllReduces enqueued back to "
                             "back and a stream sync, / -n, averaged over the ranks (the batch "
-                            "sums in place and is not checked; one checked iteration follows)",
-                            NULL, 0, 0, "events,host"},
+                            "sums in place and is not checked; one checked iteration follows); "
+                            "graph: as host, but each batch's -n AllReduces captured into one "
+                            "CUDA graph first and the graph's launch timed (nccl-tests -G; n/a "
+                            "where a transport cannot be captured)",
+                            NULL, 0, 0, "events,host,graph"},
     [AR_SET_TIMING_HOST_BATCHES] = {"timing.host_batches", "int", "5", "batches",
-                                    "timing.mode=host: batches of -n AllReduces per row; the time "
-                                    "columns are statistics over the batches",
+                                    "timing.mode=host or graph: batches of -n AllReduces per "
+                                    "row; the time columns are statistics over the batches",
                                     NULL, 1, 1000, NULL},
     [AR_SET_LL_PROTOCOL] = {"ll.protocol", "choice", "auto", "",
                             "ll transport: lines (a sequence number beside every 4 bytes of "

@@ -7,7 +7,8 @@
 # the same rows from -np 4, -np 1, -np 2 with 2 ranks each and co-located processes as from a
 # plain run (the fake's times are deterministic); wrong and stale sums caught across processes;
 # two simulated hosts (ce, sm and ll n/a, nccl across them); a killed and a hung rank ending the job
-# within -T and naming the rank; timing.mode=host across processes; bad input (one line, exit
+# within -T and naming the rank; timing.mode=host and graph across processes (a wrong sum
+# caught after the batches); bad input (one line, exit
 # 2; nccl.registration refused). Without Open MPI (mpicc, mpirun) it skips, or fails where
 # CI=true. Every mpirun runs
 # under timeout: a hang fails the suite instead of blocking it.
@@ -189,6 +190,20 @@ mpi hostnp4 4 -- "${hostt[@]}"
 t=$(col "$tmp/hostnp4/results.csv" time_us_min)
 awk -F, -v t="$t" 'NR > 1 && !($t > 0) { bad = 1 } END { exit bad }' "$tmp/hostnp4/results.csv" && ok ||
   bad "host timing under mpirun -np 4: a time column not above 0 (a rank's batch not gathered)"
+# timing.mode=graph across processes: each process captures its rank's batches; and in both
+# modes a wrong sum (AR_SIM_BAD_SUM: one element off in every AllReduce) caught by the checked
+# iteration after the batches on every row
+graph=("${hostt[@]/timing.mode=host/timing.mode=graph}")
+mpi graphnp4 4 -- "${graph[@]}"
+[ "$rc" -eq 0 ] && [ "$(statuses "$tmp/graphnp4/results.csv")" = "$(statuses "$tmp/hostplain/results.csv")" ] && ok ||
+  bad "graph timing under mpirun -np 4: exit $rc: $(statuses "$tmp/graphnp4/results.csv" | grep -v ' ok$' | head -n 3)"
+for m in host graph; do
+  mpi "${m}bad" 4 AR_SIM_BAD_SUM=nccl,ring,rhd -- "${hostt[@]/timing.mode=host/timing.mode=$m}" -w 0
+  n=$(statuses "$tmp/hostplain/results.csv" | grep -c ' ok$')
+  [ "$rc" -eq 1 ] && [ "$(statuses "$tmp/${m}bad/results.csv" | grep -c ' error$')" -eq "$n" ] &&
+    [ "$(printf '%s\n' "$out" | grep -c 'wrong elements in the iteration after the batches')" -eq "$n" ] && ok ||
+    bad "$m timing under mpirun -np 4, every sum wrong: exit $rc, $(statuses "$tmp/${m}bad/results.csv" | grep -c ' error$') of $n rows error"
+done
 
 plain plain4m -- "${sweep[@]}" --sizes 4M
 mpi np4-4m 4 -- "${sweep[@]}" --sizes 4M

@@ -24,7 +24,12 @@
  * transports mark their rounds for --phases, struct tp_marks: ce and nccl-p2p by events, sm and
  * ll by clock stamps in "device" memory; the precondition's rounds split its time evenly, the
  * other rounds the rest's; without it no transport marks, and phases.csv has no round lines),
- * AR_SIM_SHM=PATH (the processes of an MPI job share device memory: see "processes" below),
+ * AR_SIM_BAD_SUM=ALGO,... (every AllReduce of those algorithms, "nccl" for ncclAllReduce,
+ * leaves its first element one off the sum in a real buffer: a wrong result the check must
+ * find by comparing), AR_SIM_NO_CAPTURE=TRANSPORT (that transport's enqueue fails under
+ * stream capture and invalidates it, as a step CUDA cannot capture would; the capture calls
+ * are "CUDA graphs" below), AR_SIM_SHM=PATH (the processes of an MPI job share device
+ * memory: see "processes" below),
  * AR_SIM_KILL=RANK:K (rank RANK's process kills itself with SIGKILL at that rank's K-th
  * AllReduce, counting from 1 over the run's rows, warm-up included, nccl's and the
  * transports'), AR_SIM_HANG=RANK:K (rank RANK's thread sleeps forever at its K-th AllReduce
@@ -103,6 +108,18 @@
 
 struct CUstream_st {
   double clock;
+  int capturing;  /* between cudaStreamBeginCapture and cudaStreamEndCapture */
+  int cap_bad;    /* something under capture that CUDA refuses: the capture is invalidated */
+  double cap_t0;  /* the clock when the capture began: what it held is the graph's span */
+};
+/* A captured graph and its executable: the clock time of what was captured. The work itself
+ * ran at capture (this fake runs everything at once); a launch adds its time to the stream. */
+struct CUgraph_st {
+  double span;
+};
+struct CUgraphExec_st {
+  double span;
+  int launched; /* a second launch is refused: the harness captures each batch anew */
 };
 struct CUevent_st {
   double own;            /* the stamp of an event of this process */
@@ -204,7 +221,65 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  (void)s;
+  if (s && s->capturing) { /* as CUDA: not allowed while capturing, and the capture is lost */
+    s->cap_bad = 1;
+    return cudaErrorStreamCaptureUnsupported;
+  }
+  return cudaSuccess;
+}
+
+/* ---- CUDA graphs: stream capture (timing.mode=graph) ---- */
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode) {
+  (void)mode;
+  if (s->capturing) return cudaErrorIllegalState;
+  s->capturing = 1;
+  s->cap_bad = 0;
+  s->cap_t0 = s->clock;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *st) {
+  *st = !s->capturing ? cudaStreamCaptureStatusNone
+        : s->cap_bad  ? cudaStreamCaptureStatusInvalidated
+                      : cudaStreamCaptureStatusActive;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g) {
+  if (!s->capturing) return cudaErrorIllegalState;
+  double span = s->clock - s->cap_t0;
+  s->clock = s->cap_t0; /* nothing captured has run on the stream's time yet */
+  s->capturing = 0;
+  *g = NULL;
+  if (s->cap_bad) return cudaErrorStreamCaptureInvalidated;
+  if (!(*g = calloc(1, sizeof(**g)))) return cudaErrorMemoryAllocation;
+  (*g)->span = span;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g, unsigned long long flags) {
+  (void)flags;
+  if (!g || !(*x = calloc(1, sizeof(**x)))) return cudaErrorInvalidValue;
+  (*x)->span = g->span;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphUpload(cudaGraphExec_t x, cudaStream_t s) {
+  return x && !s->capturing ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
+  if (!x || s->capturing) return cudaErrorInvalidValue;
+  if (x->launched++) {
+    fprintf(stderr, "fake_gpu: a graph launched twice (its flags' sequence numbers would "
+                    "repeat)\n");
+    return cudaErrorInvalidValue;
+  }
+  s->clock += x->span;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t g) {
+  free(g);
+  return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x) {
+  free(x);
   return cudaSuccess;
 }
 
@@ -587,8 +662,16 @@ static unsigned char *sim_inputs(const void *d, size_t bytes, int prev) {
  * with `stale`, the peers' inputs of the fill before (what a transport that reads a slot
  * before this iteration's data landed would add). A buffer too small to read (a token, a
  * wrong mapping) adds nothing; nothing happens on a token of its own. */
+/* 1 when the comma-separated list in AR_SIM_BAD_SUM names algo. */
+static int sim_bad_sum(const char *algo) {
+  const char *l = getenv("AR_SIM_BAD_SUM");
+  for (size_t k = strlen(algo); l && *l; l += strcspn(l, ",") + (l[strcspn(l, ",")] == ','))
+    if (strcspn(l, ",") == k && !strncmp(l, algo, k)) return 1;
+  return 0;
+}
+
 static void sim_allreduce(int rank, int n, void *const *buf, const size_t *bytes, size_t nelem,
-                          int dt, int stale) {
+                          int dt, int stale, int bad) {
   size_t len = nelem * ar_dtype_size(dt);
   if (rank < 0 || rank >= n || n > AR_MAX_GPUS || nelem == 0 || len > bytes[rank]) return;
   const unsigned char *in[AR_MAX_GPUS];
@@ -598,7 +681,7 @@ static void sim_allreduce(int rank, int n, void *const *buf, const size_t *bytes
     int v = 0;
     for (int q = 0; q < n; q++)
       if (in[q]) v += sim_get(in[q], dt, i);
-    sim_put(buf[rank], dt, i, v);
+    sim_put(buf[rank], dt, i, v + (bad && i == 0)); /* AR_SIM_BAD_SUM: one element off */
   }
 }
 
@@ -696,7 +779,7 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
     bytes[q] = q == c->rank ? sim_real_bytes(b) : h->buf[q].bytes;
   }
   int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
-  sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0); /* in place: a == b */
+  sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0, sim_bad_sum("nccl")); /* in place */
   double total = count * 4.0;
   s->clock += 2.0 * (c->n - 1) * 5 + total * 2 * (c->n - 1) / c->n / 300e3;
   return ncclSuccess;
@@ -777,6 +860,7 @@ struct tp_ctx {
   struct tp_marks *const *marks;
   unsigned char *part; /* [rank * nrounds + k]: the rank sends or receives in round k */
   int n, dtype, stale; /* stale: AR_SIM_STALE names this algorithm */
+  int bad_sum;         /* AR_SIM_BAD_SUM names it */
   size_t nelem;
   struct tp_world w;       /* the world it was set up in (data[]: every rank's buffer here) */
   void *word[AR_MAX_GPUS]; /* every rank's shared word (sim_word): its own or a mapping */
@@ -895,6 +979,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
   wrong_algo = bad && !strcmp(bad, s->algo) ? bad : NULL;
   const char *stale = getenv("AR_SIM_STALE");
   c->stale = stale && !strcmp(stale, s->algo);
+  c->bad_sum = sim_bad_sum(s->algo);
   c->n = w->n;
   c->dtype = job->dtype;
   c->nelem = job->nelem;
@@ -1013,6 +1098,12 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
     return AR_ERR_INVALID;
   }
   sim_failure_hooks(rank);
+  static const char *kind_name[] = {"nccl-p2p", "ce", "sm", "ll"};
+  const char *nocap = getenv("AR_SIM_NO_CAPTURE");
+  if (s->capturing && nocap && !strcmp(nocap, kind_name[c->kind])) {
+    s->cap_bad = 1; /* as a host-driven step would: CUDA refuses it under capture */
+    return AR_ERR_CUDA;
+  }
   int host = sim_host_of(rank, c->n);
   for (int q = 0; q < c->n; q++) {
     unsigned v = 0;
@@ -1038,7 +1129,7 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
     buf[q] = away ? sim_at(h->buf[q].at) : c->w.data[q];
     bytes[q] = away ? h->buf[q].bytes : sim_real_bytes(c->w.data[q]);
   }
-  sim_allreduce(rank, c->n, buf, bytes, c->nelem, c->dtype, c->stale && it % 2 == 1);
+  sim_allreduce(rank, c->n, buf, bytes, c->nelem, c->dtype, c->stale && it % 2 == 1, c->bad_sum);
   /* the precondition runs among the others at once; the straggler joins for the rest */
   double t0 = s->clock, pre = c->has_pre && rank != c->straggler ? c->pre_us : 0;
   s->clock += pre + c->main_us;
