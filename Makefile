@@ -121,7 +121,7 @@ run: $(B)/arbench
 # arbench beside nccl-tests in one call (tools/compare_nccl_tests.sh): NCCL_TESTS=DIR (its
 # source tree; else all_reduce_perf on PATH), GPUS=N (2), OUT=DIR; the ratios in OUT/compare.md
 compare-nccl-tests: $(B)/arbench
-	@A=$(B)/arbench NCCL_TESTS=$(NCCL_TESTS) GPUS=$(GPUS) OUT=$(OUT) DEADLINE=$(DEADLINE) bash tools/compare_nccl_tests.sh
+	@A=$(B)/arbench ARB_ALGOS=$(ARB_ALGOS) NCCL_TESTS=$(NCCL_TESTS) GPUS=$(GPUS) OUT=$(OUT) DEADLINE=$(DEADLINE) bash tools/compare_nccl_tests.sh
 
 plots:
 	@bash plots/plot.sh $(RUN)

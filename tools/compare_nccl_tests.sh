@@ -6,14 +6,16 @@
 #   2. its four usual modes, float sum, -b 1K -e 8G -f 2 (its -n 20 -w 1): -R 0 and -R 2, each
 #      as `-g N` (one thread drives every GPU) and `-t N -g 1` (a thread per GPU, as arbench's
 #      ranks); every log in OUT/nccl-tests/, its command on its first line;
-#   3. arbench on the same sizes and iterations, every algorithm on every transport, in host,
+#   3. arbench on the same sizes and iterations, every algorithm (ARB_ALGOS) on every transport
+#      with its mini-batches chosen per size (--pipeline 0, as the nightly), in host,
 #      events and graph timing (three scenarios of one run; OUT is its run folder);
 #   4. the logs imported (arbench import nccl-tests) into OUT/nccl-tests/imported;
 #   5. OUT/compare.md: per size and timing method, arbench's best against nccl-tests' best of
 #      the four modes (tools/compare_nccl_tests.awk).
 # Environment: A (the arbench binary, default build/arbench), NCCL_HOME (default /usr where
 # /usr/include/nccl.h is, else CUDA's), CUDA_HOME (/usr/local/cuda), NVCC_GENCODE (default
-# sm_90), SIZES (-b 1K -e 8G -f 2), ARB_ITERS (-n 20 -w 1), DEADLINE (seconds for the whole
+# sm_90), SIZES (-b 1K -e 8G -f 2), ARB_ITERS (-n 20 -w 1), ARB_ALGOS (all: arbench's --algo, a
+# shorter list where the call has little time), DEADLINE (seconds for the whole
 # command: arbench's run gets what is left, its rows so far kept if it runs out).
 set -u
 cd "$(dirname "$0")/.."
@@ -22,6 +24,8 @@ gpus=${GPUS:-2}
 out=${OUT:-runs/compare-nccl-tests-$(date -u +%Y%m%d-%H%M%S)}
 sizes=${SIZES:--b 1K -e 8G -f 2}
 iters=${ARB_ITERS:--n 20 -w 1}
+algos=${ARB_ALGOS:-all}
+[ -n "$algos" ] || algos=all
 deadline=${DEADLINE:-3600}
 export NCCL_NVLS_ENABLE=0 # NVLink multicast can take a shared host's GPUs down
 [ -x "$A" ] || { echo "compare-nccl-tests: no $A (make first)" >&2; exit 2; }
@@ -64,7 +68,7 @@ done
 conf=$(mktemp)
 cat >"$conf" <<EOF
 # written by tools/compare_nccl_tests.sh: every algorithm on every transport, nccl-tests' sizes
---gpus $(seq -s, 0 $((gpus - 1))) --algo all --transport all $sizes $iters -T 30
+--gpus $(seq -s, 0 $((gpus - 1))) --algo $algos --transport all --pipeline 0 $sizes $iters -T 30
 [scenario host]
 --set timing.mode=host --set timing.host_batches=1
 [scenario events]
