@@ -1,0 +1,78 @@
+# families.gp: one scenario's series against size in four panels with shared axes, one per
+# family of algorithms (classic; Swing; straggler-aware; OPTCC: fams, style.awk's algo_family),
+# nccl (family 0) thick and black in every panel; each panel's key outside it, on its right.
+# The driver (prep.awk's family_pic) sets ycol (2: the y column of the blocks "x y pt"), ylab,
+# ylog (log y: times), y2f (algbw pictures: busbw = algbw * y2f on the right axis) and, where
+# each algorithm is drawn on its best transport at each size, ptcol (the point type of that
+# transport, column 3) with tnames and tpts (the transports in the key).
+load gpdir.'/sizeaxis.gp'
+if (!exists("y2f")) y2f = 0
+best = exists("tnames")
+# the shared y range: every series of every panel
+stats data using ycol nooutput
+ymin = STATS_min; ymax = STATS_max
+if (ylog) {
+    set logscale y 10
+    set yrange [ymin / 1.3 : ymax * 1.3]
+    set format y "%g"
+} else {
+    set yrange [0 : (ymax > 0 ? ymax * 1.06 : 1)]
+}
+set ylabel ylab
+if (y2f > 0) {
+    set y2tics; set link y2 via y * y2f inverse y / y2f
+    set y2label sprintf("busbw = algbw x %g (GB/s)", y2f)
+    set ytics nomirror
+}
+famtitle(k) = k == 1 ? "classic (ring, rhd, rd, direct, oneshot)" : k == 2 ? "Swing (swing-*, bucket*, *-torus, ring-ham)" : \
+              k == 3 ? "straggler-aware (stragglar, bcast, async-ring)" : "OPTCC (optcc*, r2ccl, ring-rails)"
+# the panels' right edge leaves room for the busbw axis and the widest key entry (about 7 px a
+# character at font 10)
+key_len = best ? 10 : 0
+do for [i = 1:n] { key_len = strlen(word(names, i)) > key_len ? strlen(word(names, i)) : key_len }
+room = (key_len * 8.0 + 100 + (y2f > 0 ? 70 : 0)) / W
+room = room < 0.12 ? 0.12 : room > 0.3 ? 0.3 : room
+# a panel is a third of the width: a size label on every fourth power of 2 at most
+step_e = hi_e - lo_e > 12 ? 4 : hi_e - lo_e > 6 ? 2 : 1
+set xtics ()
+do for [e = lo_e : hi_e] {
+    if ((hi_e - e) % step_e == 0) { set xtics add (sizelab(2.0**e) 2.0**e) } else { set xtics add ("" 2.0**e 1) }
+}
+do for [t = 1:2] {
+    eval (t == 1 ? png_on : svg_on)
+    set multiplot title ptitle font ",14"
+    do for [k = 1:4] {
+        col = (k - 1) % 2; row = (k - 1) / 2
+        set lmargin at screen col * 0.5 + 0.06
+        set rmargin at screen (col + 1) * 0.5 - room
+        set tmargin at screen (row == 0 ? 0.90 : 0.455)
+        set bmargin at screen (row == 0 ? 0.545 : 0.09)
+        set title famtitle(k) font ",12"
+        # the key right of the panel (and of its busbw axis), never over the data
+        set key at screen (col + 1) * 0.5 - room + (y2f > 0 ? 70.0 / W : 0) + 0.005, screen (row == 0 ? 0.90 : 0.455) left top \
+            vertical Left reverse samplen 2.5 spacing 1.05 font ",10" box lc rgb "#bbbbbb"
+        set xlabel (row == 1 ? "message size (bytes, log2 scale)" : "")
+        L = ""; nfam = 0
+        do for [i = 1:n] {
+            f = int(word(fams, i))
+            if (f == 0 || f == k) { L = L." ".i; nfam = nfam + (f == k) }
+        }
+        unset label
+        if (nfam == 0) { set label 1 "no rows of this family" at graph 0.5, graph 0.5 center tc rgb "#777777" font ",12" front }
+        if (best) {
+            plot for [j = 1:words(L)] data index (int(word(L, j)) - 1) using 1:ycol with lines \
+                     lc rgb word(colors, int(word(L, j))) dt int(word(dts, int(word(L, j)))) lw real(word(lws, int(word(L, j)))) \
+                     title word(names, int(word(L, j))), \
+                 for [j = 1:words(L)] data index (int(word(L, j)) - 1) using 1:ycol:ptcol with points \
+                     lc rgb word(colors, int(word(L, j))) pt variable ps 1.1 notitle, \
+                 for [m = 1:words(tnames)] NaN with points lc rgb '#555555' pt int(word(tpts, m)) ps 1.1 title 'on '.word(tnames, m)
+        } else {
+            plot for [j = 1:words(L)] data index (int(word(L, j)) - 1) using 1:ycol with linespoints \
+                     lc rgb word(colors, int(word(L, j))) pt int(word(pts, int(word(L, j)))) dt int(word(dts, int(word(L, j)))) \
+                     lw real(word(lws, int(word(L, j)))) ps 1.1 title word(names, int(word(L, j))), \
+                 NaN notitle
+        }
+    }
+    unset multiplot
+}
+set output
