@@ -59,7 +59,10 @@ do for [t = 1:2] {
         }
         unset label
         if (nfam == 0) { set label 1 "no rows of this family" at graph 0.5, graph 0.5 center tc rgb "#777777" font ",12" front }
-        if (best) {
+        # (an empty for [j = 1:0] still evaluates its options: a panel with no series plots none)
+        if (words(L) == 0) {
+            plot NaN notitle
+        } else { if (best) {
             plot for [j = 1:words(L)] data index (int(word(L, j)) - 1) using 1:ycol with lines \
                      lc rgb word(colors, int(word(L, j))) dt int(word(dts, int(word(L, j)))) lw real(word(lws, int(word(L, j)))) \
                      title word(names, int(word(L, j))), \
@@ -71,7 +74,7 @@ do for [t = 1:2] {
                      lc rgb word(colors, int(word(L, j))) pt int(word(pts, int(word(L, j)))) dt int(word(dts, int(word(L, j)))) \
                      lw real(word(lws, int(word(L, j)))) ps 1.1 title word(names, int(word(L, j))), \
                  NaN notitle
-        }
+        } }
     }
     unset multiplot
 }

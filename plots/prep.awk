@@ -748,7 +748,7 @@ function pic_add(label, group, color, pt, dt, lw, x, y,    s) {
 
 # pic_write(name, kind, title, extra): writes the picture's data blocks (series in key order,
 # points by x) and its driver (which loads kind.gp); returns 1, or 0 when it has no series
-function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx, ty, names, colors, pts, dts, lws, fams, hdr, sig, first, dup, nw) {
+function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx, ty, names, colors, pts, dts, lws, fams, hdr, sig, first, dup, nw, yv) {
     if (P_NS == 0) return 0
     data = tmp "/" name ".dat"; drv = tmp "/" name ".gp"
     for (i = 1; i <= P_NS; i++) o[i] = i
@@ -764,7 +764,8 @@ function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx,
                 ty = P_y[s, j]; P_y[s, j] = P_y[s, j - 1]; P_y[s, j - 1] = ty
             }
         P_fam[s] = label_family(P_lab[s]); sig = sig SUBSEP P_fam[s]
-        for (k = 1; k <= P_np[s]; k++) sig = sig SUBSEP P_x[s, k] SUBSEP P_y[s, k]
+        # (the y value only: a point's other columns, its shape, differ per algorithm)
+        for (k = 1; k <= P_np[s]; k++) { split(P_y[s, k], yv, " "); sig = sig SUBSEP P_x[s, k] SUBSEP yv[1] }
         # model-only family pictures: algorithms of one family the model prices the same at
         # every size (optcc and optcc-ring) are one line with one key entry "a = b", not hidden lines
         if (DEDUP && !has_measured && P_grp[s] == 1 && (sig in first)) { dup[s] = 1; P_lab[first[sig]] = P_lab[first[sig]] " = " P_lab[s] }

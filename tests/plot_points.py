@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""tests/plot_points.py RUN_DIR: compares what gnuplot plotted for a run folder's pictures with
+results.csv, recomputed here without plots/*.awk. tests/test_plot_points.sh draws the run
+(plots/plot.sh with AR_PLOT_KEEP=1) and runs every driver again with `tables = 1`, so that
+RUN_DIR/plots/NAME.table holds the points of each plot command (gnuplot's `set table`).
+
+Checked, per scenario with enough sizes (clean 3+, others 4+):
+  best_<key>     each size's fastest schedule that is not nccl, named by its series
+                 (algorithm/transport), at its time_us_median; nccl's time; nccl / best
+  algbw_<key>    four family panels: each series' algbw_gbps per size, nccl in every panel,
+                 every other series in its family's panel only (each algorithm on its fastest
+                 transport where the picture says so, "on <transport>" in its key)
+  time_<key>     the same with time_us_median (scenarios without a straggler)
+  arrival_<key>  the same with time_after_arrival_us (straggler scenarios)
+  algbw_<key>_<transport>  that transport's series and nccl
+and a run with no row to draw has only no_data. Every point's x and y must be its row's (to
+printing precision), no row lost, no series named after another. Prints one line per
+disagreement and "N pictures checked"; exit status 1 on any disagreement.
+"""
+import csv
+import os
+import re
+import sys
+
+REL = 2e-5
+
+
+def num(s):
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return v if v == v and abs(v) != float("inf") else None
+
+
+def close(a, b):
+    return abs(a - b) <= REL * max(abs(a), abs(b)) + 1e-12
+
+
+def family(a):
+    """the panel of algorithm a: 0 nccl (every panel), 1 classic, 2 Swing, 3 straggler-aware, 4 OPTCC"""
+    if a == "nccl":
+        return 0
+    if a.startswith("swing-") or a.startswith("bucket") or a.endswith("-torus") or a == "ring-ham":
+        return 2
+    if a in ("stragglar", "bcast", "async-ring"):
+        return 3
+    if a.startswith("optcc") or a in ("r2ccl", "ring-rails"):
+        return 4
+    return 1
+
+
+def has_tp(t):
+    return t not in ("", "-", "model")
+
+
+def fmt_ms(us):
+    v = us / 1000.0
+    return "%d" % v if v == int(v) else "%g" % v
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        rd = csv.DictReader(f)
+        rows = [{(k or "").strip().lower(): (v or "").strip() for k, v in r.items()} for r in rd]
+    out = []
+    for r in rows:
+        if r.get("status", "").lower() != "ok":
+            continue
+        b = num(r.get("bytes"))
+        if not b or b <= 0:
+            continue
+        src = r.get("source", "gpu").lower() or "gpu"
+        a = r.get("algorithm", "")
+        if src == "model" and a == "lower-bound":
+            continue
+        t = num(r.get("time_us_median"))
+        if (t is None or t <= 0) and src == "model":
+            t = num(r.get("model_time_us"))
+        if t is None or t <= 0:
+            continue
+        r["_b"], r["_t"], r["_src"] = b, t, src
+        out.append(r)
+    return rows, out
+
+
+def cond_key(r):
+    sr = int(num(r.get("straggler_rank")) if num(r.get("straggler_rank")) is not None else -1)
+    dr = int(num(r.get("degraded_rank")) if num(r.get("degraded_rank")) is not None else -1)
+    if sr < 0 and dr < 0:
+        return "clean"
+    k = ""
+    if sr >= 0:
+        k = "straggler_r%d_d%sms" % (sr, fmt_ms(num(r.get("delay_us")) or 0))
+    if dr >= 0:
+        f = num(r.get("factor")) or 1
+        k += ("_" if k else "") + "degraded_r%d_f%s" % (dr, "%d" % f if f == int(f) else "%g" % f)
+    return k
+
+
+def parse_table(path):
+    """the plot commands of a `set table` file: a list of commands, each a list of curves
+    (title, [(x, y)] of the points gnuplot drew, type i)"""
+    cmds, cur = [], None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"# Curve (\d+) of \d+", line)
+            if m:
+                if m.group(1) == "0":
+                    cmds.append([])
+                cur = {"title": None, "pts": [], "n": 0}
+                cmds[-1].append(cur)
+                continue
+            m = re.match(r'# Curve title: "(.*)"', line)
+            if m and cur is not None:
+                cur["title"] = m.group(1)
+                continue
+            if line.startswith("#") or not line.strip() or cur is None:
+                continue
+            w = line.split()
+            cur["n"] += 1
+            if len(w) >= 3 and w[-1] == "i":
+                cur["pts"].append((float(w[0]), float(w[1])))
+    return cmds
+
+
+class Check:
+    def __init__(self):
+        self.bad = 0
+
+    def fail(self, pic, msg):
+        self.bad += 1
+        print("FAIL %s: %s" % (pic, msg))
+
+    def points(self, pic, title, got, want):
+        """got [(x, y)], want {bytes: [acceptable y values]}: the same sizes, each y one of its row's"""
+        gx = {}
+        for x, y in got:
+            b = next((w for w in want if close(w, x)), None)
+            if b is None:
+                self.fail(pic, "%s: a point at %g (y %g) that no row has" % (title, x, y))
+                continue
+            if b in gx:
+                self.fail(pic, "%s: two points at %g" % (title, x))
+            gx[b] = y
+            if not any(close(y, v) for v in want[b]):
+                self.fail(pic, "%s at %.0f bytes: drawn %g, results.csv has %s" % (title, b, y, " or ".join("%g" % v for v in want[b])))
+        for b in want:
+            if b not in gx:
+                self.fail(pic, "%s: row at %.0f bytes (%s) not drawn" % (title, b, " or ".join("%g" % v for v in want[b])))
+
+
+def main():
+    run = sys.argv[1]
+    allrows, rows = read_rows(os.path.join(run, "results.csv"))
+    pdir = os.path.join(run, "plots")
+    tables = sorted(f[:-6] for f in os.listdir(pdir) if f.endswith(".table")) if os.path.isdir(pdir) else []
+    pngs = sorted(f[:-4] for f in os.listdir(pdir) if f.endswith(".png")) if os.path.isdir(pdir) else []
+    ck = Check()
+    checked = 0
+    if not rows:
+        if pngs != ["no_data"]:
+            ck.fail("no_data", "a run with no row to draw: pictures %s, want no_data only" % pngs)
+        else:
+            svg = open(os.path.join(pdir, "no_data.svg")).read()
+            want = "no row of results.csv has a time to draw: %d rows" % len(allrows)
+            if want not in svg:
+                ck.fail("no_data", "the picture does not say '%s'" % want)
+            checked += 1
+        print("%d pictures checked" % checked)
+        return 1 if ck.bad else 0
+
+    measured = any(r["_src"] != "model" for r in rows)
+    if measured:
+        rows = [r for r in rows if r["_src"] != "model"]
+    dtypes = {r.get("dtype", "") for r in rows}
+    placements = {r.get("placement", "") or "1 rank/GPU" for r in rows}
+    # the scenario key of each row: the scenario's name (with the condition where the scenario
+    # has several), else the condition; a placement prefix where the run has several
+    conds = {}
+    for r in rows:
+        conds.setdefault(r.get("scenario", ""), set()).add(cond_key(r))
+    for r in rows:
+        s = re.sub(r"[^A-Za-z0-9._-]", "_", r.get("scenario", ""))
+        c = cond_key(r)
+        k = c if not s else (s if len(conds[r.get("scenario", "")]) == 1 else s + "_" + c)
+        if len(placements) > 1:
+            p = (r.get("placement", "") or "1 rank/GPU").replace(" ", "").replace("/", "-per-")
+            k = re.sub(r"[^A-Za-z0-9._-]", "_", p) + "_" + k
+        r["_key"] = k
+        a, t = r.get("algorithm", ""), r.get("transport", "")
+        r["_alg"] = a
+        r["_tp"] = t
+        lab = "nccl" if a == "nccl" else a + ("/" + t if has_tp(t) else "")
+        r["_lab"] = lab + (" " + r.get("dtype", "") if len(dtypes) > 1 else "")
+        r["_bl"] = a + (" " + r.get("dtype", "") if len(dtypes) > 1 else "")
+        bw = num(r.get("algbw_gbps"))
+        r["_bw"] = bw if bw is not None else r["_b"] / (r["_t"] * 1e3)
+        ta = num(r.get("time_after_arrival_us"))
+        r["_ta"] = ta if ta is not None and ta > 0 else None
+        sr = num(r.get("straggler_rank"))
+        r["_strag"] = sr is not None and sr >= 0
+
+    keys = {}
+    for r in rows:
+        keys.setdefault(r["_key"], []).append(r)
+
+    def fastest(rs, by):
+        """per (by(r), bytes): the rows of least time (all of them where several tie)"""
+        best = {}
+        for r in rs:
+            k = (by(r), r["_b"])
+            if k not in best or r["_t"] < best[k][0]["_t"] - 1e-9:
+                best[k] = [r]
+            elif abs(r["_t"] - best[k][0]["_t"]) <= 1e-9:
+                best[k].append(r)
+        return best
+
+    for key, rs in sorted(keys.items()):
+        nsizes = len({r["_b"] for r in rs})
+        strag = rs[0]["_strag"]
+        clean = cond_key(rs[0]) == "clean"
+        if nsizes < (3 if clean else 4):
+            continue
+        # a series measured twice at one size is drawn at its fastest row
+        ser = fastest(rs, lambda r: r["_lab"])
+        srows = [v for vs in ser.values() for v in vs]
+        # ---- best_<key> ----
+        pic = "best_" + key
+        if pic not in tables:
+            ck.fail(pic, "not drawn")
+        else:
+            checked += 1
+            cmds = parse_table(os.path.join(pdir, pic + ".table"))
+            nccl = fastest([r for r in srows if r["_alg"] == "nccl"], lambda r: "")
+            others = fastest([r for r in srows if r["_alg"] != "nccl"], lambda r: "")
+            nt = {b: g[0]["_t"] for (_, b), g in nccl.items()}
+            top = cmds[0] if cmds else []
+            if nt:
+                c = [c for c in top if c["title"] == "nccl"]
+                if len(c) != 1:
+                    ck.fail(pic, "no curve titled nccl")
+                else:
+                    ck.points(pic, "nccl", c[0]["pts"], {b: [t] for b, t in nt.items()})
+            want_best = {b: [g[0]["_t"]] for (_, b), g in others.items()}
+            c = [c for c in top if c["title"] == "best schedule (line)"]
+            if len(c) != 1:
+                ck.fail(pic, "no line through the best schedules")
+            else:
+                ck.points(pic, "best schedule (line)", c[0]["pts"], want_best)
+            scheds = [c for c in top if c["title"] not in ("nccl", "best schedule (line)")]
+            named = {}
+            for c in scheds:
+                for x, y in c["pts"]:
+                    b = next((w for w in want_best if close(w, x)), None)
+                    if b is None:
+                        ck.fail(pic, "%s: a point at %g that is no size" % (c["title"], x))
+                        continue
+                    if b in named:
+                        ck.fail(pic, "two schedules named at %.0f bytes" % b)
+                    named[b] = c["title"]
+                    labs = {r["_lab"] for r in others[("", b)]}
+                    if c["title"] not in labs:
+                        ck.fail(pic, "%.0f bytes: named %s, the fastest row there is %s" % (b, c["title"], " or ".join(sorted(labs))))
+                    if not close(y, want_best[b][0]):
+                        ck.fail(pic, "%s at %.0f bytes: drawn %g, results.csv has %g" % (c["title"], b, y, want_best[b][0]))
+            for b in want_best:
+                if b not in named:
+                    ck.fail(pic, "%.0f bytes: best schedule not named" % b)
+            if nt:
+                if len(cmds) < 2:
+                    ck.fail(pic, "no nccl / best panel")
+                else:
+                    ratio = {b: [nt[b] / want_best[b][0]] for b in want_best if b in nt}
+                    # the grey line first, then (after the dashed 1) the schedules in the key's order
+                    line = cmds[1][0]
+                    ck.points(pic, "nccl / best line", line["pts"], ratio)
+                    pts = [p for c in cmds[1][2:] for p in c["pts"]]
+                    ck.points(pic, "nccl / best points", pts, ratio)
+        # ---- family pictures ----
+        kinds = [("algbw", lambda r: r["_bw"])]
+        kinds.append(("arrival", lambda r: r["_ta"]) if strag else ("time", lambda r: r["_t"]))
+        tps = sorted({r["_tp"] for r in srows if r["_alg"] != "nccl" and has_tp(r["_tp"])})
+        for what, yof in kinds:
+            for tp in [""] + tps:
+                pic = what + "_" + key + ("_" + tp if tp else "")
+                if pic not in tables:
+                    if not tp:
+                        ck.fail(pic, "not drawn")
+                    continue
+                checked += 1
+                cmds = parse_table(os.path.join(pdir, pic + ".table"))
+                if len(cmds) != 4:
+                    ck.fail(pic, "%d panels, want 4" % len(cmds))
+                    continue
+                titles = [c["title"] for cmd in cmds for c in cmd if c["title"]]
+                bestof = any(t.startswith("on ") for t in titles)
+                sel = [r for r in srows if not tp or r["_alg"] == "nccl" or r["_tp"] == tp or not has_tp(r["_tp"])]
+                if bestof:
+                    groups = fastest(sel, lambda r: "nccl" if r["_alg"] == "nccl" else r["_bl"])
+                else:
+                    groups = {(r["_lab"], r["_b"]): [r] for r in sel}
+                want = {}
+                for (name, b), g in groups.items():
+                    ys = [yof(r) for r in g if yof(r) is not None]
+                    if ys:
+                        want.setdefault(name, {})[b] = ys
+                seen = set()
+                for k, cmd in enumerate(cmds, 1):
+                    for c in cmd:
+                        t = c["title"]
+                        if not t or t.startswith("on "):
+                            continue
+                        names = t.split(" = ")
+                        for nm in names:
+                            alg = nm.split("/")[0].split(" ")[0]
+                            if family(alg) not in (0, k):
+                                ck.fail(pic, "%s drawn in panel %d, its family is %d" % (nm, k, family(alg)))
+                            if nm not in want:
+                                ck.fail(pic, "a series titled %s that results.csv does not have here" % nm)
+                                continue
+                            seen.add((nm, k))
+                            ck.points(pic, "%s (panel %d)" % (nm, k), c["pts"], want[nm])
+                for nm in want:
+                    f = family(nm.split("/")[0].split(" ")[0])
+                    for k in ([1, 2, 3, 4] if f == 0 else [f]):
+                        if (nm, k) not in seen:
+                            ck.fail(pic, "%s missing from panel %d" % (nm, k))
+    print("%d pictures checked" % checked)
+    return 1 if ck.bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
