@@ -112,6 +112,12 @@ is_crit {
     nf = csv_split($0, f)
     # every row counted by status, for the picture that says there is nothing to draw
     st = tolower(get(f, col, "status", "")); ST_n[st == "" ? "empty" : clean_text(st)]++; rows_total++
+    if (rows_total == 1) {
+        # where the run ran, for the title of a run with nothing to draw (the drawn rows' otherwise)
+        any_gpu = clean_text(get(f, col, "gpu", "")); any_n = get(f, col, "n_gpus", "")
+        any_host = clean_text(get(f, col, "host", "")); any_date = date_of(get(f, col, "timestamp", ""))
+        any_measured = tolower(get(f, col, "source", "gpu")) != "model"
+    }
     if (st != "ok") { skipped++; next }
     b = get(f, col, "bytes", ""); med = get(f, col, "time_us_median", "")
     src = tolower(get(f, col, "source", "gpu"))
@@ -166,6 +172,8 @@ is_crit {
 
 END {
     if (bad_header) exit 1
+    # nothing to draw: one picture that says so, and nothing else
+    if (!R) { no_data(); exit 0 }
     # the rows that are drawn as "measured"
     for (r = 1; r <= R; r++) {
         M[r] = has_measured ? (S_src[r] != "model") : 1
@@ -276,7 +284,6 @@ END {
         }
     }
     if (!drawn_s) note("no scenario with enough sizes (clean 3+, others 4+): best_*, algbw_*, time_* and arrival_* not drawn")
-    if (!R) no_data()
     if (!has_measured) note("no measured rows: model_vs_measured_* not drawn (model-only CSV)")
     else if (!drawn_m) note("no model rows or model_time_us next to measured rows: model_vs_measured_* not drawn")
 
@@ -525,6 +532,8 @@ function row_point(r) {
 # status), instead of an empty frame or none at all
 function no_data(    st, msg, extra) {
     pic_reset(); DEDUP = 0
+    meta_gpu = any_gpu; meta_n = is_num(any_n) ? any_n + 0 : ""; meta_host = any_host; meta_date = any_date
+    has_measured = any_measured; n_count = 1
     for (st in ST_n) msg = msg (msg == "" ? "" : ", ") ST_n[st] " " st
     msg = rows_total ? "no row of results.csv has a time to draw: " rows_total " rows (" msg ")" : "results.csv has no rows"
     pic_add("none", 0, "#000000", -1, 1, 1, 1, "NaN")
