@@ -6,7 +6,21 @@
 # has_nccl, line_b (the grey line's block; the schedules' blocks follow it, "x time ratio") and ylab.
 load gpdir.'/sizeaxis.gp'
 stats data using 2 nooutput
-tmin = STATS_min; tmax = STATS_max
+ymin = STATS_min; ymax = STATS_max
+ylog = 1
+# log y where the values span 10x or more, with 1-2-5 tick labels; else linear from 0 (a
+# narrow log axis would have no label at all). yset sets that axis (eval yset)
+ylog = ylog && ymax > 10 * ymin && ymin > 0
+if (ylog) {
+    ticks = ""
+    do for [e = floor(log10(ymin)) : ceil(log10(ymax))] {
+        ticks = ticks . sprintf("'%g' %g, '%g' %g, '%g' %g, ", 10.0**e, 10.0**e, 2 * 10.0**e, 2 * 10.0**e, 5 * 10.0**e, 5 * 10.0**e)
+    }
+    yset = sprintf("set logscale y 10; set yrange [%g : %g]; set ytics (%s); set mytics 1", ymin / 1.3, ymax * 1.3, ticks[1:strlen(ticks) - 2])
+    ylab = ylab . ", log scale"
+} else {
+    yset = sprintf("unset logscale y; set yrange [0 : %g]; set ytics autofreq; set mytics default", ymax > 0 ? ymax * 1.06 : 1)
+}
 if (has_nccl) {
     stats data index (line_b - 1) using 3 nooutput
     rlo = STATS_min < 1 ? STATS_min : 1; rhi = STATS_max > 1 ? STATS_max : 1
@@ -23,8 +37,7 @@ do for [t = 1:2] {
     set multiplot
     set lmargin at screen 0.08; set rmargin at screen 1 - room
     set title ptitle font ",14"
-    set logscale y 10; set format y "%g"
-    set yrange [tmin / 1.4 : tmax * 1.4]
+    eval yset
     set ylabel ylab
     if (has_nccl) {
         set tmargin at screen 0.88; set bmargin at screen 0.40
@@ -39,6 +52,7 @@ do for [t = 1:2] {
         unset title
         set tmargin at screen 0.36; set bmargin at screen 0.09
         set xlabel "message size (bytes, log2 scale)"
+        set ytics autofreq; set mytics default
         if (rhi > 4 * rlo) { set logscale y 2; set yrange [rlo / 1.2 : rhi * 1.2] } \
         else { unset logscale y; set yrange [rlo - 0.1 * (rhi - rlo) - 0.02 : rhi + 0.1 * (rhi - rlo) + 0.02] }
         set ylabel "nccl time / best time\n(above 1: best faster)"

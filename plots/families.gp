@@ -11,13 +11,20 @@ best = exists("tnames")
 # the shared y range: every series of every panel
 stats data using ycol nooutput
 ymin = STATS_min; ymax = STATS_max
+# log y where the values span 10x or more, with 1-2-5 tick labels; else linear from 0 (a
+# narrow log axis would have no label at all). yset sets that axis (eval yset)
+ylog = ylog && ymax > 10 * ymin && ymin > 0
 if (ylog) {
-    set logscale y 10
-    set yrange [ymin / 1.3 : ymax * 1.3]
-    set format y "%g"
+    ticks = ""
+    do for [e = floor(log10(ymin)) : ceil(log10(ymax))] {
+        ticks = ticks . sprintf("'%g' %g, '%g' %g, '%g' %g, ", 10.0**e, 10.0**e, 2 * 10.0**e, 2 * 10.0**e, 5 * 10.0**e, 5 * 10.0**e)
+    }
+    yset = sprintf("set logscale y 10; set yrange [%g : %g]; set ytics (%s); set mytics 1", ymin / 1.3, ymax * 1.3, ticks[1:strlen(ticks) - 2])
+    ylab = ylab . ", log scale"
 } else {
-    set yrange [0 : (ymax > 0 ? ymax * 1.06 : 1)]
+    yset = sprintf("unset logscale y; set yrange [0 : %g]; set ytics autofreq; set mytics default", ymax > 0 ? ymax * 1.06 : 1)
 }
+eval yset
 set ylabel ylab
 if (y2f > 0) {
     set y2tics; set link y2 via y * y2f inverse y / y2f
@@ -30,7 +37,7 @@ famtitle(k) = k == 1 ? "classic (ring, rhd, rd, direct, oneshot)" : k == 2 ? "Sw
 # character at font 10)
 key_len = best ? 10 : 0
 do for [i = 1:n] { key_len = strlen(word(names, i)) > key_len ? strlen(word(names, i)) : key_len }
-room = (key_len * 8.0 + 100 + (y2f > 0 ? 70 : 0)) / W
+room = (key_len * 7.0 + 80 + (y2f > 0 ? 70 : 0)) / W
 room = room < 0.12 ? 0.12 : room > 0.3 ? 0.3 : room
 # a panel is a third of the width: a size label on every fourth power of 2 at most
 step_e = hi_e - lo_e > 12 ? 4 : hi_e - lo_e > 6 ? 2 : 1

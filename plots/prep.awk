@@ -467,7 +467,7 @@ function best_pic(key, r0,    r, b, bestr, ncr, nn, ratio, extra, line_b) {
     }
     line_b = nn ? 2 : 1
     extra = "W = 1280\nH = 800\nhas_nccl = " (nn ? 1 : 0) "\nline_b = " line_b "\n" \
-            "ylab = 'time per AllReduce, median (us, log scale)" (S_sr[r0] >= 0 ? ", from the first rank" "''s entry" : "") "'\n"
+            "ylab = \"time per AllReduce, median (us)" (S_sr[r0] >= 0 ? "\\nfrom the first rank's entry, the delay included" : "") "\"\n"
     return pic_write("best_" key, "best", "best schedule per size " (nn ? "against nccl" : "(no nccl rows" (has_measured ? "" : ": the model does not price nccl") ")") \
                      ", " scen_title(r0) suffix, extra)
 }
@@ -507,8 +507,8 @@ function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tna
     if (what == "algbw") {
         extra = extra "ylab = 'algbw (GB/s, 1 GB = 1e9 B)'\n"
         if (is_num(S_n[r0]) && S_n[r0] > 1) extra = extra sprintf("y2f = %.6g\n", 2 * (S_n[r0] - 1) / S_n[r0])
-    } else if (what == "time") extra = extra "ylab = 'time per AllReduce, median (us, log scale)'\n"
-    else extra = extra "ylab = 'time after the straggler" "''s arrival (us, log scale)'\n"
+    } else if (what == "time") extra = extra "ylab = 'time per AllReduce, median (us)'\n"
+    else extra = extra "ylab = 'time after the straggler" "''s arrival (us)'\n"
     if (bestof) {
         ssort(tn, ntn)
         for (i = 1; i <= ntn; i++) {

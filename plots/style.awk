@@ -21,8 +21,8 @@ function algo_color(a) {
         # straggler-aware
         ACOL["stragglar"] = "#d62728"; ACOL["bcast"] = "#7b4173"; ACOL["async-ring"] = "#00a087"
         # OPTCC and its neighbours
-        ACOL["optcc"] = "#843c39"; ACOL["optcc-multi"] = "#5254a3"; ACOL["optcc-ring"] = "#ce6dbd"
-        ACOL["optcc-switch"] = "#e6550d"; ACOL["r2ccl"] = "#74c476"; ACOL["ring-rails"] = "#a6761d"
+        ACOL["optcc"] = "#c51b7d"; ACOL["optcc-multi"] = "#5254a3"; ACOL["optcc-ring"] = "#66a61e"
+        ACOL["optcc-switch"] = "#e6550d"; ACOL["r2ccl"] = "#e7969c"; ACOL["ring-rails"] = "#a6761d"
         split("#3182bd #fd8d3c #31a354 #756bb1 #636363 #e7969c", SPARE, " ")
     }
     if (!(a in ACOL)) ACOL[a] = SPARE[(nspare++ % 6) + 1]
