@@ -13,7 +13,8 @@ Checked, per scenario with enough sizes (clean 3+, others 4+):
   time_<key>     the same with time_us_median (scenarios without a straggler)
   arrival_<key>  the same with time_after_arrival_us (straggler scenarios)
   algbw_<key>_<transport>  that transport's series and nccl
-and a run with no row to draw has only no_data. Every point's x and y must be its row's (to
+and straggler_delay_<size>, degraded_factor_<size> (with OPTCC's bound) and critical_delay
+(critical.csv); a run with no row to draw has only no_data. Every point's x and y must be its row's (to
 printing precision), no row lost, no series named after another. Prints one line per
 disagreement and "N pictures checked"; exit status 1 on any disagreement.
 """
@@ -144,10 +145,10 @@ class Check:
                 self.fail(pic, "%s: two points at %g" % (title, x))
             gx[b] = y
             if not any(close(y, v) for v in want[b]):
-                self.fail(pic, "%s at %.0f bytes: drawn %g, results.csv has %s" % (title, b, y, " or ".join("%g" % v for v in want[b])))
+                self.fail(pic, "%s at x = %g: drawn %g, results.csv has %s" % (title, b, y, " or ".join("%g" % v for v in want[b])))
         for b in want:
             if b not in gx:
-                self.fail(pic, "%s: row at %.0f bytes (%s) not drawn" % (title, b, " or ".join("%g" % v for v in want[b])))
+                self.fail(pic, "%s: row at x = %g (%s) not drawn" % (title, b, " or ".join("%g" % v for v in want[b])))
 
 
 def main():
@@ -326,8 +327,123 @@ def main():
                     for k in ([1, 2, 3, 4] if f == 0 else [f]):
                         if (nm, k) not in seen:
                             ck.fail(pic, "%s missing from panel %d" % (nm, k))
+    checked += check_sweeps(run, allrows, srows_all(rows, fastest), tables, pdir, ck)
     print("%d pictures checked" % checked)
     return 1 if ck.bad else 0
+
+
+def srows_all(rows, fastest):
+    """every drawn row: a series measured twice at one point of one scenario drawn at its fastest"""
+    g = fastest(rows, lambda r: (r["_lab"], r["_key"]))
+    return [v for vs in g.values() for v in vs]
+
+
+SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)(B|KiB|MiB|GiB|TiB)$")
+
+
+def size_bytes(lab):
+    m = SIZE_RE.match(lab)
+    if not m:
+        return None
+    return float(m.group(1)) * 1024 ** ["B", "KiB", "MiB", "GiB", "TiB"].index(m.group(2))
+
+
+def check_sweeps(run, allrows, rows, tables, pdir, ck):
+    """straggler_delay_<size>: each series' time (ms) against the delay (ms; delay 0 at
+    smallest / 2 on a geometric sweep), one line per algorithm where there are more than 14
+    series; degraded_factor_<size>: time against the factor and OPTCC's lower bound;
+    critical_delay: critical.csv's delays (ms) against size. Returns the pictures checked"""
+    n = 0
+    for pic in tables:
+        m = re.match(r"^straggler_delay_([0-9.]+[KMGT]?i?B)$", pic)
+        if m:
+            n += 1
+            b = size_bytes(m.group(1))
+            rs = [r for r in rows if r["_b"] == b and r["_strag"] and cond_key(r).startswith("straggler_")
+                  and "degraded" not in cond_key(r) and ";" not in r.get("stragglers", "")]
+            delays = sorted({num(r.get("delay_us")) or 0 for r in rs})
+            nz = [d for d in delays if d > 0]
+            logx = len(nz) >= 4 and max(nz) >= 16 * min(nz)
+            xzero = min(nz) / 2000 if logx else 0
+            labs = {r["_lab"] for r in rs}
+            by = (lambda r: r["_bl"] if r["_alg"] != "nccl" else "nccl") if len(labs) > 14 else (lambda r: r["_lab"])
+            want = {}
+            for r in rs:
+                d = num(r.get("delay_us")) or 0
+                x = d / 1000 if d > 0 else xzero
+                k = (by(r), x)
+                if k not in want or r["_t"] < want[k]:
+                    want[k] = r["_t"]
+            curves(ck, pic, parse_table(os.path.join(pdir, pic + ".table")), want, lambda t: t / 1000, skip=("time = delay",))
+            continue
+        m = re.match(r"^degraded_factor_([0-9.]+[KMGT]?i?B)$", pic)
+        if m:
+            n += 1
+            b = size_bytes(m.group(1))
+            rs = [r for r in rows if r["_b"] == b and not r["_strag"] and "degraded" in cond_key(r)
+                  and ";" not in r.get("degraded", "")]
+            want = {}
+            for r in rs:
+                k = (r["_lab"], num(r.get("factor")))
+                if k not in want or r["_t"] < want[k]:
+                    want[k] = r["_t"]
+            unit = 1000 if max(want.values()) >= 10000 else 1
+            # OPTCC's bound at each measured factor: any bound results.csv gives there
+            bounds = {}
+            for r in allrows:
+                if num(r.get("bytes")) != b or r.get("status", "").lower() != "ok":
+                    continue
+                f = num(r.get("factor")) or 1
+                v = num(r.get("lower_bound_us"))
+                if v and v > 0:
+                    bounds.setdefault(f, []).append(v)
+                if r.get("source", "").lower() == "model" and r.get("algorithm") == "lower-bound":
+                    for c in ("time_us_median", "model_time_us"):
+                        v = num(r.get(c))
+                        if v and v > 0:
+                            bounds.setdefault(f, []).append(v)
+            fs = {f for (_, f) in want}
+            cmds = parse_table(os.path.join(pdir, pic + ".table"))
+            curves(ck, pic, cmds, want, lambda t: t / unit, skip=("OPTCC lower bound",))
+            lb = [c for cmd in cmds for c in cmd if c["title"] == "OPTCC lower bound"]
+            if lb:
+                ck.points(pic, "OPTCC lower bound", lb[0]["pts"],
+                          {f: [v / unit for v in bounds[f]] for f in fs if f in bounds})
+            continue
+        if pic == "critical_delay":
+            n += 1
+            want = {}
+            with open(os.path.join(run, "critical.csv"), newline="") as f:
+                for r in csv.DictReader(f):
+                    r = {(k or "").strip().lower(): (v or "").strip() for k, v in r.items()}
+                    b, a = num(r.get("bytes")), r.get("algorithm", "stragglar")
+                    model = r.get("source", "gpu").lower() == "model"
+                    for col, mod in (("critical_delay_us", model), ("model_critical_delay_us", True)):
+                        v = num(r.get(col))
+                        if v is not None and v >= 0 and b:
+                            want.setdefault(a + (" (model)" if mod else " (measured)"), {})[b] = [v / 1000]
+            cmds = parse_table(os.path.join(pdir, pic + ".table"))
+            got = [c for c in cmds[0] if c["title"]] if cmds else []
+            if {c["title"] for c in got} != set(want):
+                ck.fail(pic, "series %s, critical.csv has %s" % (sorted(c["title"] for c in got), sorted(want)))
+            for c in got:
+                if c["title"] in want:
+                    ck.points(pic, c["title"], c["pts"], want[c["title"]])
+    return n
+
+
+def curves(ck, pic, cmds, want, scale, skip=()):
+    """want {(series, x): time}: the titled curves of the picture's first plot command are
+    exactly these series, each at exactly these points (y = scale(time))"""
+    series = {}
+    for (name, x), t in want.items():
+        series.setdefault(name, {})[x] = [scale(t)]
+    got = [c for c in (cmds[0] if cmds else []) if c["title"] and c["title"] not in skip]
+    if sorted(c["title"] for c in got) != sorted(series):
+        ck.fail(pic, "series %s, results.csv has %s" % (sorted(c["title"] for c in got), sorted(series)))
+    for c in got:
+        if c["title"] in series:
+            ck.points(pic, c["title"], c["pts"], series[c["title"]])
 
 
 if __name__ == "__main__":
