@@ -33,14 +33,20 @@ if (y2f > 0) {
 }
 famtitle(k) = k == 1 ? "classic (ring, rhd, rd, direct, oneshot)" : k == 2 ? "Swing (swing-*, bucket*, *-torus, ring-ham)" : \
               k == 3 ? "straggler-aware (stragglar, bcast, async-ring)" : "OPTCC (optcc*, r2ccl, ring-rails)"
-# the panels' right edge leaves room for the busbw axis and the widest key entry (about 7 px a
-# character at font 10)
-key_len = best ? 10 : 0
-do for [i = 1:n] { key_len = strlen(word(names, i)) > key_len ? strlen(word(names, i)) : key_len }
-room = (key_len * 7.0 + 80 + (y2f > 0 ? 70 : 0)) / W
-room = room < 0.12 ? 0.12 : room > 0.3 ? 0.3 : room
-# a panel is a third of the width: a size label on every fourth power of 2 at most
-step_e = hi_e - lo_e > 12 ? 4 : hi_e - lo_e > 6 ? 2 : 1
+# each column's panels end where its keys and the busbw axis (about 95 px) leave room: a key
+# entry is about 8 px a character and 70 px of sample and box (columns: families 1 and 3, 2 and 4)
+y2w = y2f > 0 ? 95.0 : 0
+klen0 = best ? 10 : 4; klen1 = klen0
+do for [i = 1:n] {
+    f = int(word(fams, i)); l = strlen(word(names, i))
+    if ((f == 0 || f == 1 || f == 3) && l > klen0) { klen0 = l }
+    if ((f == 0 || f == 2 || f == 4) && l > klen1) { klen1 = l }
+}
+room(c) = (c == 0 ? klen0 : klen1) * 8.0 / W + (70 + y2w) / W
+# size labels on every step_e-th power of 2, so that they never touch (about 60 px each)
+fit = int((0.5 - 0.06 - (room(0) > room(1) ? room(0) : room(1))) * W / 60.0)
+step_e = 1
+while ((hi_e - lo_e) / step_e + 1 > fit && step_e < 16) { step_e = step_e * 2 }
 set xtics ()
 do for [e = lo_e : hi_e] {
     if ((hi_e - e) % step_e == 0) { set xtics add (sizelab(2.0**e) 2.0**e) } else { set xtics add ("" 2.0**e 1) }
@@ -51,12 +57,12 @@ do for [t = 1:2] {
     do for [k = 1:4] {
         col = (k - 1) % 2; row = (k - 1) / 2
         set lmargin at screen col * 0.5 + 0.06
-        set rmargin at screen (col + 1) * 0.5 - room
+        set rmargin at screen (col + 1) * 0.5 - room(col)
         set tmargin at screen (row == 0 ? 0.90 : 0.455)
         set bmargin at screen (row == 0 ? 0.545 : 0.09)
         set title famtitle(k) font ",12"
         # the key right of the panel (and of its busbw axis), never over the data
-        set key at screen (col + 1) * 0.5 - room + (y2f > 0 ? 70.0 / W : 0) + 0.005, screen (row == 0 ? 0.90 : 0.455) left top \
+        set key at screen (col + 1) * 0.5 - room(col) + y2w / W + 0.005, screen (row == 0 ? 0.90 : 0.455) left top \
             vertical Left reverse samplen 2.5 spacing 1.05 font ",10" box lc rgb "#bbbbbb"
         set xlabel (row == 1 ? "message size (bytes, log2 scale)" : "")
         L = ""; nfam = 0
