@@ -10,8 +10,8 @@ if (!exists("H")) H = 720
 png_on = sprintf("set terminal %s size %d,%d noenhanced%s; set output out.'.png'", pngterm, W, H, pngterm eq "pngcairo" ? " font 'sans,12'" : "")
 svg_on = sprintf("set terminal svg size %d,%d noenhanced font 'sans,12' background '#ffffff'; set output out.'.svg'", W, H)
 if (exists("tables")) {
-    png_on = "set terminal unknown; set table out.'.table'"
-    svg_on = "unset table; set terminal unknown"
+    png_on = sprintf("set terminal svg size %d,%d; set output '/dev/null'; set table out.'.table'", W, H)
+    svg_on = "unset table; set output '/dev/null'"
 }
 # style of series i: its colour, point, dash and width from the driver's lists
 style = "lc rgb word(colors,i) pt int(word(pts,i)) dt int(word(dts,i)) lw real(word(lws,i)) ps 1.1"

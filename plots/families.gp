@@ -27,7 +27,9 @@ if (ylog) {
 eval yset
 set ylabel ylab
 if (y2f > 0) {
-    set y2tics; set link y2 via y * y2f inverse y / y2f
+    # the algbw axis is linear from 0 (ylog is 0): busbw's is the same range times y2f (a linked
+    # axis loses its labels on tiny ranges)
+    set y2range [0 : (ymax > 0 ? ymax * 1.06 : 1) * y2f]; set y2tics autofreq; set format y2 "%g"
     set y2label sprintf("busbw = algbw x %g (GB/s)", y2f)
     set ytics nomirror
 }
@@ -36,9 +38,13 @@ famtitle(k) = k == 1 ? "classic (ring, rhd, rd, direct, oneshot)" : k == 2 ? "Sw
 # each column's panels end where its keys and the busbw axis (about 95 px) leave room: a key
 # entry is about 8 px a character and 70 px of sample and box (columns: families 1 and 3, 2 and 4)
 y2w = y2f > 0 ? 95.0 : 0
+# wrap(t): a key entry of algorithms the model prices alike ("a = b = c ...") on lines of about
+# 30 characters, broken after an " ="
+wrap(t) = strlen(t) <= 30 || strstrt(t[22:], " = ") == 0 ? t : \
+          t[1:20 + strstrt(t[22:], " = ")] . " =\n" . wrap(t[21 + strstrt(t[22:], " = ") + 3:])
 klen0 = best ? 10 : 4; klen1 = klen0
 do for [i = 1:n] {
-    f = int(word(fams, i)); l = strlen(word(names, i))
+    f = int(word(fams, i)); l = strlen(word(names, i)) < 32 ? strlen(word(names, i)) : 32
     if ((f == 0 || f == 1 || f == 3) && l > klen0) { klen0 = l }
     if ((f == 0 || f == 2 || f == 4) && l > klen1) { klen1 = l }
 }
@@ -78,14 +84,14 @@ do for [t = 1:2] {
         } else { if (best) {
             plot for [j = 1:words(L)] data index (int(word(L, j)) - 1) using 1:ycol with lines \
                      lc rgb word(colors, int(word(L, j))) dt int(word(dts, int(word(L, j)))) lw real(word(lws, int(word(L, j)))) \
-                     title word(names, int(word(L, j))), \
+                     title wrap(word(names, int(word(L, j)))), \
                  for [j = 1:words(L)] data index (int(word(L, j)) - 1) using 1:ycol:ptcol with points \
                      lc rgb word(colors, int(word(L, j))) pt variable ps 1.1 notitle, \
                  for [m = 1:words(tnames)] NaN with points lc rgb '#555555' pt int(word(tpts, m)) ps 1.1 title 'on '.word(tnames, m)
         } else {
             plot for [j = 1:words(L)] data index (int(word(L, j)) - 1) using 1:ycol with linespoints \
                      lc rgb word(colors, int(word(L, j))) pt int(word(pts, int(word(L, j)))) dt int(word(dts, int(word(L, j)))) \
-                     lw real(word(lws, int(word(L, j)))) ps 1.1 title word(names, int(word(L, j))), \
+                     lw real(word(lws, int(word(L, j)))) ps 1.1 title wrap(word(names, int(word(L, j)))), \
                  NaN notitle
         } }
     }

@@ -112,9 +112,13 @@ def parse_table(path):
                 cur = {"title": None, "pts": [], "n": 0}
                 cmds[-1].append(cur)
                 continue
-            m = re.match(r'# Curve title: "(.*)"', line)
+            m = re.match(r'# Curve title: "(.*)', line.rstrip("\n"))
             if m and cur is not None:
-                cur["title"] = m.group(1)
+                # a long key entry goes on several lines (families.gp's wrap): joined again
+                t = m.group(1)
+                while not t.endswith('"'):
+                    t = t + " " + next(f).strip()
+                cur["title"] = re.sub(r"\s+", " ", re.sub(r"\\n", " ", t[:-1]))
                 continue
             if line.startswith("#") or not line.strip() or cur is None:
                 continue
