@@ -37,7 +37,7 @@ famtitle(k) = k == 1 ? "classic (ring, rhd, rd, direct, oneshot)" : k == 2 ? "Sw
               k == 3 ? "straggler-aware (stragglar, bcast, async-ring)" : "OPTCC (optcc*, r2ccl, ring-rails)"
 # each column's panels end where its keys and the busbw axis (about 95 px) leave room: a key
 # entry is about 8 px a character and 70 px of sample and box (columns: families 1 and 3, 2 and 4)
-y2w = y2f > 0 ? 95.0 : 0
+y2w = y2f > 0 ? 95.0 : 0.0
 # wrap(t): a key entry of algorithms the model prices alike ("a = b = c ...") on lines of about
 # 30 characters, broken after an " ="
 wrap(t) = strlen(t) <= 30 || strstrt(t[22:], " = ") == 0 ? t : \
@@ -48,7 +48,7 @@ do for [i = 1:n] {
     if ((f == 0 || f == 1 || f == 3) && l > klen0) { klen0 = l }
     if ((f == 0 || f == 2 || f == 4) && l > klen1) { klen1 = l }
 }
-room(c) = (c == 0 ? klen0 : klen1) * 8.0 / W + (70 + y2w) / W
+room(c) = ((c == 0 ? klen0 : klen1) * 8.0 + 70.0 + y2w) / W
 # size labels on every step_e-th power of 2, so that they never touch (about 60 px each)
 fit = int((0.5 - 0.06 - (room(0) > room(1) ? room(0) : room(1))) * W / 60.0)
 step_e = 1
