@@ -31,23 +31,29 @@
 #   triangle, other diamond); the pipeline variants of one series get lighter shades and
 #   alternate filled and open points.
 #   Rows that name no transport (a plain arbench model sweep) get a point shape per algorithm, and
-#   in a model-only CSV algorithms priced alike at every size share one line ("optcc = optcc-ring").
+#   in a model-only CSV algorithms of one family priced alike at every size share one line
+#   ("optcc = optcc-ring") in the family pictures.
 # Placement (the placement column, "1 rank/GPU" where missing): co-located rows (ranks sharing a
 #   GPU) say so in the title; a CSV of several placements draws each in pictures of its own
 #   (names led by "4ranks-per-GPU_"), so that no series joins rows of two placements.
 #
 # Pictures (each PNG + SVG; the file names are the driver names):
-#   algbw_<scen>, busbw_<scen>: S-curves vs size for every scenario with enough sizes: clean
-#     (3+ sizes) and straggler_r<R>_d<D>ms and degraded_r<R>_f<F> (4+ sizes, so that a delay or
-#     factor sweep over a few sizes does not turn into a pile of 3-point "curves"); further
-#     stragglers or degraded GPUs add _and_r<R>_d<D>ms / _and_r<R>_f<F>. With a scenario column
-#     the scenario's name leads <scen> (the name alone when all its rows share one condition, as
-#     a config scenario's do unless it sweeps the delay): two scenarios are never merged, even
-#     when they share the first straggler or degraded GPU. Where that
-#     would be more than SPLIT_MAX series over 2+ transports, instead one picture per transport,
-#     algbw_<scen>_<transport> and busbw_<scen>_<transport> (that transport's series and nccl),
-#     and algbw_<scen>_best and busbw_<scen>_best: per algorithm its best transport (and
-#     pipeline) at each size, the point shape saying which transport won.
+#   For every scenario with enough sizes: clean (3+ sizes) and straggler_r<R>_d<D>ms and
+#     degraded_r<R>_f<F> (4+ sizes, so that a delay or factor sweep over a few sizes does not
+#     turn into a pile of 3-point "curves"); further stragglers or degraded GPUs add
+#     _and_r<R>_d<D>ms / _and_r<R>_f<F>. With a scenario column the scenario's name leads <scen>
+#     (the name alone when all its rows share one condition, as a config scenario's do unless it
+#     sweeps the delay): two scenarios are never merged, even when they share the first
+#     straggler or degraded GPU.
+#   best_<scen>, the first: per size the fastest row that is not nccl (summary.md's best), its
+#     series named in the key, and nccl's, by time_us_median; below, nccl's time / the best's.
+#   algbw_<scen> (algbw_gbps, busbw on the right axis), time_<scen> (time_us_median) or, for a
+#     straggler scenario, arrival_<scen> (time_after_arrival_us): four panels with shared axes,
+#     one per family (style.awk's algo_family), nccl in each. Where that would be more than
+#     SPLIT_MAX series over 2+ transports, each algorithm is drawn on its fastest transport (and
+#     pipeline) at each size, the point shape saying which, and algbw_<scen>_<transport> adds
+#     that transport's series and nccl.
+#   no_data: a CSV with no row to draw (every row n/a, say) gets only this picture, which says so.
 #   pipeline_<scen>_<size>: time vs pipeline value at one size, for the series measured with
 #     several (2+ values), nccl as a horizontal reference.
 #   straggler_delay_<size>: time vs delay at one size (2+ delays), critical delays (measured and
