@@ -523,7 +523,7 @@ function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tna
         extra = extra "tnames = '" tnames "'\ntpts = '" tpts "'\n"
     }
     name = what "_" key (tp != "" ? "_" tp : "")
-    t = what == "algbw" ? "algbw vs size (busbw on the right axis)" : what == "time" ? "time per AllReduce vs size" : \
+    t = what == "algbw" ? "algbw vs size" : what == "time" ? "time per AllReduce vs size" : \
         "time after the straggler" "''s arrival (median time - delay) vs size"
     return pic_write(name, "families", t ", " scen_title(r0) (tp != "" ? ", transport " tp : "") \
                      (bestof ? ", each algorithm on its best transport" : "") suffix, extra)
