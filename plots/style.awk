@@ -41,11 +41,6 @@ function algo_family(a) {
     return 1
 }
 
-# family_name(k): returns the name of family k (algo_family's numbers), for panel titles
-function family_name(k) {
-    return k == 1 ? "classic" : k == 2 ? "Swing" : k == 3 ? "straggler-aware" : k == 4 ? "OPTCC" : "nccl"
-}
-
 # algo_point(a): returns the point type of algorithm a for rows that name no transport (a plain
 # arbench model sweep), so that curves lying on one another stay told apart
 function algo_point(a,    i, n, l) {
