@@ -13,8 +13,9 @@ Checked, per scenario with enough sizes (clean 3+, others 4+):
   time_<key>     the same with time_us_median (scenarios without a straggler)
   arrival_<key>  the same with time_after_arrival_us (straggler scenarios)
   algbw_<key>_<transport>  that transport's series and nccl
-and straggler_delay_<size>, degraded_factor_<size> (with OPTCC's bound) and critical_delay
-(critical.csv); a run with no row to draw has only no_data. Every point's x and y must be its row's (to
+and straggler_delay_<size>, degraded_factor_<size> (with OPTCC's bound), critical_delay
+(critical.csv), model_vs_measured_<key> and pipeline_<key>_<size>; a run with no row to draw has
+only no_data. Not read: phases_* and overlap_* (phases.csv, overlap.csv). Every point's x and y must be its row's (to
 printing precision), no row lost, no series named after another. Prints one line per
 disagreement and "N pictures checked"; exit status 1 on any disagreement.
 """
@@ -176,6 +177,7 @@ def main():
         return 1 if ck.bad else 0
 
     measured = any(r["_src"] != "model" for r in rows)
+    modelrows = [r for r in rows if r["_src"] == "model"] if measured else []
     if measured:
         rows = [r for r in rows if r["_src"] != "model"]
     dtypes = {r.get("dtype", "") for r in rows}
@@ -197,7 +199,7 @@ def main():
         r["_alg"] = a
         r["_tp"] = t
         lab = "nccl" if a == "nccl" else a + ("/" + t if has_tp(t) else "")
-        r["_lab"] = lab + (" " + r.get("dtype", "") if len(dtypes) > 1 else "")
+        r["_lab0"] = lab + (" " + r.get("dtype", "") if len(dtypes) > 1 else "")
         r["_bl"] = a + (" " + r.get("dtype", "") if len(dtypes) > 1 else "")
         bw = num(r.get("algbw_gbps"))
         r["_bw"] = bw if bw is not None else r["_b"] / (r["_t"] * 1e3)
@@ -205,6 +207,19 @@ def main():
         r["_ta"] = ta if ta is not None and ta > 0 else None
         sr = num(r.get("straggler_rank"))
         r["_strag"] = sr is not None and sr >= 0
+
+    # a pipeline sweep (one algorithm, transport, dtype, scenario and size measured with several
+    # pipeline values) names each series "/p<pipeline>"; a pipeline picked per size does not
+    pipes = {}
+    for r in rows:
+        pipes.setdefault((r["_alg"], r["_tp"], r.get("dtype", ""), r["_key"], r["_b"]), set()).add(r.get("pipeline", ""))
+    for r in rows:
+        r["_sweep"] = len(pipes[(r["_alg"], r["_tp"], r.get("dtype", ""), r["_key"], r["_b"])]) > 1
+        lab = "nccl" if r["_alg"] == "nccl" else r["_alg"] + ("/" + r["_tp"] if has_tp(r["_tp"]) else "")
+        r["_lab"] = lab + ("/p" + r.get("pipeline", "") if r["_sweep"] else "") + \
+            (" " + r.get("dtype", "") if len(dtypes) > 1 else "")
+    for r in modelrows:
+        r["_cond"], r["_alg"], r["_tp"] = cond_key(r), r.get("algorithm", ""), r.get("transport", "")
 
     keys = {}
     for r in rows:
@@ -332,8 +347,90 @@ def main():
                         if (nm, k) not in seen:
                             ck.fail(pic, "%s missing from panel %d" % (nm, k))
     checked += check_sweeps(run, allrows, srows_all(rows, fastest), tables, pdir, ck)
+    checked += check_model(keys, modelrows, fastest, tables, pdir, ck)
     print("%d pictures checked" % checked)
     return 1 if ck.bad else 0
+
+
+def check_model(keys, modelrows, fastest, tables, pdir, ck):
+    """model_vs_measured_<key>[_<transport>]: the measured series at their rows' times and
+    "<alg>[/<transport>] model" at a time results.csv gives for that algorithm (and transport),
+    condition and size: a source=model row's, or model_time_us beside a measured row; every size
+    the model prices. pipeline_<key>_<size>: each swept series' time against its pipeline value
+    (ms where a time reaches 10 ms), nccl's a line across. Returns the pictures checked"""
+    n = 0
+    for pic in tables:
+        m = re.match(r"^model_vs_measured_(.+)$", pic)
+        if not m:
+            continue
+        key = m.group(1)
+        tp = ""
+        if key not in keys:
+            key, _, tp = key.rpartition("_")
+        if key not in keys:
+            ck.fail(pic, "no scenario of results.csv is called %s" % m.group(1))
+            continue
+        n += 1
+        rs = keys[key]
+        cond, ng = cond_key(rs[0]), rs[0].get("n_gpus", "")
+        cand = {}
+        for r in modelrows:
+            if r["_cond"] == cond and r.get("n_gpus", "") == ng:
+                cand.setdefault((r["_alg"], r["_tp"] if has_tp(r["_tp"]) else "", r["_b"]), []).append(r["_t"])
+        for r in rs:
+            v = num(r.get("model_time_us"))
+            if v and v > 0 and not cand.get((r["_alg"], "", r["_b"])) and not cand.get((r["_alg"], r["_tp"], r["_b"])):
+                cand.setdefault((r["_alg"], "", r["_b"]), []).append(v)
+                cand.setdefault(("_beside", r["_alg"], r["_b"]), []).append(v)
+        ser = fastest(rs, lambda r: r["_lab"])
+        cmds = parse_table(os.path.join(pdir, pic + ".table"))
+        for c in (cmds[0] if cmds else []):
+            t = c["title"]
+            if not t:
+                continue
+            if t.endswith(" model"):
+                name = t[:-6]
+                alg, _, mtp = name.partition("/")
+                want = {b: v for (a, x, b), v in ((k, v) for k, v in cand.items() if len(k) == 3) if a == alg and x == mtp}
+                if not want:
+                    ck.fail(pic, "%s: results.csv has no model time for it" % t)
+                ck.points(pic, t, c["pts"], want)
+            else:
+                want = {b: [g[0]["_t"]] for (lab, b), g in ser.items() if lab == t}
+                if not want:
+                    ck.fail(pic, "a series titled %s that results.csv does not have here" % t)
+                if tp and t != "nccl" and not t.split(" ")[0].endswith("/" + tp):
+                    ck.fail(pic, "%s in the picture of transport %s" % (t, tp))
+                # the sizes the model prices
+                got = {x for x, _ in c["pts"]}
+                ck.points(pic, t, c["pts"], {b: v for b, v in want.items() if any(close(b, x) for x in got)})
+                if len(got) > len(want):
+                    ck.fail(pic, "%s: more points than rows" % t)
+    for pic in tables:
+        m = re.match(r"^pipeline_(.+)_([0-9.]+[KMGT]?i?B)$", pic)
+        if not m or m.group(1) not in keys:
+            continue
+        n += 1
+        b = size_bytes(m.group(2))
+        rs = [r for r in keys[m.group(1)] if r["_b"] == b]
+        ser = fastest([r for r in rs if r["_sweep"]], lambda r: (r["_lab0"], num(r.get("pipeline"))))
+        want = {}
+        for ((lab, p), _), g in ser.items():
+            want.setdefault(lab, {})[p] = g[0]["_t"]
+        nccl = [r["_t"] for r in rs if r["_alg"] == "nccl" and not r["_sweep"]]
+        top = max([t for w in want.values() for t in w.values()] + nccl)
+        unit = 1000 if top >= 10000 else 1
+        if nccl:
+            ps = [p for w in want.values() for p in w]
+            want["nccl"] = {min(ps): min(nccl), max(ps): min(nccl)}
+        cmds = parse_table(os.path.join(pdir, pic + ".table"))
+        got = [c for c in (cmds[0] if cmds else []) if c["title"]]
+        if sorted(c["title"] for c in got) != sorted(want):
+            ck.fail(pic, "series %s, results.csv has %s" % (sorted(c["title"] for c in got), sorted(want)))
+        for c in got:
+            if c["title"] in want:
+                ck.points(pic, c["title"], c["pts"], {p: [t / unit] for p, t in want[c["title"]].items()})
+    return n
 
 
 def srows_all(rows, fastest):
