@@ -3,9 +3,9 @@
 # (tests/plot_tables.sh): each run folder below is drawn by plots/plot.sh, every driver is run
 # again with `tables = 1` so that gnuplot writes the points of each plot command (`set table`),
 # and tests/plot_points.py recomputes each picture from results.csv alone (not plots/*.awk):
-# every point's size and value, no row lost, no series named after another. Fixtures: the
-# synthetic nightly, scenarios, wide (pipeline sweeps) and calibrated (model rows per transport)
-# runs, co-located (4 ranks/GPU), and tests/fixtures/points/:
+# every point's size and value, no row lost, no series named after another. Fixtures: co-located
+# (4 ranks/GPU) and tests/fixtures/points/ (test_plots.sh reads back the synthetic nightly,
+# scenarios, wide and calibrated runs it draws):
 # straggler rows at 1-64 KiB, model rows, an MPI run, a run whose every row is n/a.
 . "$(dirname "$0")/lib.sh"
 # without gnuplot or python3 the suite says it skipped, except in CI (CI=true), where it fails
@@ -20,7 +20,7 @@ points() {
   if out=$(bash tests/plot_tables.sh "$1" 2>&1); then ok; else bad "$(basename "$1"): $out"; fi
   printf '%s: %s\n' "$(basename "$1")" "$(printf '%s' "$out" | tail -n 1)" >>"$tmp/log"
 }
-for f in nightly scenarios wide calibrated colocated points/straggler points/model points/mpi points/na; do
+for f in colocated points/straggler points/model points/mpi points/na; do
   cp -r "tests/fixtures/$f" "$tmp/$(basename "$f")"
   points "$tmp/$(basename "$f")"
 done

@@ -366,6 +366,15 @@ pcheck "nightly: algbw_clean has the four family panels" \
   test "$(grep -c -e '>classic (ring, rhd, rd, direct, oneshot)<' -e '>Swing (swing-\*, bucket\*, \*-torus, ring-ham)<' \
     -e '>straggler-aware (stragglar, bcast, async-ring)<' -e '>OPTCC (optcc\*, r2ccl, ring-rails)<' "$P/algbw_clean.svg")" -eq 4
 
+# ---- what the pictures plot: gnuplot's own points against results.csv (tests/plot_tables.sh) ----
+if command -v python3 >/dev/null 2>&1; then
+  for d in nightly wide calibrated scenarios; do
+    out=$(bash tests/plot_tables.sh --drawn "$tmp/$d" 2>&1)
+    pcheck "$d: every picture plots results.csv's rows ($(printf '%s' "$out" | tail -n 1))" test $? -eq 0 -a \
+      -n "$(printf '%s' "$out" | grep -E '^[1-9][0-9]* pictures checked$')"
+  done
+else skip=$((skip + 4)); fi
+
 # ---- any run folder path (#26): a leading '-', a quote, an '=', a backslash, a space ----
 for name in "-run" "q'run" "a=b" 'back\slash' "two words"; do
   d=$tmp/odd/$name
