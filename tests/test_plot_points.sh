@@ -6,7 +6,8 @@
 # every point's size and value, no row lost, no series named after another. Fixtures: co-located
 # (4 ranks/GPU) and tests/fixtures/points/ (test_plots.sh reads back the synthetic nightly,
 # scenarios, wide and calibrated runs it draws):
-# straggler rows at 1-64 KiB, model rows, an MPI run, a run whose every row is n/a.
+# straggler rows at 1-64 KiB, model rows, an MPI run, two placements in one CSV, a run whose
+# every row is n/a.
 . "$(dirname "$0")/lib.sh"
 # without gnuplot or python3 the suite says it skipped, except in CI (CI=true), where it fails
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -20,7 +21,7 @@ points() {
   if out=$(bash tests/plot_tables.sh "$1" 2>&1); then ok; else bad "$(basename "$1"): $out"; fi
   printf '%s: %s\n' "$(basename "$1")" "$(printf '%s' "$out" | tail -n 1)" >>"$tmp/log"
 }
-for f in colocated points/straggler points/model points/mpi points/na; do
+for f in colocated points/straggler points/model points/mpi points/mixed points/na; do
   cp -r "tests/fixtures/$f" "$tmp/$(basename "$f")"
   points "$tmp/$(basename "$f")"
 done
