@@ -456,13 +456,15 @@ END {
 # nccl's, their times (time_us_median) and nccl's time over the best's. Blocks: nccl (x time), a
 # line through the best of every size (x time ratio), then one block per schedule that is best
 # somewhere (x time ratio), so that the key names each. Returns 1 when drawn
-function best_pic(key, r0,    r, b, bestr, ncr, nn, ratio, extra, line_b) {
-    pic_reset(); DEDUP = 0; nn = 0
+function best_pic(key, r0,    r, b, bestr, ncr, nn, nb, ratio, extra, line_b) {
+    pic_reset(); DEDUP = 0; nn = nb = 0
     for (r = 1; r <= R; r++) {
         if (!M[r] || S_key[r] != key) continue
         if (S_alg[r] == "nccl") { if (!(S_b[r] in ncr) || S_med[r] < S_med[ncr[S_b[r]]]) ncr[S_b[r]] = r; continue }
+        if (!(S_b[r] in bestr)) nb++
         if (!(S_b[r] in bestr) || S_med[r] < S_med[bestr[S_b[r]]]) bestr[S_b[r]] = r
     }
+    if (!nb) { note(key ": only nccl rows: best_" key " not drawn"); return 0 }
     for (b in ncr) { pic_add("nccl", 0, "#000000", 7, 1, 4, b, sprintf("%.6g", S_med[ncr[b]])); nn++ }
     for (b in bestr) {
         r = bestr[b]

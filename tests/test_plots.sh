@@ -366,6 +366,14 @@ pcheck "nightly: algbw_clean has the four family panels" \
   test "$(grep -c -e '>classic (ring, rhd, rd, direct, oneshot)<' -e '>Swing (swing-\*, bucket\*, \*-torus, ring-ham)<' \
     -e '>straggler-aware (stragglar, bcast, async-ring)<' -e '>OPTCC (optcc\*, r2ccl, ring-rails)<' "$P/algbw_clean.svg")" -eq 4
 
+# ---- a run of nccl alone: no best-schedule picture (there is none), the rest drawn ----
+mkdir -p "$tmp/onlynccl"
+awk -F, 'NR == 1 || $10 == "nccl"' "$tmp/nightly/results.csv" >"$tmp/onlynccl/results.csv"
+out=$(bash plots/plot.sh "$tmp/onlynccl" 2>&1); rc=$?
+pcheck "nccl alone: exit 0, algbw_clean drawn, no best_clean, and says why ($out)" \
+  test "$rc" -eq 0 -a -e "$tmp/onlynccl/plots/algbw_clean.png" -a ! -e "$tmp/onlynccl/plots/best_clean.png" -a \
+    -n "$(printf '%s' "$out" | grep 'clean: only nccl rows: best_clean not drawn')"
+
 # ---- what the pictures plot: gnuplot's own points against results.csv (tests/plot_tables.sh) ----
 if command -v python3 >/dev/null 2>&1; then
   for d in nightly wide calibrated scenarios; do
