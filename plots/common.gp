@@ -1,9 +1,18 @@
 # common.gp: the look every picture shares. A driver written by prep.awk sets data (blocks, one
 # per series, in key order), out (path without extension), ptitle, n (series count) and the word
-# lists names, colors, pts, dts, lws; plot.sh passes pngterm (pngcairo, or png without cairo).
+# lists names, colors, pts, dts, lws and fams (style.awk's family of each series), and may set
+# W and H (the canvas, 1280x720 unless set); plot.sh passes pngterm (pngcairo, or png without
+# cairo). Given `tables` (gnuplot -e 'tables = 1' DRIVER, as tests/test_plot_points.sh does), the
+# points of every plot command go to out.table (gnuplot's `set table`) instead of a picture.
 if (!exists("pngterm")) pngterm = "pngcairo"
-png_on = "set terminal ".pngterm." size 1280,720 noenhanced".(pngterm eq "pngcairo" ? " font 'sans,12'" : "")."; set output out.'.png'"
-svg_on = "set terminal svg size 1280,720 noenhanced font 'sans,12' background '#ffffff'; set output out.'.svg'"
+if (!exists("W")) W = 1280
+if (!exists("H")) H = 720
+png_on = sprintf("set terminal %s size %d,%d noenhanced%s; set output out.'.png'", pngterm, W, H, pngterm eq "pngcairo" ? " font 'sans,12'" : "")
+svg_on = sprintf("set terminal svg size %d,%d noenhanced font 'sans,12' background '#ffffff'; set output out.'.svg'", W, H)
+if (exists("tables")) {
+    png_on = sprintf("set terminal svg size %d,%d; set output '/dev/null'; set table out.'.table'", W, H)
+    svg_on = "unset table; set output '/dev/null'"
+}
 # style of series i: its colour, point, dash and width from the driver's lists
 style = "lc rgb word(colors,i) pt int(word(pts,i)) dt int(word(dts,i)) lw real(word(lws,i)) ps 1.1"
 

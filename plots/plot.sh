@@ -6,7 +6,8 @@
 # data or naming it came from.
 # Exit status: 0 drawn, or gnuplot missing (it says how to install it: the run that made the CSV
 # must never fail because of plots); 1 no results.csv, a malformed one, or a picture gnuplot
-# could not draw; 2 usage. AR_PLOT_KEEP=1 keeps the data and drivers in RUN_DIR/plots/data/.
+# could not draw; 2 usage. AR_PLOT_KEEP=1 keeps the data and drivers in RUN_DIR/plots/data/
+# (tests/plot_tables.sh runs them again to read back what each picture plots).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -ne 1 ] || [ -z "$1" ]; then

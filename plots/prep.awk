@@ -31,23 +31,29 @@
 #   triangle, other diamond); the pipeline variants of one series get lighter shades and
 #   alternate filled and open points.
 #   Rows that name no transport (a plain arbench model sweep) get a point shape per algorithm, and
-#   in a model-only CSV algorithms priced alike at every size share one line ("optcc = optcc-ring").
+#   in a model-only CSV algorithms of one family priced alike at every size share one line
+#   ("optcc = optcc-ring") in the family pictures.
 # Placement (the placement column, "1 rank/GPU" where missing): co-located rows (ranks sharing a
 #   GPU) say so in the title; a CSV of several placements draws each in pictures of its own
 #   (names led by "4ranks-per-GPU_"), so that no series joins rows of two placements.
 #
 # Pictures (each PNG + SVG; the file names are the driver names):
-#   algbw_<scen>, busbw_<scen>: S-curves vs size for every scenario with enough sizes: clean
-#     (3+ sizes) and straggler_r<R>_d<D>ms and degraded_r<R>_f<F> (4+ sizes, so that a delay or
-#     factor sweep over a few sizes does not turn into a pile of 3-point "curves"); further
-#     stragglers or degraded GPUs add _and_r<R>_d<D>ms / _and_r<R>_f<F>. With a scenario column
-#     the scenario's name leads <scen> (the name alone when all its rows share one condition, as
-#     a config scenario's do unless it sweeps the delay): two scenarios are never merged, even
-#     when they share the first straggler or degraded GPU. Where that
-#     would be more than SPLIT_MAX series over 2+ transports, instead one picture per transport,
-#     algbw_<scen>_<transport> and busbw_<scen>_<transport> (that transport's series and nccl),
-#     and algbw_<scen>_best and busbw_<scen>_best: per algorithm its best transport (and
-#     pipeline) at each size, the point shape saying which transport won.
+#   For every scenario with enough sizes: clean (3+ sizes) and straggler_r<R>_d<D>ms and
+#     degraded_r<R>_f<F> (4+ sizes, so that a delay or factor sweep over a few sizes does not
+#     turn into a pile of 3-point "curves"); further stragglers or degraded GPUs add
+#     _and_r<R>_d<D>ms / _and_r<R>_f<F>. With a scenario column the scenario's name leads <scen>
+#     (the name alone when all its rows share one condition, as a config scenario's do unless it
+#     sweeps the delay): two scenarios are never merged, even when they share the first
+#     straggler or degraded GPU.
+#   best_<scen>, the first: per size the fastest row that is not nccl (summary.md's best), its
+#     series named in the key, and nccl's, by time_us_median; below, nccl's time / the best's.
+#   algbw_<scen> (algbw_gbps, busbw on the right axis), time_<scen> (time_us_median) or, for a
+#     straggler scenario, arrival_<scen> (time_after_arrival_us): four panels with shared axes,
+#     one per family (style.awk's algo_family), nccl in each. Where that would be more than
+#     SPLIT_MAX series over 2+ transports, each algorithm is drawn on its fastest transport (and
+#     pipeline) at each size, the point shape saying which, and algbw_<scen>_<transport> adds
+#     that transport's series and nccl.
+#   no_data: a CSV with no row to draw (every row n/a, say) gets only this picture, which says so.
 #   pipeline_<scen>_<size>: time vs pipeline value at one size, for the series measured with
 #     several (2+ values), nccl as a horizontal reference.
 #   straggler_delay_<size>: time vs delay at one size (2+ delays), critical delays (measured and
@@ -110,7 +116,15 @@ is_crit {
 
 {
     nf = csv_split($0, f)
-    if (tolower(get(f, col, "status", "")) != "ok") { skipped++; next }
+    # every row counted by status, for the picture that says there is nothing to draw
+    st = tolower(get(f, col, "status", "")); ST_n[st == "" ? "empty" : clean_text(st)]++; rows_total++
+    if (rows_total == 1) {
+        # where the run ran, for the title of a run with nothing to draw (the drawn rows' otherwise)
+        any_gpu = clean_text(get(f, col, "gpu", "")); any_n = get(f, col, "n_gpus", "")
+        any_host = clean_text(get(f, col, "host", "")); any_date = date_of(get(f, col, "timestamp", ""))
+        any_measured = tolower(get(f, col, "source", "gpu")) != "model"
+    }
+    if (st != "ok") { skipped++; next }
     b = get(f, col, "bytes", ""); med = get(f, col, "time_us_median", "")
     src = tolower(get(f, col, "source", "gpu"))
     lb = get(f, col, "lower_bound_us", ""); mt = get(f, col, "model_time_us", "")
@@ -145,6 +159,9 @@ is_crit {
     S_pl[R] = clean_text(get(f, col, "placement", "1 rank/GPU"))
     S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
     S_mt[R] = (is_num(mt) && mt + 0 > 0) ? mt + 0 : ""
+    # time from the last rank's arrival (the straggler's): NaN where the column has none
+    v = get(f, col, "time_after_arrival_us", "")
+    S_ta[R] = is_num(v) && v + 0 > 0 ? v + 0 : "NaN"
     # algbw/busbw as written; derived from bytes/time (nccl-tests' rules) when absent
     v = get(f, col, "algbw_gbps", "")
     S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
@@ -161,6 +178,8 @@ is_crit {
 
 END {
     if (bad_header) exit 1
+    # nothing to draw: one picture that says so, and nothing else
+    if (!R) { no_data(); exit 0 }
     # the rows that are drawn as "measured"
     for (r = 1; r <= R; r++) {
         M[r] = has_measured ? (S_src[r] != "model") : 1
@@ -236,11 +255,14 @@ END {
                 if (S_alg[r] != "nccl" && has_tp(S_tp[r]) && !(S_tp[r] in tp_seen)) { tp_seen[S_tp[r]] = 1; TPL[++ntp] = S_tp[r] }
             }
             ssort(TPL, ntp)
-            if (nser <= SPLIT_MAX || ntp < 2) scurves(key, r0, "")
-            else {
-                for (t = 1; t <= ntp; t++) scurves(key, r0, TPL[t])
-                scurve_best(key, r0)
-            }
+            # first the best schedule against nccl, then the families: every series, or each
+            # algorithm on its best transport and one picture per transport
+            drawn_s += best_pic(key, r0)
+            split_tp = !(nser <= SPLIT_MAX || ntp < 2)
+            drawn_s += family_pic(key, r0, "", split_tp, "algbw")
+            if (S_sr[r0] >= 0) drawn_s += family_pic(key, r0, "", split_tp, "arrival")
+            else drawn_s += family_pic(key, r0, "", split_tp, "time")
+            if (split_tp) for (t = 1; t <= ntp; t++) drawn_s += family_pic(key, r0, TPL[t], 0, "algbw")
         }
         # measured vs model for the same scenario: the measured series the model prices (per
         # algorithm/transport where its rows name the transport, else per algorithm), split by
@@ -267,7 +289,7 @@ END {
             else for (t = 1; t <= ntp; t++) drawn_m += model_pic(key, r0, TPL[t])
         }
     }
-    if (!drawn_s) note("no scenario with enough sizes (clean 3+, others 4+): algbw_*/busbw_* S-curves not drawn")
+    if (!drawn_s) note("no scenario with enough sizes (clean 3+, others 4+): best_*, algbw_*, time_* and arrival_* not drawn")
     if (!has_measured) note("no measured rows: model_vs_measured_* not drawn (model-only CSV)")
     else if (!drawn_m) note("no model rows or model_time_us next to measured rows: model_vs_measured_* not drawn")
 
@@ -429,19 +451,103 @@ END {
     if (!drawn_f) note("no degradation factor sweep (2+ factors at one size): degraded_factor_* not drawn")
 }
 
-# scurves(key, r0, tp): draws the algbw and busbw S-curves of scenario key (r0 one of its rows):
-# every series, or (tp given) those on transport tp and nccl, as algbw_<key>[_<tp>]
-function scurves(key, r0, tp,    what, r, name, extra) {
-    for (what = 1; what <= 2; what++) {
-        pic_reset()
-        for (r = 1; r <= R; r++)
-            if (M[r] && S_key[r] == key && (tp == "" || S_alg[r] == "nccl" || S_tp[r] == tp || !has_tp(S_tp[r])))
-                add_row(r, S_b[r], sprintf("%.6g %.6g", S_bw[r], S_bus[r]))
-        name = (what == 1 ? "algbw_" : "busbw_") key (tp != "" ? "_" tp : "")
-        extra = "ycol = " (what + 1) "\nylab = '" (what == 1 ? "algbw" : "busbw") " (GB/s, 1 GB = 1e9 B)'\n"
-        drawn_s += pic_write(name, "scurve", (what == 1 ? "algbw" : "busbw") " vs size, " scen_title(r0) \
-                             (tp != "" ? ", transport " tp : "") suffix, extra)
+# best_pic(key, r0): draws best_<key>, the first picture of scenario key (r0 one of its rows):
+# at each size the fastest row that is not nccl (summary.md's best), named by its series, and
+# nccl's, their times (time_us_median) and nccl's time over the best's. Blocks: nccl (x time), a
+# line through the best of every size (x time ratio), then one block per schedule that is best
+# somewhere (x time ratio), so that the key names each. Returns 1 when drawn
+function best_pic(key, r0,    r, b, bestr, ncr, nn, nb, ratio, extra, line_b) {
+    pic_reset(); DEDUP = 0; nn = nb = 0
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || S_key[r] != key) continue
+        if (S_alg[r] == "nccl") { if (!(S_b[r] in ncr) || S_med[r] < S_med[ncr[S_b[r]]]) ncr[S_b[r]] = r; continue }
+        if (!(S_b[r] in bestr)) nb++
+        if (!(S_b[r] in bestr) || S_med[r] < S_med[bestr[S_b[r]]]) bestr[S_b[r]] = r
     }
+    if (!nb) { note(key ": only nccl rows: best_" key " not drawn"); return 0 }
+    for (b in ncr) { pic_add("nccl", 0, "#000000", 7, 1, 4, b, sprintf("%.6g", S_med[ncr[b]])); nn++ }
+    for (b in bestr) {
+        r = bestr[b]
+        ratio = (b in ncr) ? sprintf("%.6g", S_med[ncr[b]] / S_med[r]) : "NaN"
+        pic_add("best schedule", 1, "#999999", -1, 1, 5, b, sprintf("%.6g %s", S_med[r], ratio))
+        pic_add(S_lab[r], 2, algo_color(S_alg[r]), has_tp(S_tp[r]) ? transport_point(S_tp[r], 1) : algo_point(S_alg[r]),
+                1, 2, b, sprintf("%.6g %s", S_med[r], ratio))
+    }
+    line_b = nn ? 2 : 1
+    extra = "W = 1280\nH = 800\nhas_nccl = " (nn ? 1 : 0) "\nline_b = " line_b "\n" \
+            "ylab = \"time per AllReduce, median (us)" (S_sr[r0] >= 0 ? "\\nfrom the first rank's entry, the delay included" : "") "\"\n"
+    return pic_write("best_" key, "best", "best schedule per size " (nn ? "against nccl" : "(no nccl rows" (has_measured ? "" : ": the model does not price nccl") ")") \
+                     ", " scen_title(r0) suffix, extra)
+}
+
+# family_pic(key, r0, tp, bestof, what): draws scenario key's series (r0 one of its rows) in four
+# panels with shared axes, one per family (style.awk's algo_family), nccl in each: every series,
+# or those on transport tp (and nccl), or (bestof) each algorithm's fastest row over its
+# transports at each size, the point shape saying which transport that was. what is the y
+# column: algbw (algbw_gbps; busbw on the right axis), time (time_us_median) or arrival
+# (time_after_arrival_us). Blocks "x y pt". Returns 1 when drawn
+function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tnames, tpts, i, y, ny, extra, name, t) {
+    pic_reset(); DEDUP = 1; ny = 0
+    if (bestof)
+        for (r = 1; r <= R; r++) {
+            if (!M[r] || S_key[r] != key || S_alg[r] == "nccl") continue
+            k = best_label(r) SUBSEP S_b[r]
+            if (!(k in bestr) || S_med[r] < S_med[bestr[k]]) bestr[k] = r
+        }
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || S_key[r] != key) continue
+        if (tp != "" && S_alg[r] != "nccl" && S_tp[r] != tp && has_tp(S_tp[r])) continue
+        if (bestof && S_alg[r] != "nccl" && bestr[best_label(r), S_b[r]] != r) continue
+        y = what == "algbw" ? sprintf("%.6g", S_bw[r]) : what == "time" ? sprintf("%.6g", S_med[r]) : \
+            (S_ta[r] == "NaN" ? "NaN" : sprintf("%.6g", S_ta[r]))
+        if (y != "NaN") ny++
+        if (bestof && S_alg[r] != "nccl") {
+            pic_add(best_label(r), 1, algo_color(S_alg[r]), transport_point(S_tp[r], 1), 1, 2, S_b[r],
+                    y " " transport_point(S_tp[r], 1))
+            if (!(S_tp[r] in tpu)) { tpu[S_tp[r]] = 1; tn[++ntn] = S_tp[r] }
+        } else add_row(r, S_b[r], y " " row_point(r))
+    }
+    if (!ny) {
+        if (what == "arrival") note(key ": no time_after_arrival_us in its rows: arrival_" key " not drawn")
+        return 0
+    }
+    extra = "W = 1600\nH = 1000\nycol = 2\nptcol = 3\nylog = " (what == "algbw" ? 0 : 1) "\n"
+    if (what == "algbw") {
+        extra = extra "ylab = 'algbw (GB/s, 1 GB = 1e9 B)'\n"
+        if (is_num(S_n[r0]) && S_n[r0] > 1) extra = extra sprintf("y2f = %.6g\n", 2 * (S_n[r0] - 1) / S_n[r0])
+    } else if (what == "time") extra = extra "ylab = 'time per AllReduce, median (us)'\n"
+    else extra = extra "ylab = 'time after the straggler" "''s arrival (us)'\n"
+    if (bestof) {
+        ssort(tn, ntn)
+        for (i = 1; i <= ntn; i++) {
+            tnames = tnames " \"" (has_tp(tn[i]) ? tn[i] : "none") "\""; tpts = tpts " " transport_point(tn[i], 1)
+        }
+        extra = extra "tnames = '" tnames "'\ntpts = '" tpts "'\n"
+    }
+    name = what "_" key (tp != "" ? "_" tp : "")
+    t = what == "algbw" ? "algbw vs size" : what == "time" ? "time per AllReduce vs size" : \
+        "time after the straggler" "''s arrival (median time - delay) vs size"
+    return pic_write(name, "families", t ", " scen_title(r0) (tp != "" ? ", transport " tp : "") \
+                     (bestof ? ", each algorithm on its best transport" : "") suffix, extra)
+}
+
+# row_point(r): returns the point type of row r's series (add_row's)
+function row_point(r) {
+    return has_tp(S_tp[r]) ? transport_point(S_tp[r], S_var[r]) : algo_point(S_alg[r])
+}
+
+# no_data(): draws no_data, a picture that says there is nothing to draw and why (every row's
+# status), instead of an empty frame or none at all
+function no_data(    st, msg, extra) {
+    pic_reset(); DEDUP = 0
+    meta_gpu = any_gpu; meta_n = is_num(any_n) ? any_n + 0 : ""; meta_host = any_host; meta_date = any_date
+    has_measured = any_measured; n_count = 1
+    for (st in ST_n) msg = msg (msg == "" ? "" : ", ") ST_n[st] " " st
+    msg = rows_total ? "no row of results.csv has a time to draw: " rows_total " rows (" msg ")" : "results.csv has no rows"
+    pic_add("none", 0, "#000000", -1, 1, 1, 1, "NaN")
+    extra = "msg = '" clean_text(msg) "'\n"
+    note(msg)
+    return pic_write("no_data", "nodata", "nothing to draw", extra)
 }
 
 # model_wants(r): measured row r has a model line (wantA, wantS: the current scenario's)
@@ -482,37 +588,6 @@ function model_pic(key, r0, tp,    r, m, p, nmod, nmeas, mk, ratio) {
     return pic_write("model_vs_measured_" key (tp != "" ? "_" tp : ""), "model",
                      "measured (solid) vs model (dashed), " scen_title(r0) (tp != "" ? ", transport " tp : ""),
                      "nmeas = " nmeas "\n")
-}
-
-# scurve_best(key, r0): draws algbw_<key>_best and busbw_<key>_best: per algorithm (and dtype)
-# its fastest row at each size over all transports and pipelines, the point shape saying which
-# transport that was (column 4), with nccl
-function scurve_best(key, r0,    what, r, k, bestr, tpu, tn, ntn, tnames, tpts, i, extra) {
-    for (r = 1; r <= R; r++) {
-        if (!M[r] || S_key[r] != key || S_alg[r] == "nccl") continue
-        k = best_label(r) SUBSEP S_b[r]
-        if (!(k in bestr) || S_med[r] < S_med[bestr[k]]) bestr[k] = r
-    }
-    for (k in bestr) if (!(S_tp[bestr[k]] in tpu)) { tpu[S_tp[bestr[k]]] = 1; tn[++ntn] = S_tp[bestr[k]] }
-    ssort(tn, ntn)
-    for (i = 1; i <= ntn; i++) {
-        tnames = tnames " \"" (has_tp(tn[i]) ? tn[i] : "none") "\""; tpts = tpts " " transport_point(tn[i], 1)
-    }
-    for (what = 1; what <= 2; what++) {
-        pic_reset()
-        for (r = 1; r <= R; r++)
-            if (M[r] && S_key[r] == key && S_alg[r] == "nccl")
-                add_row(r, S_b[r], sprintf("%.6g %.6g %d", S_bw[r], S_bus[r], transport_point(S_tp[r], 1)))
-        for (k in bestr) {
-            r = bestr[k]
-            pic_add(best_label(r), 1, algo_color(S_alg[r]), transport_point(S_tp[r], 1), 1, 2, S_b[r],
-                    sprintf("%.6g %.6g %d", S_bw[r], S_bus[r], transport_point(S_tp[r], 1)))
-        }
-        extra = "ycol = " (what + 1) "\nylab = '" (what == 1 ? "algbw" : "busbw") " (GB/s, 1 GB = 1e9 B)'\n" \
-                "ptcol = 4\ntnames = '" tnames "'\ntpts = '" tpts "'\n"
-        drawn_s += pic_write((what == 1 ? "algbw_" : "busbw_") key "_best", "scurve",
-                             (what == 1 ? "algbw" : "busbw") " vs size, " scen_title(r0) ", each algorithm on its best transport" suffix, extra)
-    }
 }
 
 # in_delay_group(r, r0): row r is in the delay sweep of row r0 (same n, size, straggler rank and
@@ -644,6 +719,13 @@ function best_label(r) {
     return S_alg[r] (dt_count > 1 ? " " S_dt[r] : "")
 }
 
+# label_family(l): returns the family (style.awk's algo_family) of the series labelled l: that of
+# the algorithm its label starts with ("ring/ce", "ring model", "optcc = optcc-ring")
+function label_family(l) {
+    sub(/[\/ ].*/, "", l)
+    return algo_family(l)
+}
+
 # shade(c, w): returns colour c ("#rrggbb") mixed with white by the fraction w
 function shade(c, w,    i, v, o, h) {
     h = "0123456789abcdef"; o = "#"; c = tolower(c)
@@ -683,7 +765,7 @@ function pic_add(label, group, color, pt, dt, lw, x, y,    s) {
 
 # pic_write(name, kind, title, extra): writes the picture's data blocks (series in key order,
 # points by x) and its driver (which loads kind.gp); returns 1, or 0 when it has no series
-function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx, ty, names, colors, pts, dts, lws, hdr, sig, first, dup, nw) {
+function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx, ty, names, colors, pts, dts, lws, fams, hdr, sig, first, dup, nw, yv) {
     if (P_NS == 0) return 0
     data = tmp "/" name ".dat"; drv = tmp "/" name ".gp"
     for (i = 1; i <= P_NS; i++) o[i] = i
@@ -698,10 +780,12 @@ function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx,
                 tx = P_x[s, j]; P_x[s, j] = P_x[s, j - 1]; P_x[s, j - 1] = tx
                 ty = P_y[s, j]; P_y[s, j] = P_y[s, j - 1]; P_y[s, j - 1] = ty
             }
-        for (k = 1; k <= P_np[s]; k++) sig = sig SUBSEP P_x[s, k] SUBSEP P_y[s, k]
-        # model-only pictures: algorithms the model prices the same at every size (optcc and
-        # optcc-ring, rhd and swing-bw) are one line with one key entry "a = b", not hidden lines
-        if (!has_measured && P_grp[s] == 1 && (sig in first)) { dup[s] = 1; P_lab[first[sig]] = P_lab[first[sig]] " = " P_lab[s] }
+        P_fam[s] = label_family(P_lab[s]); sig = sig SUBSEP P_fam[s]
+        # (the y value only: a point's other columns, its shape, differ per algorithm)
+        for (k = 1; k <= P_np[s]; k++) { split(P_y[s, k], yv, " "); sig = sig SUBSEP P_x[s, k] SUBSEP yv[1] }
+        # model-only family pictures: algorithms of one family the model prices the same at
+        # every size (optcc and optcc-ring) are one line with one key entry "a = b", not hidden lines
+        if (DEDUP && !has_measured && P_grp[s] == 1 && (sig in first)) { dup[s] = 1; P_lab[first[sig]] = P_lab[first[sig]] " = " P_lab[s] }
         else if (!(sig in first)) first[sig] = s
     }
     printf "" > data
@@ -712,7 +796,7 @@ function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx,
         printf "# %s\n", P_lab[s] > data
         for (k = 1; k <= P_np[s]; k++) printf "%s %s\n", num_str(P_x[s, k]), P_y[s, k] > data
         names = names " \"" P_lab[s] "\""; colors = colors " \"" P_col[s] "\""
-        pts = pts " " P_pt[s]; dts = dts " " P_dt[s]; lws = lws " " P_lw[s]
+        pts = pts " " P_pt[s]; dts = dts " " P_dt[s]; lws = lws " " P_lw[s]; fams = fams " " P_fam[s]
     }
     close(data)
     hdr = meta_gpu != "" ? meta_gpu : "GPU"
@@ -724,7 +808,7 @@ function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx,
     if (meta_date != "") hdr = hdr ", " meta_date
     printf "# %s: written by plots/prep.awk\n", name > drv
     printf "data = '%s'\nout = '%s/%s'\nptitle = '%s  |  %s'\nn = %d\n", data, out, name, title, hdr, nw > drv
-    printf "names = '%s'\ncolors = '%s'\npts = '%s'\ndts = '%s'\nlws = '%s'\n", names, colors, pts, dts, lws > drv
+    printf "names = '%s'\ncolors = '%s'\npts = '%s'\ndts = '%s'\nlws = '%s'\nfams = '%s'\n", names, colors, pts, dts, lws, fams > drv
     printf "gpdir = '%s'\n%s", gpdir, extra > drv
     printf "load '%s/common.gp'\nload '%s/%s.gp'\n", gpdir, gpdir, kind > drv
     close(drv)

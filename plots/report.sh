@@ -134,7 +134,7 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   printf '</section>\n'
 
   printf '<section id="pictures">\n<h2>Pictures</h2>\n'
-  if ! pictures '!overlap_*' '!phases_*' 'algbw_*' 'busbw_*' 'straggler_*' 'critical_*' 'degraded_*' 'pipeline_*' 'model_*' '*'; then
+  if ! pictures '!overlap_*' '!phases_*' 'no_data' 'best_*' 'algbw_*' 'time_*' 'arrival_*' 'straggler_*' 'critical_*' 'degraded_*' 'pipeline_*' 'model_*' '*'; then
     # shellcheck disable=SC2016
     say "No pictures: gnuplot was not installed where the run ended; plots/plot.sh $run draws them, then plots/summary.sh $run writes this page again."
   fi

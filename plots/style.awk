@@ -1,31 +1,52 @@
-# style.awk: how an algorithm and a transport look in every picture (prep.awk's run pictures and
-# history.awk's trends): the same colour and point shape in every picture of every run.
+# style.awk: the one style table of every picture (prep.awk's run pictures and history.awk's
+# trends): a colour per algorithm, a point type per transport and a family per algorithm, the
+# same in every picture of every run and of every night.
 
 # has_tp(t): t names a transport (not empty, "-" or "model")
 function has_tp(t) { return t != "" && t != "-" && t != "model" }
 
-# algo_color(a): returns the colour of algorithm a, the same in every picture of every run
+# algo_color(a): returns the colour of algorithm a ("#rrggbb"): nccl black, every algorithm of
+# `arbench --list` its own colour (the four of one family clearly apart, as they share a panel),
+# an unknown one a spare colour in the order first asked
 function algo_color(a) {
     if (a == "nccl") return "#000000"
     if (!("ring" in ACOL)) {
+        # classic
         ACOL["ring"] = "#1f77b4"; ACOL["rhd"] = "#ff7f0e"; ACOL["rd"] = "#2ca02c"
-        ACOL["swing-bw"] = "#9467bd"; ACOL["swing-lat"] = "#c49c94"; ACOL["swing-mp"] = "#8c564b"
-        ACOL["bucket"] = "#e377c2"; ACOL["direct"] = "#17becf"; ACOL["bcast"] = "#bcbd22"
-        ACOL["stragglar"] = "#d62728"; ACOL["optcc"] = "#393b79"; ACOL["optcc-multi"] = "#637939"
-        ACOL["async-ring"] = "#6baed6"; ACOL["oneshot"] = "#7f7f7f"; ACOL["optcc-ring"] = "#a55194"
-        ACOL["optcc-switch"] = "#e7ba52"
-        split("#7f7f7f #843c39 #5254a3 #8ca252 #bd9e39 #e7969c", SPARE, " ")
+        ACOL["direct"] = "#17becf"; ACOL["oneshot"] = "#8c564b"
+        # Swing and the torus schedules
+        ACOL["swing-bw"] = "#9467bd"; ACOL["swing-lat"] = "#e377c2"; ACOL["swing-mp"] = "#bcbd22"
+        ACOL["bucket"] = "#7f7f7f"; ACOL["bucket-sync"] = "#393b79"; ACOL["rd-torus"] = "#637939"
+        ACOL["rhd-torus"] = "#e7ba52"; ACOL["swing-lat-torus"] = "#ad494a"; ACOL["ring-ham"] = "#6baed6"
+        # straggler-aware
+        ACOL["stragglar"] = "#d62728"; ACOL["bcast"] = "#7b4173"; ACOL["async-ring"] = "#00a087"
+        # OPTCC and its neighbours
+        ACOL["optcc"] = "#c51b7d"; ACOL["optcc-multi"] = "#5254a3"; ACOL["optcc-ring"] = "#66a61e"
+        ACOL["optcc-switch"] = "#e6550d"; ACOL["r2ccl"] = "#e7969c"; ACOL["ring-rails"] = "#a6761d"
+        split("#3182bd #fd8d3c #31a354 #756bb1 #636363 #e7969c", SPARE, " ")
     }
     if (!(a in ACOL)) ACOL[a] = SPARE[(nspare++ % 6) + 1]
     return ACOL[a]
 }
 
+# algo_family(a): returns the family of algorithm a, the panel it is drawn in: 0 nccl (drawn in
+# every panel), 1 classic (ring, rhd, rd, direct, oneshot, and any algorithm not named below),
+# 2 Swing (swing-*, bucket*, *-torus, ring-ham), 3 straggler-aware (stragglar, bcast,
+# async-ring), 4 OPTCC (optcc*, r2ccl, ring-rails)
+function algo_family(a) {
+    if (a == "nccl") return 0
+    if (a ~ /^swing-/ || a ~ /^bucket/ || a ~ /-torus$/ || a == "ring-ham") return 2
+    if (a == "stragglar" || a == "bcast" || a == "async-ring") return 3
+    if (a ~ /^optcc/ || a == "r2ccl" || a == "ring-rails") return 4
+    return 1
+}
+
 # algo_point(a): returns the point type of algorithm a for rows that name no transport (a plain
 # arbench model sweep), so that curves lying on one another stay told apart
 function algo_point(a,    i, n, l) {
-    n = split("ring rhd rd swing-bw swing-lat swing-mp bucket direct oneshot bcast stragglar optcc optcc-multi optcc-ring optcc-switch async-ring", l, " ")
+    n = split("ring rhd rd direct oneshot swing-bw swing-lat swing-mp bucket bucket-sync rd-torus rhd-torus swing-lat-torus ring-ham stragglar bcast async-ring optcc optcc-multi optcc-ring optcc-switch r2ccl ring-rails", l, " ")
     for (i = 1; i <= n && l[i] != a; i++) ;
-    split("7 5 9 11 13 15 6 4 8 10 12 14 5 9 7 13", APT, " ")
+    split("7 5 9 11 13 5 9 11 13 7 5 9 11 13 7 5 9 7 5 9 11 13 5", APT, " ")
     return i <= n ? APT[i] + 0 : 7
 }
 

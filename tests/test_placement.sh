@@ -69,7 +69,7 @@ pcheck "mixed: one picture per placement" png "$X/plots/algbw_4ranks-per-GPU_cle
 pcheck "mixed: the 1 rank/GPU picture" png "$X/plots/algbw_1rank-per-GPU_clean.png"
 pcheck "mixed: no joined picture" test ! -e "$X/plots/algbw_clean.png"
 pcheck "mixed: the co-located picture's points are the co-located rows" \
-  grep -qx '1024 0.17 0.26' "$X/plots/data/algbw_4ranks-per-GPU_clean.dat"
+  grep -qE '^1024 0\.17 [0-9]+$' "$X/plots/data/algbw_4ranks-per-GPU_clean.dat"
 pcheck "mixed: and only those" not grep -q '^1024 0.34 ' "$X/plots/data/algbw_4ranks-per-GPU_clean.dat"
 pcheck "mixed: the co-located title names the placement" \
   grep -q "^ptitle = 'algbw vs size, clean, 4 ranks on 1 GPU (co-located, not NVLink)  |  NVIDIA H100 80GB HBM3 x4," "$X/plots/data/algbw_4ranks-per-GPU_clean.gp"

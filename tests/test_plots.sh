@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # plots/plot.sh and plots/summary.sh on the synthetic run folders of tests/fixtures/ (see
-# gen.sh there): the pictures exist and are real images, summary.md names the expected best
-# algorithms, critical delays and regressions. Without gnuplot the picture checks say skipped.
+# gen.sh there): which pictures are drawn, their names, titles, series, styles and data blocks;
+# summary.md names the expected best algorithms, critical delays and regressions. The points
+# each picture plots are compared with results.csv by tests/test_plot_points.sh. Without
+# gnuplot the picture checks say skipped.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0 skip=0
@@ -118,20 +120,34 @@ check "plot.sh on a missing run: exit 1 (got $rc)" [ "$rc" -eq 1 ]
 printf 'BEGIN { n = split("nccl-p2p ce sm ll other", t, " "); for (i = 1; i <= n; i++) printf "%%s ", transport_point(t[i], 1); print transport_point("ll", 2) }\n' >"$tmp/pts.awk"
 pts=$(awk -f plots/style.awk -f "$tmp/pts.awk")
 check "style.awk: point shapes of nccl-p2p ce sm ll other, ll's open variant: $pts" [ "$pts" = "7 5 9 11 13 10" ]
+# every algorithm of arbench --list its own colour (nccl black) and its family's panel
+algos="nccl ring rhd rd swing-bw swing-lat swing-mp bucket direct oneshot bcast stragglar optcc optcc-multi optcc-ring
+  optcc-switch async-ring rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham ring-rails r2ccl"
+[ -x "${B:-build}/arbench" ] && algos=$("${B:-build}/arbench" --list | awk 'NR > 1 { print $1 }')
+printf '{ print $1, algo_color($1), algo_family($1) }\n' >"$tmp/col.awk"
+printf '%s\n' $algos | awk -f plots/style.awk -f "$tmp/col.awk" >"$tmp/colors"
+check "style.awk: $(wc -l <"$tmp/colors") algorithms, as many colours ($(cut -d' ' -f2 "$tmp/colors" | sort -u | wc -l))" \
+  [ "$(cut -d' ' -f2 "$tmp/colors" | sort -u | wc -l)" -eq "$(wc -l <"$tmp/colors")" -a "$(wc -l <"$tmp/colors")" -ge 24 ]
+check "style.awk: nccl black" [ "$(awk '$1 == "nccl" { print $2 }' "$tmp/colors")" = "#000000" ]
+check "style.awk: the families (classic 1, Swing 2, straggler-aware 3, OPTCC 4, nccl 0)" \
+  [ "$(awk '{ f[$3] = f[$3] " " $1 } END { for (k = 0; k <= 4; k++) print k ":" f[k] }' "$tmp/colors" | tr '\n' '|')" = \
+    "0: nccl|1: ring rhd rd direct oneshot|2: swing-bw swing-lat swing-mp bucket rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham|3: bcast stragglar async-ring|4: optcc optcc-multi optcc-ring optcc-switch ring-rails r2ccl|" ]
 
 # ---- the pictures ----
-# is_png FILE: PNG magic, 1280x720 in the IHDR, more than 15 kB (a real picture, not an empty frame)
+# is_png FILE: PNG magic, at least 1280x720 in the IHDR, more than 15 kB (a real picture, not an
+# empty frame; what it shows is tests/test_plot_points.sh's)
 is_png() {
   [ -f "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
-    [ "$(od -An -j16 -N8 -tx1 "$1" | tr -d ' \n')" = 00000500000002d0 ] && [ "$(wc -c <"$1")" -gt 15000 ]
+    [ "$(od -An -j16 -N4 -tu1 "$1" | awk '{ print $3 * 256 + $4 }')" -ge 1280 ] &&
+    [ "$(od -An -j20 -N4 -tu1 "$1" | awk '{ print $3 * 256 + $4 }')" -ge 720 ] && [ "$(wc -c <"$1")" -gt 15000 ]
 }
 # is_svg FILE: an SVG document with drawn paths, more than 5 kB
 is_svg() {
   [ -f "$1" ] && head -c 200 "$1" | grep -q '<svg\|<?xml' && grep -q '</svg>' "$1" && grep -q '<path' "$1" &&
     [ "$(wc -c <"$1")" -gt 5000 ]
 }
-pictures="algbw_clean busbw_clean algbw_straggler_r3_d8ms busbw_straggler_r3_d8ms straggler_delay_1GiB
-  straggler_delay_4GiB critical_delay degraded_factor_256MiB degraded_factor_1GiB model_vs_measured_clean"
+pictures="best_clean algbw_clean time_clean best_straggler_r3_d8ms algbw_straggler_r3_d8ms arrival_straggler_r3_d8ms
+  straggler_delay_1GiB straggler_delay_4GiB critical_delay degraded_factor_256MiB degraded_factor_1GiB model_vs_measured_clean"
 # without gnuplot plot.sh still runs (and says how to install it) but these checks are skipped
 have_gp=0
 command -v gnuplot >/dev/null 2>&1 && have_gp=1
@@ -140,11 +156,16 @@ P=$tmp/nightly/plots
 out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/nightly" 2>&1); rc=$?
 pcheck "plot.sh nightly exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
 for p in $pictures; do
-  pcheck "$p.png is a 1280x720 PNG" is_png "$P/$p.png"
+  pcheck "$p.png is a PNG of 1280x720 or more" is_png "$P/$p.png"
   pcheck "$p.svg is an SVG" is_svg "$P/$p.svg"
 done
-pcheck "exactly 10 PNGs (no S-curves for the 2-size degraded sweep)" [ "$(ls "$P"/*.png 2>/dev/null | wc -l)" -eq 10 ]
-pcheck "title has GPU, n, placement, host and date" grep -q 'algbw vs size, clean  |  NVIDIA H200 x4, 1 rank/GPU, dgx-h200-07, 2026-11-21' "$P/algbw_clean.svg"
+pcheck "exactly 12 PNGs (no S-curves for the 2-size degraded sweep)" [ "$(ls "$P"/*.png 2>/dev/null | wc -l)" -eq 12 ]
+pcheck "title has GPU, n, placement, host and date" grep -qx "ptitle = 'algbw vs size, clean  |  NVIDIA H200 x4, 1 rank/GPU, dgx-h200-07, 2026-11-21'" "$P/data/algbw_clean.gp"
+pcheck "the title is in the picture" grep -q '>algbw vs size, clean  |  NVIDIA H200 x4, 1 rank/GPU, dgx-h200-07, 2026-11-21<' "$P/algbw_clean.svg"
+pcheck "best_clean names the best schedule of each size against nccl" grep -q 'best schedule per size against nccl, clean' "$P/data/best_clean.gp"
+pcheck "algbw_clean: busbw on the right axis (x 1.5 for 4 GPUs)" grep -qx 'y2f = 1.5' "$P/data/algbw_clean.gp"
+pcheck "the straggler scenario is drawn as time after arrival, not time from the first entry" \
+  test -e "$P/arrival_straggler_r3_d8ms.png" -a ! -e "$P/time_straggler_r3_d8ms.png" -a ! -e "$P/arrival_clean.png"
 pcheck "critical delay marked on the 1 GiB delay sweep" grep -q 'critical delay 4.94 ms' "$P/straggler_delay_1GiB.svg"
 pcheck "nccl first, black and thick" test -n "$(grep -E "^names = ' \"nccl\"" "$P/data/algbw_clean.gp" 2>/dev/null)" -a \
   -n "$(grep -E "^colors = ' \"#000000\"" "$P/data/algbw_clean.gp" 2>/dev/null)" -a -n "$(grep -E "^lws = ' 4 " "$P/data/algbw_clean.gp" 2>/dev/null)"
@@ -157,10 +178,11 @@ pcheck "summary links the pictures" in_section "$S" Pictures '^- \[algbw_clean\]
 Q=$tmp/small/plots
 out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/small" 2>&1); rc=$?
 pcheck "plot.sh small exits 0 (got $rc)" [ "$rc" -eq 0 ]
-pcheck "small: 4 pictures drawn" [ "$(ls "$Q"/*.png 2>/dev/null | wc -l)" -eq 4 ]
+pcheck "small: 5 pictures drawn" [ "$(ls "$Q"/*.png 2>/dev/null | wc -l)" -eq 5 ]
 pcheck "small: says the delay sweep is missing" test -n "$(printf '%s' "$out" | grep 'straggler_delay_\* not drawn')"
 pcheck "small: says critical_delay has no data" test -n "$(printf '%s' "$out" | grep 'critical_delay not drawn')"
-pcheck "small: shuffled columns read by name" grep -q '^1048576 41.18 61.76$' "$Q/data/algbw_clean.dat"
+pcheck "small: shuffled columns read by name (algbw 41.18, time 25.47)" \
+  test -n "$(grep '^1048576 41.18 7$' "$Q/data/algbw_clean.dat" 2>/dev/null)" -a -n "$(grep '^1048576 25.47 7$' "$Q/data/time_clean.dat" 2>/dev/null)"
 pcheck "small: error row (99999 GB/s) skipped" not grep -q 99999 "$Q/data/algbw_clean.dat"
 
 out=$(bash plots/plot.sh "$tmp/broken" 2>&1); rc=$?
@@ -169,38 +191,48 @@ pcheck "plot.sh on a CSV without time_us_median: exit 1 naming it (got $rc: $out
 pcheck "plot.sh on a broken CSV draws nothing" test -z "$(ls "$tmp/broken/plots" 2>/dev/null)"
 
 out=$(bash plots/plot.sh "$tmp/model" 2>&1); rc=$?
-pcheck "model-only CSV drawn from its model rows ($out)" test "$rc" -eq 0 -a -n "$(grep -l '(model)' "$tmp/model/plots/algbw_clean.svg" 2>/dev/null)"
+pcheck "model-only CSV drawn from its model rows ($out)" test "$rc" -eq 0 -a -n "$(grep -l 'clean (model)' "$tmp/model/plots/algbw_clean.svg" 2>/dev/null)"
+# a run whose every row is n/a: one picture that says so
+mkdir -p "$tmp/na"
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") c = i } NR > 1 { $c = "n/a" } 1' \
+  "$tmp/small/results.csv" >"$tmp/na/results.csv"
+out=$(bash plots/plot.sh "$tmp/na" 2>&1); rc=$?
+pcheck "every row n/a: exit 0, one picture no_data ($out)" \
+  test "$rc" -eq 0 -a "$(ls "$tmp/na/plots/" 2>/dev/null | tr '\n' ' ')" = "no_data.png no_data.svg "
+pcheck "every row n/a: the picture says why" grep -q 'no row of results.csv has a time to draw: 11 rows (11 n/a)' "$tmp/na/plots/no_data.svg"
 
 # ---- wide: too many series for one S-curve picture; the series rule; a geometric delay sweep ----
 V=$tmp/wide/plots
 # a stale picture of an earlier drawing (the old single S-curve) must go
-mkdir -p "$V" && cp "$P/algbw_clean.png" "$V/algbw_clean.png" 2>/dev/null
+mkdir -p "$V" && cp "$P/algbw_clean.png" "$V/busbw_clean.png" 2>/dev/null
 out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/wide" 2>&1); rc=$?
 pcheck "plot.sh wide exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
-wide_pics="algbw_clean_best algbw_clean_ce algbw_clean_nccl-p2p algbw_clean_sm busbw_clean_best busbw_clean_ce
-  busbw_clean_nccl-p2p busbw_clean_sm pipeline_clean_1GiB pipeline_clean_256MiB straggler_delay_1GiB"
+wide_pics="algbw_clean algbw_clean_ce algbw_clean_nccl-p2p algbw_clean_sm best_clean pipeline_clean_1GiB
+  pipeline_clean_256MiB straggler_delay_1GiB time_clean"
 for p in $wide_pics; do
-  pcheck "wide: $p.png is a 1280x720 PNG" is_png "$V/$p.png"
+  pcheck "wide: $p.png is a PNG of 1280x720 or more" is_png "$V/$p.png"
   pcheck "wide: $p.svg is an SVG" is_svg "$V/$p.svg"
 done
-pcheck "wide: exactly these pictures, no single algbw_clean (stale one removed)" \
+pcheck "wide: exactly these pictures (the stale busbw_clean removed)" \
   [ "$(for f in "$V"/*.png; do basename "$f" .png; done | tr '\n' ' ')" = "$(printf '%s ' $wide_pics)" ]
 pcheck "wide: says critical_delay needs 2+ sizes" test -n "$(printf '%s' "$out" | grep 'critical.csv has one size')"
 # names = ' "a" "b" ...' of a driver, one per line
 names_of() { sed -n "s/^names = '//p" "$V/data/$1.gp" 2>/dev/null | tr -d "'" | tr ' ' '\n' | grep . | tr -d '"'; }
 pcheck "wide: ce picture is nccl first, ce series only, the async-ring sweep as /p2 /p4 /p8" \
   [ "$(names_of algbw_clean_ce | tr '\n' ' ')" = "nccl async-ring/ce/p2 async-ring/ce/p4 async-ring/ce/p8 bcast/ce direct/ce optcc/ce rd/ce rhd/ce ring/ce swing-bw/ce " ]
-pcheck "wide: sm picture has sm series and nccl only" [ "$(names_of busbw_clean_sm | grep -vc -e '/sm$' -e '^nccl$')" -eq 0 ]
+pcheck "wide: sm picture has sm series and nccl only" [ "$(names_of algbw_clean_sm | grep -vc -e '/sm$' -e '^nccl$')" -eq 0 ]
 pcheck "wide: optcc/sm is one series over all 21 sizes, whatever its k" \
   [ "$(awk '/^# /{on = ($0 == "# optcc/sm")} on && /^[0-9]/' "$V/data/algbw_clean_sm.dat" 2>/dev/null | wc -l)" -eq 21 ]
 pcheck "wide: nccl measured twice at 1 GiB is one point, the faster run" \
-  [ "$(awk '/^# /{on = ($0 == "# nccl")} on && /^1073741824 /' "$V/data/algbw_clean_ce.dat" 2>/dev/null)" = "1073741824 236.52 354.79" ]
-pcheck "wide: best picture is one line per algorithm" \
-  [ "$(names_of algbw_clean_best | tr '\n' ' ')" = "nccl async-ring bcast direct optcc rd rhd ring swing-bw " ]
-pcheck "wide: best picture shapes the points by transport (direct/sm at 1 KiB, async-ring/ce at 1 GiB)" \
-  test -n "$(grep -q '^ptcol = 4$' "$V/data/algbw_clean_best.gp" 2>/dev/null && awk '/^# /{s = $2} s == "direct" && $1 == 1024 && $4 == 9 {a = 1} s == "async-ring" && $1 == 1073741824 && $4 == 5 {b = 1} END {if (a && b) print "ok"}' "$V/data/algbw_clean_best.dat")"
+  [ "$(awk '/^# /{on = ($0 == "# nccl")} on && /^1073741824 /' "$V/data/algbw_clean_ce.dat" 2>/dev/null)" = "1073741824 236.52 7" ]
+pcheck "wide: the families picture is one line per algorithm, each on its best transport" \
+  [ "$(names_of algbw_clean | tr '\n' ' ')" = "nccl async-ring bcast direct optcc rd rhd ring swing-bw " ]
+pcheck "wide: its points are shaped by transport (direct/sm at 1 KiB, async-ring/ce at 1 GiB)" \
+  test -n "$(grep -q '^ptcol = 3$' "$V/data/algbw_clean.gp" 2>/dev/null && awk '/^# /{s = $2} s == "direct" && $1 == 1024 && $3 == 9 {a = 1} s == "async-ring" && $1 == 1073741824 && $3 == 5 {b = 1} END {if (a && b) print "ok"}' "$V/data/algbw_clean.dat")"
+pcheck "wide: the families of its series (nccl 0, classic 1, straggler-aware 3, OPTCC 4, Swing 2)" \
+  grep -qx "fams = ' 0 3 3 1 4 1 1 1 2'" "$V/data/algbw_clean.gp"
 pcheck "wide: no S-curve key has more than 14 entries" \
-  test -z "$(for f in "$V"/data/*bw_clean*.gp; do n=$(names_of "$(basename "$f" .gp)" | wc -l); [ "$n" -gt 14 ] && echo "$f"; done)"
+  test -z "$(for f in "$V"/data/algbw_clean*.gp; do n=$(names_of "$(basename "$f" .gp)" | wc -l); [ "$n" -gt 14 ] && echo "$f"; done)"
 pcheck "wide: pipeline picture: async-ring/ce vs pipeline 2 4 8, nccl as reference" \
   test "$(names_of pipeline_clean_1GiB | tr '\n' ' ')" = "nccl async-ring/ce " -a -n "$(grep -x "xt = ' 2 4 8'" "$V/data/pipeline_clean_1GiB.gp" 2>/dev/null)"
 pcheck "wide: geometric delay sweep on log axes" grep -qx 'xlog = 1' "$V/data/straggler_delay_1GiB.gp"
@@ -301,10 +333,10 @@ Y=$tmp/scenarios/plots
 out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/scenarios" 2>&1); rc=$?
 pcheck "plot.sh scenarios exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
 for p in algbw_clean algbw_fixed-8ms algbw_two-stragglers algbw_rank1-x2 algbw_rank1-x3 algbw_two-x2 straggler_delay_64MiB degraded_factor_64MiB; do
-  pcheck "scenarios: $p.png is a 1280x720 PNG" is_png "$Y/$p.png"
+  pcheck "scenarios: $p.png is a PNG of 1280x720 or more" is_png "$Y/$p.png"
 done
-pcheck "scenarios: 18 pictures (S-curves per scenario, no merged straggler_r1_d8ms)" \
-  test "$(ls "$Y"/*.png 2>/dev/null | wc -l)" -eq 18 -a ! -e "$Y/algbw_straggler_r1_d8ms.png"
+pcheck "scenarios: 24 pictures (best, algbw and time or arrival per scenario, no merged straggler_r1_d8ms)" \
+  test "$(ls "$Y"/*.png 2>/dev/null | wc -l)" -eq 24 -a ! -e "$Y/algbw_straggler_r1_d8ms.png"
 pcheck "scenarios: the title names the scenario and every straggler" \
   grep -q "^ptitle = 'algbw vs size, scenario two-stragglers: straggler rank 1 delayed 8 ms (and rank 0 delayed 2 ms)  |" "$Y/data/algbw_two-stragglers.gp"
 pcheck "scenarios: the delay sweep spans the scenarios delay-0..4ms and fixed-8ms, not two-stragglers" \
@@ -329,9 +361,27 @@ pcheck "many: plot.sh exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
 pcheck "many: 21 series become one per algorithm, nccl first" \
   test "$(words "$tmp/many/plots/data/straggler_delay_1GiB.gp" names | tr '\n' ' ')" = "nccl bcast direct optcc rd rhd ring swing-bw "
 pcheck "many: the title says so" grep -q 'each algorithm on its best transport' "$tmp/many/plots/straggler_delay_1GiB.svg"
-# ---- small sizes: the S-curve of a sweep from 1 KiB has a latency panel ----
-pcheck "nightly: latency panel under the S-curve" grep -q 'up to 1 MiB' "$P/algbw_clean.svg"
-pcheck "scenarios (1 MiB up): no latency panel" not grep -q 'up to 1 MiB' "$Y/algbw_clean.svg"
+# ---- the families: four panels, each with its own key beside it ----
+pcheck "nightly: algbw_clean has the four family panels" \
+  test "$(grep -c -e '>classic (ring, rhd, rd, direct, oneshot)<' -e '>Swing (swing-\*, bucket\*, \*-torus, ring-ham)<' \
+    -e '>straggler-aware (stragglar, bcast, async-ring)<' -e '>OPTCC (optcc\*, r2ccl, ring-rails)<' "$P/algbw_clean.svg")" -eq 4
+
+# ---- a run of nccl alone: no best-schedule picture (there is none), the rest drawn ----
+mkdir -p "$tmp/onlynccl"
+awk -F, 'NR == 1 || $10 == "nccl"' "$tmp/nightly/results.csv" >"$tmp/onlynccl/results.csv"
+out=$(bash plots/plot.sh "$tmp/onlynccl" 2>&1); rc=$?
+pcheck "nccl alone: exit 0, algbw_clean drawn, no best_clean, and says why ($out)" \
+  test "$rc" -eq 0 -a -e "$tmp/onlynccl/plots/algbw_clean.png" -a ! -e "$tmp/onlynccl/plots/best_clean.png" -a \
+    -n "$(printf '%s' "$out" | grep 'clean: only nccl rows: best_clean not drawn')"
+
+# ---- what the pictures plot: gnuplot's own points against results.csv (tests/plot_tables.sh) ----
+if command -v python3 >/dev/null 2>&1; then
+  for d in nightly wide calibrated scenarios; do
+    out=$(bash tests/plot_tables.sh --drawn "$tmp/$d" 2>&1)
+    pcheck "$d: every picture plots results.csv's rows ($(printf '%s' "$out" | tail -n 1))" test $? -eq 0 -a \
+      -n "$(printf '%s' "$out" | grep -E '^[1-9][0-9]* pictures checked$')"
+  done
+else skip=$((skip + 4)); fi
 
 # ---- any run folder path (#26): a leading '-', a quote, an '=', a backslash, a space ----
 for name in "-run" "q'run" "a=b" 'back\slash' "two words"; do

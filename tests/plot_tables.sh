@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# tests/plot_tables.sh [--drawn] RUN_DIR: draws RUN_DIR (plots/plot.sh, AR_PLOT_KEEP=1 keeps the
+# drivers; --drawn: it was drawn so already), runs every driver again with `tables = 1` so that gnuplot writes the points of each of its plot
+# commands to RUN_DIR/plots/NAME.table (`set table`), and compares them with results.csv
+# (tests/plot_points.py). Prints what disagrees and "N pictures checked"; exit status 1 on any
+# disagreement or gnuplot error. Used by test_plot_points.sh and test_make_run.sh.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+drawn=0
+[ "${1:-}" = --drawn ] && { drawn=1; shift; }
+d=$1
+if [ "$drawn" = 0 ]; then
+  out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$d" 2>&1) || { echo "plot.sh: $out"; exit 1; }
+fi
+# the drivers name the run through plot.sh's temporary link: here they read and write in RUN_DIR
+for drv in "$d"/plots/data/*.gp; do
+  [ -e "$drv" ] || continue
+  sed -i "s|^data = '.*/plots/data/|data = '$d/plots/data/|; s|^out = '.*/plots/|out = '$d/plots/|" "$drv"
+  out=$(gnuplot -e 'tables = 1' "$drv" 2>&1)
+  [ -n "$out" ] && { echo "gnuplot on $(basename "$drv"): $out"; exit 1; }
+done
+python3 tests/plot_points.py "$d"

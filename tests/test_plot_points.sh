@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# What the pictures plot, read back from gnuplot itself and compared with results.csv
+# (tests/plot_tables.sh): each run folder below is drawn by plots/plot.sh, every driver is run
+# again with `tables = 1` so that gnuplot writes the points of each plot command (`set table`),
+# and tests/plot_points.py recomputes each picture from results.csv alone (not plots/*.awk):
+# every point's size and value, no row lost, no series named after another. Fixtures: co-located
+# (4 ranks/GPU) and tests/fixtures/points/ (test_plots.sh reads back the synthetic nightly,
+# scenarios, wide and calibrated runs it draws):
+# straggler rows at 1-64 KiB, model rows, an MPI run, two placements in one CSV, a run whose
+# every row is n/a.
+. "$(dirname "$0")/lib.sh"
+# without gnuplot or python3 the suite says it skipped, except in CI (CI=true), where it fails
+if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+  if [ "${CI:-}" = true ]; then bad "gnuplot or python3 is not installed: no picture read back"
+  else echo "skipped: gnuplot or python3 is not installed (apt-get install -y gnuplot-nox python3)"; fi
+  echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit
+fi
+# points DIR: one check, tests/plot_tables.sh's
+points() {
+  local out
+  if out=$(bash tests/plot_tables.sh "$1" 2>&1); then ok; else bad "$(basename "$1"): $out"; fi
+  printf '%s: %s\n' "$(basename "$1")" "$(printf '%s' "$out" | tail -n 1)" >>"$tmp/log"
+}
+for f in colocated points/straggler points/model points/mpi points/mixed points/na; do
+  cp -r "tests/fixtures/$f" "$tmp/$(basename "$f")"
+  points "$tmp/$(basename "$f")"
+done
+cat "$tmp/log" 2>/dev/null
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
