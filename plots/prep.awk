@@ -475,10 +475,14 @@ function best_pic(key, r0,    r, b, bestr, ncr, nn, nb, ratio, extra, line_b) {
     }
     line_b = nn ? 2 : 1
     extra = "W = 1280\nH = 800\nhas_nccl = " (nn ? 1 : 0) "\nline_b = " line_b "\n" \
-            "ylab = \"time per AllReduce, median (us)" (S_sr[r0] >= 0 ? "\\nfrom the first rank's entry, the delay included" : "") "\"\n"
+            "ylab = \"" time_label() (S_sr[r0] >= 0 ? "\\nfrom the first rank's entry, the delay included" : "") "\"\n"
     return pic_write("best_" key, "best", "best schedule per size " (nn ? "against nccl" : "(no nccl rows" (has_measured ? "" : ": the model does not price nccl") ")") \
                      ", " scen_title(r0) suffix, extra)
 }
+
+# time_label(): the time axis's label: a median of measured iterations, or (a run of model rows
+# only) the model's price, which no iteration measured
+function time_label() { return "time per AllReduce, " (has_measured ? "median" : "modelled") " (us)" }
 
 # family_pic(key, r0, tp, bestof, what): draws scenario key's series (r0 one of its rows) in four
 # panels with shared axes, one per family (style.awk's algo_family), nccl in each: every series,
@@ -515,7 +519,7 @@ function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tna
     if (what == "algbw") {
         extra = extra "ylab = 'algbw (GB/s, 1 GB = 1e9 B)'\n"
         if (is_num(S_n[r0]) && S_n[r0] > 1) extra = extra sprintf("y2f = %.6g\n", 2 * (S_n[r0] - 1) / S_n[r0])
-    } else if (what == "time") extra = extra "ylab = 'time per AllReduce, median (us)'\n"
+    } else if (what == "time") extra = extra "ylab = '" time_label() "'\n"
     else extra = extra "ylab = 'time after the straggler" "''s arrival (us)'\n"
     if (bestof) {
         ssort(tn, ntn)
