@@ -65,6 +65,7 @@
 #include <string.h>
 
 #include "ar.h"
+#include "gen.h"
 #include "model.h"
 
 #define OPTCC_DEFAULT_SEGMENTS 64
@@ -324,6 +325,7 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   struct optcc_plan pl;
   AR_CHECK(sched_init(s, name, n, 1));
   if (n < 3) return sched_fail(s, AR_ERR_UNSUPPORTED, "%s needs at least 3 GPUs", name);
+  AR_CHECK(gen_quadratic(s, name, n, 4.0 * n * 2 * n)); /* k = 4: k q (2q + 2m) */
   AR_CHECK(make_plan(s, &pl, n, m, deg, fac));
   /* default k: 64, fewer (a multiple of 4, the paper's choice) for large n, where every
    * segment costs ~2q^2 transfers, to stay under OPTCC_MAX_XFERS */
@@ -416,7 +418,7 @@ const struct ar_algo ar_algo_optcc = {
     .name = "optcc",
     .segments = ar_optcc_segments,
     .traits = AR_TRAIT_SEND_ORDER, /* the switch form, which GPUs run */
-    .ranks = "n >= 3, one degraded GPU",
+    .ranks = "3..~2048 (k >= 4), one degraded GPU",
     .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the switch form)",
     .paper = "optcc.txt s4, App. C",
     .build = build_optcc,
@@ -433,7 +435,7 @@ const struct ar_algo ar_algo_optcc_multi = {
     .name = "optcc-multi",
     .segments = ar_optcc_segments,
     .traits = AR_TRAIT_SEND_ORDER, /* the switch form, which GPUs run */
-    .ranks = "n >= 3, m degraded GPUs",
+    .ranks = "3..~2048 (k >= 4), m degraded GPUs",
     .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the switch form)",
     .paper = "optcc.txt App. D",
     .build = build_optcc_multi,
@@ -450,7 +452,7 @@ static ar_status build_optcc_ring(const struct ar_params *p, struct ar_schedule 
 const struct ar_algo ar_algo_optcc_ring = {
     .name = "optcc-ring",
     .segments = ar_optcc_segments,
-    .ranks = "n >= 3, degraded GPUs",
+    .ranks = "3..~2048 (k >= 4), degraded GPUs",
     .desc = "OPTCC's ring form, also on GPUs (optcc or optcc-multi as the papers build them)",
     .paper = "optcc.txt s4, App. C, D",
     .build = build_optcc_ring,
@@ -478,7 +480,7 @@ static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
 const struct ar_algo ar_algo_r2ccl = {
     .name = "r2ccl",
     .segments = ar_optcc_segments,
-    .ranks = "n >= 3, one degraded GPU",
+    .ranks = "3..2896, one degraded GPU",
     .desc = "R2CCL's AllReduce as OPTCC prices it (reconstructed): the stages in 2 segments",
     .paper = "optcc.txt s2, App. F (Fig. 20's closed form)",
     .build = build_r2ccl,
