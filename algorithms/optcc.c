@@ -361,23 +361,23 @@ static ar_status build_ring_all(const struct ar_params *p, struct ar_schedule *s
   return build_pipeline(s, name, p->nranks, p->ndegraded, p->degraded, p->factor, p->segments);
 }
 
-/* optcc in the ring form: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none). */
+/* optcc in the ring form: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none). More
+ * are refused: as members of the healthy ring they would set its pace (4.0 n against
+ * optcc-multi's 2.12 n at p = 64, l = 2 and 2), which is App. D's schedule, not this one. */
 static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s,
                                 const char *name) {
   int deg = p->nranks - 1;
   double fac = 1.0;
+  if (p->ndegraded > 1) {
+    AR_CHECK(sched_init(s, name, p->nranks, 1));
+    return sched_fail(s, AR_ERR_UNSUPPORTED, "%s takes one degraded GPU (%d given): optcc-multi "
+                      "builds OPTCC for several (optcc.txt App. D)", name, p->ndegraded);
+  }
   if (p->ndegraded > 0) {
     deg = p->degraded[0];
     fac = p->factor[0];
   }
-  AR_CHECK(build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments));
-  /* the other degraded GPUs, if any, are ring members: price their flows at their factor */
-  for (int i = 1; i < p->ndegraded; i++)
-    for (size_t x = 0; x < s->nxfers; x++)
-      if ((s->xfers[x].src == p->degraded[i] || s->xfers[x].dst == p->degraded[i]) &&
-          s->xfers[x].weight < p->factor[i])
-        s->xfers[x].weight = (float)p->factor[i];
-  return AR_OK;
+  return build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments);
 }
 
 /* optcc: the ring form on the papers' networks; on a switch (GPUs of one node, where every

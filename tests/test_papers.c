@@ -8,6 +8,7 @@
  * prices a schedule: no figure is compared with a constant. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ar.h"
 #include "model.h"
@@ -389,6 +390,27 @@ static void test_optcc(void) {
   figure("OPTCC s5 Fig.8(d) p=64 l=2: OptCC / R2CCL (beats it by 27%)", 0.73, opt / r2, -1);
   figure("OPTCC s5 Fig.8(d) p=64 l=2: OptCC / ICCL (beats it by 55%)", 0.45, opt / iccl,
          opt / simai(2.0));
+  /* App. D: two degraded GPUs are optcc-multi's; optcc (one, s4) refuses them with the reason
+   * instead of pricing the second as a slow member of its healthy ring (4.0 n); optcc-multi
+   * at l = 2 and 2, p = 64, against Theorem 2's bound max{2(p-1)/(p-m+sum 1/l_i), l_1} n */
+  double both[2] = {2.0, 2.0};
+  {
+    struct ar_params q;
+    struct model_net net;
+    struct model_price pr;
+    char why[192] = "";
+    ar_params_init(&q, 64);
+    q.ndegraded = 2;
+    q.degraded[0] = 0, q.degraded[1] = 1;
+    q.factor[0] = q.factor[1] = 2.0;
+    model_net_init(&net, MODEL_SWITCH, &q);
+    ar_status st = model_price_algo(ar_algo_find("optcc"), &q, &net, &pr, why, sizeof(why));
+    printf("OPTCC App. D: optcc with two degraded GPUs: %s\n", why);
+    CHECK(st == AR_ERR_UNSUPPORTED && strstr(why, "optcc-multi"), "optcc, m=2: %d %s", st, why);
+    double bound = fmax(2.0 * 63 / (64 - 2 + 0.5 + 0.5), 2.0) / (2.0 * 63 / 64);
+    figure("OPTCC App. D, Thm. 2: optcc-multi / bound at l=2,2, p=64", 1.0,
+           over_t0("optcc-multi", 64, 2, both) / bound, -1);
+  }
   double m2[2] = {2.0, 4.0 / 3};
   claim("OPTCC s5 Fig.9(d): OptCC m=2 (l=2, 1.33) / NCCL, p=64 (within 8.5%)", AT_MOST, 1.085,
         simai(over_t0("optcc-multi", 64, 2, m2)), -1);
