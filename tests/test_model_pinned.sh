@@ -80,6 +80,19 @@ $A model --algo rd-torus,rhd-torus,swing-lat-torus --torus 256x256 --bytes 1 --b
 awk '$1 == "rd-torus" && $2 == 65536 && $5 + 0 == 16 { a = 1 } $1 == "rhd-torus" && $5 + 0 == 32 { b = 1 }
      $1 == "swing-lat-torus" && $5 + 0 == 16 { c = 1 } END { exit !(a && b && c) }' "$tmp/huge.txt" &&
   ok || bad "65536 ranks: $(cat "$tmp/huge.txt")"
+# OPTCC's 1024-rank schedule at k = 8 (2^24 transfers) streamed: the price the stored build
+# gave (921 MB, 1.4 s before), within 200 MB and, for the 0.5 s it takes on an idle core,
+# 1.5 s of CPU on a loaded machine
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -v $A model --algo optcc --ranks 1024 --bytes 1G --degrade 0:2 --segments 8 \
+    >"$tmp/oc.txt" 2>"$tmp/octime.txt" || bad "optcc 1024: exit $?"
+  secs=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s + 0 }' "$tmp/octime.txt")
+  kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/octime.txt")
+  echo "optcc 1024 ranks, k = 8: ${secs}s of CPU, ${kb} KB"
+  awk -v s="$secs" 'BEGIN { exit !(s > 0 && s < 1.5) }' && ok || bad "optcc 1024 took ${secs}s of CPU"
+  [ "${kb:-9999999}" -lt 200000 ] && ok || bad "optcc 1024 used ${kb} KB"
+  grep -q "^model_time_us: 36055.709$" "$tmp/oc.txt" && ok || bad "optcc 1024: $(cat "$tmp/oc.txt")"
+fi
 $A model --algo rhd --ranks 65537 --bytes 1M >"$tmp/over.txt" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--ranks.*65537" "$tmp/over.txt" && ok ||
