@@ -8,6 +8,7 @@
  * Source: stragglar.txt s4.1 ("Broadcast"). Any n >= 2 (n = 2: no precondition); the straggler
  * is p->straggler (built as rank n-1, then relabelled). */
 #include "ar.h"
+#include "gen.h"
 
 /* Adds the ring AllReduce among logical ranks 0..m-1 over m chunks (rounds 0..2(m-1)-1);
  * returns the status of the first failing sched_add. */
@@ -26,6 +27,7 @@ static ar_status build_bcast(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks, m = n - 1, st = p->straggler < 0 ? n - 1 : p->straggler;
   if (st >= n) return sched_fail(s, AR_ERR_INVALID, "straggler %d >= ranks %d", st, n);
   AR_CHECK(sched_init(s, "bcast", n, m));
+  AR_CHECK(gen_quadratic(s, "bcast", n, 2.0 * m * (m - 1)));
   AR_CHECK(bcast_precond(s, m));
   s->nprecond = 2 * (m - 1);
   s->straggler = m; /* logical straggler: the last rank */
@@ -53,7 +55,7 @@ static ar_status build_bcast(const struct ar_params *p, struct ar_schedule *s) {
 
 const struct ar_algo ar_algo_bcast = {
     .name = "bcast",
-    .ranks = "any n >= 2",
+    .ranks = "2..4096 (n^2 transfers)",
     .desc = "straggler-aware Broadcast: ring AllReduce of n-1 during the delay, exchange, "
             "then doubling broadcast; log2 n rounds after arrival",
     .paper = "stragglar.txt s4.1",

@@ -4,10 +4,12 @@
  * Bytes sent per rank: 2(n-1)/n of the buffer.
  * Source: stragglar.txt App. E (the "Direct AllReduce" baseline). Any n >= 2. */
 #include "ar.h"
+#include "gen.h"
 
 static ar_status build_direct(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks;
   AR_CHECK(sched_init(s, "direct", n, n));
+  AR_CHECK(gen_quadratic(s, "direct", n, 2.0 * n * (n - 1)));
   s->ports = n - 1;
   for (int r = 0; r < n; r++)
     for (int j = 0; j < n; j++)
@@ -20,7 +22,7 @@ static ar_status build_direct(const struct ar_params *p, struct ar_schedule *s) 
 
 const struct ar_algo ar_algo_direct = {
     .name = "direct",
-    .ranks = "any n >= 2",
+    .ranks = "2..4096 (n^2 transfers)",
     .desc = "one-shot: direct reduce-scatter then allgather, n chunks, 2 rounds, n-1 ports",
     .paper = "stragglar.txt App. E",
     .build = build_direct,
@@ -34,6 +36,7 @@ const struct ar_algo ar_algo_direct = {
 static ar_status build_oneshot(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks;
   AR_CHECK(sched_init(s, "oneshot", n, 1));
+  AR_CHECK(gen_quadratic(s, "oneshot", n, (double)n * (n - 1)));
   s->ports = n - 1;
   for (int r = 0; r < n; r++)
     for (int j = 0; j < n; j++)
@@ -43,7 +46,7 @@ static ar_status build_oneshot(const struct ar_params *p, struct ar_schedule *s)
 
 const struct ar_algo ar_algo_oneshot = {
     .name = "oneshot",
-    .ranks = "any n >= 2",
+    .ranks = "2..4096 (n^2 transfers)",
     .desc = "one round: every rank sums every peer's whole buffer (small sizes), n-1 ports",
     .paper = "stragglar.txt App. E (Direct AllReduce without the reduce-scatter split)",
     .build = build_oneshot,

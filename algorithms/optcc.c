@@ -57,14 +57,16 @@
  *
  * Limits: n >= 3 (n = 2 is n/a); optcc-multi needs q >= m gap edges and otherwise moves the
  * least degraded GPUs into the healthy ring (priced at their factor, not optimal). optcc
- * uses degraded[0] (others join the ring, priced); none given: l = 1 on rank n-1. Every
+ * takes one degraded GPU (more are refused: optcc-multi's); none given: l = 1 on rank n-1. Every
  * transfer's weight is the larger factor of its two ends. Default k = 64 up to n ~ 360, then
  * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers; beyond n ~ 2048 even k = 4
  * is over twice that, and without --segments the answer is n/a. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ar.h"
+#include "gen.h"
 #include "model.h"
 
 #define OPTCC_DEFAULT_SEGMENTS 64
@@ -85,14 +87,50 @@ struct optcc_plan {
 
 /* Returns x mod q in [0, q). */
 static int wrap(int x, int q) {
-  return ((x % q) + q) % q;
+  x %= q;
+  return x < 0 ? x + q : x;
 }
 
-/* Adds a transfer between internal ranks, weighted by the slower end; returns the status. */
-static ar_status add(struct ar_schedule *s, const struct optcc_plan *pl, int round, int op, int src,
+/* Where the flows go: into the schedule (real ranks), or, with s NULL, only priced as
+ * sched_cost would price them (per round the busiest rank's weighted bytes, one port), to
+ * choose between the two section layouts before anything is emitted. */
+struct optcc_out {
+  struct ar_schedule *s;
+  double *out, *in; /* cost: per internal rank, this round's weighted bytes */
+  int *used, nused; /* cost: the ranks touched this round */
+  int round;        /* cost: the round at hand */
+  double nchunks, total;
+};
+
+/* Closes the round at hand of a cost-only output. */
+static void out_close(struct optcc_out *o) {
+  double worst = 0;
+  for (int i = 0; i < o->nused; i++) {
+    int r = o->used[i];
+    worst = o->out[r] > worst ? o->out[r] : worst;
+    worst = o->in[r] > worst ? o->in[r] : worst;
+    o->out[r] = o->in[r] = 0;
+  }
+  if (o->nused) o->total += worst;
+  o->nused = 0;
+}
+
+/* Adds a transfer between internal ranks, weighted by the slower end; returns the status.
+ * Flows come in round order (emit_rounds). */
+static ar_status add(struct optcc_out *o, const struct optcc_plan *pl, int round, int op, int src,
                      int dst, int chunk, int count) {
   double w = pl->f[src] > pl->f[dst] ? pl->f[src] : pl->f[dst];
-  return sched_add_w(s, round, op, src, dst, chunk, count, (float)w);
+  if (o->s) return sched_add_w(o->s, round, op, pl->real[src], pl->real[dst], chunk, count, (float)w);
+  if (round != o->round) {
+    out_close(o);
+    o->round = round;
+  }
+  double bytes = (double)(float)w * count / o->nchunks;
+  if (o->out[src] == 0 && o->in[src] == 0) o->used[o->nused++] = src;
+  o->out[src] += bytes;
+  if (o->out[dst] == 0 && o->in[dst] == 0) o->used[o->nused++] = dst;
+  o->in[dst] += bytes;
+  return AR_OK;
 }
 
 /* Returns the chunks of section sig: a, or with half ends 2a except in the first and last
@@ -232,84 +270,144 @@ static int s4_start(const struct optcc_plan *pl, int sig, int rho, int post) {
   return rho ? u + 2 + q - rho : post;
 }
 
-/* Adds S1 of section sig, q-1 hops from round first, ending at node u0+sig. */
-static ar_status add_reduce_scatter(struct ar_schedule *s, const struct optcc_plan *pl, int sig,
-                                    int first) {
-  int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
-  for (int t = 0; t < q - 1; t++)
-    AR_CHECK(add(s, pl, first + t, AR_REDUCE, wrap(u + 1 + t, q), wrap(u + 2 + t, q), c,
-                 section_size(pl, sig)));
-  return AR_OK;
+/* A section's S1 and S4 rounds (their first hops; q-1 hops each, one a round) and the span
+ * of rounds its flows take. */
+struct optcc_sec {
+  int s1, s4, lo, hi;
+  int chunk, size; /* its first chunk and chunks */
+};
+
+static void sec_rounds(const struct optcc_plan *pl, int sig, int post, struct optcc_sec *x) {
+  int q = pl->q, lanes = q - pl->m, u = pl->u0 + sig; /* frames 1..q-m are free of gaps */
+  /* frames cycle over the sections so each frame carries one S1 and one S4 flow a round */
+  int j = sig % (q - 1), rho = j < lanes ? j + 1 : 0;
+  x->s1 = s1_start(pl, sig, rho);
+  x->s4 = s4_start(pl, sig, rho, post);
+  x->lo = x->s1 < u - q ? x->s1 : u - q;
+  int last = x->s4 + q - 2, chain = u + 1 + pl->m;
+  x->hi = last > chain ? last : chain;
+  x->chunk = section_chunk(pl, sig);
+  x->size = section_size(pl, sig);
 }
 
-/* Adds S2/S3 of section sig. Degraded GPU 1 (gap at node r in round r) takes the healthy
- * partial sum from node u in round u and sends the global sum to node u+2 in round u+1
- * (pattern S1 -> S2 -> S3 -> S4). GPU i >= 2 (gap at node r-(i-1)) works the other way
- * round (S3 -> S1 -> S4 -> S2): it adds its own value into node u a body before round u and
- * takes the global sum back from node u+2 in round u+1+i. */
-static ar_status add_chain(struct ar_schedule *s, const struct optcc_plan *pl, int sig) {
-  int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
+/* Adds section sig's flows of round r: its S1 hop (q-1 hops from node u0+sig+1, ending at node
+ * u0+sig), S2/S3, and its S4 hop (from node u0+sig+2), in that order. S2/S3: degraded GPU 1
+ * (gap at node r in round r) takes the healthy partial sum from node u in round u and sends
+ * the global sum to node u+2 in round u+1 (pattern S1 -> S2 -> S3 -> S4). GPU i >= 2 (gap at
+ * node r-(i-1)) works the other way round (S3 -> S1 -> S4 -> S2): it adds its own value into
+ * node u a body before round u and takes the global sum back from node u+2 in round u+1+i. */
+static ar_status add_section(struct optcc_out *o, const struct optcc_plan *pl, int sig,
+                             const struct optcc_sec *x, int r) {
+  int q = pl->q, u = pl->u0 + sig, c = x->chunk, a = x->size;
+  if (r >= x->s1 && r <= x->s1 + q - 2) {
+    int t = r - x->s1;
+    AR_CHECK(add(o, pl, r, AR_REDUCE, wrap(u + 1 + t, q), wrap(u + 2 + t, q), c, a));
+  }
   /* bubble blocks that share the flow and lie next to the section travel in the same
    * transfer (add_bubbles leaves them out): block b+1 after body b's last section goes up
    * with it, block b before body b's first section comes down with it */
-  int a = section_size(pl, sig), up = a + (block_joins_up(pl, sig) ? pl->d : 0);
-  int down = block_joins_down(pl, sig) ? pl->d : 0;
-  AR_CHECK(add(s, pl, u, AR_REDUCE, wrap(u, q), q, c, up));
-  AR_CHECK(add(s, pl, u + 1, AR_COPY, q, wrap(u + 2, q), c - down, a + down));
+  if (r == u) AR_CHECK(add(o, pl, u, AR_REDUCE, wrap(u, q), q, c,
+                           a + (block_joins_up(pl, sig) ? pl->d : 0)));
+  if (r == u + 1) {
+    int down = block_joins_down(pl, sig) ? pl->d : 0;
+    AR_CHECK(add(o, pl, u + 1, AR_COPY, q, wrap(u + 2, q), c - down, a + down));
+  }
   for (int i = 2; i <= pl->m; i++) {
-    AR_CHECK(add(s, pl, u + i - 2 - q, AR_REDUCE, q + i - 1, wrap(u, q), c, a));
-    AR_CHECK(add(s, pl, u + 1 + i, AR_COPY, wrap(u + 2, q), q + i - 1, c, a));
+    if (r == u + i - 2 - q) AR_CHECK(add(o, pl, r, AR_REDUCE, q + i - 1, wrap(u, q), c, a));
+    if (r == u + 1 + i) AR_CHECK(add(o, pl, r, AR_COPY, wrap(u + 2, q), q + i - 1, c, a));
+  }
+  if (r >= x->s4 && r <= x->s4 + q - 2) {
+    int t = r - x->s4;
+    AR_CHECK(add(o, pl, r, AR_COPY, wrap(u + 2 + t, q), wrap(u + 3 + t, q), c, a));
   }
   return AR_OK;
 }
 
-/* Adds S4 of section sig, q-1 hops from node u+2 starting in round first. */
-static ar_status add_allgather(struct ar_schedule *s, const struct optcc_plan *pl, int sig,
-                               int first) {
-  int q = pl->q, u = pl->u0 + sig, c = section_chunk(pl, sig);
-  int x = u + 2;
-  for (int t = 0; t < q - 1; t++)
-    AR_CHECK(add(s, pl, first + t, AR_COPY, wrap(x + t, q), wrap(x + t + 1, q), c,
-                 section_size(pl, sig)));
+/* Adds the bubble-filling AllReduce's flows of round r (App. C): block b is uploaded by every
+ * healthy GPU in the gap rounds of body b-1 (reduced on the degraded GPU) and sent back in
+ * body b, except the two flows that add_section merged into a section's transfer. Block
+ * b's j-th download is index b q + j = r - u0 - 1, its upload r - u0 + q: the download goes
+ * first (the order of the blocks). */
+static ar_status add_bubbles(struct optcc_out *o, const struct optcc_plan *pl, int r) {
+  int q = pl->q, g = q, kq = pl->k * q, dn = r - pl->u0 - 1, up = r - pl->u0 + q;
+  if (pl->d <= 0) return AR_OK;
+  if (dn >= 0 && dn < kq && !block_joins_down(pl, dn))
+    AR_CHECK(add(o, pl, r, AR_COPY, g, wrap(r + 1, q), block_chunk(pl, dn / q), pl->d));
+  if (up >= 0 && up < kq && !(up >= q && block_joins_up(pl, up - q)))
+    AR_CHECK(add(o, pl, r, AR_REDUCE, wrap(r, q), g, block_chunk(pl, up / q), pl->d));
   return AR_OK;
 }
 
-/* Adds the bubble-filling AllReduce (App. C): block b is uploaded by every healthy GPU in the
- * gap rounds of body b-1 (reduced on the degraded GPU) and sent back in body b, except the
- * two flows that add_chain merged into a section's transfer. */
-static ar_status add_bubbles(struct ar_schedule *s, const struct optcc_plan *pl) {
-  int q = pl->q, g = q;
-  for (int b = 0; b < pl->k && pl->d > 0; b++) {
-    int c = block_chunk(pl, b);
-    for (int j = 0; j < q; j++) {
-      int up = pl->u0 - q + b * q + j, down = pl->u0 + 1 + b * q + j;
-      if (!(b > 0 && block_joins_up(pl, (b - 1) * q + j)))
-        AR_CHECK(add(s, pl, up, AR_REDUCE, wrap(up, q), g, c, pl->d));
-      if (!block_joins_down(pl, b * q + j))
-        AR_CHECK(add(s, pl, down, AR_COPY, g, wrap(down + 1, q), c, pl->d));
-    }
-  }
-  return AR_OK;
+/* Returns the chunks the plan's schedule is cut into. */
+static long plan_chunks(const struct optcc_plan *pl) {
+  int q = pl->q, k = pl->k;
+  return pl->half ? pl->a * (2L * k * q - 2L * q) : (long)k * (q * pl->a + pl->d);
 }
 
-/* Adds every flow of the plan to s (sized for its chunks); returns the status. */
-static ar_status add_pipeline(struct ar_schedule *s, const char *name, int n,
-                              const struct optcc_plan *pl) {
-  int q = pl->q, k = pl->k, lanes = q - pl->m; /* frames 1..q-m are free of gaps */
-  long chunks = pl->half ? pl->a * (2L * k * q - 2L * q) : (long)k * (q * pl->a + pl->d);
-  if (chunks > 1 << 24) return sched_fail(s, AR_ERR_UNSUPPORTED, "too many chunks (%ld)", chunks);
-  AR_CHECK(sched_init(s, name, n, (int)chunks));
+/* Adds every flow of the plan to o round by round (so the model prices them as they come,
+ * nothing stored), each round's in the order of the sections, then the bubbles: the order a
+ * stable sort by round gives the flows added section by section. The sections active in a
+ * round (a few q of them) are swept in order of their first round. */
+static ar_status emit_rounds(struct optcc_out *o, const struct optcc_plan *pl) {
+  int q = pl->q, k = pl->k, kq = k * q;
   /* the bulk S4 phase starts once the degraded GPUs are done (GPU m's last round) */
   int post = pl->u0 + k * q + (pl->m > 1 ? pl->m : 0) + 1;
-  for (int sig = 0; sig < k * q; sig++) {
-    /* frames cycle over the sections so each frame carries one S1 and one S4 flow a round */
-    int j = sig % (q - 1), rho = j < lanes ? j + 1 : 0;
-    AR_CHECK(add_reduce_scatter(s, pl, sig, s1_start(pl, sig, rho)));
-    AR_CHECK(add_chain(s, pl, sig));
-    AR_CHECK(add_allgather(s, pl, sig, s4_start(pl, sig, rho, post)));
+  struct optcc_sec *x = malloc(sizeof(*x) * kq);
+  int *by_lo = malloc(sizeof(int) * kq), *act = malloc(sizeof(int) * kq), nact = 0;
+  ar_status st = x && by_lo && act ? AR_OK : AR_ERR_NOMEM;
+  int first = 0, last = 0;
+  for (int sig = 0; sig < kq && st == AR_OK; sig++) {
+    sec_rounds(pl, sig, post, &x[sig]);
+    first = sig == 0 || x[sig].lo < first ? x[sig].lo : first;
+    last = sig == 0 || x[sig].hi > last ? x[sig].hi : last;
+    by_lo[sig] = sig;
   }
-  AR_CHECK(add_bubbles(s, pl));
-  return AR_OK;
+  if (st == AR_OK) { /* first rounds ascending, sections ascending among equals */
+    for (int i = 1; i < kq; i++) /* nearly sorted already: insertion */
+      for (int j = i; j > 0 && x[by_lo[j - 1]].lo > x[by_lo[j]].lo; j--) {
+        int t = by_lo[j];
+        by_lo[j] = by_lo[j - 1];
+        by_lo[j - 1] = t;
+      }
+    first = first < pl->u0 - q ? first : pl->u0 - q; /* the bubbles' first upload */
+  }
+  for (int r = first, next = 0; r <= last + 1 && st == AR_OK; r++) {
+    for (; next < kq && x[by_lo[next]].lo == r; next++) { /* join, in section order */
+      int sig = by_lo[next], at = nact++;
+      for (; at > 0 && act[at - 1] > sig; at--)
+        act[at] = act[at - 1];
+      act[at] = sig;
+    }
+    int keep = 0;
+    for (int i = 0; i < nact && st == AR_OK; i++)
+      if (x[act[i]].hi >= r) { /* the finished drop out */
+        act[keep++] = act[i];
+        st = add_section(o, pl, act[i], &x[act[i]], r);
+      }
+    nact = keep;
+    if (st == AR_OK) st = add_bubbles(o, pl, r);
+  }
+  free(x);
+  free(by_lo);
+  free(act);
+  return st;
+}
+
+/* Returns sched_cost of the plan's schedule without building it (-1: no memory). */
+static double plan_cost(const struct optcc_plan *pl, int n) {
+  struct optcc_out o = {.round = -1, .nchunks = (double)plan_chunks(pl)};
+  o.out = calloc((size_t)n, sizeof(double));
+  o.in = calloc((size_t)n, sizeof(double));
+  o.used = malloc(sizeof(int) * 2 * (size_t)n);
+  double cost = -1;
+  if (o.out && o.in && o.used && emit_rounds(&o, pl) == AR_OK) {
+    out_close(&o);
+    cost = o.total;
+  }
+  free(o.out);
+  free(o.in);
+  free(o.used);
+  return cost;
 }
 
 /* Builds the whole pipeline for m >= 1 degraded GPUs; returns the status. With one degraded
@@ -317,13 +415,16 @@ static ar_status add_pipeline(struct ar_schedule *s, const char *name, int n,
  * fill the head and tail rounds, which then cost half) and keeps it if it prices below equal
  * sections' l (N+1)/N + 2(q-1)/N (exact, tests/test_optcc.c), else builds that one: where the
  * ring is the bottleneck as well (l near 2, k small, q large) the half sections leave the
- * first and last bodies' rounds unbalanced. One schedule at a time: n = 1024 has 2^24
- * transfers. */
+ * first and last bodies' rounds unbalanced. The choice is priced first without building
+ * (plan_cost), then the flows go out once, in round order: the model prices them as they
+ * come (n = 1024, k = 8: 2^24 transfers, none stored). */
 static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, int m,
                                 const int *deg, const double *fac, int segments) {
-  struct optcc_plan pl;
-  AR_CHECK(sched_init(s, name, n, 1));
+  static const struct optcc_plan none;
+  struct optcc_plan pl = none;
+  /* one sched_init, once the layout is chosen: the model streams what is built here */
   if (n < 3) return sched_fail(s, AR_ERR_UNSUPPORTED, "%s needs at least 3 GPUs", name);
+  AR_CHECK(gen_quadratic(s, name, n, 4.0 * n * 2 * n)); /* k = 4: k q (2q + 2m) */
   AR_CHECK(make_plan(s, &pl, n, m, deg, fac));
   /* default k: 64, fewer (a multiple of 4, the paper's choice) for large n, where every
    * segment costs ~2q^2 transfers, to stay under OPTCC_MAX_XFERS */
@@ -339,16 +440,16 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   pl.k = k;
   double l = pl.f[pl.q], nsec = (double)k * pl.q;
   pl.half = pl.m == 1 && pl.d == 0 && l >= 2 && k >= 3;
-  AR_CHECK(add_pipeline(s, name, n, &pl));
   if (pl.half) {
-    AR_CHECK(sched_finish(s)); /* sched_cost prices round by round */
-    if (!(sched_cost(s, 0) < l * (nsec + 1) / nsec + 2.0 * (pl.q - 1) / nsec - 1e-12)) {
-      sched_free(s);
-      pl.half = 0;
-      AR_CHECK(add_pipeline(s, name, n, &pl));
-    }
+    double cost = plan_cost(&pl, n);
+    if (cost < 0) return AR_ERR_NOMEM;
+    if (!(cost < l * (nsec + 1) / nsec + 2.0 * (pl.q - 1) / nsec - 1e-12)) pl.half = 0;
   }
-  sched_relabel(s, pl.real);
+  long chunks = plan_chunks(&pl);
+  if (chunks > 1 << 24) return sched_fail(s, AR_ERR_UNSUPPORTED, "too many chunks (%ld)", chunks);
+  AR_CHECK(sched_init(s, name, n, (int)chunks));
+  struct optcc_out o = {.s = s};
+  AR_CHECK(emit_rounds(&o, &pl));
   s->segments = k;
   return AR_OK;
 }
@@ -359,23 +460,23 @@ static ar_status build_ring_all(const struct ar_params *p, struct ar_schedule *s
   return build_pipeline(s, name, p->nranks, p->ndegraded, p->degraded, p->factor, p->segments);
 }
 
-/* optcc in the ring form: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none). */
+/* optcc in the ring form: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none). More
+ * are refused: as members of the healthy ring they would set its pace (4.0 n against
+ * optcc-multi's 2.12 n at p = 64, l = 2 and 2), which is App. D's schedule, not this one. */
 static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s,
                                 const char *name) {
   int deg = p->nranks - 1;
   double fac = 1.0;
+  if (p->ndegraded > 1) {
+    AR_CHECK(sched_init(s, name, p->nranks, 1));
+    return sched_fail(s, AR_ERR_UNSUPPORTED, "%s takes one degraded GPU (%d given): optcc-multi "
+                      "builds OPTCC for several (optcc.txt App. D)", name, p->ndegraded);
+  }
   if (p->ndegraded > 0) {
     deg = p->degraded[0];
     fac = p->factor[0];
   }
-  AR_CHECK(build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments));
-  /* the other degraded GPUs, if any, are ring members: price their flows at their factor */
-  for (int i = 1; i < p->ndegraded; i++)
-    for (size_t x = 0; x < s->nxfers; x++)
-      if ((s->xfers[x].src == p->degraded[i] || s->xfers[x].dst == p->degraded[i]) &&
-          s->xfers[x].weight < p->factor[i])
-        s->xfers[x].weight = (float)p->factor[i];
-  return AR_OK;
+  return build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments);
 }
 
 /* optcc: the ring form on the papers' networks; on a switch (GPUs of one node, where every
@@ -416,7 +517,7 @@ const struct ar_algo ar_algo_optcc = {
     .name = "optcc",
     .segments = ar_optcc_segments,
     .traits = AR_TRAIT_SEND_ORDER, /* the switch form, which GPUs run */
-    .ranks = "n >= 3, one degraded GPU",
+    .ranks = "3..~2048 (k >= 4), one degraded GPU",
     .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the switch form)",
     .paper = "optcc.txt s4, App. C",
     .build = build_optcc,
@@ -433,7 +534,7 @@ const struct ar_algo ar_algo_optcc_multi = {
     .name = "optcc-multi",
     .segments = ar_optcc_segments,
     .traits = AR_TRAIT_SEND_ORDER, /* the switch form, which GPUs run */
-    .ranks = "n >= 3, m degraded GPUs",
+    .ranks = "3..~2048 (k >= 4), m degraded GPUs",
     .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the switch form)",
     .paper = "optcc.txt App. D",
     .build = build_optcc_multi,
@@ -450,7 +551,7 @@ static ar_status build_optcc_ring(const struct ar_params *p, struct ar_schedule 
 const struct ar_algo ar_algo_optcc_ring = {
     .name = "optcc-ring",
     .segments = ar_optcc_segments,
-    .ranks = "n >= 3, degraded GPUs",
+    .ranks = "3..~2048 (k >= 4), degraded GPUs",
     .desc = "OPTCC's ring form, also on GPUs (optcc or optcc-multi as the papers build them)",
     .paper = "optcc.txt s4, App. C, D",
     .build = build_optcc_ring,
@@ -478,7 +579,7 @@ static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
 const struct ar_algo ar_algo_r2ccl = {
     .name = "r2ccl",
     .segments = ar_optcc_segments,
-    .ranks = "n >= 3, one degraded GPU",
+    .ranks = "3..2896, one degraded GPU",
     .desc = "R2CCL's AllReduce as OPTCC prices it (reconstructed): the stages in 2 segments",
     .paper = "optcc.txt s2, App. F (Fig. 20's closed form)",
     .build = build_r2ccl,

@@ -34,6 +34,7 @@
  * cost copies and gain nothing (optcc at 1 GiB on 4 x H200, GPU 3 1.0x: 7834-7880 us at
  * k = 16 against direct's ~4300). */
 #include "ar.h"
+#include "gen.h"
 
 #define OPTCC_SWITCH_SEGMENTS 16
 
@@ -92,6 +93,10 @@ ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, c
   int n = p->nranks, k = p->segments > 0 ? p->segments : OPTCC_SWITCH_SEGMENTS;
   int owner[AR_MAX_RANKS], dg[AR_MAX_RANKS], q = 0, m = 0;
   double worst = 1;
+  if (n > AR_MAX_RANKS) { /* the direct AllReduce's or k segments' n^2 flows */
+    AR_CHECK(sched_init(s, name, n, 1));
+    return gen_quadratic(s, name, n, 2.0 * n * (n - 1));
+  }
   for (int r = 0; r < n; r++) {
     if (factor_of(p, r) > worst) worst = factor_of(p, r);
     if (factor_of(p, r) == 1) owner[q++] = r;
@@ -143,7 +148,7 @@ const struct ar_algo ar_algo_optcc_switch = {
     .name = "optcc-switch",
     .segments = ar_optcc_segments,
     .traits = AR_TRAIT_SEND_ORDER,
-    .ranks = "any n >= 2, any degraded GPUs",
+    .ranks = "2..4096, any degraded GPUs",
     .desc = "OPTCC on a switch: S3-S1-S4-S2, degraded GPUs one hop, S1/S4 on the healthy ring",
     .paper = "optcc.txt s4.1-4.2, Theorem 1",
     .build = build_optcc_switch,

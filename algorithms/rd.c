@@ -5,6 +5,8 @@
  * its vector to rank j first, the p ranks run the above, rank j hands the result back last:
  * log2 p + 2 rounds.
  * Source: swing.txt s2.3.2 (including "Non-power-of-two"). Any n >= 2. */
+#include <stdlib.h>
+
 #include "ar.h"
 #include "gen.h"
 
@@ -50,21 +52,24 @@ int rd_torus_map(const struct ar_params *p, struct ar_schedule *s, int *phys) {
  * dimension dim[g] (round-robin over the dimensions), whole vector both ways.
  * Rounds: log2 n. Bytes sent per rank: log2 n buffers, one port. Power-of-2 torus sides. */
 static ar_status build_rd_torus(const struct ar_params *p, struct ar_schedule *s) {
-  int n = p->nranks, phys[AR_MAX_RANKS], inv[AR_MAX_RANKS];
+  int n = p->nranks;
   AR_CHECK(sched_init(s, "rd-torus", n, 1));
+  int *phys = malloc(sizeof(int) * 2 * n), *inv = phys + n;
+  if (!phys) return AR_ERR_NOMEM;
   int S = rd_torus_map(p, s, phys);
-  if (S < 0) return S == -1 ? AR_ERR_INVALID : AR_ERR_UNSUPPORTED;
-  for (int v = 0; v < n; v++)
+  ar_status st = S < 0 ? (S == -1 ? AR_ERR_INVALID : AR_ERR_UNSUPPORTED) : AR_OK;
+  for (int v = 0; v < n && st == AR_OK; v++)
     inv[phys[v]] = v;
-  for (int g = 0; g < S; g++)
-    for (int r = 0; r < n; r++)
-      AR_CHECK(sched_add(s, g, AR_REDUCE, r, phys[inv[r] ^ (1 << g)], 0, 1));
-  return AR_OK;
+  for (int g = 0; g < S && st == AR_OK; g++)
+    for (int r = 0; r < n && st == AR_OK; r++)
+      st = sched_add(s, g, AR_REDUCE, r, phys[inv[r] ^ (1 << g)], 0, 1);
+  free(phys);
+  return st;
 }
 
 const struct ar_algo ar_algo_rd_torus = {
     .name = "rd-torus",
-    .ranks = "n = 2^k, torus sides powers of 2",
+    .ranks = "2^k <= 65536, power-of-2 torus sides",
     .desc = "latency-optimal recursive doubling, one torus dimension a step (Swing's baseline)",
     .paper = "swing.txt s2.3.2, Fig. 2; Table 2 Rec.Doub. (L)",
     .build = build_rd_torus,
@@ -73,7 +78,7 @@ const struct ar_algo ar_algo_rd_torus = {
 
 const struct ar_algo ar_algo_rd = {
     .name = "rd",
-    .ranks = "any n >= 2 (non-powers of 2 fold in)",
+    .ranks = "2..65536 (non-powers of 2 fold in)",
     .desc = "latency-optimal recursive doubling, whole vector each step, log2 n rounds",
     .paper = "swing.txt s2.3.2",
     .build = build_rd,

@@ -7,6 +7,8 @@
  * the above, and rank j hands the whole result back in a last round: 2 log2 p + 2 rounds, and
  * the folded pairs move one extra buffer each way.
  * Source: stragglar.txt s4.1 (RHD baseline), swing.txt s2.3.3. Any n >= 2. */
+#include <stdlib.h>
+
 #include "ar.h"
 #include "gen.h"
 
@@ -56,7 +58,7 @@ static ar_status build_rhd(const struct ar_params *p, struct ar_schedule *s) {
 
 const struct ar_algo ar_algo_rhd = {
     .name = "rhd",
-    .ranks = "any n >= 2 (non-powers of 2 fold in)",
+    .ranks = "2..65536 (non-powers of 2 fold in)",
     .desc = "recursive halving/doubling (Rabenseifner), 2 log2 n rounds (+2 folding non-pow2)",
     .paper = "stragglar.txt s4.1; swing.txt s2.3.3",
     .build = build_rhd,
@@ -69,16 +71,19 @@ const struct ar_algo ar_algo_rhd = {
  * the distance doubles only every D steps: congestion (2^D - 1)/(2^D - 2) for D > 1.
  * Rounds: 2 log2 n. Bytes sent per rank: 2(n-1)/n of the buffer, one port. Power-of-2 sides. */
 static ar_status build_rhd_torus(const struct ar_params *p, struct ar_schedule *s) {
-  int n = p->nranks, phys[AR_MAX_RANKS];
+  int n = p->nranks;
   AR_CHECK(sched_init(s, "rhd-torus", n, n));
+  int *phys = malloc(sizeof(int) * n);
+  if (!phys) return AR_ERR_NOMEM;
   int S = rd_torus_map(p, s, phys);
-  if (S < 0) return S == -1 ? AR_ERR_INVALID : AR_ERR_UNSUPPORTED;
-  return rhd_core(s, n, 0, phys);
+  ar_status st = S < 0 ? (S == -1 ? AR_ERR_INVALID : AR_ERR_UNSUPPORTED) : rhd_core(s, n, 0, phys);
+  free(phys);
+  return st;
 }
 
 const struct ar_algo ar_algo_rhd_torus = {
     .name = "rhd-torus",
-    .ranks = "n = 2^k, torus sides powers of 2",
+    .ranks = "2^k <= 65536, power-of-2 torus sides",
     .desc = "recursive halving/doubling, one torus dimension a step (Swing's Rec.Doub. (B))",
     .paper = "swing.txt s2.3.3 (Sack et al.); Table 2 Rec.Doub. (B)",
     .build = build_rhd_torus,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "ar.h"
+#include "gen.h"
 
 /* Adds step `step` (0 .. 2(p-1)-1: reduce-scatter, then allgather) of the ring along the
  * cyclic order ord[0..p) (NULL: 0..p-1) on chunks [base, base + p): position i sends to i+1
@@ -23,23 +24,27 @@ static ar_status ring_step(struct ar_schedule *s, int round, const int *ord, int
   return AR_OK;
 }
 
-static ar_status build_ring(const struct ar_params *p, struct ar_schedule *s) {
+/* The ring under `name` (ring, async-ring). */
+static ar_status ring_named(const struct ar_params *p, struct ar_schedule *s, const char *name) {
   int n = p->nranks;
-  AR_CHECK(sched_init(s, "ring", n, n));
+  AR_CHECK(sched_init(s, name, n, n));
+  AR_CHECK(gen_quadratic(s, name, n, 2.0 * n * (n - 1)));
   for (int step = 0; step < 2 * (n - 1); step++)
     AR_CHECK(ring_step(s, step, NULL, n, 0, step));
   return AR_OK;
 }
 
+static ar_status build_ring(const struct ar_params *p, struct ar_schedule *s) {
+  return ring_named(p, s, "ring");
+}
+
 static ar_status build_async_ring(const struct ar_params *p, struct ar_schedule *s) {
-  AR_CHECK(build_ring(p, s));
-  snprintf(s->algo, sizeof(s->algo), "async-ring");
-  return AR_OK;
+  return ring_named(p, s, "async-ring");
 }
 
 const struct ar_algo ar_algo_ring = {
     .name = "ring",
-    .ranks = "any n >= 2",
+    .ranks = "2..4096 (n^2 transfers)",
     .desc = "reduce-scatter + allgather ring, n chunks, 2(n-1) rounds",
     .paper = "stragglar.txt s4.1; asyncallreduce.md",
     .build = build_ring,
@@ -47,7 +52,7 @@ const struct ar_algo ar_algo_ring = {
 
 const struct ar_algo ar_algo_async_ring = {
     .name = "async-ring",
-    .ranks = "any n >= 2",
+    .ranks = "2..4096 (n^2 transfers)",
     .desc = "AsyncAllReduce: ring on copy engines, mini-batches over double-buffered streams",
     .paper = "asyncallreduce.md",
     .build = build_async_ring,
@@ -95,6 +100,7 @@ static int cycle_order(const int *next, int n, int *ord) {
 static ar_status build_ring_ham(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks, dims[AR_MAX_TORUS_DIMS];
   AR_CHECK(sched_init(s, "ring-ham", n, 4 * n));
+  AR_CHECK(gen_quadratic(s, "ring-ham", n, 8.0 * n * (n - 1)));
   int nd = ar_torus_shape(p, dims, s->reason, sizeof(s->reason));
   if (nd < 0) return AR_ERR_INVALID;
   /* columns along dimension cd (stride cs), rows along the other: C divides R */
@@ -136,7 +142,7 @@ static ar_status build_ring_ham(const struct ar_params *p, struct ar_schedule *s
 
 const struct ar_algo ar_algo_ring_ham = {
     .name = "ring-ham",
-    .ranks = "2-D RxC, R=kC, gcd(k,C-1)=1 (squares)",
+    .ranks = "2-D RxC, R=kC, gcd(k,C-1)=1, <= 4096",
     .desc = "ring on two edge-disjoint Hamiltonian cycles, both ways: 4 rings on 4 ports",
     .paper = "swing.txt s2.3.1; Table 2 Ring",
     .build = build_ring_ham,
@@ -152,6 +158,7 @@ const struct ar_algo ar_algo_ring_ham = {
 static ar_status build_ring_rails(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks, G = p->gpus_per_node > 0 ? p->gpus_per_node : 1;
   AR_CHECK(sched_init(s, "ring-rails", n, G * n));
+  AR_CHECK(gen_quadratic(s, "ring-rails", n, 2.0 * G * n * (n - 1)));
   if (n % G)
     return sched_fail(s, AR_ERR_UNSUPPORTED, "ring-rails: %d GPUs per node do not divide %d", G,
                       n);
@@ -170,7 +177,7 @@ static ar_status build_ring_rails(const struct ar_params *p, struct ar_schedule 
 
 const struct ar_algo ar_algo_ring_rails = {
     .name = "ring-rails",
-    .ranks = "any n that G (--gpus-per-node) divides",
+    .ranks = "n <= 4096 that G (--gpus-per-node) divides",
     .desc = "NCCL's G ring channels on nodes of G GPUs, one NIC each (two-tier topology)",
     .paper = "optcc.txt s3 (T0 for g GPUs per server, footnote 3)",
     .build = build_ring_rails,

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ar.h"
+#include "gen.h"
 
 /* Post-arrival copies, 4 ints each: round, src, dst, chunk. */
 struct sg_plan {
@@ -495,6 +496,7 @@ static ar_status plan_post_arrival(int n, struct sg_plan *pl) {
 static ar_status build_stragglar(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks, m = n - 1, sg = n - 1, pre = n - 2;
   AR_CHECK(sched_init(s, "stragglar", n, m > 0 ? m : 1));
+  AR_CHECK(gen_quadratic(s, "stragglar", n, (double)m * (m - 1) + (double)n * n));
   if (n % 2) return sched_fail(s, AR_ERR_UNSUPPORTED, "stragglar needs an even number of GPUs");
   /* precondition: ring ReduceScatter over ranks 0..m-1, rank i ends owning chunk i */
   for (int t = 0; t < m - 1; t++)
@@ -535,7 +537,7 @@ static ar_status build_stragglar(const struct ar_params *p, struct ar_schedule *
 
 const struct ar_algo ar_algo_stragglar = {
     .name = "stragglar",
-    .ranks = "even n >= 2",
+    .ranks = "even n, 2..4096 (n^2 transfers)",
     .desc = "StragglAR: ReduceScatter during the delay, then n+log2 n-2 rounds",
     .paper = "stragglar.txt s3, App. B, C",
     .build = build_stragglar,

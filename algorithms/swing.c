@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ar.h"
+#include "gen.h"
 
 struct sw_line {
   int d, steps;
@@ -175,6 +176,10 @@ static ar_status sw_torus_init(const struct ar_params *p, struct sw_torus *t,
   t->n = p->nranks;
   t->ndims = ar_torus_shape(p, t->dims, s->reason, sizeof(s->reason));
   if (t->ndims < 0) return AR_ERR_INVALID;
+  for (int k = 0; k < t->ndims; k++)
+    if (t->dims[k] > AR_MAX_RANKS) /* a line's tables are d x d; a ring of d, d^2 transfers */
+      return sched_fail(s, AR_ERR_UNSUPPORTED, "a torus side of %d (at most %d): its line "
+                        "tables are side x side", t->dims[k], AR_MAX_RANKS);
   for (int k = 0, st = 1; k < t->ndims; st *= t->dims[k], k++)
     t->stride[k] = st;
   return AR_OK;
@@ -290,74 +295,139 @@ static int sw_pair_cmp(const void *a, const void *b) {
   return (x->chunk > y->chunk) - (x->chunk < y->chunk);
 }
 
-/* Adds collective c on chunks [base, base + n): reduce-scatter in rounds 0..S-1, the
- * transposed allgather in rounds S..2S-1; returns the status of the first failure. At step g
- * (dimension j) rank x sends the blocks whose j-coordinate its line sends now and whose other
- * coordinates it still holds in their lines: a product of per-dimension lists, walked like an
- * odometer so the work is the data sent, not n per rank and step. */
-static ar_status sw_emit(struct ar_schedule *s, const struct sw_torus *t, const struct sw_coll *c,
-                         const int *order, int base) {
-  int n = t->n, S = c->nsteps, D = t->ndims, before[AR_MAX_TORUS_DIMS] = {0};
-  struct sw_pair *pr = malloc(sizeof(*pr) * n);
-  int *list = malloc(sizeof(int) * D * n); /* list[k * n + m]: m-th coordinate in dim k */
-  if (!pr || !list) {
-    free(pr);
-    free(list);
-    return AR_ERR_NOMEM;
+/* Scratch of sw_emit_step: a rank's (destination, chunk) pairs, and for the step at hand each
+ * dimension k's list of block coordinates that coordinate a sends (k = j) or still holds. */
+struct sw_scratch {
+  struct sw_pair *pr;
+  int *list;         /* list[off[k] + a * d_k + m]: m-th coordinate of (k, a) */
+  int *cnt;          /* cnt[coff[k] + a]: its length */
+  size_t off[AR_MAX_TORUS_DIMS], coff[AR_MAX_TORUS_DIMS];
+};
+
+/* Allocates the scratch for torus t; returns AR_OK or AR_ERR_NOMEM. */
+static ar_status sw_scratch_init(struct sw_scratch *sc, const struct sw_torus *t) {
+  size_t lists = 0, cnts = 0;
+  for (int k = 0; k < t->ndims; k++) {
+    sc->off[k] = lists;
+    sc->coff[k] = cnts;
+    lists += (size_t)t->dims[k] * t->dims[k];
+    cnts += (size_t)t->dims[k];
   }
+  sc->pr = malloc(sizeof(*sc->pr) * (size_t)t->n);
+  sc->list = malloc(sizeof(int) * lists);
+  sc->cnt = malloc(sizeof(int) * cnts);
+  return sc->pr && sc->list && sc->cnt ? AR_OK : AR_ERR_NOMEM;
+}
+
+static void sw_scratch_free(struct sw_scratch *sc) {
+  free(sc->pr);
+  free(sc->list);
+  free(sc->cnt);
+}
+
+/* The transfers of one reduce-scatter step, in the order they went out, for the allgather to
+ * send back transposed (the step's walk is most of the generator's work). */
+struct sw_sent {
+  struct sw_run {
+    int src, dst, chunk, count;
+  } *run;
+  size_t n, cap;
+};
+
+/* Adds a reduce-scatter transfer in round g and records it in rec; returns the status. */
+static ar_status sw_send(struct ar_schedule *s, int g, int src, int dst, int chunk, int count,
+                         struct sw_sent *rec) {
+  if (rec->n == rec->cap) {
+    size_t cap = rec->cap ? 2 * rec->cap : 64;
+    struct sw_run *r = realloc(rec->run, cap * sizeof(*r));
+    if (!r) return AR_ERR_NOMEM;
+    rec->run = r;
+    rec->cap = cap;
+  }
+  rec->run[rec->n++] = (struct sw_run){src, dst, chunk, count};
+  return sched_add(s, g, AR_REDUCE, src, dst, chunk, count);
+}
+
+/* Adds step g of collective c's reduce-scatter on chunks [base, base + n) in round g,
+ * recording its transfers in rec; returns the status of the first failure. At step g (dimension j) rank x sends the blocks whose j-coordinate its line sends
+ * now and whose other coordinates it still holds in their lines: a product of per-dimension
+ * lists, walked like an odometer so the work is the data sent, not n per rank and step. The
+ * rounds go out in order, so the model prices them as they come (streamed). */
+static ar_status sw_emit_step(struct ar_schedule *s, const struct sw_torus *t,
+                              const struct sw_coll *c, const int *order, int base, int g,
+                              int radix, struct sw_scratch *sc, struct sw_sent *rec) {
+  int n = t->n, D = t->ndims, before[AR_MAX_TORUS_DIMS] = {0}, j = c->dim[g];
+  struct sw_pair *pr = sc->pr;
+  if (j < 0) return AR_OK; /* an idle step */
+  for (int h = 0; h < g; h++)
+    if (c->dim[h] >= 0) before[c->dim[h]]++;
+  /* the lists depend on a rank's coordinate in each dimension only: once per step */
+  for (int k = 0; k < D; k++)
+    for (int a = 0, d = t->dims[k]; a < d; a++) {
+      const int *f = c->line[k].f + a * d;
+      int *l = sc->list + sc->off[k] + (size_t)a * d, m = 0;
+      for (int i = 0; i < d; i++)
+        if (k == j ? f[i] == c->sig[g] : f[i] < 0 || f[i] >= before[k]) l[m++] = i;
+      sc->cnt[sc->coff[k] + a] = m;
+    }
   ar_status st = AR_OK;
-  for (int g = 0; g < S && st == AR_OK; g++) {
-    int j = c->dim[g];
-    for (int x = 0; x < n && st == AR_OK && j >= 0; x++) {
-      int cnt[AR_MAX_TORUS_DIMS], pos[AR_MAX_TORUS_DIMS] = {0}, np = 0, empty = 0;
+  for (int x = 0; x < n && st == AR_OK; x++) {
+    int cnt[AR_MAX_TORUS_DIMS], pos[AR_MAX_TORUS_DIMS] = {0}, np = 0, empty = 0;
+    const int *list[AR_MAX_TORUS_DIMS];
+    for (int k = 0; k < D; k++) {
+      int d = t->dims[k], xk = sw_coord(t, x, k);
+      list[k] = sc->list + sc->off[k] + (size_t)xk * d;
+      cnt[k] = sc->cnt[sc->coff[k] + xk];
+      empty |= cnt[k] == 0;
+    }
+    int xj = sw_coord(t, x, j);
+    if (!empty && radix) { /* order grows with every coordinate: the extremes bound the run */
+      int b0 = c->line[j].to[xj * t->dims[j] + list[j][0]], same = 1, lo = 0, hi = 0, cells = 1;
+      for (int m = 1; m < cnt[j]; m++)
+        same &= c->line[j].to[xj * t->dims[j] + list[j][m]] == b0;
       for (int k = 0; k < D; k++) {
-        int d = t->dims[k], xk = sw_coord(t, x, k);
-        const int *f = c->line[k].f + xk * d;
-        cnt[k] = 0;
-        for (int i = 0; i < d; i++)
-          if (k == j ? f[i] == c->sig[g] : f[i] < 0 || f[i] >= before[k])
-            list[k * n + cnt[k]++] = i;
-        empty |= cnt[k] == 0;
+        lo += list[k][0] * t->stride[k];
+        hi += list[k][cnt[k] - 1] * t->stride[k];
+        cells *= cnt[k];
       }
-      int xj = sw_coord(t, x, j);
-      while (!empty) {
-        int y = 0;
-        for (int k = 0; k < D; k++)
-          y += list[k * n + pos[k]] * t->stride[k];
-        int b = c->line[j].to[xj * t->dims[j] + list[j * n + pos[j]]];
-        pr[np++] = (struct sw_pair){x + (b - xj) * t->stride[j], base + order[y]};
-        int k = D - 1; /* next tuple */
-        while (k >= 0 && ++pos[k] == cnt[k])
-          pos[k--] = 0;
-        if (k < 0) break;
-      }
-      /* one peer and a contiguous run of chunks (the usual case, s3.1.1's remapping): one
-       * transfer without sorting; the pairs' chunks are distinct (order is a bijection) */
-      int lo_c = np ? pr[0].chunk : 0, hi_c = lo_c, one_peer = 1;
-      for (int k = 1; k < np; k++) {
-        lo_c = pr[k].chunk < lo_c ? pr[k].chunk : lo_c;
-        hi_c = pr[k].chunk > hi_c ? pr[k].chunk : hi_c;
-        one_peer &= pr[k].dst == pr[0].dst;
-      }
-      if (np && one_peer && hi_c - lo_c + 1 == np) {
-        st = sched_add(s, g, AR_REDUCE, x, pr[0].dst, lo_c, np);
-        if (st == AR_OK) st = sched_add(s, 2 * S - 1 - g, AR_COPY, pr[0].dst, x, lo_c, np);
+      lo = order[lo];
+      hi = order[hi];
+      if (same && hi - lo + 1 == cells) { /* one peer, one run: what the walk below finds */
+        st = sw_send(s, g, x, x + (b0 - xj) * t->stride[j], base + lo, cells, rec);
         continue;
       }
-      qsort(pr, (size_t)np, sizeof(*pr), sw_pair_cmp);
-      for (int lo = 0, hi; lo < np && st == AR_OK; lo = hi) {
-        for (hi = lo + 1;
-             hi < np && pr[hi].dst == pr[lo].dst && pr[hi].chunk == pr[hi - 1].chunk + 1;)
-          hi++;
-        st = sched_add(s, g, AR_REDUCE, x, pr[lo].dst, pr[lo].chunk, hi - lo);
-        if (st == AR_OK)
-          st = sched_add(s, 2 * S - 1 - g, AR_COPY, pr[lo].dst, x, pr[lo].chunk, hi - lo);
-      }
     }
-    if (j >= 0) before[j]++;
+    while (!empty) {
+      int y = 0;
+      for (int k = 0; k < D; k++)
+        y += list[k][pos[k]] * t->stride[k];
+      int b = c->line[j].to[xj * t->dims[j] + list[j][pos[j]]];
+      pr[np++] = (struct sw_pair){x + (b - xj) * t->stride[j], base + order[y]};
+      int k = D - 1; /* next tuple */
+      while (k >= 0 && ++pos[k] == cnt[k])
+        pos[k--] = 0;
+      if (k < 0) break;
+    }
+    /* one peer and a contiguous run of chunks (the usual case, s3.1.1's remapping): one
+     * transfer without sorting; the pairs' chunks are distinct (order is a bijection) */
+    int lo_c = np ? pr[0].chunk : 0, hi_c = lo_c, one_peer = 1;
+    for (int k = 1; k < np; k++) {
+      lo_c = pr[k].chunk < lo_c ? pr[k].chunk : lo_c;
+      hi_c = pr[k].chunk > hi_c ? pr[k].chunk : hi_c;
+      one_peer &= pr[k].dst == pr[0].dst;
+    }
+    if (np && one_peer && hi_c - lo_c + 1 == np) {
+      st = sw_send(s, g, x, pr[0].dst, lo_c, np, rec);
+      continue;
+    }
+    qsort(pr, (size_t)np, sizeof(*pr), sw_pair_cmp);
+    for (int lo = 0, hi; lo < np && st == AR_OK; lo = hi) {
+      for (hi = lo + 1;
+           hi < np && pr[hi].dst == pr[lo].dst && pr[hi].chunk == pr[hi - 1].chunk + 1;)
+        hi++;
+      st = sw_send(s, g, x, pr[lo].dst, pr[lo].chunk, hi - lo, rec);
+    }
   }
-  free(pr);
-  free(list);
   return st;
 }
 
@@ -376,17 +446,38 @@ static ar_status sw_set_ports(struct ar_schedule *s) {
 static ar_status sw_build_colls(struct ar_schedule *s, const struct sw_torus *t, struct sw_coll *c,
                                 int ncoll, int radix) {
   ar_status st = AR_OK;
-  int *order = malloc(sizeof(int) * t->n);
-  if (!order) st = AR_ERR_NOMEM;
+  size_t n = (size_t)t->n;
+  int *order = malloc(sizeof(int) * n * ncoll), S = c[0].nsteps;
+  struct sw_scratch sc;
+  if (sw_scratch_init(&sc, t) != AR_OK || !order) st = AR_ERR_NOMEM;
   for (int k = 0; k < ncoll && st == AR_OK; k++) {
-    if (radix)
-      sw_order_radix(t, &c[k], order);
+    if (c[k].nsteps != S) st = sched_fail(s, AR_ERR_VERIFY, "swing: collectives of unequal steps");
+    else if (radix)
+      sw_order_radix(t, &c[k], order + k * n);
     else
-      st = sw_order_tree(t, &c[k], order);
-    if (st == AR_OK) st = sw_emit(s, t, &c[k], order, k * t->n);
+      st = sw_order_tree(t, &c[k], order + k * n);
   }
+  struct sw_sent *sent = calloc((size_t)ncoll * (S > 0 ? S : 1), sizeof(*sent));
+  if (!sent) st = AR_ERR_NOMEM;
+  /* round by round, collective after collective (what a stable sort by round of each
+   * collective's transfers in turn gives: the stored schedule is the same either way), so the
+   * model prices the rounds as they come; the allgather sends each step's transfers back */
+  for (int r = 0; r < S && st == AR_OK; r++)
+    for (int k = 0; k < ncoll && st == AR_OK; k++)
+      st = sw_emit_step(s, t, &c[k], order + k * n, k * t->n, r, radix, &sc, &sent[k * S + r]);
+  for (int r = S; r < 2 * S && st == AR_OK; r++)
+    for (int k = 0; k < ncoll && st == AR_OK; k++) {
+      const struct sw_sent *rec = &sent[k * S + 2 * S - 1 - r];
+      for (size_t i = 0; i < rec->n && st == AR_OK; i++)
+        st = sched_add(s, r, AR_COPY, rec->run[i].dst, rec->run[i].src, rec->run[i].chunk,
+                       rec->run[i].count);
+    }
   if (st == AR_OK) st = sw_set_ports(s);
+  for (int i = 0; sent && i < ncoll * S; i++)
+    free(sent[i].run);
+  free(sent);
   free(order);
+  sw_scratch_free(&sc);
   return st;
 }
 
@@ -420,7 +511,7 @@ static ar_status build_swing_bw(const struct ar_params *p, struct ar_schedule *s
 
 const struct ar_algo ar_algo_swing_bw = {
     .name = "swing-bw",
-    .ranks = "any n >= 2",
+    .ranks = "2..4096 (an n x n line table)",
     .desc = "Swing bandwidth-optimal: pi(r,s) peers, reduce-scatter + allgather",
     .paper = "swing.txt s3",
     .build = build_swing_bw,
@@ -437,23 +528,26 @@ const struct ar_algo ar_algo_swing_bw = {
  * log2 p + 2 rounds. Source: swing.txt s3.1.2, s2.3.2. Any n >= 2. */
 static ar_status build_swing_lat(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks, L = ar_log2(n), pw = 1 << L, extra = n - pw, off = extra > 0;
-  int phys[AR_MAX_RANKS]; /* virtual rank v of the power-of-2 group -> real rank */
   AR_CHECK(sched_init(s, "swing-lat", n, 1));
+  int *phys = malloc(sizeof(int) * pw); /* virtual rank v of the power-of-2 group -> real rank */
+  if (!phys) return AR_ERR_NOMEM;
   for (int v = 0; v < pw; v++)
     phys[v] = v < extra ? 2 * v : v + extra;
-  for (int j = 0; j < extra; j++)
-    AR_CHECK(sched_add(s, 0, AR_REDUCE, 2 * j + 1, 2 * j, 0, 1));
-  for (int step = 0; step < L; step++)
-    for (int v = 0; v < pw; v++)
-      AR_CHECK(sched_add(s, off + step, AR_REDUCE, phys[v], phys[sw_pi(v, step, pw)], 0, 1));
-  for (int j = 0; j < extra; j++)
-    AR_CHECK(sched_add(s, off + L, AR_COPY, 2 * j, 2 * j + 1, 0, 1));
-  return AR_OK;
+  ar_status st = AR_OK;
+  for (int j = 0; j < extra && st == AR_OK; j++)
+    st = sched_add(s, 0, AR_REDUCE, 2 * j + 1, 2 * j, 0, 1);
+  for (int step = 0; step < L && st == AR_OK; step++)
+    for (int v = 0; v < pw && st == AR_OK; v++)
+      st = sched_add(s, off + step, AR_REDUCE, phys[v], phys[sw_pi(v, step, pw)], 0, 1);
+  for (int j = 0; j < extra && st == AR_OK; j++)
+    st = sched_add(s, off + L, AR_COPY, 2 * j, 2 * j + 1, 0, 1);
+  free(phys);
+  return st;
 }
 
 const struct ar_algo ar_algo_swing_lat = {
     .name = "swing-lat",
-    .ranks = "any n >= 2 (non-powers of 2 fold in)",
+    .ranks = "2..65536 (non-powers of 2 fold in)",
     .desc = "Swing latency-optimal: whole vector per step",
     .paper = "swing.txt s3.1.2",
     .build = build_swing_lat,
@@ -496,7 +590,7 @@ static ar_status build_swing_mp(const struct ar_params *p, struct ar_schedule *s
 
 const struct ar_algo ar_algo_swing_mp = {
     .name = "swing-mp",
-    .ranks = "any n >= 2, any --torus shape",
+    .ranks = "2..65536, any --torus, sides <= 4096",
     .desc = "multiport Swing on a logical torus, plain + mirrored per port",
     .paper = "swing.txt s4",
     .build = build_swing_mp,
@@ -516,8 +610,13 @@ static ar_status bucket_build(const struct ar_params *p, struct ar_schedule *s, 
                               int mode) {
   struct sw_torus t;
   AR_CHECK(sw_torus_init(p, &t, s));
-  int D = t.ndims, ncoll = 2 * D;
+  int D = t.ndims, ncoll = 2 * D, dmax = 0;
   AR_CHECK(sched_init(s, name, p->nranks, ncoll * p->nranks));
+  for (int k = 0; k < D; k++)
+    dmax = t.dims[k] > dmax ? t.dims[k] : dmax;
+  if (D < 1 || D * dmax > AR_MAX_RANKS) /* a collective's steps (struct sw_coll) */
+    return sched_fail(s, AR_ERR_UNSUPPORTED, "%s: %d dimensions of up to %d take more than %d "
+                      "steps", name, D, dmax, AR_MAX_RANKS);
   struct sw_coll *c = calloc((size_t)ncoll, sizeof(*c));
   if (!c) return AR_ERR_NOMEM;
   ar_status st = AR_OK;
@@ -543,7 +642,7 @@ static ar_status build_bucket(const struct ar_params *p, struct ar_schedule *s) 
 
 const struct ar_algo ar_algo_bucket = {
     .name = "bucket",
-    .ranks = "any n >= 2, any --torus shape",
+    .ranks = "2..65536, any --torus, D x side <= 4096",
     .desc = "bucket: one ring per torus dimension, 2D shares on 2D ports",
     .paper = "swing.txt s2.3.4",
     .build = build_bucket,
@@ -561,7 +660,7 @@ static ar_status build_bucket_sync(const struct ar_params *p, struct ar_schedule
 
 const struct ar_algo ar_algo_bucket_sync = {
     .name = "bucket-sync",
-    .ranks = "any n >= 2, any --torus shape",
+    .ranks = "2..65536, any --torus, D x side <= 4096",
     .desc = "bucket with the collectives changing dimension together (rectangular tori)",
     .paper = "swing.txt s5.2, Fig. 10 (Sack et al.)",
     .build = build_bucket_sync,
@@ -594,7 +693,7 @@ static ar_status build_swing_lat_torus(const struct ar_params *p, struct ar_sche
 
 const struct ar_algo ar_algo_swing_lat_torus = {
     .name = "swing-lat-torus",
-    .ranks = "n = 2^k, torus sides powers of 2",
+    .ranks = "2^k <= 65536, power-of-2 torus sides",
     .desc = "Swing latency-optimal, one torus dimension a step, whole vector per step",
     .paper = "swing.txt s3.1.2, s4.1; Table 2 Swing (L)",
     .build = build_swing_lat_torus,

@@ -58,7 +58,7 @@ static int parse_ranks(const char *s, struct options *o) {
   int k = split_list("--ranks", s, items, MAX_LIST);
   if (k < 0) return -1;
   for (int i = 0; i < k; i++)
-    if (args_parse_int("--ranks", items[i], 2, AR_MAX_RANKS, &o->ranks[i])) return -1;
+    if (args_parse_int("--ranks", items[i], 2, MODEL_MAX_RANKS, &o->ranks[i])) return -1;
   o->nranks = k;
   return 0;
 }
@@ -129,8 +129,8 @@ static int torus_implies(struct options *o) {
       return args_bad("--ranks", o->ranks_text, why);
     }
   if (!o->nranks) {
-    if (prod > AR_MAX_RANKS) {
-      snprintf(why, sizeof(why), "%ld ranks, at most %d", prod, AR_MAX_RANKS);
+    if (prod > MODEL_MAX_RANKS) {
+      snprintf(why, sizeof(why), "%ld ranks, at most %d", prod, MODEL_MAX_RANKS);
       return args_bad("--torus", o->torus_text, why);
     }
     o->ranks[o->nranks++] = (int)prod;

@@ -22,6 +22,10 @@
 extern "C" {
 #endif
 
+/* The most ranks the model prices (the papers' 16384-node tori and 256 x 256): beyond
+ * AR_MAX_RANKS only generators whose transfers grow slower than n^2 build. */
+#define MODEL_MAX_RANKS 65536
+
 enum model_topology { MODEL_SWITCH = 0, MODEL_TORUS = 1, MODEL_TWO_TIER = 2 };
 
 /* The network the flows are routed on. */

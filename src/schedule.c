@@ -30,6 +30,11 @@ void sched_stream_end(void) {
   stream_tls.s = NULL;
 }
 
+/* The most ranks a schedule is built for: the model's scale (model.h MODEL_MAX_RANKS). Runs,
+ * the verifier and the lowering stop at AR_MAX_RANKS (their parsers refuse more); beyond it a
+ * generator whose transfers grow as n^2 is n/a (algorithms/gen.h). */
+#define SCHED_MAX_RANKS 65536
+
 ar_status sched_init(struct ar_schedule *s, const char *algo, int nranks, int nchunks) {
   memset(s, 0, sizeof(*s));
   if (stream_tls.s == s) { /* a restart after transfers went out cannot be undone */
@@ -42,8 +47,8 @@ ar_status sched_init(struct ar_schedule *s, const char *algo, int nranks, int nc
   s->nchunks = nchunks;
   s->straggler = -1;
   s->ports = 1;
-  if (nranks < 2 || nranks > AR_MAX_RANKS)
-    return sched_fail(s, AR_ERR_INVALID, "ranks must be 2..%d, got %d", AR_MAX_RANKS, nranks);
+  if (nranks < 2 || nranks > SCHED_MAX_RANKS)
+    return sched_fail(s, AR_ERR_INVALID, "ranks must be 2..%d, got %d", SCHED_MAX_RANKS, nranks);
   if (nchunks < 1) return sched_fail(s, AR_ERR_INVALID, "a schedule needs at least one chunk");
   return AR_OK;
 }

@@ -113,7 +113,12 @@ expect 0 "^topology: torus 64x64" $A model --algo swing-bw --torus 64x64 --bytes
 expect 0 "^topology: torus 4x2" $A model --algo ring --torus 4x2 --ranks 8 --bytes 2M
 bad_input --ranks 8,16 $A model --algo ring --ranks 8,16 --bytes 1M --torus 4x2
 bad_input --topology switch $A model --algo ring --bytes 1M --torus 4x2 --topology switch
-bad_input --torus 64x128 $A model --algo ring --bytes 1M --torus 64x128
+bad_input --torus 256x512 $A model --algo ring --bytes 1M --torus 256x512
+# beyond 4096 ranks a schedule of n^2 transfers is n/a with its count (exit 3), the torus
+# forms price
+expect 3 "n/a: ring at 8192 ranks is about 1\\.3e\\+08 transfers" $A model --algo ring --bytes 1M \
+  --torus 64x128
+expect 0 "^model_time_us: " $A model --algo rhd-torus --bytes 1M --torus 64x128
 # repeated --degrade flags add up (a rank named twice is refused), and the output lists them
 out=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 --degrade 1:1.33 2>&1)
 [ "$(value degraded "$out")" = "0:2,1:1.33" ] && ok || bad "degraded line: $out"

@@ -235,13 +235,11 @@ static void test_params(void) {
     CHECK(sent > want - 1e-9 && sent < want + 1e-9, "n=%d rank n-1 sent %.4f", n, sent);
     sched_free(&s);
   }
-  { /* optcc given two degraded GPUs: builds around the first, prices the second too */
+  { /* optcc given two degraded GPUs (the ring form): refused, naming optcc-multi */
     int d2[2] = {1, 4};
     double f2[2] = {2.0, 1.5};
-    CHECK_INT(build("optcc", 7, 2, d2, f2, 0, &s), ==, AR_OK);
-    CHECK(sched_verify(&s, &rep) == AR_OK, "two degraded: %s", rep.error);
-    CHECK(weights_ok(&s, 2, d2, f2), "two degraded: weights");
-    sched_free(&s);
+    CHECK_INT(build("optcc", 7, 2, d2, f2, 0, &s), ==, AR_ERR_UNSUPPORTED);
+    CHECK(strstr(s.reason, "optcc-multi") != NULL, "two degraded: %s", s.reason);
   }
   CHECK_INT(build("optcc", 2, 1, (int[]){1}, (double[]){2.0}, 0, &s), ==, AR_ERR_UNSUPPORTED);
   CHECK_INT(build("optcc", 5, 1, (int[]){1}, (double[]){0.5}, 0, &s), ==, AR_ERR_INVALID);

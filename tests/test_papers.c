@@ -1,36 +1,46 @@
 /* The model against the papers' own figures (issue #24): Swing s5 (Fig. 7-10's settings and
  * every row of Table 2), OPTCC s2 and s5, and AsyncAllReduce's mini-batch trend. Each line
- * prints the paper's figure beside the model's; each is held within 10%, or, where
- * docs/papers.md shows the arithmetic of why the paper's figure is off, to that arithmetic
- * (within 1%), so a change in the model still fails here. */
+ * names the figure, prints the paper's figure beside the model's and holds the model to the
+ * paper's own words: "within 6%" is model <= 1.06, "more than 2x" model >= 2, a plain figure
+ * within 10% (the papers state no tolerance there). Where docs/papers.md shows the arithmetic
+ * of why the paper's figure does not follow from its own text, the model is held to that
+ * arithmetic (within 1%) instead, so a change in the model still fails here. Every check
+ * prices a schedule: no figure is compared with a constant. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ar.h"
 #include "model.h"
 #include "test.h"
 
-#define TOL 0.10     /* a paper figure and the model's */
+#define TOL 0.10     /* a paper figure stated without a tolerance, and the model's */
 #define TOL_DOC 0.01 /* the model and docs/papers.md's arithmetic */
 
-/* Prints one comparison and checks it: within TOL of the paper's figure (at_least: a claim
- * "more than x", met when the model is no less than x less TOL), else, where docs/papers.md
- * explains the gap (docs >= 0), within TOL_DOC of its arithmetic. */
-static void claim(const char *what, double paper, double model, double docs, int at_least) {
-  int within = at_least ? model >= paper * (1 - TOL) : fabs(model - paper) <= TOL * fabs(paper);
-  printf("%-60s paper %9.4g  model %9.4g  %s\n", what, paper, model,
-         within ? (at_least ? "at least" : "within 10%")
-                : docs >= 0 ? "explained (docs/papers.md)" : "OFF");
-  if (within) return;
-  CHECK(docs >= 0, "%s: model %g vs paper %g", what, model, paper);
+/* How a paper states a figure: a value (within TOL), or a bound the model must meet
+ * ("within 6%": AT_MOST 1.06; "more than 2x": AT_LEAST 2). */
+enum stated { NEAR, AT_MOST, AT_LEAST };
+
+/* Prints one comparison and checks it against the paper's statement, else, where
+ * docs/papers.md explains the gap (docs >= 0), within TOL_DOC of its arithmetic. */
+static void claim(const char *what, enum stated how, double paper, double model, double docs) {
+  double ulp = 1e-9 * fabs(paper); /* a bound the model meets exactly (eq. (1) at k = 64) */
+  int met = how == AT_MOST    ? model <= paper + ulp
+            : how == AT_LEAST ? model >= paper - ulp
+                              : fabs(model - paper) <= TOL * fabs(paper);
+  const char *rule = how == AT_MOST ? "at most" : how == AT_LEAST ? "at least" : "within 10%";
+  printf("%-66s paper %9.4g  model %9.4g  %s\n", what, paper, model,
+         met ? rule : docs >= 0 ? "explained (docs/papers.md)" : "OFF");
+  if (met) return;
+  CHECK(docs >= 0, "%s: model %g, paper %s %g", what, model, rule, paper);
   if (docs >= 0)
     CHECK(fabs(model - docs) <= TOL_DOC * fabs(docs), "%s: model %g vs docs/papers.md %g", what,
           model, docs);
 }
 
-/* A figure to match (or explain). */
+/* A figure stated without a tolerance: within TOL (or explained). */
 static void figure(const char *what, double paper, double model, double docs) {
-  claim(what, paper, model, docs, 0);
+  claim(what, NEAR, paper, model, docs);
 }
 
 /* Prices algo on the net (streamed where it can) with p; returns 1 when priced. */
@@ -125,14 +135,23 @@ static void test_swing_fig7(void) {
   double mib = 1 << 20, sw2 = best_of(pc.sw, pc.sw_ok, NSW, &sst, 2 * mib);
   double rd2 = best_of(pc.kn + 2, pc.kn_ok + 2, 2, &sst, 2 * mib);
   double kn2 = best_of(pc.kn, pc.kn_ok, NKN, &sst, 2 * mib);
-  claim("Fig.7 64x64 2MiB: best RD / Swing (\"more than 2x\")", 2.0, rd2 / sw2, -1, 1);
+  claim("Fig.7 64x64 2MiB: best RD / Swing (s5.1: \"more than 2x\")", AT_LEAST, 2.0, rd2 / sw2, -1);
   /* docs: bucket-sync's 252 steps at alpha + 1 hop, 0.4 us, plus 2 MiB / 4 ports */
   double bucket = 252 * 0.4 + 2 * mib * 2.0 * 4095 / 4096 / 4 / 50e3;
   figure("Fig.7 64x64 2MiB: best known / Swing (gain ~120%)", 2.2, kn2 / sw2, bucket / sw2);
   double sw512 = best_of(pc.sw, pc.sw_ok, NSW, &sst, 512 * mib);
   figure("Fig.7 64x64 512MiB: Swing goodput / peak (77%)", 0.77, 512 * mib / sw512 / 100e3, -1);
-  double sw32 = time_of(&pc.sw[0], &sst, 32), rd32 = time_of(&pc.kn[2], &sst, 32);
-  figure("Fig.7 64x64 32B: RD (L) / Swing (L) (\"up to 50%\")", 1.5, rd32 / sw32, -1);
+  /* "up to 50% improvement for small vectors (<= 32KiB)": the largest over those sizes */
+  double small = 0;
+  for (double b = 32; b <= 32 * 1024; b *= 2) {
+    double r = time_of(&pc.kn[2], &sst, b) / time_of(&pc.sw[0], &sst, b);
+    small = r > small ? r : small;
+  }
+  /* docs: the paper's 1.5 is Table 2's Xi ratio 2D / (4/3 D); the model's busiest links carry
+   * 94 and 48 n beta (RD (L), Swing (L)) after 126 and 84 hops: at 32 KiB */
+  double sb = 32768 * sst.beta;
+  figure("Fig.7 64x64 <=32KiB: RD (L) / Swing (L), largest (\"up to 50%\")", 1.5, small,
+         (1.2 + 126 * 0.3 + 94 * sb) / (1.2 + 84 * 0.3 + 48 * sb));
   /* the crossover: the paper's Swing leads to 32 MiB and bucket from 128 MiB; the model's
    * bucket-sync leads from the first size where Swing's 1.19 congestion outweighs bucket's
    * 252 steps: (100.8 - 52.8) us / (0.185 x 2 MiB x beta / 4 per MiB) = 24.7 MiB (docs) */
@@ -142,10 +161,11 @@ static void test_swing_fig7(void) {
   figure("Fig.7 64x64: bucket faster than Swing from (MiB)", 128, cross, 32);
 }
 
-/* Fig. 8: square tori 8x8 .. 64x64 (128x128 is beyond the IR's 4096 ranks): Swing's largest
- * gain over the best known grows with the torus; its worst (large sizes) about -20%. */
+/* Fig. 8: square tori 8x8 .. 128x128 (16384 ranks; ring-ham is n/a there, n^2 transfers, and
+ * never the best known): Swing's largest gain over the best known grows with the torus; its
+ * worst (large sizes) at most about 20% lower "regardless of network size". */
 static void test_swing_fig8(void) {
-  static const int sides[] = {8, 16, 32, 64};
+  static const int sides[] = {8, 16, 32, 64, 128};
   double last = 0;
   for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
     struct torus t;
@@ -161,12 +181,18 @@ static void test_swing_fig8(void) {
            sides[i], sides[i], lo, hi, at);
     CHECK(hi > last, "Fig.8: the largest gain should grow with the torus (%g after %g)", hi, last);
     last = hi;
-    if (sides[i] == 64) {
-      /* docs: at the largest gain (512 KiB) bucket-sync's 252 steps of 0.4 us and the bytes / 4 ports against
-       * swing-mp's; the paper's bucket pays ~0.6 us a step */
-      double swing = time_of(&pc.sw[1], &sst, at), bucket = 252 * 0.4 + at * 2.0 * 4095 / 4096 / 4 / 50e3;
-      figure("Fig.8 64x64: largest gain (\"up to 2.2x\", s1; Fig.7 2MiB)", 2.2, hi, bucket / swing);
-      figure("Fig.8 64x64: worst goodput ratio (\"at most ~20% lower\")", 0.8, lo, -1);
+    if (sides[i] >= 64) {
+      /* docs: at the largest gain bucket-sync's 4 (side - 1) steps of 0.4 us and the bytes / 4
+       * ports against swing-mp's; the paper's bucket pays ~0.6 us a step */
+      double p = t.n, swing = time_of(&pc.sw[1], &sst, at);
+      double bucket = 4 * (sides[i] - 1) * 0.4 + at * 2.0 * (p - 1) / p / 4 / 50e3;
+      char what[96];
+      snprintf(what, sizeof(what), "Fig.8 %dx%d: largest gain (s1: \"up to 2.2x\")", sides[i],
+               sides[i]);
+      figure(what, 2.2, hi, bucket / swing);
+      snprintf(what, sizeof(what), "Fig.8 %dx%d: worst goodput ratio (s5.1.1: \"at most ~20%% lower\")",
+               sides[i], sides[i]);
+      claim(what, AT_LEAST, 0.8, lo, -1);
     }
   }
 }
@@ -185,7 +211,8 @@ static void test_swing_fig9(void) {
     if (gbps == 3200) { /* docs: 1/Xi less the steps' latency, both over Swing's time */
       double bw = b * 2.0 * 63 / 64 / 4 * hw.beta, xi = 1.0952;
       double docs = (bw + 28 * 0.4) / (bw * xi + 12 * 0.1 + 20 * 0.3);
-      figure("Fig.9 8x8 3.2Tb/s 512MiB: best known / Swing (>= 1)", 1.0, r, docs);
+      claim("Fig.9 8x8 3.2Tb/s 512MiB: best known / Swing (s5.1.2: Swing leads)", AT_LEAST, 1.0,
+            r, docs);
     }
   }
 }
@@ -259,7 +286,8 @@ static void test_swing_table2(void) {
         pl = 2 * D * side / lg, pp = 1, px = 1;
         dl = 2 * D * (side - 1) / lg; /* docs: a ring of d takes d - 1 steps, not d */
       } else {
-        pl = 2, pp = 1, px = model_swing_table2(D);
+        static const double table2[] = {1.19, 1.03, 1.008}; /* D = 2, 3, 4 */
+        pl = 2, pp = 1, px = table2[D - 2];
       }
       snprintf(what, sizeof(what), "Table 2 D=%d %-14s Lambda", D, rows[i].row);
       figure(what, pl, lam, dl);
@@ -279,8 +307,8 @@ static double simai(double bw_ratio) {
 }
 
 /* Returns algo's bandwidth-term time over the healthy ring's, p GPUs, one GPU a server (a NIC
- * each, as on a switch), with degraded GPUs 0..m-1 at l[0..m). */
-static double over_t0(const char *algo, int p, int m, const double *l) {
+ * each, as on a switch), with degraded GPUs 0..m-1 at l[0..m), k segments (0: the default). */
+static double over_t0_k(const char *algo, int p, int m, const double *l, int k) {
   struct ar_params q;
   struct model_net net;
   struct model_price pr, ring;
@@ -293,26 +321,64 @@ static double over_t0(const char *algo, int p, int m, const double *l) {
     q.degraded[i] = i;
     q.factor[i] = l[i];
   }
+  q.segments = k;
   model_net_init(&net, MODEL_SWITCH, &q);
   if (!price(algo, &q, &net, &pr)) return -1;
   return (model_cost_us(&pr.pre, &bw, 1e6) + model_cost_us(&pr.main, &bw, 1e6)) /
          model_cost_us(&ring.main, &bw, 1e6);
 }
 
+static double over_t0(const char *algo, int p, int m, const double *l) {
+  return over_t0_k(algo, p, m, l, 0);
+}
+
+/* The healthy rails' bandwidth term (NCCL's g channels, one NIC each) for p GPUs, g a
+ * server, NVLink (g-1) x a NIC, in units of the buffer: T0 = 2(p-1)/(g p) n (s3). */
+static double rails_t0(int p, int g) {
+  struct ar_params q;
+  struct model_net net;
+  struct model_price pr;
+  struct model_hw bw = {.beta = 1e-3};
+  ar_params_init(&q, p);
+  q.gpus_per_node = g;
+  model_net_init(&net, MODEL_TWO_TIER, &q);
+  net.local_speed = g - 1;
+  if (!price("ring-rails", &q, &net, &pr)) return -1;
+  return model_cost_us(&pr.main, &bw, 1e6) / 1e3;
+}
+
+/* OPTCC's k in s5 is not stated; its Table 3 times are k -> infinity. The figures that hold
+ * only for large k are checked at this k (docs/papers.md: the paper's own eq. (1) needs
+ * k >= 344 for its 6% at p = 16) and, at the default k = 64, against eq. (1) at k = 64. */
+#define OPTCC_LARGE_K 512
+
 /* s2: R2CCL "still incurs up to 57%" with half a straggler's bandwidth lost: its closed form
  * at p = 8 (App. F); s5: OptCC within 6% of NCCL_NoFailure for p in [16, 256], beating
- * R2CCL / ICCL (the ring on the degraded NICs) by 29% / 58% at p = 256, and by 27% / 55%
- * at the message sizes of Fig. 8(d) (p = 64 assumed: App. F's panels (b)). */
+ * R2CCL / ICCL (the ring on the degraded NICs) by 29% / 58% at p = 256, and within 2%, 8.5%
+ * and 4% (one straggler, m = 2, g = 4) beating them by 27% / 55% at the message sizes of
+ * Fig. 8-10 (d) (p = 64 assumed: App. F's panels (b)). */
 static void test_optcc(void) {
   double two = 2.0, l114 = 8.0 / 7;
   figure("OPTCC s2: R2CCL's time / fault-free at l=2, p=8 (+57%)", 1.57,
          over_t0("r2ccl", 8, 1, &two), -1);
   for (int p = 16; p <= 256; p *= 4) {
     char what[96];
-    snprintf(what, sizeof(what), "OPTCC s5 Fig.8(c): OptCC / NCCL at l=2, p=%d (within 6%%)", p);
-    figure(what, 1.06, simai(over_t0("optcc", p, 1, &two)), -1);
+    int k = p <= 64 ? OPTCC_LARGE_K : 0; /* p = 256: k = 64 already meets it (2^24 transfers) */
+    snprintf(what, sizeof(what), "OPTCC s5 Fig.8(c): OptCC / NCCL at l=2, p=%d, k=%d (within 6%%)",
+             p, k ? k : 64);
+    claim(what, AT_MOST, 1.06, simai(over_t0_k("optcc", p, 1, &two, k)), -1);
     snprintf(what, sizeof(what), "OPTCC s5 Fig.8(a): OptCC / NCCL at l=1.14, p=%d (within 6%%)", p);
-    figure(what, 1.06, simai(over_t0("optcc", p, 1, &l114)), -1);
+    claim(what, AT_MOST, 1.06, simai(over_t0("optcc", p, 1, &l114)), -1);
+  }
+  /* at the default k = 64 the model is no slower than the paper's eq. (1), l n (k+1)/k; and
+   * s4.3's p = 1024 (k = 8: 2^24 transfers, priced as they stream) */
+  static const int eq1[][2] = {{16, 64}, {64, 64}, {1024, 8}};
+  for (int i = 0; i < 3; i++) {
+    char what[96];
+    int p = eq1[i][0], k = eq1[i][1];
+    snprintf(what, sizeof(what), "OPTCC s4.3 eq.(1): OptCC / T0 at l=2, p=%d, k=%d", p, k);
+    claim(what, AT_MOST, 2.0 * (k + 1) / k / (2.0 * (p - 1) / p),
+          over_t0_k("optcc", p, 1, &two, k), -1);
   }
   double opt = simai(over_t0("optcc", 256, 1, &two)), r2 = simai(over_t0("r2ccl", 256, 1, &two));
   double iccl = simai(over_t0("ring", 256, 1, &two));
@@ -320,19 +386,44 @@ static void test_optcc(void) {
   /* docs: ICCL in the model is l T0; SimAI's congestion at the straggler costs more */
   figure("OPTCC s5 p=256 l=2: OptCC / ICCL (beats it by 58%)", 0.42, opt / iccl,
          simai(over_t0("optcc", 256, 1, &two)) / simai(2.0));
+  opt = simai(over_t0_k("optcc", 64, 1, &two, OPTCC_LARGE_K));
+  claim("OPTCC s5 Fig.8(d) p=64 l=2, k=512: OptCC / NCCL (within 2%)", AT_MOST, 1.02, opt, -1);
   opt = simai(over_t0("optcc", 64, 1, &two));
   r2 = simai(over_t0("r2ccl", 64, 1, &two));
   iccl = simai(over_t0("ring", 64, 1, &two));
-  figure("OPTCC s5 p=64 l=2: OptCC / NCCL (within 2%)", 1.02, opt, -1);
-  figure("OPTCC s5 p=64 l=2: OptCC / R2CCL (beats it by 27%)", 0.73, opt / r2, -1);
-  figure("OPTCC s5 p=64 l=2: OptCC / ICCL (beats it by 55%)", 0.45, opt / iccl, opt / simai(2.0));
+  figure("OPTCC s5 Fig.8(d) p=64 l=2: OptCC / R2CCL (beats it by 27%)", 0.73, opt / r2, -1);
+  figure("OPTCC s5 Fig.8(d) p=64 l=2: OptCC / ICCL (beats it by 55%)", 0.45, opt / iccl,
+         opt / simai(2.0));
+  /* App. D: two degraded GPUs are optcc-multi's; optcc (one, s4) refuses them with the reason
+   * instead of pricing the second as a slow member of its healthy ring (4.0 n); optcc-multi
+   * at l = 2 and 2, p = 64, against Theorem 2's bound max{2(p-1)/(p-m+sum 1/l_i), l_1} n */
+  double both[2] = {2.0, 2.0};
+  {
+    struct ar_params q;
+    struct model_net net;
+    struct model_price pr;
+    char why[192] = "";
+    ar_params_init(&q, 64);
+    q.ndegraded = 2;
+    q.degraded[0] = 0, q.degraded[1] = 1;
+    q.factor[0] = q.factor[1] = 2.0;
+    model_net_init(&net, MODEL_SWITCH, &q);
+    ar_status st = model_price_algo(ar_algo_find("optcc"), &q, &net, &pr, why, sizeof(why));
+    printf("OPTCC App. D: optcc with two degraded GPUs: %s\n", why);
+    CHECK(st == AR_ERR_UNSUPPORTED && strstr(why, "optcc-multi"), "optcc, m=2: %d %s", st, why);
+    double bound = fmax(2.0 * 63 / (64 - 2 + 0.5 + 0.5), 2.0) / (2.0 * 63 / 64);
+    figure("OPTCC App. D, Thm. 2: optcc-multi / bound at l=2,2, p=64", 1.0,
+           over_t0("optcc-multi", 64, 2, both) / bound, -1);
+  }
   double m2[2] = {2.0, 4.0 / 3};
-  figure("OPTCC s5 Fig.9(d): OptCC m=2 (l=2, 1.33) / NCCL, p=64 (8.5%)", 1.085,
-         simai(over_t0("optcc-multi", 64, 2, m2)), -1);
-  /* Fig. 10: g = 4 GPUs a server; OptCC's App. E schedule is not built here, so its Table 3
-   * time l n / g against the rail rings' T0 = 2(p-1) n / (g p) */
-  figure("OPTCC s5 Fig.10(d): OptCC g=4 / NCCL at l=2, p=64 (4%, Table 3)", 1.04,
-         simai(2.0 * 64 / (2.0 * 63)), -1);
+  claim("OPTCC s5 Fig.9(d): OptCC m=2 (l=2, 1.33) / NCCL, p=64 (within 8.5%)", AT_MOST, 1.085,
+        simai(over_t0("optcc-multi", 64, 2, m2)), -1);
+  /* Fig. 10: g = 4 GPUs a server. App. E runs g cycles, one a leading-GPU position, each the
+   * one-GPU OptCC over the q = p/g servers on n/g (its own NIC a server; NVLink overlapped):
+   * priced so, over the healthy rails' T0 (Table 3: l n/g) */
+  double g4 = over_t0("optcc", 16, 1, &two) * (2.0 * 15 / 16) / 4 / rails_t0(64, 4);
+  claim("OPTCC s5 Fig.10(d): OptCC g=4 / NCCL at l=2, p=64 (within 4%)", AT_MOST, 1.04, simai(g4),
+        -1);
   /* s5: above l = 2 OptCC grows like Theorem 1's l n branch */
   for (double l = 3; l <= 4; l++) {
     char what[96];
