@@ -449,8 +449,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case O_PIPELINE: if (args_parse_int("--pipeline", optarg, 0, 1024, &o->pipeline)) return -1; break;
     case 'c': if (args_parse_int("--check", optarg, 0, 1, &o->check)) return -1; break;
-    case O_STRAGGLER:
-      if (args_parse_stragglers("--straggler", optarg, 1, o->st, &o->nst)) return -1;
+    case O_STRAGGLER: /* repeated flags add up, as --degrade */
+      if (args_add_stragglers("--straggler", optarg, 1, o->st, &o->nst)) return -1;
       break;
     case O_TORUS:
       if (args_parse_torus("--torus", optarg, &o->torus_ndims, o->torus)) return -1;

@@ -53,6 +53,12 @@ same() {
 same "schedule --algo optcc --ranks 4 --degrade 1:2 --degrade 2:3" "schedule --algo optcc --ranks 4 --degrade 1:2,2:3"
 same "lower --algo optcc --ranks 4 --sizes 1G --transport ce --degrade 1:2 --degrade 2:3" "lower --algo optcc --ranks 4 --sizes 1G --transport ce --degrade 1:2,2:3"
 expect 2 "^arbench: --degrade: bad value '2:3': a rank is named twice$" $A schedule --algo optcc --ranks 4 --degrade 2:2 --degrade 2:3
+# repeated --straggler flags add up the same way: the first named is stragglar's straggler
+same "schedule --algo stragglar --ranks 4 --straggler 1 --straggler 2" "schedule --algo stragglar --ranks 4 --straggler 1,2"
+expect 0 "^straggler: 1$" $A schedule --algo stragglar --ranks 4 --straggler 1 --straggler 2
+same "lower --algo stragglar --ranks 4 --sizes 1M --transport ce --straggler 1:1ms --straggler 2:2ms" "lower --algo stragglar --ranks 4 --sizes 1M --transport ce --straggler 1:1ms,2:2ms"
+expect 2 "^arbench: --straggler: bad value '1': a rank is named twice$" $A schedule --algo stragglar --ranks 4 --straggler 1 --straggler 1
+expect 2 "^arbench: --straggler: bad value '2:2ms': a rank is named twice$" $A lower --algo stragglar --ranks 4 --sizes 1M --straggler 2:1ms --straggler 2:2ms
 # lower measures no other size than asked: a size not whole elements is refused (1000003 was
 # lowered as 1000000)
 expect 2 "^arbench: --sizes: bad value '1000003': not a whole number of float32 elements" $A lower --algo ring --ranks 4 --sizes 1000003

@@ -105,6 +105,19 @@ out=$("$A" run --dry-run --gpus 0,1,2,3 --algo optcc,ring --sizes 1G --degrade 1
 printf '%s' "$out" | grep -q "degraded: rank 1 links x2" && printf '%s' "$out" | grep -q "degraded: rank 2 links x3" && ok ||
   bad "repeated --degrade: $out"
 bad_input "^arbench: --degrade: bad value '1:3': a rank is named twice$" run --gpus 0,1,2,3 --degrade 1:2 --degrade 1:3 --dry-run
+# repeated --straggler flags add up too, a config's and the command line's alike (the last
+# alone was kept): the plan lists every straggler, the first named first; a rank named twice
+# is refused
+out=$("$A" run --dry-run --gpus 0,1,2,3 --algo ring --sizes 1K --straggler 2:8ms --straggler 0:4ms 2>&1)
+[ "$(printf '%s\n' "$out" | grep '^  straggler: ')" = "$(printf '  straggler: rank 2 delayed 8 ms\n  straggler: rank 0 delayed 4 ms')" ] &&
+  ok || bad "repeated --straggler: $out"
+printf -- '--straggler 1:2ms\n' >"$tmp/st.conf"
+out=$("$A" run --dry-run --config "$tmp/st.conf" --gpus 0,1,2,3 --algo ring --sizes 1K --straggler 3:1ms 2>&1)
+[ "$(printf '%s\n' "$out" | grep '^  straggler: ')" = "$(printf '  straggler: rank 1 delayed 2 ms\n  straggler: rank 3 delayed 1 ms')" ] &&
+  ok || bad "a config's --straggler and the command line's: $out"
+bad_input "^arbench: --straggler: bad value '2:4ms': a rank is named twice$" run --gpus 0,1,2,3 --straggler 2:8ms --straggler 2:4ms --dry-run
+bad_input "^arbench: --straggler: bad value '1:1ms': a rank is named twice$" run --config "$tmp/st.conf" --gpus 0,1,2,3 --straggler 1:1ms --dry-run
+bad_input "^arbench: --straggler: bad value '8:1ms': too many stragglers \(at most 8\)$" run --gpus 0,1,2,3 --straggler 0:1ms,1:1ms,2:1ms,3:1ms --straggler 4:1ms,5:1ms,6:1ms,7:1ms --straggler 8:1ms --dry-run
 # a delay file's line is one duration: the first word alone was taken, the rest ignored
 printf '4ms garbage\n' >"$tmp/d1.txt"; printf '2ms\n1ms 2ms\n' >"$tmp/d2.txt"; printf '1 ms\n' >"$tmp/d3.txt"
 printf '1ms\r2ms\n' >"$tmp/d4.txt"; printf '0x1p3ms\n' >"$tmp/d5.txt"
