@@ -3,11 +3,13 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -273,28 +275,47 @@ static int parse_critical_sizes(const char *list, struct run_opts *o) {
 
 /* Checks that DIR/results.csv can serve as a baseline: a header naming every column that
  * plots/summary.awk compares rows by, and at least one row. Otherwise "0 regressions" would
- * read as a green night; 0 or -1 after one line. */
+ * read as a green night; 0 or -1 after one line. Only its head is read, within a line's bound,
+ * and only from a regular file: a FIFO there would hang the run, a huge line grow memory. */
 static int check_baseline(const char *dir) {
-  char path[1100], *line = NULL;
-  size_t cap = 0;
+  static char head[INPUT_MAX_LINE + 2]; /* the header, its newline, a row's first byte, NUL */
+  char path[1100];
   snprintf(path, sizeof(path), "%s/results.csv", dir);
-  FILE *f = fopen(path, "r");
-  if (!*dir || strlen(dir) >= sizeof(((struct run_opts *)0)->baseline) || !f) {
-    if (f) fclose(f);
+  int fd = -1;
+  struct stat st;
+  if (!*dir || strlen(dir) >= sizeof(((struct run_opts *)0)->baseline) ||
+      (fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0 || fstat(fd, &st)) {
+    if (fd >= 0) close(fd);
     return args_bad("--baseline", dir, "no readable results.csv in that run folder");
   }
-  ssize_t len = getline(&line, &cap, f);
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return args_bad("--baseline", dir, "its results.csv is not a regular file");
+  }
+  size_t len = 0;
+  ssize_t n;
+  while (len < sizeof(head) - 1 &&
+         ((n = read(fd, head + len, sizeof(head) - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+    len += n > 0 ? (size_t)n : 0;
+  close(fd);
+  head[len] = 0;
+  char *nl = memchr(head, '\n', len);
   const char *why = NULL;
   char miss[160] = "";
-  if (len <= 0) why = "its results.csv is empty";
-  else {
-    line[strcspn(line, "\r\n")] = 0;
+  if (!len) why = "its results.csv is empty";
+  else if ((size_t)((nl ? nl : head + len) - head) >= INPUT_MAX_LINE) {
+    snprintf(miss, sizeof(miss), "its results.csv's first line is longer than %d bytes",
+             INPUT_MAX_LINE - 1);
+    why = miss;
+  } else {
+    if (nl) *nl = 0;
+    head[strcspn(head, "\r")] = 0;
     static const char need[] = "run_id,gpu,n_gpus,source,algorithm,transport,pipeline,dtype,"
         "bytes,straggler_rank,delay_us,degraded_rank,factor,time_us_median,time_us_stdev,status";
     for (const char *p = need; *p && !miss[0];) { /* each by name: columns may move */
       size_t k = strcspn(p, ",");
       int found = 0;
-      for (const char *q = line; *q && !found;) {
+      for (const char *q = head; *q && !found;) {
         size_t m = strcspn(q, ",");
         found = m == k && !strncmp(p, q, k);
         q += m + (q[m] == ',');
@@ -304,10 +325,8 @@ static int check_baseline(const char *dir) {
       p += k + (p[k] == ',');
     }
     if (miss[0]) why = miss;
-    else if (getline(&line, &cap, f) <= 0) why = "its results.csv has no rows";
+    else if (!nl || nl + 1 >= head + len) why = "its results.csv has no rows";
   }
-  free(line);
-  fclose(f);
   return why ? args_bad("--baseline", dir, why) : 0;
 }
 

@@ -143,6 +143,17 @@ bounded "^arbench: --config: /dev/zero:1: a line longer than 65535 bytes$" --con
 bounded "^arbench: --straggler: /dev/zero:1: a line longer than 65535 bytes$" --gpus 0,1 --straggler 1:@/dev/zero --dry-run
 bounded "^arbench: --config: $tmp/fifo: the file is empty$" --config "$tmp/fifo" --dry-run
 bounded "^arbench: --straggler: bad value '$tmp/fifo': the delay file has no delays$" --gpus 0,1 --straggler "1:@$tmp/fifo" --dry-run
+# --baseline's results.csv: its head is read, from a regular file only (a FIFO hung the run;
+# a first line of any length was read whole); a first line at the bound is still read
+mkdir -p "$tmp/bfifo" "$tmp/blong" "$tmp/bedge"
+mkfifo "$tmp/bfifo/results.csv"
+hdr=$(head -n 1 tests/fixtures/nightly/results.csv) row=$(sed -n 2p tests/fixtures/nightly/results.csv)
+{ printf '%s,' "$hdr"; head -c 70000 /dev/zero | tr '\0' x; printf '\n%s\n' "$row"; } >"$tmp/blong/results.csv"
+{ printf '%s,' "$hdr"; head -c $((65535 - ${#hdr} - 1)) /dev/zero | tr '\0' x; printf '\n%s\n' "$row"; } >"$tmp/bedge/results.csv"
+bounded "^arbench: --baseline: bad value '$tmp/bfifo': its results.csv is not a regular file$" --gpus 0,1 --baseline "$tmp/bfifo" --dry-run
+bounded "^arbench: --baseline: bad value '$tmp/blong': its results.csv's first line is longer than 65535 bytes$" --gpus 0,1 --baseline "$tmp/blong" --dry-run
+out=$(timeout 20 "$A" run --gpus 0,1 --baseline "$tmp/bedge" --dry-run 2>&1); rc=$?
+[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/bedge/results.csv" | wc -c)" -eq 65536 ] && ok || bad "a 65535-byte header -> exit $rc: $out"
 # --scenario with an empty name selected no scenario, ignored --dry-run and wrote a run folder
 # (under runs/ of the working directory: run from an empty one)
 printf -- '--sizes 1K\n[scenario a]\n-n 2\n[scenario b]\n-n 3\n' >"$tmp/ab.conf"
