@@ -70,6 +70,10 @@ expect 2 "^arbench: --degrade: bad value '1:2,': an empty item" $A schedule --al
 expect 2 "^arbench: --sizes: bad value '1M,': an empty item" $A lower --algo ring --ranks 4 --sizes 1M,
 expect 2 "^arbench: --bytes: bad value '0x400': not a size" $A schedule --algo ring --ranks 4 --bytes 0x400
 expect 2 "^arbench: --ranks: bad value ' 4': not an integer" $A schedule --algo ring --ranks " 4"
+# --set's numbers too (0x1 was 1, " 1" was 1): one line naming the setting and the value
+expect 2 "^arbench: --set: bad value 'ce.sum_wait=0x1': not a plain decimal number$" $A lower --algo ring --ranks 4 --sizes 1M --transport ce --set ce.sum_wait=0x1
+expect 2 "^arbench: --set: bad value 'ce.ring_streams= 1': not a plain decimal number$" $A lower --algo ring --ranks 4 --sizes 1M --transport ce --set "ce.ring_streams= 1"
+one_line $A lower --algo ring --ranks 4 --sizes 1M --transport ce --set ce.sum_wait=0x1
 for c in "lower --algo ring --ranks 4 --sizes 1000003" "schedule --algo optcc --ranks 4 --degrade 1:2," \
          "lower --algo ring --ranks 4 --sizes 1M,"; do
   one_line $A $c
