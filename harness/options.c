@@ -731,6 +731,8 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
     if (rc) goto out;
   }
   rc = plan->nscen ? check_plan(plan) : args_bad("--scenario", scenarios, "selects no scenario");
+  plan->config_text = cf.text, plan->config_len = cf.text_len; /* the plan keeps them */
+  cf.text = NULL;
   goto out;
 oom:
   rc = args_bad("run", "", "out of memory");
@@ -747,4 +749,7 @@ void run_plan_free(struct run_plan *plan) {
   free(plan->scen);
   plan->scen = NULL;
   plan->nscen = 0;
+  free(plan->config_text);
+  plan->config_text = NULL;
+  plan->config_len = 0;
 }

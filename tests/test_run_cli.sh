@@ -143,6 +143,9 @@ bounded "^arbench: --config: /dev/zero:1: a line longer than 65535 bytes$" --con
 bounded "^arbench: --straggler: /dev/zero:1: a line longer than 65535 bytes$" --gpus 0,1 --straggler 1:@/dev/zero --dry-run
 bounded "^arbench: --config: $tmp/fifo: the file is empty$" --config "$tmp/fifo" --dry-run
 bounded "^arbench: --straggler: bad value '$tmp/fifo': the delay file has no delays$" --gpus 0,1 --straggler "1:@$tmp/fifo" --dry-run
+# a FIFO as the --baseline's INCOMPLETE mark was opened blocking: the run hung before a row
+mkdir -p "$tmp/bmark" && cp tests/fixtures/nightly/results.csv "$tmp/bmark/" && mkfifo "$tmp/bmark/INCOMPLETE"
+bounded "^arbench: --baseline: bad value '$tmp/bmark': that run is marked INCOMPLETE: " --gpus 0,1 --algo ring --sizes 1K --baseline "$tmp/bmark"
 # --baseline's results.csv: its head is read, from a regular file only (a FIFO hung the run;
 # a first line of any length was read whole); a first line at the bound is still read
 mkdir -p "$tmp/bfifo" "$tmp/blong" "$tmp/bedge"
@@ -211,5 +214,21 @@ else
       bad "no driver: '$err'"
   fi
 fi
+
+# config.conf is the config's bytes as parsed, on the simulated machine: the file was read a
+# second time to copy it, so a FIFO's run hung waiting for a writer (killed: 137) and a
+# pipe's (<(...)) config.conf was empty
+. tests/sim/build.sh
+sim_build run_cli
+conf=$(printf -- '-n 2 -w 1  # two iterations\n[scenario a]\n--sizes 1K\n[scenario b]\n--sizes 2K\n')
+printf '%s\n' "$conf" >"$tmp/conf.want"
+mkfifo "$tmp/conf.fifo"
+(printf '%s\n' "$conf" >"$tmp/conf.fifo" &)
+timeout -k 2 20 "$S" run --config "$tmp/conf.fifo" --gpus 0,1 --algo ring --out "$tmp/cfifo" >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 0 ] && cmp -s "$tmp/conf.want" "$tmp/cfifo/config.conf" && ok ||
+  bad "--config FIFO -> exit $rc: $(cat "$tmp/err"); config.conf: $(cat "$tmp/cfifo/config.conf" 2>&1)"
+timeout -k 2 20 "$S" run --config <(printf '%s\n' "$conf") --gpus 0,1 --algo ring --out "$tmp/cpipe" >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 0 ] && cmp -s "$tmp/conf.want" "$tmp/cpipe/config.conf" && ok ||
+  bad "--config <(...) -> exit $rc: $(cat "$tmp/err"); config.conf: $(cat "$tmp/cpipe/config.conf" 2>&1)"
 
 finish
