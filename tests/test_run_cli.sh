@@ -218,6 +218,7 @@ fi
 # config.conf is the config's bytes as parsed, on the simulated machine: the file was read a
 # second time to copy it, so a FIFO's run hung waiting for a writer (killed: 137) and a
 # pipe's (<(...)) config.conf was empty
+B=${B:-build}
 . tests/sim/build.sh
 sim_build run_cli
 conf=$(printf -- '-n 2 -w 1  # two iterations\n[scenario a]\n--sizes 1K\n[scenario b]\n--sizes 2K\n')
