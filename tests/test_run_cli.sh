@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `arbench run` without a GPU (SPEC.md sections 6 and 7): every bad flag answered with one line
-# naming the flag and the value, exit 2, nothing written; a good command on a machine with no
-# GPU says so in one line, points at model/schedule, exits 1, and writes nothing either.
+# `arbench run` without a GPU: every bad flag answered with one line naming the flag and the
+# value, exit 2, nothing written; a good command on a machine with no GPU says so in one line,
+# points at model/schedule, exits 1, and writes nothing either. Input files (configs, delay
+# files, --baseline's results.csv and marks) are read within bounds, never waiting on a FIFO;
+# on the simulated machine, config.conf is the config's bytes as parsed.
 . "$(dirname "$0")/lib.sh"
 
 
