@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The command-line contract of schedule and lower: exit codes and one-line messages; repeated
-# --straggler and --degrade flags add up; numbers (--set's too) are plain decimals.
+# The command-line contract outside run (schedule, lower, --list): exit codes and one-line
+# messages; repeated --straggler and --degrade flags add up; numbers (--set's too) are plain
+# decimals.
 . "$(dirname "$0")/lib.sh"
 
 # one_line CMD...: bad input answered with exactly one line on stderr, nothing on stdout
