@@ -226,7 +226,7 @@ sim_build run_cli
 conf=$(printf -- '-n 2 -w 1  # two iterations\n[scenario a]\n--sizes 1K\n[scenario b]\n--sizes 2K\n')
 printf '%s\n' "$conf" >"$tmp/conf.want"
 mkfifo "$tmp/conf.fifo"
-(printf '%s\n' "$conf" >"$tmp/conf.fifo" &)
+(timeout 25 bash -c 'printf "%s\n" "$1" >"$2"' _ "$conf" "$tmp/conf.fifo" &) # never left waiting
 timeout -k 2 20 "$S" run --config "$tmp/conf.fifo" --gpus 0,1 --algo ring --out "$tmp/cfifo" >/dev/null 2>"$tmp/err"; rc=$?
 [ "$rc" -eq 0 ] && cmp -s "$tmp/conf.want" "$tmp/cfifo/config.conf" && ok ||
   bad "--config FIFO -> exit $rc: $(cat "$tmp/err"); config.conf: $(cat "$tmp/cfifo/config.conf" 2>&1)"
