@@ -143,13 +143,14 @@ static int parse_one_straggler(const char *flag, char *item, int delay_required,
   return 0;
 }
 
-int args_parse_stragglers(const char *flag, const char *s, int delay_required,
-                          struct straggler_spec *out, int *count) {
+/* Appends the items of s to out[0..*count) (ranks already there count as named); 0 or -1. */
+static int stragglers_append(const char *flag, const char *s, int delay_required,
+                             struct straggler_spec *out, int *count) {
   char buf[1024];
   if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
   if (args_check_list(flag, s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
-  int n = 0;
+  int n = *count, added = 0;
   for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
        item = strtok_r(NULL, ",", &save)) {
     if (n == AR_MAX_STRAGGLERS) return args_bad(flag, s, "too many stragglers (at most 8)");
@@ -157,10 +158,22 @@ int args_parse_stragglers(const char *flag, const char *s, int delay_required,
     for (int i = 0; i < n; i++)
       if (out[i].rank == out[n].rank) return args_bad(flag, s, "a rank is named twice");
     n++;
+    added++;
   }
-  if (!n) return args_bad(flag, s, "empty");
+  if (!added) return args_bad(flag, s, "empty");
   *count = n;
   return 0;
+}
+
+int args_parse_stragglers(const char *flag, const char *s, int delay_required,
+                          struct straggler_spec *out, int *count) {
+  *count = 0;
+  return stragglers_append(flag, s, delay_required, out, count);
+}
+
+int args_add_stragglers(const char *flag, const char *s, int delay_required,
+                        struct straggler_spec *out, int *count) {
+  return stragglers_append(flag, s, delay_required, out, count);
 }
 
 int args_load_delays(const char *file, double **out, int *count) {

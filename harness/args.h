@@ -49,6 +49,10 @@ int args_load_delays(const char *file, double **out, int *count);
 /* RANK[:DELAY] | RANK:LO-HI | RANK:@FILE, comma-separated; delay_required for the harness. */
 int args_parse_stragglers(const char *flag, const char *s, int delay_required,
                           struct straggler_spec *out, int *count);
+/* The same, added to out[0..*count) (a repeated flag); a rank named twice is refused and the
+ * first named stays the first (the straggler of stragglar and bcast). */
+int args_add_stragglers(const char *flag, const char *s, int delay_required,
+                        struct straggler_spec *out, int *count);
 /* RANK:FACTOR[,RANK:FACTOR]; factors 1..1000; distinct ranks. */
 int args_parse_degrade(const char *flag, const char *s, struct degrade_spec *out);
 /* The same, added to what out already holds (a repeated flag); a rank named twice is refused. */

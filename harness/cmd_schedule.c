@@ -98,7 +98,7 @@ int cmd_schedule(int argc, char **argv) {
       if (args_parse_int("--ranks", optarg, 2, AR_MAX_RANKS, &n)) return EXIT_BAD_INPUT;
       break;
     case 's':
-      if (args_parse_stragglers("--straggler", optarg, 0, st, &nst)) return EXIT_BAD_INPUT;
+      if (args_add_stragglers("--straggler", optarg, 0, st, &nst)) return EXIT_BAD_INPUT; /* add up */
       break;
     case 'd':
       if (args_add_degrade("--degrade", optarg, &dg)) return EXIT_BAD_INPUT; /* flags add up */

@@ -276,6 +276,12 @@ int config_load(const char *path, struct config_file *out) {
   memset(out, 0, sizeof(*out));
   struct reader r;
   if (reader_open(&r, path)) return -1;
+  if (!(out->text = malloc(r.in.len + 1))) {
+    reader_close(&r);
+    return args_bad("--config", path, "out of memory");
+  }
+  memcpy(out->text, r.in.data, r.in.len + 1); /* before reader_next cuts it into lines */
+  out->text_len = r.in.len;
   struct config_args *cur = &out->common;
   size_t caps[CONFIG_MAX_SCENARIOS + 1] = {0}, *cap = &caps[0];
   char why[128] = "";
@@ -327,4 +333,7 @@ void config_file_free(struct config_file *c) {
   config_free(&c->common);
   for (int i = 0; i < c->nscen; i++) config_free(&c->scen[i].words);
   c->nscen = 0;
+  free(c->text);
+  c->text = NULL;
+  c->text_len = 0;
 }

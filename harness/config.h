@@ -59,6 +59,8 @@ struct config_file {
   struct config_args common; /* the words above the first section (no program name) */
   int nscen;
   struct config_scenario scen[CONFIG_MAX_SCENARIOS];
+  char *text;      /* the file's bytes as read, for the run folder's config.conf: a pipe or */
+  size_t text_len; /* FIFO cannot be read a second time */
 };
 
 /* Reads FILE into common words and scenarios. Returns 0, or -1 after printing one line as

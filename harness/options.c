@@ -3,11 +3,13 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -54,12 +56,12 @@ void run_opts_usage(void) {
       "                          CSV's pipeline column holds the count used)\n"
       "  -c, --check 0|1         check every timed iteration's result (default 1)\n"
       "      --straggler R:D     delay rank R by D (8ms, 2ms-10ms, @FILE) before each\n"
-      "                          iteration's collective; comma-separated for several (the\n"
-      "                          first is the straggler of stragglar and bcast)\n"
+      "                          iteration's collective; comma-separated or repeated for\n"
+      "                          several (the first is the straggler of stragglar and bcast)\n"
       "      --degrade R:F       GPU R's links F times slower (emulated on nccl-p2p, ce and\n"
       "                          sm, ingress and egress each capped at healthy/F; nccl and\n"
-      "                          ll rows n/a); comma-separated for several; optcc is built\n"
-      "                          for them\n"
+      "                          ll rows n/a); comma-separated or repeated for several;\n"
+      "                          optcc is built for them\n"
       "      --segments K        OPTCC's k segments (default: chosen per size, 4..64; the\n"
       "                          CSV's pipeline column of optcc rows holds the k used)\n"
       "      --torus AxB         logical torus for swing-mp and bucket\n"
@@ -273,28 +275,47 @@ static int parse_critical_sizes(const char *list, struct run_opts *o) {
 
 /* Checks that DIR/results.csv can serve as a baseline: a header naming every column that
  * plots/summary.awk compares rows by, and at least one row. Otherwise "0 regressions" would
- * read as a green night; 0 or -1 after one line. */
+ * read as a green night; 0 or -1 after one line. Only its head is read, within a line's bound,
+ * and only from a regular file: a FIFO there would hang the run, a huge line grow memory. */
 static int check_baseline(const char *dir) {
-  char path[1100], *line = NULL;
-  size_t cap = 0;
+  static char head[INPUT_MAX_LINE + 2]; /* the header, its newline, a row's first byte, NUL */
+  char path[1100];
   snprintf(path, sizeof(path), "%s/results.csv", dir);
-  FILE *f = fopen(path, "r");
-  if (!*dir || strlen(dir) >= sizeof(((struct run_opts *)0)->baseline) || !f) {
-    if (f) fclose(f);
+  int fd = -1;
+  struct stat st;
+  if (!*dir || strlen(dir) >= sizeof(((struct run_opts *)0)->baseline) ||
+      (fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0 || fstat(fd, &st)) {
+    if (fd >= 0) close(fd);
     return args_bad("--baseline", dir, "no readable results.csv in that run folder");
   }
-  ssize_t len = getline(&line, &cap, f);
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return args_bad("--baseline", dir, "its results.csv is not a regular file");
+  }
+  size_t len = 0;
+  ssize_t n;
+  while (len < sizeof(head) - 1 &&
+         ((n = read(fd, head + len, sizeof(head) - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+    len += n > 0 ? (size_t)n : 0;
+  close(fd);
+  head[len] = 0;
+  char *nl = memchr(head, '\n', len);
   const char *why = NULL;
   char miss[160] = "";
-  if (len <= 0) why = "its results.csv is empty";
-  else {
-    line[strcspn(line, "\r\n")] = 0;
+  if (!len) why = "its results.csv is empty";
+  else if ((size_t)((nl ? nl : head + len) - head) >= INPUT_MAX_LINE) {
+    snprintf(miss, sizeof(miss), "its results.csv's first line is longer than %d bytes",
+             INPUT_MAX_LINE - 1);
+    why = miss;
+  } else {
+    if (nl) *nl = 0;
+    head[strcspn(head, "\r")] = 0;
     static const char need[] = "run_id,gpu,n_gpus,source,algorithm,transport,pipeline,dtype,"
         "bytes,straggler_rank,delay_us,degraded_rank,factor,time_us_median,time_us_stdev,status";
     for (const char *p = need; *p && !miss[0];) { /* each by name: columns may move */
       size_t k = strcspn(p, ",");
       int found = 0;
-      for (const char *q = line; *q && !found;) {
+      for (const char *q = head; *q && !found;) {
         size_t m = strcspn(q, ",");
         found = m == k && !strncmp(p, q, k);
         q += m + (q[m] == ',');
@@ -304,10 +325,8 @@ static int check_baseline(const char *dir) {
       p += k + (p[k] == ',');
     }
     if (miss[0]) why = miss;
-    else if (getline(&line, &cap, f) <= 0) why = "its results.csv has no rows";
+    else if (!nl || nl + 1 >= head + len) why = "its results.csv has no rows";
   }
-  free(line);
-  fclose(f);
   return why ? args_bad("--baseline", dir, why) : 0;
 }
 
@@ -451,8 +470,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       break;
     case O_PIPELINE: if (args_parse_int("--pipeline", optarg, 0, 1024, &o->pipeline)) return -1; break;
     case 'c': if (args_parse_int("--check", optarg, 0, 1, &o->check)) return -1; break;
-    case O_STRAGGLER:
-      if (args_parse_stragglers("--straggler", optarg, 1, o->st, &o->nst)) return -1;
+    case O_STRAGGLER: /* repeated flags add up, as --degrade */
+      if (args_add_stragglers("--straggler", optarg, 1, o->st, &o->nst)) return -1;
       break;
     case O_TORUS:
       if (args_parse_torus("--torus", optarg, &o->torus_ndims, o->torus)) return -1;
@@ -714,6 +733,8 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
     if (rc) goto out;
   }
   rc = plan->nscen ? check_plan(plan) : args_bad("--scenario", scenarios, "selects no scenario");
+  plan->config_text = cf.text, plan->config_len = cf.text_len; /* the plan keeps them */
+  cf.text = NULL;
   goto out;
 oom:
   rc = args_bad("run", "", "out of memory");
@@ -730,4 +751,7 @@ void run_plan_free(struct run_plan *plan) {
   free(plan->scen);
   plan->scen = NULL;
   plan->nscen = 0;
+  free(plan->config_text);
+  plan->config_text = NULL;
+  plan->config_len = 0;
 }

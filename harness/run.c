@@ -179,11 +179,13 @@ static int baseline_refused(const struct run_opts *o) {
   static const char *const marks[] = {"INCOMPLETE", "FAILED"};
   for (int i = 0; i < 2; i++) {
     snprintf(path, sizeof(path), "%s/%s", o->baseline, marks[i]);
-    FILE *f = fopen(path, "r");
-    if (!f) continue;
+    /* non-blocking, one bounded read: a FIFO there must not hold the run */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) continue;
     char line[160] = "";
-    if (!fgets(line, sizeof(line), f)) line[0] = 0;
-    fclose(f);
+    ssize_t n = read(fd, line, sizeof(line) - 1);
+    close(fd);
+    line[n > 0 ? n : 0] = 0;
     line[strcspn(line, "\r\n")] = 0;
     snprintf(why, sizeof(why), "that run is marked %s%s%s%s: a baseline must be a complete run "
              "that passed", marks[i], line[0] ? " (" : "", line, line[0] ? ")" : "");
@@ -611,18 +613,16 @@ static void on_timeout(const char *what) {
   finish_run(timeout_dir, timeout_baseline);
 }
 
-/* Copies the config file into the run folder as config.conf (what ran, next to COMMAND);
+/* Writes the config's bytes as parsed into the run folder as config.conf (what ran, next to
+ * COMMAND; the file is not read again: a pipe or FIFO would be empty or wait for a writer);
  * returns 0 or -1. */
-static int copy_config(const char *config, const char *dir) {
-  char path[1200], buf[4096];
+static int copy_config(const struct run_plan *plan, const char *dir) {
+  char path[1200];
   snprintf(path, sizeof(path), "%s/config.conf", dir);
-  FILE *in = fopen(config, "r"), *out = in ? fopen(path, "w") : NULL;
-  size_t k;
-  int rc = in && out ? 0 : -1;
-  while (rc == 0 && (k = fread(buf, 1, sizeof(buf), in)) > 0)
-    if (fwrite(buf, 1, k, out) != k) rc = -1;
-  if (in) fclose(in);
-  if (out && fclose(out)) rc = -1;
+  FILE *out = fopen(path, "w");
+  if (!out) return -1;
+  int rc = fwrite(plan->config_text, 1, plan->config_len, out) == plan->config_len ? 0 : -1;
+  if (fclose(out)) rc = -1;
   return rc;
 }
 
@@ -857,7 +857,7 @@ int cmd_run(int argc, char **argv) {
   settings_meta(dir, &plan);
   budget_meta(dir, &plan);
   if (dg_how[0]) degrade_meta(dir, dg_how);
-  if (plan.config[0] && copy_config(plan.config, dir))
+  if (plan.config[0] && copy_config(&plan, dir))
     fprintf(stderr, "arbench: cannot copy %s into %s: %s\n", plan.config, dir, strerror(errno));
   FILE *crit = any_crit ? open_extra(dir, "critical.csv", hx_critical_header) : NULL;
   FILE *delays = any_st ? open_extra(dir, "delays.csv", hx_delays_header) : NULL;

@@ -77,6 +77,8 @@ void run_opts_usage(void);
  * line's own words (they win). --scenario LIST keeps only the named scenarios. */
 struct run_plan {
   char config[1024]; /* empty: no --config */
+  char *config_text; /* its bytes as parsed (written as config.conf: never read twice) */
+  size_t config_len;
   int nscen;
   struct run_opts *scen; /* heap, nscen of them */
 };

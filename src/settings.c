@@ -133,9 +133,14 @@ static int parse_value(const struct ar_setting *t, const char *s, double *v, con
     *v = i;
     return 0;
   }
+  /* a plain decimal, as every number arbench reads: strtod alone would also take leading
+   * blanks, hexadecimal ("0x10": 16) and words (inf, nan) */
+  const char *d = s + (*s == '+' || *s == '-');
+  int plain = (d[0] >= '0' && d[0] <= '9' && !(d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))) ||
+              (d[0] == '.' && d[1] >= '0' && d[1] <= '9');
   char *end = NULL;
   double x = strtod(s, &end);
-  if (!*s || end == s) return *why = "not a number", -1;
+  if (!plain || end == s) return *why = "not a plain decimal number", -1;
   if (!strcmp(t->type, "bytes")) {
     static const char units[] = "KMGT";
     const char *u = *end ? strchr(units, *end) : NULL;

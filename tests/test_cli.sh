@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The command-line contract of SPEC.md sections 6 and 7: exit codes and one-line messages.
+# The command-line contract outside run (schedule, lower, --list): exit codes and one-line
+# messages; repeated --straggler and --degrade flags add up; numbers (--set's too) are plain
+# decimals.
 . "$(dirname "$0")/lib.sh"
 
 # one_line CMD...: bad input answered with exactly one line on stderr, nothing on stdout
@@ -53,6 +55,12 @@ same() {
 same "schedule --algo optcc --ranks 4 --degrade 1:2 --degrade 2:3" "schedule --algo optcc --ranks 4 --degrade 1:2,2:3"
 same "lower --algo optcc --ranks 4 --sizes 1G --transport ce --degrade 1:2 --degrade 2:3" "lower --algo optcc --ranks 4 --sizes 1G --transport ce --degrade 1:2,2:3"
 expect 2 "^arbench: --degrade: bad value '2:3': a rank is named twice$" $A schedule --algo optcc --ranks 4 --degrade 2:2 --degrade 2:3
+# repeated --straggler flags add up the same way: the first named is stragglar's straggler
+same "schedule --algo stragglar --ranks 4 --straggler 1 --straggler 2" "schedule --algo stragglar --ranks 4 --straggler 1,2"
+expect 0 "^straggler: 1$" $A schedule --algo stragglar --ranks 4 --straggler 1 --straggler 2
+same "lower --algo stragglar --ranks 4 --sizes 1M --transport ce --straggler 1:1ms --straggler 2:2ms" "lower --algo stragglar --ranks 4 --sizes 1M --transport ce --straggler 1:1ms,2:2ms"
+expect 2 "^arbench: --straggler: bad value '1': a rank is named twice$" $A schedule --algo stragglar --ranks 4 --straggler 1 --straggler 1
+expect 2 "^arbench: --straggler: bad value '2:2ms': a rank is named twice$" $A lower --algo stragglar --ranks 4 --sizes 1M --straggler 2:1ms --straggler 2:2ms
 # lower measures no other size than asked: a size not whole elements is refused (1000003 was
 # lowered as 1000000)
 expect 2 "^arbench: --sizes: bad value '1000003': not a whole number of float32 elements" $A lower --algo ring --ranks 4 --sizes 1000003
@@ -64,6 +72,10 @@ expect 2 "^arbench: --degrade: bad value '1:2,': an empty item" $A schedule --al
 expect 2 "^arbench: --sizes: bad value '1M,': an empty item" $A lower --algo ring --ranks 4 --sizes 1M,
 expect 2 "^arbench: --bytes: bad value '0x400': not a size" $A schedule --algo ring --ranks 4 --bytes 0x400
 expect 2 "^arbench: --ranks: bad value ' 4': not an integer" $A schedule --algo ring --ranks " 4"
+# --set's numbers too (0x1 was 1, " 1" was 1): one line naming the setting and the value
+expect 2 "^arbench: --set: bad value 'ce.sum_wait=0x1': not a plain decimal number$" $A lower --algo ring --ranks 4 --sizes 1M --transport ce --set ce.sum_wait=0x1
+expect 2 "^arbench: --set: bad value 'ce.ring_streams= 1': not a plain decimal number$" $A lower --algo ring --ranks 4 --sizes 1M --transport ce --set "ce.ring_streams= 1"
+one_line $A lower --algo ring --ranks 4 --sizes 1M --transport ce --set ce.sum_wait=0x1
 for c in "lower --algo ring --ranks 4 --sizes 1000003" "schedule --algo optcc --ranks 4 --degrade 1:2," \
          "lower --algo ring --ranks 4 --sizes 1M,"; do
   one_line $A $c

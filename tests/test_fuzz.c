@@ -1,5 +1,5 @@
 /* Fuzz-style checks of the parsers (#26, #35): thousands of generated sizes, durations,
- * straggler and degrade specs, numbers in other forms, lists with an empty item, delay files
+ * straggler and degrade specs (also cut into repeated flags), numbers in other forms, lists with an empty item, delay files
  * and config files. Each input must be read with its exact meaning (0 and
  * the value the generator meant) or refused (-1) with exactly one line on stderr. A fixed seed
  * (FUZZ_SEED overrides it) keeps the inputs the same from run to run. */
@@ -135,6 +135,53 @@ static void fuzz_specs(int n) {
       CHECK(rc == 0 && dg.n == 1 && fabs(dg.factor[0] - f) <= 1e-12 * f, "'%s': rc %d", s, rc);
     else
       CHECK_REFUSED(rc, s);
+  }
+}
+
+/* Repeated --straggler and --degrade flags: a list cut into flags anywhere reads as the whole
+ * list (#35: the last flag alone was kept), in the order named; a rank named in an earlier
+ * flag is refused with one line. */
+static void fuzz_repeats(int n) {
+  for (int i = 0; i < n; i++) {
+    int k = 1 + rand() % AR_MAX_STRAGGLERS, rank[AR_MAX_STRAGGLERS];
+    for (int j = 0; j < AR_MAX_STRAGGLERS; j++) rank[j] = j;
+    for (int j = AR_MAX_STRAGGLERS - 1; j > 0; j--) { /* distinct ranks in a random order */
+      int r = rand() % (j + 1), t = rank[j];
+      rank[j] = rank[r], rank[r] = t;
+    }
+    struct straggler_spec whole[AR_MAX_STRAGGLERS], cut[AR_MAX_STRAGGLERS];
+    struct degrade_spec dwhole, dcut = {0};
+    char sl[256] = "", dl[256] = "", sf[64] = "", df[64] = "";
+    int nwhole = 0, ncut = 0, rc = 0;
+    for (int j = 0; j < k; j++) {
+      size_t a = strlen(sl), b = strlen(dl), c = strlen(sf), d = strlen(df);
+      snprintf(sl + a, sizeof(sl) - a, "%s%d:%dus", j ? "," : "", rank[j], 10 * j + 1);
+      snprintf(dl + b, sizeof(dl) - b, "%s%d:%d", j ? "," : "", rank[j], j + 2);
+      snprintf(sf + c, sizeof(sf) - c, "%s%d:%dus", c ? "," : "", rank[j], 10 * j + 1);
+      snprintf(df + d, sizeof(df) - d, "%s%d:%d", d ? "," : "", rank[j], j + 2);
+      if (j == k - 1 || rand() % 2) { /* the flag ends here */
+        rc |= args_add_stragglers("--straggler", sf, 1, cut, &ncut);
+        rc |= args_add_degrade("--degrade", df, &dcut);
+        sf[0] = df[0] = 0;
+      }
+    }
+    rc |= args_parse_stragglers("--straggler", sl, 1, whole, &nwhole);
+    rc |= args_parse_degrade("--degrade", dl, &dwhole);
+    int same = rc == 0 && ncut == k && nwhole == k && dcut.n == k && dwhole.n == k;
+    for (int j = 0; same && j < k; j++)
+      same = cut[j].rank == rank[j] && whole[j].rank == rank[j] &&
+             cut[j].delay_lo_us == whole[j].delay_lo_us && dcut.rank[j] == rank[j] &&
+             dcut.factor[j] == dwhole.factor[j];
+    CHECK(same, "'%s' cut into flags: rc %d, %d and %d stragglers", sl, rc, ncut, nwhole);
+    char again[32];
+    snprintf(again, sizeof(again), "%d:1ms", rank[rand() % k]);
+    begin_err();
+    rc = args_add_stragglers("--straggler", again, 1, cut, &ncut);
+    CHECK_REFUSED(rc, again);
+    snprintf(again, sizeof(again), "%d:2", rank[rand() % k]);
+    begin_err();
+    rc = args_add_degrade("--degrade", again, &dcut);
+    CHECK_REFUSED(rc, again);
   }
 }
 
@@ -319,6 +366,7 @@ int main(void) {
   fuzz_sizes(2000);
   fuzz_times(2000);
   fuzz_specs(1000);
+  fuzz_repeats(500);
   fuzz_configs(1000, cpath);
   fuzz_forms(500);
   fuzz_delay_files(500, cpath);

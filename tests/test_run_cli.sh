@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `arbench run` without a GPU (SPEC.md sections 6 and 7): every bad flag answered with one line
-# naming the flag and the value, exit 2, nothing written; a good command on a machine with no
-# GPU says so in one line, points at model/schedule, exits 1, and writes nothing either.
+# `arbench run` without a GPU: every bad flag answered with one line naming the flag and the
+# value, exit 2, nothing written; a good command on a machine with no GPU says so in one line,
+# points at model/schedule, exits 1, and writes nothing either. Input files (configs, delay
+# files, --baseline's results.csv and marks) are read within bounds, never waiting on a FIFO;
+# on the simulated machine, config.conf is the config's bytes as parsed.
 . "$(dirname "$0")/lib.sh"
 
 
@@ -105,6 +107,19 @@ out=$("$A" run --dry-run --gpus 0,1,2,3 --algo optcc,ring --sizes 1G --degrade 1
 printf '%s' "$out" | grep -q "degraded: rank 1 links x2" && printf '%s' "$out" | grep -q "degraded: rank 2 links x3" && ok ||
   bad "repeated --degrade: $out"
 bad_input "^arbench: --degrade: bad value '1:3': a rank is named twice$" run --gpus 0,1,2,3 --degrade 1:2 --degrade 1:3 --dry-run
+# repeated --straggler flags add up too, a config's and the command line's alike (the last
+# alone was kept): the plan lists every straggler, the first named first; a rank named twice
+# is refused
+out=$("$A" run --dry-run --gpus 0,1,2,3 --algo ring --sizes 1K --straggler 2:8ms --straggler 0:4ms 2>&1)
+[ "$(printf '%s\n' "$out" | grep '^  straggler: ')" = "$(printf '  straggler: rank 2 delayed 8 ms\n  straggler: rank 0 delayed 4 ms')" ] &&
+  ok || bad "repeated --straggler: $out"
+printf -- '--straggler 1:2ms\n' >"$tmp/st.conf"
+out=$("$A" run --dry-run --config "$tmp/st.conf" --gpus 0,1,2,3 --algo ring --sizes 1K --straggler 3:1ms 2>&1)
+[ "$(printf '%s\n' "$out" | grep '^  straggler: ')" = "$(printf '  straggler: rank 1 delayed 2 ms\n  straggler: rank 3 delayed 1 ms')" ] &&
+  ok || bad "a config's --straggler and the command line's: $out"
+bad_input "^arbench: --straggler: bad value '2:4ms': a rank is named twice$" run --gpus 0,1,2,3 --straggler 2:8ms --straggler 2:4ms --dry-run
+bad_input "^arbench: --straggler: bad value '1:1ms': a rank is named twice$" run --config "$tmp/st.conf" --gpus 0,1,2,3 --straggler 1:1ms --dry-run
+bad_input "^arbench: --straggler: bad value '8:1ms': too many stragglers \(at most 8\)$" run --gpus 0,1,2,3 --straggler 0:1ms,1:1ms,2:1ms,3:1ms --straggler 4:1ms,5:1ms,6:1ms,7:1ms --straggler 8:1ms --dry-run
 # a delay file's line is one duration: the first word alone was taken, the rest ignored
 printf '4ms garbage\n' >"$tmp/d1.txt"; printf '2ms\n1ms 2ms\n' >"$tmp/d2.txt"; printf '1 ms\n' >"$tmp/d3.txt"
 printf '1ms\r2ms\n' >"$tmp/d4.txt"; printf '0x1p3ms\n' >"$tmp/d5.txt"
@@ -130,6 +145,20 @@ bounded "^arbench: --config: /dev/zero:1: a line longer than 65535 bytes$" --con
 bounded "^arbench: --straggler: /dev/zero:1: a line longer than 65535 bytes$" --gpus 0,1 --straggler 1:@/dev/zero --dry-run
 bounded "^arbench: --config: $tmp/fifo: the file is empty$" --config "$tmp/fifo" --dry-run
 bounded "^arbench: --straggler: bad value '$tmp/fifo': the delay file has no delays$" --gpus 0,1 --straggler "1:@$tmp/fifo" --dry-run
+# a FIFO as the --baseline's INCOMPLETE mark was opened blocking: the run hung before a row
+mkdir -p "$tmp/bmark" && cp tests/fixtures/nightly/results.csv "$tmp/bmark/" && mkfifo "$tmp/bmark/INCOMPLETE"
+bounded "^arbench: --baseline: bad value '$tmp/bmark': that run is marked INCOMPLETE: " --gpus 0,1 --algo ring --sizes 1K --baseline "$tmp/bmark"
+# --baseline's results.csv: its head is read, from a regular file only (a FIFO hung the run;
+# a first line of any length was read whole); a first line at the bound is still read
+mkdir -p "$tmp/bfifo" "$tmp/blong" "$tmp/bedge"
+mkfifo "$tmp/bfifo/results.csv"
+hdr=$(head -n 1 tests/fixtures/nightly/results.csv) row=$(sed -n 2p tests/fixtures/nightly/results.csv)
+{ printf '%s,' "$hdr"; head -c 70000 /dev/zero | tr '\0' x; printf '\n%s\n' "$row"; } >"$tmp/blong/results.csv"
+{ printf '%s,' "$hdr"; head -c $((65535 - ${#hdr} - 1)) /dev/zero | tr '\0' x; printf '\n%s\n' "$row"; } >"$tmp/bedge/results.csv"
+bounded "^arbench: --baseline: bad value '$tmp/bfifo': its results.csv is not a regular file$" --gpus 0,1 --baseline "$tmp/bfifo" --dry-run
+bounded "^arbench: --baseline: bad value '$tmp/blong': its results.csv's first line is longer than 65535 bytes$" --gpus 0,1 --baseline "$tmp/blong" --dry-run
+out=$(timeout 20 "$A" run --gpus 0,1 --baseline "$tmp/bedge" --dry-run 2>&1); rc=$?
+[ "$rc" -eq 0 ] && [ "$(head -n 1 "$tmp/bedge/results.csv" | wc -c)" -eq 65536 ] && ok || bad "a 65535-byte header -> exit $rc: $out"
 # --scenario with an empty name selected no scenario, ignored --dry-run and wrote a run folder
 # (under runs/ of the working directory: run from an empty one)
 printf -- '--sizes 1K\n[scenario a]\n-n 2\n[scenario b]\n-n 3\n' >"$tmp/ab.conf"
@@ -187,5 +216,22 @@ else
       bad "no driver: '$err'"
   fi
 fi
+
+# config.conf is the config's bytes as parsed, on the simulated machine: the file was read a
+# second time to copy it, so a FIFO's run hung waiting for a writer (killed: 137) and a
+# pipe's (<(...)) config.conf was empty
+B=${B:-build}
+. tests/sim/build.sh
+sim_build run_cli
+conf=$(printf -- '-n 2 -w 1  # two iterations\n[scenario a]\n--sizes 1K\n[scenario b]\n--sizes 2K\n')
+printf '%s\n' "$conf" >"$tmp/conf.want"
+mkfifo "$tmp/conf.fifo"
+(timeout 25 bash -c 'printf "%s\n" "$1" >"$2"' _ "$conf" "$tmp/conf.fifo" &) # never left waiting
+timeout -k 2 20 "$S" run --config "$tmp/conf.fifo" --gpus 0,1 --algo ring --out "$tmp/cfifo" >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 0 ] && cmp -s "$tmp/conf.want" "$tmp/cfifo/config.conf" && ok ||
+  bad "--config FIFO -> exit $rc: $(cat "$tmp/err"); config.conf: $(cat "$tmp/cfifo/config.conf" 2>&1)"
+timeout -k 2 20 "$S" run --config <(printf '%s\n' "$conf") --gpus 0,1 --algo ring --out "$tmp/cpipe" >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 0 ] && cmp -s "$tmp/conf.want" "$tmp/cpipe/config.conf" && ok ||
+  bad "--config <(...) -> exit $rc: $(cat "$tmp/err"); config.conf: $(cat "$tmp/cpipe/config.conf" 2>&1)"
 
 finish

@@ -1,6 +1,7 @@
 /* The declared settings (src/settings.h): every default parses and lies in its range, values
- * are read exactly or refused naming --set and the user's words, the text of results.csv's
- * settings column, and the retired environment variables are only warned about. */
+ * are read exactly (plain decimals: no hexadecimal, no leading blanks) or refused naming --set
+ * and the user's words, the text of results.csv's settings column, and the retired
+ * environment variables are only warned about. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,12 @@ int main(void) {
   CHECK(ar_setting_value(&s, AR_SET_CE_PROGRAM) == 1, "round is 1");
   CHECK(ar_setting_value(&s, AR_SET_FLAGS) == 2, "kernel is 2");
   CHECK_STR(ar_settings_text(&s, buf, sizeof(buf)), "ce.program=round;ce.flow_batch=8388608;flags=kernel");
+  /* decimals in every plain form still read */
+  struct ar_settings g;
+  memset(&g, 0, sizeof(g));
+  CHECK(parse_quiet(&g, "ce.ring_streams=+2") == 0 && ar_setting_value(&g, AR_SET_CE_RING_STREAMS) == 2 &&
+            parse_quiet(&g, "ce.flow_batch=0.5M") == 0 &&
+            ar_setting_value(&g, AR_SET_CE_FLOW_BATCH) == 512 * 1024, "plain decimals");
   /* applied: what the process reads */
   ar_settings_apply(&s);
   CHECK(ar_setting(AR_SET_CE_PROGRAM) == 1 && ar_setting(AR_SET_CE_RING_STREAMS) == 1, "applied");
@@ -58,7 +65,10 @@ int main(void) {
   const char *bad[] = {"ce.flow_batch",       "=1",  "ce.bogus=1",          "ce.program=fast",
                        "ce.ring_streams=0",   "ce.ring_streams=5", "ce.ring_streams=1.5",
                        "ce.flow_batch=8X",    "ce.flow_batch=",    "ce.sum_wait=2",
-                       "ce.flow_batch=-1M",   "flags=Kernel",      "ce.program=round,flow"};
+                       "ce.flow_batch=-1M",   "flags=Kernel",      "ce.program=round,flow",
+                       /* numbers are plain decimals: these were read as 1, 1, 8M and 1 */
+                       "ce.sum_wait=0x1",     "ce.sum_wait= 1",    "ce.flow_batch=0x8M",
+                       "ce.ring_streams=\t1", "ce.ring_streams=inf", "ce.ring_streams=nan"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     struct ar_settings b = s;
     CHECK(parse_quiet(&b, bad[i]) == -1 && !memcmp(&b, &s, sizeof(b)), "'%s' accepted", bad[i]);
