@@ -180,7 +180,7 @@ model_mode() {
   echo "               on a modelled 8-GPU node, 1 KiB..8 GiB, scenarios clean, straggler-8ms, degraded-2x"
   echo "  summary.md   best algorithm per size and scenario (the model's, not measurements)"
   echo "  report.html  the same tables and every picture on one page (open it in a browser)"
-  echo "  plots/       $npic pictures (PNG and SVG): S-curves per scenario"
+  echo "  plots/       $npic pictures (PNG and SVG): per scenario the best schedule against nccl first, then algbw, time (or time after arrival) by family"
   echo "  meta.txt, COMMAND, model.txt  the model's parameters and the commands that made the rows"
   echo "make run: on a GPU machine, \`make run\` measures (the nightly on 2+ GPUs; a 4-rank smoke run on 1 GPU)" \
        "and \`make gputest\` checks every algorithm on the GPUs"

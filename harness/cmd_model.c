@@ -206,7 +206,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'H': bad = args_parse_time_us("--hop-latency", optarg, &o->hw.hop_us); break;
     case 'W': bad = parse_bw_flag("--bw", optarg, &o->hw.beta); break;
     case 'G': bad = parse_bw_flag("--gamma", optarg, &o->hw.gamma); break;
-    case 's': bad = args_parse_stragglers("--straggler", optarg, 1, o->st, &o->nst); break;
+    case 's': bad = args_add_stragglers("--straggler", optarg, 1, o->st, &o->nst); break;
     case 'd': bad = args_add_degrade("--degrade", optarg, &o->dg); break; /* flags add up */
     case 't':
       o->torus_text = optarg;

@@ -131,6 +131,11 @@ o3=$($A model --algo optcc-multi --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 --
   bad "the second --degrade was dropped: $o2 // $o3"
 bad_input --degrade 0:1.5 $A model --algo ring --ranks 8 --bytes 1M --degrade 0:2 --degrade 0:1.5
 expect 0 "^# degraded: 0:2,3:1.5" $A model --algo ring --ranks 8 --bytes 1M,2M --degrade 0:2 --degrade 3:1.5
+# repeated --straggler flags add up as --degrade's do (the last alone was kept); a rank twice is refused
+s1=$($A model --algo ring --ranks 8 --bytes 1M --straggler 1:1ms --straggler 2:2ms 2>&1)
+s2=$($A model --algo ring --ranks 8 --bytes 1M --straggler 1:1ms,2:2ms 2>&1)
+[ "$s1" = "$s2" ] && ok || bad "two --straggler flags differ from one list: $s1 // $s2"
+bad_input --straggler 1:2ms $A model --algo ring --ranks 8 --bytes 1M --straggler 1:1ms --straggler 1:2ms
 bad_input --ranks 1 $A model --algo ring --ranks 1 --bytes 1M
 bad_input --ranks x $A model --algo ring --ranks 4,x --bytes 1M
 bad_input --algo foo $A model --algo ring,foo --ranks 4 --bytes 1M
