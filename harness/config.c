@@ -99,11 +99,20 @@ static int input_check_growth(struct input_file *in, size_t from) {
   return 0;
 }
 
+/* Milliseconds since t0 (CLOCK_MONOTONIC). */
+static long ms_since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (t.tv_sec - t0->tv_sec) * 1000L + (t.tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
 /* Reads fd (opened non-blocking) to its end into in->data, waiting at most wait_ms in all for
- * bytes that have not arrived (a pipe, a FIFO, a terminal); 0 or -1 after one line. */
-static int input_slurp(struct input_file *in, int fd, int wait_ms) {
+ * bytes that have not arrived (a pipe, a FIFO, a terminal); 0 or -1 after one line. A FIFO
+ * reads as ended while no writer has it open, so one that has sent nothing yet gets
+ * INPUT_WRITER_MS for its writer to open it (a writer started beside arbench may not have). */
+static int input_slurp(struct input_file *in, int fd, int wait_ms, int fifo) {
   size_t cap = 0;
-  struct timespec t0, t;
+  struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (;;) {
     if (cap - in->len < 65536) {
@@ -119,15 +128,19 @@ static int input_slurp(struct input_file *in, int fd, int wait_ms) {
       if (input_check_growth(in, from)) return -1;
       continue;
     }
-    if (n == 0) return 0;
+    if (n == 0) {
+      if (!fifo || in->len || ms_since(&t0) >= INPUT_WRITER_MS) return 0;
+      struct timespec nap = {0, 10 * 1000000L};
+      nanosleep(&nap, NULL);
+      continue;
+    }
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       char why[160];
       snprintf(why, sizeof(why), "cannot read the %s: %s", in->what, strerror(errno));
       return args_bad(in->flag, in->path, why);
     }
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    long left = wait_ms - ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L);
+    long left = wait_ms - ms_since(&t0);
     struct pollfd p = {.fd = fd, .events = POLLIN};
     if (left <= 0 || poll(&p, 1, (int)left) == 0) {
       char why[160];
@@ -156,7 +169,7 @@ int input_open(struct input_file *in, const char *flag, const char *path, const 
     snprintf(why, sizeof(why), "a directory, not a %s", what);
     return args_bad(flag, path, why);
   }
-  int rc = input_slurp(in, fd, wait_ms);
+  int rc = input_slurp(in, fd, wait_ms, S_ISFIFO(st.st_mode));
   close(fd);
   if (rc) {
     free(in->data);

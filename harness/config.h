@@ -11,10 +11,12 @@
  * within bounds: at most INPUT_MAX_BYTES, every line shorter than INPUT_MAX_LINE (found as the
  * bytes arrive: /dev/zero is refused after 64 KiB), and a pipe, FIFO or device that has not
  * ended within INPUT_WAIT_MS is refused. It is opened non-blocking: a FIFO with no writer
- * reads as empty rather than waiting for one. */
+ * reads as empty after INPUT_WRITER_MS rather than waiting for one for ever. */
 #define INPUT_MAX_BYTES (16 << 20)
 #define INPUT_MAX_LINE 65536
 #define INPUT_WAIT_MS 10000
+/* How long a FIFO that no writer has opened yet is waited for before it reads as empty. */
+#define INPUT_WRITER_MS 1000
 
 struct input_file {
   const char *flag, *path, *what; /* for messages: "--config", the path, "config file" */

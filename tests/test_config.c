@@ -86,7 +86,7 @@ int main(void) {
   for (int i = 0; i < (INPUT_MAX_BYTES / 2) + 1; i++) fputs("#\n", f);
   fclose(f);
   CHECK_INT(input_open(&in, "--config", path, "config file", 1000), ==, -1);
-  /* a FIFO with no writer reads as empty at once (opening it blocked for a writer); a pipe
+  /* a FIFO with no writer reads as empty after INPUT_WRITER_MS (opening it blocked for ever); a pipe
    * whose writer never writes is refused after the wait, not waited on for ever; one whose
    * writer writes, then ends, is read whole (pipes as /dev/fd/N: no race on who opens first) */
   char fifo[] = "/tmp/arbench-test-fifoXXXXXX";
