@@ -3,7 +3,8 @@
 # (tests/plot_tables.sh): each run folder below is drawn by plots/plot.sh, every driver is run
 # again with `tables = 1` so that gnuplot writes the points of each plot command (`set table`),
 # and tests/plot_points.py recomputes each picture from results.csv alone (not plots/*.awk):
-# every point's size and value, no row lost, no series named after another. Fixtures: co-located
+# every point's size and value, no row lost, no series named after another; and no key (legend)
+# over the data (tests/check_keys.py, on the SVGs). Fixtures: co-located
 # (4 ranks/GPU) and tests/fixtures/points/ (test_plots.sh reads back the synthetic nightly,
 # scenarios, wide and calibrated runs it draws):
 # straggler rows at 1-64 KiB, model rows, an MPI run, two placements in one CSV, a run whose
@@ -21,9 +22,15 @@ points() {
   if out=$(bash tests/plot_tables.sh "$1" 2>&1); then ok; else bad "$(basename "$1"): $out"; fi
   printf '%s: %s\n' "$(basename "$1")" "$(printf '%s' "$out" | tail -n 1)" >>"$tmp/log"
 }
+# keys DIR: one check, that no key of DIR's pictures lies over their data (tests/check_keys.py)
+keys() {
+  local out
+  if out=$(python3 tests/check_keys.py "$1"/plots/*.svg 2>&1); then ok; else bad "$(basename "$1"): $out"; fi
+}
 for f in colocated points/straggler points/model points/mpi points/mixed points/na; do
   cp -r "tests/fixtures/$f" "$tmp/$(basename "$f")"
   points "$tmp/$(basename "$f")"
+  keys "$tmp/$(basename "$f")"
 done
 cat "$tmp/log" 2>/dev/null
 echo "$pass passed, $fail failed"
