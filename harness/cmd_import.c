@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "config.h"
 #include "csv.h"
 
 #define MAX_TESTS 64
@@ -198,6 +199,21 @@ static int table_line(struct nt_test *t, const char *file, int ln, char *line) {
   return 0;
 }
 
+/* A new test from line `line` that takes the command and collective read before it (which are
+ * then used up); NULL after one line when there are too many. */
+static struct nt_test *pending_test(struct nt_set *s, const char *file, int line, char *cmd,
+                                    char *coll) {
+  struct nt_test *t = new_test(s, file, line);
+  if (!t) {
+    bad_at(file, line, "more than %d tests", MAX_TESTS);
+    return NULL;
+  }
+  snprintf(t->cmd, sizeof(t->cmd), "%s", cmd);
+  snprintf(t->coll, sizeof(t->coll), "%s", coll);
+  cmd[0] = coll[0] = 0;
+  return t;
+}
+
 /* all_reduce_perf's text output (one or several tests, one after another); 0 or -1 said. */
 static int read_text(struct nt_set *s, const char *file, FILE *f) {
   char *line = NULL;
@@ -238,13 +254,10 @@ static int read_text(struct nt_set *s, const char *file, FILE *f) {
         continue;
       }
       if (!t && (starts || !strncmp(p, "# nThread", 9))) {
-        if (!(t = new_test(s, file, ln))) {
-          rc = bad_at(file, ln, "more than %d tests", MAX_TESTS);
+        if (!(t = pending_test(s, file, ln, pending_cmd, pending_coll))) {
+          rc = -1;
           break;
         }
-        snprintf(t->cmd, sizeof(t->cmd), "%s", pending_cmd);
-        snprintf(t->coll, sizeof(t->coll), "%s", pending_coll);
-        pending_cmd[0] = pending_coll[0] = 0;
       }
       if (!t) continue;
       if (!strncmp(p, "# nccl-tests version", 20)) {
@@ -272,13 +285,10 @@ static int read_text(struct nt_set *s, const char *file, FILE *f) {
       break;
     }
     if (!t || t->concluded) { /* rows with no header of their own: a test of their own */
-      if (!(t = new_test(s, file, ln))) {
-        rc = bad_at(file, ln, "more than %d tests", MAX_TESTS);
+      if (!(t = pending_test(s, file, ln, pending_cmd, pending_coll))) {
+        rc = -1;
         break;
       }
-      snprintf(t->cmd, sizeof(t->cmd), "%s", pending_cmd);
-      snprintf(t->coll, sizeof(t->coll), "%s", pending_coll);
-      pending_cmd[0] = pending_coll[0] = 0;
     }
     rc = table_line(t, file, ln, p);
   }
@@ -720,32 +730,21 @@ static int write_folder(struct nt_set *s, const char *dir, int argc, char **argv
   return rc;
 }
 
-/* Reads one file (text or JSON) into s; 0, or -1 said. */
+/* Reads one file (text or JSON) into s, whole and within the input bounds every file arbench
+ * reads has (bytes, line length, a pipe's time: config.h); 0, or -1 said. */
 static int read_file(struct nt_set *s, const char *file) {
-  FILE *f = fopen(file, "r");
-  if (!f) {
-    fprintf(stderr, "arbench import: %s: %s\n", file, strerror(errno));
-    return -1;
-  }
-  int c;
-  while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r') {
-  }
-  rewind(f);
+  struct input_file in;
+  if (input_open(&in, "import", file, "nccl-tests output", INPUT_WAIT_MS)) return -1;
+  const char *c = in.data + strspn(in.data, " \t\r\n");
   int rc;
-  if (c == '{') {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    char buf[65536];
-    size_t k;
-    while (mem && (k = fread(buf, 1, sizeof(buf), f)) > 0)
-      fwrite(buf, 1, k, mem);
-    if (mem) fclose(mem);
-    rc = text ? read_json(s, file, text) : bad_at(file, 1, "out of memory");
-    free(text);
-  } else
-    rc = read_text(s, file, f);
-  fclose(f);
+  if (*c == '{') {
+    rc = read_json(s, file, in.data);
+  } else {
+    FILE *f = fmemopen(in.data, in.len ? in.len : 1, "r");
+    rc = f ? read_text(s, file, f) : bad_at(file, 1, "out of memory");
+    if (f) fclose(f);
+  }
+  free(in.data);
   return rc;
 }
 

@@ -116,7 +116,11 @@ import_bad "^arbench import: $tmp/other.json:1: not nccl-tests JSON: no 'config'
 import_bad "^arbench import: $F/h200x2-g2-cut.log:33: cut off" $F/h200x2-g2R0.log $F/h200x2-g2-cut.log
 printf '# just a comment\n' >"$tmp/empty.txt"
 import_bad "^arbench import: $tmp/empty.txt: no all_reduce_perf results in it$" "$tmp/empty.txt"
-import_bad "^arbench import: $tmp/missing: No such file" "$tmp/missing"
+import_bad "^arbench: import: bad value '$tmp/missing': cannot read the nccl-tests output: No such file" "$tmp/missing"
+# read within bounds like every input: a FIFO with no writer, /dev/zero (a line without end)
+mkfifo "$tmp/fifo"
+import_bad "^arbench import: $tmp/fifo: no all_reduce_perf results in it" "$tmp/fifo"
+import_bad "^arbench: import: /dev/zero:1: a line longer than 65535 bytes" /dev/zero
 mkdir -p "$tmp/full" && echo keep >"$tmp/full/results.csv"
 "$A" import nccl-tests $F/h200x2-modes.log --out "$tmp/full" >/dev/null 2>"$tmp/e"; rc=$?
 [ "$rc" -eq 2 ] && [ "$(cat "$tmp/full/results.csv")" = keep ] &&
