@@ -458,6 +458,31 @@ static void test_async(void) {
          tr / time_of(&as, &hw, bytes), c / a);
 }
 
+/* AsyncAllReduce's abstract: replacing send/recv (nccl-p2p) with asynchronous copies (ce)
+ * raises a ring's throughput for large inputs. Priced with each transport's fitted figures on
+ * 4 x H200 (src/model.c): a copy-engine round costs more (alpha) but moves bytes faster, so
+ * the copies win once a step carries more than about 18 MB (docs/papers.md). */
+static void test_async_transports(void) {
+  struct ar_params q;
+  struct model_net net;
+  struct model_price ring;
+  struct model_hw ce = {0}, p2p = {0};
+  ar_params_init(&q, 4);
+  model_net_init(&net, MODEL_SWITCH, &q);
+  if (!price("ring", &q, &net, &ring)) return;
+  model_transport_hw(model_transport_find("ce"), &ce);
+  model_transport_hw(model_transport_find("nccl-p2p"), &p2p);
+  double big = 8.0 * (1 << 30), small = 1 << 20;
+  claim("AsyncAllReduce abstract: ring 4 GPUs 8GiB, async copies (ce) / send-recv throughput",
+        AT_LEAST, 1.0, time_of(&ring, &p2p, big) / time_of(&ring, &ce, big), -1);
+  double step = (ce.alpha_us - p2p.alpha_us) / (p2p.beta - ce.beta); /* equal cost, bytes */
+  printf("AsyncAllReduce: a ce step costs less than a nccl-p2p step above %.1f MB; "
+         "1 MiB ring: ce %.0f us, nccl-p2p %.0f us\n", step / 1e6, time_of(&ring, &ce, small),
+         time_of(&ring, &p2p, small));
+  CHECK(step > 0 && time_of(&ring, &ce, small) > time_of(&ring, &p2p, small),
+        "1 MiB: the copy engine's larger per-round cost should show (%g MB)", step / 1e6);
+}
+
 int main(void) {
   test_swing_fig7();
   test_swing_fig8();
@@ -466,5 +491,6 @@ int main(void) {
   test_swing_table2();
   test_optcc();
   test_async();
+  test_async_transports();
   return TEST_DONE();
 }
