@@ -458,6 +458,30 @@ static void test_async(void) {
          tr / time_of(&as, &hw, bytes), c / a);
 }
 
+/* Swing s3.2: an odd p runs Swing on p - 1 ranks while the last trades its blocks directly
+ * with them, "a 1/p additive factor" on the bandwidth deficiency, whose unit is the 2n bytes
+ * of s2.2's ring. Priced on a switch at alpha 0: swing-bw's time over 2 n beta, and over the
+ * ring's 2(p-1)/p n beta, which docs/papers.md (13) derives as (p - 2 + L)/(p - 1) with L =
+ * ceil(log2(p - 1)) Swing steps (the last rank's block lands on a busy rank in every step). */
+static void test_swing_odd(void) {
+  struct model_hw hw = {.beta = 1e6 / 50e9};
+  double bytes = 1 << 30;
+  for (int p = 7; p <= 15; p += 8) {
+    struct ar_params q;
+    struct model_net net;
+    struct model_price sw, ring;
+    ar_params_init(&q, p);
+    model_net_init(&net, MODEL_SWITCH, &q);
+    if (!price("swing-bw", &q, &net, &sw) || !price("ring", &q, &net, &ring)) return;
+    double t = time_of(&sw, &hw, bytes), L = ceil(log2(p - 1.0)), paper = 1 + 1.0 / p;
+    char what[128];
+    snprintf(what, sizeof(what), "Swing s3.2: p=%d, the (p-1)+1 scheme over 2n: 1+1/p", p);
+    figure(what, paper, t / (2 * bytes * hw.beta), (p - 2 + L) / p);
+    snprintf(what, sizeof(what), "Swing s3.2: p=%d, the (p-1)+1 scheme over ring: 1+1/p", p);
+    figure(what, paper, t / time_of(&ring, &hw, bytes), (p - 2 + L) / (p - 1));
+  }
+}
+
 /* AsyncAllReduce's abstract: replacing send/recv (nccl-p2p) with asynchronous copies (ce)
  * raises a ring's throughput for large inputs. Priced with each transport's fitted figures on
  * 4 x H200 (src/model.c): a copy-engine round costs more (alpha) but moves bytes faster, so
@@ -489,6 +513,7 @@ int main(void) {
   test_swing_fig9();
   test_swing_fig10();
   test_swing_table2();
+  test_swing_odd();
   test_optcc();
   test_async();
   test_async_transports();
