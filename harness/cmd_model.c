@@ -128,13 +128,17 @@ static void usage(FILE *f) {
         "  and, without --algo, prices every measured row beside its measurement.\n"
         "  --segments K: OPTCC's k; async-ring's mini-batches, each round's sums overlapping its\n"
         "  copies: (copy + sum) / K + (1 - 1/K) max(copy, sum) (default: ~8 MiB each, at most 8).\n"
-        "  --transport LIST prices every case on each transport's own alpha and bw, as\n"
-        "  --calibrate fitted them on 4 x H200 (nccl-p2p 11.8 us 242 GB/s, ce 27.5 us 305 GB/s,\n"
-        "  sm 12.5 us 303 GB/s, ll 3.2 us 271 GB/s); a row per transport; --alpha, --bw override.\n"
         "  --torus AxB[xC..] implies the torus topology and the ranks. --gpus-per-node G implies\n"
         "  two tiers: G GPUs a node on a switch (--bw-local, default (G-1) x --bw; --alpha-local,\n"
-        "  default --alpha), a NIC per GPU between nodes (--bw, --alpha; --degrade slows a NIC).\n",
+        "  default --alpha), a NIC per GPU between nodes (--bw, --alpha; --degrade slows a NIC).\n"
+        "  --transport LIST prices every case on each transport's own alpha and bw, a row per\n"
+        "  transport (--alpha, --bw given override), as --calibrate fitted them on 4 x H200:\n ",
         f);
+  for (int t = 0; t < AR_NTRANSPORTS; t++) {
+    const struct model_transport *tp = model_transport_find(ar_transports[t]);
+    fprintf(f, " %s %g us %g GB/s%s", tp->name, tp->alpha_us, tp->bytes_per_s / 1e9,
+            t + 1 < AR_NTRANSPORTS ? "," : "\n");
+  }
 }
 
 /* A torus shape says the topology and the rank count (SPEC.md s7): fills them in, or refuses a
