@@ -74,6 +74,28 @@ static int parse_sizes(const char *s, struct options *o) {
   return 0;
 }
 
+/* Parses --transport LIST|all: each a transport of the run with fitted figures (src/model.c);
+ * returns 0 or -1 after a message. */
+static int parse_transports(const char *s, struct options *o) {
+  char items[MAX_LIST][64];
+  int k = !strcmp(s, "all") ? AR_NTRANSPORTS : split_list("--transport", s, items, MAX_LIST);
+  if (k < 0) return -1;
+  if (k > AR_NTRANSPORTS) return args_bad("--transport", s, "at most nccl-p2p,ce,sm,ll");
+  for (int i = 0; i < k; i++) {
+    const char *name = !strcmp(s, "all") ? ar_transports[i] : items[i];
+    int known = 0;
+    for (int t = 0; t < AR_NTRANSPORTS; t++)
+      known |= !strcmp(name, ar_transports[t]);
+    for (int j = 0; j < i; j++)
+      if (!strcmp(name, o->transports[j]->name))
+        return args_bad("--transport", name, "named twice");
+    if (!known || !(o->transports[i] = model_transport_find(name)))
+      return args_bad("--transport", name, "use nccl-p2p, ce, sm, ll or all");
+  }
+  o->ntransports = k;
+  return 0;
+}
+
 /* Parses a bandwidth flag into seconds-per-byte form (us per byte); returns 0 or -1. */
 static int parse_bw_flag(const char *flag, const char *s, double *us_per_byte) {
   double bps;
@@ -92,7 +114,8 @@ static double spec_delay_us(const struct straggler_spec *sp) {
 static void usage(FILE *f) {
   fputs("usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN -e MAX"
         " [-f F]\n"
-        "         [--alpha 3us] [--bw 450GB/s] [--gamma RATE] [--hop-latency T]\n"
+        "         [--alpha 3us] [--bw 450GB/s] [--transport nccl-p2p,ce,sm,ll|all]\n"
+        "         [--gamma RATE] [--hop-latency T]\n"
         "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
         "         [--topology switch|torus|two-tier] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
@@ -107,8 +130,15 @@ static void usage(FILE *f) {
         "  copies: (copy + sum) / K + (1 - 1/K) max(copy, sum) (default: ~8 MiB each, at most 8).\n"
         "  --torus AxB[xC..] implies the torus topology and the ranks. --gpus-per-node G implies\n"
         "  two tiers: G GPUs a node on a switch (--bw-local, default (G-1) x --bw; --alpha-local,\n"
-        "  default --alpha), a NIC per GPU between nodes (--bw, --alpha; --degrade slows a NIC).\n",
+        "  default --alpha), a NIC per GPU between nodes (--bw, --alpha; --degrade slows a NIC).\n"
+        "  --transport LIST prices every case on each transport's own alpha and bw, a row per\n"
+        "  transport (--alpha, --bw given override), as --calibrate fitted them on 4 x H200:\n ",
         f);
+  for (int t = 0; t < AR_NTRANSPORTS; t++) {
+    const struct model_transport *tp = model_transport_find(ar_transports[t]);
+    fprintf(f, " %s %g us %g GB/s%s", tp->name, tp->alpha_us, tp->bytes_per_s / 1e9,
+            t + 1 < AR_NTRANSPORTS ? "," : "\n");
+  }
 }
 
 /* A torus shape says the topology and the rank count (SPEC.md s7): fills them in, or refuses a
@@ -167,6 +197,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
                                        {"bytes", required_argument, 0, 'S'},
                                        {"alpha", required_argument, 0, 'A'},
                                        {"bw", required_argument, 0, 'W'},
+                                       {"transport", required_argument, 0, 'P'},
                                        {"gamma", required_argument, 0, 'G'},
                                        {"hop-latency", required_argument, 0, 'H'},
                                        {"straggler", required_argument, 0, 's'},
@@ -202,9 +233,16 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'b': bad = args_parse_size("-b", o->bmin_text = optarg, &o->bmin); break;
     case 'e': bad = args_parse_size("-e", o->bmax_text = optarg, &o->bmax); break;
     case 'f': bad = args_parse_int("-f", o->bfactor_text = optarg, 2, 1024, &o->bfactor); break;
-    case 'A': bad = args_parse_time_us("--alpha", optarg, &o->hw.alpha_us); break;
+    case 'A':
+      o->alpha_given = 1;
+      bad = args_parse_time_us("--alpha", optarg, &o->hw.alpha_us);
+      break;
     case 'H': bad = args_parse_time_us("--hop-latency", optarg, &o->hw.hop_us); break;
-    case 'W': bad = parse_bw_flag("--bw", optarg, &o->hw.beta); break;
+    case 'W':
+      o->bw_given = 1;
+      bad = parse_bw_flag("--bw", optarg, &o->hw.beta);
+      break;
+    case 'P': bad = parse_transports(optarg, o); break;
     case 'G': bad = parse_bw_flag("--gamma", optarg, &o->hw.gamma); break;
     case 's': bad = args_add_stragglers("--straggler", optarg, 1, o->st, &o->nst); break;
     case 'd': bad = args_add_degrade("--degrade", optarg, &o->dg); break; /* flags add up */
@@ -252,6 +290,12 @@ static int parse_options(int argc, char **argv, struct options *o) {
                         "too many sizes between -b and -e (at most 128)"), EXIT_BAD_INPUT;
       o->sizes[o->nsizes++] = b;
     }
+  }
+  if (o->ntransports && (o->calibrate || o->gpus_per_node)) { /* one tier, no fit of its own */
+    const char *f = o->calibrate ? "--calibrate" : "--gpus-per-node";
+    char why[64];
+    snprintf(why, sizeof(why), "not with %s", f);
+    return args_bad("--transport", o->transports[0]->name, why), EXIT_BAD_INPUT;
   }
   if (o->tdims && torus_implies(o)) return EXIT_BAD_INPUT;
   if (o->topology == MODEL_TWO_TIER && !o->gpus_per_node)
@@ -306,7 +350,8 @@ static double scenario_bound(const struct scenario *sc, const struct options *o,
 
 /* Prints the key: value block of a single case. */
 static void print_single(const struct scenario *sc, const struct options *o,
-                         const struct model_hw *hw, double bytes, const struct model_price *pr,
+                         const struct model_hw *hw, const char *transport, double bytes,
+                         const struct model_price *pr,
                          const struct model_times *t, double congestion) {
   int after;
   double cf = closed_form(sc, o, hw, bytes, &after);
@@ -331,6 +376,7 @@ static void print_single(const struct scenario *sc, const struct options *o,
     degraded_text(&sc->dg, dgt, sizeof(dgt));
     printf("degraded: %s\n", dgt); /* every --degrade, each rank's link slowdown */
   }
+  if (o->ntransports) printf("transport: %s\n", transport);
   printf("alpha_us: %g\nbw_GBps: %g\n", hw->alpha_us, 1e6 / hw->beta / 1e9);
   if (hw->hop_us > 0) printf("hop_latency_us: %g\n", hw->hop_us);
   if (hw->gamma > 0) printf("gamma_GBps: %g\n", 1e6 / hw->gamma / 1e9);
@@ -405,7 +451,8 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
         }
         model_times(&cache->e[k].pr, hw, bytes, sc.straggler >= 0 ? sc.delay_us : 0, &t);
         if (single)
-          print_single(&sc, o, hw, bytes, &cache->e[k].pr, &t, cache->e[k].congestion);
+          print_single(&sc, o, hw, transport, bytes, &cache->e[k].pr, &t,
+                       cache->e[k].congestion);
         else
           print_row(out, &sc, transport, bytes, &t, NULL, -1);
         csv_row(out, &sc, transport, bytes, &t);
@@ -444,9 +491,19 @@ int cmd_model(int argc, char **argv) {
     return args_bad("--csv", o.csv, "cannot write there"), EXIT_BAD_INPUT;
   }
   struct price_cache cache = {0};
-  int single = !o.calibrate && o.nalgos == 1 && o.nranks == 1 && o.nsizes == 1;
-  if (!o.calibrate) {
+  int single = !o.calibrate && o.nalgos == 1 && o.nranks == 1 && o.nsizes == 1 &&
+               o.ntransports <= 1;
+  if (!o.calibrate && !o.ntransports) {
     rc = sweep(&o, &o.hw, "model", &cache, &out, single);
+  } else if (!o.calibrate) { /* each transport's figures, an explicit --alpha or --bw kept */
+    rc = EXIT_OK;
+    for (int t = 0; t < o.ntransports && rc == EXIT_OK; t++) {
+      struct model_hw hw = o.hw;
+      model_transport_hw(o.transports[t], &hw);
+      if (o.alpha_given) hw.alpha_us = o.hw.alpha_us;
+      if (o.bw_given) hw.beta = o.hw.beta;
+      rc = sweep(&o, &hw, o.transports[t]->name, &cache, &out, single);
+    }
   } else {
     struct fit fits[MAX_FITS];
     int nfits = calibrate(rows, nrows, &o, &cache, fits), any = 0;

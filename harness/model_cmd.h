@@ -60,6 +60,9 @@ struct options {
   double beta_local;     /* two tiers: us per byte inside a node */
   double alpha_local_us; /* two tiers: alpha of a round inside the nodes (-1: --alpha) */
   const char *csv, *calibrate;
+  /* --transport: price on each of these transports' figures; --alpha or --bw given override */
+  const struct model_transport *transports[AR_NTRANSPORTS];
+  int ntransports, alpha_given, bw_given;
 };
 
 struct out {

@@ -136,19 +136,6 @@ int hx_budget_iters(int iters, double budget_us, double warm_us) {
 
 /* ---- the duration estimate ---- */
 
-/* Each transport's cost per round and bandwidth for the estimate: `arbench model --calibrate
- * runs/reference/h200x4-nightly` (every algorithm's rows of a transport, 1 KiB..8 GiB on
- * 4 x H200; about 25% rms per row); nccl from nccl-tests there (DEVICE.md: 10 us at 1 KiB,
- * 365 GB/s bus bandwidth at 8 GiB); ll from `arbench model --calibrate
- * runs/reference/h200x4-issue27-ll/best` (7 algorithms, 1 KiB..8 GiB; 30% rms). A transport
- * not listed takes the slower of ce and sm at each size. */
-static const struct {
-  const char *name;
-  double alpha_us, bytes_per_s;
-} est_tp[] = {
-    {"nccl", 1.7, 365e9}, {"nccl-p2p", 11.8, 242e9}, {"ce", 27.5, 305e9}, {"sm", 12.5, 303e9},
-    {"ll", 3.2, 271e9}};
-
 /* The harness's own work: a least-squares fit to the 3307 rows of a nightly on 4 x H200
  * (the dry-run's figures beside the wall time of every row; tools/device/nightly_fit.sh). */
 #define EST_ROW_S 0.0025     /* per row: the job's preparation, statistics and CSV line */
@@ -179,10 +166,11 @@ void sweep_est_init(struct sweep_est *e, const struct run_opts *o, int n,
   }
 }
 
-/* The estimate on one transport of est_tp (k), or bytes alone when a is not priced. */
-static double est_time_tp(const struct sweep_est *e, int a, int k, uint64_t bytes,
-                          double delay_us) {
-  struct model_hw hw = {est_tp[k].alpha_us, 0, 1e6 / est_tp[k].bytes_per_s, 0};
+/* The estimate on one transport (tp: its figures), or bytes alone when a is not priced. */
+static double est_time_tp(const struct sweep_est *e, int a, const struct model_transport *tp,
+                          uint64_t bytes, double delay_us) {
+  struct model_hw hw = {0};
+  model_transport_hw(tp, &hw);
   if (!e->priced[a]) /* about ring's volume, 2 (n-1) rounds */
     return delay_us + 2.0 * (e->n - 1) * (hw.alpha_us + (double)bytes / e->n * hw.beta);
   struct model_times t;
@@ -190,21 +178,16 @@ static double est_time_tp(const struct sweep_est *e, int a, int k, uint64_t byte
   return t.time_us;
 }
 
-/* est_tp's entry for a transport, or -1. */
-static int est_tp_index(const char *name) {
-  for (int k = 0; k < (int)(sizeof(est_tp) / sizeof(est_tp[0])); k++)
-    if (!strcmp(est_tp[k].name, name)) return k;
-  return -1;
-}
-
+/* Each transport's cost per round and bandwidth: model_transport_find (src/model.c); a
+ * transport it does not list takes the slower of ce and sm at each size. */
 double sweep_est_time_us(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
                          double delay_us) {
   double slow = 1; /* a degraded GPU's factor, where the model has no schedule to slow */
   for (int g = 0; g < e->o->dg.n && !e->priced[a]; g++) slow = fmax(slow, e->o->dg.factor[g]);
-  int k = est_tp_index(tname);
-  double t = k >= 0 ? est_time_tp(e, a, k, bytes, delay_us)
-                    : fmax(est_time_tp(e, a, est_tp_index("ce"), bytes, delay_us),
-                           est_time_tp(e, a, est_tp_index("sm"), bytes, delay_us));
+  const struct model_transport *tp = model_transport_find(tname);
+  double t = tp ? est_time_tp(e, a, tp, bytes, delay_us)
+                : fmax(est_time_tp(e, a, model_transport_find("ce"), bytes, delay_us),
+                       est_time_tp(e, a, model_transport_find("sm"), bytes, delay_us));
   return delay_us + (t - delay_us) * slow;
 }
 

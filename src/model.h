@@ -128,6 +128,20 @@ void model_times(const struct model_price *pr, const struct model_hw *hw, double
  * > 0. Returns 0 and sets *bytes_per_s, or -1 with a reason in *why. */
 int model_parse_bw(const char *s, double *bytes_per_s, const char **why);
 
+/* ---- each transport's cost per round and bandwidth ---- */
+
+/* A transport's fitted figures: alpha per round and one link's bandwidth. */
+struct model_transport {
+  const char *name;
+  double alpha_us, bytes_per_s;
+};
+
+/* The figures of a transport (nccl, nccl-p2p, ce, sm, ll; nccl as a ring), as `arbench model
+ * --calibrate` fitted them on 4 x H200 (model.c says from which runs), or NULL. */
+const struct model_transport *model_transport_find(const char *name);
+/* Sets hw's alpha and beta to a transport's figures (hop latency and gamma untouched). */
+void model_transport_hw(const struct model_transport *t, struct model_hw *hw);
+
 /* ---- closed forms from the papers (buffer of `bytes`, alpha-beta on a switch) ---- */
 
 /* stragglar.txt Table 1 and s4.1: ring, 2(n-1) alpha + 2(n-1)/n S beta (any n). */

@@ -241,4 +241,28 @@ expect 2 "too few usable rows .*\(2; at least 3" $A model --calibrate "$T/two.cs
 head -n 4 "$T/run/results.csv" >"$T/three.csv"
 expect 0 "^calibration: transport=nccl-p2p algorithm=all rows=3 alpha_us=" $A model --calibrate "$T/three.csv"
 
+# --transport: each transport's own alpha and bandwidth (README's fitted figures); ring n=8 at
+# 1 MiB is 14 rounds of 1/8 MiB: 14 (alpha + S/8 / bw) on each
+out=$($A model --algo ring --ranks 8 --bytes 1M --transport nccl-p2p,ce,sm,ll --csv "$T/tp.csv" 2>&1)
+for f in nccl-p2p:11.8:242e9 ce:27.5:305e9 sm:12.5:303e9 ll:3.2:271e9; do
+  IFS=: read -r tp al bw <<<"$f"
+  want=$(awk -v a="$al" -v b="$bw" 'BEGIN { printf "%.3f", 14 * (a + 1048576 / 8 / b * 1e6) }')
+  got=$(printf '%s\n' "$out" | awk -v t="$tp" '$1 == "ring" && $4 == t { print $5 }')
+  got_csv=$(awk -F, -v t="$tp" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["transport"] == t && $c["algorithm"] == "ring" { print $c["model_time_us"] }' "$T/tp.csv")
+  if [ -n "$got" ] && close "$got" "$want" 1e-6 && close "$got_csv" "$want" 1e-6; then ok
+  else bad "--transport $tp: ring n=8 1M want $want, table '$got', csv '$got_csv': $out"; fi
+done
+# --alpha given explicitly overrides the transport's alpha; its bandwidth stays
+out=$($A model --algo ring --ranks 8 --bytes 1M --transport ce --alpha 1us 2>&1)
+want=$(awk 'BEGIN { printf "%.3f", 14 * (1 + 1048576 / 8 / 305e9 * 1e6) }')
+[ "$(value transport "$out")" = ce ] && close "$(value model_time_us "$out")" "$want" 1e-6 && ok \
+  || bad "--transport ce --alpha 1us: want $want: $out"
+out=$($A model --algo ring --ranks 8 --bytes 1M --transport all 2>&1)
+[ "$(printf '%s\n' "$out" | grep -c '^ring ')" -eq 4 ] && ok || bad "--transport all: 4 rows: $out"
+bad_input --transport foo $A model --algo ring --ranks 8 --bytes 1M --transport ce,foo
+bad_input --transport nccl $A model --algo ring --ranks 8 --bytes 1M --transport nccl
+bad_input --transport ce $A model --algo ring --ranks 8 --bytes 1M --transport ce,ce
+bad_input --transport ce $A model --algo ring --ranks 32 --gpus-per-node 4 --bytes 1M --transport ce
+
 finish

@@ -458,13 +458,64 @@ static void test_async(void) {
          tr / time_of(&as, &hw, bytes), c / a);
 }
 
+/* Swing s3.2: an odd p runs Swing on p - 1 ranks while the last trades its blocks directly
+ * with them, "a 1/p additive factor" on the bandwidth deficiency, whose unit is the 2n bytes
+ * of s2.2's ring. Priced on a switch at alpha 0: swing-bw's time over 2 n beta, and over the
+ * ring's 2(p-1)/p n beta, which docs/papers.md (13) derives as (p - 2 + L)/(p - 1) with L =
+ * ceil(log2(p - 1)) Swing steps (the last rank's block lands on a busy rank in every step). */
+static void test_swing_odd(void) {
+  struct model_hw hw = {.beta = 1e6 / 50e9};
+  double bytes = 1 << 30;
+  for (int p = 7; p <= 15; p += 8) {
+    struct ar_params q;
+    struct model_net net;
+    struct model_price sw, ring;
+    ar_params_init(&q, p);
+    model_net_init(&net, MODEL_SWITCH, &q);
+    if (!price("swing-bw", &q, &net, &sw) || !price("ring", &q, &net, &ring)) return;
+    double t = time_of(&sw, &hw, bytes), L = ceil(log2(p - 1.0)), paper = 1 + 1.0 / p;
+    char what[128];
+    snprintf(what, sizeof(what), "Swing s3.2: p=%d, the (p-1)+1 scheme over 2n: 1+1/p", p);
+    figure(what, paper, t / (2 * bytes * hw.beta), (p - 2 + L) / p);
+    snprintf(what, sizeof(what), "Swing s3.2: p=%d, the (p-1)+1 scheme over ring: 1+1/p", p);
+    figure(what, paper, t / time_of(&ring, &hw, bytes), (p - 2 + L) / (p - 1));
+  }
+}
+
+/* AsyncAllReduce's abstract: replacing send/recv (nccl-p2p) with asynchronous copies (ce)
+ * raises a ring's throughput for large inputs. Priced with each transport's fitted figures on
+ * 4 x H200 (src/model.c): a copy-engine round costs more (alpha) but moves bytes faster, so
+ * the copies win once a step carries more than about 18 MB (docs/papers.md). */
+static void test_async_transports(void) {
+  struct ar_params q;
+  struct model_net net;
+  struct model_price ring;
+  struct model_hw ce = {0}, p2p = {0};
+  ar_params_init(&q, 4);
+  model_net_init(&net, MODEL_SWITCH, &q);
+  if (!price("ring", &q, &net, &ring)) return;
+  model_transport_hw(model_transport_find("ce"), &ce);
+  model_transport_hw(model_transport_find("nccl-p2p"), &p2p);
+  double big = 8.0 * (1 << 30), small = 1 << 20;
+  claim("AsyncAllReduce abstract: ring 4 GPUs 8GiB, async copies (ce) / send-recv throughput",
+        AT_LEAST, 1.0, time_of(&ring, &p2p, big) / time_of(&ring, &ce, big), -1);
+  double step = (ce.alpha_us - p2p.alpha_us) / (p2p.beta - ce.beta); /* equal cost, bytes */
+  printf("AsyncAllReduce: a ce step costs less than a nccl-p2p step above %.1f MB; "
+         "1 MiB ring: ce %.0f us, nccl-p2p %.0f us\n", step / 1e6, time_of(&ring, &ce, small),
+         time_of(&ring, &p2p, small));
+  CHECK(step > 0 && time_of(&ring, &ce, small) > time_of(&ring, &p2p, small),
+        "1 MiB: the copy engine's larger per-round cost should show (%g MB)", step / 1e6);
+}
+
 int main(void) {
   test_swing_fig7();
   test_swing_fig8();
   test_swing_fig9();
   test_swing_fig10();
   test_swing_table2();
+  test_swing_odd();
   test_optcc();
   test_async();
+  test_async_transports();
   return TEST_DONE();
 }
