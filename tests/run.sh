@@ -2,7 +2,7 @@
 # Runs the CPU test suites (all, or those named: `make test SUITES="schedules cli"`) and sums
 # their "N passed, N failed" lines into one closing line, with the checks they skipped (a
 # "skipped: N ..." line counts N, a "skipped: why" line 1). Suites run TEST_JOBS at a time
-# (default: the CPUs), their outputs printed in order.
+# (default: the CPUs), the longest first, their outputs printed in order with each one's seconds.
 set -u
 cd "$(dirname "$0")/.."
 # suites that run make themselves get a make of their own, not the outer one's jobserver
@@ -27,10 +27,22 @@ run_suite() {
   if [ -x "$B/tests/test_$s" ]; then cmd=("$B/tests/test_$s")
   elif [ -f "tests/test_$s.sh" ]; then cmd=(bash "tests/test_$s.sh")
   else echo "no such suite: $s" >"$out_dir/$s.out"; echo 127 >"$out_dir/$s.rc"; return; fi
+  local t0=$SECONDS
   "${cmd[@]}" >"$out_dir/$s.out" 2>&1
   echo $? >"$out_dir/$s.rc"
+  echo $((SECONDS - t0)) >"$out_dir/$s.secs"
 }
+# the longest suites start first (seconds on 2 cores, each line's "(N s)"), so that none of them
+# is the lone tail of the run; outputs still print in the suites' order
+slow="mpi_sim tp_sim torus report model model_pinned timing_sim runs_sim plots papers sim"
+start=()
+for s in $slow; do
+  for t in "${suites[@]}"; do [ "$t" = "$s" ] && start+=("$s"); done
+done
 for s in "${suites[@]}"; do
+  case " $slow " in *" $s "*) ;; *) start+=("$s") ;; esac
+done
+for s in "${start[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
   run_suite "$s" &
 done
@@ -47,7 +59,7 @@ for s in "${suites[@]}"; do
   p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
   k=$(printf '%s\n' "$out" | awk '/^skipped: / { n += ($2 ~ /^[0-9]+$/) ? $2 : 1 } END { print n + 0 }')
   [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-  echo "[$s] $line$([ "$k" -gt 0 ] && echo ", $k skipped")"
+  echo "[$s] $line$([ "$k" -gt 0 ] && echo ", $k skipped") ($(cat "$out_dir/$s.secs") s)"
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
 done
 echo "$passed passed, $failed failed, $skipped skipped"
