@@ -82,6 +82,35 @@ static void test_round_counts(void) {
   }
 }
 
+/* rhd-elim (3-2 elimination) beyond the sweep's n: verified, one port, and as many rounds as
+ * its levels say (2 per level, 4 per level with triples), recomputed here. */
+static void test_rhd_elim(void) {
+  const struct ar_algo *a = ar_algo_find("rhd-elim");
+  CHECK(a != NULL, "no algorithm rhd-elim");
+  if (!a) return;
+  static const int ns[] = {3, 12, 63, 100, 1000, 4095};
+  for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+    int n = ns[i], rounds = 0;
+    for (int g = n; g > 1;) {
+      int pw = 1 << ar_log2(g);
+      int t = g == pw ? 0 : 3 * (g - pw) <= g ? g - pw : g / 3 - ((g - g / 3) % 2);
+      rounds += t ? 4 : 2;
+      g = (g - t) / 2;
+    }
+    struct ar_params p;
+    struct ar_schedule s;
+    struct sched_report rep;
+    ar_params_init(&p, n);
+    CHECK_INT(ar_build(a, &p, &s), ==, AR_OK);
+    if (!s.xfers) continue;
+    CHECK(sched_verify(&s, &rep) == AR_OK, "rhd-elim n=%d: %s", n, rep.error);
+    int peers = sched_max_peers(&s);
+    CHECK(s.nrounds == rounds && peers == 1, "rhd-elim n=%d: %d rounds (want %d), %d peers", n,
+          s.nrounds, rounds, peers);
+    sched_free(&s);
+  }
+}
+
 /* A schedule broken in each way the verifier must see. */
 static void test_verifier_catches(void) {
   struct ar_params p;
@@ -139,6 +168,7 @@ static void test_chunk_ranges(void) {
 int main(void) {
   test_every_algorithm();
   test_round_counts();
+  test_rhd_elim();
   test_verifier_catches();
   test_chunk_ranges();
   return TEST_DONE();
