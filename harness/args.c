@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "model.h" /* MODEL_MAX_RANKS: a straggler or degraded rank the model can price */
 
 int args_bad(const char *flag, const char *value, const char *why) {
   /* the value as typed, its control bytes escaped: a newline in it must not make two lines */
@@ -108,7 +109,7 @@ static int parse_one_straggler(const char *flag, char *item, int delay_required,
   char *colon = strchr(item, ':');
   if (colon) *colon = 0;
   if (!*item) return args_bad(flag, whole, "the rank is missing (RANK:DELAY, e.g. 3:8ms)");
-  if (args_parse_int(flag, item, 0, AR_MAX_RANKS - 1, &sp->rank)) return -1;
+  if (args_parse_int(flag, item, 0, MODEL_MAX_RANKS - 1, &sp->rank)) return -1;
   if (!colon) {
     if (delay_required) return args_bad(flag, whole, "needs RANK:DELAY (e.g. 3:8ms)");
     return 0;
@@ -236,7 +237,7 @@ static int degrade_append(const char *flag, const char *s, struct degrade_spec *
     *colon = 0;
     if (out->n == AR_MAX_DEGRADED) return args_bad(flag, s, "too many degraded GPUs (at most 8)");
     int k = out->n;
-    if (args_parse_int(flag, item, 0, AR_MAX_RANKS - 1, &out->rank[k])) return -1;
+    if (args_parse_int(flag, item, 0, MODEL_MAX_RANKS - 1, &out->rank[k])) return -1;
     char *end;
     errno = 0;
     double f = strtod(colon + 1, &end);

@@ -49,6 +49,14 @@ o2=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 3:2 2>&1)
 close "$(value model_time_us "$o2")" "$(awk -v a="$(value model_time_us "$o1")" 'BEGIN { print 2 * a }')" 1e-6 \
   && ok || bad "degrade 3:2 should double ring's time: $o1 // $o2"
 
+# ranks above 4095 (the most a run has) may be degraded or late wherever the model prices them
+o1=$($A model --algo rhd --ranks 16384 --bytes 1G --alpha 0 2>&1)
+o2=$($A model --algo rhd --ranks 16384 --bytes 1G --alpha 0 --degrade 16383:2 --straggler 16000:10ms 2>&1)
+close "$(value model_time_after_arrival_us "$o2")" "$(awk -v a="$(value model_time_us "$o1")" 'BEGIN { print 2 * a }')" 1e-6 \
+  && close "$(value model_time_us "$o2")" "$(awk -v a="$(value model_time_us "$o1")" 'BEGIN { print 2 * a + 10000 }')" 1e-6 \
+  && ok || bad "rank 16383 degraded 2x, rank 16000 10 ms late at 16384 ranks: $o1 // $o2"
+bad_input --degrade 65536 $A model --algo rhd --ranks 16384 --bytes 1G --degrade 65536:2
+
 # torus: multiport Swing's congestion deficiency on 8x8 (swing.txt s4.1's sum)
 if $A model --algo swing-mp --ranks 64 --bytes 1M 2>&1 | grep -q "not implemented"; then
   echo "skipped: generator missing: swing-mp"
