@@ -117,7 +117,7 @@ static void usage(FILE *f) {
         "         [--alpha 3us] [--bw 450GB/s] [--transport nccl-p2p,ce,sm,ll|all]\n"
         "         [--gamma RATE] [--hop-latency T]\n"
         "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
-        "         [--topology switch|torus|two-tier] [--torus AxB[xC..]]\n"
+        "         [--topology switch|torus|two-tier|hx2mesh|hx4mesh|hyperx] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
         "         [--csv FILE] [--calibrate RUN_DIR] [--set model.jobs=N]\n"
         "  prices each schedule: per round alpha + hops x hop-latency + the most loaded link's\n"
@@ -128,7 +128,9 @@ static void usage(FILE *f) {
         "  and, without --algo, prices every measured row beside its measurement.\n"
         "  --segments K: OPTCC's k; async-ring's mini-batches, each round's sums overlapping its\n"
         "  copies: (copy + sum) / K + (1 - 1/K) max(copy, sum) (default: ~8 MiB each, at most 8).\n"
-        "  --torus AxB[xC..] implies the torus topology and the ranks. --gpus-per-node G implies\n"
+        "  --torus AxB[xC..] implies the torus topology and the ranks (or gives the 2-D shape of\n"
+        "  hx2mesh, hx4mesh: 2x2 or 4x4 mesh boards joined by a fat tree a row and a column;\n"
+        "  hyperx: every rank linked to its row and column). --gpus-per-node G implies\n"
         "  two tiers: G GPUs a node on a switch (--bw-local, default (G-1) x --bw; --alpha-local,\n"
         "  default --alpha), a NIC per GPU between nodes (--bw, --alpha; --degrade slows a NIC).\n"
         "  --transport LIST prices every case on each transport's own alpha and bw, a row per\n"
@@ -148,11 +150,16 @@ static int torus_implies(struct options *o) {
   char why[96];
   for (int i = 0; i < o->tdims; i++)
     prod *= o->torus[i];
-  if (o->topology_text && strcmp(o->topology_text, "torus")) {
+  int grid = o->topology_text && model_topology_grid(o->topology); /* the grid's shape */
+  if (o->topology_text && strcmp(o->topology_text, "torus") && !grid) {
     snprintf(why, sizeof(why), "--torus %s implies the torus topology", o->torus_text);
     return args_bad("--topology", o->topology_text, why);
   }
-  o->topology = MODEL_TORUS;
+  if (grid && o->tdims != 2) {
+    snprintf(why, sizeof(why), "%s takes a 2-D shape (--torus AxB)", o->topology_text);
+    return args_bad("--torus", o->torus_text, why);
+  }
+  if (!grid) o->topology = MODEL_TORUS;
   for (int i = 0; i < o->nranks; i++)
     if (o->ranks[i] != prod) {
       snprintf(why, sizeof(why), "--torus %s has %ld ranks", o->torus_text, prod);
@@ -251,11 +258,11 @@ static int parse_options(int argc, char **argv, struct options *o) {
       bad = args_parse_torus("--torus", optarg, &o->tdims, o->torus);
       break;
     case 'T':
-      if (strcmp(optarg, "switch") && strcmp(optarg, "torus") && strcmp(optarg, "two-tier"))
-        bad = args_bad("--topology", optarg, "use switch, torus or two-tier");
-      o->topology = !strcmp(optarg, "torus")      ? MODEL_TORUS
-                    : !strcmp(optarg, "two-tier") ? MODEL_TWO_TIER
-                                                  : MODEL_SWITCH;
+      if ((o->topology = model_topology_find(optarg)) < 0) {
+        o->topology = MODEL_SWITCH;
+        bad = args_bad("--topology", optarg,
+                       "use switch, torus, two-tier, hx2mesh, hx4mesh or hyperx");
+      }
       o->topology_text = optarg;
       break;
     case 'g': bad = args_parse_int("--gpus-per-node", optarg, 1, AR_MAX_RANKS, &o->gpus_per_node); break;
@@ -320,6 +327,22 @@ static int parse_options(int argc, char **argv, struct options *o) {
   for (int i = 0; i < o->nranks; i++)
     if (args_check_ranks(o->ranks[i], o->st, o->nst, &o->dg, o->tdims, o->torus, o->torus_text))
       return EXIT_BAD_INPUT;
+  for (int i = 0; i < o->nranks && model_topology_grid(o->topology); i++) {
+    struct ar_params p; /* the grid's shape: 2-D, HammingMesh's boards tiling it */
+    struct model_net net;
+    int dims[AR_MAX_TORUS_DIMS], nd;
+    char why[128];
+    args_fill_params(&p, o->ranks[i], NULL, 0, NULL, o->tdims, o->torus);
+    if (model_net_init(&net, o->topology, &p) == AR_OK) continue;
+    nd = ar_torus_shape(&p, dims, NULL, 0);
+    if (nd == 2)
+      snprintf(why, sizeof(why), "its %dx%d boards do not tile %d ranks as %dx%d",
+               o->topology == MODEL_HX2MESH ? 2 : 4, o->topology == MODEL_HX2MESH ? 2 : 4,
+               o->ranks[i], dims[0], dims[1]);
+    else
+      snprintf(why, sizeof(why), "a 2-D grid, and %d ranks have no factors a x b", o->ranks[i]);
+    return args_bad("--topology", o->topology_text, why), EXIT_BAD_INPUT;
+  }
   return 0;
 }
 
@@ -356,14 +379,15 @@ static void print_single(const struct scenario *sc, const struct options *o,
   int after;
   double cf = closed_form(sc, o, hw, bytes, &after);
   printf("algorithm: %s\nranks: %d\nbytes: %.0f\n", sc->algo->name, sc->n, bytes);
-  if (o->topology == MODEL_TORUS) {
+  if (o->topology == MODEL_TORUS || model_topology_grid(o->topology)) {
     struct ar_params p;
     struct model_net net;
     scenario_params(sc, o, &p);
-    model_net_init(&net, MODEL_TORUS, &p);
-    printf("topology: torus ");
+    model_net_init(&net, o->topology, &p);
+    printf("topology: %s ", model_topology_name(o->topology));
     for (int d = 0; d < net.ndims; d++)
       printf(d ? "x%d" : "%d", net.dims[d]);
+    if (net.board) printf(", %dx%d boards", net.board, net.board);
     printf("\n");
   } else if (o->topology == MODEL_TWO_TIER) {
     printf("topology: two-tier, %d GPUs per node, local %g GB/s, alpha_local_us %g\n",
@@ -392,7 +416,8 @@ static void print_single(const struct scenario *sc, const struct options *o,
   if (cf >= 0) printf("%s: %.3f\n", after ? "closed_form_after_arrival_us" : "closed_form_us", cf);
   double lb = scenario_bound(sc, o, hw, bytes);
   if (lb >= 0) printf("lower_bound_us: %.3f\n", lb); /* optcc.txt Theorems 6 and 2 */
-  if (o->topology == MODEL_TORUS) printf("congestion_deficiency: %.4f\n", congestion);
+  if (o->topology == MODEL_TORUS || model_topology_grid(o->topology))
+    printf("congestion_deficiency: %.4f\n", congestion);
   printf("algbw_GBps: %.3f\n", bytes / (t->time_us * 1e3));
 }
 

@@ -13,11 +13,30 @@ int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]) {
   return ar_torus_shape(&p, dims, NULL, 0);
 }
 
+static const char *const topology_names[] = {"switch",  "torus",   "two-tier",
+                                              "hx2mesh", "hx4mesh", "hyperx"};
+
+const char *model_topology_name(int topology) {
+  return topology >= 0 && topology <= MODEL_HYPERX ? topology_names[topology] : "?";
+}
+
+int model_topology_find(const char *name) {
+  for (int t = 0; t <= MODEL_HYPERX; t++)
+    if (!strcmp(name, topology_names[t])) return t;
+  return -1;
+}
+
 ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p) {
   memset(net, 0, sizeof(*net));
   net->topology = topology;
-  if (topology == MODEL_TORUS && (net->ndims = ar_torus_shape(p, net->dims, NULL, 0)) < 0)
+  if ((topology == MODEL_TORUS || model_topology_grid(topology)) &&
+      (net->ndims = ar_torus_shape(p, net->dims, NULL, 0)) < 0)
     return AR_ERR_INVALID;
+  if (model_topology_grid(topology)) { /* rows and columns: 2-D, boards tiling it */
+    net->board = topology == MODEL_HX2MESH ? 2 : topology == MODEL_HX4MESH ? 4 : 0;
+    if (net->ndims != 2 || (net->board && (net->dims[0] % net->board || net->dims[1] % net->board)))
+      return AR_ERR_INVALID;
+  }
   if (topology == MODEL_TWO_TIER) { /* G GPUs a node; links inside a node as fast as a NIC
                                      * unless the caller says otherwise */
     net->gpus_per_node = p->gpus_per_node > 0 ? p->gpus_per_node : 1;

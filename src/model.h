@@ -26,16 +26,39 @@ extern "C" {
  * AR_MAX_RANKS only generators whose transfers grow slower than n^2 build. */
 #define MODEL_MAX_RANKS 65536
 
-enum model_topology { MODEL_SWITCH = 0, MODEL_TORUS = 1, MODEL_TWO_TIER = 2 };
+/* The torus-like networks of swing.txt s5.4 lay the ranks on a 2-D grid as a torus does
+ * (--torus AxB, or the most square shape): HammingMesh (Hx2Mesh, Hx4Mesh) joins square boards
+ * of 2x2 or 4x4 ranks, each a 2-D mesh, by one fat tree per row and per column that every board
+ * edge on that row or column reaches (modelled as non-blocking: only its ports load); HyperX
+ * links every rank directly to every other of its row and of its column. */
+enum model_topology {
+  MODEL_SWITCH = 0,
+  MODEL_TORUS = 1,
+  MODEL_TWO_TIER = 2,
+  MODEL_HX2MESH = 3,
+  MODEL_HX4MESH = 4,
+  MODEL_HYPERX = 5,
+};
+
+/* The topologies' names as --topology takes them ("switch", "torus", "two-tier", "hx2mesh",
+ * "hx4mesh", "hyperx"): the name of t, and the topology of a name (-1: none). */
+const char *model_topology_name(int topology);
+int model_topology_find(const char *name);
+
+/* Returns 1 for a topology laid on the ranks' 2-D grid (torus-like: HammingMesh, HyperX). */
+static inline int model_topology_grid(int topology) {
+  return topology >= MODEL_HX2MESH && topology <= MODEL_HYPERX;
+}
 
 /* The network the flows are routed on. */
 struct model_net {
   int topology;                /* enum model_topology */
-  int ndims;                   /* torus only */
+  int ndims;                   /* torus and grid topologies */
   int dims[AR_MAX_TORUS_DIMS]; /* dimension 0 varies fastest: rank = a0 + d0*(a1 + ...) */
   int ndegraded;
   int degraded[AR_MAX_DEGRADED];
   double factor[AR_MAX_DEGRADED]; /* slowdown of every link touching that rank */
+  int board;          /* HammingMesh: the side of its square boards (2, 4) */
   int gpus_per_node;  /* two tiers: G; rank r sits in node r / G */
   double local_speed;    /* two tiers: a link inside a node over a NIC, in bandwidth (> 0) */
   double local_alpha_us; /* two tiers: alpha of a round whose flows all stay inside nodes */
@@ -93,8 +116,8 @@ int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]);
 
 /* Fills net for n ranks from the generator's parameters (torus shape, GPUs per node, degraded
  * GPUs); two tiers start with local_speed 1 and local_alpha_us 0 for the caller to set.
- * Returns AR_OK, or AR_ERR_INVALID when the torus does not multiply to n or G does not
- * divide it. */
+ * Returns AR_OK, or AR_ERR_INVALID when the torus does not multiply to n, G does not
+ * divide it, or a grid topology's shape is not 2-D (HammingMesh: sides the board divides). */
 ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p);
 
 /* model_price.c: routes every round of s on net and sums the costs of each phase into out.

@@ -1,9 +1,13 @@
-/* Model mode: pricing a schedule round by round on a switch, a torus or a two-tier cluster.
+/* Model mode: pricing a schedule round by round on a switch, a torus, a two-tier cluster, or
+ * a torus-like grid (HammingMesh, HyperX).
  *
  * A round's flows are routed and their loads summed per link (a link is numbered
  * rank * links_per_rank + k: on a switch k = 0 is the rank's egress and 1 its ingress; on a
  * torus k = 2 * dim + dir is the link leaving that rank; on two tiers 0/1 are the rank's
- * links into its node's switch and 2/3 its NIC). Loads are kept unweighted and multiplied by
+ * links into its node's switch and 2/3 its NIC; on HammingMesh k = 2 * dim + dir leaves the
+ * rank, on the board or, at a board's edge, up into that row's or column's tree, and 4 + k comes
+ * down from the tree on that side; on HyperX k = x is the link to coordinate x of its row,
+ * dims[0] + y to coordinate y of its column). Loads are kept unweighted and multiplied by
  * each link's slowdown when the round is read. Every entry is zero between rounds.
  *
  * What keeps the papers' scales cheap (4096 ranks, 1e7-1e8 transfers):
@@ -112,6 +116,65 @@ static int route_torus(struct pricer *pc, int src, int dst, double amount) {
   return hops;
 }
 
+/* ---- grid topologies: HammingMesh, HyperX ---- */
+
+/* Adds amount to link id of a grid route, the route's first link (for the ideal load) kept in
+ * *first, its last in *last. */
+static inline void grid_link(struct pricer *pc, size_t id, double amount, long *first, long *last) {
+  link_fresh(pc, id);
+  pc->load[id] += amount;
+  if (*first < 0) *first = (long)id;
+  *last = (long)id;
+}
+
+/* Walks a HammingMesh board from coordinate x to y of dimension d on r's line (on one board);
+ * returns the rank reached, the hops added to *hops. */
+static int board_walk(struct pricer *pc, int r, int d, int x, int y, double amount, int *hops,
+                      long *first, long *last) {
+  int dir = y > x ? 0 : 1;
+  for (; x != y; x += dir ? -1 : 1, (*hops)++) {
+    grid_link(pc, (size_t)r * pc->D2 + 2 * d + dir, amount, first, last);
+    r = line_rank(pc, r, d, dir ? x - 1 : x + 1);
+  }
+  return r;
+}
+
+/* Routes one flow on a grid topology, dimension 0 first: HyperX one direct link a dimension;
+ * HammingMesh along the board, or off it through the nearer board edge, the line's tree
+ * (2 hops: up, down) and the target board's nearer edge. Returns its hops. */
+static int route_grid(struct pricer *pc, int src, int dst, double amount) {
+  int hops = 0, r = src, a = pc->net->board;
+  long first = -1, last = -1;
+  for (int d = 0; d < 2; d++) {
+    int x = pc->coord[(size_t)r * 2 + d], y = pc->coord[(size_t)dst * 2 + d];
+    if (x == y) continue;
+    if (!a) { /* HyperX */
+      grid_link(pc, (size_t)r * pc->D2 + (d ? pc->net->dims[0] : 0) + y, amount, &first, &last);
+      r = line_rank(pc, r, d, y);
+      hops++;
+      continue;
+    }
+    int bx = x - x % a, by = y - y % a;
+    if (bx == by) {
+      r = board_walk(pc, r, d, x, y, amount, &hops, &first, &last);
+      continue;
+    }
+    int out_west = x % a <= a - 1 - x % a, in_west = y % a <= a - 1 - y % a;
+    int ex = out_west ? bx : bx + a - 1, ey = in_west ? by : by + a - 1;
+    r = board_walk(pc, r, d, x, ex, amount, &hops, &first, &last);
+    grid_link(pc, (size_t)r * pc->D2 + 2 * d + (out_west ? 1 : 0), amount, &first, &last);
+    r = line_rank(pc, r, d, ey);
+    grid_link(pc, (size_t)r * pc->D2 + 4 + 2 * d + (in_west ? 1 : 0), amount, &first, &last);
+    hops += 2;
+    r = board_walk(pc, r, d, ey, y, amount, &hops, &first, &last);
+  }
+  if (first >= 0) {
+    pc->ideal_out[first] += amount;
+    pc->ideal_in[last] += amount;
+  }
+  return hops;
+}
+
 /* Adds `amount` to link id (switch and two-tier ports: one link each end). */
 static inline void add_port(struct pricer *pc, size_t id, double amount) {
   link_fresh(pc, id);
@@ -162,6 +225,8 @@ void round_flow(struct pricer *pc, int src, int dst, int count, int reduce) {
   int hops = 1;
   if (pc->topo == MODEL_TORUS) {
     hops = route_torus(pc, src, dst, amount);
+  } else if (model_topology_grid(pc->topo)) {
+    hops = route_grid(pc, src, dst, amount);
   } else if (pc->topo == MODEL_TWO_TIER &&
              src / pc->net->gpus_per_node != dst / pc->net->gpus_per_node) {
     add_port(pc, (size_t)4 * src + 2, amount); /* NIC out, NIC in */
@@ -216,7 +281,7 @@ static double take_runs(struct pricer *pc, double *ideal) {
 /* Ends a round: its costs into rc (reduce only when reduce_only), and every entry back to
  * zero. reduce_only: the link loads were taken from the round before (same flows). */
 void round_end(struct pricer *pc, struct round_cost *rc, int reduce_only) {
-  int torus = pc->topo == MODEL_TORUS;
+  int torus = pc->topo == MODEL_TORUS, ideal = torus || model_topology_grid(pc->topo);
   double worst = 0, worst_ideal = 0, worst_red = 0;
   if (reduce_only) {
   } else if (pc->dense && torus) {
@@ -224,7 +289,7 @@ void round_end(struct pricer *pc, struct round_cost *rc, int reduce_only) {
   } else {
     size_t nl = pc->dense ? pc->nlinks : pc->nlinks_used;
     for (size_t t = 0; t < nl; t++) {
-      double v = link_take(pc, pc->dense ? t : (size_t)pc->links[t], torus, &worst_ideal);
+      double v = link_take(pc, pc->dense ? t : (size_t)pc->links[t], ideal, &worst_ideal);
       if (v > worst) worst = v;
     }
   }
@@ -238,7 +303,7 @@ void round_end(struct pricer *pc, struct round_cost *rc, int reduce_only) {
   if (reduce_only) return;
   rc->hops = pc->maxhops;
   rc->load = worst;
-  rc->ideal = torus ? worst_ideal : worst;
+  rc->ideal = ideal ? worst_ideal : worst;
   rc->remote = pc->remote;
 }
 
@@ -270,6 +335,24 @@ static void pricer_slowdowns(struct pricer *pc, const double *slow) {
         pc->link_slow[r * pc->D2 + 2 * d] = slow[r] > slow[up] ? slow[r] : slow[up];
         pc->link_slow[r * pc->D2 + 2 * d + 1] = slow[r] > slow[down] ? slow[r] : slow[down];
       }
+    } else if (model_topology_grid(pc->topo)) {
+      for (int d = 0; d < 2; d++) {
+        int a = pc->coord[(size_t)r * 2 + d], dim = net->dims[d], b = net->board;
+        if (!b) { /* HyperX: the link to each rank of the line, as slow as the slower end */
+          for (int x = 0; x < dim; x++) {
+            int q = line_rank(pc, r, d, x);
+            pc->link_slow[(size_t)r * pc->D2 + (d ? net->dims[0] : 0) + x] = slow[r] > slow[q] ? slow[r] : slow[q];
+          }
+          continue;
+        }
+        for (int dir = 0; dir < 2; dir++) { /* a board link, else the port into the tree */
+          int edge = dir ? a % b == 0 : a % b == b - 1;
+          int q = edge ? r : line_rank(pc, r, d, dir ? a - 1 : a + 1);
+          double w = slow[q] > slow[r] ? slow[q] : slow[r];
+          pc->link_slow[(size_t)r * pc->D2 + 2 * d + dir] = w;
+          pc->link_slow[(size_t)r * pc->D2 + 4 + 2 * d + dir] = slow[r];
+        }
+      }
     } else if (pc->topo == MODEL_TWO_TIER) {
       double local = net->local_speed > 0 ? 1 / net->local_speed : 1;
       pc->link_slow[4 * r] = pc->link_slow[4 * r + 1] = local;
@@ -283,13 +366,14 @@ static void pricer_slowdowns(struct pricer *pc, const double *slow) {
 /* Sets up a pricer for n ranks of nchunks on net; returns AR_OK, AR_ERR_INVALID for a
  * topology that does not fit the ranks, or AR_ERR_NOMEM (with everything freed). */
 ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_net *net) {
-  int topo = net->topology, torus = topo == MODEL_TORUS;
+  int topo = net->topology, torus = topo == MODEL_TORUS, grid = model_topology_grid(topo);
   memset(pc, 0, sizeof(*pc));
   pc->net = net;
   pc->n = n;
   pc->topo = topo;
   pc->inv_chunks = 1.0 / nchunks;
-  if (torus) {
+  if (grid && net->ndims != 2) return AR_ERR_INVALID;
+  if (torus || grid) {
     long prod = 1;
     if (net->ndims < 1 || net->ndims > AR_MAX_TORUS_DIMS) return AR_ERR_INVALID;
     for (int d = 0; d < net->ndims; d++)
@@ -297,7 +381,11 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
     if (prod != n) return AR_ERR_INVALID;
   }
   if (topo == MODEL_TWO_TIER && net->gpus_per_node < 1) return AR_ERR_INVALID;
-  pc->D2 = torus ? 2 * net->ndims : topo == MODEL_TWO_TIER ? 4 : 2;
+  pc->D2 = torus                      ? 2 * net->ndims
+           : topo == MODEL_TWO_TIER    ? 4
+           : grid && net->board        ? 8
+           : grid                      ? net->dims[0] + net->dims[1]
+                                       : 2;
   size_t nlinks = pc->nlinks = (size_t)n * pc->D2;
   double *slow = malloc(sizeof(double) * n);
   pc->link_slow = malloc(sizeof(double) * nlinks);
@@ -307,15 +395,15 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
   pc->reduced = calloc(n, sizeof(double));
   pc->rank_stamp = calloc(n, sizeof(unsigned));
   pc->ranks = malloc(sizeof(int) * n);
-  if (torus) {
+  if (torus || grid) {
     pc->ideal_out = calloc(nlinks, sizeof(double));
     pc->ideal_in = calloc(nlinks, sizeof(double));
-    pc->diff = calloc(nlinks, sizeof(double));
+    pc->diff = torus ? calloc(nlinks, sizeof(double)) : NULL;
     pc->coord = malloc(sizeof(int) * (size_t)n * net->ndims);
   }
   if (!slow || !pc->link_slow || !pc->load || !pc->link_stamp || !pc->links || !pc->reduced ||
       !pc->rank_stamp || !pc->ranks ||
-      (torus && (!pc->ideal_out || !pc->ideal_in || !pc->diff || !pc->coord))) {
+      ((torus || grid) && (!pc->ideal_out || !pc->ideal_in || (torus && !pc->diff) || !pc->coord))) {
     free(slow);
     pricer_free(pc);
     return AR_ERR_NOMEM;
@@ -324,7 +412,7 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
     slow[r] = 1;
   for (int i = 0; i < net->ndegraded; i++)
     if (net->degraded[i] >= 0 && net->degraded[i] < n) slow[net->degraded[i]] = net->factor[i];
-  if (torus) {
+  if (torus || grid) {
     for (int d = 0, stride = 1; d < net->ndims; stride *= net->dims[d], d++)
       pc->stride[d] = stride;
     for (int r = 0; r < n; r++)

@@ -228,6 +228,56 @@ static void test_torus_routes(void) {
   CHECK(near(c.load, 4.0, 1e-12), "forwarding through a slow node: load %g", c.load);
 }
 
+/* The torus-like grids of swing.txt s5.4, flow by flow. HyperX: one direct link to each rank
+ * of the row and column. HammingMesh: a board's mesh, and a fat tree a row (non-blocking: only
+ * the ports into and out of it load) reached from the board's west or east edge. */
+static void test_grid_routes(void) {
+  struct model_net hx = {.topology = MODEL_HYPERX, .ndims = 2, .dims = {8, 8}};
+  /* 0 -> 4 (a torus's antipode, 4 hops) and 1 -> 4: one hop each, on links of their own */
+  const int a[][3] = {{0, 4, 1}, {1, 4, 1}};
+  struct model_cost c = one_round(64, 1, a, 2, &hx);
+  CHECK(near(c.load, 1, 1e-12) && near(c.hops, 1, 1e-12), "hyperx row: load %g hops %g", c.load,
+        c.hops);
+  const int b[][3] = {{0, 63, 1}, {7, 63, 1}}; /* (0,0) -> (7,7): 2 hops; (7,0) shares the last */
+  c = one_round(64, 1, b, 2, &hx);
+  CHECK(near(c.load, 2, 1e-12) && near(c.hops, 2, 1e-12) && near(c.load_ideal, 2, 1e-12),
+        "hyperx diagonal: load %g hops %g ideal %g", c.load, c.hops, c.load_ideal);
+  struct model_net h2 = {.topology = MODEL_HX2MESH, .ndims = 2, .dims = {8, 8}, .board = 2};
+  /* 0 -> 1 on the board; 1 -> 2 to the next board: up the east port, down 2's west port */
+  const int d[][3] = {{0, 1, 1}, {1, 2, 1}};
+  c = one_round(64, 1, d, 2, &h2);
+  CHECK(near(c.load, 1, 1e-12) && near(c.hops, 2, 1e-12), "hx2mesh: load %g hops %g", c.load,
+        c.hops);
+  /* 0 -> 6 and 2 -> 6 meet only at 6's port out of the tree */
+  const int e[][3] = {{0, 6, 1}, {2, 6, 1}};
+  c = one_round(64, 1, e, 2, &h2);
+  CHECK(near(c.load, 2, 1e-12) && near(c.hops, 2, 1e-12), "hx2mesh tree port: load %g hops %g",
+        c.load, c.hops);
+  /* a slow rank slows its board links from both ends */
+  h2.ndegraded = 1;
+  h2.degraded[0] = 1;
+  h2.factor[0] = 3;
+  const int f[][3] = {{0, 1, 1}};
+  c = one_round(64, 1, f, 1, &h2);
+  CHECK(near(c.load, 3, 1e-12), "hx2mesh slow board link: load %g", c.load);
+  /* Hx4Mesh: 1 -> 6 leaves by the nearer west edge (1 hop), the tree (2), enters board 4..7 at
+   * its nearer east edge (7) and walks back to 6 (1): 4 hops */
+  struct model_net h4 = {.topology = MODEL_HX4MESH, .ndims = 2, .dims = {8, 8}, .board = 4};
+  const int g[][3] = {{1, 6, 1}};
+  c = one_round(64, 1, g, 1, &h4);
+  CHECK(near(c.hops, 4, 1e-12) && near(c.load, 1, 1e-12), "hx4mesh: hops %g load %g", c.hops,
+        c.load);
+  /* shapes: HammingMesh's boards must tile the grid; every grid is 2-D */
+  struct ar_params p;
+  struct model_net net;
+  ar_params_init(&p, 24);
+  p.torus_ndims = 2, p.torus[0] = 4, p.torus[1] = 6;
+  CHECK_INT(model_net_init(&net, MODEL_HX2MESH, &p), ==, AR_OK);
+  CHECK_INT(model_net_init(&net, MODEL_HX4MESH, &p), ==, AR_ERR_INVALID);
+  p.torus_ndims = 3, p.torus[0] = 2, p.torus[1] = 3, p.torus[2] = 4;
+  CHECK_INT(model_net_init(&net, MODEL_HYPERX, &p), ==, AR_ERR_INVALID);
+}
+
 static void test_times(void) {
   struct model_price pr = {.nranks = 4};
   struct model_hw hw = {.alpha_us = 1, .beta = 1e-3}; /* 1 us per round, 1 ns per byte */
@@ -535,7 +585,7 @@ static void test_stream_matches_stored(void) {
   static const int ns[] = {5, 8, 12, 64, 256};
   for (size_t i = 0; i < count; i++)
     for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++)
-      for (int topo = MODEL_SWITCH; topo <= MODEL_TORUS; topo++)
+      for (int topo = MODEL_SWITCH; topo <= MODEL_HYPERX; topo++)
         for (int variant = 0; variant < 2; variant++) {
           const struct ar_algo *a = all[i];
           struct ar_params p;
@@ -551,6 +601,7 @@ static void test_stream_matches_stored(void) {
             p.factor[0] = 2.5;
             p.straggler = 2;
           }
+          if (model_topology_grid(topo) && ns[j] != 64) continue; /* 8x8: every grid */
           if (ar_build(a, &p, &s) != AR_OK) continue;
           CHECK_INT(model_net_init(&net, topo, &p), ==, AR_OK);
           set_threads(1);
@@ -643,6 +694,7 @@ int main(void) {
   test_default_torus();
   test_switch_links();
   test_torus_routes();
+  test_grid_routes();
   test_round_isolation();
   test_threads();
   test_times();

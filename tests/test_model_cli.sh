@@ -57,6 +57,21 @@ close "$(value model_time_after_arrival_us "$o2")" "$(awk -v a="$(value model_ti
   && ok || bad "rank 16383 degraded 2x, rank 16000 10 ms late at 16384 ranks: $o1 // $o2"
 bad_input --degrade 65536 $A model --algo rhd --ranks 16384 --bytes 1G --degrade 65536:2
 
+# swing.txt s5.4's torus-like grids: a row's direct links (HyperX) take rd's 64-apart peers in one
+# hop where the torus routes 4 (a tie) and a 2x2 board's tree 2; the shape and boards checked
+for t in "torus 8x8" "hx2mesh 8x8, 2x2 boards" "hx4mesh 8x8, 4x4 boards" "hyperx 8x8"; do
+  expect 0 "^topology: $t\$" $A model --algo rd-torus --torus 8x8 --topology "${t%% *}" --bytes 1K
+done
+o1=$($A model --algo rd-torus --torus 8x8 --topology hyperx --bytes 1K --alpha 0 --hop-latency 1us --bw 1000TB/s)
+o2=$($A model --algo rd-torus --torus 8x8 --bytes 1K --alpha 0 --hop-latency 1us --bw 1000TB/s)
+# rd-torus's 6 steps: HyperX one hop each; the torus 1, 2 and 4 (the antipode) a dimension
+close "$(value model_time_us "$o1")" 6.000001 1e-3 && close "$(value model_time_us "$o2")" 14.000001 1e-3 \
+  && ok || bad "rd-torus hops on hyperx (6) and the torus (14): $o1 // $o2"
+bad_input --topology hx4mesh $A model --algo swing-mp --topology hx4mesh --torus 6x6 --bytes 1M
+bad_input --topology hyperx $A model --algo ring --topology hyperx --ranks 7 --bytes 1M
+bad_input --torus 2x2x2 $A model --algo ring --topology hyperx --torus 2x2x2 --bytes 1M
+bad_input --topology hyper $A model --algo ring --topology hyper --ranks 16 --bytes 1M
+
 # torus: multiport Swing's congestion deficiency on 8x8 (swing.txt s4.1's sum)
 if $A model --algo swing-mp --ranks 64 --bytes 1M 2>&1 | grep -q "not implemented"; then
   echo "skipped: generator missing: swing-mp"
