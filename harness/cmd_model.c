@@ -363,11 +363,16 @@ static double closed_form(const struct scenario *sc, const struct options *o,
 }
 
 /* The degraded-bandwidth lower bound for a scenario with degraded GPUs, else -1: optcc.txt's
- * Theorems 6 and 2, for one GPU a NIC (not nodes of G > 1 GPUs, whose bound, Theorem 13,
- * takes a whole node degraded). */
+ * Theorems 6 and 2 for one GPU a NIC; on nodes of G > 1 GPUs Theorem 13, for one whole node
+ * degraded at one factor (none stated for other cases). */
 static double scenario_bound(const struct scenario *sc, const struct options *o,
                              const struct model_hw *hw, double bytes) {
-  if (o->topology == MODEL_TWO_TIER && o->gpus_per_node > 1) return -1;
+  if (o->topology == MODEL_TWO_TIER && o->gpus_per_node > 1) {
+    int g = o->gpus_per_node, node = sc->dg.n ? sc->dg.rank[0] / g : -1, whole = sc->dg.n == g;
+    for (int i = 0; i < sc->dg.n && whole; i++)
+      whole = sc->dg.rank[i] / g == node && sc->dg.factor[i] == sc->dg.factor[0];
+    return whole ? model_degraded_servers_bound_us(sc->n / g, g, sc->dg.factor[0], hw, bytes) : -1;
+  }
   return sc->dg.n ? model_degraded_bound_us(sc->n, sc->dg.n, sc->dg.factor, hw, bytes) : -1;
 }
 

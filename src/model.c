@@ -259,6 +259,13 @@ double model_degraded_bound_us(int p, int m, const double *l, const struct model
   return (a > lmax ? a : lmax) * bytes * hw->beta;
 }
 
+double model_degraded_servers_bound_us(int q, int g, double l, const struct model_hw *hw,
+                                       double bytes) {
+  if (q < 3 || g < 1 || l < 1) return -1;
+  double a = 2 * l * (q - 1) / (l * (q - 2) + 2);
+  return (a > l ? a : l) * bytes / g * hw->beta;
+}
+
 /* ---- calibration ---- */
 
 /* Solves the 2x2 weighted normal equations for (alpha, beta); alpha_free = 0 pins alpha to 0. */

@@ -198,6 +198,12 @@ double model_optcc_bound_ratio(int p, double l);
 double model_degraded_bound_us(int p, int m, const double *l, const struct model_hw *hw,
                                double bytes);
 
+/* optcc.txt Theorem 13 (Table 2 row 3): the time no AllReduce can beat on q servers of g GPUs
+ * (a NIC each) with one server's NICs slowed by l, bandwidth only:
+ * n/g max{2l(q-1)/(l(q-2)+2), l} S beta; -1 when q < 3 or g < 1. */
+double model_degraded_servers_bound_us(int q, int g, double l, const struct model_hw *hw,
+                                       double bytes);
+
 /* ---- calibration: fitting alpha and beta to measured times ---- */
 
 struct model_sample {

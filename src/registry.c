@@ -9,7 +9,7 @@ extern const struct ar_algo ar_algo_nccl, ar_algo_ring, ar_algo_rhd, ar_algo_rd,
     ar_algo_bcast, ar_algo_stragglar, ar_algo_optcc, ar_algo_optcc_multi, ar_algo_optcc_ring, ar_algo_optcc_switch,
     ar_algo_async_ring,
     ar_algo_oneshot, ar_algo_rd_torus, ar_algo_rhd_torus, ar_algo_swing_lat_torus,
-    ar_algo_bucket_sync, ar_algo_ring_ham, ar_algo_ring_rails, ar_algo_r2ccl, ar_algo_rhd_elim;
+    ar_algo_bucket_sync, ar_algo_ring_ham, ar_algo_ring_rails, ar_algo_r2ccl, ar_algo_rhd_elim, ar_algo_optcc_servers;
 
 static const struct ar_algo *const table[] = {
     &ar_algo_nccl,   &ar_algo_ring,      &ar_algo_rhd,       &ar_algo_rd,
@@ -18,7 +18,7 @@ static const struct ar_algo *const table[] = {
     &ar_algo_optcc_multi, &ar_algo_optcc_ring, &ar_algo_optcc_switch, &ar_algo_async_ring,
     /* the papers' forms on their own networks (issue #24) */
     &ar_algo_rd_torus, &ar_algo_rhd_torus, &ar_algo_swing_lat_torus, &ar_algo_bucket_sync,
-    &ar_algo_ring_ham, &ar_algo_ring_rails, &ar_algo_r2ccl, &ar_algo_rhd_elim,
+    &ar_algo_ring_ham, &ar_algo_ring_rails, &ar_algo_r2ccl, &ar_algo_rhd_elim, &ar_algo_optcc_servers,
 };
 
 const struct ar_algo *const *ar_algo_all(size_t *count) {

@@ -72,6 +72,15 @@ bad_input --topology hyperx $A model --algo ring --topology hyperx --ranks 7 --b
 bad_input --torus 2x2x2 $A model --algo ring --topology hyperx --torus 2x2x2 --bytes 1M
 bad_input --topology hyper $A model --algo ring --topology hyper --ranks 16 --bytes 1M
 
+# OPTCC on servers of 4 GPUs (App. E), server 0's 4 NICs at half speed: Theorem 13's bound,
+# (n/g) l S/bw = 2 x 1 GiB / 25 GB/s / 4, printed; a server only partly degraded is n/a
+out=$($A model --algo optcc-servers --ranks 64 --gpus-per-node 4 --bytes 1G --bw 25GB/s --alpha 0 --degrade 0:2,1:2,2:2,3:2 2>&1)
+want=$(awk 'BEGIN { printf "%.3f", 2 * 1073741824 / 25e9 * 1e6 / 4 }')
+t=$(value model_time_us "$out")
+if [ "$(value lower_bound_us "$out")" = "$want" ] && close "$t" "$want" 0.05; then ok
+else bad "optcc-servers g=4 l=2: want lower_bound_us $want and a time within 5%: $out"; fi
+expect 3 "^n/a: optcc-servers takes one degraded server" $A model --algo optcc-servers --ranks 64 --gpus-per-node 4 --bytes 1G --degrade 0:2
+
 # torus: multiport Swing's congestion deficiency on 8x8 (swing.txt s4.1's sum)
 if $A model --algo swing-mp --ranks 64 --bytes 1M 2>&1 | grep -q "not implemented"; then
   echo "skipped: generator missing: swing-mp"

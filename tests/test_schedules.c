@@ -20,6 +20,7 @@ static int must_support(const char *algo, int n) {
   if (!strcmp(algo, "optcc") || !strcmp(algo, "optcc-multi") || !strcmp(algo, "optcc-ring") ||
       !strcmp(algo, "r2ccl"))
     return n >= 3;
+  if (!strcmp(algo, "optcc-servers")) return n % 2 == 0 && n >= 6; /* 2 GPUs a server */
   return 1;
 }
 
@@ -31,6 +32,13 @@ static void params_for(const struct ar_algo *a, int n, struct ar_params *p) {
     p->ndegraded = 1;
     p->degraded[0] = 1 % n;
     p->factor[0] = 2.0;
+  }
+  if (!strcmp(a->name, "optcc-servers")) { /* servers of 2 GPUs, the second one degraded */
+    p->gpus_per_node = 2;
+    p->ndegraded = 2;
+    p->degraded[0] = 2;
+    p->degraded[1] = 3 % n;
+    p->factor[0] = p->factor[1] = 1.5;
   }
   if (!strcmp(a->name, "optcc-multi")) {
     p->ndegraded = 2;
