@@ -41,7 +41,8 @@ struct nt_set {
 };
 
 /* One line "arbench import: FILE:LINE: ..." on stderr; returns -1. */
-int nt_bad_at(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int nt_bad_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Splits line in place at blanks into at most max words; returns their count. */
 int nt_split_words(char *line, char **w, int max);
 /* The tests of one file into s: all_reduce_perf's text output (f), or its JSON document (text,
