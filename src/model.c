@@ -26,6 +26,13 @@ int model_topology_find(const char *name) {
   return -1;
 }
 
+const char *model_algo_topologies(const struct ar_algo *a) {
+  if (a->flags & AR_ALGO_NATIVE) return "GPUs only";
+  if (a->flags & AR_ALGO_TORUS) return "torus,hx2mesh,hx4mesh,hyperx";
+  if (a->ranks && strstr(a->ranks, "--gpus-per-node")) return "two-tier";
+  return "any";
+}
+
 ar_status model_net_init(struct model_net *net, int topology, const struct ar_params *p) {
   memset(net, 0, sizeof(*net));
   net->topology = topology;

@@ -45,6 +45,11 @@ enum model_topology {
 const char *model_topology_name(int topology);
 int model_topology_find(const char *name);
 
+/* The topologies algorithm a's schedules are priced on, in words for --list: those on a
+ * logical torus ("torus,hx2mesh,hx4mesh,hyperx": --torus gives the grid), those needing
+ * --gpus-per-node ("two-tier"), NCCL itself ("GPUs only"), else "any". */
+const char *model_algo_topologies(const struct ar_algo *a);
+
 /* Returns 1 for a topology laid on the ranks' 2-D grid (torus-like: HammingMesh, HyperX). */
 static inline int model_topology_grid(int topology) {
   return topology >= MODEL_HX2MESH && topology <= MODEL_HYPERX;

@@ -13,6 +13,12 @@ one_line() {
 }
 
 expect 0 "^ring " $A --list
+# --list says where the model prices each algorithm: the torus forms on the grids, the forms
+# of G-GPU servers on two tiers, the rest anywhere
+expect 0 "^algorithm +supported n +topologies \(model\) +flags" $A --list
+expect 0 "^swing-mp +2\.\.65536, .* torus,hx2mesh,hx4mesh,hyperx +torus " $A --list
+expect 0 "^optcc-servers .* two-tier +degrade-aware " $A --list
+expect 0 "^rhd-elim +2\.\.65536 +any +- " $A --list
 expect 0 "verified: yes" $A schedule --algo ring --ranks 4
 expect 0 "rounds: 6" $A schedule --algo ring --ranks 4
 expect 0 "bytes_sent_per_rank \(1073741824-byte buffer\): 0:1610612736 1:1610612736" $A schedule --algo ring --ranks 4 --bytes 1G

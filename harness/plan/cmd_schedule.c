@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model.h"
+
 #include "cli/args.h"
 #include "cli/cli.h"
 
@@ -25,10 +27,12 @@ int cmd_list(void) {
   size_t n;
   char flags[96];
   const struct ar_algo *const *all = ar_algo_all(&n);
-  printf("%-12s %-38s %-16s %s\n", "algorithm", "supported n", "flags", "description [source]");
+  printf("%-12s %-38s %-28s %-16s %s\n", "algorithm", "supported n", "topologies (model)", "flags",
+         "description [source]");
   for (size_t i = 0; i < n; i++)
-    printf("%-12s %-38s %-16s %s [%s]\n", all[i]->name, all[i]->ranks,
-           flag_words(all[i]->flags, flags, sizeof(flags)), all[i]->desc, all[i]->paper);
+    printf("%-12s %-38s %-28s %-16s %s [%s]\n", all[i]->name, all[i]->ranks,
+           model_algo_topologies(all[i]), flag_words(all[i]->flags, flags, sizeof(flags)),
+           all[i]->desc, all[i]->paper);
   return EXIT_OK;
 }
 
