@@ -13,7 +13,7 @@ function algo_color(a) {
     if (!("ring" in ACOL)) {
         # classic
         ACOL["ring"] = "#1f77b4"; ACOL["rhd"] = "#ff7f0e"; ACOL["rd"] = "#2ca02c"
-        ACOL["direct"] = "#17becf"; ACOL["oneshot"] = "#8c564b"
+        ACOL["direct"] = "#17becf"; ACOL["oneshot"] = "#8c564b"; ACOL["rhd-elim"] = "#98df8a"
         # Swing and the torus schedules
         ACOL["swing-bw"] = "#9467bd"; ACOL["swing-lat"] = "#e377c2"; ACOL["swing-mp"] = "#bcbd22"
         ACOL["bucket"] = "#7f7f7f"; ACOL["bucket-sync"] = "#393b79"; ACOL["rd-torus"] = "#637939"
@@ -23,6 +23,7 @@ function algo_color(a) {
         # OPTCC and its neighbours
         ACOL["optcc"] = "#c51b7d"; ACOL["optcc-multi"] = "#5254a3"; ACOL["optcc-ring"] = "#66a61e"
         ACOL["optcc-switch"] = "#e6550d"; ACOL["r2ccl"] = "#e7969c"; ACOL["ring-rails"] = "#a6761d"
+        ACOL["optcc-servers"] = "#fdae6b"
         split("#3182bd #fd8d3c #31a354 #756bb1 #636363 #e7969c", SPARE, " ")
     }
     if (!(a in ACOL)) ACOL[a] = SPARE[(nspare++ % 6) + 1]
@@ -30,7 +31,7 @@ function algo_color(a) {
 }
 
 # algo_family(a): returns the family of algorithm a, the panel it is drawn in: 0 nccl (drawn in
-# every panel), 1 classic (ring, rhd, rd, direct, oneshot, and any algorithm not named below),
+# every panel), 1 classic (ring, rhd, rd, direct, oneshot, rhd-elim, and any not named below),
 # 2 Swing (swing-*, bucket*, *-torus, ring-ham), 3 straggler-aware (stragglar, bcast,
 # async-ring), 4 OPTCC (optcc*, r2ccl, ring-rails)
 function algo_family(a) {
@@ -44,9 +45,9 @@ function algo_family(a) {
 # algo_point(a): returns the point type of algorithm a for rows that name no transport (a plain
 # arbench model sweep), so that curves lying on one another stay told apart
 function algo_point(a,    i, n, l) {
-    n = split("ring rhd rd direct oneshot swing-bw swing-lat swing-mp bucket bucket-sync rd-torus rhd-torus swing-lat-torus ring-ham stragglar bcast async-ring optcc optcc-multi optcc-ring optcc-switch r2ccl ring-rails", l, " ")
+    n = split("ring rhd rd direct oneshot swing-bw swing-lat swing-mp bucket bucket-sync rd-torus rhd-torus swing-lat-torus ring-ham stragglar bcast async-ring optcc optcc-multi optcc-ring optcc-switch r2ccl ring-rails rhd-elim optcc-servers", l, " ")
     for (i = 1; i <= n && l[i] != a; i++) ;
-    split("7 5 9 11 13 5 9 11 13 7 5 9 11 13 7 5 9 7 5 9 11 13 5", APT, " ")
+    split("7 5 9 11 13 5 9 11 13 7 5 9 11 13 7 5 9 7 5 9 11 13 5 9 7", APT, " ")
     return i <= n ? APT[i] + 0 : 7
 }
 

@@ -122,7 +122,8 @@ pts=$(awk -f plots/style.awk -f "$tmp/pts.awk")
 check "style.awk: point shapes of nccl-p2p ce sm ll other, ll's open variant: $pts" [ "$pts" = "7 5 9 11 13 10" ]
 # every algorithm of arbench --list its own colour (nccl black) and its family's panel
 algos="nccl ring rhd rd swing-bw swing-lat swing-mp bucket direct oneshot bcast stragglar optcc optcc-multi optcc-ring
-  optcc-switch async-ring rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham ring-rails r2ccl"
+  optcc-switch async-ring rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham ring-rails r2ccl rhd-elim
+  optcc-servers"
 [ -x "${B:-build}/arbench" ] && algos=$("${B:-build}/arbench" --list | awk 'NR > 1 { print $1 }')
 printf '{ print $1, algo_color($1), algo_family($1) }\n' >"$tmp/col.awk"
 printf '%s\n' $algos | awk -f plots/style.awk -f "$tmp/col.awk" >"$tmp/colors"
@@ -131,7 +132,7 @@ check "style.awk: $(wc -l <"$tmp/colors") algorithms, as many colours ($(cut -d'
 check "style.awk: nccl black" [ "$(awk '$1 == "nccl" { print $2 }' "$tmp/colors")" = "#000000" ]
 check "style.awk: the families (classic 1, Swing 2, straggler-aware 3, OPTCC 4, nccl 0)" \
   [ "$(awk '{ f[$3] = f[$3] " " $1 } END { for (k = 0; k <= 4; k++) print k ":" f[k] }' "$tmp/colors" | tr '\n' '|')" = \
-    "0: nccl|1: ring rhd rd direct oneshot|2: swing-bw swing-lat swing-mp bucket rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham|3: bcast stragglar async-ring|4: optcc optcc-multi optcc-ring optcc-switch ring-rails r2ccl|" ]
+    "0: nccl|1: ring rhd rd direct oneshot rhd-elim|2: swing-bw swing-lat swing-mp bucket rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham|3: bcast stragglar async-ring|4: optcc optcc-multi optcc-ring optcc-switch ring-rails r2ccl optcc-servers|" ]
 
 # ---- the pictures ----
 # is_png FILE: PNG magic, at least 1280x720 in the IHDR, more than 15 kB (a real picture, not an
