@@ -9,8 +9,9 @@
  * NVLink rounds are the NIC rounds of other chunks, so on the two-tier model (NVLink at (g-1)
  * x a NIC, --bw-local's default) they overlap the NIC work as E.4 argues: the time tends to
  * Table 3's l n/g (l >= 2; one-GPU OPTCC's own bubble filling below l = 2, Theorem 13's bound).
- * One round more at each end than optcc-ring on q ranks. Needs --gpus-per-node g (p = q g,
- * q >= 3) and one degraded server: --degrade all g of its GPUs at one factor (PXN pools them). */
+ * One round more at each end than optcc-ring on q ranks. Takes --gpus-per-node g (p = q g,
+ * q >= 3; without it a GPU a server: optcc-ring's schedule) and one degraded server: --degrade
+ * all g of its GPUs at one factor (PXN pools them); healthy, the last server at l = 1. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,9 +32,9 @@ static int nv_cmp(const void *a, const void *b) {
 /* Finds the one degraded server (every GPU of it, one factor); returns its index, or -1 with
  * the reason in s. */
 static int degraded_server(const struct ar_params *p, int g, struct ar_schedule *s, double *l) {
-  if (p->ndegraded < 1) {
-    sched_fail(s, AR_ERR_UNSUPPORTED, "optcc-servers needs a degraded server (--degrade its %d GPUs)", g);
-    return -1;
+  if (p->ndegraded < 1) { /* healthy: the last server at l = 1, as optcc takes its last GPU */
+    *l = 1;
+    return p->nranks / g - 1;
   }
   int srv = p->degraded[0] / g;
   *l = p->factor[0];
@@ -74,8 +75,8 @@ static ar_status nv_emit(struct ar_schedule *s, struct nv_step *st, size_t n, si
 }
 
 static ar_status build_optcc_servers(const struct ar_params *p, struct ar_schedule *s) {
-  int n = p->nranks, g = p->gpus_per_node;
-  if (g < 1 || n % g)
+  int n = p->nranks, g = p->gpus_per_node > 0 ? p->gpus_per_node : 1; /* a GPU a server */
+  if (n % g)
     return sched_fail(s, AR_ERR_UNSUPPORTED, "optcc-servers needs --gpus-per-node G dividing %d", n);
   int q = n / g;
   double l;
@@ -85,14 +86,25 @@ static ar_status build_optcc_servers(const struct ar_params *p, struct ar_schedu
   /* s first: building the one-GPU schedule (ar_build) ends this thread's stream, which s must
    * have taken by then; its chunk count is set once the inner one's is known */
   AR_CHECK(sched_init(s, "optcc-servers", n, 1));
+  ar_status st;
   struct ar_params ip;
   struct ar_schedule in;
+  if (g == 1) { /* a GPU a server: optcc-ring itself, streamed on to where s streams */
+    ar_status (*sink)(void *, const struct ar_schedule *, const struct ar_xfer *) = s->sink;
+    void *ctx = s->sink_ctx;
+    ip = *p;
+    ip.gpus_per_node = 0;
+    const struct ar_algo *ring = ar_algo_find("optcc-ring");
+    st = sink ? ar_build_stream(ring, &ip, s, sink, ctx) : ar_build(ring, &ip, s);
+    snprintf(s->algo, sizeof(s->algo), "optcc-servers");
+    return st;
+  }
   ar_params_init(&ip, q);
   ip.ndegraded = 1;
   ip.degraded[0] = srv;
   ip.factor[0] = l;
   ip.segments = p->segments;
-  ar_status st = ar_build(ar_algo_find("optcc-ring"), &ip, &in);
+  st = ar_build(ar_algo_find("optcc-ring"), &ip, &in);
   if (st != AR_OK) return sched_fail(s, st, "optcc-servers on %d servers: %s", q, in.reason);
   int C = in.nchunks;
   /* per (leader, chunk): the inner round of its first send and of its last write */
@@ -180,7 +192,7 @@ static ar_status build_optcc_servers(const struct ar_params *p, struct ar_schedu
 
 const struct ar_algo ar_algo_optcc_servers = {
     .name = "optcc-servers",
-    .ranks = "3..~2048 servers of G GPUs (--gpus-per-node G), one degraded server",
+    .ranks = "3..~2048 servers of G GPUs (--gpus-per-node G, else 1), one degraded server",
     .desc = "OPTCC on G-GPU servers: G rails of one-GPU OPTCC, NVLink reduce/broadcast overlapped",
     .paper = "optcc.txt App. E (E.4, Table 3's l n/g, Theorem 13)",
     .build = build_optcc_servers,

@@ -83,8 +83,8 @@ if command -v python3 >/dev/null 2>&1; then
   pcheck "no GPU: every picture plots results.csv's rows ($out)" test $? -eq 0 -a -n "$(printf '%s' "$out" | grep '^9 pictures checked$')"
 else skip=$((skip + 1)); fi
 pcheck "no GPU: summary.md links the pictures" has "$S" '^- \[algbw_clean\]\(plots/algbw_clean\.png\)'
-pcheck "no GPU: curves the model prices alike are one line (optcc = optcc-multi = optcc-ring)" \
-  grep -q '>optcc = optcc-multi = optcc-ring<' "$D/plots/algbw_clean.svg"
+pcheck "no GPU: curves the model prices alike are one line (optcc = optcc-multi = optcc-ring = optcc-servers)" \
+  grep -q '>optcc = optcc-multi = optcc-ring =\\noptcc-servers<' "$D/plots/algbw_clean.svg"
 pcheck "no GPU: the header says modelled node" grep -q 'modelled node of 8 GPUs' "$D/plots/algbw_clean.svg"
 mkrun bin0 "$(dirname "$real")" --scenario clean
 check "no GPU: a second run, a new folder" test "$(ls -d "$repo"/runs/*_model | wc -l)" -eq 2
