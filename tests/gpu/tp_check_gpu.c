@@ -437,7 +437,7 @@ int cmd_gpu(const struct opts *o, int timing) {
         }
         for (int pi = 0; pi < npl; pi++) {
           int pipe = atoi(pl[pi]);
-          if (strcmp(tc_tp_name(tp), "ce") && pi > 0) break; /* only ce pipelines */
+          if (!ar_transport_find(tc_tp_name(tp))->pipelines && pi > 0) break; /* only ce pipelines */
           struct job_run j;
           memset(&j, 0, sizeof(j));
           j.g = &g;
