@@ -115,10 +115,11 @@ static double spec_delay_us(const struct straggler_spec *sp) {
 }
 
 static void usage(FILE *f) {
-  fputs("usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN -e MAX"
-        " [-f F]\n"
-        "         [--alpha 3us] [--bw 450GB/s] [--transport nccl-p2p,ce,sm,ll|all]\n"
-        "         [--gamma RATE] [--hop-latency T]\n"
+  char names[128];
+  fprintf(f, "usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN "
+          "-e MAX [-f F]\n         [--alpha 3us] [--bw 450GB/s] [--transport %s|all]\n",
+          ar_transport_names(names, sizeof(names), ","));
+  fputs("         [--gamma RATE] [--hop-latency T]\n"
         "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
         "         [--topology switch|torus|two-tier] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"

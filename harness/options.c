@@ -28,8 +28,11 @@ void run_opts_usage(void) {
       "                          (every size, here or in -b/-e/-i/--find-critical, a whole\n"
       "                          number of --dtype's elements: 4 bytes for float32, 2 for\n"
       "                          bf16 and fp16)\n"
-      "      --algo LIST|all     algorithms (default all; see arbench --list)\n"
-      "      --transport LIST|all  nccl-p2p, ce, sm, ll (default nccl-p2p; nccl ignores it)\n"
+      "      --algo LIST|all     algorithms (default all; see arbench --list)\n");
+  char names[128];
+  printf("      --transport LIST|all  %s (default %s; nccl ignores it)\n",
+         ar_transport_names(names, sizeof(names), ", "), ar_transport_at(AR_TP_NCCL_P2P)->name);
+  printf(
       "      --gpus LIST         CUDA ordinals, rank = position (default every GPU); an\n"
       "                          ordinal may repeat: --gpus 0,0,0,0 puts 4 ranks on GPU 0\n"
       "      --ranks N           N ranks placed round-robin over --gpus (default every\n"
