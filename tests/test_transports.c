@@ -7,9 +7,9 @@
 
 #include "test.h"
 
-#include "options.c"
-#include "critical.c"
-#include "sweep.c"
+#include "cli/options.c"
+#include "plan/critical.c"
+#include "plan/sweep.c"
 
 /* The capabilities in words, for the messages. */
 static const char *const cap_name[AR_TP_NCAPS] = {"co-located", "across processes",
