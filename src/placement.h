@@ -36,9 +36,9 @@ void ar_place_hosts(struct ar_placement *p, int nhosts, int machines);
 /* 1 when some device hosts more than one rank. */
 int ar_place_colocated(const struct ar_placement *p);
 
-/* The placement column: "1 rank/GPU", "4 ranks/GPU", "2-3 ranks/GPU" (uneven), after the hosts
- * where there are several: "2 hosts, 1 rank/GPU", "2 hosts (rehearsed on one), 1 rank/GPU";
- * returns buf. */
+/* The placement column: "1 rank/GPU", "4 ranks/GPU", "2-3 ranks/GPU" (uneven), then the hosts
+ * where there are several: "1 rank/GPU on 2 hosts", "1 rank/GPU on 2 hosts (rehearsed on
+ * one)"; returns buf. */
 char *ar_place_text(const struct ar_placement *p, char *buf, size_t len);
 
 /* Which ranks each device hosts: "GPU 0: ranks 0-3" or "GPU 0: ranks 0,2; GPU 1: ranks 1,3";

@@ -33,7 +33,8 @@
  * AR_SIM_KILL=RANK:K (rank RANK's process kills itself with SIGKILL at that rank's K-th
  * AllReduce, counting from 1 over the run's rows, warm-up included, nccl's and the
  * transports'), AR_SIM_HANG=RANK:K (rank RANK's thread sleeps forever at its K-th AllReduce
- * instead), AR_SIM_HOSTS=K (an MPI job's processes say they run on K hosts: gethostname
+ * instead), AR_SIM_STOP=RANK:K (rank RANK's process stops itself with SIGSTOP there, every
+ * thread of it, as `kill -STOP` would), AR_SIM_HOSTS=K (an MPI job's processes say they run on K hosts: gethostname
  * answers "simhostH", H = process x K / processes, from OMPI_COMM_WORLD_RANK and
  * OMPI_COMM_WORLD_SIZE; the harness then keeps each host's memory to itself, as on real
  * nodes; without it, a process's host is the one its NCCL_HOSTID names, as NCCL's would be:
@@ -728,6 +729,11 @@ static void sim_failure_hooks(int rank) {
   if (sim_hook_at(getenv("AR_SIM_HANG"), rank, k)) {
     fprintf(stderr, "fake_gpu: AR_SIM_HANG: rank %d hangs at its AllReduce %d\n", rank, k);
     for (;;) sleep(3600);
+  }
+  if (sim_hook_at(getenv("AR_SIM_STOP"), rank, k)) {
+    fprintf(stderr, "fake_gpu: AR_SIM_STOP: rank %d's process stops at its AllReduce %d\n", rank,
+            k);
+    raise(SIGSTOP);
   }
 }
 
