@@ -71,8 +71,7 @@ int procs_hosts_refuse(const struct run_plan *plan) {
   if (!why && k && np == 1 && k > 1)
     why = "more hosts than processes: each rehearsed host is at least one process (start "
           "them with mpirun -np or srun -n)";
-  if (!why && k && np == 1 && !getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") &&
-      !getenv("PMIX_RANK"))
+  if (!why && k && np == 1)
     why = "needs several processes: start them with mpirun -np or srun -n (one process's "
           "ranks are threads, and NCCL knows one host per process)";
   if (!why && k > np) {
