@@ -11,14 +11,14 @@
 
 #include "test.h"
 
-#include "csv.c"
+#include "record/csv.c"
 #include "cuda/inputs.h"
 #include "cuda/p2p_plan.h"
 #include "placement.h"
-#include "stats.c"
-#include "options.c"
-#include "critical.c" /* sweep.c estimates searches with it */
-#include "sweep.c"
+#include "bench/stats.c"
+#include "cli/options.c"
+#include "plan/critical.c" /* sweep.c estimates searches with it */
+#include "plan/sweep.c"
 
 #define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))
 
