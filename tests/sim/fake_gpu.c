@@ -39,7 +39,8 @@
  * OMPI_COMM_WORLD_SIZE; the harness then keeps each host's memory to itself, as on real
  * nodes; without it, a process's host is the one its NCCL_HOSTID names, as NCCL's would be:
  * the processes arbench groups into hosts with procs.hosts), NCCL_DEBUG=INFO (the fake NCCL
- * names its path to each peer at ncclCommInitRank, as NCCL does: sim_nccl_paths),
+ * names its path to each peer at ncclCommInitRank, as NCCL does: sim_nccl_paths; between hosts
+ * NET/Socket where NCCL_SOCKET_IFNAME=lo and NCCL_NET=Socket, else NET/IB),
  * AR_SIM_NCCL_VERSION=N (ncclGetVersion says N, e.g. 22600 for 2.26.0; default
  * 22803), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
  * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
