@@ -407,6 +407,9 @@ mpi_bad "^arbench: --set: bad value 'procs.hosts=3': 4 processes do not split in
   --algo ring --set procs.hosts=3
 mpi_bad "^arbench: --set: bad value 'procs.hosts=8': more hosts than processes \(4\)" 4 \
   --algo ring --set procs.hosts=8
+printf -- '--algo ring --sizes 4K\n[scenario a]\n[scenario b]\n--set procs.hosts=2\n' >"$tmp/rh.conf"
+mpi_bad "^arbench: --set: bad value 'procs.hosts=2': every scenario of a run groups its processes alike" 2 \
+  --config "$tmp/rh.conf"
 plain rhplain -- --algo ring --sizes 4K --set procs.hosts=2
 [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
   printf '%s\n' "$out" | grep -q "^arbench: --set: bad value 'procs.hosts=2': more hosts than processes" &&
