@@ -87,9 +87,10 @@ $(B)/obj/src/cuda/%.o: src/cuda/%.cu
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
 
 # CPU test suites link the pure-C core and the argument parsers only
-$(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o $(B)/obj/harness/config.o
+TEST_HX_OBJ = $(addprefix $(B)/obj/harness/,args.o bad_value.o config.o)
+$(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(TEST_HX_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(B)/obj/harness/args.o $(B)/obj/harness/config.o $(B)/libarcore.a -lm -lpthread -ldl
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(TEST_HX_OBJ) $(B)/libarcore.a -lm -lpthread -ldl
 
 test: $(B)/arbench $(TEST_BIN)
 	@B=$(B) SAN_FLAGS="$(SAN)" bash tests/run.sh $(SUITES)

@@ -2,7 +2,8 @@
  * the crossing to 0.1 ms, every probe re-measures every live candidate at one delay, "never
  * wins" and "wins at 0" end early, failed rows drop out or end the search; and the model's
  * prediction matches a brute-force scan of the same grid. The source is compiled in (the test
- * link line has only the core, args.o and config.o). */
+ * link line has only the core and the argument parsers: args.o, bad_value.o, config.o).
+ */
 #include <math.h>
 #include <stdlib.h>
 

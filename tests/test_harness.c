@@ -3,7 +3,8 @@
  * a stale read must show), and the nccl-p2p
  * transport's plan, emulated on host buffers (NCCL's in-order matching of sends and receives
  * between a pair, receives into scratch, applies after the round) for every algorithm.
- * The harness sources are compiled in (the test link line has only the core and args.o). */
+ * The harness sources are compiled in (the test link line has only the core and the argument
+ * parsers). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>

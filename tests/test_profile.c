@@ -2,8 +2,8 @@
  * nested, duplicate, touching, unsorted), intersections, kernel classes from mangled and plain
  * names, per-rank figures attributed by device, the mean over ranks, overlap.csv's lines,
  * timeline.csv's lines (order, times, ranks, kinds, peers, quoting), and the --profile flag.
- * The harness sources are compiled in (the test link line has only the core, args.o and
- * config.o). */
+ * The harness sources are compiled in (the test link line has only the core and the argument
+ * parsers: args.o, bad_value.o, config.o). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>

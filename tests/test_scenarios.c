@@ -1,8 +1,9 @@
-/* The pure-C parts of runs with scenarios (harness/cli/config.c, harness/plan/sweep.c): config sections,
- * the plan's merging of common, scenario and command-line words, the new run flags, the
+/* The pure-C parts of runs with scenarios (harness/cli/config.c, harness/plan/sweep.c): config
+ * sections, the plan's merging of common, scenario and command-line words, the new run flags, the
  * straggler-aware schedules built around the --straggler rank, the plan's row counts and the
  * critical search's bound, the progress line, the regression lines of summary.md. sweep.c is
- * compiled in (the test link line has only the core, args.o and config.o). */
+ * compiled in (the test link line has only the core and the argument parsers: args.o,
+ * bad_value.o, config.o). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>

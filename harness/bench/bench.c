@@ -37,6 +37,7 @@
  * times measured so far. */
 #include "bench/bench_int.h"
 #include "procs/procs.h"
+#include "profile/trace.h"
 
 const char hx_delays_header[] =
     "scenario,algorithm,transport,bytes,iteration,straggler_rank,delay_us,time_us";
@@ -312,8 +313,10 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   sweep_est_init(b->est, o, b->n, b->sched, b->sched_st);
   if (o->find_critical) crit_setup(b);
   if (o->profile && cfg->csv) b->overlap_csv = hx_overlap_csv(cfg->csv->path);
-  if ((o->profile & HX_PROFILE_TIMELINE) && cfg->csv)
+  if ((o->profile & HX_PROFILE_TIMELINE) && cfg->csv) {
+    hx_trace_run(cfg->csv->path); /* trace.json beside timeline.csv, the same records */
     b->timeline_csv = hx_timeline_csv(cfg->csv->path);
+  }
   print_devices(b);
   ncclResult_t nr = IS_ROOT(b) ? ncclGetUniqueId(&b->id) : ncclSuccess;
   if (nr != ncclSuccess) fprintf(stderr, "arbench: ncclGetUniqueId: %s\n", ncclGetErrorString(nr));

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "ar.h"
+#include "cli/bad_value.h"
 
 #define AR_MAX_STRAGGLERS 8
 
@@ -22,9 +23,6 @@ struct degrade_spec {
   double factor[AR_MAX_DEGRADED];
 };
 
-/* Prints "arbench: FLAG: bad value 'VALUE': WHY" to stderr (control bytes of VALUE escaped:
- * always one line); returns -1. */
-int args_bad(const char *flag, const char *value, const char *why);
 /* Refuses a comma-separated list with an empty item ("a,,b", ",a", "a,"): a comma too many
  * would otherwise be read as fewer items than typed; 0 or -1 after one line. */
 int args_check_list(const char *flag, const char *s);

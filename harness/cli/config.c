@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/args.h"
+#include "cli/bad_value.h"
 
 /* Longest word read: a longer one is refused, never split or cut (the longest value any flag
  * takes, --sizes, is below it). */

@@ -10,7 +10,6 @@
 
 #include "ar.h"
 #include "record/csv.h"
-#include "profile/trace.h"
 
 const char hx_overlap_header[] =
     "run_id,algorithm,transport,bytes,scenario,rank,copy_us,reduce_us,delay_us,"
@@ -265,7 +264,6 @@ FILE *hx_overlap_csv(const char *results_path) {
 
 FILE *hx_timeline_csv(const char *results_path) {
   static struct beside_once o;
-  hx_trace_run(results_path); /* trace.json beside it, the same records */
   return open_once(&o, results_path, "timeline.csv", hx_timeline_header, "--profile timeline",
                    "the overlap columns and overlap.csv are still written");
 }
@@ -345,6 +343,5 @@ int hx_timeline_write(FILE *f, const struct hx_overlap_job *j, const int *dev, i
   }
   free(e);
   if (fflush(f)) rc = -1;
-  if (hx_trace_row(hx_trace_run(NULL), j, dev, n, rec, nrec)) rc = -1;
   return rc;
 }

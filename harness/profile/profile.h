@@ -145,8 +145,8 @@ int hx_profile_begin(unsigned what);
  * and fills ov[0..n) (hx_overlap_compute). Returns 0, or -1 (profiling is then off for the
  * rest of the process, said once). Call it after every hx_profile_begin that returned 0. */
 int hx_profile_end(const int *dev, int n, int iters, struct hx_overlap *ov);
-/* After hx_profile_end returned 0: the row's records into timeline.csv (hx_timeline_write).
- * Returns its value. */
+/* After hx_profile_end returned 0: the row's records into timeline.csv (hx_timeline_write)
+ * and trace.json (trace.h). Returns 0, or -1 when either was not written. */
 int hx_profile_timeline(FILE *f, const struct hx_overlap_job *j, const int *dev, int n);
 
 #endif

@@ -14,6 +14,7 @@
  * call is checked: the first failure says so in one line and turns profiling off for the rest
  * of the process, and the run goes on with the overlap columns empty. */
 #include "profile/profile.h"
+#include "profile/trace.h"
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -309,6 +310,7 @@ int hx_profile_end(const int *dev, int n, int iters, struct hx_overlap *ov) {
 int hx_profile_timeline(FILE *f, const struct hx_overlap_job *j, const int *dev, int n) {
   pthread_mutex_lock(&mu);
   int rc = hx_timeline_write(f, j, dev, n, recs, nrecs);
+  if (hx_trace_row(hx_trace_run(NULL), j, dev, n, recs, nrecs)) rc = -1; /* the same records */
   pthread_mutex_unlock(&mu);
   return rc;
 }

@@ -19,8 +19,8 @@ extern const char hx_csv_header[];
 extern const char hx_csv_scenario_columns[];
 /* Then (hx_csv_open_run's files only) the --profile overlap columns: overlap_reduce_pct and
  * overlap_delay_pct, the mean over the ranks of the share of copy time that ran concurrently
- * with reduction kernels and with the straggler's delay (harness/profile/profile.h); empty for a row
- * that was not profiled. */
+ * with reduction kernels and with the straggler's delay (harness/profile/profile.h); empty for
+ * a row that was not profiled. */
 extern const char hx_csv_profile_columns[];
 /* Last (hx_csv_open_run's files only): placement, how many ranks shared a GPU ("1 rank/GPU",
  * "4 ranks/GPU", "2-3 ranks/GPU"; src/placement.h). Co-located rows time one GPU's memory
