@@ -24,19 +24,6 @@ __global__ void __launch_bounds__(SUM_THREADS)
                   (size_t)gridDim.x * blockDim.x);
 }
 
-extern "C" int tp_sm_count(void) {
-  static int cache[64];
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
-  if (!cache[dev]) {
-    int v = 0;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || v < 1)
-      v = 132;
-    cache[dev] = v; /* benign race: every thread stores the same value */
-  }
-  return cache[dev];
-}
-
 /* Blocks of a sum of nelem elements: enough that each thread has TP_SUM_UNROLL vectors, at most
  * 4 per SM, max_blocks and tp_sum_blocks_max. */
 static size_t sum_blocks(size_t nelem, int dtype, int max_blocks) {

@@ -35,8 +35,6 @@ ar_status ar_sum_wait_launch(void *dst, const void *const *srcs, int nsrc, size_
 int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks, int sms);
 /* The ce transport folds a sum's flag waits into its kernel (1, the default; AR_SUM_WAIT=0: 0). */
 extern int tp_sum_wait;
-/* Streaming multiprocessors of the current device (cached). */
-int tp_sm_count(void);
 
 
 /* tp_table.cu: checks that a job matches the world (ranks, buffer size); AR_ERR_INVALID with
