@@ -186,57 +186,6 @@ static int parse_transports(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Parses a size list ("1K,1000000,1M") of --sizes or --find-critical into o->sizes; an empty
- * item or a size named twice (1K,1024: two rows of one size) is refused; 0 or -1. */
-static int parse_size_list(const char *flag, const char *s, struct run_opts *o) {
-  char buf[4096];
-  if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
-  if (args_check_list(flag, s)) return -1;
-  snprintf(buf, sizeof(buf), "%s", s);
-  o->nsizes = 0;
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (o->nsizes == HX_MAX_SIZES) return args_bad(flag, s, "too many sizes");
-    if (args_parse_size(flag, t, &o->sizes[o->nsizes])) return -1;
-    for (int i = 0; i < o->nsizes; i++)
-      if (o->sizes[i] == o->sizes[o->nsizes]) {
-        char why[96];
-        snprintf(why, sizeof(why), "%llu bytes named twice in the list",
-                 (unsigned long long)o->sizes[i]);
-        return args_bad(flag, t, why);
-      }
-    o->nsizes++;
-  }
-  if (!o->nsizes) return args_bad(flag, s, "empty");
-  return 0;
-}
-
-/* Refuses a size of the comma-separated list (already read by args_parse_size) that is not a
- * whole number of the dtype's elements: it would be measured rounded down, as another size
- * than the plan and the user's words say; 0 or -1 after one line naming the item. */
-static int check_elements(const char *flag, const char *list, int dtype) {
-  uint64_t es = ar_dtype_size(dtype), b;
-  for (const char *p = list; *p;) {
-    size_t k = strcspn(p, ",");
-    char *item = strndup(p, k);
-    if (!item) return args_bad(flag, list, "out of memory");
-    int bad = !args_parse_size(flag, item, &b) && b % es;
-    if (bad) {
-      char why[160];
-      uint64_t lo = b / es * es;
-      if (lo) snprintf(why, sizeof(why), "not a whole number of %s elements (%llu bytes each; "
-                       "the nearest are %llu and %llu)", ar_dtype_name(dtype),
-                       (unsigned long long)es, (unsigned long long)lo, (unsigned long long)(lo + es));
-      else snprintf(why, sizeof(why), "not a whole number of %s elements (%llu bytes each)",
-                    ar_dtype_name(dtype), (unsigned long long)es);
-      args_bad(flag, item, why);
-    }
-    free(item);
-    if (bad) return -1;
-    p += k + (p[k] == ',');
-  }
-  return 0;
-}
-
 /* Where the words being parsed come from, for messages (" in scenario 'x' of FILE"). */
 static char parse_where[1200];
 /* The config's words being parsed and their file lines, so that a flag at a line's end never
@@ -264,13 +213,34 @@ static int check_same_line(char **argv) {
   return -1;
 }
 
-/* Parses the --find-critical size list (or the default 64M..4G) into o->sizes; 0 or -1. */
-static int parse_critical_sizes(const char *list, struct run_opts *o) {
-  if (!list) {
-    o->nsizes = sweep_sizes(64ull << 20, 4ull << 30, 2, 0, o->sizes, HX_MAX_SIZES);
-    return 0;
+/* Parses the --find-critical size list (or the default 64M..4G) into out; the count or -1. */
+static int parse_critical_sizes(const char *list, struct msg_size *out) {
+  if (!list) return sweep_sizes(64ull << 20, 4ull << 30, 2, 0, out, HX_MAX_SIZES);
+  return args_parse_sizes("--find-critical", list, out, HX_MAX_SIZES);
+}
+
+/* Resolves the sizes of o against its dtype, once, as the options are read: every size the
+ * user typed (-b, -e, -i, --sizes, --find-critical: each refused, naming it, when it is not a
+ * whole number of elements, even where another flag replaced it) and those the run will
+ * measure; crit: the --find-critical sizes (ncrit of them) that replace o->sizes; 0 or -1. */
+static int resolve_sizes(struct run_opts *o, const char *const text[4], struct msg_size *crit,
+                         int ncrit, const char *crit_list) {
+  static const char *const flag[3] = {"-b", "-e", "-i"};
+  struct msg_size one[3] = {{.bytes = o->min_bytes}, {.bytes = o->max_bytes},
+                            {.bytes = o->step_bytes}};
+  int es = (int)ar_dtype_size(o->dtype);
+  const char *elem = ar_dtype_name(o->dtype);
+  for (int i = 0; i < 3; i++)
+    if (*text[i] && args_resolve_sizes(flag[i], text[i], &one[i], 1, es, elem)) return -1;
+  /* o->sizes: the --sizes list (text[3]) or the -b/-e sweep, the harness's own words */
+  if (args_resolve_sizes("--sizes", *text[3] ? text[3] : NULL, o->sizes, o->nsizes, es, elem))
+    return -1;
+  if (ncrit) {
+    if (args_resolve_sizes("--find-critical", crit_list, crit, ncrit, es, elem)) return -1;
+    memcpy(o->sizes, crit, (size_t)ncrit * sizeof(*crit));
+    o->nsizes = ncrit;
   }
-  return parse_size_list("--find-critical", list, o);
+  return 0;
 }
 
 /* Checks that DIR/results.csv can serve as a baseline: a header naming every column that
@@ -429,7 +399,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       step_text = optarg;
       break;
     case O_SIZES:
-      if (parse_size_list("--sizes", optarg, o)) return -1;
+      if ((o->nsizes = args_parse_sizes("--sizes", optarg, o->sizes, HX_MAX_SIZES)) < 0) return -1;
       explicit_sizes = 1;
       sizes_text = optarg;
       break;
@@ -548,20 +518,18 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   if (o->row_budget_us > 0 && o->warmup < 2) /* the first iteration may pay one-time costs */
     return args_bad("--row-budget", budget_text, "needs -w 2 or more: the last warm-up "
                     "iteration sets the pace, and a row's first may pay one-time costs");
-  if (o->find_critical) { /* the search replaces the size sweep */
-    if (parse_critical_sizes(crit_list, o) || check_critical(o)) return -1;
-    explicit_sizes = 1;
-  }
-  if (!explicit_sizes) {
+  static struct msg_size crit[HX_MAX_SIZES]; /* the search's sizes replace the sweep's */
+  int ncrit = 0;
+  if (o->find_critical && ((ncrit = parse_critical_sizes(crit_list, crit)) < 0 || check_critical(o)))
+    return -1;
+  if (!explicit_sizes && !o->find_critical) {
     if (o->min_bytes > o->max_bytes) return args_bad("-b", min_text, "larger than -e");
     o->nsizes = sweep_sizes(o->min_bytes, o->max_bytes, o->factor, o->step_bytes, o->sizes,
                             HX_MAX_SIZES);
     if (o->nsizes < 0) return args_bad("-i", step_text, "more than 1024 sizes between -b and -e");
   }
-  if (check_elements("-b", min_text, o->dtype) || check_elements("-e", max_text, o->dtype) ||
-      check_elements("-i", step_text, o->dtype) || check_elements("--sizes", sizes_text, o->dtype) ||
-      (crit_list && check_elements("--find-critical", crit_list, o->dtype)))
-    return -1;
+  const char *const texts[4] = {min_text, max_text, step_text, sizes_text};
+  if (resolve_sizes(o, texts, crit, ncrit, crit_list)) return -1;
   for (int k = 0; k < o->nst; k++)
     if (o->st[k].file[0] && args_load_delays(o->st[k].file, &o->delays[k], &o->ndelays[k])) return -1;
   return 0;

@@ -21,7 +21,8 @@ struct run_opts {
   uint64_t min_bytes, max_bytes, step_bytes; /* step 0: geometric by factor */
   int factor;
   int nsizes;
-  uint64_t sizes[HX_MAX_SIZES]; /* requested bytes: whole elements of dtype (others refused) */
+  struct msg_size sizes[HX_MAX_SIZES]; /* resolved against dtype (whole elements; others are
+                                        * refused) when the options are read */
   int nalgos;
   const struct ar_algo *algos[HX_MAX_ALGOS];
   int ntransports;
@@ -89,11 +90,10 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan);
 void run_plan_free(struct run_plan *plan);
 
 /* The sizes min, min*factor, ... (or min, min+step, ... when step > 0) up to and including
- * max where a step lands on it. Returns the count, or -1 when there would be more than cap. */
-int sweep_sizes(uint64_t min, uint64_t max, int factor, uint64_t step, uint64_t *out, int cap);
-/* Elements for a requested size: bytes / esize rounded down, at least 1 (exact for every size
- * run_opts_parse accepts: sizes that are not whole elements are refused). */
-uint64_t sweep_nelem(uint64_t bytes, int esize);
+ * max where a step lands on it, as plain bytes (args_resolve_sizes resolves them). Returns the
+ * count, or -1 when there would be more than cap. */
+int sweep_sizes(uint64_t min, uint64_t max, int factor, uint64_t step, struct msg_size *out,
+                int cap);
 
 /* Straggler k's delay in us for iteration `it` of the job numbered `job` (a fixed value, a
  * uniform draw that depends only on (job, it, rank), or the file's it-th line, cycling). The
