@@ -63,14 +63,12 @@ static int parse_ranks(const char *s, struct options *o) {
   return 0;
 }
 
-/* Parses --bytes S[,S...]; returns 0 or -1. */
-static int parse_sizes(const char *s, struct options *o) {
-  char items[MAX_LIST][64];
-  int k = split_list("--bytes", s, items, MAX_LIST);
-  if (k < 0) return -1;
-  for (int i = 0; i < k; i++)
-    if (args_parse_size("--bytes", items[i], &o->sizes[i])) return -1;
-  o->nsizes = k;
+/* Parses --bytes S[,S...] (flag: as typed) with every subcommand's size-list parser: the model
+ * prices bytes (no dtype), so they stay plain bytes; returns 0 or -1. */
+static int parse_sizes(const char *flag, const char *s, struct options *o) {
+  int n = args_parse_sizes(flag, s, o->sizes, (int)(sizeof(o->sizes) / sizeof(o->sizes[0])));
+  if (n < 0) return -1;
+  o->nsizes = n;
   return 0;
 }
 
@@ -229,7 +227,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
       o->ranks_text = optarg;
       bad = parse_ranks(optarg, o);
       break;
-    case 'S': bad = parse_sizes(optarg, o); break;
+    case 'S': bad = parse_sizes("--bytes", optarg, o); break;
     case 'b': bad = args_parse_size("-b", o->bmin_text = optarg, &o->bmin); break;
     case 'e': bad = args_parse_size("-e", o->bmax_text = optarg, &o->bmax); break;
     case 'f': bad = args_parse_int("-f", o->bfactor_text = optarg, 2, 1024, &o->bfactor); break;
@@ -288,7 +286,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
       if (o->nsizes == (int)(sizeof(o->sizes) / sizeof(o->sizes[0])))
         return args_bad("-f", o->bfactor_text ? o->bfactor_text : "2",
                         "too many sizes between -b and -e (at most 128)"), EXIT_BAD_INPUT;
-      o->sizes[o->nsizes++] = b;
+      o->sizes[o->nsizes++] = (struct msg_size){.bytes = b, .nelem = b, .esize = 1};
     }
   }
   if (o->ntransports && (o->calibrate || o->gpus_per_node)) { /* one tier, no fit of its own */
@@ -438,7 +436,7 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
         return EXIT_BAD_INPUT;
       }
       for (int z = 0; z < o->nsizes; z++) {
-        double bytes = (double)o->sizes[z];
+        double bytes = (double)o->sizes[z].bytes;
         struct model_times t;
         if (st != AR_OK) {
           if (single) {
@@ -463,7 +461,7 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
   for (int r = 0; r < o->nranks && o->dg.n; r++)
     for (int z = 0; z < o->nsizes; z++) {
       struct scenario sc = {.algo = &bound_algo, .n = o->ranks[r], .straggler = -1, .dg = o->dg};
-      double bytes = (double)o->sizes[z], lb = scenario_bound(&sc, o, hw, bytes);
+      double bytes = (double)o->sizes[z].bytes, lb = scenario_bound(&sc, o, hw, bytes);
       if (lb < 0) continue;
       struct model_times t = {.main_us = lb, .time_us = lb, .after_arrival_us = lb};
       if (!single) print_row(out, &sc, transport, bytes, &t, NULL, -1);

@@ -83,7 +83,7 @@ int cmd_schedule(int argc, char **argv) {
       {0, 0, 0, 0}};
   const struct ar_algo *algo = NULL;
   int n = 0, nst = 0, tdims = 0, torus[AR_MAX_TORUS_DIMS], json = 0, segments = 0;
-  uint64_t bytes = 0;
+  struct msg_size size = {0}; /* plain bytes: schedules have no dtype */
   struct straggler_spec st[AR_MAX_STRAGGLERS];
   struct degrade_spec dg = {0};
   const char *torus_text = "";
@@ -111,7 +111,7 @@ int cmd_schedule(int argc, char **argv) {
       if (args_parse_int("--segments", optarg, 1, 4096, &segments)) return EXIT_BAD_INPUT;
       break;
     case 'b':
-      if (args_parse_size("--bytes", optarg, &bytes)) return EXIT_BAD_INPUT;
+      if (args_parse_sizes("--bytes", optarg, &size, 1) < 0) return EXIT_BAD_INPUT;
       break;
     case 'f':
       if (strcmp(optarg, "text") && strcmp(optarg, "json"))
@@ -144,5 +144,5 @@ int cmd_schedule(int argc, char **argv) {
     printf("n/a: %s is NCCL's own call and has no schedule\n", algo->name);
     return EXIT_NA;
   }
-  return show(algo, &p, json, bytes);
+  return show(algo, &p, json, size.bytes);
 }

@@ -42,7 +42,7 @@ struct options {
   const struct ar_algo *algos[MAX_LIST];
   int nalgos;
   int ranks[MAX_LIST], nranks;
-  uint64_t sizes[MAX_LIST * 2];
+  struct msg_size sizes[MAX_LIST * 2]; /* plain bytes (esize 1): the model has no dtype */
   int nsizes;
   uint64_t bmin, bmax;
   int bfactor;
