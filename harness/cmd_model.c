@@ -63,7 +63,7 @@ static int parse_ranks(const char *s, struct options *o) {
   return 0;
 }
 
-/* Parses --bytes S[,S...] (flag: as typed) with every subcommand's size-list parser: the model
+/* Parses --sizes S[,S...] (flag: as typed, --sizes or its alias --bytes) with every subcommand's size-list parser: the model
  * prices bytes (no dtype), so they stay plain bytes; returns 0 or -1. */
 static int parse_sizes(const char *flag, const char *s, struct options *o) {
   int n = args_parse_sizes(flag, s, o->sizes, (int)(sizeof(o->sizes) / sizeof(o->sizes[0])));
@@ -192,7 +192,8 @@ static int tiers_imply(struct options *o) {
 static int parse_options(int argc, char **argv, struct options *o) {
   static const struct option opts[] = {{"algo", required_argument, 0, 'a'},
                                        {"ranks", required_argument, 0, 'r'},
-                                       {"bytes", required_argument, 0, 'S'},
+                                       {"sizes", required_argument, 0, 'S'},
+                                       {"bytes", required_argument, 0, 'B'}, /* --sizes' alias */
                                        {"alpha", required_argument, 0, 'A'},
                                        {"bw", required_argument, 0, 'W'},
                                        {"transport", required_argument, 0, 'P'},
@@ -227,7 +228,11 @@ static int parse_options(int argc, char **argv, struct options *o) {
       o->ranks_text = optarg;
       bad = parse_ranks(optarg, o);
       break;
-    case 'S': bad = parse_sizes("--bytes", optarg, o); break;
+    case 'S':
+    case 'B': /* messages name the flag as typed */
+      o->sizes_flag = c == 'S' ? "--sizes" : "--bytes";
+      bad = parse_sizes(o->sizes_flag, optarg, o);
+      break;
     case 'b': bad = args_parse_size("-b", o->bmin_text = optarg, &o->bmin); break;
     case 'e': bad = args_parse_size("-e", o->bmax_text = optarg, &o->bmax); break;
     case 'f': bad = args_parse_int("-f", o->bfactor_text = optarg, 2, 1024, &o->bfactor); break;
@@ -279,7 +284,11 @@ static int parse_options(int argc, char **argv, struct options *o) {
   }
   if (o->bmin || o->bmax) {
     const char *flag = o->bmin ? "-b" : "-e", *text = o->bmin ? o->bmin_text : o->bmax_text;
-    if (o->nsizes) return args_bad(flag, text, "give --bytes or -b/-e, not both"), EXIT_BAD_INPUT;
+    if (o->nsizes) {
+      char why[64];
+      snprintf(why, sizeof(why), "give %s or -b/-e, not both", o->sizes_flag);
+      return args_bad(flag, text, why), EXIT_BAD_INPUT;
+    }
     if (!o->bmin || !o->bmax) return args_bad(flag, text, "-b and -e go together"), EXIT_BAD_INPUT;
     if (o->bmax < o->bmin) return args_bad("-e", o->bmax_text, "smaller than -b"), EXIT_BAD_INPUT;
     for (uint64_t b = o->bmin; b <= o->bmax; b *= (uint64_t)o->bfactor) {

@@ -79,7 +79,7 @@ int cmd_schedule(int argc, char **argv) {
       {"straggler", required_argument, 0, 's'}, {"degrade", required_argument, 0, 'd'},
       {"torus", required_argument, 0, 't'},     {"format", required_argument, 0, 'f'},
       {"segments", required_argument, 0, 'k'},  {"help", no_argument, 0, 'h'},
-      {"bytes", required_argument, 0, 'b'},
+      {"sizes", required_argument, 0, 'S'},     {"bytes", required_argument, 0, 'b'}, /* alias */
       {0, 0, 0, 0}};
   const struct ar_algo *algo = NULL;
   int n = 0, nst = 0, tdims = 0, torus[AR_MAX_TORUS_DIMS], json = 0, segments = 0;
@@ -110,8 +110,10 @@ int cmd_schedule(int argc, char **argv) {
     case 'k':
       if (args_parse_int("--segments", optarg, 1, 4096, &segments)) return EXIT_BAD_INPUT;
       break;
-    case 'b':
-      if (args_parse_sizes("--bytes", optarg, &size, 1) < 0) return EXIT_BAD_INPUT;
+    case 'S':
+    case 'b': /* --sizes, or its alias --bytes: messages name the flag as typed */
+      if (args_parse_sizes(c == 'S' ? "--sizes" : "--bytes", optarg, &size, 1) < 0)
+        return EXIT_BAD_INPUT;
       break;
     case 'f':
       if (strcmp(optarg, "text") && strcmp(optarg, "json"))

@@ -47,6 +47,7 @@ struct options {
   uint64_t bmin, bmax;
   int bfactor;
   const char *bmin_text, *bmax_text, *bfactor_text; /* the user's words, for messages */
+  const char *sizes_flag; /* --sizes or its alias --bytes, as typed (for messages) */
   struct ar_settings settings; /* --set (model.threads, model.jobs; settings.h) */
   struct model_hw hw;
   int topology;
