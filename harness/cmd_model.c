@@ -110,7 +110,7 @@ static double spec_delay_us(const struct straggler_spec *sp) {
 }
 
 static void usage(FILE *f) {
-  fputs("usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN -e MAX"
+  fputs("usage: arbench model --algo A[,B..]|all --ranks N[,M..] --sizes S[,S..] | -b MIN -e MAX"
         " [-f F]\n"
         "         [--alpha 3us] [--bw 450GB/s] [--transport nccl-p2p,ce,sm,ll|all]\n"
         "         [--gamma RATE] [--hop-latency T]\n"
@@ -118,6 +118,7 @@ static void usage(FILE *f) {
         "         [--topology switch|torus|two-tier] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
         "         [--csv FILE] [--calibrate RUN_DIR] [--set model.jobs=N]\n"
+        "  --sizes: plain bytes, binary units (1K, 8M); --bytes is its alias.\n"
         "  prices each schedule: per round alpha + hops x hop-latency + the most loaded link's\n"
         "  bytes / bw (a degraded GPU's links F times slower) + reduced bytes / gamma.\n"
         "  One case prints `model_time_us: X` (and with a straggler\n"
@@ -313,7 +314,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
   if (!o->calibrate || o->nalgos) { /* without --calibrate (or with --algo) a sweep is named */
     if (!o->nalgos) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
-    if (!o->nsizes) return args_bad("--bytes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
+    if (!o->nsizes) return args_bad("--sizes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
   }
   for (int k = 0; k < o->nst; k++) { /* a delay file: its mean, read as the harness reads it */
     double *d, sum = 0;

@@ -122,7 +122,8 @@ int cmd_schedule(int argc, char **argv) {
       break;
     case 'h':
       printf("usage: arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]"
-             " [--torus AxB] [--segments K] [--bytes S] [--format text|json]\n");
+             " [--torus AxB] [--segments K] [--sizes S] [--format text|json]\n"
+             "  --sizes S: one buffer's size for bytes_sent_per_rank (--bytes is its alias)\n");
       return EXIT_OK;
     case ':':
       fprintf(stderr, "arbench: %s: needs a value\n", argv[optind - 1]);

@@ -143,7 +143,7 @@ bad_input --straggler 4 $A model --algo ring --ranks 4 --sizes 1M --straggler 4:
 bad_input --straggler 1 $A model --algo ring --ranks 4 --sizes 1M --straggler 1
 bad_input --degrade 0.5 $A model --algo ring --ranks 4 --sizes 1M --degrade 1:0.5
 bad_input --sizes 8X $A model --algo ring --ranks 4 --sizes 8X
-bad_input --bytes "" $A model --algo ring --ranks 4
+bad_input --sizes "" $A model --algo ring --ranks 4
 bad_input -e 1K $A model --algo ring --ranks 4 -b 1M -e 1K   # the user's own words (#26)
 bad_input -e 1K $A model --algo ring --ranks 4 -e 1K
 bad_input -b 1K $A model --algo ring --ranks 4 -b 1K -e 2K --sizes 1K
