@@ -63,6 +63,17 @@ struct run_opts {
 /* Parses argv (argv[0] is the subcommand or program name). Returns 0 when the options are
  * good, 1 when --help was printed, -1 after printing one line naming the bad flag and value. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o);
+/* Where the words run_opts_parse_words reads come from when a config gave some: for messages,
+ * and for the rule that a flag's value stands on the flag's line. */
+struct run_words {
+  const char *where;        /* " in scenario 'x' of FILE", or "" */
+  const char *file;         /* the config */
+  const char *const *words; /* its words in argv, by address (getopt permutes argv) */
+  const int *lines;         /* each word's line in file */
+  int n;
+};
+/* run_opts_parse for words partly read from a config (run_plan.c). */
+int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct run_words *src);
 /* Frees what parsing allocated (delay lists). */
 void run_opts_free(struct run_opts *o);
 /* Checks the options that depend on the number of ranks n (stragglers, degraded GPUs, torus);

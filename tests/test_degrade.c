@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "options.c"
+#include "run_plan.c"
 #include "critical.c" /* sweep.c estimates searches with it */
 #include "sweep.c"
 
