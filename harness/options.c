@@ -516,7 +516,7 @@ int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct
   if (o->row_budget_us > 0 && o->warmup < 2) /* the first iteration may pay one-time costs */
     return args_bad("--row-budget", budget_text, "needs -w 2 or more: the last warm-up "
                     "iteration sets the pace, and a row's first may pay one-time costs");
-  static struct msg_size crit[HX_MAX_SIZES]; /* the search's sizes replace the sweep's */
+  struct msg_size crit[HX_MAX_SIZES]; /* the search's sizes, which replace the sweep's */
   int ncrit = 0;
   if (o->find_critical && ((ncrit = parse_critical_sizes(crit_list, crit)) < 0 || check_critical(o)))
     return -1;

@@ -277,6 +277,12 @@ static void test_sweep(void) {
                o.sizes[k].esize == (int)ar_dtype_size(o.dtype);
     CHECK(rc == (d ? 0 : -1) && whole, "%s: rc %d, every size whole %d", line, rc, whole);
   }
+  /* --find-critical's sizes replace --sizes', resolved as they are; --sizes is still checked */
+  CHECK(parse_line(&o, "--sizes 1K --find-critical 64M,128M --algo ring,stragglar --dtype fp16") == 0 &&
+            o.nsizes == 2 && o.sizes[1].bytes == 128u << 20 && o.sizes[1].nelem == 64u << 20 &&
+            o.sizes[1].esize == 2,
+        "critical sizes resolved: %d", o.nsizes);
+  CHECK_INT(parse_line(&o, "--sizes 6 --find-critical 64M --algo ring,stragglar"), ==, -1);
   CHECK_INT(parse_line(&o, "-i 1K -b 1K -e 3K"), ==, 0);
   CHECK_INT(o.nsizes, ==, 3);
   CHECK_INT(parse_line(&o, "--help"), ==, 1);
