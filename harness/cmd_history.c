@@ -19,7 +19,7 @@
 /* Reads a --sizes value with every subcommand's size-list parser and writes it for history.sh
  * as plain bytes ("1048576,1073741824"); returns a new string, or NULL after one line. */
 static char *sizes_in_bytes(const char *flag, const char *text) {
-  static struct msg_size v[HISTORY_MAX_SIZES];
+  struct msg_size v[HISTORY_MAX_SIZES];
   int n = args_parse_sizes(flag, text, v, HISTORY_MAX_SIZES);
   if (n < 0) return NULL;
   char *out = malloc((size_t)n * 21 + 1); /* 20 digits and a comma each */
