@@ -97,7 +97,7 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "critical.h"
+#include "plan/critical.h"
 #include "cuda/delay.h"
 #include "cuda/inputs.h"
 #include "cuda/kernels.h"

@@ -1,5 +1,5 @@
 // #27: can another process map ncclMemAlloc's memory the way arbench maps data buffers under
-// MPI (cudaIpcGetMemHandle, harness/bench_peers.c)? Prints the answer for ncclMemAlloc'd and
+// MPI (cudaIpcGetMemHandle, harness/bench/bench_peers.c)? Prints the answer for ncclMemAlloc'd and
 // for cudaMalloc'd memory on device 0, and whether device 1 may read the first (peer access).
 //   nvcc -o /tmp/ipc tools/device/issue27_ipc.cu -lnccl && /tmp/ipc
 #include <cuda_runtime.h>
