@@ -230,8 +230,8 @@ static void print_devices(struct bench *b) {
   printf("\n");
   if (b->settings[0]) printf("# settings: %s (--set; the rest at their defaults)\n", b->settings);
   printf("# arbench: %d ranks, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
-         b->n, ar_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
-         (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
+         b->n, ar_dtype_name(o->dtype), (unsigned long long)o->sizes[0].bytes,
+         (unsigned long long)o->sizes[o->nsizes - 1].bytes, o->nsizes, o->iters, o->warmup, o->check);
   if (o->row_budget_us > 0)
     printf("# row budget %g ms: each row's timed iterations cut to what fits it at its last "
            "warm-up iteration's pace (slowest rank), %d at least; results.csv's iters column "
@@ -268,7 +268,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->nsamp = b->host_timing ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
                             : o->iters;
   b->total = o->warmup + (b->host_timing ? 1 : o->iters);
-  b->esize = (int)ar_dtype_size(o->dtype);
+  b->esize = o->sizes[0].esize; /* every size was resolved against the one dtype */
   b->bar.n = b->nlocal;
   b->bar.procs = b->procs;
   b->world.n = b->n;

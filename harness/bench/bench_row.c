@@ -153,8 +153,8 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
   J->index = d->size_idx; /* uniform delay draws depend on the size only: fair to every algorithm */
   J->d = d;
   J->algo = o->algos[J->d->algo_idx];
-  J->nelem = sweep_nelem(o->sizes[J->d->size_idx], b->esize);
-  J->bytes = (uint64_t)J->nelem * (uint64_t)b->esize;
+  J->nelem = o->sizes[J->d->size_idx].nelem;
+  J->bytes = o->sizes[J->d->size_idx].bytes;
   J->state = JOB_RUN;
   J->warmup = o->warmup; /* until --row-budget cuts iters after the warm-up (job_run) */
   J->iters = o->iters;

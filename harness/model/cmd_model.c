@@ -63,14 +63,12 @@ static int parse_ranks(const char *s, struct options *o) {
   return 0;
 }
 
-/* Parses --bytes S[,S...]; returns 0 or -1. */
-static int parse_sizes(const char *s, struct options *o) {
-  char items[MAX_LIST][64];
-  int k = split_list("--bytes", s, items, MAX_LIST);
-  if (k < 0) return -1;
-  for (int i = 0; i < k; i++)
-    if (args_parse_size("--bytes", items[i], &o->sizes[i])) return -1;
-  o->nsizes = k;
+/* Parses --sizes S[,S...] (flag: as typed, --sizes or its alias --bytes) with every subcommand's size-list parser: the model
+ * prices bytes (no dtype), so they stay plain bytes; returns 0 or -1. */
+static int parse_sizes(const char *flag, const char *s, struct options *o) {
+  int n = args_parse_sizes(flag, s, o->sizes, (int)(sizeof(o->sizes) / sizeof(o->sizes[0])));
+  if (n < 0) return -1;
+  o->nsizes = n;
   return 0;
 }
 
@@ -116,7 +114,7 @@ static double spec_delay_us(const struct straggler_spec *sp) {
 
 static void usage(FILE *f) {
   char names[128];
-  fprintf(f, "usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN "
+  fprintf(f, "usage: arbench model --algo A[,B..]|all --ranks N[,M..] --sizes S[,S..] | -b MIN "
           "-e MAX [-f F]\n         [--alpha 3us] [--bw 450GB/s] [--transport %s|all]\n",
           ar_transport_names(names, sizeof(names), ","));
   fputs("         [--gamma RATE] [--hop-latency T]\n"
@@ -124,6 +122,7 @@ static void usage(FILE *f) {
         "         [--topology switch|torus|two-tier] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
         "         [--csv FILE] [--calibrate RUN_DIR] [--set model.jobs=N]\n"
+        "  --sizes: plain bytes, binary units (1K, 8M); --bytes is its alias.\n"
         "  prices each schedule: per round alpha + hops x hop-latency + the most loaded link's\n"
         "  bytes / bw (a degraded GPU's links F times slower) + reduced bytes / gamma.\n"
         "  One case prints `model_time_us: X` (and with a straggler\n"
@@ -198,7 +197,8 @@ static int tiers_imply(struct options *o) {
 static int parse_options(int argc, char **argv, struct options *o) {
   static const struct option opts[] = {{"algo", required_argument, 0, 'a'},
                                        {"ranks", required_argument, 0, 'r'},
-                                       {"bytes", required_argument, 0, 'S'},
+                                       {"sizes", required_argument, 0, 'S'},
+                                       {"bytes", required_argument, 0, 'B'}, /* --sizes' alias */
                                        {"alpha", required_argument, 0, 'A'},
                                        {"bw", required_argument, 0, 'W'},
                                        {"transport", required_argument, 0, 'P'},
@@ -233,7 +233,11 @@ static int parse_options(int argc, char **argv, struct options *o) {
       o->ranks_text = optarg;
       bad = parse_ranks(optarg, o);
       break;
-    case 'S': bad = parse_sizes(optarg, o); break;
+    case 'S':
+    case 'B': /* messages name the flag as typed */
+      o->sizes_flag = c == 'S' ? "--sizes" : "--bytes";
+      bad = parse_sizes(o->sizes_flag, optarg, o);
+      break;
     case 'b': bad = args_parse_size("-b", o->bmin_text = optarg, &o->bmin); break;
     case 'e': bad = args_parse_size("-e", o->bmax_text = optarg, &o->bmax); break;
     case 'f': bad = args_parse_int("-f", o->bfactor_text = optarg, 2, 1024, &o->bfactor); break;
@@ -285,14 +289,18 @@ static int parse_options(int argc, char **argv, struct options *o) {
   }
   if (o->bmin || o->bmax) {
     const char *flag = o->bmin ? "-b" : "-e", *text = o->bmin ? o->bmin_text : o->bmax_text;
-    if (o->nsizes) return args_bad(flag, text, "give --bytes or -b/-e, not both"), EXIT_BAD_INPUT;
+    if (o->nsizes) {
+      char why[64];
+      snprintf(why, sizeof(why), "give %s or -b/-e, not both", o->sizes_flag);
+      return args_bad(flag, text, why), EXIT_BAD_INPUT;
+    }
     if (!o->bmin || !o->bmax) return args_bad(flag, text, "-b and -e go together"), EXIT_BAD_INPUT;
     if (o->bmax < o->bmin) return args_bad("-e", o->bmax_text, "smaller than -b"), EXIT_BAD_INPUT;
     for (uint64_t b = o->bmin; b <= o->bmax; b *= (uint64_t)o->bfactor) {
       if (o->nsizes == (int)(sizeof(o->sizes) / sizeof(o->sizes[0])))
         return args_bad("-f", o->bfactor_text ? o->bfactor_text : "2",
                         "too many sizes between -b and -e (at most 128)"), EXIT_BAD_INPUT;
-      o->sizes[o->nsizes++] = b;
+      o->sizes[o->nsizes++] = (struct msg_size){.bytes = b, .nelem = b, .esize = 1};
     }
   }
   if (o->ntransports && (o->calibrate || o->gpus_per_node)) { /* one tier, no fit of its own */
@@ -310,7 +318,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
   if (!o->calibrate || o->nalgos) { /* without --calibrate (or with --algo) a sweep is named */
     if (!o->nalgos) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
-    if (!o->nsizes) return args_bad("--bytes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
+    if (!o->nsizes) return args_bad("--sizes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
   }
   for (int k = 0; k < o->nst; k++) { /* a delay file: its mean, read as the harness reads it */
     double *d, sum = 0;
@@ -442,7 +450,7 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
         return EXIT_BAD_INPUT;
       }
       for (int z = 0; z < o->nsizes; z++) {
-        double bytes = (double)o->sizes[z];
+        double bytes = (double)o->sizes[z].bytes;
         struct model_times t;
         if (st != AR_OK) {
           if (single) {
@@ -467,7 +475,7 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
   for (int r = 0; r < o->nranks && o->dg.n; r++)
     for (int z = 0; z < o->nsizes; z++) {
       struct scenario sc = {.algo = &bound_algo, .n = o->ranks[r], .straggler = -1, .dg = o->dg};
-      double bytes = (double)o->sizes[z], lb = scenario_bound(&sc, o, hw, bytes);
+      double bytes = (double)o->sizes[z].bytes, lb = scenario_bound(&sc, o, hw, bytes);
       if (lb < 0) continue;
       struct model_times t = {.main_us = lb, .time_us = lb, .after_arrival_us = lb};
       if (!single) print_row(out, &sc, transport, bytes, &t, NULL, -1);

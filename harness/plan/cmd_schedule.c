@@ -79,11 +79,11 @@ int cmd_schedule(int argc, char **argv) {
       {"straggler", required_argument, 0, 's'}, {"degrade", required_argument, 0, 'd'},
       {"torus", required_argument, 0, 't'},     {"format", required_argument, 0, 'f'},
       {"segments", required_argument, 0, 'k'},  {"help", no_argument, 0, 'h'},
-      {"bytes", required_argument, 0, 'b'},
+      {"sizes", required_argument, 0, 'S'},     {"bytes", required_argument, 0, 'b'}, /* alias */
       {0, 0, 0, 0}};
   const struct ar_algo *algo = NULL;
   int n = 0, nst = 0, tdims = 0, torus[AR_MAX_TORUS_DIMS], json = 0, segments = 0;
-  uint64_t bytes = 0;
+  struct msg_size size = {0}; /* plain bytes: schedules have no dtype */
   struct straggler_spec st[AR_MAX_STRAGGLERS];
   struct degrade_spec dg = {0};
   const char *torus_text = "";
@@ -110,8 +110,10 @@ int cmd_schedule(int argc, char **argv) {
     case 'k':
       if (args_parse_int("--segments", optarg, 1, 4096, &segments)) return EXIT_BAD_INPUT;
       break;
-    case 'b':
-      if (args_parse_size("--bytes", optarg, &bytes)) return EXIT_BAD_INPUT;
+    case 'S':
+    case 'b': /* --sizes, or its alias --bytes: messages name the flag as typed */
+      if (args_parse_sizes(c == 'S' ? "--sizes" : "--bytes", optarg, &size, 1) < 0)
+        return EXIT_BAD_INPUT;
       break;
     case 'f':
       if (strcmp(optarg, "text") && strcmp(optarg, "json"))
@@ -120,7 +122,8 @@ int cmd_schedule(int argc, char **argv) {
       break;
     case 'h':
       printf("usage: arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]"
-             " [--torus AxB] [--segments K] [--bytes S] [--format text|json]\n");
+             " [--torus AxB] [--segments K] [--sizes S] [--format text|json]\n"
+             "  --sizes S: one buffer's size for bytes_sent_per_rank (--bytes is its alias)\n");
       return EXIT_OK;
     case ':':
       fprintf(stderr, "arbench: %s: needs a value\n", argv[optind - 1]);
@@ -144,5 +147,5 @@ int cmd_schedule(int argc, char **argv) {
     printf("n/a: %s is NCCL's own call and has no schedule\n", algo->name);
     return EXIT_NA;
   }
-  return show(algo, &p, json, bytes);
+  return show(algo, &p, json, size.bytes);
 }

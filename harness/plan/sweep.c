@@ -12,21 +12,17 @@
 #include "model.h"
 #include "profile/profile.h"
 
-int sweep_sizes(uint64_t min, uint64_t max, int factor, uint64_t step, uint64_t *out, int cap) {
+int sweep_sizes(uint64_t min, uint64_t max, int factor, uint64_t step, struct msg_size *out,
+                int cap) {
   int n = 0;
   for (uint64_t b = min; b <= max;) {
     if (n == cap) return -1;
-    out[n++] = b;
+    out[n++] = (struct msg_size){.bytes = b, .nelem = b, .esize = 1};
     uint64_t next = step ? b + step : b * (uint64_t)factor;
     if (next <= b) break; /* overflow */
     b = next;
   }
   return n;
-}
-
-uint64_t sweep_nelem(uint64_t bytes, int esize) {
-  uint64_t n = bytes / (uint64_t)esize;
-  return n ? n : 1;
 }
 
 /* A 64-bit mix (splitmix64's finaliser); returns the mixed value. */
@@ -346,15 +342,14 @@ int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
             continue;
           }
           p->measure++;
-          p->seconds += sweep_row_seconds(e, a, tname, o->sizes[s], delay);
+          p->seconds += sweep_row_seconds(e, a, tname, o->sizes[s].bytes, delay);
         }
       }
     p->seconds_max = p->seconds;
   } else {
     for (int s = 0; s < o->nsizes; s++) {
       struct sweep_crit c;
-      int esize = (int)ar_dtype_size(o->dtype);
-      sweep_crit_size(e, na, sweep_nelem(o->sizes[s], esize) * (uint64_t)esize, &c);
+      sweep_crit_size(e, na, o->sizes[s].bytes, &c);
       int dead = 0;
       for (int a = 0; a < o->nalgos; a++)
         if (na[a] && sweep_crit_side(o, a) >= 0) dead += per_algo[a];
@@ -418,8 +413,8 @@ void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct swe
   fprintf(f, "scenario %s: %d GPUs, %d algorithms, transports %s, %s, %d iterations + %d "
           "warm-up\n", o->scenario[0] ? o->scenario : "(default)", n, o->nalgos, line,
           ar_dtype_name(o->dtype), o->iters, o->warmup);
-  size_text(a, sizeof(a), o->sizes[0]);
-  size_text(b, sizeof(b), o->sizes[o->nsizes - 1]);
+  size_text(a, sizeof(a), o->sizes[0].bytes);
+  size_text(b, sizeof(b), o->sizes[o->nsizes - 1].bytes);
   if (o->find_critical)
     fprintf(f, "  critical-delay search at %d size%s %s%s%s: %s vs the fastest other, "
             "delays 0..%g ms in 0.1 ms steps, straggler rank %d\n", o->nsizes,
