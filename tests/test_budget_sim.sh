@@ -13,7 +13,7 @@ B=${B:-build}
 sim_build budget
 
 # model ALGO BYTES [RANK DELAY]: arbench model's time_us on 4 ranks (the fake's time)
-model() { "$A" model --algo "$1" --ranks 4 --bytes "$2" ${3:+--straggler "$3:$4"} | awk '/^model_time_us:/ { print $2 }'; }
+model() { "$A" model --algo "$1" --ranks 4 --sizes "$2" ${3:+--straggler "$3:$4"} | awk '/^model_time_us:/ { print $2 }'; }
 # want N BUDGET_US TIME_US: the count a row should get
 want() { awk -v n="$1" -v b="$2" -v t="$3" 'BEGIN { k = int(b / t); if (k > n) k = n; if (k < 5) k = 5; if (n < 5) k = n; print k }'; }
 

@@ -21,8 +21,8 @@ expect 0 "^optcc-servers .* two-tier +degrade-aware " $A --list
 expect 0 "^rhd-elim +2\.\.65536 +any +- " $A --list
 expect 0 "verified: yes" $A schedule --algo ring --ranks 4
 expect 0 "rounds: 6" $A schedule --algo ring --ranks 4
-expect 0 "bytes_sent_per_rank \(1073741824-byte buffer\): 0:1610612736 1:1610612736" $A schedule --algo ring --ranks 4 --bytes 1G
-expect 2 "--bytes: bad value '8X'" $A schedule --algo ring --ranks 4 --bytes 8X
+expect 0 "bytes_sent_per_rank \(1073741824-byte buffer\): 0:1610612736 1:1610612736" $A schedule --algo ring --ranks 4 --sizes 1G
+expect 2 "--sizes: bad value '8X'" $A schedule --algo ring --ranks 4 --sizes 8X
 expect 0 '"verified":true' $A schedule --algo ring --ranks 5 --format json
 # lower's JSON carries the ll program's protocol, slices and flag words (the kernel's layout)
 expect 0 '"ll_protocol": 1, "ll_slice": 480, "ll_slot": 512' $A lower --transport ll --algo ring --ranks 4 --sizes 1M --format json
@@ -76,7 +76,7 @@ expect 0 "1000002 bytes \(500001 bf16\)" $A lower --algo ring --ranks 4 --sizes 
 expect 2 "^arbench: --straggler: bad value '1:1ms,': an empty item" $A schedule --algo stragglar --ranks 4 --straggler 1:1ms,
 expect 2 "^arbench: --degrade: bad value '1:2,': an empty item" $A schedule --algo optcc --ranks 4 --degrade 1:2,
 expect 2 "^arbench: --sizes: bad value '1M,': an empty item" $A lower --algo ring --ranks 4 --sizes 1M,
-expect 2 "^arbench: --bytes: bad value '0x400': not a size" $A schedule --algo ring --ranks 4 --bytes 0x400
+expect 2 "^arbench: --sizes: bad value '0x400': not a size" $A schedule --algo ring --ranks 4 --sizes 0x400
 expect 2 "^arbench: --ranks: bad value ' 4': not an integer" $A schedule --algo ring --ranks " 4"
 # --set's numbers too (0x1 was 1, " 1" was 1): one line naming the setting and the value
 expect 2 "^arbench: --set: bad value 'ce.sum_wait=0x1': not a plain decimal number$" $A lower --algo ring --ranks 4 --sizes 1M --transport ce --set ce.sum_wait=0x1
@@ -90,5 +90,42 @@ for c in "schedule --algo foo --ranks 4" "schedule --algo ring --ranks 0" \
          "schedule --algo optcc --ranks 4 --degrade 1:0.5" "schedule --algo ring --ranks 4 --torus 3x3"; do
   one_line $A $c
 done
+
+# One size-list parser for every subcommand: the same bad size gets the same one line (exit 2,
+# nothing on stdout) from run, lower, model, schedule and history, naming the flag as typed
+# (--sizes, or model's and schedule's alias --bytes); run's line is the reference.
+# sizes_line CMD...: "rc|stdout|stderr" with every flag spelled FLAG
+sizes_line() {
+  local out err rc
+  out=$("$@" 2>"$tmp/err"); rc=$?; err=$(cat "$tmp/err")
+  printf '%s|%s|%s' "$rc" "$out" "$err" | sed -E 's/^(2\|\|arbench: )--(sizes|bytes): /\1FLAG: /'
+}
+for v in 12x 1K,,2K 0 0x400 1.5 2048T 1M,; do
+  want=$(sizes_line $A run --gpus 0,1 --dry-run --sizes "$v")
+  case $want in "2||arbench: FLAG: bad value '"*) ok ;; *) bad "run --sizes $v: $want" ;; esac
+  for c in "lower --algo ring --ranks 4 --sizes" "model --algo ring --ranks 4 --sizes" \
+           "model --algo ring --ranks 4 --bytes" "schedule --algo ring --ranks 4 --sizes" \
+           "schedule --algo ring --ranks 4 --bytes" "history $tmp --sizes"; do
+    got=$(sizes_line $A $c "$v")
+    [ "$got" = "$want" ] && ok || bad "$c $v: '$got', want run's '$want'"
+  done
+  one_line $A model --algo ring --ranks 4 --sizes "$v"
+done
+expect 2 "^arbench: --sizes: bad value '12x': unknown unit \(use K, M, G or T: binary\)$" $A model --algo ring --ranks 4 --sizes 12x
+expect 2 "^arbench: --bytes: bad value '12x': unknown unit \(use K, M, G or T: binary\)$" $A schedule --algo ring --ranks 4 --bytes 12x
+# a size not whole elements: run's rule and message in lower too
+want=$(sizes_line $A run --gpus 0,1 --dry-run --sizes 1K,1000003)
+[ "$want" = "2||arbench: FLAG: bad value '1000003': not a whole number of float32 elements (4 bytes each; the nearest are 1000000 and 1000004)" ] && ok || bad "run --sizes 1K,1000003: $want"
+got=$(sizes_line $A lower --algo ring --ranks 4 --sizes 1K,1000003)
+[ "$got" = "$want" ] && ok || bad "lower --sizes 1K,1000003: '$got', want '$want'"
+# the alias: the same output as the flag (and a message naming the one typed)
+for c in "model --algo all --ranks 8 SZ 1K,1M,1G" "model --algo ring --ranks 4 SZ 1G --straggler 2:1ms" \
+         "schedule --algo ring --ranks 4 SZ 1G"; do
+  a=$($A ${c/SZ/--sizes} 2>&1); b=$($A ${c/SZ/--bytes} 2>&1)
+  if [ -n "$a" ] && [ "$a" = "$b" ] && printf '%s' "$a" | grep -q "1073741824"; then ok
+  else bad "${c/SZ/--sizes} and ${c/SZ/--bytes} differ: '$a' / '$b'"; fi
+done
+expect 2 "^arbench: -b: bad value '1K': give --bytes or -b/-e, not both$" $A model --algo ring --ranks 4 --bytes 1K -b 1K -e 2K
+expect 2 "^arbench: -b: bad value '1K': give --sizes or -b/-e, not both$" $A model --algo ring --ranks 4 --sizes 1K -b 1K -e 2K
 
 finish

@@ -11,6 +11,7 @@
 
 #include "cli/config.h"
 #include "cli/options.c"
+#include "cli/run_plan.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
 

@@ -20,7 +20,7 @@ row() {
 # near X Y REL: |X - Y| <= REL * |Y|
 near() { awk -v x="$1" -v y="$2" -v r="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; m = y < 0 ? -y : y; exit !(x != "" && d <= r * m + 1e-6) }'; }
 # model ALGO BYTES DEGRADE [SEGMENTS]: arbench model's time_us (4 ranks)
-model() { "$A" model --algo "$1" --ranks 4 --bytes "$2" --degrade "$3" ${4:+--segments "$4"} | awk '/^model_time_us:/ { print $2 }'; }
+model() { "$A" model --algo "$1" --ranks 4 --sizes "$2" --degrade "$3" ${4:+--segments "$4"} | awk '/^model_time_us:/ { print $2 }'; }
 
 # 1. one GPU x2 on every transport: nccl and ll n/a, the rest measured at the model's degraded
 #    times; OPTCC built for rank 3 with the size's k (the pipeline column), rebuilt between sizes
@@ -56,7 +56,7 @@ awk -v o="$(row "$r" optcc ce 1073741824 2 time_us_median)" -v g="$(row "$r" rin
 # optcc.txt's lower bound beside degraded rows (the column lower_bound_us, once csv.c has it):
 # `arbench model`'s, at the fake's bandwidth
 if [ -n "$(col "$r" lower_bound_us)" ]; then
-  want=$("$A" model --algo ring --ranks 4 --bytes 1073741824 --degrade 3:2 | awk '/^lower_bound_us:/ { print $2 }')
+  want=$("$A" model --algo ring --ranks 4 --sizes 1073741824 --degrade 3:2 | awk '/^lower_bound_us:/ { print $2 }')
   near "$(row "$r" ring ce 1073741824 2 lower_bound_us)" "$want" 1e-4 && ok || bad "lower_bound_us: want $want"
   near "$(row "$r" nccl nccl 1073741824 2 lower_bound_us)" "$want" 1e-4 && ok || bad "nccl row's lower_bound_us"
 fi
@@ -71,7 +71,7 @@ grep -q '^degrade_healthy_bw: 450\.00 GB/s (copy engine push GPU 0 -> GPU 3, 512
 r=$tmp/k8/results.csv
 ks=$(awk -F, -v p="$(col "$r" pipeline)" -v s="$(col "$r" status)" 'NR > 1 { printf "%s/%s ", $p, $s }' "$r")
 [ "$ks" = "8/ok 8/ok 8/ok 8/ok " ] && ok || bad "--segments 8: $ks"
-want=$("$A" model --algo optcc-switch --ranks 4 --bytes 1073741824 --degrade 3:2,0:1.5 --segments 8 | awk '/^model_time_us:/ { print $2 }')
+want=$("$A" model --algo optcc-switch --ranks 4 --sizes 1073741824 --degrade 3:2,0:1.5 --segments 8 | awk '/^model_time_us:/ { print $2 }')
 near "$(row "$r" optcc-multi ce 1073741824 2 time_us_median)" "$want" 1e-4 && ok || bad "optcc-multi: model $want"
 # optcc-ring: the papers' ring form on GPUs too, priced as `arbench model` prices optcc (k 8)
 "$S" run --gpus 0,1,2,3 --algo optcc-ring --transport sm -b 1G -e 1G --degrade 3:2 -n 2 -w 1 \

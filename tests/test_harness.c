@@ -216,19 +216,16 @@ static int check_ranks_quiet(const struct run_opts *o, int n) {
 }
 
 static void test_sweep(void) {
-  uint64_t s[HX_MAX_SIZES];
+  struct msg_size s[HX_MAX_SIZES];
   int n = sweep_sizes(1024, 8ull << 30, 2, 0, s, HX_MAX_SIZES);
   CHECK_INT(n, ==, 24);
-  CHECK(s[0] == 1024 && s[23] == 8ull << 30, "%llu..%llu", (unsigned long long)s[0],
-        (unsigned long long)s[n - 1]);
+  CHECK(s[0].bytes == 1024 && s[23].bytes == 8ull << 30, "%llu..%llu",
+        (unsigned long long)s[0].bytes, (unsigned long long)s[n - 1].bytes);
   n = sweep_sizes(1024, 4096, 2, 1024, s, HX_MAX_SIZES);
-  CHECK(n == 4 && s[2] == 3072, "step: n %d", n);
+  CHECK(n == 4 && s[2].bytes == 3072, "step: n %d", n);
   n = sweep_sizes(1000, 5000, 4, 0, s, HX_MAX_SIZES);
-  CHECK(n == 2 && s[1] == 4000, "factor 4: n %d", n);
+  CHECK(n == 2 && s[1].bytes == 4000, "factor 4: n %d", n);
   CHECK_INT(sweep_sizes(1, 1ull << 40, 2, 1, s, 16), ==, -1);
-  CHECK_INT(sweep_nelem(1000003, 4), ==, 250000);
-  CHECK_INT(sweep_nelem(1000003, 2), ==, 500001);
-  CHECK_INT(sweep_nelem(1, 4), ==, 1);
 
   static struct run_opts o;
   size_t nall;
@@ -237,7 +234,8 @@ static void test_sweep(void) {
   CHECK(o.iters == 20 && o.warmup == 5 && o.timeout_s == 120 && o.check == 1 &&
             o.pipeline == 1 && o.dtype == AR_DT_F32 && o.ngpus == 0,
         "defaults: n %d w %d T %d", o.iters, o.warmup, o.timeout_s);
-  CHECK(o.nsizes == 24 && o.sizes[0] == 1024 && o.sizes[23] == 8ull << 30, "default sizes %d",
+  CHECK(o.nsizes == 24 && o.sizes[0].bytes == 1024 && o.sizes[23].bytes == 8ull << 30 &&
+            o.sizes[23].nelem == 2ull << 30 && o.sizes[23].esize == 4, "default sizes %d",
         o.nsizes);
   CHECK_INT(o.nalgos, ==, nall);
   CHECK(o.ntransports == 1 && !strcmp(o.transports[0], "nccl-p2p"), "default transport");
@@ -246,18 +244,19 @@ static void test_sweep(void) {
             ==, 0);
   CHECK(o.nalgos == 2 && !strcmp(o.algos[0]->name, "ring") && !strcmp(o.algos[1]->name, "nccl"),
         "algos %d", o.nalgos);
-  CHECK_INT(o.ntransports, ==, 4);
-  CHECK(o.ntransports == 4 && !strcmp(o.transports[0], "nccl-p2p") &&
+  CHECK_INT(o.ntransports, ==, AR_NTRANSPORTS); /* the table's: tests/test_transports.c */
+  CHECK(o.ntransports >= 4 && !strcmp(o.transports[0], "nccl-p2p") &&
             !strcmp(o.transports[1], "ce") && !strcmp(o.transports[2], "sm") &&
             !strcmp(o.transports[3], "ll"),
         "all: every transport in order");
-  CHECK(o.nsizes == 6 && o.sizes[5] == 1048576, "sizes %d", o.nsizes);
+  CHECK(o.nsizes == 6 && o.sizes[5].bytes == 1048576 && o.sizes[5].nelem == 524288 &&
+            o.sizes[5].esize == 2, "sizes %d", o.nsizes);
   CHECK(o.ngpus == 3 && o.gpus[0] == 2 && o.gpus[2] == 1, "gpus %d", o.ngpus);
   CHECK(o.dtype == AR_DT_BF16 && o.check == 0 && o.iters == 3 && o.warmup == 0 &&
             o.timeout_s == 9 && o.pipeline == 4,
         "values");
   CHECK_INT(parse_line(&o, "--sizes 1K,1000000,1M -b 8G"), ==, 0);
-  CHECK(o.nsizes == 3 && o.sizes[1] == 1000000, "explicit sizes %d", o.nsizes);
+  CHECK(o.nsizes == 3 && o.sizes[1].bytes == 1000000 && o.sizes[1].nelem == 250000, "explicit sizes %d", o.nsizes);
   /* a size is whole elements of the dtype, whichever flag names it and wherever --dtype
    * stands: never measured rounded down (1,7,6 were three rows of 4 bytes) */
   CHECK_INT(parse_line(&o, "--sizes 1K,1000003,1M"), ==, -1);
@@ -275,10 +274,16 @@ static void test_sweep(void) {
     snprintf(line, sizeof(line), "--dtype %s -b 2 -e 8K -f 3", dt[d]);
     int rc = parse_line(&o, line), whole = 1;
     for (int k = 0; rc == 0 && k < o.nsizes; k++)
-      whole &= sweep_nelem(o.sizes[k], (int)ar_dtype_size(o.dtype)) * ar_dtype_size(o.dtype) ==
-               o.sizes[k];
+      whole &= o.sizes[k].nelem * ar_dtype_size(o.dtype) == o.sizes[k].bytes &&
+               o.sizes[k].esize == (int)ar_dtype_size(o.dtype);
     CHECK(rc == (d ? 0 : -1) && whole, "%s: rc %d, every size whole %d", line, rc, whole);
   }
+  /* --find-critical's sizes replace --sizes', resolved as they are; --sizes is still checked */
+  CHECK(parse_line(&o, "--sizes 1K --find-critical 64M,128M --algo ring,stragglar --dtype fp16") == 0 &&
+            o.nsizes == 2 && o.sizes[1].bytes == 128u << 20 && o.sizes[1].nelem == 64u << 20 &&
+            o.sizes[1].esize == 2,
+        "critical sizes resolved: %d", o.nsizes);
+  CHECK_INT(parse_line(&o, "--sizes 6 --find-critical 64M --algo ring,stragglar"), ==, -1);
   CHECK_INT(parse_line(&o, "-i 1K -b 1K -e 3K"), ==, 0);
   CHECK_INT(o.nsizes, ==, 3);
   CHECK_INT(parse_line(&o, "--help"), ==, 1);

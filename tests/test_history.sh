@@ -42,7 +42,7 @@ out=$("$A" history "$tmp/runs" --sizes 1G --algo ring --out "$tmp/sel" 2>&1); rc
 [ "$rc" -eq 0 ] && [ "$(sed '1d; s/^"[^"]*",//' "$tmp/sel/history.csv" | cut -d, -f1-3 | sort -u | tr '\n' ' ')" = \
   "algbw,nccl,1073741824 algbw,ring/ce,1073741824 degraded,ring/ce x2,1073741824 " ] && ok ||
   bad "--sizes 1G --algo ring: $(sed '1d; s/^"[^"]*",//' "$tmp/sel/history.csv" | cut -d, -f1-3 | sort -u | tr '\n' ' ')"
-expect 2 "^arbench history: --sizes: bad value '1X'" "$A" history "$tmp/runs" --sizes 1X
+expect 2 "^arbench: --sizes: bad value '1X': unknown unit" "$A" history "$tmp/runs" --sizes 1X
 expect 2 '^usage: arbench history' "$A" history
 expect 1 'not a folder' "$A" history "$tmp/nowhere"
 mkdir -p "$tmp/empty"

@@ -21,31 +21,31 @@ close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 value() { printf '%s\n' "$2" | sed -n "s/^$1: //p" | head -n 1; }
 
 # one case: ring n=4, 1 GiB at 3 us / 450 GB/s is 6 alpha + 1.5 S / bw
-out=$($A model --algo ring --ranks 4 --bytes 1G 2>&1); rc=$?
+out=$($A model --algo ring --ranks 4 --sizes 1G 2>&1); rc=$?
 want=$(awk 'BEGIN { printf "%.3f", 6 * 3 + 1.5 * 1073741824 / 450e9 * 1e6 }')
 if [ "$rc" -eq 0 ] && close "$(value model_time_us "$out")" "$want" 1e-6; then ok
 else bad "ring n=4 1G: want model_time_us $want: $out"; fi
-expect 0 "^closed_form_us: $want" $A model --algo ring --ranks 4 --bytes 1G
+expect 0 "^closed_form_us: $want" $A model --algo ring --ranks 4 --sizes 1G
 # bandwidth units: 400Gb/s is 50 GB/s; alpha in ns
-out=$($A model --algo ring --ranks 2 --bytes 1M --bw 400Gb/s --alpha 500ns 2>&1)
+out=$($A model --algo ring --ranks 2 --sizes 1M --bw 400Gb/s --alpha 500ns 2>&1)
 want=$(awk 'BEGIN { printf "%.3f", 2 * 0.5 + 1048576 / 50e9 * 1e6 }')
 close "$(value model_time_us "$out")" "$want" 1e-6 && ok || bad "400Gb/s, 500ns: want $want: $out"
 
 # a straggler: bulk-synchronous ring waits for it; after arrival is the plain time
-out=$($A model --algo ring --ranks 4 --bytes 1G --straggler 2:10ms 2>&1)
+out=$($A model --algo ring --ranks 4 --sizes 1G --straggler 2:10ms 2>&1)
 t=$(value model_time_us "$out"); aa=$(value model_time_after_arrival_us "$out")
 if [ -n "$aa" ] && close "$t" "$(awk -v a="$aa" 'BEGIN { printf "%.3f", a + 10000 }')" 1e-9; then ok
 else bad "ring with a 10 ms straggler: $out"; fi
-expect 0 "^delay_us: 10000" $A model --algo ring --ranks 4 --bytes 1G --straggler 2:10ms
+expect 0 "^delay_us: 10000" $A model --algo ring --ranks 4 --sizes 1G --straggler 2:10ms
 # a uniform delay range stands for its midpoint
-expect 0 "^delay_us: 6000" $A model --algo ring --ranks 4 --bytes 1G --straggler 2:2ms-10ms
+expect 0 "^delay_us: 6000" $A model --algo ring --ranks 4 --sizes 1G --straggler 2:2ms-10ms
 # no straggler: no after-arrival line
-out=$($A model --algo ring --ranks 4 --bytes 1G 2>&1)
+out=$($A model --algo ring --ranks 4 --sizes 1G 2>&1)
 printf '%s' "$out" | grep -q after_arrival && bad "after-arrival line without a straggler" || ok
 
 # a degraded GPU at factor 2 doubles a ring's bandwidth term (every round touches it)
-o1=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 2>&1)
-o2=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 3:2 2>&1)
+o1=$($A model --algo ring --ranks 8 --sizes 1G --alpha 0 2>&1)
+o2=$($A model --algo ring --ranks 8 --sizes 1G --alpha 0 --degrade 3:2 2>&1)
 close "$(value model_time_us "$o2")" "$(awk -v a="$(value model_time_us "$o1")" 'BEGIN { print 2 * a }')" 1e-6 \
   && ok || bad "degrade 3:2 should double ring's time: $o1 // $o2"
 
@@ -82,127 +82,127 @@ else bad "optcc-servers g=4 l=2: want lower_bound_us $want and a time within 5%:
 expect 3 "^n/a: optcc-servers takes one degraded server" $A model --algo optcc-servers --ranks 64 --gpus-per-node 4 --bytes 1G --degrade 0:2
 
 # torus: multiport Swing's congestion deficiency on 8x8 (swing.txt s4.1's sum)
-if $A model --algo swing-mp --ranks 64 --bytes 1M 2>&1 | grep -q "not implemented"; then
+if $A model --algo swing-mp --ranks 64 --sizes 1M 2>&1 | grep -q "not implemented"; then
   echo "skipped: generator missing: swing-mp"
 else
-  expect 0 "^congestion_deficiency: 1.0952" $A model --algo swing-mp --ranks 64 --torus 8x8 --topology torus --bytes 2M
-  expect 0 "^topology: torus 8x8" $A model --algo swing-mp --ranks 64 --torus 8x8 --topology torus --bytes 2M
+  expect 0 "^congestion_deficiency: 1.0952" $A model --algo swing-mp --ranks 64 --torus 8x8 --topology torus --sizes 2M
+  expect 0 "^topology: torus 8x8" $A model --algo swing-mp --ranks 64 --torus 8x8 --topology torus --sizes 2M
 fi
-expect 0 "^topology: torus 4x4" $A model --algo ring --ranks 16 --topology torus --bytes 1M
+expect 0 "^topology: torus 4x4" $A model --algo ring --ranks 16 --topology torus --sizes 1M
 
 # async-ring overlaps its sums with its copies over --segments mini-batches: cheaper with more,
 # and only when there is a sum to hide (--gamma)
 prev=""
 for k in 1 2 4 8; do
-  t=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --gamma 100GB/s --segments $k)")
+  t=$(value model_time_us "$($A model --algo async-ring --ranks 4 --sizes 1G --gamma 100GB/s --segments $k)")
   if [ -n "$prev" ]; then awk -v a="$t" -v b="$prev" 'BEGIN { exit !(a < b) }' && ok || bad "async-ring K=$k: $t not below $prev"; fi
   prev=$t
 done
-t1=$(value model_time_us "$($A model --algo ring --ranks 4 --bytes 1G --gamma 100GB/s)")
-t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --gamma 100GB/s --segments 1)")
+t1=$(value model_time_us "$($A model --algo ring --ranks 4 --sizes 1G --gamma 100GB/s)")
+t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --sizes 1G --gamma 100GB/s --segments 1)")
 [ "$t1" = "$t2" ] && ok || bad "async-ring with one mini-batch should price as ring: $t1 vs $t2"
-t1=$(value model_time_us "$($A model --algo ring --ranks 4 --bytes 1G)")
-t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --bytes 1G --segments 8)")
+t1=$(value model_time_us "$($A model --algo ring --ranks 4 --sizes 1G)")
+t2=$(value model_time_us "$($A model --algo async-ring --ranks 4 --sizes 1G --segments 8)")
 [ "$t1" = "$t2" ] && ok || bad "without --gamma nothing overlaps: $t1 vs $t2"
-expect 0 "^minibatches: 8" $A model --algo async-ring --ranks 4 --bytes 1G --segments 8
-expect 0 "^minibatches: auto" $A model --algo async-ring --ranks 4 --bytes 1G
+expect 0 "^minibatches: 8" $A model --algo async-ring --ranks 4 --sizes 1G --segments 8
+expect 0 "^minibatches: auto" $A model --algo async-ring --ranks 4 --sizes 1G
 
 # two tiers (optcc.txt s5): G GPUs a node, a NIC per GPU between nodes. NCCL's G channels
 # (ring-rails) move 2(n-1)/(G n) of the buffer over each NIC: T0 = 2(p-1)n/(gp)
-out=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --bw 25GB/s --alpha 2us --alpha-local 1us --bw-local 1TB/s)
+out=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --sizes 1G --bw 25GB/s --alpha 2us --alpha-local 1us --bw-local 1TB/s)
 want=$(awk 'BEGIN { printf "%.3f", 2 * 2 * 31 + 2 * 31 / 128 * 1073741824 / 25e9 * 1e6 }')
 close "$(value model_time_us "$out")" "$want" 1e-6 && ok || bad "ring-rails T0: want $want: $out"
-expect 0 "^topology: two-tier, 4 GPUs per node, local 1000 GB/s" $A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --bw-local 1TB/s
+expect 0 "^topology: two-tier, 4 GPUs per node, local 1000 GB/s" $A model --algo ring-rails --ranks 32 --gpus-per-node 4 --sizes 1G --bw-local 1TB/s
 # a degraded node (its 4 NICs at half speed: PXN pools them) doubles the channels' time (ICCL)
-o2=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --alpha 0 --degrade 4:2,5:2,6:2,7:2)
-o1=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --bytes 1G --alpha 0)
+o2=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --sizes 1G --alpha 0 --degrade 4:2,5:2,6:2,7:2)
+o1=$($A model --algo ring-rails --ranks 32 --gpus-per-node 4 --sizes 1G --alpha 0)
 close "$(value model_time_us "$o2")" "$(awk -v a="$(value model_time_us "$o1")" 'BEGIN { print 2 * a }')" 1e-6 \
   && ok || bad "a degraded node should double ring-rails: $o1 // $o2"
-bad_input --gpus-per-node 4 $A model --algo ring --ranks 30 --gpus-per-node 4 --bytes 1M
-bad_input --gpus-per-node "" $A model --algo ring --ranks 32 --topology two-tier --bytes 1M
-bad_input --topology torus $A model --algo ring --ranks 32 --gpus-per-node 4 --topology torus --bytes 1M
-bad_input --bw-local 0GB/s $A model --algo ring --ranks 32 --gpus-per-node 4 --bytes 1M --bw-local 0GB/s
+bad_input --gpus-per-node 4 $A model --algo ring --ranks 30 --gpus-per-node 4 --sizes 1M
+bad_input --gpus-per-node "" $A model --algo ring --ranks 32 --topology two-tier --sizes 1M
+bad_input --topology torus $A model --algo ring --ranks 32 --gpus-per-node 4 --topology torus --sizes 1M
+bad_input --bw-local 0GB/s $A model --algo ring --ranks 32 --gpus-per-node 4 --sizes 1M --bw-local 0GB/s
 # OPTCC's prior scheme (s2): r2ccl, with one degraded GPU
-expect 0 "^model_time_us: " $A model --algo r2ccl --ranks 8 --bytes 1G --degrade 0:2
-expect 3 "^n/a: " $A model --algo r2ccl --ranks 2 --bytes 1G --degrade 0:2
+expect 0 "^model_time_us: " $A model --algo r2ccl --ranks 8 --sizes 1G --degrade 0:2
+expect 3 "^n/a: " $A model --algo r2ccl --ranks 2 --sizes 1G --degrade 0:2
 
 # n/a: exit 3 with the reason on stdout
-expect 3 "^n/a: " $A model --algo nccl --ranks 4 --bytes 1M
-expect 3 "^n/a: " $A model --algo stragglar --ranks 5 --bytes 1M
+expect 3 "^n/a: " $A model --algo nccl --ranks 4 --sizes 1M
+expect 3 "^n/a: " $A model --algo stragglar --ranks 5 --sizes 1M
 expect 0 "usage: arbench model" $A model --help
 
 # bad input: exit 2, one line naming the flag and the value
-bad_input --bw 0GB/s $A model --algo ring --ranks 4 --bytes 1M --bw 0GB/s
-bad_input --bw 450XB/s $A model --algo ring --ranks 4 --bytes 1M --bw 450XB/s
-bad_input --gamma fast $A model --algo ring --ranks 4 --bytes 1M --gamma fast
-bad_input --alpha -3us $A model --algo ring --ranks 4 --bytes 1M --alpha -3us
-bad_input --hop-latency 3parsec $A model --algo ring --ranks 4 --bytes 1M --hop-latency 3parsec
-bad_input --topology ring $A model --algo ring --ranks 4 --bytes 1M --topology ring
-bad_input --ranks 4 $A model --algo ring --ranks 4 --bytes 1M --torus 2x3
+bad_input --bw 0GB/s $A model --algo ring --ranks 4 --sizes 1M --bw 0GB/s
+bad_input --bw 450XB/s $A model --algo ring --ranks 4 --sizes 1M --bw 450XB/s
+bad_input --gamma fast $A model --algo ring --ranks 4 --sizes 1M --gamma fast
+bad_input --alpha -3us $A model --algo ring --ranks 4 --sizes 1M --alpha -3us
+bad_input --hop-latency 3parsec $A model --algo ring --ranks 4 --sizes 1M --hop-latency 3parsec
+bad_input --topology ring $A model --algo ring --ranks 4 --sizes 1M --topology ring
+bad_input --ranks 4 $A model --algo ring --ranks 4 --sizes 1M --torus 2x3
 # a torus shape implies the torus topology and the rank count (SPEC.md s7, issue #24)
-expect 0 "^ranks: 4096" $A model --algo swing-bw --torus 64x64 --bytes 2M
-expect 0 "^topology: torus 64x64" $A model --algo swing-bw --torus 64x64 --bytes 2M
-expect 0 "^topology: torus 4x2" $A model --algo ring --torus 4x2 --ranks 8 --bytes 2M
-bad_input --ranks 8,16 $A model --algo ring --ranks 8,16 --bytes 1M --torus 4x2
-bad_input --topology switch $A model --algo ring --bytes 1M --torus 4x2 --topology switch
-bad_input --torus 256x512 $A model --algo ring --bytes 1M --torus 256x512
+expect 0 "^ranks: 4096" $A model --algo swing-bw --torus 64x64 --sizes 2M
+expect 0 "^topology: torus 64x64" $A model --algo swing-bw --torus 64x64 --sizes 2M
+expect 0 "^topology: torus 4x2" $A model --algo ring --torus 4x2 --ranks 8 --sizes 2M
+bad_input --ranks 8,16 $A model --algo ring --ranks 8,16 --sizes 1M --torus 4x2
+bad_input --topology switch $A model --algo ring --sizes 1M --torus 4x2 --topology switch
+bad_input --torus 256x512 $A model --algo ring --sizes 1M --torus 256x512
 # beyond 4096 ranks a schedule of n^2 transfers is n/a with its count (exit 3), the torus
 # forms price
-expect 3 "n/a: ring at 8192 ranks is about 1\\.3e\\+08 transfers" $A model --algo ring --bytes 1M \
+expect 3 "n/a: ring at 8192 ranks is about 1\\.3e\\+08 transfers" $A model --algo ring --sizes 1M \
   --torus 64x128
-expect 0 "^model_time_us: " $A model --algo rhd-torus --bytes 1M --torus 64x128
+expect 0 "^model_time_us: " $A model --algo rhd-torus --sizes 1M --torus 64x128
 # repeated --degrade flags add up (a rank named twice is refused), and the output lists them
-out=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 --degrade 1:1.33 2>&1)
+out=$($A model --algo ring --ranks 8 --sizes 1G --alpha 0 --degrade 0:2 --degrade 1:1.33 2>&1)
 [ "$(value degraded "$out")" = "0:2,1:1.33" ] && ok || bad "degraded line: $out"
-o1=$($A model --algo ring --ranks 8 --bytes 1G --alpha 0 --degrade 0:2,1:1.33 2>&1)
+o1=$($A model --algo ring --ranks 8 --sizes 1G --alpha 0 --degrade 0:2,1:1.33 2>&1)
 [ "$(value model_time_us "$out")" = "$(value model_time_us "$o1")" ] && ok ||
   bad "two --degrade flags should price as one list: $out // $o1"
-o2=$($A model --algo optcc-multi --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 2>&1)
-o3=$($A model --algo optcc-multi --ranks 8 --bytes 1G --alpha 0 --degrade 0:2 --degrade 1:3 2>&1)
+o2=$($A model --algo optcc-multi --ranks 8 --sizes 1G --alpha 0 --degrade 0:2 2>&1)
+o3=$($A model --algo optcc-multi --ranks 8 --sizes 1G --alpha 0 --degrade 0:2 --degrade 1:3 2>&1)
 [ "$(value model_time_us "$o2")" != "$(value model_time_us "$o3")" ] && ok ||
   bad "the second --degrade was dropped: $o2 // $o3"
-bad_input --degrade 0:1.5 $A model --algo ring --ranks 8 --bytes 1M --degrade 0:2 --degrade 0:1.5
-expect 0 "^# degraded: 0:2,3:1.5" $A model --algo ring --ranks 8 --bytes 1M,2M --degrade 0:2 --degrade 3:1.5
+bad_input --degrade 0:1.5 $A model --algo ring --ranks 8 --sizes 1M --degrade 0:2 --degrade 0:1.5
+expect 0 "^# degraded: 0:2,3:1.5" $A model --algo ring --ranks 8 --sizes 1M,2M --degrade 0:2 --degrade 3:1.5
 # repeated --straggler flags add up as --degrade's do (the last alone was kept); a rank twice is refused
-s1=$($A model --algo ring --ranks 8 --bytes 1M --straggler 1:1ms --straggler 2:2ms 2>&1)
-s2=$($A model --algo ring --ranks 8 --bytes 1M --straggler 1:1ms,2:2ms 2>&1)
+s1=$($A model --algo ring --ranks 8 --sizes 1M --straggler 1:1ms --straggler 2:2ms 2>&1)
+s2=$($A model --algo ring --ranks 8 --sizes 1M --straggler 1:1ms,2:2ms 2>&1)
 [ "$s1" = "$s2" ] && ok || bad "two --straggler flags differ from one list: $s1 // $s2"
-bad_input --straggler 1:2ms $A model --algo ring --ranks 8 --bytes 1M --straggler 1:1ms --straggler 1:2ms
-bad_input --ranks 1 $A model --algo ring --ranks 1 --bytes 1M
-bad_input --ranks x $A model --algo ring --ranks 4,x --bytes 1M
-bad_input --algo foo $A model --algo ring,foo --ranks 4 --bytes 1M
-bad_input --straggler 4 $A model --algo ring --ranks 4 --bytes 1M --straggler 4:1ms
-bad_input --straggler 1 $A model --algo ring --ranks 4 --bytes 1M --straggler 1
-bad_input --degrade 0.5 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:0.5
-bad_input --bytes 8X $A model --algo ring --ranks 4 --bytes 8X
-bad_input --bytes "" $A model --algo ring --ranks 4
+bad_input --straggler 1:2ms $A model --algo ring --ranks 8 --sizes 1M --straggler 1:1ms --straggler 1:2ms
+bad_input --ranks 1 $A model --algo ring --ranks 1 --sizes 1M
+bad_input --ranks x $A model --algo ring --ranks 4,x --sizes 1M
+bad_input --algo foo $A model --algo ring,foo --ranks 4 --sizes 1M
+bad_input --straggler 4 $A model --algo ring --ranks 4 --sizes 1M --straggler 4:1ms
+bad_input --straggler 1 $A model --algo ring --ranks 4 --sizes 1M --straggler 1
+bad_input --degrade 0.5 $A model --algo ring --ranks 4 --sizes 1M --degrade 1:0.5
+bad_input --sizes 8X $A model --algo ring --ranks 4 --sizes 8X
+bad_input --sizes "" $A model --algo ring --ranks 4
 bad_input -e 1K $A model --algo ring --ranks 4 -b 1M -e 1K   # the user's own words (#26)
 bad_input -e 1K $A model --algo ring --ranks 4 -e 1K
-bad_input -b 1K $A model --algo ring --ranks 4 -b 1K -e 2K --bytes 1K
-bad_input --straggler :8ms $A model --algo ring --ranks 4 --bytes 1M --straggler :8ms
+bad_input -b 1K $A model --algo ring --ranks 4 -b 1K -e 2K --sizes 1K
+bad_input --straggler :8ms $A model --algo ring --ranks 4 --sizes 1M --straggler :8ms
 # upper bounds (#26): never inf, nan or 0 figures printed with exit 0
-bad_input --straggler 1e308s $A model --algo ring,stragglar --ranks 4 --bytes 1M --straggler 3:1e308s
-bad_input --straggler 3601s $A model --algo stragglar --ranks 4 --bytes 1M --straggler 3:3601s
-bad_input --degrade 1e308 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:1e308
-bad_input --degrade 1001 $A model --algo ring --ranks 4 --bytes 1M --degrade 1:1001
-bad_input --bw 1e-300GB/s $A model --algo ring --ranks 4 --bytes 1M --bw 1e-300GB/s
-bad_input --bw 2000TB/s $A model --algo ring --ranks 4 --bytes 1M --bw 2000TB/s
-bad_input --gamma 1e30GB/s $A model --algo ring --ranks 4 --bytes 1M --gamma 1e30GB/s
-bad_input --alpha 1e300s $A model --algo ring --ranks 4 --bytes 1M --alpha 1e300s
-bad_input --hop-latency 2e9ms $A model --algo ring --ranks 4 --bytes 1M --hop-latency 2e9ms
-out=$($A model --algo ring,stragglar --ranks 4 --bytes 1M,1G --straggler 3:3600s --degrade 1:1000 --bw 1MB/s 2>&1)
+bad_input --straggler 1e308s $A model --algo ring,stragglar --ranks 4 --sizes 1M --straggler 3:1e308s
+bad_input --straggler 3601s $A model --algo stragglar --ranks 4 --sizes 1M --straggler 3:3601s
+bad_input --degrade 1e308 $A model --algo ring --ranks 4 --sizes 1M --degrade 1:1e308
+bad_input --degrade 1001 $A model --algo ring --ranks 4 --sizes 1M --degrade 1:1001
+bad_input --bw 1e-300GB/s $A model --algo ring --ranks 4 --sizes 1M --bw 1e-300GB/s
+bad_input --bw 2000TB/s $A model --algo ring --ranks 4 --sizes 1M --bw 2000TB/s
+bad_input --gamma 1e30GB/s $A model --algo ring --ranks 4 --sizes 1M --gamma 1e30GB/s
+bad_input --alpha 1e300s $A model --algo ring --ranks 4 --sizes 1M --alpha 1e300s
+bad_input --hop-latency 2e9ms $A model --algo ring --ranks 4 --sizes 1M --hop-latency 2e9ms
+out=$($A model --algo ring,stragglar --ranks 4 --sizes 1M,1G --straggler 3:3600s --degrade 1:1000 --bw 1MB/s 2>&1)
 printf '%s' "$out" | grep -qiE 'inf|nan' && bad "the largest inputs print inf or nan: $out" || ok
 # a delay file means what the harness reads from it: 1 ms and 3 ms average 2 ms
 printf '1ms\n# x\n3ms\n' >"$T/d.txt"
-out=$($A model --algo stragglar --ranks 4 --bytes 1M --straggler "3:@$T/d.txt" 2>&1)
+out=$($A model --algo stragglar --ranks 4 --sizes 1M --straggler "3:@$T/d.txt" 2>&1)
 [ "$(value delay_us "$out")" = 2000.000 ] && ok || bad "model read the delay file as: $out"
 printf '1ms\nbad\n' >"$T/dbad.txt"
-bad_input "--straggler: $T/dbad.txt:2" bad $A model --algo stragglar --ranks 4 --bytes 1M --straggler "3:@$T/dbad.txt"
+bad_input "--straggler: $T/dbad.txt:2" bad $A model --algo stragglar --ranks 4 --sizes 1M --straggler "3:@$T/dbad.txt"
 bad_input --calibrate "$T/nowhere" $A model --calibrate "$T/nowhere"
-bad_input --csv "$T/no/such/dir.csv" $A model --algo ring --ranks 4 --bytes 1M --csv "$T/no/such/dir.csv"
+bad_input --csv "$T/no/such/dir.csv" $A model --algo ring --ranks 4 --sizes 1M --csv "$T/no/such/dir.csv"
 [ -e "$T/no" ] && bad "a bad --csv left something behind" || ok
-expect 2 "unknown option" $A model --algo ring --ranks 4 --bytes 1M --bogus
-expect 2 "needs a value" $A model --algo ring --ranks 4 --bytes
+expect 2 "unknown option" $A model --algo ring --ranks 4 --sizes 1M --bogus
+expect 2 "needs a value" $A model --algo ring --ranks 4 --sizes
 
 # a sweep writes the CSV of SPEC.md s5 with source=model, one row per (algorithm, n, size)
 header='run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status,lower_bound_us'
@@ -217,15 +217,15 @@ awk -F, 'NR > 1 && ($29 != $21 || ($27 - $14 / ($21 * 1e3)) ^ 2 > 1e-6) { bad = 
   "$T/sweep.csv" && ok || bad "CSV times or algbw inconsistent"
 grep -q "^ring  *8  *1048576 model" "$T/sweep.txt" && ok || bad "sweep table lacks ring 8 1M: $(cat "$T/sweep.txt")"
 # n/a rows stay in the sweep with status n/a
-$A model --algo ring,nccl --ranks 4 --bytes 1M --csv "$T/na.csv" >/dev/null 2>&1
+$A model --algo ring,nccl --ranks 4 --sizes 1M --csv "$T/na.csv" >/dev/null 2>&1
 [ "$(grep -c ',nccl,.*,n/a,$' "$T/na.csv")" -eq 1 ] && ok || bad "nccl n/a row: $(cat "$T/na.csv")"
 
 # degraded sweeps carry the optcc.txt Theorem 6 lower bound as algorithm lower-bound rows
-$A model --algo ring --ranks 5 --bytes 1G --degrade 1:1.5 --alpha 0 --csv "$T/lb.csv" >/dev/null 2>&1
+$A model --algo ring --ranks 5 --sizes 1G --degrade 1:1.5 --alpha 0 --csv "$T/lb.csv" >/dev/null 2>&1
 lb=$(awk -F, '$10 == "lower-bound" { print $21 }' "$T/lb.csv")
 want=$(awk 'BEGIN { printf "%.3f", 12 / 6.5 * 1073741824 / 450e9 * 1e6 }')
 [ -n "$lb" ] && close "$lb" "$want" 1e-6 && ok || bad "lower-bound row: '$lb', want $want"
-expect 0 "^lower_bound_us: $want" $A model --algo ring --ranks 5 --bytes 1G --degrade 1:1.5
+expect 0 "^lower_bound_us: $want" $A model --algo ring --ranks 5 --sizes 1G --degrade 1:1.5
 
 # --calibrate: a run folder made by the model at 5 us / 300 GB/s (relabelled as a GPU run)
 # must give back alpha 5 us and 300 GB/s, then price every row at ratio 1
@@ -257,7 +257,7 @@ printf '%s\n' "$out" | grep -q '^calibration: transport=nccl-p2p algorithm=all .
 printf '%s\n' "$out" | awk '/nccl-p2p/ && NF >= 9 && $NF != "1.0000" { bad = 1 } END { exit bad }' \
   && ok || bad "mirror rows should sit on the measurement with per-algorithm fits: $out"
 # with --algo the sweep is priced with each transport's fit
-expect 0 "^ring .* nccl-p2p .*" $A model --calibrate "$T/run" --algo ring --ranks 16 --bytes 1G
+expect 0 "^ring .* nccl-p2p .*" $A model --calibrate "$T/run" --algo ring --ranks 16 --sizes 1G
 # a file without the needed columns is bad input
 printf 'a,b\n1,2\n' >"$T/bad.csv"
 bad_input --calibrate "$T/bad.csv" $A model --calibrate "$T/bad.csv"
@@ -275,7 +275,7 @@ expect 0 "^calibration: transport=nccl-p2p algorithm=all rows=3 alpha_us=" $A mo
 
 # --transport: each transport's own alpha and bandwidth (README's fitted figures); ring n=8 at
 # 1 MiB is 14 rounds of 1/8 MiB: 14 (alpha + S/8 / bw) on each
-out=$($A model --algo ring --ranks 8 --bytes 1M --transport nccl-p2p,ce,sm,ll --csv "$T/tp.csv" 2>&1)
+out=$($A model --algo ring --ranks 8 --sizes 1M --transport nccl-p2p,ce,sm,ll --csv "$T/tp.csv" 2>&1)
 for f in nccl-p2p:11.8:242e9 ce:27.5:305e9 sm:12.5:303e9 ll:3.2:271e9; do
   IFS=: read -r tp al bw <<<"$f"
   want=$(awk -v a="$al" -v b="$bw" 'BEGIN { printf "%.3f", 14 * (a + 1048576 / 8 / b * 1e6) }')
@@ -286,15 +286,15 @@ for f in nccl-p2p:11.8:242e9 ce:27.5:305e9 sm:12.5:303e9 ll:3.2:271e9; do
   else bad "--transport $tp: ring n=8 1M want $want, table '$got', csv '$got_csv': $out"; fi
 done
 # --alpha given explicitly overrides the transport's alpha; its bandwidth stays
-out=$($A model --algo ring --ranks 8 --bytes 1M --transport ce --alpha 1us 2>&1)
+out=$($A model --algo ring --ranks 8 --sizes 1M --transport ce --alpha 1us 2>&1)
 want=$(awk 'BEGIN { printf "%.3f", 14 * (1 + 1048576 / 8 / 305e9 * 1e6) }')
 [ "$(value transport "$out")" = ce ] && close "$(value model_time_us "$out")" "$want" 1e-6 && ok \
   || bad "--transport ce --alpha 1us: want $want: $out"
-out=$($A model --algo ring --ranks 8 --bytes 1M --transport all 2>&1)
+out=$($A model --algo ring --ranks 8 --sizes 1M --transport all 2>&1)
 [ "$(printf '%s\n' "$out" | grep -c '^ring ')" -eq 4 ] && ok || bad "--transport all: 4 rows: $out"
-bad_input --transport foo $A model --algo ring --ranks 8 --bytes 1M --transport ce,foo
-bad_input --transport nccl $A model --algo ring --ranks 8 --bytes 1M --transport nccl
-bad_input --transport ce $A model --algo ring --ranks 8 --bytes 1M --transport ce,ce
-bad_input --transport ce $A model --algo ring --ranks 32 --gpus-per-node 4 --bytes 1M --transport ce
+bad_input --transport foo $A model --algo ring --ranks 8 --sizes 1M --transport ce,foo
+bad_input --transport nccl $A model --algo ring --ranks 8 --sizes 1M --transport nccl
+bad_input --transport ce $A model --algo ring --ranks 8 --sizes 1M --transport ce,ce
+bad_input --transport ce $A model --algo ring --ranks 32 --gpus-per-node 4 --sizes 1M --transport ce
 
 finish

@@ -30,11 +30,11 @@ same() {
 same switch "" $A model --algo all --ranks 8,13,64,256 -b 1K -e 1G -f 32
 same torus "" $A model --algo all --ranks 8,13,64,256 -b 1K -e 1G -f 32 --topology torus
 same degr "^async-ring$" $A model --algo all --ranks 64 --torus 8x8 --topology torus \
-  --bytes 1K,1M,1G --degrade 1:1.5 --alpha 1us --gamma 100GB/s --hop-latency 200ns
-same strag "^async-ring$" $A model --algo all --ranks 8,16,256 --bytes 1K,1M,1G --straggler 3:1ms \
+  --sizes 1K,1M,1G --degrade 1:1.5 --alpha 1us --gamma 100GB/s --hop-latency 200ns
+same strag "^async-ring$" $A model --algo all --ranks 8,16,256 --sizes 1K,1M,1G --straggler 3:1ms \
   --gamma 300GB/s
 # OPTCC's ring form at 4096 ranks is n/a now: even k = 4 is 1.3e8 transfers, 8x its own budget
-readme=(model --algo all --ranks 4096 --bytes 2M --topology torus --torus 64x64 --bw 400Gb/s
+readme=(model --algo all --ranks 4096 --sizes 2M --topology torus --torus 64x64 --bw 400Gb/s
   --alpha 100ns --hop-latency 300ns)
 same readme4096 "^optcc(-multi|-ring)?$" $A "${readme[@]}"
 for a in optcc optcc-multi optcc-ring; do
@@ -58,7 +58,7 @@ fi
 # Swing's 128x128 torus (16384 ranks, Fig. 8): every algorithm within 30 s of wall time on
 # this 2-core machine (60 s of CPU, both cores) and 4 GB; the torus forms priced, the n^2
 # ones n/a with their reason
-big=(model --algo all --ranks 16384 --topology torus --torus 128x128 --bytes 2M)
+big=(model --algo all --ranks 16384 --topology torus --torus 128x128 --sizes 2M)
 if [ -x /usr/bin/time ]; then
   /usr/bin/time -v $A "${big[@]}" >"$tmp/big.txt" 2>"$tmp/bigtime.txt" || bad "16384 ranks: exit $?"
   secs=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s + 0 }' "$tmp/bigtime.txt")
@@ -75,7 +75,7 @@ if [ -x /usr/bin/time ]; then
 fi
 # 65536 ranks (256 x 256) for the torus forms; rd-torus takes log2 p = 16 steps of the whole
 # vector at alpha 1 us (and 255 hops at 0), rhd-torus 32 steps
-$A model --algo rd-torus,rhd-torus,swing-lat-torus --torus 256x256 --bytes 1 --bw 1000TB/s \
+$A model --algo rd-torus,rhd-torus,swing-lat-torus --torus 256x256 --sizes 1 --bw 1000TB/s \
   --alpha 1us --hop-latency 0 >"$tmp/huge.txt" 2>&1 || bad "65536 ranks: exit $?"
 awk '$1 == "rd-torus" && $2 == 65536 && $5 + 0 == 16 { a = 1 } $1 == "rhd-torus" && $5 + 0 == 32 { b = 1 }
      $1 == "swing-lat-torus" && $5 + 0 == 16 { c = 1 } END { exit !(a && b && c) }' "$tmp/huge.txt" &&
@@ -84,7 +84,7 @@ awk '$1 == "rd-torus" && $2 == 65536 && $5 + 0 == 16 { a = 1 } $1 == "rhd-torus"
 # gave (921 MB, 1.4 s before), within 200 MB and, for the 0.5 s it takes on an idle core,
 # 1.5 s of CPU on a loaded machine
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -v $A model --algo optcc --ranks 1024 --bytes 1G --degrade 0:2 --segments 8 \
+  /usr/bin/time -v $A model --algo optcc --ranks 1024 --sizes 1G --degrade 0:2 --segments 8 \
     >"$tmp/oc.txt" 2>"$tmp/octime.txt" || bad "optcc 1024: exit $?"
   secs=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s + 0 }' "$tmp/octime.txt")
   kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/octime.txt")
@@ -93,7 +93,7 @@ if [ -x /usr/bin/time ]; then
   [ "${kb:-9999999}" -lt 200000 ] && ok || bad "optcc 1024 used ${kb} KB"
   grep -q "^model_time_us: 36055.709$" "$tmp/oc.txt" && ok || bad "optcc 1024: $(cat "$tmp/oc.txt")"
 fi
-$A model --algo rhd --ranks 65537 --bytes 1M >"$tmp/over.txt" 2>&1
+$A model --algo rhd --ranks 65537 --sizes 1M >"$tmp/over.txt" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--ranks.*65537" "$tmp/over.txt" && ok ||
   bad "--ranks 65537: exit $rc, $(cat "$tmp/over.txt")"

@@ -13,6 +13,7 @@
 
 #include "cli/config.h"
 #include "cli/options.c"
+#include "cli/run_plan.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
 
@@ -105,7 +106,7 @@ static void test_plan_parse(void) {
     CHECK_STR(a->scenario, "a");
     CHECK(a->iters == 7 && a->warmup == 3 && a->nsizes == 3, "a: n %d w %d sizes %d", a->iters,
           a->warmup, a->nsizes); /* the scenario wins over common, the command line over both */
-    CHECK(b->iters == 5 && b->find_critical && b->nsizes == 2 && b->sizes[1] == 4u << 20,
+    CHECK(b->iters == 5 && b->find_critical && b->nsizes == 2 && b->sizes[1].bytes == 4u << 20,
           "b: n %d critical %d sizes %d", b->iters, b->find_critical, b->nsizes);
     CHECK(b->nst == 1 && b->st[0].rank == 1 && b->nalgos == 2, "b: stragglers %d", b->nst);
     CHECK(c->dg.n == 1 && c->dg.rank[0] == 1 && c->dg.factor[0] == 2.5, "c: degrade %d", c->dg.n);
@@ -132,7 +133,7 @@ static void test_plan_parse(void) {
   if (p.nscen == 1) {
     struct run_opts *o = &p.scen[0];
     CHECK(o->dry_run && o->find_critical && o->crit_max_us == 8000, "flags");
-    CHECK(o->nsizes == 7 && o->sizes[0] == 64u << 20 && o->sizes[6] == 4ull << 30,
+    CHECK(o->nsizes == 7 && o->sizes[0].bytes == 64u << 20 && o->sizes[6].bytes == 4ull << 30,
           "default critical sizes %d", o->nsizes);
     CHECK(o->nst == 0 && o->crit_algo == ar_algo_find("stragglar"), "no straggler yet");
     run_opts_settle(o, 4);
@@ -140,7 +141,7 @@ static void test_plan_parse(void) {
   }
   run_plan_free(&p);
   CHECK_INT(plan_line(&p, "--find-critical 1G,2G --algo ring,bcast --critical-algo bcast"), ==, 0);
-  CHECK(p.nscen == 1 && p.scen[0].nsizes == 2 && p.scen[0].sizes[0] == 1u << 30, "sizes after");
+  CHECK(p.nscen == 1 && p.scen[0].nsizes == 2 && p.scen[0].sizes[0].bytes == 1u << 30, "sizes after");
   run_plan_free(&p);
   CHECK_INT(plan_line(&p, "--find-critical=1G -n 2"), ==, 0);
   CHECK(p.nscen == 1 && p.scen[0].nsizes == 1 && p.scen[0].iters == 2, "=form");

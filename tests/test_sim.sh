@@ -23,7 +23,7 @@ field() {
 # near X Y REL: |X - Y| <= REL * |Y|
 near() { awk -v x="$1" -v y="$2" -v r="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; m = y < 0 ? -y : y; exit !(x != "" && d <= r * m + 1e-6) }'; }
 # model ALGO BYTES DELAY_RANK DELAY [ALPHA]: arbench model's time_us (4 ranks)
-model() { "$A" model --algo "$1" --ranks 4 --bytes "$2" ${3:+--straggler "$3:$4"} ${5:+--alpha "$5"} | awk '/^model_time_us:/ { print $2 }'; }
+model() { "$A" model --algo "$1" --ranks 4 --sizes "$2" ${3:+--straggler "$3:$4"} ${5:+--alpha "$5"} | awk '/^model_time_us:/ { print $2 }'; }
 
 # 1. a sweep with a fixed straggler: each row's time is the model's, with the precondition of
 #    the straggler-aware bcast hidden under the delay on every rank but rank 1

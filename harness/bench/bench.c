@@ -159,21 +159,20 @@ static int next_job(struct bench *b) {
     return d != NULL;
   }
   struct sent_job { /* a job_desc without pointers */
-    int have, size_idx, algo_idx, transport; /* transport: index in o->transports, -1: nccl */
+    int have, size_idx, algo_idx, transport; /* transport: enum ar_tp, -1: nccl */
     double delay_us;
   } m = {0, 0, 0, -1, -1};
   if (IS_ROOT(b)) {
     const struct job_desc *d = pick_job(b);
     if (d) {
-      m = (struct sent_job){1, d->size_idx, d->algo_idx, -1, d->delay_us};
-      for (int t = 0; t < b->o->ntransports; t++)
-        if (!strcmp(b->o->transports[t], d->tname)) m.transport = t;
+      const struct ar_transport *t = ar_transport_find(d->tname);
+      m = (struct sent_job){1, d->size_idx, d->algo_idx, t ? t->id : -1, d->delay_us};
     }
   }
   if (hx_procs_bcast(&m, sizeof(m), 0)) hx_procs_abort(1);
   if (!m.have) return 0;
-  b->sent = (struct job_desc){m.size_idx, m.algo_idx,
-                              m.transport < 0 ? "nccl" : b->o->transports[m.transport], m.delay_us};
+  const struct ar_transport *t = ar_transport_at(m.transport);
+  b->sent = (struct job_desc){m.size_idx, m.algo_idx, t ? t->name : "nccl", m.delay_us};
   job_prepare(b, &b->sent);
   return 1;
 }
@@ -231,8 +230,8 @@ static void print_devices(struct bench *b) {
   printf("\n");
   if (b->settings[0]) printf("# settings: %s (--set; the rest at their defaults)\n", b->settings);
   printf("# arbench: %d ranks, %s, sizes %llu..%llu B (%d), iters %d, warmup %d, check %d\n",
-         b->n, ar_dtype_name(o->dtype), (unsigned long long)o->sizes[0],
-         (unsigned long long)o->sizes[o->nsizes - 1], o->nsizes, o->iters, o->warmup, o->check);
+         b->n, ar_dtype_name(o->dtype), (unsigned long long)o->sizes[0].bytes,
+         (unsigned long long)o->sizes[o->nsizes - 1].bytes, o->nsizes, o->iters, o->warmup, o->check);
   if (o->row_budget_us > 0)
     printf("# row budget %g ms: each row's timed iterations cut to what fits it at its last "
            "warm-up iteration's pace (slowest rank), %d at least; results.csv's iters column "
@@ -269,7 +268,7 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->nsamp = b->host_timing ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
                             : o->iters;
   b->total = o->warmup + (b->host_timing ? 1 : o->iters);
-  b->esize = (int)ar_dtype_size(o->dtype);
+  b->esize = o->sizes[0].esize; /* every size was resolved against the one dtype */
   b->bar.n = b->nlocal;
   b->bar.procs = b->procs;
   b->world.n = b->n;

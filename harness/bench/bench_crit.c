@@ -49,7 +49,7 @@ void crit_report(struct bench *b) {
   const struct run_opts *o = b->o;
   struct crit_state *c = &b->crit;
   const struct crit_search *cs = &c->cs;
-  uint64_t bytes = sweep_nelem(o->sizes[c->size], b->esize) * (uint64_t)b->esize;
+  uint64_t bytes = o->sizes[c->size].bytes;
   struct model_hw hw;
   double model_us;
   crit_model_hw(&hw);

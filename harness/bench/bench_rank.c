@@ -66,7 +66,7 @@ int rank_init(struct rank *R) {
   /* the largest size; if it does not fit, halve: bigger sizes become oom rows */
   size_t want = 0;
   for (int s = 0; s < b->o->nsizes; s++) {
-    size_t bytes = sweep_nelem(b->o->sizes[s], b->esize) * (size_t)b->esize;
+    size_t bytes = b->o->sizes[s].bytes;
     if (bytes > want) want = bytes;
   }
   data_alloc(R, want);

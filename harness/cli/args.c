@@ -66,6 +66,55 @@ int args_parse_size(const char *flag, const char *s, uint64_t *out) {
   return 0;
 }
 
+int args_parse_sizes(const char *flag, const char *text, struct msg_size *out, int cap) {
+  char buf[4096];
+  if (strlen(text) >= sizeof(buf)) return args_bad(flag, text, "too long");
+  if (args_check_list(flag, text)) return -1;
+  snprintf(buf, sizeof(buf), "%s", text);
+  int n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (n == cap) return args_bad(flag, text, cap == 1 ? "one size only" : "too many sizes");
+    uint64_t b;
+    if (args_parse_size(flag, t, &b)) return -1;
+    for (int i = 0; i < n; i++)
+      if (out[i].bytes == b) {
+        char why[96];
+        snprintf(why, sizeof(why), "%llu bytes named twice in the list", (unsigned long long)b);
+        return args_bad(flag, t, why);
+      }
+    out[n++] = (struct msg_size){.bytes = b, .nelem = b, .esize = 1};
+  }
+  if (!n) return args_bad(flag, text, "empty");
+  return n;
+}
+
+int args_resolve_sizes(const char *flag, const char *text, struct msg_size *v, int n, int esize,
+                       const char *elem) {
+  const char *item = text;
+  for (int i = 0; i < n; i++) {
+    uint64_t b = v[i].bytes, es = (uint64_t)esize;
+    size_t len = item ? strcspn(item, ",") : 0;
+    if (b % es) {
+      char why[160], shown[32];
+      uint64_t lo = b / es * es;
+      if (lo) snprintf(why, sizeof(why), "not a whole number of %s elements (%llu bytes each; "
+                       "the nearest are %llu and %llu)", elem, (unsigned long long)es,
+                       (unsigned long long)lo, (unsigned long long)(lo + es));
+      else snprintf(why, sizeof(why), "not a whole number of %s elements (%llu bytes each)",
+                    elem, (unsigned long long)es);
+      snprintf(shown, sizeof(shown), "%llu", (unsigned long long)b);
+      char *typed = item ? strndup(item, len) : NULL;
+      args_bad(flag, typed ? typed : shown, why);
+      free(typed);
+      return -1;
+    }
+    v[i].esize = esize;
+    v[i].nelem = b / es;
+    if (item) item += len + (item[len] == ',');
+  }
+  return 0;
+}
+
 int args_parse_time_us(const char *flag, const char *s, double *out) {
   char *end;
   errno = 0;

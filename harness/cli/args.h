@@ -33,6 +33,27 @@ int args_check_list(const char *flag, const char *s);
 int args_parse_int(const char *flag, const char *s, int lo, int hi, int *out);
 /* Bytes with binary units: 1024, 1K, 8M, 8G, 1T (also KiB/KB/k); at least 1. */
 int args_parse_size(const char *flag, const char *s, uint64_t *out);
+
+/* A message size, resolved once when the options are read and carried as it is to where it is
+ * used: the bytes the rows and the plan say, the elements the kernels reduce, and the element
+ * size; always bytes == nelem * esize. */
+struct msg_size {
+  uint64_t bytes, nelem;
+  int esize; /* the dtype's bytes; 1 where sizes are plain bytes (model, schedule, history) */
+};
+/* The one size-list parser of every subcommand: a comma-separated list of sizes (1K,1000000,1M;
+ * each as args_parse_size) into out[0..cap), resolved as plain bytes (esize 1). `flag` is the
+ * flag as the user typed it (for messages). An empty item, a size named twice (1K,1024: two
+ * rows of one size) and more than cap sizes are refused; returns the count, or -1 after one
+ * line naming the flag and the value. */
+int args_parse_sizes(const char *flag, const char *text, struct msg_size *out, int cap);
+/* Resolves v[0..n) against elements of esize bytes (elem: their type's name, e.g. float32).
+ * A size that is not a whole number of elements is refused (it would be measured rounded down:
+ * another size than the plan and the user's words say), naming `flag` and the item of `text`
+ * that gave it (v[i] is text's i-th item, as args_parse_sizes read it; text NULL: sizes the
+ * harness derived, named in bytes); 0 or -1 after one line. */
+int args_resolve_sizes(const char *flag, const char *text, struct msg_size *v, int n, int esize,
+                       const char *elem);
 /* The largest duration (a delay, a latency) and slowdown factor taken: beyond them every
  * figure the harness or the model derives would be meaningless or overflow. */
 #define ARGS_MAX_TIME_US 3.6e9

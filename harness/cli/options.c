@@ -1,5 +1,5 @@
-/* `arbench run` options: every flag is checked here, before any GPU is touched, and the
- * scenarios of a config file become one run_opts each (the plan, sweep.c, comes after). */
+/* `arbench run` options: every flag is checked here, before any GPU is touched (run_plan.c
+ * makes a config file's scenarios one run_opts each; the plan, sweep.c, comes after). */
 #include "plan/sweep.h"
 
 #include <errno.h>
@@ -28,8 +28,11 @@ void run_opts_usage(void) {
       "                          (every size, here or in -b/-e/-i/--find-critical, a whole\n"
       "                          number of --dtype's elements: 4 bytes for float32, 2 for\n"
       "                          bf16 and fp16)\n"
-      "      --algo LIST|all     algorithms (default all; see arbench --list)\n"
-      "      --transport LIST|all  nccl-p2p, ce, sm, ll (default nccl-p2p; nccl ignores it)\n"
+      "      --algo LIST|all     algorithms (default all; see arbench --list)\n");
+  char names[128];
+  printf("      --transport LIST|all  %s (default %s; nccl ignores it)\n",
+         ar_transport_names(names, sizeof(names), ", "), ar_transport_at(AR_TP_NCCL_P2P)->name);
+  printf(
       "      --gpus LIST         CUDA ordinals, rank = position (default every GPU); an\n"
       "                          ordinal may repeat: --gpus 0,0,0,0 puts 4 ranks on GPU 0\n"
       "      --ranks N           N ranks placed round-robin over --gpus (default every\n"
@@ -162,11 +165,12 @@ static int parse_algos(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Parses "all" or "nccl-p2p,ce"; 0 or -1. */
+/* Parses "all" or "nccl-p2p,ce" (the transport table's names, src/transports.h); 0 or -1. */
 static int parse_transports(const char *s, struct run_opts *o) {
   o->ntransports = 0;
   if (!strcmp(s, "all")) {
-    for (int i = 0; i < AR_NTRANSPORTS; i++) o->transports[o->ntransports++] = ar_transports[i];
+    for (int i = 0; i < AR_NTRANSPORTS; i++)
+      o->transports[o->ntransports++] = ar_transport_at(i)->name;
     return 0;
   }
   char buf[256];
@@ -174,10 +178,14 @@ static int parse_transports(const char *s, struct run_opts *o) {
   if (args_check_list("--transport", s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    const char *name = NULL;
-    for (int i = 0; i < AR_NTRANSPORTS; i++)
-      if (!strcmp(t, ar_transports[i])) name = ar_transports[i];
-    if (!name) return args_bad("--transport", t, "unknown transport; known: nccl-p2p ce sm ll all");
+    const struct ar_transport *tp = ar_transport_find(t);
+    const char *name = tp ? tp->name : NULL;
+    if (!name) {
+      char known[128], why[192];
+      snprintf(why, sizeof(why), "unknown transport; known: %s all",
+               ar_transport_names(known, sizeof(known), " "));
+      return args_bad("--transport", t, why);
+    }
     int dup = 0;
     for (int i = 0; i < o->ntransports; i++) dup |= o->transports[i] == name;
     if (!dup) o->transports[o->ntransports++] = name;
@@ -186,91 +194,53 @@ static int parse_transports(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Parses a size list ("1K,1000000,1M") of --sizes or --find-critical into o->sizes; an empty
- * item or a size named twice (1K,1024: two rows of one size) is refused; 0 or -1. */
-static int parse_size_list(const char *flag, const char *s, struct run_opts *o) {
-  char buf[4096];
-  if (strlen(s) >= sizeof(buf)) return args_bad(flag, s, "too long");
-  if (args_check_list(flag, s)) return -1;
-  snprintf(buf, sizeof(buf), "%s", s);
-  o->nsizes = 0;
-  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (o->nsizes == HX_MAX_SIZES) return args_bad(flag, s, "too many sizes");
-    if (args_parse_size(flag, t, &o->sizes[o->nsizes])) return -1;
-    for (int i = 0; i < o->nsizes; i++)
-      if (o->sizes[i] == o->sizes[o->nsizes]) {
-        char why[96];
-        snprintf(why, sizeof(why), "%llu bytes named twice in the list",
-                 (unsigned long long)o->sizes[i]);
-        return args_bad(flag, t, why);
-      }
-    o->nsizes++;
-  }
-  if (!o->nsizes) return args_bad(flag, s, "empty");
-  return 0;
-}
-
-/* Refuses a size of the comma-separated list (already read by args_parse_size) that is not a
- * whole number of the dtype's elements: it would be measured rounded down, as another size
- * than the plan and the user's words say; 0 or -1 after one line naming the item. */
-static int check_elements(const char *flag, const char *list, int dtype) {
-  uint64_t es = ar_dtype_size(dtype), b;
-  for (const char *p = list; *p;) {
-    size_t k = strcspn(p, ",");
-    char *item = strndup(p, k);
-    if (!item) return args_bad(flag, list, "out of memory");
-    int bad = !args_parse_size(flag, item, &b) && b % es;
-    if (bad) {
-      char why[160];
-      uint64_t lo = b / es * es;
-      if (lo) snprintf(why, sizeof(why), "not a whole number of %s elements (%llu bytes each; "
-                       "the nearest are %llu and %llu)", ar_dtype_name(dtype),
-                       (unsigned long long)es, (unsigned long long)lo, (unsigned long long)(lo + es));
-      else snprintf(why, sizeof(why), "not a whole number of %s elements (%llu bytes each)",
-                    ar_dtype_name(dtype), (unsigned long long)es);
-      args_bad(flag, item, why);
-    }
-    free(item);
-    if (bad) return -1;
-    p += k + (p[k] == ',');
-  }
-  return 0;
-}
-
-/* Where the words being parsed come from, for messages (" in scenario 'x' of FILE"). */
-static char parse_where[1200];
-/* The config's words being parsed and their file lines, so that a flag at a line's end never
- * takes the next line's or the command line's first word as its value. */
-static const char *src_file, *const *src_words;
-static const int *src_lines;
-static int src_n;
-
 /* The config file line of the word at w (by address: getopt permutes argv); 0: not from it. */
-static int src_line(const char *w) {
-  for (int i = 0; i < src_n; i++)
-    if (src_words[i] == w) return src_lines[i];
+static int src_line(const struct run_words *src, const char *w) {
+  for (int i = 0; i < src->n; i++)
+    if (src->words[i] == w) return src->lines[i];
   return 0;
 }
 
 /* After getopt_long returned an option with a value: refuses a value that came from another
  * line than its flag (the flag ended a config line); 0 or -1 after one line. */
-static int check_same_line(char **argv) {
+static int check_same_line(const struct run_words *src, char **argv) {
   if (!optarg || optind < 2 || optarg != argv[optind - 1]) return 0; /* --flag=v, -fv */
-  int lf = src_line(argv[optind - 2]), lv = src_line(optarg);
+  int lf = src_line(src, argv[optind - 2]), lv = src_line(src, optarg);
   if (!lf || lf == lv) return 0;
   fprintf(stderr, "arbench: --config: %s:%d: '%s' needs its value on the same line (it would "
-          "take '%s' from %s)\n", src_file, lf, argv[optind - 2], optarg,
+          "take '%s' from %s)\n", src->file, lf, argv[optind - 2], optarg,
           lv ? "a later line" : "the command line");
   return -1;
 }
 
-/* Parses the --find-critical size list (or the default 64M..4G) into o->sizes; 0 or -1. */
-static int parse_critical_sizes(const char *list, struct run_opts *o) {
-  if (!list) {
-    o->nsizes = sweep_sizes(64ull << 20, 4ull << 30, 2, 0, o->sizes, HX_MAX_SIZES);
-    return 0;
+/* Parses the --find-critical size list (or the default 64M..4G) into out; the count or -1. */
+static int parse_critical_sizes(const char *list, struct msg_size *out) {
+  if (!list) return sweep_sizes(64ull << 20, 4ull << 30, 2, 0, out, HX_MAX_SIZES);
+  return args_parse_sizes("--find-critical", list, out, HX_MAX_SIZES);
+}
+
+/* Resolves the sizes of o against its dtype, once, as the options are read: every size the
+ * user typed (-b, -e, -i, --sizes, --find-critical: each refused, naming it, when it is not a
+ * whole number of elements, even where another flag replaced it) and those the run will
+ * measure; crit: the --find-critical sizes (ncrit of them) that replace o->sizes; 0 or -1. */
+static int resolve_sizes(struct run_opts *o, const char *const text[4], struct msg_size *crit,
+                         int ncrit, const char *crit_list) {
+  static const char *const flag[3] = {"-b", "-e", "-i"};
+  struct msg_size one[3] = {{.bytes = o->min_bytes}, {.bytes = o->max_bytes},
+                            {.bytes = o->step_bytes}};
+  int es = (int)ar_dtype_size(o->dtype);
+  const char *elem = ar_dtype_name(o->dtype);
+  for (int i = 0; i < 3; i++)
+    if (*text[i] && args_resolve_sizes(flag[i], text[i], &one[i], 1, es, elem)) return -1;
+  /* o->sizes: the --sizes list (text[3]) or the -b/-e sweep, the harness's own words */
+  if (args_resolve_sizes("--sizes", *text[3] ? text[3] : NULL, o->sizes, o->nsizes, es, elem))
+    return -1;
+  if (ncrit) {
+    if (args_resolve_sizes("--find-critical", crit_list, crit, ncrit, es, elem)) return -1;
+    memcpy(o->sizes, crit, (size_t)ncrit * sizeof(*crit));
+    o->nsizes = ncrit;
   }
-  return parse_size_list("--find-critical", list, o);
+  return 0;
 }
 
 /* Checks that DIR/results.csv can serve as a baseline: a header naming every column that
@@ -363,6 +333,12 @@ static int check_timing(const struct run_opts *o) {
 }
 
 int run_opts_parse(int argc, char **argv, struct run_opts *o) {
+  static const struct run_words none = {.where = ""};
+  return run_opts_parse_words(argc, argv, o, &none);
+}
+
+int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct run_words *src) {
+  const char *parse_where = src->where;
   enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
          O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
          O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE, O_PER_PROC,
@@ -409,11 +385,12 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   int explicit_sizes = 0;
   const char *min_text = "1K", *step_text = "", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
   const char *budget_text = "", *max_text = "8G", *sizes_text = "";
-  if (parse_algos("all", o) || parse_transports("nccl-p2p", o)) return -1;
+  if (parse_algos("all", o) || parse_transports(ar_transport_at(AR_TP_NCCL_P2P)->name, o))
+    return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":b:e:f:i:n:w:T:o:d:c:h", opts, NULL)) != -1;) {
-    if (c != ':' && c != '?' && check_same_line(argv)) return -1;
+    if (c != ':' && c != '?' && check_same_line(src, argv)) return -1;
     switch (c) {
     case 'b':
       if (args_parse_size("-b", optarg, &o->min_bytes)) return -1;
@@ -429,7 +406,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       step_text = optarg;
       break;
     case O_SIZES:
-      if (parse_size_list("--sizes", optarg, o)) return -1;
+      if ((o->nsizes = args_parse_sizes("--sizes", optarg, o->sizes, HX_MAX_SIZES)) < 0) return -1;
       explicit_sizes = 1;
       sizes_text = optarg;
       break;
@@ -485,7 +462,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       crit_list = optarg;
       /* an optional value may also be the next word: `--find-critical 1G,4G` */
       if (!crit_list && optind < argc && argv[optind][0] && argv[optind][0] != '-' &&
-          src_line(argv[optind - 1]) == src_line(argv[optind]))
+          src_line(src, argv[optind - 1]) == src_line(src, argv[optind]))
         crit_list = argv[optind++];
       break;
     case O_CRIT_MAX:
@@ -525,9 +502,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
       return -1;
     case 'h': run_opts_usage(); return 1;
     case ':':
-      if (src_line(argv[optind - 1]))
-        fprintf(stderr, "arbench: --config: %s:%d: '%s' needs a value\n", src_file,
-                src_line(argv[optind - 1]), argv[optind - 1]);
+      if (src_line(src, argv[optind - 1]))
+        fprintf(stderr, "arbench: --config: %s:%d: '%s' needs a value\n", src->file,
+                src_line(src, argv[optind - 1]), argv[optind - 1]);
       else
         fprintf(stderr, "arbench: %s: needs a value%s\n", argv[optind - 1], parse_where);
       return -1;
@@ -548,20 +525,18 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   if (o->row_budget_us > 0 && o->warmup < 2) /* the first iteration may pay one-time costs */
     return args_bad("--row-budget", budget_text, "needs -w 2 or more: the last warm-up "
                     "iteration sets the pace, and a row's first may pay one-time costs");
-  if (o->find_critical) { /* the search replaces the size sweep */
-    if (parse_critical_sizes(crit_list, o) || check_critical(o)) return -1;
-    explicit_sizes = 1;
-  }
-  if (!explicit_sizes) {
+  struct msg_size crit[HX_MAX_SIZES]; /* the search's sizes, which replace the sweep's */
+  int ncrit = 0;
+  if (o->find_critical && ((ncrit = parse_critical_sizes(crit_list, crit)) < 0 || check_critical(o)))
+    return -1;
+  if (!explicit_sizes && !o->find_critical) {
     if (o->min_bytes > o->max_bytes) return args_bad("-b", min_text, "larger than -e");
     o->nsizes = sweep_sizes(o->min_bytes, o->max_bytes, o->factor, o->step_bytes, o->sizes,
                             HX_MAX_SIZES);
     if (o->nsizes < 0) return args_bad("-i", step_text, "more than 1024 sizes between -b and -e");
   }
-  if (check_elements("-b", min_text, o->dtype) || check_elements("-e", max_text, o->dtype) ||
-      check_elements("-i", step_text, o->dtype) || check_elements("--sizes", sizes_text, o->dtype) ||
-      (crit_list && check_elements("--find-critical", crit_list, o->dtype)))
-    return -1;
+  const char *const texts[4] = {min_text, max_text, step_text, sizes_text};
+  if (resolve_sizes(o, texts, crit, ncrit, crit_list)) return -1;
   for (int k = 0; k < o->nst; k++)
     if (o->st[k].file[0] && args_load_delays(o->st[k].file, &o->delays[k], &o->ndelays[k])) return -1;
   return 0;
@@ -584,174 +559,4 @@ void run_opts_settle(struct run_opts *o, int n) {
     o->st[0].rank = n - 1;
     o->nst = 1;
   }
-}
-
-/* Is `name` in the comma-separated list? */
-static int in_list(const char *list, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = list; *p;) {
-    size_t k = strcspn(p, ",");
-    if (k == len && !strncmp(p, name, len)) return 1;
-    p += k + (p[k] == ',');
-  }
-  return 0;
-}
-
-/* Copies argv without --config FILE and --scenario LIST (noting their values) into rest;
- * returns rest's count, or -1 after a message. */
-static int strip_plan_words(int argc, char **argv, char **rest, const char **config,
-                            const char **scenarios) {
-  int k = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i], **slot = NULL, *val = NULL;
-    if (i > 0 && (!strcmp(a, "--config") || !strncmp(a, "--config=", 9))) slot = config;
-    if (i > 0 && (!strcmp(a, "--scenario") || !strncmp(a, "--scenario=", 11))) slot = scenarios;
-    if (!slot) {
-      rest[k++] = argv[i];
-      continue;
-    }
-    const char *flag = slot == config ? "--config" : "--scenario";
-    if (strchr(a, '=')) val = strchr(a, '=') + 1;
-    else if (i + 1 < argc) val = argv[++i];
-    else {
-      fprintf(stderr, "arbench: %s: needs a value\n", flag);
-      return -1;
-    }
-    if (*slot) return args_bad(flag, val, "given twice");
-    if (!*val) return args_bad(flag, val, "empty");
-    *slot = val;
-  }
-  rest[k] = NULL;
-  return k;
-}
-
-/* Parses one scenario: words = prog, common, the scenario's words, rest[1..]; 0, 1 or -1. */
-static int parse_scenario(const struct config_file *cf, int si, int nrest, char **rest,
-                          struct run_opts *o) {
-  const struct config_args *sw = &cf->scen[si].words;
-  int argc = 1 + cf->common.argc + sw->argc + (nrest - 1);
-  char **argv = calloc((size_t)argc + 1, sizeof(*argv));
-  if (!argv) return args_bad("--config", "", "out of memory");
-  int k = 0;
-  argv[k++] = rest[0];
-  for (int i = 0; i < cf->common.argc; i++) argv[k++] = cf->common.argv[i];
-  for (int i = 0; i < sw->argc; i++) argv[k++] = sw->argv[i];
-  for (int i = 1; i < nrest; i++) argv[k++] = rest[i];
-  /* the words' lines, in argv's order before getopt permutes it */
-  const char **words = calloc((size_t)argc, sizeof(*words));
-  int *lines = calloc((size_t)argc, sizeof(*lines));
-  if (!words || !lines) {
-    free(argv), free(words), free(lines);
-    return args_bad("--config", "", "out of memory");
-  }
-  for (int i = 0; i < cf->common.argc; i++)
-    words[i] = cf->common.argv[i], lines[i] = cf->common.line[i];
-  for (int i = 0; i < sw->argc; i++)
-    words[cf->common.argc + i] = sw->argv[i], lines[cf->common.argc + i] = sw->line[i];
-  src_words = words, src_lines = lines, src_n = cf->common.argc + sw->argc;
-  int rc = run_opts_parse(argc, argv, o);
-  src_n = 0;
-  free(argv), free(words), free(lines);
-  snprintf(o->scenario, sizeof(o->scenario), "%s", cf->scen[si].name);
-  return rc;
-}
-
-/* Checks that the scenarios agree on what belongs to the whole run; 0 or -1. */
-static int check_plan(const struct run_plan *plan) {
-  const struct run_opts *a = &plan->scen[0];
-  for (int i = 1; i < plan->nscen; i++) {
-    const struct run_opts *b = &plan->scen[i];
-    if (strcmp(a->out, b->out)) return args_bad("--out", b->out, "scenarios name different run folders");
-    if (strcmp(a->baseline, b->baseline))
-      return args_bad("--baseline", b->baseline, "scenarios name different baselines");
-    if (a->dry_run != b->dry_run) return args_bad("--dry-run", "", "given in some scenarios only");
-    if (a->force != b->force) return args_bad("--force", "", "given in some scenarios only");
-    if (strcmp(a->self_test, b->self_test))
-      return args_bad("--self-test", b->self_test, "given in some scenarios only");
-  }
-  return 0;
-}
-
-int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
-  memset(plan, 0, sizeof(*plan));
-  parse_where[0] = 0;
-  char **rest = calloc((size_t)argc + 1, sizeof(*rest));
-  const char *config = NULL, *scenarios = NULL;
-  if (!rest) return args_bad("run", "", "out of memory");
-  int nrest = strip_plan_words(argc, argv, rest, &config, &scenarios), rc = -1;
-  static struct config_file cf; /* large: keep it off the stack */
-  int loaded = 0;
-  if (nrest < 0) goto out;
-  if (!config) {
-    if (scenarios) {
-      args_bad("--scenario", scenarios, "needs --config");
-      goto out;
-    }
-    if (!(plan->scen = calloc(1, sizeof(*plan->scen)))) goto oom;
-    plan->nscen = 1;
-    rc = run_opts_parse(nrest, rest, &plan->scen[0]);
-    goto out;
-  }
-  if (strlen(config) >= sizeof(plan->config)) {
-    args_bad("--config", config, "too long");
-    goto out;
-  }
-  snprintf(plan->config, sizeof(plan->config), "%s", config);
-  if (config_load(config, &cf)) goto out;
-  loaded = 1;
-  src_file = config;
-  if (scenarios) { /* every name must exist, none empty (",": no scenario by mistake) */
-    if (args_check_list("--scenario", scenarios)) goto out;
-    if (strlen(scenarios) >= 1024) {
-      args_bad("--scenario", scenarios, "too long");
-      goto out;
-    }
-    char buf[1024];
-    snprintf(buf, sizeof(buf), "%s", scenarios);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      int found = 0;
-      for (int i = 0; i < cf.nscen; i++) found |= !strcmp(cf.scen[i].name, t);
-      if (!found) {
-        char why[512] = "no such scenario in the config; known:";
-        for (int i = 0; i < cf.nscen; i++)
-          snprintf(why + strlen(why), sizeof(why) - strlen(why), " %s",
-                   cf.scen[i].name[0] ? cf.scen[i].name : "(none)");
-        args_bad("--scenario", t, why);
-        goto out;
-      }
-    }
-  }
-  if (!(plan->scen = calloc((size_t)cf.nscen, sizeof(*plan->scen)))) goto oom;
-  for (int i = 0; i < cf.nscen; i++) {
-    if (scenarios && !in_list(scenarios, cf.scen[i].name)) continue;
-    if (cf.scen[i].name[0])
-      snprintf(parse_where, sizeof(parse_where), " in scenario '%s' of %s", cf.scen[i].name,
-               config);
-    else
-      snprintf(parse_where, sizeof(parse_where), " in %s", config);
-    rc = parse_scenario(&cf, i, nrest, rest, &plan->scen[plan->nscen++]);
-    if (rc) goto out;
-  }
-  rc = plan->nscen ? check_plan(plan) : args_bad("--scenario", scenarios, "selects no scenario");
-  plan->config_text = cf.text, plan->config_len = cf.text_len; /* the plan keeps them */
-  cf.text = NULL;
-  goto out;
-oom:
-  rc = args_bad("run", "", "out of memory");
-out:
-  if (loaded) config_file_free(&cf);
-  free(rest);
-  parse_where[0] = 0;
-  if (rc) run_plan_free(plan);
-  return rc;
-}
-
-void run_plan_free(struct run_plan *plan) {
-  for (int i = 0; i < plan->nscen; i++) run_opts_free(&plan->scen[i]);
-  free(plan->scen);
-  plan->scen = NULL;
-  plan->nscen = 0;
-  free(plan->config_text);
-  plan->config_text = NULL;
-  plan->config_len = 0;
 }

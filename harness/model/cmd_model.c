@@ -63,34 +63,35 @@ static int parse_ranks(const char *s, struct options *o) {
   return 0;
 }
 
-/* Parses --bytes S[,S...]; returns 0 or -1. */
-static int parse_sizes(const char *s, struct options *o) {
-  char items[MAX_LIST][64];
-  int k = split_list("--bytes", s, items, MAX_LIST);
-  if (k < 0) return -1;
-  for (int i = 0; i < k; i++)
-    if (args_parse_size("--bytes", items[i], &o->sizes[i])) return -1;
-  o->nsizes = k;
+/* Parses --sizes S[,S...] (flag: as typed, --sizes or its alias --bytes) with every subcommand's size-list parser: the model
+ * prices bytes (no dtype), so they stay plain bytes; returns 0 or -1. */
+static int parse_sizes(const char *flag, const char *s, struct options *o) {
+  int n = args_parse_sizes(flag, s, o->sizes, (int)(sizeof(o->sizes) / sizeof(o->sizes[0])));
+  if (n < 0) return -1;
+  o->nsizes = n;
   return 0;
 }
 
-/* Parses --transport LIST|all: each a transport of the run with fitted figures (src/model.c);
+/* Parses --transport LIST|all: each a transport of the run with fitted figures (src/transports.c);
  * returns 0 or -1 after a message. */
 static int parse_transports(const char *s, struct options *o) {
   char items[MAX_LIST][64];
   int k = !strcmp(s, "all") ? AR_NTRANSPORTS : split_list("--transport", s, items, MAX_LIST);
   if (k < 0) return -1;
-  if (k > AR_NTRANSPORTS) return args_bad("--transport", s, "at most nccl-p2p,ce,sm,ll");
+  char names[128], why[192];
+  if (k > AR_NTRANSPORTS) {
+    snprintf(why, sizeof(why), "at most %s", ar_transport_names(names, sizeof(names), ","));
+    return args_bad("--transport", s, why);
+  }
   for (int i = 0; i < k; i++) {
-    const char *name = !strcmp(s, "all") ? ar_transports[i] : items[i];
-    int known = 0;
-    for (int t = 0; t < AR_NTRANSPORTS; t++)
-      known |= !strcmp(name, ar_transports[t]);
+    const char *name = !strcmp(s, "all") ? ar_transport_at(i)->name : items[i];
     for (int j = 0; j < i; j++)
       if (!strcmp(name, o->transports[j]->name))
         return args_bad("--transport", name, "named twice");
-    if (!known || !(o->transports[i] = model_transport_find(name)))
-      return args_bad("--transport", name, "use nccl-p2p, ce, sm, ll or all");
+    if (!(o->transports[i] = ar_transport_find(name))) {
+      snprintf(why, sizeof(why), "use %s or all", ar_transport_names(names, sizeof(names), ", "));
+      return args_bad("--transport", name, why);
+    }
   }
   o->ntransports = k;
   return 0;
@@ -112,14 +113,16 @@ static double spec_delay_us(const struct straggler_spec *sp) {
 }
 
 static void usage(FILE *f) {
-  fputs("usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN -e MAX"
-        " [-f F]\n"
-        "         [--alpha 3us] [--bw 450GB/s] [--transport nccl-p2p,ce,sm,ll|all]\n"
-        "         [--gamma RATE] [--hop-latency T]\n"
+  char names[128];
+  fprintf(f, "usage: arbench model --algo A[,B..]|all --ranks N[,M..] --sizes S[,S..] | -b MIN "
+          "-e MAX [-f F]\n         [--alpha 3us] [--bw 450GB/s] [--transport %s|all]\n",
+          ar_transport_names(names, sizeof(names), ","));
+  fputs("         [--gamma RATE] [--hop-latency T]\n"
         "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
         "         [--topology switch|torus|two-tier|hx2mesh|hx4mesh|hyperx] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
         "         [--csv FILE] [--calibrate RUN_DIR] [--set model.jobs=N]\n"
+        "  --sizes: plain bytes, binary units (1K, 8M); --bytes is its alias.\n"
         "  prices each schedule: per round alpha + hops x hop-latency + the most loaded link's\n"
         "  bytes / bw (a degraded GPU's links F times slower) + reduced bytes / gamma.\n"
         "  One case prints `model_time_us: X` (and with a straggler\n"
@@ -137,7 +140,7 @@ static void usage(FILE *f) {
         "  transport (--alpha, --bw given override), as --calibrate fitted them on 4 x H200:\n ",
         f);
   for (int t = 0; t < AR_NTRANSPORTS; t++) {
-    const struct model_transport *tp = model_transport_find(ar_transports[t]);
+    const struct ar_transport *tp = ar_transport_at(t);
     fprintf(f, " %s %g us %g GB/s%s", tp->name, tp->alpha_us, tp->bytes_per_s / 1e9,
             t + 1 < AR_NTRANSPORTS ? "," : "\n");
   }
@@ -201,7 +204,8 @@ static int tiers_imply(struct options *o) {
 static int parse_options(int argc, char **argv, struct options *o) {
   static const struct option opts[] = {{"algo", required_argument, 0, 'a'},
                                        {"ranks", required_argument, 0, 'r'},
-                                       {"bytes", required_argument, 0, 'S'},
+                                       {"sizes", required_argument, 0, 'S'},
+                                       {"bytes", required_argument, 0, 'B'}, /* --sizes' alias */
                                        {"alpha", required_argument, 0, 'A'},
                                        {"bw", required_argument, 0, 'W'},
                                        {"transport", required_argument, 0, 'P'},
@@ -236,7 +240,11 @@ static int parse_options(int argc, char **argv, struct options *o) {
       o->ranks_text = optarg;
       bad = parse_ranks(optarg, o);
       break;
-    case 'S': bad = parse_sizes(optarg, o); break;
+    case 'S':
+    case 'B': /* messages name the flag as typed */
+      o->sizes_flag = c == 'S' ? "--sizes" : "--bytes";
+      bad = parse_sizes(o->sizes_flag, optarg, o);
+      break;
     case 'b': bad = args_parse_size("-b", o->bmin_text = optarg, &o->bmin); break;
     case 'e': bad = args_parse_size("-e", o->bmax_text = optarg, &o->bmax); break;
     case 'f': bad = args_parse_int("-f", o->bfactor_text = optarg, 2, 1024, &o->bfactor); break;
@@ -288,14 +296,18 @@ static int parse_options(int argc, char **argv, struct options *o) {
   }
   if (o->bmin || o->bmax) {
     const char *flag = o->bmin ? "-b" : "-e", *text = o->bmin ? o->bmin_text : o->bmax_text;
-    if (o->nsizes) return args_bad(flag, text, "give --bytes or -b/-e, not both"), EXIT_BAD_INPUT;
+    if (o->nsizes) {
+      char why[64];
+      snprintf(why, sizeof(why), "give %s or -b/-e, not both", o->sizes_flag);
+      return args_bad(flag, text, why), EXIT_BAD_INPUT;
+    }
     if (!o->bmin || !o->bmax) return args_bad(flag, text, "-b and -e go together"), EXIT_BAD_INPUT;
     if (o->bmax < o->bmin) return args_bad("-e", o->bmax_text, "smaller than -b"), EXIT_BAD_INPUT;
     for (uint64_t b = o->bmin; b <= o->bmax; b *= (uint64_t)o->bfactor) {
       if (o->nsizes == (int)(sizeof(o->sizes) / sizeof(o->sizes[0])))
         return args_bad("-f", o->bfactor_text ? o->bfactor_text : "2",
                         "too many sizes between -b and -e (at most 128)"), EXIT_BAD_INPUT;
-      o->sizes[o->nsizes++] = b;
+      o->sizes[o->nsizes++] = (struct msg_size){.bytes = b, .nelem = b, .esize = 1};
     }
   }
   if (o->ntransports && (o->calibrate || o->gpus_per_node)) { /* one tier, no fit of its own */
@@ -313,7 +325,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
   if (!o->calibrate || o->nalgos) { /* without --calibrate (or with --algo) a sweep is named */
     if (!o->nalgos) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
-    if (!o->nsizes) return args_bad("--bytes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
+    if (!o->nsizes) return args_bad("--sizes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
   }
   for (int k = 0; k < o->nst; k++) { /* a delay file: its mean, read as the harness reads it */
     double *d, sum = 0;
@@ -468,7 +480,7 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
         return EXIT_BAD_INPUT;
       }
       for (int z = 0; z < o->nsizes; z++) {
-        double bytes = (double)o->sizes[z];
+        double bytes = (double)o->sizes[z].bytes;
         struct model_times t;
         if (st != AR_OK) {
           if (single) {
@@ -493,7 +505,7 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
   for (int r = 0; r < o->nranks && o->dg.n; r++)
     for (int z = 0; z < o->nsizes; z++) {
       struct scenario sc = {.algo = &bound_algo, .n = o->ranks[r], .straggler = -1, .dg = o->dg};
-      double bytes = (double)o->sizes[z], lb = scenario_bound(&sc, o, hw, bytes);
+      double bytes = (double)o->sizes[z].bytes, lb = scenario_bound(&sc, o, hw, bytes);
       if (lb < 0) continue;
       struct model_times t = {.main_us = lb, .time_us = lb, .after_arrival_us = lb};
       if (!single) print_row(out, &sc, transport, bytes, &t, NULL, -1);

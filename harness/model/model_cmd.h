@@ -42,11 +42,12 @@ struct options {
   const struct ar_algo *algos[MAX_LIST];
   int nalgos;
   int ranks[MAX_LIST], nranks;
-  uint64_t sizes[MAX_LIST * 2];
+  struct msg_size sizes[MAX_LIST * 2]; /* plain bytes (esize 1): the model has no dtype */
   int nsizes;
   uint64_t bmin, bmax;
   int bfactor;
   const char *bmin_text, *bmax_text, *bfactor_text; /* the user's words, for messages */
+  const char *sizes_flag; /* --sizes or its alias --bytes, as typed (for messages) */
   struct ar_settings settings; /* --set (model.threads, model.jobs; settings.h) */
   struct model_hw hw;
   int topology;
@@ -61,7 +62,7 @@ struct options {
   double alpha_local_us; /* two tiers: alpha of a round inside the nodes (-1: --alpha) */
   const char *csv, *calibrate;
   /* --transport: price on each of these transports' figures; --alpha or --bw given override */
-  const struct model_transport *transports[AR_NTRANSPORTS];
+  const struct ar_transport *transports[AR_NTRANSPORTS];
   int ntransports, alpha_given, bw_given;
 };
 

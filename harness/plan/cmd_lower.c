@@ -1,6 +1,6 @@
 /* `arbench lower`: the program each rank runs, as `arbench run` would lower it: the schedule
  * built as the harness builds it (OPTCC's k per size included), then the transports' choice
- * of program (lower_program, src/lower/choose.c). Text or JSON; no GPU is touched. The golden programs
+ * of program (lower_job, src/lower/choose.c). Text or JSON; no GPU is touched. The golden programs
  * of tests/golden/ are its output. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,12 +82,10 @@ static void json_prog(FILE *f, const struct tp_prog *p) {
 
 /* Lowers one (algorithm, size, transport) and prints it; returns 0, or 1 when it failed. */
 static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
-                     struct ar_schedule *sched, ar_status *st, int *k, uint64_t bytes, int json,
-                     int *first) {
+                     struct ar_schedule *sched, ar_status *st, int *k,
+                     const struct msg_size *size, int json, int *first) {
   const struct ar_algo *algo = o->algos[a];
-  int esize = (int)ar_dtype_size(o->dtype);
-  size_t nelem = sweep_nelem(bytes, esize);
-  sweep_size_schedule(o, n, a, (uint64_t)nelem * esize, &sched[a], &st[a], &k[a]);
+  sweep_size_schedule(o, n, a, size->bytes, &sched[a], &st[a], &k[a]);
   const char *na = sweep_row_na(o, a, sched, st);
   struct tp_prog *prog = NULL;
   const char *kind = NULL;
@@ -96,8 +94,6 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
   if (na) {
     kind = "n/a";
     snprintf(reason, sizeof(reason), "%s", na);
-  } else if (!strcmp(tname, "nccl-p2p")) {
-    kind = "nccl-p2p: per round, grouped sends and receives (p2p_plan.h), no program";
   } else {
     struct tp_degrade dg;
     memset(&dg, 0, sizeof(dg));
@@ -107,24 +103,26 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
       dg.rank[g] = o->dg.rank[g];
       dg.factor[g] = o->dg.factor[g];
     }
-    int lt = !strcmp(tname, "ce") ? LOWER_CE : !strcmp(tname, "ll") ? LOWER_LL : LOWER_SM;
-    ls = lower_program(lt, &sched[a], nelem, esize,
-                       !strcmp(tname, "ce") ? o->pipeline : 1, &dg, &prog, &kind, reason,
-                       sizeof(reason));
+    /* the very call the transport's setup makes (lower_job), with the same settings */
+    struct lower_settings set;
+    lower_settings_read(&set);
+    struct lower_job job = {ar_transport_find(tname)->id, &sched[a], size->nelem, size->esize,
+                            o->pipeline, &dg};
+    ls = lower_job(&job, &set, &prog, &kind, reason, sizeof(reason));
     if (ls != AR_OK) kind = ar_status_str(ls);
   }
   if (json) {
     printf("%s{\"algorithm\": \"%s\", \"transport\": \"%s\", \"ranks\": %d, \"bytes\": %llu, "
            "\"dtype\": \"%s\", \"pipeline\": %d, \"segments\": %d, \"lowering\": \"%s\", "
            "\"reason\": \"%s\", \"program\": ", *first ? "" : ",\n", algo->name, tname, n,
-           (unsigned long long)nelem * esize, ar_dtype_name(o->dtype), o->pipeline,
+           (unsigned long long)size->bytes, ar_dtype_name(o->dtype), o->pipeline,
            na ? 0 : sched[a].segments, kind, reason);
     if (prog) json_prog(stdout, prog);
     else fputs("null", stdout);
     fputc('}', stdout);
   } else {
     printf("== %s on %s, %d ranks, %llu bytes (%zu %s), pipeline %d, segments %d: %s%s%s\n",
-           algo->name, tname, n, (unsigned long long)nelem * esize, nelem,
+           algo->name, tname, n, (unsigned long long)size->bytes, (size_t)size->nelem,
            ar_dtype_name(o->dtype), o->pipeline, na ? 0 : sched[a].segments, kind,
            reason[0] ? ": " : "", reason);
     if (prog) {
@@ -212,7 +210,7 @@ int cmd_lower(int argc, char **argv) {
     for (int a = 0; a < o.nalgos; a++) {
       if (o.algos[a]->flags & AR_ALGO_NATIVE) continue; /* nccl lowers itself */
       for (int t = 0; t < o.ntransports; t++)
-        if (lower_one(&o, n, a, o.transports[t], sched, st, k, o.sizes[s], json, &first))
+        if (lower_one(&o, n, a, o.transports[t], sched, st, k, &o.sizes[s], json, &first))
           rc = EXIT_FAIL;
     }
   if (json) printf("]\n");

@@ -8,16 +8,16 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 
-/* Writes the algorithm's flags as words ("-" for none) into buf. */
-static const char *flag_words(unsigned flags, char *buf, size_t len) {
-  static const struct { unsigned bit; const char *word; } words[] = {
-      {AR_ALGO_NATIVE, "native"},         {AR_ALGO_STRAGGLER_AWARE, "straggler-aware"},
-      {AR_ALGO_DEGRADE_AWARE, "degrade-aware"}, {AR_ALGO_TORUS, "torus"},
-      {AR_ALGO_PIPELINED, "pipelined"}};
+/* Writes the algorithm's flags, and its pipelined trait, as words ("-" for none) into buf. */
+static const char *flag_words(const struct ar_algo *a, char *buf, size_t len) {
+  static const struct { unsigned bit; int trait; const char *word; } words[] = {
+      {AR_ALGO_NATIVE, 0, "native"},         {AR_ALGO_STRAGGLER_AWARE, 0, "straggler-aware"},
+      {AR_ALGO_DEGRADE_AWARE, 0, "degrade-aware"}, {AR_ALGO_TORUS, 0, "torus"},
+      {AR_TRAIT_PIPELINED, 1, "pipelined"}};
   size_t used = 0;
   buf[0] = 0;
   for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-    if (flags & words[i].bit)
+    if ((words[i].trait ? a->traits : a->flags) & words[i].bit)
       used += (size_t)snprintf(buf + used, len > used ? len - used : 0, "%s%s", used ? "," : "",
                                words[i].word);
   return buf[0] ? buf : "-";
@@ -30,8 +30,9 @@ int cmd_list(void) {
   printf("%-12s %-38s %-28s %-16s %s\n", "algorithm", "supported n", "topologies (model)", "flags",
          "description [source]");
   for (size_t i = 0; i < n; i++)
-    printf("%-12s %-38s %-28s %-16s %s [%s]\n", all[i]->name, all[i]->ranks,
-           model_algo_topologies(all[i]), flag_words(all[i]->flags, flags, sizeof(flags)),
+    printf("%-12s %-38s %-28s %-16s %s [%s]
+", all[i]->name, all[i]->ranks,
+           model_algo_topologies(all[i]), flag_words(all[i], flags, sizeof(flags)),
            all[i]->desc, all[i]->paper);
   return EXIT_OK;
 }
@@ -83,11 +84,11 @@ int cmd_schedule(int argc, char **argv) {
       {"straggler", required_argument, 0, 's'}, {"degrade", required_argument, 0, 'd'},
       {"torus", required_argument, 0, 't'},     {"format", required_argument, 0, 'f'},
       {"segments", required_argument, 0, 'k'},  {"help", no_argument, 0, 'h'},
-      {"bytes", required_argument, 0, 'b'},
+      {"sizes", required_argument, 0, 'S'},     {"bytes", required_argument, 0, 'b'}, /* alias */
       {0, 0, 0, 0}};
   const struct ar_algo *algo = NULL;
   int n = 0, nst = 0, tdims = 0, torus[AR_MAX_TORUS_DIMS], json = 0, segments = 0;
-  uint64_t bytes = 0;
+  struct msg_size size = {0}; /* plain bytes: schedules have no dtype */
   struct straggler_spec st[AR_MAX_STRAGGLERS];
   struct degrade_spec dg = {0};
   const char *torus_text = "";
@@ -114,8 +115,10 @@ int cmd_schedule(int argc, char **argv) {
     case 'k':
       if (args_parse_int("--segments", optarg, 1, 4096, &segments)) return EXIT_BAD_INPUT;
       break;
-    case 'b':
-      if (args_parse_size("--bytes", optarg, &bytes)) return EXIT_BAD_INPUT;
+    case 'S':
+    case 'b': /* --sizes, or its alias --bytes: messages name the flag as typed */
+      if (args_parse_sizes(c == 'S' ? "--sizes" : "--bytes", optarg, &size, 1) < 0)
+        return EXIT_BAD_INPUT;
       break;
     case 'f':
       if (strcmp(optarg, "text") && strcmp(optarg, "json"))
@@ -124,7 +127,8 @@ int cmd_schedule(int argc, char **argv) {
       break;
     case 'h':
       printf("usage: arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]"
-             " [--torus AxB] [--segments K] [--bytes S] [--format text|json]\n");
+             " [--torus AxB] [--segments K] [--sizes S] [--format text|json]\n"
+             "  --sizes S: one buffer's size for bytes_sent_per_rank (--bytes is its alias)\n");
       return EXIT_OK;
     case ':':
       fprintf(stderr, "arbench: %s: needs a value\n", argv[optind - 1]);
@@ -148,5 +152,5 @@ int cmd_schedule(int argc, char **argv) {
     printf("n/a: %s is NCCL's own call and has no schedule\n", algo->name);
     return EXIT_NA;
   }
-  return show(algo, &p, json, bytes);
+  return show(algo, &p, json, size.bytes);
 }

@@ -21,11 +21,12 @@ struct run_opts {
   uint64_t min_bytes, max_bytes, step_bytes; /* step 0: geometric by factor */
   int factor;
   int nsizes;
-  uint64_t sizes[HX_MAX_SIZES]; /* requested bytes: whole elements of dtype (others refused) */
+  struct msg_size sizes[HX_MAX_SIZES]; /* resolved against dtype (whole elements; others are
+                                        * refused) when the options are read */
   int nalgos;
   const struct ar_algo *algos[HX_MAX_ALGOS];
   int ntransports;
-  const char *transports[AR_NTRANSPORTS]; /* "nccl-p2p", "ce", "sm", "ll" */
+  const char *transports[AR_NTRANSPORTS]; /* the table's names (ar_transport_find) */
   int ngpus;                                 /* 0: every visible GPU */
   int gpus[HX_MAX_DEVS];                     /* may repeat: ranks sharing a GPU */
   int nranks;                                /* --ranks (0: one per GPU of gpus, or visible) */
@@ -62,6 +63,17 @@ struct run_opts {
 /* Parses argv (argv[0] is the subcommand or program name). Returns 0 when the options are
  * good, 1 when --help was printed, -1 after printing one line naming the bad flag and value. */
 int run_opts_parse(int argc, char **argv, struct run_opts *o);
+/* Where the words run_opts_parse_words reads come from when a config gave some: for messages,
+ * and for the rule that a flag's value stands on the flag's line. */
+struct run_words {
+  const char *where;        /* " in scenario 'x' of FILE", or "" */
+  const char *file;         /* the config */
+  const char *const *words; /* its words in argv, by address (getopt permutes argv) */
+  const int *lines;         /* each word's line in file */
+  int n;
+};
+/* run_opts_parse for words partly read from a config (run_plan.c). */
+int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct run_words *src);
 /* Frees what parsing allocated (delay lists). */
 void run_opts_free(struct run_opts *o);
 /* Checks the options that depend on the number of ranks n (stragglers, degraded GPUs, torus);
@@ -89,11 +101,10 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan);
 void run_plan_free(struct run_plan *plan);
 
 /* The sizes min, min*factor, ... (or min, min+step, ... when step > 0) up to and including
- * max where a step lands on it. Returns the count, or -1 when there would be more than cap. */
-int sweep_sizes(uint64_t min, uint64_t max, int factor, uint64_t step, uint64_t *out, int cap);
-/* Elements for a requested size: bytes / esize rounded down, at least 1 (exact for every size
- * run_opts_parse accepts: sizes that are not whole elements are refused). */
-uint64_t sweep_nelem(uint64_t bytes, int esize);
+ * max where a step lands on it, as plain bytes (args_resolve_sizes resolves them). Returns the
+ * count, or -1 when there would be more than cap. */
+int sweep_sizes(uint64_t min, uint64_t max, int factor, uint64_t step, struct msg_size *out,
+                int cap);
 
 /* Straggler k's delay in us for iteration `it` of the job numbered `job` (a fixed value, a
  * uniform draw that depends only on (job, it, rank), or the file's it-th line, cycling). The

@@ -32,8 +32,10 @@ int hx_procs_allgather(const void *mine, void *all, size_t len);
 int hx_procs_sum_u64(unsigned long long *v, size_t n);
 int hx_procs_sum_f64(double *v, size_t n);
 
-/* For the watchdog (any thread; no communication): away[p] = 1 for each process p that process
- * 0 is still waiting for in a barrier (away holds hx_procs_count() entries); returns how many. */
+/* For the watchdog (any thread): away[p] = 1 for each process p that process 0 is still waiting
+ * for in a barrier; when it is not in one (its own ranks wait on a peer), for each process that
+ * does not answer a ping within 2 s: stopped, dead, its host out of reach (away holds
+ * hx_procs_count() entries); returns how many. */
 int hx_procs_absent(unsigned char *away);
 
 #endif

@@ -6,6 +6,7 @@
 #include "procs/procs.h"
 
 #include <mpi.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,12 +17,15 @@
 #include "cli/cli.h"
 #include "plan/sweep.h" /* HX_MAX_DEVS */
 
-enum { TAG_ARRIVE = 7001, TAG_RELEASE = 7002 };
+enum { TAG_ARRIVE = 7001, TAG_RELEASE = 7002, TAG_PING = 7003, TAG_PONG = 7004 };
 
-static int on, nproc = 1, me, node_index;
+static int on, nproc = 1, me, node_index, threads_multiple;
 static char library[MPI_MAX_LIBRARY_VERSION_STRING];
 static atomic_int waiting;              /* process 0 is in a barrier */
 static atomic_int arrived[HX_MAX_DEVS]; /* who came to it, so far */
+
+static void start_responder(void);
+static void stop_responder(void);
 
 /* Open MPI's launcher, MPICH's and Slurm's PMI, or PMIx (srun --mpi=pmix) started us. */
 static int launched(void) {
@@ -36,6 +40,7 @@ int hx_procs_init(int *argc, char ***argv) {
     return -1;
   }
   on = 1;
+  threads_multiple = provided >= MPI_THREAD_MULTIPLE;
   MPI_Comm_size(MPI_COMM_WORLD, &nproc);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   if (provided < MPI_THREAD_SERIALIZED && me == 0)
@@ -48,6 +53,7 @@ int hx_procs_init(int *argc, char ***argv) {
   int len = 0;
   MPI_Get_library_version(library, &len);
   library[strcspn(library, "\n")] = 0;
+  start_responder();
   /* one process holds at least one rank: more processes than ranks cannot run */
   if (nproc > HX_MAX_DEVS) {
     if (me == 0)
@@ -59,12 +65,51 @@ int hx_procs_init(int *argc, char ***argv) {
   return 0;
 }
 
+/* The responder: a thread of every process but 0 that answers process 0's pings while the
+ * process lives and runs (its other threads may be stuck in GPU work), so that process 0's
+ * watchdog can tell a stopped or dead process from one whose ranks wait on a peer. */
+static pthread_t responder;
+static atomic_int responder_on, responder_stop;
+
+static void *respond(void *arg) {
+  (void)arg;
+  int ping = 0;
+  MPI_Request req;
+  MPI_Irecv(&ping, 1, MPI_INT, 0, TAG_PING, MPI_COMM_WORLD, &req);
+  while (!atomic_load(&responder_stop)) {
+    int done = 0;
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      usleep(10 * 1000);
+      continue;
+    }
+    MPI_Send(&ping, 1, MPI_INT, 0, TAG_PONG, MPI_COMM_WORLD);
+    MPI_Irecv(&ping, 1, MPI_INT, 0, TAG_PING, MPI_COMM_WORLD, &req);
+  }
+  MPI_Cancel(&req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  return NULL;
+}
+
+static void start_responder(void) {
+  if (me == 0 || nproc < 2 || !threads_multiple) return;
+  if (!pthread_create(&responder, NULL, respond, NULL)) atomic_store(&responder_on, 1);
+}
+
+static void stop_responder(void) {
+  if (!atomic_load(&responder_on)) return;
+  atomic_store(&responder_stop, 1);
+  pthread_join(responder, NULL);
+  atomic_store(&responder_on, 0);
+}
+
 int hx_procs_count(void) { return nproc; }
 int hx_procs_me(void) { return me; }
 int hx_procs_node_index(void) { return node_index; }
 const char *hx_procs_library(void) { return on ? library : ""; }
 
 void hx_procs_finalize(void) {
+  stop_responder();
   if (on) MPI_Finalize();
   on = 0;
 }
@@ -147,11 +192,39 @@ int hx_procs_sum_f64(double *v, size_t n) {
                  MPI_SUCCESS ? 0 : -1;
 }
 
+/* Process 0, not in a barrier: pings every other process's responder and marks those that do
+ * not answer within 2 s (stopped, dead, or their host out of reach); returns how many. */
+static int unanswered(unsigned char *away) {
+  static int ping[HX_MAX_DEVS], pong[HX_MAX_DEVS];
+  MPI_Request sreq[HX_MAX_DEVS], rreq[HX_MAX_DEVS];
+  int answered[HX_MAX_DEVS] = {0}, left = nproc - 1, n = 0;
+  for (int p = 1; p < nproc; p++) {
+    MPI_Irecv(&pong[p], 1, MPI_INT, p, TAG_PONG, MPI_COMM_WORLD, &rreq[p]);
+    MPI_Isend(&ping[p], 1, MPI_INT, p, TAG_PING, MPI_COMM_WORLD, &sreq[p]);
+  }
+  for (int tries = 0; left > 0 && tries < 200; tries++) {
+    for (int p = 1; p < nproc; p++) {
+      int done = 0;
+      if (answered[p]) continue;
+      MPI_Test(&rreq[p], &done, MPI_STATUS_IGNORE);
+      if (done) answered[p] = 1, left--;
+    }
+    if (left) usleep(10 * 1000);
+  }
+  for (int p = 1; p < nproc; p++) {
+    away[p] = !answered[p];
+    n += away[p];
+  }
+  return n; /* the requests of the silent ones stay posted: the job is ending */
+}
+
 int hx_procs_absent(unsigned char *away) {
   int n = 0;
   for (int p = 0; p < nproc; p++) {
     away[p] = me == 0 && p > 0 && atomic_load(&waiting) && !atomic_load(&arrived[p]);
     n += away[p];
   }
+  if (!n && me == 0 && nproc > 1 && threads_multiple && !atomic_load(&waiting))
+    n = unanswered(away);
   return n;
 }

@@ -12,10 +12,12 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "procs/procs.h"
+#include "settings.h"
 
 /* What each rank tells the others about itself. */
 struct rank_id {
-  char host[64];
+  char host[64];    /* the host to arbench: the machine, or a rehearsed host on it */
+  char machine[64]; /* the machine it runs on (gethostname) */
   unsigned char uuid[16];
   int dev;
   char line[128]; /* "device 0, NVIDIA H100 80GB HBM3, pci ..., 81079 MiB, 132 SMs, cc 9.0" */
@@ -25,7 +27,9 @@ static void describe(int dev, struct rank_id *id) {
   struct cudaDeviceProp p;
   memset(id, 0, sizeof(*id));
   id->dev = dev;
-  if (gethostname(id->host, sizeof(id->host) - 1)) snprintf(id->host, sizeof(id->host), "unknown");
+  if (gethostname(id->machine, sizeof(id->machine) - 1))
+    snprintf(id->machine, sizeof(id->machine), "unknown");
+  snprintf(id->host, sizeof(id->host), "%s", id->machine);
   if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
     snprintf(id->line, sizeof(id->line), "device %d (properties unavailable)", dev);
     id->uuid[0] = (unsigned char)dev; /* best effort: ordinals of one host */
@@ -48,6 +52,67 @@ void procs_describe_local(struct hx_bench_cfg *cfg, struct hx_meta *m) {
   cfg->nlocal = cfg->n;
   cfg->nhosts = 1;
   memset(cfg->host, 0, sizeof(cfg->host));
+}
+
+/* procs.hosts of a scenario: 0, or the rehearsed hosts. */
+static int rehearsed(const struct run_opts *o) {
+  return (int)ar_setting_value(&o->settings, AR_SET_PROCS_HOSTS);
+}
+
+int procs_hosts_refuse(const struct run_plan *plan) {
+  int np = hx_procs_count(), k = rehearsed(&plan->scen[0]);
+  const char *why = NULL;
+  char v[48], msg[160];
+  for (int i = 1; i < plan->nscen && !why; i++)
+    if (rehearsed(&plan->scen[i]) != k) {
+      k = rehearsed(&plan->scen[i]);
+      why = "every scenario of a run groups its processes alike (NCCL learns its host once)";
+    }
+  if (!why && k && np == 1 && k > 1)
+    why = "more hosts than processes: each rehearsed host is at least one process (start "
+          "them with mpirun -np or srun -n)";
+  if (!why && k && np == 1)
+    why = "needs several processes: start them with mpirun -np or srun -n (one process's "
+          "ranks are threads, and NCCL knows one host per process)";
+  if (!why && k > np) {
+    snprintf(msg, sizeof(msg), "more hosts than processes (%d): each rehearsed host is at "
+             "least one process", np);
+    why = msg;
+  }
+  if (!why && k && np % k) {
+    snprintf(msg, sizeof(msg), "%d processes do not split into %d blocks of one size", np, k);
+    why = msg;
+  }
+  if (!why) return 0;
+  snprintf(v, sizeof(v), "procs.hosts=%d", k);
+  if (hx_procs_me() == 0) args_bad("--set", v, why);
+  return -1;
+}
+
+/* The NCCL variables a rehearsed host sets (before NCCL starts: it reads them once): its host
+ * id makes the blocks separate hosts to NCCL, so that no P2P or shared-memory path joins them;
+ * the network between them is NCCL's own socket transport on the loopback interface (not
+ * InfiniBand or a plugin's, not multi-node NVLink). */
+static const char *const nccl_net_env[][2] = {{"NCCL_SOCKET_IFNAME", "lo"},
+                                              {"NCCL_NET", "Socket"},
+                                              {"NCCL_IB_DISABLE", "1"},
+                                              {"NCCL_MNNVL_ENABLE", "0"}};
+
+/* This process as a member of rehearsed host `block` of k: its name to arbench and NCCL's
+ * environment; what it set into m->rehearsal (process 0's words). */
+static void rehearse(int block, int k, int np, struct hx_meta *m) {
+  char machine[64] = "unknown", id[80];
+  if (gethostname(machine, sizeof(machine) - 1)) snprintf(machine, sizeof(machine), "unknown");
+  snprintf(id, sizeof(id), "%.50s/h%d", machine, block);
+  setenv("NCCL_HOSTID", id, 1);
+  size_t nv = sizeof(nccl_net_env) / sizeof(nccl_net_env[0]), w;
+  for (size_t i = 0; i < nv; i++) setenv(nccl_net_env[i][0], nccl_net_env[i][1], 1);
+  w = (size_t)snprintf(m->rehearsal, sizeof(m->rehearsal),
+                       "%d (procs.hosts=%d): processes in blocks of %d, each block a host; "
+                       "each process set NCCL_HOSTID=<its host>", k, k, np / k);
+  for (size_t i = 0; i < nv && w < sizeof(m->rehearsal); i++)
+    w += (size_t)snprintf(m->rehearsal + w, sizeof(m->rehearsal) - w, " %s=%s",
+                          nccl_net_env[i][0], nccl_net_env[i][1]);
 }
 
 /* The command line of the first ancestor process named like an MPI launcher, into buf; 0, or
@@ -132,9 +197,15 @@ int procs_place(const struct run_opts *o, struct hx_bench_cfg *cfg, struct hx_me
   cfg->first = me * G;
   cfg->nlocal = G;
   struct rank_id mine[HX_MAX_DEVS], ids[HX_MAX_DEVS];
+  int hosts = rehearsed(o); /* procs_hosts_refuse checked it divides np */
+  m->rehearsal[0] = 0;
+  if (hosts) rehearse(me / (np / hosts), hosts, np, m);
   for (int j = 0; j < G; j++) {
-    int k = hx_procs_node_index() * G + j; /* this host's GPUs, taken in turn */
+    int k = hx_procs_node_index() * G + j; /* this machine's GPUs, taken in turn */
     describe(o->ngpus ? o->gpus[k % o->ngpus] : k % count, &mine[j]);
+    if (hosts) /* a block of np / hosts consecutive processes is one host */
+      snprintf(mine[j].host, sizeof(mine[j].host), "%.50s/h%d", mine[j].machine,
+               me / (np / hosts));
   }
   struct rank_id *gathered = calloc((size_t)np * G, sizeof(*gathered));
   if (!gathered || hx_procs_allgather(mine, gathered, (size_t)G * sizeof(*mine))) {
@@ -155,9 +226,9 @@ int procs_place(const struct run_opts *o, struct hx_bench_cfg *cfg, struct hx_me
         break;
       }
     if (cfg->host[r] == cfg->nhosts) cfg->nhosts++;
-    cfg->gpu[r] = r; /* one number per (host, UUID): the first rank's */
+    cfg->gpu[r] = r; /* one number per (machine, UUID): the first rank's */
     for (int q = 0; q < r; q++)
-      if (!strcmp(ids[q].host, ids[r].host) && !memcmp(ids[q].uuid, ids[r].uuid, 16)) {
+      if (!strcmp(ids[q].machine, ids[r].machine) && !memcmp(ids[q].uuid, ids[r].uuid, 16)) {
         cfg->gpu[r] = cfg->gpu[q];
         break;
       }
@@ -174,6 +245,13 @@ int procs_place(const struct run_opts *o, struct hx_bench_cfg *cfg, struct hx_me
     }
   }
   ar_place(&cfg->place, cfg->gpu, n);
+  int machines = 0; /* the machines rehearsed hosts ran on */
+  for (int r = 0; hosts && r < n; r++) {
+    int q = 0;
+    while (q < r && strcmp(ids[q].machine, ids[r].machine)) q++;
+    machines += q == r;
+  }
+  ar_place_hosts(&cfg->place, cfg->nhosts, machines);
   m->nproc = np;
   m->per_proc = G;
   snprintf(m->mpi, sizeof(m->mpi), "%s", hx_procs_library());

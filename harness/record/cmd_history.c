@@ -11,7 +11,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
+
+#define HISTORY_MAX_SIZES 1024
+
+/* Reads a --sizes value with every subcommand's size-list parser and writes it for history.sh
+ * as plain bytes ("1048576,1073741824"); returns a new string, or NULL after one line. */
+static char *sizes_in_bytes(const char *flag, const char *text) {
+  struct msg_size v[HISTORY_MAX_SIZES];
+  int n = args_parse_sizes(flag, text, v, HISTORY_MAX_SIZES);
+  if (n < 0) return NULL;
+  char *out = malloc((size_t)n * 21 + 1); /* 20 digits and a comma each */
+  if (!out) return args_bad(flag, text, "out of memory"), NULL;
+  size_t k = 0;
+  for (int i = 0; i < n; i++)
+    k += (size_t)sprintf(out + k, "%s%llu", i ? "," : "", (unsigned long long)v[i].bytes);
+  return out;
+}
 
 /* Fills buf with plots/history.sh's path (the source tree's, or the one beside the binary's
  * folder); returns 0, or -1 when there is none. */
@@ -48,7 +65,13 @@ int cmd_history(int argc, char **argv) {
   int n = 0;
   args[n++] = "bash";
   args[n++] = path;
-  for (int i = 1; i < argc && n < 63; i++) args[n++] = argv[i];
+  for (int i = 1; i < argc && n < 62; i++) {
+    args[n++] = argv[i];
+    if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+      i++;
+      if (!(args[n++] = sizes_in_bytes(argv[i - 1], argv[i]))) return EXIT_BAD_INPUT;
+    }
+  }
   args[n] = NULL;
   fflush(stdout);
   execvp("bash", args);

@@ -159,6 +159,7 @@ int hx_meta_write(const struct hx_meta *m, const char *dir, const struct ar_plac
   if (m->nproc > 1)
     fprintf(f, "processes: %d (%d rank%s each)\nmpi_library: %s\nlaunch: %s\nhosts: %s\n",
             m->nproc, m->per_proc, m->per_proc == 1 ? "" : "s", m->mpi, m->launch, m->hosts);
+  if (m->nproc > 1 && m->rehearsal[0]) fprintf(f, "rehearsed_hosts: %s\n", m->rehearsal);
   for (int r = 0; r < n; r++) fprintf(f, "rank %d: %s\n", r, m->rank[r]);
   section(f, "topology", "nvidia-smi topo -m 2>&1");
   section(f, "clocks", "nvidia-smi --query-gpu=index,name,clocks.sm,clocks.mem,clocks.max.sm,"

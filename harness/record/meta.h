@@ -19,6 +19,7 @@ struct hx_meta {
   char mpi[256];      /* the MPI library */
   char launch[1024];  /* the launcher's command line, or how the job was seen to start */
   char hosts[1024];   /* "host (ranks 0-3), host2 (ranks 4-7)" */
+  char rehearsal[512]; /* procs.hosts: how the processes became hosts, and NCCL's variables */
 };
 
 /* Fills everything but the GPU and driver fields (no GPU needed); returns 0. */

@@ -404,7 +404,7 @@ int cmd_run(int argc, char **argv) {
     hx_procs_finalize();
     return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
   }
-  if (procs ? procs_refuse(&plan) : one_process_refuse(&plan)) {
+  if ((procs ? procs_refuse(&plan) : one_process_refuse(&plan)) || procs_hosts_refuse(&plan)) {
     rc = EXIT_BAD_INPUT;
     goto out;
   }

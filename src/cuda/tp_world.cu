@@ -5,8 +5,20 @@
 #include <string.h>
 
 #include "placement.h"
-#include "tp_prog.h"
 #include "tp_world.h"
+
+extern "C" int tp_sm_count(void) {
+  static int cache[64];
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
+  if (!cache[dev]) {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || v < 1)
+      v = 132;
+    cache[dev] = v; /* benign race: every thread stores the same value */
+  }
+  return cache[dev];
+}
 
 extern "C" int tp_wait_sms(const struct tp_world *w, int r) {
   return w->sms[r] > 0 ? w->sms[r] : tp_sm_count();

@@ -10,6 +10,8 @@
 extern "C" {
 #endif
 
+/* Streaming multiprocessors of the current device (cached). */
+int tp_sm_count(void);
 /* The SMs rank r's waiting kernels may occupy: w->sms[r], or the whole device when unset. */
 int tp_wait_sms(const struct tp_world *w, int r);
 /* 1 when another rank of w shares rank r's physical GPU (tp_same_gpu). */

@@ -33,17 +33,22 @@
  * AR_SIM_KILL=RANK:K (rank RANK's process kills itself with SIGKILL at that rank's K-th
  * AllReduce, counting from 1 over the run's rows, warm-up included, nccl's and the
  * transports'), AR_SIM_HANG=RANK:K (rank RANK's thread sleeps forever at its K-th AllReduce
- * instead), AR_SIM_HOSTS=K (an MPI job's processes say they run on K hosts: gethostname
+ * instead), AR_SIM_STOP=RANK:K (rank RANK's process stops itself with SIGSTOP there, every
+ * thread of it, as `kill -STOP` would), AR_SIM_HOSTS=K (an MPI job's processes say they run on K hosts: gethostname
  * answers "simhostH", H = process x K / processes, from OMPI_COMM_WORLD_RANK and
  * OMPI_COMM_WORLD_SIZE; the harness then keeps each host's memory to itself, as on real
- * nodes), AR_SIM_NCCL_VERSION=N (ncclGetVersion says N, e.g. 22600 for 2.26.0; default
+ * nodes; without it, a process's host is the one its NCCL_HOSTID names, as NCCL's would be:
+ * the processes arbench groups into hosts with procs.hosts), NCCL_DEBUG=INFO (the fake NCCL
+ * names its path to each peer at ncclCommInitRank, as NCCL does: sim_nccl_paths; between hosts
+ * NET/Socket where NCCL_SOCKET_IFNAME=lo and NCCL_NET=Socket, else NET/IB),
+ * AR_SIM_NCCL_VERSION=N (ncclGetVersion says N, e.g. 22600 for 2.26.0; default
  * 22803), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
  * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
  * PMI_RANK (set by mpirun) picks the process's region of the file. Degraded jobs are priced
  * with the model's slow ports, and the healthy bandwidth "measured" is the model's; ll has no
  * emulation and is n/a there, with the reason its lowering gives. The pipeline count a
  * transport reports using (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and
- * async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8); sm, ll and nccl-p2p
+ * async-ring's 1) the lowering's rule on one chunk (8 MiB a batch, 1 to 8); sm, ll and nccl-p2p
  * 1. ll's setup takes the real transport's receive slots from cudaMalloc (so AR_SIM_MEM can
  * make its rows oom alone): per rank of this process, its ll program's slots (the real
  * lowering, src/lower/ll.c, lays them out in the protocol's slices), two parities.
@@ -176,6 +181,8 @@ int gethostname(char *name, size_t len) {
   return 0;
 }
 
+static void sim_note_hostid(void);
+
 /* A hash of the host's name (FNV-1a): the uuids of one host's GPUs. */
 static uint32_t sim_host_hash(void) {
   char host[256] = "";
@@ -185,6 +192,7 @@ static uint32_t sim_host_hash(void) {
   return h;
 }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev) {
+  sim_note_hostid();
   memset(p, 0, sizeof(*p));
   snprintf(p->name, sizeof(p->name), "Simulated GPU");
   p->pciBusID = 0x10 + dev;
@@ -301,6 +309,7 @@ struct sim_head {
   } buf[AR_MAX_GPUS];       /* each rank's buffer as its last fill left it (for ncclAllReduce) */
   int comm_dev[64];         /* the device + 1 of each rank's live communicator; 0: none */
   ncclUniqueId comm_id[64]; /* the unique id each rank's communicator was made with */
+  char hostid[SIM_REGIONS][80]; /* each process's NCCL_HOSTID ("": none), as NCCL reads it */
 };
 _Static_assert(sizeof(struct sim_head) <= SIM_HEAD_BYTES, "the head fits its place");
 
@@ -362,6 +371,24 @@ static struct sim_head *sim_head(void) {
 static int sim_shared(void) {
   sim_head();
   return sim_mem.base != NULL;
+}
+/* Under AR_SIM_SHM: this process's NCCL_HOSTID into the head, for every process to read (made
+ * by each process's first cudaGetDeviceProperties and again at ncclCommInitRank: before any
+ * rank of the job enqueues). */
+static void sim_note_hostid(void) {
+  const char *id = getenv("NCCL_HOSTID");
+  if (!sim_shared()) return;
+  snprintf(sim_mem.head->hostid[sim_mem.region], sizeof(sim_mem.head->hostid[0]), "%s",
+           id ? id : "");
+}
+/* The host of process p of procs as NCCL would see it: the first process with its NCCL_HOSTID
+ * (all 0 where none set one, or without AR_SIM_SHM). */
+static int sim_hostid_of(int p, int procs) {
+  struct sim_head *h = sim_head();
+  if (!sim_mem.base || p < 0 || p >= SIM_REGIONS) return 0;
+  int q = 0;
+  while (q < p && q < procs && strcmp(h->hostid[q], h->hostid[p])) q++;
+  return q;
 }
 /* A buffer's name in struct sim_head: its offset in the file, or its address without one. */
 static unsigned long long sim_name(const void *p) {
@@ -704,6 +731,11 @@ static void sim_failure_hooks(int rank) {
     fprintf(stderr, "fake_gpu: AR_SIM_HANG: rank %d hangs at its AllReduce %d\n", rank, k);
     for (;;) sleep(3600);
   }
+  if (sim_hook_at(getenv("AR_SIM_STOP"), rank, k)) {
+    fprintf(stderr, "fake_gpu: AR_SIM_STOP: rank %d's process stops at its AllReduce %d\n", rank,
+            k);
+    raise(SIGSTOP);
+  }
 }
 
 /* ---- NCCL: the native AllReduce as a bulk-synchronous ring at 300 GB/s ---- */
@@ -731,6 +763,24 @@ static void sim_lock(struct sim_head *h) {
   while (__atomic_exchange_n(&h->lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
 }
 static void sim_unlock(struct sim_head *h) { __atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE); }
+static int sim_host_of(int q, int n);
+/* With NCCL_DEBUG=INFO, as NCCL names the path to each peer: "via NET/Socket/0" to a rank of
+ * another host when NCCL may only use its socket network on the loopback interface
+ * (NCCL_SOCKET_IFNAME=lo, NCCL_NET=Socket), "via NET/IB/0" there otherwise, "via P2P/IPC"
+ * within a host. */
+static void sim_nccl_paths(int rank, int n) {
+  const char *dbg = getenv("NCCL_DEBUG"), *ifn = getenv("NCCL_SOCKET_IFNAME");
+  const char *net = getenv("NCCL_NET");
+  if (!dbg || strcmp(dbg, "INFO")) return;
+  int sock = ifn && !strcmp(ifn, "lo") && net && !strcmp(net, "Socket");
+  for (int q = 0; q < n; q++) {
+    if (q == rank) continue;
+    const char *via = sim_host_of(q, n) == sim_host_of(rank, n) ? "P2P/IPC"
+                      : sock ? "NET/Socket/0" : "NET/IB/0";
+    fprintf(stderr, "simhost:%d:%d [%d] NCCL INFO Channel 00/0 : %d[%d] -> %d[%d] [send] via %s\n",
+            (int)getpid(), (int)getpid(), cur_dev, rank, cur_dev, q, q, via);
+  }
+}
 /* NCCL refuses two ranks on one GPU (comm_dev of the job's head: across its processes). */
 ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int rank) {
   struct sim_head *h = sim_head();
@@ -744,6 +794,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int rank) {
   }
   sim_unlock(h);
   if (dup) return ncclInvalidUsage;
+  sim_note_hostid();
+  sim_nccl_paths(rank, n);
   *c = calloc(1, sizeof(**c));
   if (!*c) return ncclSystemError;
   (*c)->rank = rank;
@@ -848,15 +900,13 @@ ar_status ar_delay_measure(double us, int raw, int reps, cudaStream_t s, double 
 
 /* ---- the transports: the model's times ---- */
 
-enum { SIM_P2P, SIM_CE, SIM_SM, SIM_LL }; /* the transport a context is for */
-
 #define SIM_LL_ALPHA_US 2.0 /* ll's cost per round: one crossing, no handshake */
 
 struct tp_ctx {
   double pre_us, main_us;
   int straggler, has_pre;
   int nrounds, nprecond; /* for the NVTX round ranges (tests/test_nvtx.sh) */
-  int kind;              /* SIM_P2P, SIM_CE, SIM_SM or SIM_LL */
+  const struct ar_transport *tp; /* the transport it is for (src/transports.h) */
   struct tp_marks *const *marks;
   unsigned char *part; /* [rank * nrounds + k]: the rank sends or receives in round k */
   int n, dtype, stale; /* stale: AR_SIM_STALE names this algorithm */
@@ -875,10 +925,10 @@ static int sim_local(const struct tp_world *w, int r) { return !w->peers || !w->
 /* The value of rank r's shared word. */
 static unsigned sim_word(int r) { return 0x5e1f0000u + 7919u * (unsigned)r; }
 
-/* The mini-batches per transfer the transport of `kind` uses for job (see the file comment). */
-static int sim_pipeline_used(int kind, const struct tp_job *job) {
+/* The mini-batches per transfer transport tp uses for job (see the file comment). */
+static int sim_pipeline_used(const struct ar_transport *tp, const struct tp_job *job) {
   const struct ar_schedule *s = job->sched;
-  if (kind != SIM_CE) return 1;
+  if (!tp->pipelines) return 1;
   if (job->pipeline > 0 && !((ar_sched_traits(s) & AR_TRAIT_PIPELINED) && job->pipeline == 1))
     return job->pipeline;
   double chunk = (double)job->nelem * ar_dtype_size(job->dtype) / (s->nchunks ? s->nchunks : 1);
@@ -893,12 +943,14 @@ static int sim_pipeline_used(int kind, const struct tp_job *job) {
 /* ll: the real lowering's ll program for job (its reason where it refuses one: a degraded
  * job) and each rank's receive slots as the real transport allocates them: the program's
  * scratch, two parities. */
-static ar_status sim_ll_plan(const struct tp_job *job, size_t *slot_bytes, char *reason,
-                             size_t len) {
+static ar_status sim_ll_plan(const struct ar_transport *tp, const struct tp_job *job,
+                             size_t *slot_bytes, char *reason, size_t len) {
   struct tp_prog *prog = NULL;
-  int esize = (int)ar_dtype_size(job->dtype);
-  ar_status st = lower_program(LOWER_LL, job->sched, job->nelem, esize, 1, &job->degrade, &prog,
-                               NULL, reason, len);
+  struct lower_settings set;
+  lower_settings_read(&set);
+  struct lower_job lj = {tp->id, job->sched, job->nelem, (int)ar_dtype_size(job->dtype),
+                         job->pipeline, &job->degrade};
+  ar_status st = lower_job(&lj, &set, &prog, NULL, reason, len);
   if (st != AR_OK) return st;
   for (int r = 0; r < prog->n && r < AR_MAX_GPUS; r++)
     slot_bytes[r] = 2 * prog->rank[r].scratch_bytes;
@@ -909,7 +961,8 @@ static ar_status sim_ll_plan(const struct tp_job *job, size_t *slot_bytes, char 
 /* The model's plan of a job for this process's ranks, in a new *ctx; AR_ERR_UNSUPPORTED or
  * AR_ERR_INVALID with the reason when the real transports would refuse it. */
 static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
-                          struct tp_ctx **ctx, char *reason, size_t len, int kind) {
+                          struct tp_ctx **ctx, char *reason, size_t len,
+                          const struct ar_transport *tp) {
   const struct ar_schedule *s = job->sched;
   /* co-located ranks: their waiting kernels' SM shares must fit the GPU together, and no rank
    * may be left without one (transport.h's sms) */
@@ -928,8 +981,8 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
     return AR_ERR_UNSUPPORTED;
   }
   size_t slot_bytes[AR_MAX_GPUS] = {0};
-  if (kind == SIM_LL) { /* before the degraded links' checks: ll has no emulation at all */
-    ar_status st = sim_ll_plan(job, slot_bytes, reason, len);
+  if (tp->lowering == AR_LOWER_LL) { /* before the degraded links' checks: ll has no emulation */
+    ar_status st = sim_ll_plan(tp, job, slot_bytes, reason, len);
     if (st != AR_OK) return st;
   }
   struct ar_params p;
@@ -946,7 +999,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
   struct model_price pr;
   struct model_hw hw;
   crit_model_hw(&hw);
-  if (kind == SIM_LL) hw.alpha_us = SIM_LL_ALPHA_US;
+  if (tp->lowering == AR_LOWER_LL) hw.alpha_us = SIM_LL_ALPHA_US;
   if (model_net_init(&net, MODEL_SWITCH, &p) != AR_OK ||
       model_price_schedule(s, &net, &pr) != AR_OK)
     return AR_ERR_INVALID;
@@ -961,7 +1014,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
   c->straggler = s->straggler;
   c->nrounds = s->nrounds;
   c->nprecond = s->nprecond;
-  c->kind = kind;
+  c->tp = tp;
   c->marks = job->marks;
   memcpy(c->slot_bytes, slot_bytes, sizeof(slot_bytes));
   c->part = calloc((size_t)w->n * (s->nrounds ? s->nrounds : 1), 1);
@@ -974,7 +1027,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
     c->part[(size_t)x->src * s->nrounds + x->round] = 1;
     c->part[(size_t)x->dst * s->nrounds + x->round] = 1;
   }
-  if (job->pipeline_used) *job->pipeline_used = sim_pipeline_used(kind, job);
+  if (job->pipeline_used) *job->pipeline_used = sim_pipeline_used(tp, job);
   const char *bad = getenv("AR_SIM_WRONG");
   wrong_algo = bad && !strcmp(bad, s->algo) ? bad : NULL;
   const char *stale = getenv("AR_SIM_STALE");
@@ -1028,11 +1081,12 @@ static ar_status sim_ll_alloc(const struct tp_world *w, struct tp_ctx *c, char *
 static void sim_teardown(struct tp_ctx *c);
 
 static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
-                           struct tp_ctx **ctx, char *reason, size_t len, int kind) {
+                           struct tp_ctx **ctx, char *reason, size_t len, int id) {
   struct tp_ctx *c = NULL;
+  const struct ar_transport *tp = ar_transport_at(id);
   if (len) reason[0] = 0;
-  ar_status st = sim_plan(w, job, &c, reason, len, kind);
-  if (st == AR_OK && kind == SIM_LL) st = sim_ll_alloc(w, c, reason, len);
+  ar_status st = sim_plan(w, job, &c, reason, len, tp);
+  if (st == AR_OK && tp->lowering == AR_LOWER_LL) st = sim_ll_alloc(w, c, reason, len);
   st = sim_share_words(w, c, st);
   if (st != AR_OK) {
     if (len && !reason[0])
@@ -1044,29 +1098,22 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
   return AR_OK;
 }
 
-static ar_status sim_setup_p2p(const struct tp_world *w, const struct tp_job *job,
-                               struct tp_ctx **ctx, char *reason, size_t len) {
-  return sim_setup(w, job, ctx, reason, len, SIM_P2P);
-}
-static ar_status sim_setup_ce(const struct tp_world *w, const struct tp_job *job,
-                              struct tp_ctx **ctx, char *reason, size_t len) {
-  return sim_setup(w, job, ctx, reason, len, SIM_CE);
-}
-static ar_status sim_setup_sm(const struct tp_world *w, const struct tp_job *job,
-                              struct tp_ctx **ctx, char *reason, size_t len) {
-  return sim_setup(w, job, ctx, reason, len, SIM_SM);
-}
-static ar_status sim_setup_ll(const struct tp_world *w, const struct tp_job *job,
-                              struct tp_ctx **ctx, char *reason, size_t len) {
-  return sim_setup(w, job, ctx, reason, len, SIM_LL);
-}
+/* A setup per transport of the table (AR_TRANSPORT_LIST), each the fake's for its id. */
+#define SIM_SETUP_(id, ops)                                                                \
+  static ar_status sim_setup_##ops(const struct tp_world *w, const struct tp_job *job,      \
+                                   struct tp_ctx **ctx, char *reason, size_t len) {         \
+    return sim_setup(w, job, ctx, reason, len, id);                                        \
+  }
+AR_TRANSPORT_LIST(SIM_SETUP_)
+#undef SIM_SETUP_
 
 /* AR_SIM_ROUNDS=1: marks the end of each round `rank` takes part in, the collective having
  * started at t0 (us) with a precondition of pre us: the precondition's rounds share pre evenly,
  * the others the main part. */
 static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0, double pre) {
   memset(mk->have, 0, (size_t)mk->nrounds);
-  mk->in_ns = c->kind == SIM_SM || c->kind == SIM_LL; /* their kernels stamp the clock */
+  /* the kernels of the transports with a kernel program stamp the clock */
+  mk->in_ns = c->tp->lowering == AR_LOWER_SM || c->tp->lowering == AR_LOWER_LL;
   int npre = c->nprecond, nmain = c->nrounds - c->nprecond;
   if (mk->in_ns) mk->ns[0] = (unsigned long long)(t0 * 1e3);
   for (int k = 0; k < c->nrounds && k < mk->nrounds; k++) {
@@ -1079,12 +1126,14 @@ static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0,
   }
 }
 
-/* AR_SIM_HOSTS: the simulated host of rank q of an n-rank MPI job (its process's, as
- * gethostname says); 0 for every rank without it. */
+/* The host of rank q of an n-rank MPI job (its process's): AR_SIM_HOSTS's (as gethostname
+ * says), else the host its process's NCCL_HOSTID names (sim_hostid_of: the processes arbench
+ * made hosts of their own, procs.hosts); 0 for every rank without either. */
 static int sim_host_of(int q, int n) {
   const char *k = getenv("AR_SIM_HOSTS"), *np = getenv("OMPI_COMM_WORLD_SIZE");
   int hosts = k ? atoi(k) : 0, procs = np ? atoi(np) : 0;
-  if (hosts <= 0 || procs <= 0 || n < procs) return 0;
+  if (procs <= 0 || n < procs) return 0;
+  if (hosts <= 0) return sim_hostid_of(q / (n / procs), procs);
   return q / (n / procs) * hosts / procs;
 }
 
@@ -1098,9 +1147,8 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
     return AR_ERR_INVALID;
   }
   sim_failure_hooks(rank);
-  static const char *kind_name[] = {"nccl-p2p", "ce", "sm", "ll"};
   const char *nocap = getenv("AR_SIM_NO_CAPTURE");
-  if (s->capturing && nocap && !strcmp(nocap, kind_name[c->kind])) {
+  if (s->capturing && nocap && !strcmp(nocap, c->tp->name)) {
     s->cap_bad = 1; /* as a host-driven step would: CUDA refuses it under capture */
     return AR_ERR_CUDA;
   }
@@ -1157,18 +1205,18 @@ static void sim_teardown(struct tp_ctx *c) {
   free(c);
 }
 
-static const struct tp_ops sim_ops[] = {
-    {"nccl-p2p", sim_setup_p2p, sim_enqueue, sim_teardown},
-    {"ce", sim_setup_ce, sim_enqueue, sim_teardown},
-    {"sm", sim_setup_sm, sim_enqueue, sim_teardown},
-    {"ll", sim_setup_ll, sim_enqueue, sim_teardown},
-};
-_Static_assert(sizeof(sim_ops) / sizeof(sim_ops[0]) == AR_NTRANSPORTS, "a fake per transport");
+/* The fake's executors, indexed by enum ar_tp as src/cuda/tp_table.cu's. */
+#define SIM_OPS_(id, ops) [id] = {sim_setup_##ops, sim_enqueue, sim_teardown},
+static const struct tp_ops sim_ops[AR_NTRANSPORTS] = {AR_TRANSPORT_LIST(SIM_OPS_)};
+#undef SIM_OPS_
+
+const struct tp_ops *tp_ops_of(int id) {
+  return id >= 0 && id < AR_NTRANSPORTS ? &sim_ops[id] : NULL;
+}
 
 const struct tp_ops *tp_find(const char *name) {
-  for (int i = 0; i < AR_NTRANSPORTS; i++)
-    if (!strcmp(sim_ops[i].name, name)) return &sim_ops[i];
-  return NULL;
+  const struct ar_transport *t = ar_transport_find(name);
+  return t ? tp_ops_of(t->id) : NULL;
 }
 
 /* ---- the job's world: src/cuda/tp_world.cu's helpers (the simulator links no CUDA) ---- */
