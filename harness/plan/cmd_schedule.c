@@ -30,8 +30,7 @@ int cmd_list(void) {
   printf("%-12s %-38s %-28s %-16s %s\n", "algorithm", "supported n", "topologies (model)", "flags",
          "description [source]");
   for (size_t i = 0; i < n; i++)
-    printf("%-12s %-38s %-28s %-16s %s [%s]
-", all[i]->name, all[i]->ranks,
+    printf("%-12s %-38s %-28s %-16s %s [%s]\n", all[i]->name, all[i]->ranks,
            model_algo_topologies(all[i]), flag_words(all[i], flags, sizeof(flags)),
            all[i]->desc, all[i]->paper);
   return EXIT_OK;
