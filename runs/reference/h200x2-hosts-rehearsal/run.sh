@@ -60,3 +60,7 @@ grep "start skew" "$out/all.log" | head -3
 echo "== total $((SECONDS - t0)) s"
 rm -rf "$out"/*/plots "$out"/*/report.html
 (cd "$out" && tar czf /tmp/hosts.tgz nccl.*.log && rm -f nccl.*.log && mv /tmp/hosts.tgz nccl_logs.tgz)
+# the run folders as one archive each (the device tool brings back a limited number of files)
+for d in stop kill kill_kept all; do
+  [ -d "$out/$d" ] && (cd "$out" && tar czf "$d.tgz" "$d" && rm -rf "$d")
+done
