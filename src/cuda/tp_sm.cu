@@ -3,7 +3,7 @@
  * synchronise through flag words in device memory written with release stores at system scope
  * and polled with acquire loads: no host round trip, no copy engine, one launch per rank.
  *
- * The program comes from tp_prog.cu (TP_MODE_SM): per round, READY to our readers, wait READY
+ * The program comes from src/lower/sm.c (TP_MODE_SM): per round, READY to our readers, wait READY
  * from our sources, then each destination range is summed in one pass (dst + peers) straight
  * into data when no one reads that range from us this round, or into scratch when someone
  * does (round snapshot); grid barrier, DONE to the sources; wait DONE from our readers, then

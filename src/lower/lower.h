@@ -2,7 +2,7 @@
  * for the ce and sm transports (plain C: no CUDA; the transports only execute programs).
  *
  * Why a program: both transports must keep the IR's round-snapshot semantics on GPUs that run
- * with no host ordering between ranks. The compiler (tp_prog.cu) decides, once per job, every
+ * with no host ordering between ranks. The lowering (src/lower/) decides, once per job, every
  * copy, sum, flag write and flag wait; the transports only interpret the list (ce: CUDA calls
  * on several streams; sm: a persistent kernel), and tests/gpu/tp_check.c runs the very same
  * lists in a CPU simulator that interleaves ranks and streams adversarially.
@@ -127,7 +127,7 @@ extern "C" {
 
 #define AR_MAX_GPUS 16 /* ranks a transport runs */
 
-/* Degraded-link emulation (SPEC.md s4, --degrade R:F): every byte into or out of a listed GPU
+/* Degraded-link emulation (--degrade R:F): every byte into or out of a listed GPU
  * takes F times longer than at the healthy bandwidth `bw`, with one budget per direction
  * shared by all of the GPU's peers (a slow NIC). n == 0 is the healthy path: the transports
  * then emit exactly what they did before the emulation existed.
@@ -144,7 +144,7 @@ extern "C" {
  * never ends earlier than its own start (the moment both ends are ready, measured where the
  * transport can see it) + F * x / bw, so a peer that arrives late is charged the slow link from
  * when it arrives:
- *   ce (push), the flow program (tp_flow.cu, the default for degraded jobs): no rounds; each
+ *   ce (push), the flow program (flow.c, the default for degraded jobs): no rounds; each
  *     flow with a degraded end takes F * x / bw of d's budget per direction when its copy
  *     starts (first come, first served, an atomic clock in d's memory) and its DATA flag is
  *     held until then. These clocks compare the GPUs' %globaltimer, which differ by up to
@@ -338,7 +338,7 @@ extern int tp_ll_forward; /* ll.forward: 1 (on) or 0 */
 int lower_ll_forwards(const struct tp_prog *p, int r, size_t i);
 /* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
 extern int tp_sum_blocks_max;
-/* ce push: 0 (default) the flow program (tp_flow.cu) for degraded jobs and for schedules with
+/* ce push: 0 (default) the flow program (flow.c) for degraded jobs and for schedules with
  * a straggler precondition (stragglar, bcast), else the dataflow ring for flagged rings, the
  * dataflow direct program for direct AllReduces and the per-round program for the rest;
  * 1 (AR_CE_PROGRAM=round) never the flow program; 2 (AR_CE_PROGRAM=flow) the flow program for
@@ -354,12 +354,12 @@ extern size_t tp_flow_batch_bytes;
 /* The flow program's sum kernels' blocks (default 64; AR_FLOW_SUM_BLOCKS; above half the SMs
  * a sum waits for its flags on the stream, not spinning: ar_sum_can_wait). */
 extern int tp_flow_sum_blocks;
-/* tp_flow.cu: compiles s into p (fields set by tp_prog_build) as the flow program, with the
+/* flow.c: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
                         const struct tp_degrade *dg, struct tp_prog *p, char *reason,
                         size_t reason_len);
-/* Builders shared with tp_flow.cu. */
+/* Builders shared with flow.c. */
 #define TP_UNIT 64 /* mini-batch boundaries fall on multiples of 64 elements */
 ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op);
 struct tp_op tp_op_new(int kind, int stream, int round);

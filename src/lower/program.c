@@ -53,7 +53,7 @@ ar_status lw_emit(struct tp_prog *p, int r, const struct tp_op *op) {
   return AR_OK;
 }
 
-/* Appends an op to rank r's program (for tp_flow.cu). */
+/* Appends an op to rank r's program (for flow.c). */
 ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op) {
   return lw_emit(p, r, op);
 }

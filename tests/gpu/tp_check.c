@@ -30,7 +30,7 @@
  *       healthy and degraded (healthy bandwidth 400 GB/s), with OPTCC's lower bound. `sim`
  *       ends with its checks: the self-test's rates, the shared budget's split, a degraded
  *       ring, OPTCC. `sim` runs the ce push cases twice: with the default programs and with
- *       the flow program (tp_flow.cu; --program flow selects it for tsim, dump, gpu and time,
+ *       the flow program (flow.c; --program flow selects it for tsim, dump, gpu and time,
  *       as AR_CE_PROGRAM=flow does in the ce transport).
  *       --ring-batch / --ring-streams (tsim, dump, gpu, time): the dataflow ring's
  *       automatic mini-batch size (default 32M) and copy streams (default 2), as

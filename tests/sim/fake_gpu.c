@@ -43,7 +43,7 @@
  * with the model's slow ports, and the healthy bandwidth "measured" is the model's; ll has no
  * emulation and is n/a there, with the reason its lowering gives. The pipeline count a
  * transport reports using (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and
- * async-ring's 1) tp_prog.cu's rule on one chunk (8 MiB a batch, 1 to 8); sm, ll and nccl-p2p
+ * async-ring's 1) the ce lowering's rule on one chunk (8 MiB a batch, 1 to 8); sm, ll and nccl-p2p
  * 1. ll's setup takes the real transport's receive slots from cudaMalloc (so AR_SIM_MEM can
  * make its rows oom alone): per rank of this process, its ll program's slots (the real
  * lowering, src/lower/ll.c, lays them out in the protocol's slices), two parities.
