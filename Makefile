@@ -25,17 +25,20 @@ LDLIBS   = -L$(CUDA_LIB) -L$(NCCL_LIB) -Wl,-rpath,$(NCCL_LIB) -lnccl -lcudart_st
            -lpthread -ldl -lrt -lm -lstdc++ $(SAN)
 
 # make MPI=1: an arbench that runs one process per MPI rank when mpirun or srun starts it
-# (harness/procs_mpi.c), and alone otherwise; MPI through mpicc on PATH or $(MPI_HOME)/bin
+# (harness/procs/procs_mpi.c), and alone otherwise; MPI through mpicc on PATH or $(MPI_HOME)/bin
 MPICC ?= $(if $(MPI_HOME),$(MPI_HOME)/bin/mpicc,mpicc)
-PROCS_SRC = harness/procs_$(if $(MPI),mpi,single).c
+PROCS_SRC = harness/procs/procs_$(if $(MPI),mpi,single).c
 LINK_CC   = $(if $(MPI),$(MPICC),$(CC))
 
 B = build
 CORE_SRC    = $(wildcard src/*.c src/lower/*.c algorithms/*.c)
-HARNESS_SRC = $(filter-out harness/main.c harness/procs_%.c,$(wildcard harness/*.c)) $(PROCS_SRC)
+# harness/ is in rooms (harness/ROOM/*.c, each room's README.md says what lives there); its
+# objects stay in one folder, $(B)/obj/harness/NAME.o, so a file's room is not part of its name
+HARNESS_ROOMS = $(patsubst %/,%,$(sort $(dir $(wildcard harness/*/*.c))))
+HARNESS_SRC = $(filter-out harness/cli/main.c harness/procs/procs_%.c,$(wildcard harness/*/*.c)) $(PROCS_SRC)
 CUDA_SRC    = $(wildcard src/cuda/*.cu)
 CORE_OBJ    = $(CORE_SRC:%.c=$(B)/obj/%.o)
-HARNESS_OBJ = $(HARNESS_SRC:%.c=$(B)/obj/%.o)
+HARNESS_OBJ = $(addprefix $(B)/obj/harness/,$(notdir $(HARNESS_SRC:.c=.o)))
 CUDA_OBJ    = $(CUDA_SRC:%.cu=$(B)/obj/%.o)
 TEST_SRC    = $(wildcard tests/test_*.c)
 TEST_BIN    = $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -60,10 +63,13 @@ $(B)/obj/algorithms/%.o: algorithms/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 # the harness is plain C that calls the CUDA runtime and NCCL
-$(B)/obj/harness/%.o: harness/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(GPU_INC) -c -o $@ $<
-$(B)/obj/harness/procs_mpi.o: harness/procs_mpi.c
+define harness_room
+$(B)/obj/harness/%.o: $(1)/%.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $$(GPU_INC) -c -o $$@ $$<
+endef
+$(foreach r,$(HARNESS_ROOMS),$(eval $(call harness_room,$(r))))
+$(B)/obj/harness/procs_mpi.o: harness/procs/procs_mpi.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -c -o $@ $<
 # the git revision is baked in for builds that run where there is no checkout
@@ -81,9 +87,10 @@ $(B)/obj/src/cuda/%.o: src/cuda/%.cu
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
 
 # CPU test suites link the pure-C core and the argument parsers only
-$(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(B)/obj/harness/args.o $(B)/obj/harness/config.o
+TEST_HX_OBJ = $(addprefix $(B)/obj/harness/,args.o bad_value.o config.o)
+$(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(TEST_HX_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(B)/obj/harness/args.o $(B)/obj/harness/config.o $(B)/libarcore.a -lm -lpthread -ldl
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(TEST_HX_OBJ) $(B)/libarcore.a -lm -lpthread -ldl
 
 test: $(B)/arbench $(TEST_BIN)
 	@B=$(B) SAN_FLAGS="$(SAN)" bash tests/run.sh $(SUITES)
@@ -135,7 +142,7 @@ profile: $(B)/arbench
 	@B=$(B) OUT=$(OUT) bash tools/nsys.sh $(ROWS)
 
 format:
-	clang-format -i src/*.[ch] src/cuda/*.cu algorithms/*.c harness/*.[ch] tests/*.[ch]
+	clang-format -i src/*.[ch] src/cuda/*.cu algorithms/*.c harness/*/*.[ch] tests/*.[ch]
 
 clean:
 	rm -rf $(B)

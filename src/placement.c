@@ -38,11 +38,23 @@ void ar_place_round_robin(struct ar_placement *p, const int *gpus, int ngpus, in
 
 int ar_place_colocated(const struct ar_placement *p) { return p->max_share > 1; }
 
+void ar_place_hosts(struct ar_placement *p, int nhosts, int machines) {
+  p->nhosts = nhosts;
+  p->machines = machines;
+}
+
 char *ar_place_text(const struct ar_placement *p, char *buf, size_t len) {
+  char hosts[64] = ""; /* no comma: the text is a CSV field that awk-style readers split */
+  if (p->nhosts > 1 && p->machines == 1)
+    snprintf(hosts, sizeof(hosts), " on %d hosts (rehearsed on one)", p->nhosts);
+  else if (p->nhosts > 1 && p->machines > 1)
+    snprintf(hosts, sizeof(hosts), " on %d hosts (rehearsed on %d)", p->nhosts, p->machines);
+  else if (p->nhosts > 1)
+    snprintf(hosts, sizeof(hosts), " on %d hosts", p->nhosts);
   if (p->min_share == p->max_share)
-    snprintf(buf, len, "%d rank%s/GPU", p->max_share, p->max_share == 1 ? "" : "s");
+    snprintf(buf, len, "%d rank%s/GPU%s", p->max_share, p->max_share == 1 ? "" : "s", hosts);
   else
-    snprintf(buf, len, "%d-%d ranks/GPU", p->min_share, p->max_share);
+    snprintf(buf, len, "%d-%d ranks/GPU%s", p->min_share, p->max_share, hosts);
   return buf;
 }
 

@@ -108,6 +108,13 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                            "busy while warps sum), off: a round's sends start after the round "
                            "before has been summed",
                            NULL, 0, 0, "off,on"},
+    [AR_SET_PROCS_HOSTS] = {"procs.hosts", "int", "0", "hosts",
+                            "several processes (mpirun, srun): 0: each process on the host it "
+                            "runs on; K: the processes as K consecutive blocks, each a host of "
+                            "its own to arbench (no CUDA IPC between blocks) and to NCCL (a "
+                            "host id per block, its socket network on the loopback interface): "
+                            "a multi-node run rehearsed on one machine",
+                            NULL, 0, 16, NULL},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */

@@ -35,6 +35,7 @@ enum ar_setting_id {
   AR_SET_LL_BLOCKS,         /* count; 0: by size */
   AR_SET_LL_SLICE,          /* bytes */
   AR_SET_LL_FORWARD,        /* off, on */
+  AR_SET_PROCS_HOSTS,       /* count; 0: the hosts the processes run on */
   AR_SET_COUNT
 };
 

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "cli/config.h"
 #include "test.h"
 
 int main(void) {

@@ -1,15 +1,16 @@
-/* The critical-delay search (harness/critical.c) on fake measurements: the bisection lands on
+/* The critical-delay search (harness/plan/critical.c) on fake measurements: the bisection lands on
  * the crossing to 0.1 ms, every probe re-measures every live candidate at one delay, "never
  * wins" and "wins at 0" end early, failed rows drop out or end the search; and the model's
  * prediction matches a brute-force scan of the same grid. The source is compiled in (the test
- * link line has only the core, args.o and config.o). */
+ * link line has only the core and the argument parsers: args.o, bad_value.o, config.o).
+ */
 #include <math.h>
 #include <stdlib.h>
 
 #include "test.h"
 
-#include "args.h"
-#include "critical.c"
+#include "cli/args.h"
+#include "plan/critical.c"
 
 /* A fake candidate: time = max(delay, hide) + own (it does `hide` us of work while the
  * straggler is late, `own` us after), or NaN where it fails. */

@@ -1,4 +1,4 @@
-/* The harness's side of degraded links (harness/sweep.c): --degrade rows measured (only nccl
+/* The harness's side of degraded links (harness/plan/sweep.c): --degrade rows measured (only nccl
  * n/a), --segments and --self-test degrade parsing, OPTCC's k per size and its rebuild before
  * a size, the lower bound printed beside degraded rows. sweep.c is compiled in, as in
  * test_scenarios.c. The transports' side is checked by tests/gpu/tp_check.c (sim, tsim). */
@@ -9,10 +9,10 @@
 
 #include "test.h"
 
-#include "config.h"
-#include "options.c"
-#include "critical.c" /* sweep.c estimates searches with it */
-#include "sweep.c"
+#include "cli/config.h"
+#include "cli/options.c"
+#include "plan/critical.c" /* sweep.c estimates searches with it */
+#include "plan/sweep.c"
 
 /* Parses a command line (words separated by spaces, argv[0] = "run") into a plan, with
  * stderr silenced; returns run_plan_parse's result. */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "config.h"
+#include "cli/args.h"
+#include "cli/config.h"
 #include "test.h"
 
 /* stderr goes to a file: begin_err() empties it, err_lines() counts the lines since. */

@@ -3,7 +3,8 @@
  * a stale read must show), and the nccl-p2p
  * transport's plan, emulated on host buffers (NCCL's in-order matching of sends and receives
  * between a pair, receives into scratch, applies after the round) for every algorithm.
- * The harness sources are compiled in (the test link line has only the core and args.o). */
+ * The harness sources are compiled in (the test link line has only the core and the argument
+ * parsers). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,14 +12,14 @@
 
 #include "test.h"
 
-#include "csv.c"
+#include "record/csv.c"
 #include "cuda/inputs.h"
 #include "cuda/p2p_plan.h"
 #include "placement.h"
-#include "stats.c"
-#include "options.c"
-#include "critical.c" /* sweep.c estimates searches with it */
-#include "sweep.c"
+#include "bench/stats.c"
+#include "cli/options.c"
+#include "plan/critical.c" /* sweep.c estimates searches with it */
+#include "plan/sweep.c"
 
 #define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))
 

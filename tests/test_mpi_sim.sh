@@ -6,8 +6,10 @@
 # or n/a with the reason, one results.csv with a plain run's header, meta.txt's process lines);
 # the same rows from -np 4, -np 1, -np 2 with 2 ranks each and co-located processes as from a
 # plain run (the fake's times are deterministic); wrong and stale sums caught across processes;
-# two simulated hosts (ce, sm and ll n/a, nccl across them); a killed and a hung rank ending the job
-# within -T and naming the rank; timing.mode=host and graph across processes (a wrong sum
+# two simulated hosts (ce, sm and ll n/a, nccl across them), and the same from procs.hosts (blocks
+# of processes as rehearsed hosts: meta.txt, the placement column, NCCL's variables and paths,
+# bad values); a killed and a hung rank ending the job within -T and naming the rank, and a
+# stopped process named while the other's rank waits in its AllReduce; timing.mode=host and graph across processes (a wrong sum
 # caught after the batches); bad input (one line, exit
 # 2; nccl.registration refused). Without Open MPI (mpicc, mpirun) it skips, or fails where
 # CI=true. Every mpirun runs
@@ -266,6 +268,47 @@ done
 grep -qx "hosts: simhost0 (ranks 0-1), simhost1 (ranks 2-3)" "$tmp/hosts2/meta.txt" && ok ||
   bad "two hosts meta.txt: $(grep '^hosts' "$tmp/hosts2/meta.txt")"
 
+# rehearsed hosts: --set procs.hosts=2 makes processes 0-1 one host and 2-3 another, without
+# AR_SIM_HOSTS (the fake takes each process's host from the NCCL_HOSTID arbench gave NCCL, and
+# fails any row that maps another host's memory): the same rows as two real hosts, the hosts
+# in meta.txt, the placement column, NCCL's variables, and the fake NCCL's path to each peer
+hh=$(hostname | cut -c 1-50)
+mpi rh2 4 NCCL_DEBUG=INFO -- --algo nccl,ring,rhd --transport nccl-p2p,ce,sm,ll --sizes 4100,64K \
+  -n 2 -w 1 --set procs.hosts=2
+f=$tmp/rh2/results.csv
+[ "$rc" -eq 0 ] && ok || bad "procs.hosts=2: exit $rc: $(arbench_lines | tail -n 3)"
+got=$(awk -F, -v t="$(col "$f" transport)" -v s="$(col "$f" status)" 'NR > 1 {print $t, $s}' "$f" |
+      sort | uniq -c | awk '{print $2, $3, $1}' | sed 's/^nccl ok/nccl nccl ok/' | sort)
+[ "$got" = "$(printf '%s\n' "$want" | sort)" ] && ok || bad "procs.hosts=2: rows $(echo $got)"
+for t in ce sm ll; do
+  printf '%s\n' "$out" | grep -q "^n/a: ring ($t): $t reaches other GPUs' memory within one host only (CUDA IPC); the ranks span 2 hosts" &&
+    ok || bad "procs.hosts=2: no n/a line for $t: $(printf '%s\n' "$out" | grep '^n/a' | head -n 3)"
+done
+m=$tmp/rh2/meta.txt
+grep -qx "hosts: $hh/h0 (ranks 0-1), $hh/h1 (ranks 2-3)" "$m" && ok ||
+  bad "procs.hosts=2 meta.txt: $(grep '^hosts' "$m")"
+grep -q "^placement: 1 rank/GPU on 2 hosts (rehearsed on one) (" "$m" && ok ||
+  bad "procs.hosts=2 meta.txt: $(grep '^placement' "$m")"
+grep -qx "rehearsed_hosts: 2 (procs.hosts=2): processes in blocks of 2, each block a host; each process set NCCL_HOSTID=<its host> NCCL_SOCKET_IFNAME=lo NCCL_NET=Socket NCCL_IB_DISABLE=1 NCCL_MNNVL_ENABLE=0" "$m" &&
+  ok || bad "procs.hosts=2 meta.txt: $(grep '^rehearsed' "$m")"
+grep -qx "setting procs.hosts = 2 (--set)" "$m" && ok || bad "procs.hosts=2 meta.txt: $(grep 'procs.hosts' "$m")"
+[ "$(awk -F, -v p="$(col "$f" placement)" 'NR > 1 { print $p }' "$f" | sort -u)" = '1 rank/GPU on 2 hosts (rehearsed on one)' ] &&
+  ok || bad "procs.hosts=2 placement column: $(awk -F, -v p="$(col "$f" placement)" 'NR > 1 { print $p }' "$f" | sort -u)"
+# every rank's path to every peer: the network to the other block, peer-to-peer within its own
+paths=$(printf '%s\n' "$out" | sed -n 's/.*NCCL INFO Channel 00\/0 : \([0-3]\)\[[0-3]\] -> \([0-3]\)\[[0-3]\] \[send\] via \(.*\)/\1 \2 \3/p' | sort -u)
+want_paths=$(for r in 0 1 2 3; do for q in 0 1 2 3; do [ $r = $q ] && continue
+  if [ $((r / 2)) = $((q / 2)) ]; then echo "$r $q P2P/IPC"; else echo "$r $q NET/Socket/0"; fi; done; done)
+[ "$paths" = "$want_paths" ] && ok || bad "procs.hosts=2: NCCL's paths: $(echo $paths | head -c 300)"
+# one host of 4 processes, and 4 hosts of 1: the n/a reasons follow the blocks
+mpi rh1 4 -- --algo ring --transport nccl-p2p,ce --sizes 4100 -n 2 -w 1 --set procs.hosts=1
+[ "$rc" -eq 0 ] && [ "$(statuses "$tmp/rh1/results.csv" | tr '\n' ';')" = "ring ce 4100 ok;ring nccl-p2p 4100 ok;" ] &&
+  grep -qx "hosts: $hh/h0 (ranks 0-3)" "$tmp/rh1/meta.txt" && ok ||
+  bad "procs.hosts=1: exit $rc, $(statuses "$tmp/rh1/results.csv" | tr '\n' ';') $(grep '^hosts' "$tmp/rh1/meta.txt")"
+mpi rh4 4 -- --algo ring --transport nccl-p2p,ce --sizes 4100 -n 2 -w 1 --set procs.hosts=4
+[ "$rc" -eq 0 ] && [ "$(statuses "$tmp/rh4/results.csv" | tr '\n' ';')" = "ring ce 4100 n/a;ring nccl-p2p 4100 ok;" ] &&
+  printf '%s\n' "$out" | grep -q "^n/a: ring (ce): .*the ranks span 4 hosts" && ok ||
+  bad "procs.hosts=4: exit $rc, $(statuses "$tmp/rh4/results.csv" | tr '\n' ';')"
+
 # ---- 4. wrong and stale sums across processes fail their rows, and only theirs ----
 mpi wrong 4 AR_SIM_WRONG=rhd -- --algo ring,rhd --transport ce --sizes 4K -n 2 -w 1 -T 30
 [ "$rc" -eq 1 ] && [ "$(statuses "$tmp/wrong/results.csv" | tr '\n' ';')" = "rhd ce 4096 error;ring ce 4096 ok;" ] &&
@@ -307,6 +350,21 @@ arbench_lines | grep -qE "^arbench: timeout: .* ranks not finished:( [0-9]+)* 3(
 arbench_lines | grep -E "^arbench: timeout: " | grep -qE "not finished:.* [01]( |$)" &&
   bad "hang2: ranks 0 and 1 came to the barrier, yet: $(arbench_lines | grep '^arbench: timeout')" || ok
 
+# rehearsed hosts: rank 0 waits in its AllReduce (as on a network peer) while process 1 is
+# stopped (SIGSTOP): process 0 is in no barrier, so its watchdog asks the other processes and
+# names the rank whose process does not answer; with process 1 running, it names rank 0
+hosts3=(--algo ring,rhd,nccl --transport nccl-p2p --sizes 4K -n 2 -w 1 --set procs.hosts=2)
+LIMIT=90 mpi rhstop 2 AR_SIM_HANG=0:8 AR_SIM_STOP=1:8 -- "${hosts3[@]}" -T 4
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
+  awk -v s="$secs" 'BEGIN { exit !(s <= 4 + 25) }' && ok ||
+  bad "rhstop: exit $rc after ${secs}s (-T 4): $(arbench_lines | grep -v '^#' | tail -n 4)"
+arbench_lines | grep -qE "^arbench: timeout: .* did not finish within 4 s \(-T\); ranks not finished: 1$" &&
+  ok || bad "rhstop: no watchdog line names rank 1 alone: $(arbench_lines | grep '^arbench: ' | tail -n 3)"
+whole "$tmp/rhstop/results.csv" && ok || bad "rhstop: results.csv not whole"
+LIMIT=90 mpi rhhang 2 AR_SIM_HANG=0:8 -- "${hosts3[@]}" -T 4
+arbench_lines | grep -qE "^arbench: timeout: .* did not finish within 4 s \(-T\); ranks not finished: 0$" &&
+  ok || bad "rhhang: no watchdog line names rank 0 alone: $(arbench_lines | grep '^arbench: ' | tail -n 3)"
+
 # ---- 5b. --row-budget across processes: every rank runs the count decided from the slowest
 #      rank's warm-up over every process, so the rows are a plain run's (1 KiB keeps -n, 1 GiB
 #      gets 5), under -np 4 and -np 2 with 2 ranks each ----
@@ -344,6 +402,21 @@ mpi_bad "^arbench: --phases: " 2 --phases --algo ring
 mpi_bad "^arbench: --ranks-per-process: bad value '2'" 1 --ranks-per-process 2
 mpi_bad "^arbench: --set: bad value 'nccl.registration=symmetric': runs in one process" 2 \
   --algo nccl --set nccl.registration=symmetric
+# procs.hosts: blocks of one size, no more than the processes, and several processes
+mpi_bad "^arbench: --set: bad value 'procs.hosts=3': 4 processes do not split into 3 blocks of one size$" 4 \
+  --algo ring --set procs.hosts=3
+mpi_bad "^arbench: --set: bad value 'procs.hosts=8': more hosts than processes \(4\)" 4 \
+  --algo ring --set procs.hosts=8
+printf -- '--algo ring --sizes 4K\n[scenario a]\n[scenario b]\n--set procs.hosts=2\n' >"$tmp/rh.conf"
+mpi_bad "^arbench: --set: bad value 'procs.hosts=2': every scenario of a run groups its processes alike" 2 \
+  --config "$tmp/rh.conf"
+plain rhplain -- --algo ring --sizes 4K --set procs.hosts=2
+[ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq 1 ] &&
+  printf '%s\n' "$out" | grep -q "^arbench: --set: bad value 'procs.hosts=2': more hosts than processes" &&
+  [ ! -e "$tmp/rhplain" ] && ok || bad "procs.hosts=2 without mpirun: exit $rc: $out"
+plain rhplain1 -- --algo ring --sizes 4K --set procs.hosts=1
+[ "$rc" -eq 2 ] && printf '%s\n' "$out" | grep -qx "arbench: --set: bad value 'procs.hosts=1': needs several processes: .*" &&
+  [ ! -e "$tmp/rhplain1" ] && ok || bad "procs.hosts=1 without mpirun: exit $rc: $out"
 mkdir -p "$tmp/full" && touch "$tmp/full/x"
 mpi_bad "^arbench: --out: bad value '$tmp/full'" 2 --algo ring --out "$tmp/full"
 finish

@@ -1,9 +1,9 @@
-/* --profile's pure half (harness/profile.c) without a GPU: unions of intervals (empty,
+/* --profile's pure half (harness/profile/profile.c) without a GPU: unions of intervals (empty,
  * nested, duplicate, touching, unsorted), intersections, kernel classes from mangled and plain
  * names, per-rank figures attributed by device, the mean over ranks, overlap.csv's lines,
  * timeline.csv's lines (order, times, ranks, kinds, peers, quoting), and the --profile flag.
- * The harness sources are compiled in (the test link line has only the core, args.o and
- * config.o). */
+ * The harness sources are compiled in (the test link line has only the core and the argument
+ * parsers: args.o, bad_value.o, config.o). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,13 +11,13 @@
 
 #include "test.h"
 
-#include "csv.c"
-#include "profile.c"
-#include "stats.c"
-#include "options.c"
-#include "critical.c" /* sweep.c estimates searches with it */
-#include "sweep.c"
-#include "trace.c"
+#include "record/csv.c"
+#include "profile/profile.c"
+#include "bench/stats.c"
+#include "cli/options.c"
+#include "plan/critical.c" /* sweep.c estimates searches with it */
+#include "plan/sweep.c"
+#include "profile/trace.c"
 
 #define NEAR(a, b) (fabs((double)(a) - (b)) < 1e-9 * (1 + fabs((double)(b))))
 

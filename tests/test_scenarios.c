@@ -1,8 +1,9 @@
-/* The pure-C parts of runs with scenarios (harness/config.c, harness/sweep.c): config sections,
- * the plan's merging of common, scenario and command-line words, the new run flags, the
+/* The pure-C parts of runs with scenarios (harness/cli/config.c, harness/plan/sweep.c): config
+ * sections, the plan's merging of common, scenario and command-line words, the new run flags, the
  * straggler-aware schedules built around the --straggler rank, the plan's row counts and the
  * critical search's bound, the progress line, the regression lines of summary.md. sweep.c is
- * compiled in (the test link line has only the core, args.o and config.o). */
+ * compiled in (the test link line has only the core and the argument parsers: args.o,
+ * bad_value.o, config.o). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,10 +11,10 @@
 
 #include "test.h"
 
-#include "config.h"
-#include "options.c"
-#include "critical.c" /* sweep.c estimates searches with it */
-#include "sweep.c"
+#include "cli/config.h"
+#include "cli/options.c"
+#include "plan/critical.c" /* sweep.c estimates searches with it */
+#include "plan/sweep.c"
 
 /* Writes text to a new temporary file; returns its path (static buffer, one at a time). */
 static const char *temp_file(const char *text) {

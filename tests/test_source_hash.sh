@@ -14,7 +14,7 @@ tree=$(bash tools/source_hash.sh)
   bad "meta.txt's build_sources '$got', the working tree's hash '$tree'"
 # a source changed: another hash (a copy of the tree with one byte more in one file)
 mkdir -p "$tmp/copy/tools" && cp -r src harness algorithms Makefile "$tmp/copy/" &&
-  cp tools/source_hash.sh "$tmp/copy/tools/" && echo >>"$tmp/copy/harness/meta.c"
+  cp tools/source_hash.sh "$tmp/copy/tools/" && echo >>"$tmp/copy/harness/record/meta.c"
 [ "$(bash "$tmp/copy/tools/source_hash.sh")" != "$tree" ] && ok || bad "an edited source kept the hash"
 if git rev-parse --verify -q HEAD >/dev/null &&
    [ -z "$(git status --porcelain --untracked-files=all -- src harness algorithms Makefile)" ]; then

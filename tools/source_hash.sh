@@ -7,7 +7,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 # these patterns and the Makefile, in C order
-pattern='^(src/[^/]*\.[ch]|src/lower/[^/]*\.[ch]|src/cuda/[^/]*\.(cu|cuh|h)|harness/[^/]*\.[ch]|algorithms/[^/]*\.[ch]|Makefile)$'
+pattern='^(src/[^/]*\.[ch]|src/lower/[^/]*\.[ch]|src/cuda/[^/]*\.(cu|cuh|h)|harness/[^/]*/[^/]*\.[ch]|algorithms/[^/]*\.[ch]|Makefile)$'
 files() { find src harness algorithms Makefile -type f | grep -E "$pattern" | LC_ALL=C sort; }
 if [ "${1:-}" = --files ]; then
   files

@@ -1,4 +1,4 @@
-/* Per-round marks of one rank for one iteration (--phases, harness/phases.c): where a
+/* Per-round marks of one rank for one iteration (--phases, harness/profile/phases.c): where a
  * transport's enqueue says when each schedule round's work ended on that rank. Its own header,
  * plain C with the CUDA runtime only, so that the harness's phases.h can hold one without
  * NCCL's headers. The caller owns every array; enqueue fills what its transport can:

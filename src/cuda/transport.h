@@ -16,7 +16,7 @@ extern "C" {
 
 
 
-/* The other processes of an MPI job (harness/procs.h), as the harness lends them to
+/* The other processes of an MPI job (harness/procs/procs.h), as the harness lends them to
  * transports. Every call is collective: exactly one thread of every process makes it, and
  * every process makes the same calls in the same order, whatever went wrong locally (a
  * process that skipped one would leave the others waiting). */

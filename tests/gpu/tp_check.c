@@ -98,7 +98,7 @@ static int cmd_dump(const char *algo, const char *size, int ranks, const char *t
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
-  /* as arbench (harness/run.c): every kernel loaded when a context starts, since a lazy load on
+  /* as arbench (harness/run/run.c): every kernel loaded when a context starts, since a lazy load on
    * first launch may wait for a running kernel, e.g. a sum spinning on its inputs' flags */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   if (argc < 2) {

@@ -1,4 +1,4 @@
-/* Drives harness/nvtx.c directly (tests/test_nvtx.sh runs it with and without the injection
+/* Drives src/nvtx.c directly (tests/test_nvtx.sh runs it with and without the injection
  * library of inject.c): one named thread per case, each pushing what a rank's thread (size >
  * iter > allreduce) and a transport (round N) would push, so the log shows how the
  * precondition range follows the round numbers. Prints "nvtx: active" or "nvtx: inactive"
@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "nvtx.h"
-#include "phases.h"
+#include "profile/phases.h"
 
 /* One collective as the harness and a transport enqueue it: nrounds rounds (-1: the transport
  * marks none), the first nprecond of them the precondition. */

@@ -1,6 +1,6 @@
 /* A stand-in for libcupti for the --profile overlap tests (tests/test_profile_sim.sh): built as
  * a shared library and named by AR_CUPTI_LIB, it answers the few CUPTI calls the harness
- * makes (harness/profile_cupti.c) and, at each forced flush after the kinds were enabled,
+ * makes (harness/profile/profile_cupti.c) and, at each forced flush after the kinds were enabled,
  * hands back a fixed set of activity records laid out as cupti.h's structs, in two buffers:
  *
  *   device 0: memcpy device-to-device [0,100) us; sum_kernel [50,150); a kernel with no name

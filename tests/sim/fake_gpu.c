@@ -33,10 +33,15 @@
  * AR_SIM_KILL=RANK:K (rank RANK's process kills itself with SIGKILL at that rank's K-th
  * AllReduce, counting from 1 over the run's rows, warm-up included, nccl's and the
  * transports'), AR_SIM_HANG=RANK:K (rank RANK's thread sleeps forever at its K-th AllReduce
- * instead), AR_SIM_HOSTS=K (an MPI job's processes say they run on K hosts: gethostname
+ * instead), AR_SIM_STOP=RANK:K (rank RANK's process stops itself with SIGSTOP there, every
+ * thread of it, as `kill -STOP` would), AR_SIM_HOSTS=K (an MPI job's processes say they run on K hosts: gethostname
  * answers "simhostH", H = process x K / processes, from OMPI_COMM_WORLD_RANK and
  * OMPI_COMM_WORLD_SIZE; the harness then keeps each host's memory to itself, as on real
- * nodes), AR_SIM_NCCL_VERSION=N (ncclGetVersion says N, e.g. 22600 for 2.26.0; default
+ * nodes; without it, a process's host is the one its NCCL_HOSTID names, as NCCL's would be:
+ * the processes arbench groups into hosts with procs.hosts), NCCL_DEBUG=INFO (the fake NCCL
+ * names its path to each peer at ncclCommInitRank, as NCCL does: sim_nccl_paths; between hosts
+ * NET/Socket where NCCL_SOCKET_IFNAME=lo and NCCL_NET=Socket, else NET/IB),
+ * AR_SIM_NCCL_VERSION=N (ncclGetVersion says N, e.g. 22600 for 2.26.0; default
  * 22803), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
  * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
  * PMI_RANK (set by mpirun) picks the process's region of the file. Degraded jobs are priced
@@ -97,7 +102,7 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "critical.h"
+#include "plan/critical.h"
 #include "cuda/delay.h"
 #include "cuda/inputs.h"
 #include "cuda/kernels.h"
@@ -176,6 +181,8 @@ int gethostname(char *name, size_t len) {
   return 0;
 }
 
+static void sim_note_hostid(void);
+
 /* A hash of the host's name (FNV-1a): the uuids of one host's GPUs. */
 static uint32_t sim_host_hash(void) {
   char host[256] = "";
@@ -185,6 +192,7 @@ static uint32_t sim_host_hash(void) {
   return h;
 }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev) {
+  sim_note_hostid();
   memset(p, 0, sizeof(*p));
   snprintf(p->name, sizeof(p->name), "Simulated GPU");
   p->pciBusID = 0x10 + dev;
@@ -301,6 +309,7 @@ struct sim_head {
   } buf[AR_MAX_GPUS];       /* each rank's buffer as its last fill left it (for ncclAllReduce) */
   int comm_dev[64];         /* the device + 1 of each rank's live communicator; 0: none */
   ncclUniqueId comm_id[64]; /* the unique id each rank's communicator was made with */
+  char hostid[SIM_REGIONS][80]; /* each process's NCCL_HOSTID ("": none), as NCCL reads it */
 };
 _Static_assert(sizeof(struct sim_head) <= SIM_HEAD_BYTES, "the head fits its place");
 
@@ -362,6 +371,24 @@ static struct sim_head *sim_head(void) {
 static int sim_shared(void) {
   sim_head();
   return sim_mem.base != NULL;
+}
+/* Under AR_SIM_SHM: this process's NCCL_HOSTID into the head, for every process to read (made
+ * by each process's first cudaGetDeviceProperties and again at ncclCommInitRank: before any
+ * rank of the job enqueues). */
+static void sim_note_hostid(void) {
+  const char *id = getenv("NCCL_HOSTID");
+  if (!sim_shared()) return;
+  snprintf(sim_mem.head->hostid[sim_mem.region], sizeof(sim_mem.head->hostid[0]), "%s",
+           id ? id : "");
+}
+/* The host of process p of procs as NCCL would see it: the first process with its NCCL_HOSTID
+ * (all 0 where none set one, or without AR_SIM_SHM). */
+static int sim_hostid_of(int p, int procs) {
+  struct sim_head *h = sim_head();
+  if (!sim_mem.base || p < 0 || p >= SIM_REGIONS) return 0;
+  int q = 0;
+  while (q < p && q < procs && strcmp(h->hostid[q], h->hostid[p])) q++;
+  return q;
 }
 /* A buffer's name in struct sim_head: its offset in the file, or its address without one. */
 static unsigned long long sim_name(const void *p) {
@@ -704,6 +731,11 @@ static void sim_failure_hooks(int rank) {
     fprintf(stderr, "fake_gpu: AR_SIM_HANG: rank %d hangs at its AllReduce %d\n", rank, k);
     for (;;) sleep(3600);
   }
+  if (sim_hook_at(getenv("AR_SIM_STOP"), rank, k)) {
+    fprintf(stderr, "fake_gpu: AR_SIM_STOP: rank %d's process stops at its AllReduce %d\n", rank,
+            k);
+    raise(SIGSTOP);
+  }
 }
 
 /* ---- NCCL: the native AllReduce as a bulk-synchronous ring at 300 GB/s ---- */
@@ -731,6 +763,24 @@ static void sim_lock(struct sim_head *h) {
   while (__atomic_exchange_n(&h->lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
 }
 static void sim_unlock(struct sim_head *h) { __atomic_store_n(&h->lock, 0, __ATOMIC_RELEASE); }
+static int sim_host_of(int q, int n);
+/* With NCCL_DEBUG=INFO, as NCCL names the path to each peer: "via NET/Socket/0" to a rank of
+ * another host when NCCL may only use its socket network on the loopback interface
+ * (NCCL_SOCKET_IFNAME=lo, NCCL_NET=Socket), "via NET/IB/0" there otherwise, "via P2P/IPC"
+ * within a host. */
+static void sim_nccl_paths(int rank, int n) {
+  const char *dbg = getenv("NCCL_DEBUG"), *ifn = getenv("NCCL_SOCKET_IFNAME");
+  const char *net = getenv("NCCL_NET");
+  if (!dbg || strcmp(dbg, "INFO")) return;
+  int sock = ifn && !strcmp(ifn, "lo") && net && !strcmp(net, "Socket");
+  for (int q = 0; q < n; q++) {
+    if (q == rank) continue;
+    const char *via = sim_host_of(q, n) == sim_host_of(rank, n) ? "P2P/IPC"
+                      : sock ? "NET/Socket/0" : "NET/IB/0";
+    fprintf(stderr, "simhost:%d:%d [%d] NCCL INFO Channel 00/0 : %d[%d] -> %d[%d] [send] via %s\n",
+            (int)getpid(), (int)getpid(), cur_dev, rank, cur_dev, q, q, via);
+  }
+}
 /* NCCL refuses two ranks on one GPU (comm_dev of the job's head: across its processes). */
 ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int rank) {
   struct sim_head *h = sim_head();
@@ -744,6 +794,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int rank) {
   }
   sim_unlock(h);
   if (dup) return ncclInvalidUsage;
+  sim_note_hostid();
+  sim_nccl_paths(rank, n);
   *c = calloc(1, sizeof(**c));
   if (!*c) return ncclSystemError;
   (*c)->rank = rank;
@@ -1079,12 +1131,14 @@ static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0,
   }
 }
 
-/* AR_SIM_HOSTS: the simulated host of rank q of an n-rank MPI job (its process's, as
- * gethostname says); 0 for every rank without it. */
+/* The host of rank q of an n-rank MPI job (its process's): AR_SIM_HOSTS's (as gethostname
+ * says), else the host its process's NCCL_HOSTID names (sim_hostid_of: the processes arbench
+ * made hosts of their own, procs.hosts); 0 for every rank without either. */
 static int sim_host_of(int q, int n) {
   const char *k = getenv("AR_SIM_HOSTS"), *np = getenv("OMPI_COMM_WORLD_SIZE");
   int hosts = k ? atoi(k) : 0, procs = np ? atoi(np) : 0;
-  if (hosts <= 0 || procs <= 0 || n < procs) return 0;
+  if (procs <= 0 || n < procs) return 0;
+  if (hosts <= 0) return sim_hostid_of(q / (n / procs), procs);
   return q / (n / procs) * hosts / procs;
 }
 

@@ -1,0 +1,44 @@
+/* Summary statistics of iteration times: mean, median, min, max, p95 (nearest rank), stdev. */
+#include "bench/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* qsort order for doubles; returns <0, 0, >0. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int hx_stats_compute(const double *x, int n, struct hx_stats *st) {
+  st->n = n > 0 ? n : 0;
+  st->mean = st->median = st->min = st->max = st->p95 = st->stdev = NAN;
+  if (n <= 0) return 0;
+  double *s = malloc((size_t)n * sizeof(*s));
+  if (!s) return -1;
+  memcpy(s, x, (size_t)n * sizeof(*s));
+  qsort(s, (size_t)n, sizeof(*s), cmp_double);
+  double sum = 0;
+  for (int i = 0; i < n; i++) sum += s[i];
+  st->mean = sum / n;
+  st->min = s[0];
+  st->max = s[n - 1];
+  st->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  /* nearest rank: the smallest value with at least 95% of the values at or below it */
+  int k = (int)ceil(0.95 * n) - 1;
+  st->p95 = s[k < 0 ? 0 : k];
+  double ss = 0;
+  for (int i = 0; i < n; i++) ss += (s[i] - st->mean) * (s[i] - st->mean);
+  st->stdev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+  free(s);
+  return 0;
+}
+
+double hx_algbw(double bytes, double time_us) {
+  return time_us > 0 ? bytes / (time_us * 1e-6) / 1e9 : NAN;
+}
+
+double hx_busbw(double algbw, int nranks) {
+  return nranks > 0 ? algbw * 2.0 * (nranks - 1) / nranks : NAN;
+}

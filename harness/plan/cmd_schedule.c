@@ -1,0 +1,148 @@
+/* `arbench --list` and `arbench schedule`: build, verify and print one algorithm's schedule. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+
+/* Writes the algorithm's flags as words ("-" for none) into buf. */
+static const char *flag_words(unsigned flags, char *buf, size_t len) {
+  static const struct { unsigned bit; const char *word; } words[] = {
+      {AR_ALGO_NATIVE, "native"},         {AR_ALGO_STRAGGLER_AWARE, "straggler-aware"},
+      {AR_ALGO_DEGRADE_AWARE, "degrade-aware"}, {AR_ALGO_TORUS, "torus"},
+      {AR_ALGO_PIPELINED, "pipelined"}};
+  size_t used = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+    if (flags & words[i].bit)
+      used += (size_t)snprintf(buf + used, len > used ? len - used : 0, "%s%s", used ? "," : "",
+                               words[i].word);
+  return buf[0] ? buf : "-";
+}
+
+int cmd_list(void) {
+  size_t n;
+  char flags[96];
+  const struct ar_algo *const *all = ar_algo_all(&n);
+  printf("%-12s %-38s %-16s %s\n", "algorithm", "supported n", "flags", "description [source]");
+  for (size_t i = 0; i < n; i++)
+    printf("%-12s %-38s %-16s %s [%s]\n", all[i]->name, all[i]->ranks,
+           flag_words(all[i]->flags, flags, sizeof(flags)), all[i]->desc, all[i]->paper);
+  return EXIT_OK;
+}
+
+/* Prints the verified schedule; returns the exit status docs/cli.md lists. */
+static int show(const struct ar_algo *a, const struct ar_params *p, int json, uint64_t bytes) {
+  struct ar_schedule s;
+  ar_status st = ar_build(a, p, &s);
+  if (st == AR_ERR_UNSUPPORTED) {
+    printf("n/a: %s\n", s.reason);
+    return EXIT_NA;
+  }
+  if (st == AR_ERR_INVALID) {
+    fprintf(stderr, "arbench: %s: %s\n", a->name, s.reason);
+    return EXIT_BAD_INPUT;
+  }
+  if (st != AR_OK) {
+    fprintf(stderr, "arbench: %s: %s\n", a->name, s.reason);
+    return EXIT_FAIL;
+  }
+  struct sched_report rep;
+  ar_status vst = sched_verify(&s, &rep);
+  if (json) {
+    sched_print_json(&s, &rep, stdout);
+  } else {
+    printf("algorithm: %s\nranks: %d\nchunks: %d\nports: %d\nstraggler: %d\n", s.algo, s.nranks,
+           s.nchunks, s.ports, s.straggler);
+    sched_print_text(&s, stdout);
+    printf("precondition_rounds: %d\nrounds: %d\n", rep.precond_rounds, rep.rounds);
+    printf("sent_per_rank (buffers):");
+    for (int r = 0; r < s.nranks; r++) printf(" %d:%.4f", r, rep.sent[r]);
+    printf("\n");
+    if (bytes) { /* the same in bytes, padding-free: chunk sizes as the executors cut them */
+      printf("bytes_sent_per_rank (%llu-byte buffer):", (unsigned long long)bytes);
+      for (int r = 0; r < s.nranks; r++) printf(" %d:%.0f", r, rep.sent[r] * (double)bytes);
+      printf("\n");
+    }
+    printf("weighted_cost (buffers over one port): %.4f\n", sched_cost(&s, 0));
+    if (vst == AR_OK) printf("verified: yes\n");
+    else printf("verified: no (%s)\n", rep.error[0] ? rep.error : ar_status_str(vst));
+  }
+  sched_free(&s);
+  return vst == AR_OK ? EXIT_OK : EXIT_FAIL;
+}
+
+int cmd_schedule(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"algo", required_argument, 0, 'a'},      {"ranks", required_argument, 0, 'r'},
+      {"straggler", required_argument, 0, 's'}, {"degrade", required_argument, 0, 'd'},
+      {"torus", required_argument, 0, 't'},     {"format", required_argument, 0, 'f'},
+      {"segments", required_argument, 0, 'k'},  {"help", no_argument, 0, 'h'},
+      {"bytes", required_argument, 0, 'b'},
+      {0, 0, 0, 0}};
+  const struct ar_algo *algo = NULL;
+  int n = 0, nst = 0, tdims = 0, torus[AR_MAX_TORUS_DIMS], json = 0, segments = 0;
+  uint64_t bytes = 0;
+  struct straggler_spec st[AR_MAX_STRAGGLERS];
+  struct degrade_spec dg = {0};
+  const char *torus_text = "";
+  optind = 1;
+  opterr = 0;
+  for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
+    switch (c) {
+    case 'a':
+      if (!(algo = args_find_algo("--algo", optarg))) return EXIT_BAD_INPUT;
+      break;
+    case 'r':
+      if (args_parse_int("--ranks", optarg, 2, AR_MAX_RANKS, &n)) return EXIT_BAD_INPUT;
+      break;
+    case 's':
+      if (args_add_stragglers("--straggler", optarg, 0, st, &nst)) return EXIT_BAD_INPUT; /* add up */
+      break;
+    case 'd':
+      if (args_add_degrade("--degrade", optarg, &dg)) return EXIT_BAD_INPUT; /* flags add up */
+      break;
+    case 't':
+      torus_text = optarg;
+      if (args_parse_torus("--torus", optarg, &tdims, torus)) return EXIT_BAD_INPUT;
+      break;
+    case 'k':
+      if (args_parse_int("--segments", optarg, 1, 4096, &segments)) return EXIT_BAD_INPUT;
+      break;
+    case 'b':
+      if (args_parse_size("--bytes", optarg, &bytes)) return EXIT_BAD_INPUT;
+      break;
+    case 'f':
+      if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+        return args_bad("--format", optarg, "use text or json"), EXIT_BAD_INPUT;
+      json = !strcmp(optarg, "json");
+      break;
+    case 'h':
+      printf("usage: arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]"
+             " [--torus AxB] [--segments K] [--bytes S] [--format text|json]\n");
+      return EXIT_OK;
+    case ':':
+      fprintf(stderr, "arbench: %s: needs a value\n", argv[optind - 1]);
+      return EXIT_BAD_INPUT;
+    default:
+      fprintf(stderr, "arbench: schedule: unknown option '%s'\n", argv[optind - 1]);
+      return EXIT_BAD_INPUT;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "arbench: schedule: unexpected argument '%s'\n", argv[optind]);
+    return EXIT_BAD_INPUT;
+  }
+  if (!algo) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
+  if (!n) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
+  if (args_check_ranks(n, st, nst, &dg, tdims, torus, torus_text)) return EXIT_BAD_INPUT;
+  struct ar_params p;
+  args_fill_params(&p, n, st, nst, &dg, tdims, torus);
+  p.segments = segments;
+  if (algo->flags & AR_ALGO_NATIVE) {
+    printf("n/a: %s is NCCL's own call and has no schedule\n", algo->name);
+    return EXIT_NA;
+  }
+  return show(algo, &p, json, bytes);
+}

@@ -1,0 +1,133 @@
+/* results.csv writer: the header of docs/csv.md (then lower_bound_us, and for `arbench run`
+ * the scenario, --profile overlap, placement and settings columns), CSV quoting, rows flushed one by one. */
+#include "record/csv.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+const char hx_csv_header[] =
+    "run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,"
+    "dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,"
+    "time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,"
+    "algbw_gbps,busbw_gbps,model_time_us,wrong,status,lower_bound_us";
+const char hx_csv_scenario_columns[] = "scenario,stragglers,degraded";
+const char hx_csv_profile_columns[] = "overlap_reduce_pct,overlap_delay_pct";
+const char hx_csv_placement_column[] = "placement";
+const char hx_csv_settings_column[] = "settings";
+
+void hx_csv_field(FILE *f, const char *s) {
+  if (!s) s = "";
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f); /* a quote is doubled inside quotes */
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* Writes ",<value>" with 3 decimals, or just "," for NaN (not measured). */
+static void put_num(FILE *f, double v) {
+  if (isnan(v)) fputc(',', f);
+  else fprintf(f, ",%.3f", v);
+}
+
+/* Writes "," then a string field. */
+static void put_str(FILE *f, const char *s) {
+  fputc(',', f);
+  hx_csv_field(f, s);
+}
+
+int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
+  hx_csv_field(f, r->run_id);
+  put_str(f, r->timestamp);
+  put_str(f, r->host);
+  put_str(f, r->gpu);
+  fprintf(f, ",%d", r->n_gpus);
+  put_str(f, r->driver);
+  put_str(f, r->cuda);
+  put_str(f, r->nccl);
+  put_str(f, r->source);
+  put_str(f, r->algorithm);
+  put_str(f, r->transport);
+  fprintf(f, ",%d", r->pipeline);
+  put_str(f, r->dtype);
+  fprintf(f, ",%llu,%d", (unsigned long long)r->bytes, r->straggler_rank);
+  put_num(f, r->delay_us);
+  fprintf(f, ",%d,%g,%d", r->degraded_rank, r->factor, r->iters);
+  int have = r->t.n > 0;
+  put_num(f, have ? r->t.mean : NAN);
+  put_num(f, have ? r->t.median : NAN);
+  put_num(f, have ? r->t.min : NAN);
+  put_num(f, have ? r->t.max : NAN);
+  put_num(f, have ? r->t.p95 : NAN);
+  put_num(f, have ? r->t.stdev : NAN);
+  put_num(f, r->time_after_arrival_us);
+  put_num(f, r->algbw_gbps);
+  put_num(f, r->busbw_gbps);
+  put_num(f, r->model_time_us);
+  if (r->wrong >= 0) fprintf(f, ",%lld", r->wrong);
+  else fputc(',', f);
+  put_str(f, r->status);
+  put_num(f, r->lower_bound_us > 0 ? r->lower_bound_us : NAN);
+  if (scenario_cols) {
+    put_str(f, r->scenario);
+    put_str(f, r->stragglers);
+    put_str(f, r->degraded);
+    put_num(f, r->profiled ? r->overlap_reduce_pct : NAN);
+    put_num(f, r->profiled ? r->overlap_delay_pct : NAN);
+    put_str(f, r->placement);
+    put_str(f, r->settings);
+  }
+  return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+/* Creates path with the header (and the scenario columns when asked); 0, or -1 (errno). */
+static int csv_create(struct hx_csv *c, const char *path, int scenario_cols) {
+  c->f = fopen(path, "w");
+  if (!c->f) return -1;
+  /* a row (far below 64 KiB) leaves in one write() at its fflush: a kill never cuts one */
+  setvbuf(c->f, NULL, _IOFBF, 1 << 16);
+  pthread_mutex_init(&c->mu, NULL);
+  c->scenario_cols = scenario_cols;
+  snprintf(c->path, sizeof(c->path), "%s", path);
+  if (scenario_cols)
+    fprintf(c->f, "%s,%s,%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns,
+            hx_csv_profile_columns, hx_csv_placement_column, hx_csv_settings_column);
+  else fprintf(c->f, "%s\n", hx_csv_header);
+  fflush(c->f);
+  return 0;
+}
+
+int hx_csv_open(struct hx_csv *c, const char *path) { return csv_create(c, path, 0); }
+
+int hx_csv_open_run(struct hx_csv *c, const char *path) { return csv_create(c, path, 1); }
+
+int hx_csv_append(struct hx_csv *c, const struct hx_csv_row *r) {
+  if (!c->f) return -1;
+  pthread_mutex_lock(&c->mu);
+  int rc = hx_csv_write_row(c->f, r, c->scenario_cols);
+  if (fflush(c->f)) rc = -1;
+  pthread_mutex_unlock(&c->mu);
+  return rc;
+}
+
+void hx_csv_close(struct hx_csv *c) {
+  if (!c->f) return;
+  pthread_mutex_lock(&c->mu);
+  fclose(c->f);
+  c->f = NULL;
+  pthread_mutex_unlock(&c->mu);
+}
+
+char *hx_utc_iso(char *buf, size_t len) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}

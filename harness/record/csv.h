@@ -1,0 +1,87 @@
+/* results.csv: the columns of docs/csv.md and one row per measurement (pure C). */
+#ifndef HX_CSV_H
+#define HX_CSV_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench/stats.h"
+
+/* The header line, without the newline: the 31 fixed columns of docs/csv.md, in order, then
+ * lower_bound_us. `arbench model --csv` writes this header (hx_csv_open). */
+extern const char hx_csv_header[];
+/* The columns `arbench run`'s results.csv adds after those (hx_csv_open_run), without the
+ * leading comma: scenario (the config's [scenario NAME], empty for a plain command line),
+ * stragglers and degraded (every straggler as RANK:DELAY_US and every degraded GPU as
+ * RANK:FACTOR, joined by ';': the fixed columns name only the first of each). */
+extern const char hx_csv_scenario_columns[];
+/* Then (hx_csv_open_run's files only) the --profile overlap columns: overlap_reduce_pct and
+ * overlap_delay_pct, the mean over the ranks of the share of copy time that ran concurrently
+ * with reduction kernels and with the straggler's delay (harness/profile/profile.h); empty for
+ * a row that was not profiled. */
+extern const char hx_csv_profile_columns[];
+/* Last (hx_csv_open_run's files only): placement, how many ranks shared a GPU ("1 rank/GPU",
+ * "4 ranks/GPU", "2-3 ranks/GPU"; src/placement.h). Co-located rows time one GPU's memory
+ * system, not NVLink. */
+extern const char hx_csv_placement_column[];
+/* Then settings: the tuning settings given with --set, as "name=value;name=value" (empty:
+ * every default; settings.h). */
+extern const char hx_csv_settings_column[];
+
+/* One row. NaN doubles, negative `wrong` and a zero t.n leave their fields empty. */
+struct hx_csv_row {
+  const char *run_id, *timestamp, *host, *gpu;
+  int n_gpus;
+  const char *driver, *cuda, *nccl, *source, *algorithm, *transport;
+  int pipeline;
+  const char *dtype;
+  uint64_t bytes;
+  int straggler_rank;
+  double delay_us;
+  int degraded_rank;
+  double factor;
+  int iters;
+  struct hx_stats t; /* per-AllReduce times, us */
+  double time_after_arrival_us, algbw_gbps, busbw_gbps, model_time_us;
+  long long wrong; /* the most wrong elements of one iteration (over the ranks), warm-up
+                    * iterations included */
+  const char *status; /* ok, n/a, oom, error, timeout */
+  double lower_bound_us; /* after status: optcc.txt's lower bound of a degraded row at the
+                          * measured healthy bandwidth; empty unless > 0 */
+  /* hx_csv_scenario_columns (written by hx_csv_open_run's files only; NULL: empty) */
+  const char *scenario, *stragglers, *degraded;
+  /* hx_csv_profile_columns: written when profiled is set (NaN: empty) */
+  int profiled;
+  double overlap_reduce_pct, overlap_delay_pct;
+  const char *placement; /* hx_csv_placement_column (NULL: empty) */
+  const char *settings;  /* hx_csv_settings_column (NULL: empty) */
+};
+
+/* Writes one CSV field, quoted when it holds a comma, a quote or a line break. */
+void hx_csv_field(FILE *f, const char *s);
+/* Writes the row as one line (with its newline), with hx_csv_scenario_columns,
+ * hx_csv_profile_columns and hx_csv_placement_column when scenario_cols is set; returns 0, or -1 when the write failed. */
+int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols);
+
+/* A results file shared by threads: each row is written and flushed under the lock. */
+struct hx_csv {
+  FILE *f;
+  pthread_mutex_t mu;
+  int scenario_cols; /* the file has hx_csv_scenario_columns and hx_csv_profile_columns */
+  char path[1100];   /* where it was created (files written next to it: overlap.csv) */
+};
+/* Creates path and writes hx_csv_header; returns 0, or -1 with errno set. */
+int hx_csv_open(struct hx_csv *c, const char *path);
+/* Creates path and writes hx_csv_header, hx_csv_scenario_columns, then
+ * hx_csv_profile_columns (results.csv of `arbench run`); returns 0, or -1 with errno set. */
+int hx_csv_open_run(struct hx_csv *c, const char *path);
+/* Appends and flushes one row; returns 0, or -1 when the write failed. */
+int hx_csv_append(struct hx_csv *c, const struct hx_csv_row *r);
+void hx_csv_close(struct hx_csv *c);
+
+/* The current UTC time as 2026-11-21T10:41:00Z into buf; returns buf. */
+char *hx_utc_iso(char *buf, size_t len);
+
+#endif

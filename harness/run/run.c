@@ -1,0 +1,570 @@
+/* `arbench run`: validate every flag of every scenario, find the GPUs, make the run folder
+ * (results.csv, meta.txt, COMMAND, critical.csv, delays.csv), hand each scenario in turn to the
+ * benchmark (bench.c), then draw and summarise the run with plots/. Also --dry-run (the plan,
+ * no GPU) and --self-test; with --degrade, the healthy bandwidth the emulation divides. */
+#include <cuda_runtime.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "cli/cli.h"
+#include "cli/config.h"
+#include "record/csv.h"
+#include "cuda/transport.h"
+#include "record/meta.h"
+#include "profile/phases.h"
+#include "procs/procs.h"
+#include "procs/run_procs.h"
+#include "plan/sweep.h"
+#include "run/folder.h"
+
+
+/* The ranks a scenario names before any GPU is seen: --ranks, else --gpus (0: one per
+ * visible GPU, known only then). */
+static int named_ranks(const struct run_opts *o) { return o->nranks ? o->nranks : o->ngpus; }
+
+/* The placement of the run's ranks: --gpus (an ordinal may repeat) or every visible GPU,
+ * with --ranks N placed round-robin over them; returns 0, or the exit status. */
+static int pick_devices(const struct run_opts *o, struct hx_bench_cfg *cfg) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    /* with no driver at all the runtime says the driver is too old: say what is missing */
+    void *drv = e == cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY) : NULL;
+    if (drv) dlclose(drv);
+    fprintf(stderr,
+            "arbench: no GPU found (%s); `arbench model` and `arbench schedule` work without one\n",
+            e == cudaErrorInsufficientDriver && !drv ? "no CUDA driver: libcuda.so.1 not found"
+            : e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+    return EXIT_FAIL;
+  }
+  int list[HX_MAX_DEVS], nlist = 0;
+  if (o->ngpus) {
+    for (int r = 0; r < o->ngpus; r++) {
+      if (o->gpus[r] >= count) {
+        char v[16], why[64];
+        snprintf(v, sizeof(v), "%d", o->gpus[r]);
+        snprintf(why, sizeof(why), "no such GPU (%d visible)", count);
+        args_bad("--gpus", v, why);
+        return EXIT_BAD_INPUT;
+      }
+      list[nlist++] = o->gpus[r];
+    }
+  } else {
+    for (int d = 0; d < count && nlist < HX_MAX_DEVS; d++) list[nlist++] = d;
+  }
+  int n = o->nranks ? o->nranks : nlist;
+  if (n < 2) {
+    fprintf(stderr, "arbench: an AllReduce needs at least 2 ranks; %d GPU visible: place several "
+                    "ranks on it with --ranks 4 (or --gpus 0,0,0,0; for correctness and smoke "
+                    "runs: the timings measure one GPU's memory system, not NVLink)\n", count);
+    return EXIT_FAIL;
+  }
+  ar_place_round_robin(&cfg->place, list, nlist, n);
+  cfg->n = n;
+  for (int r = 0; r < n; r++) cfg->dev[r] = cfg->place.dev[r];
+  return 0;
+}
+
+/* Monotonic seconds (the clock of bench.c's progress line). */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* GPUs seen without starting CUDA: CUDA_VISIBLE_DEVICES, else /dev/nvidiaN (at most 16). */
+static int gpus_seen(const char **how) {
+  int n = 0;
+  const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+  if (vis && *vis) {
+    n = 1;
+    for (const char *p = vis; *p; p++) n += *p == ',';
+    *how = "CUDA_VISIBLE_DEVICES";
+  } else {
+    DIR *d = opendir("/dev");
+    for (struct dirent *e; d && (e = readdir(d));) {
+      const char *s = e->d_name;
+      if (!strncmp(s, "nvidia", 6) && s[6] && strspn(s + 6, "0123456789") == strlen(s + 6)) n++;
+    }
+    if (d) closedir(d);
+    *how = "/dev/nvidia*";
+  }
+  return n > HX_MAX_DEVS ? HX_MAX_DEVS : n;
+}
+
+/* The GPUs a dry run plans for: --ranks or --gpus, else the GPUs seen (nothing is opened),
+ * else 8; *how says which. */
+static int dry_gpus(const struct run_opts *o, const char **how) {
+  if (named_ranks(o)) {
+    *how = hx_procs_count() > 1 ? "MPI processes x --ranks-per-process"
+           : o->nranks          ? "--ranks"
+                                : "--gpus";
+    return named_ranks(o);
+  }
+  int n = gpus_seen(how);
+  if (n >= 2) return n;
+  *how = "assumed: no GPU seen here; --gpus to choose";
+  return 8;
+}
+
+/* Whether a scenario's ranks may share a GPU, known before CUDA starts: an ordinal named twice
+ * in --gpus, more --ranks than GPUs listed or seen, or fewer than 2 GPUs seen. */
+static int may_colocate(const struct run_opts *o) {
+  const char *how;
+  for (int r = 0; r < o->ngpus; r++)
+    for (int q = 0; q < r; q++)
+      if (o->gpus[q] == o->gpus[r]) return 1;
+  int gpus = o->ngpus ? o->ngpus : gpus_seen(&how);
+  return (o->nranks > 0 && o->nranks > gpus) || (!o->ngpus && gpus < 2);
+}
+
+/* --dry-run: checks every scenario against the GPU count and prints the plan; the exit status. */
+static int dry_run(struct run_plan *plan) {
+  const char *how;
+  int n = dry_gpus(&plan->scen[0], &how), rows = 0, measure = 0, search = 0;
+  double secs = 0, secs_max = 0;
+  for (int i = 0; i < plan->nscen; i++) {
+    int ni = named_ranks(&plan->scen[i]) ? named_ranks(&plan->scen[i]) : n;
+    if (run_opts_check_ranks(&plan->scen[i], ni)) return EXIT_BAD_INPUT;
+    run_opts_settle(&plan->scen[i], ni);
+  }
+  printf("dry run: %d scenario%s%s%s, %d ranks (%s); nothing is measured\n", plan->nscen,
+         plan->nscen == 1 ? "" : "s", plan->config[0] ? " from " : "", plan->config, n, how);
+  for (int i = 0; i < plan->nscen; i++) {
+    struct sweep_plan p;
+    int ni = named_ranks(&plan->scen[i]) ? named_ranks(&plan->scen[i]) : n;
+    if (sweep_plan(&plan->scen[i], ni, &p)) {
+      fprintf(stderr, "arbench: out of host memory\n");
+      return EXIT_FAIL;
+    }
+    sweep_print_plan(stdout, &plan->scen[i], ni, &p);
+    rows += p.rows;
+    measure += p.measure;
+    secs += p.seconds;
+    secs_max += p.seconds_max;
+    search |= plan->scen[i].find_critical;
+  }
+  char d[32], m[32];
+  printf("plan: %d rows, %d to measure, estimated %s", rows, measure,
+         sweep_duration(d, sizeof(d), secs));
+  if (search)
+    printf(" (at most %s with every search at its longest)",
+           sweep_duration(m, sizeof(m), secs_max));
+  printf("; each row's AllReduce priced by the model on its schedule at its transport's "
+         "measured per-round cost and bandwidth, plus the harness's work per iteration and "
+         "row (README: the estimate)\n");
+  return EXIT_OK;
+}
+
+/* Co-located ranks spin on flags that ranks on other streams of the same GPU write: each
+ * stream needs a hardware queue of its own, or a waiting stream can hold up the writer queued
+ * behind it (8 ranks on one H100 hung with CUDA's default of 8 queues per device). 32 is
+ * CUDA's most; it is read when CUDA starts, so this runs before any CUDA call. meta.txt
+ * records what was in effect. */
+static void colocated_queues(void) {
+  const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  if (v && strcmp(v, "32"))
+    fprintf(stderr, "arbench: co-located ranks: CUDA_DEVICE_MAX_CONNECTIONS=%s replaced by 32 "
+                    "(fewer hardware queues can hang ranks that wait on each other)\n", v);
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
+}
+
+/* --self-test delay on the first rank's device, or --self-test degrade on the ranks of
+ * --gpus/--ranks (else the first 4 visible GPUs, or 4 ranks on GPU 0 when it is the only
+ * one; the first rank degraded x2); the exit status. */
+static int self_test(const struct run_opts *o) {
+  int count = 0, dev = o->ngpus ? o->gpus[0] : 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count <= dev) {
+    fprintf(stderr, "arbench: self-test %s: no GPU %d (%s)\n", o->self_test, dev,
+            e != cudaSuccess ? cudaGetErrorString(e) : "not visible");
+    return EXIT_FAIL;
+  }
+  if (!strcmp(o->self_test, "degrade")) {
+    int list[HX_MAX_DEVS], nlist = 0;
+    for (int r = 0; r < o->ngpus; r++) list[nlist++] = o->gpus[r];
+    for (int d = 0; !o->ngpus && d < count && d < 4; d++) list[nlist++] = d;
+    int n = o->nranks ? o->nranks : nlist > 1 ? nlist : 4;
+    struct ar_placement pl;
+    ar_place_round_robin(&pl, list, nlist, n);
+    double factor = 2.0;
+    if (ar_place_colocated(&pl)) {
+      /* one GPU's memory carries both ends of every copy: with several peers moving at once
+       * the copies run well below the one-copy rate the emulation divides (1489 GB/s alone,
+       * about 700 GB/s in and out at once on an H100), so x2 would ask for more than they can
+       * deliver; x8 keeps every requested cap below what the copies reach unthrottled */
+      factor = 8.0;
+      char t[64], d[256];
+      printf("# self-test degrade on co-located ranks (%s: %s): copies stay in one GPU's "
+             "memory, so the rank is degraded x%g (the caps stay below what shared memory "
+             "delivers); NCCL is not run\n",
+             ar_place_text(&pl, t, sizeof(t)), ar_place_detail(&pl, d, sizeof(d)), factor);
+      fflush(stdout);
+    }
+    return tp_degrade_selftest(pl.dev, pl.n, factor, stdout) ? EXIT_FAIL : EXIT_OK;
+  }
+  return hx_selftest_delay(dev) ? EXIT_FAIL : EXIT_OK;
+}
+
+/* --degrade: measures the healthy bandwidth once per run, before any scenario (a 512 MiB
+ * copy-engine push into the first degraded GPU from the next rank, median of 5, as the ce
+ * transport copies) and gives it to every scenario: each transport's emulation divides it by
+ * the factors. Writes its description for meta.txt into how. A failure leaves 0 (the
+ * degraded rows then say n/a, why in the line). */
+static void degrade_calibrate(struct run_plan *plan, const struct hx_bench_cfg *cfg, char *how,
+                              size_t len) {
+  int i = 0;
+  while (i < plan->nscen && !plan->scen[i].dg.n) i++;
+  if (i == plan->nscen) return;
+  int d = plan->scen[i].dg.rank[0], n = cfg[i].n, next = (d + 1) % n;
+  int dst = cfg[i].dev[d], src = cfg[i].dev[next];
+  int owner = d / cfg[i].nlocal; /* the process of the degraded rank measures */
+  double bw = 0;
+  ar_status st = AR_OK;
+  if (next / cfg[i].nlocal != owner) { /* its neighbour is elsewhere: another GPU here, if any */
+    int count = 1;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 1;
+    src = count > 1 ? (dst + 1) % count : dst;
+  }
+  if (hx_procs_me() == owner) st = tp_degrade_measure_bw(src, dst, (size_t)512 << 20, 5, &bw);
+  int msg[3] = {st, src, dst};
+  if (hx_procs_bcast(msg, sizeof(msg), owner) || hx_procs_bcast(&bw, sizeof(bw), owner))
+    hx_procs_abort(1);
+  st = (ar_status)msg[0], src = msg[1], dst = msg[2];
+  if (st != AR_OK) {
+    snprintf(how, len, "not measured (GPU %d -> GPU %d: %s): degraded rows are n/a", src, dst,
+             ar_status_str(st));
+    bw = 0;
+  } else {
+    snprintf(how, len, "%.2f GB/s (copy engine push GPU %d -> GPU %d, 512 MiB, median of 5; "
+             "every transport's emulation divides it by the --degrade factors)", bw / 1e9, src,
+             dst);
+  }
+  for (int k = 0; k < plan->nscen; k++) plan->scen[k].degrade_bw = bw;
+  printf("# degrade: healthy bandwidth %s\n", how);
+  fflush(stdout);
+}
+
+/* SIGINT/SIGTERM: the first asks for a stop at the next row boundary, a second one ends the
+ * process at once (the default action). */
+static void on_stop_signal(int sig) {
+  if (hx_stop_signal) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  hx_stop_signal = sig;
+}
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The run folder and baseline of the run in progress, for on_timeout. */
+static char timeout_dir[1100];
+static const char *timeout_baseline = "";
+
+/* The watchdog ends a hung run (status 1): the folder is marked FAILED (a hang is a failed
+ * row) and INCOMPLETE (the rows after it never ran), and still gets its pictures and
+ * summary.md from the rows written so far. */
+static void on_timeout(const char *what) {
+  char why[400];
+  snprintf(why, sizeof(why), "timeout: %s did not finish within -T; the watchdog ended the run",
+           what);
+  mark_run(timeout_dir, "FAILED", why);
+  snprintf(why, sizeof(why), "ended by the watchdog (%s did not finish within -T) before every "
+           "row was measured", what);
+  mark_run(timeout_dir, "INCOMPLETE", why);
+  printf("# results: %s/results.csv (the run ended at a timeout: %s/FAILED)\n", timeout_dir,
+         timeout_dir);
+  finish_run(timeout_dir, timeout_baseline);
+}
+
+/* Processes other than process 0 keep quiet about what every process finds alike (the
+ * command line): stderr goes to /dev/null until quiet_end. Returns what quiet_end needs. */
+static int quiet_begin(int root) {
+  if (root) return -1;
+  fflush(stderr);
+  int saved = dup(2), null = open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, 2);
+    close(null);
+  }
+  return saved;
+}
+
+static void quiet_end(int saved) {
+  if (saved < 0) return;
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+}
+
+/* Hands each scenario in turn to the benchmark, with the run folder's files of `files` (NULL:
+ * a process other than process 0, which writes nothing); returns 1 when a row failed. A stop
+ * (SIGINT, SIGTERM) is process 0's to see: it tells the others before each scenario. */
+static int run_scenarios(struct run_plan *plan, struct hx_bench_cfg *cfg, struct hx_meta *meta,
+                         const struct hx_bench_cfg *files) {
+  int failed = 0;
+  for (int i = 0; i < plan->nscen; i++) {
+    int stop = hx_stop_signal != 0;
+    if (hx_procs_bcast(&stop, sizeof(stop), 0)) hx_procs_abort(1);
+    if (stop) { /* scenarios left unrun */
+      hx_stopped_early = 1;
+      break;
+    }
+    cfg[i].o = &plan->scen[i];
+    cfg[i].meta = meta;
+    cfg[i].run_id = files ? files->run_id : "";
+    if (files) {
+      cfg[i].csv = files->csv;
+      cfg[i].critical_csv = files->critical_csv;
+      cfg[i].delays_csv = files->delays_csv;
+      cfg[i].phases_csv = files->phases_csv;
+      cfg[i].progress = files->progress;
+    }
+    if (plan->nscen > 1 || plan->scen[i].scenario[0])
+      printf("#\n# scenario %s (%d of %d)\n", plan->scen[i].scenario[0] ? plan->scen[i].scenario
+                                                                       : "(default)",
+             i + 1, plan->nscen);
+    failed |= hx_bench_run(&cfg[i]) != 0;
+  }
+  return failed;
+}
+
+/* Several processes (MPI): what does not run across them yet, refused with one line; 0 or -1. */
+static int procs_refuse(const struct run_plan *plan) {
+  for (int i = 0; i < plan->nscen; i++) {
+    const struct run_opts *o = &plan->scen[i];
+    const char *flag = o->self_test[0] ? "--self-test" : o->phases ? "--phases"
+                       : o->profile ? "--profile" : NULL;
+    if (!flag && ar_setting_value(&o->settings, AR_SET_NCCL_REGISTRATION)) {
+      /* ncclMemAlloc's memory has no cudaIpcGetMemHandle: other processes could not map it */
+      static const char *const mode[] = {"none", "registered", "symmetric"};
+      char v[64];
+      snprintf(v, sizeof(v), "nccl.registration=%s",
+               mode[(int)ar_setting_value(&o->settings, AR_SET_NCCL_REGISTRATION) % 3]);
+      if (hx_procs_me() == 0)
+        args_bad("--set", v, "runs in one process: ncclMemAlloc's buffers have no CUDA IPC "
+                 "handle, and the other processes map every rank's buffer (start it without "
+                 "mpirun)");
+      return -1;
+    }
+    if (!flag) continue;
+    if (hx_procs_me() == 0)
+      args_bad(flag, flag[2] == 's' ? o->self_test : "on", "runs in one process: start it "
+               "without mpirun (several processes' traces are not merged yet)");
+    return -1;
+  }
+  return 0;
+}
+
+/* One process: --ranks-per-process means nothing (--ranks places a plain run's ranks); 0 or -1. */
+static int one_process_refuse(const struct run_plan *plan) {
+  for (int i = 0; i < plan->nscen; i++)
+    if (plan->scen[i].per_proc) {
+      char v[16];
+      snprintf(v, sizeof(v), "%d", plan->scen[i].per_proc);
+      return args_bad("--ranks-per-process", v, "only for several processes under mpirun or "
+                      "srun; one process places its ranks with --ranks or --gpus");
+    }
+  return 0;
+}
+
+int cmd_run(int argc, char **argv) {
+  static struct run_plan plan; /* large: keep it off the stack */
+  static struct hx_bench_cfg cfg[CONFIG_MAX_SCENARIOS];
+  static struct hx_meta meta;
+  static struct hx_csv csv;
+  static struct hx_progress progress;
+  if (hx_procs_init(NULL, NULL)) return EXIT_FAIL;
+  int root = hx_procs_me() == 0, procs = hx_procs_count() > 1;
+  if (!root && !freopen("/dev/null", "w", stdout)) return EXIT_FAIL; /* the table is process 0's */
+  int quiet = quiet_begin(root); /* so is every word about the command line */
+  int rc = run_plan_parse(argc, argv, &plan);
+  quiet_end(quiet);
+  if (rc) {
+    hx_procs_finalize();
+    return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+  }
+  if ((procs ? procs_refuse(&plan) : one_process_refuse(&plan)) || procs_hosts_refuse(&plan)) {
+    rc = EXIT_BAD_INPUT;
+    goto out;
+  }
+  ar_settings_retired();
+  const struct run_opts *o0 = &plan.scen[0];
+  for (int i = 0; i < plan.nscen; i++)
+    for (int t = 0; t < plan.scen[i].ntransports; t++)
+      if (!tp_find(plan.scen[i].transports[t])) {
+        args_bad("--transport", plan.scen[i].transports[t], "not built into this binary");
+        rc = EXIT_BAD_INPUT;
+        goto out;
+      }
+  /* with --gpus the rank count is known: check ranks before touching CUDA */
+  for (int i = 0; i < plan.nscen; i++)
+    if (named_ranks(&plan.scen[i]) &&
+        run_opts_check_ranks(&plan.scen[i], named_ranks(&plan.scen[i]))) {
+      rc = EXIT_BAD_INPUT;
+      goto out;
+    }
+  if (root && o0->out[0] && !o0->force && dir_nonempty(o0->out)) { /* never over another run */
+    args_bad("--out", o0->out, "the folder is not empty (--force writes into it)");
+    rc = EXIT_BAD_INPUT;
+  }
+  if (!rc && root && baseline_refused(o0)) rc = EXIT_BAD_INPUT;
+  if (!rc && o0->dry_run) { /* under MPI: processes x --ranks-per-process ranks */
+    for (int i = 0; procs && i < plan.nscen; i++) {
+      struct run_opts *o = &plan.scen[i];
+      int n = hx_procs_count() * (o->per_proc ? o->per_proc : 1);
+      if (o->nranks && o->nranks != n) {
+        char v[16], why[96];
+        snprintf(v, sizeof(v), "%d", o->nranks);
+        snprintf(why, sizeof(why), "under MPI the ranks are processes x --ranks-per-process = %d",
+                 n);
+        if (root) args_bad("--ranks", v, why);
+        rc = EXIT_BAD_INPUT;
+        goto out;
+      }
+      o->nranks = n;
+    }
+    rc = root ? dry_run(&plan) : EXIT_OK;
+    goto out;
+  }
+  if (!rc && root && out_writable(o0->out[0] ? o0->out : "runs")) { /* before any GPU work */
+    char why[160];
+    snprintf(why, sizeof(why), "cannot make a run folder there: %s", strerror(errno));
+    args_bad("--out", o0->out[0] ? o0->out : "runs/", why);
+    rc = EXIT_BAD_INPUT;
+  }
+  if (hx_procs_bcast(&rc, sizeof(rc), 0) || rc) goto out; /* the folder is process 0's */
+  catch_stop_signals();
+  setenv("NCCL_NVLS_ENABLE", "0", 1); /* before any NCCL call, whatever the caller set */
+  /* load every kernel when a context starts: a lazy load on first launch may wait for the
+   * device to drain, and a transport's stream can be held by a wait on a peer at that moment
+   * (seen as hangs of the ce transport when it ran first); the caller may still say LAZY */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  for (int i = 0; i < plan.nscen; i++) /* MPI: only a process's own ranks share its streams */
+    if (procs ? plan.scen[i].per_proc > 1 : may_colocate(&plan.scen[i])) colocated_queues();
+  if (o0->self_test[0]) {
+    ar_settings_apply(&o0->settings); /* --set reaches the self-tests' transports too */
+    rc = self_test(o0);
+    goto out;
+  }
+  int any_crit = 0, any_st = 0, any_ph = 0;
+  hx_meta_basic(&meta, argc, argv);
+  for (int i = 0; i < plan.nscen; i++) {
+    if (procs) {
+      if ((rc = procs_place(&plan.scen[i], &cfg[i], &meta))) goto out;
+    } else {
+      if ((rc = pick_devices(&plan.scen[i], &cfg[i]))) goto out;
+      procs_describe_local(&cfg[i], &meta);
+    }
+    quiet = quiet_begin(root);
+    rc = run_opts_check_ranks(&plan.scen[i], cfg[i].n) ? EXIT_BAD_INPUT : EXIT_OK;
+    quiet_end(quiet);
+    if (rc) goto out;
+    run_opts_settle(&plan.scen[i], cfg[i].n);
+    any_crit |= plan.scen[i].find_critical;
+    any_st |= plan.scen[i].nst > 0;
+    any_ph |= plan.scen[i].phases;
+  }
+  char dg_how[256] = ""; /* --degrade: the healthy bandwidth, measured once (meta.txt) */
+  degrade_calibrate(&plan, cfg, dg_how, sizeof(dg_how));
+  hx_meta_devices(&meta, cfg[0].dev[cfg[0].first]);
+  if (!root) { /* the run folder and its files are process 0's */
+    run_scenarios(&plan, cfg, &meta, NULL);
+    hx_procs_bcast(&rc, sizeof(rc), 0);
+    goto out;
+  }
+  char dir[1100], path[1200];
+  if (o0->out[0]) snprintf(dir, sizeof(dir), "%s", o0->out);
+  else default_out(dir, sizeof(dir), meta.host);
+  if (claim_dir(dir, sizeof(dir), o0->out[0] != 0, o0->force)) {
+    int taken = errno == EEXIST;
+    if (taken) args_bad("--out", dir, "another run took the folder (--force writes into it)");
+    else fprintf(stderr, "arbench: --out: cannot make '%s': %s\n", dir, strerror(errno));
+    rc = taken ? EXIT_BAD_INPUT : EXIT_FAIL;
+    if (procs) hx_procs_abort(rc); /* the others wait in the first scenario */
+    goto out;
+  }
+  snprintf(path, sizeof(path), "%s/results.csv", dir);
+  if (hx_csv_open_run(&csv, path)) { /* with the scenario columns */
+    fprintf(stderr, "arbench: --out: cannot write '%s': %s\n", path, strerror(errno));
+    rc = EXIT_FAIL;
+    if (procs) hx_procs_abort(rc);
+    goto out;
+  }
+  if (hx_meta_write(&meta, dir, &cfg[0].place))
+    fprintf(stderr, "arbench: cannot write %s/meta.txt or COMMAND: %s\n", dir, strerror(errno));
+  settings_meta(dir, &plan);
+  budget_meta(dir, &plan);
+  if (dg_how[0]) degrade_meta(dir, dg_how);
+  if (plan.config[0] && copy_config(&plan, dir))
+    fprintf(stderr, "arbench: cannot copy %s into %s: %s\n", plan.config, dir, strerror(errno));
+  FILE *crit = any_crit ? open_extra(dir, "critical.csv", hx_critical_header) : NULL;
+  FILE *delays = any_st ? open_extra(dir, "delays.csv", hx_delays_header) : NULL;
+  FILE *phases = any_ph ? open_extra(dir, "phases.csv", hx_phases_header) : NULL;
+  if ((any_crit && !crit) || (any_st && !delays) || (any_ph && !phases))
+    fprintf(stderr, "arbench: cannot write %s/critical.csv, delays.csv or phases.csv: %s\n", dir,
+            strerror(errno));
+  /* the progress line: every row of every scenario, weighted by its estimated time */
+  const char *env = getenv("AR_PROGRESS");
+  progress.tty = isatty(2);
+  progress.on = env && *env ? !strcmp(env, "1")
+                            : progress.tty && ar_log_level() < AR_LOG_INFO;
+  for (int i = 0; i < plan.nscen; i++) {
+    struct sweep_plan p;
+    if (sweep_plan(&plan.scen[i], cfg[i].n, &p) == 0) {
+      progress.total += p.rows;
+      progress.total_s += p.seconds;
+    }
+  }
+  progress.t0 = progress.last = now_s();
+  const char *slash = strrchr(dir, '/');
+  struct hx_bench_cfg files = {.csv = &csv, .run_id = slash && slash[1] ? slash + 1 : dir,
+                               .critical_csv = crit, .delays_csv = delays,
+                               .phases_csv = phases, .progress = &progress};
+  snprintf(timeout_dir, sizeof(timeout_dir), "%s", dir);
+  timeout_baseline = o0->baseline;
+  hx_on_timeout = on_timeout;
+  int failed = run_scenarios(&plan, cfg, &meta, &files);
+  hx_on_timeout = NULL;
+  hx_csv_close(&csv);
+  if (crit) fclose(crit);
+  if (delays) fclose(delays);
+  if (phases) fclose(phases);
+  int sig = hx_stopped_early ? hx_stop_signal : 0; /* a stop after the last row: complete */
+  if (sig) mark_incomplete(dir, sig);
+  if (failed) /* wrong elements or errors: the exit status is 1, and no night compares with it */
+    mark_run(dir, "FAILED", "some rows were wrong or failed (status error or timeout in results.csv)");
+  printf("# results: %s\n", path);
+  finish_run(dir, o0->baseline);
+  rc = failed ? EXIT_FAIL : EXIT_OK;
+  if (sig) { /* one line; the shell's status for a signal */
+    fprintf(stderr, "arbench: stopped by %s: the rows measured so far are in %s, the run is "
+            "incomplete (%s/INCOMPLETE)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", path, dir);
+    rc = 128 + sig;
+  }
+  if (procs) hx_procs_bcast(&rc, sizeof(rc), 0); /* every process ends as process 0 does */
+out:
+  run_plan_free(&plan);
+  hx_procs_finalize();
+  return rc;
+}
