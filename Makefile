@@ -69,6 +69,9 @@ $(B)/obj/harness/%.o: $(1)/%.c
 	$$(CC) $$(CFLAGS) $$(GPU_INC) -c -o $$@ $$<
 endef
 $(foreach r,$(HARNESS_ROOMS),$(eval $(call harness_room,$(r))))
+# a build folder made before harness/ had rooms names each source at its old path in its .d
+# files: those paths are nothing to make, and the objects rebuild from the rooms
+$(sort $(addprefix harness/,$(notdir $(wildcard harness/*/*.c)))): ;
 $(B)/obj/harness/procs_mpi.o: harness/procs/procs_mpi.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -c -o $@ $<

@@ -21,4 +21,8 @@ static inline ar_status gen_quadratic(struct ar_schedule *s, const char *name, i
  * a power of 2: unsupported), with the reason in s->reason. */
 int rd_torus_map(const struct ar_params *p, struct ar_schedule *s, int *phys);
 
+/* optcc_switch.c: OPTCC's switch form under the schedule name `name` (optcc-switch; optcc
+ * and optcc-multi on AR_FABRIC_SWITCH). */
+ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, const char *name);
+
 #endif

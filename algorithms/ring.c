@@ -56,7 +56,6 @@ const struct ar_algo ar_algo_async_ring = {
     .desc = "AsyncAllReduce: ring on copy engines, mini-batches over double-buffered streams",
     .paper = "asyncallreduce.md",
     .build = build_async_ring,
-    .flags = AR_ALGO_PIPELINED,
     .traits = AR_TRAIT_PIPELINED,
 };
 

@@ -33,10 +33,6 @@ enum ar_dtype { AR_DT_F32 = 0, AR_DT_BF16 = 1, AR_DT_F16 = 2 };
 size_t ar_dtype_size(int dtype);
 const char *ar_dtype_name(int dtype); /* "float32", "bf16", "fp16" */
 
-/* The transports a schedule runs on, by name (nccl runs its own algorithm). */
-#define AR_NTRANSPORTS 4
-extern const char *const ar_transports[AR_NTRANSPORTS]; /* "nccl-p2p", "ce", "sm", "ll" */
-
 #define AR_MAX_RANKS 4096
 #define AR_MAX_DEGRADED 8
 #define AR_MAX_TORUS_DIMS 4
@@ -74,8 +70,9 @@ struct ar_xfer {
 };
 
 /* What the lowering and the model need to know of an algorithm's schedules beyond their
- * transfers: declared by each algorithm in its registry entry (struct ar_algo.traits), so that
- * schedules carry no transport hints; ar_sched_traits(s) looks them up. */
+ * transfers: declared by each algorithm in its registry entry (struct ar_algo.traits) and
+ * written into every schedule it builds (ar_build), so that readers never look an algorithm
+ * up by name. */
 enum ar_traits {
   AR_TRAIT_PIPELINED = 1u << 0,   /* a ring whose sums overlap its copies over mini-batches
                                    * (async-ring: the ce dataflow ring program) */
@@ -94,7 +91,7 @@ struct ar_schedule {
   int straggler;      /* -1 when none */
   int ports;          /* max distinct peers a rank sends to (and receives from) per round */
   int segments;       /* OPTCC: the k segments built (0: not segmented) */
-  unsigned flags; /* enum ar_traits, for schedules outside the registry only (tests) */
+  unsigned traits; /* enum ar_traits: ar_build sets its algorithm's; tests set their own */
   size_t nxfers, cap;
   struct ar_xfer *xfers; /* sorted by round once built (sched_finish) */
   char reason[192];      /* why AR_ERR_UNSUPPORTED / AR_ERR_INVALID */
@@ -161,13 +158,12 @@ ar_status sched_exec_cpu(const struct ar_schedule *s, float **bufs, size_t nelem
 void sched_print_text(const struct ar_schedule *s, FILE *f);
 void sched_print_json(const struct ar_schedule *s, const struct sched_report *rep, FILE *f);
 
-/* registry.c */
+/* The algorithm registry (algorithms/registry.c): the table, and building from an entry. */
 enum ar_algo_flags {
   AR_ALGO_NATIVE = 1u << 0,          /* nccl: no schedule */
   AR_ALGO_STRAGGLER_AWARE = 1u << 1, /* has a precondition overlapping the straggler's delay */
   AR_ALGO_DEGRADE_AWARE = 1u << 2,   /* built for degraded GPUs (OPTCC) */
   AR_ALGO_TORUS = 1u << 3,           /* uses the logical torus of --torus */
-  AR_ALGO_PIPELINED = 1u << 4,       /* copy-engine pipelined ring */
 };
 
 struct ar_algo {
@@ -187,9 +183,8 @@ struct ar_algo {
 int ar_optcc_segments(int n, int m, const double *f, int switch_form, double bytes, double bw);
 
 const struct ar_algo *ar_algo_find(const char *name);
-/* The traits of s: its algorithm's (looked up by s->algo), or s->flags for a schedule built
- * outside the registry (the tests' synthetic ones). */
-unsigned ar_sched_traits(const struct ar_schedule *s);
+/* The traits of s (enum ar_traits), as its build wrote them. */
+static inline unsigned ar_sched_traits(const struct ar_schedule *s) { return s->traits; }
 const struct ar_algo *const *ar_algo_all(size_t *count);
 /* Builds and finishes the schedule for an algorithm; fills s->reason on failure. */
 ar_status ar_build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s);
@@ -199,9 +194,6 @@ ar_status ar_build_stream(const struct ar_algo *a, const struct ar_params *p,
                           ar_status (*sink)(void *, const struct ar_schedule *,
                                             const struct ar_xfer *),
                           void *ctx);
-/* optcc_switch.c: OPTCC's switch form under the schedule name `name` (optcc-switch; optcc
- * and optcc-multi on AR_FABRIC_SWITCH). */
-ar_status optcc_switch_build(const struct ar_params *p, struct ar_schedule *s, const char *name);
 
 /* util.c: logging to stderr, level from AR_DEBUG=info|trace */
 enum { AR_LOG_WARN = 0, AR_LOG_INFO = 1, AR_LOG_TRACE = 2 };

@@ -124,23 +124,18 @@ int model_parse_bw(const char *s, double *bytes_per_s, const char **why) {
   return -1;
 }
 
-/* Each transport's cost per round and bandwidth: `arbench model --calibrate
- * runs/reference/h200x4-nightly` (every algorithm's rows of a transport, 1 KiB..8 GiB on
- * 4 x H200; about 25% rms per row); nccl from nccl-tests there (10 us at 1 KiB, 365 GB/s bus
- * bandwidth at 8 GiB); ll from `arbench model --calibrate runs/reference/h200x4-issue27-ll/best`
- * (7 algorithms, 1 KiB..8 GiB; 30% rms). The dry run's estimate and `model --transport` read
- * this one table. */
-static const struct model_transport transports[] = {
-    {"nccl", 1.7, 365e9}, {"nccl-p2p", 11.8, 242e9}, {"ce", 27.5, 305e9}, {"sm", 12.5, 303e9},
-    {"ll", 3.2, 271e9}};
+/* Each transport's cost per round and bandwidth are in its descriptor (src/transports.c); the
+ * native nccl call's here, from nccl-tests on runs/reference/h200x4-nightly's 4 x H200 (10 us
+ * at 1 KiB, 365 GB/s bus bandwidth at 8 GiB). The dry run's estimate and `model --transport`
+ * read these. */
+static const struct ar_transport nccl_native = {
+    .id = -1, .name = "nccl", .alpha_us = 1.7, .bytes_per_s = 365e9};
 
-const struct model_transport *model_transport_find(const char *name) {
-  for (size_t k = 0; k < sizeof(transports) / sizeof(transports[0]); k++)
-    if (!strcmp(transports[k].name, name)) return &transports[k];
-  return NULL;
+const struct ar_transport *model_transport_find(const char *name) {
+  return !strcmp(name, nccl_native.name) ? &nccl_native : ar_transport_find(name);
 }
 
-void model_transport_hw(const struct model_transport *t, struct model_hw *hw) {
+void model_transport_hw(const struct ar_transport *t, struct model_hw *hw) {
   hw->alpha_us = t->alpha_us;
   hw->beta = 1e6 / t->bytes_per_s;
 }

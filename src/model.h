@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "ar.h"
+#include "transports.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,17 +131,12 @@ int model_parse_bw(const char *s, double *bytes_per_s, const char **why);
 
 /* ---- each transport's cost per round and bandwidth ---- */
 
-/* A transport's fitted figures: alpha per round and one link's bandwidth. */
-struct model_transport {
-  const char *name;
-  double alpha_us, bytes_per_s;
-};
-
-/* The figures of a transport (nccl, nccl-p2p, ce, sm, ll; nccl as a ring), as `arbench model
- * --calibrate` fitted them on 4 x H200 (model.c says from which runs), or NULL. */
-const struct model_transport *model_transport_find(const char *name);
+/* The fitted figures (alpha per round, one link's bandwidth) of a transport (its descriptor,
+ * src/transports.h) or of the native nccl call (a descriptor of its own, id -1; nccl as a
+ * ring), as `arbench model --calibrate` fitted them on 4 x H200, or NULL. */
+const struct ar_transport *model_transport_find(const char *name);
 /* Sets hw's alpha and beta to a transport's figures (hop latency and gamma untouched). */
-void model_transport_hw(const struct model_transport *t, struct model_hw *hw);
+void model_transport_hw(const struct ar_transport *t, struct model_hw *hw);
 
 /* ---- closed forms from the papers (buffer of `bytes`, alpha-beta on a switch) ---- */
 

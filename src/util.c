@@ -63,8 +63,6 @@ const char *ar_dtype_name(int dtype) {
   return dtype == AR_DT_F32 ? "float32" : dtype == AR_DT_BF16 ? "bf16" : "fp16";
 }
 
-const char *const ar_transports[AR_NTRANSPORTS] = {"nccl-p2p", "ce", "sm", "ll"};
-
 int ar_torus_shape(const struct ar_params *p, int dims[AR_MAX_TORUS_DIMS], char *why, size_t len) {
   int n = p->nranks;
   if (p->torus_ndims <= 0) {

@@ -159,21 +159,20 @@ static int next_job(struct bench *b) {
     return d != NULL;
   }
   struct sent_job { /* a job_desc without pointers */
-    int have, size_idx, algo_idx, transport; /* transport: index in o->transports, -1: nccl */
+    int have, size_idx, algo_idx, transport; /* transport: enum ar_tp, -1: nccl */
     double delay_us;
   } m = {0, 0, 0, -1, -1};
   if (IS_ROOT(b)) {
     const struct job_desc *d = pick_job(b);
     if (d) {
-      m = (struct sent_job){1, d->size_idx, d->algo_idx, -1, d->delay_us};
-      for (int t = 0; t < b->o->ntransports; t++)
-        if (!strcmp(b->o->transports[t], d->tname)) m.transport = t;
+      const struct ar_transport *t = ar_transport_find(d->tname);
+      m = (struct sent_job){1, d->size_idx, d->algo_idx, t ? t->id : -1, d->delay_us};
     }
   }
   if (hx_procs_bcast(&m, sizeof(m), 0)) hx_procs_abort(1);
   if (!m.have) return 0;
-  b->sent = (struct job_desc){m.size_idx, m.algo_idx,
-                              m.transport < 0 ? "nccl" : b->o->transports[m.transport], m.delay_us};
+  const struct ar_transport *t = ar_transport_at(m.transport);
+  b->sent = (struct job_desc){m.size_idx, m.algo_idx, t ? t->name : "nccl", m.delay_us};
   job_prepare(b, &b->sent);
   return 1;
 }

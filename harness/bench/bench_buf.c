@@ -99,14 +99,11 @@ int data_register(struct rank *R, size_t bytes) {
 #endif
 }
 
-const char *data_reg_transport_na(const char *tname) {
+const char *data_reg_transport_na(const struct ar_transport *t) {
   static char why[320];
   int mode = reg_mode();
-  if (mode == REG_NONE || strcmp(tname, "nccl-p2p")) return NULL;
-  /* NCCL sees the registration and sends and receives zero-copy from and into the buffer */
-  snprintf(why, sizeof(why), "nccl.registration=%s: ncclSend/ncclRecv on the registered data "
-           "buffer take NCCL's zero-copy path, which summed wrong and hung from 16 MiB up (NCCL "
-           "2.28.3, 2 x H200: runs/reference/h200x2-nccl-modes)", mode_name[mode]);
+  if (mode == REG_NONE || !t || AR_TP_CAN(t, AR_TP_NCCL_REG)) return NULL;
+  snprintf(why, sizeof(why), "nccl.registration=%s: %s", mode_name[mode], t->na[AR_TP_NCCL_REG]);
   return why;
 }
 

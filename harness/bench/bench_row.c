@@ -130,11 +130,10 @@ void progress_clear(struct bench *b) {
 
 /* ---- one job: prepared and finished by rank 0, measured by all ---- */
 
-/* Index of a transport name in the options (the native algorithm uses the spare last slot). */
-static int transport_slot(struct bench *b, const char *name) {
-  for (int t = 0; t < b->o->ntransports; t++)
-    if (!strcmp(b->o->transports[t], name)) return t;
-  return AR_NTRANSPORTS;
+/* A transport's id (enum ar_tp; the native algorithm uses the spare last slot). */
+static int transport_slot(const char *name) {
+  const struct ar_transport *t = ar_transport_find(name);
+  return t ? t->id : AR_NTRANSPORTS;
 }
 
 /* The inputs' seed of the next job's first iteration: a counter over the whole process (every
@@ -188,30 +187,33 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
     snprintf(J->reason, sizeof(J->reason), "%s", na);
     return;
   }
-  if (b->colocated && (native_job(J) || !strcmp(J->d->tname, "nccl-p2p"))) {
+  /* what the transport's descriptor says it cannot do (src/transports.h); the native nccl
+   * call shares nccl-p2p's NCCL limits but runs across hosts */
+  const struct ar_transport *td = native_job(J) ? NULL : ar_transport_find(J->d->tname);
+  const struct ar_transport *p2p = ar_transport_at(AR_TP_NCCL_P2P);
+  if (b->colocated && (td ? !AR_TP_CAN(td, AR_TP_COLOCATED) : !AR_TP_CAN(p2p, AR_TP_COLOCATED))) {
     J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "NCCL cannot run two ranks on one GPU (%s)",
+    snprintf(J->reason, sizeof(J->reason), "%s (%s)", (td ? td : p2p)->na[AR_TP_COLOCATED],
              b->placement);
     return;
   }
-  if (b->graph_timing && b->colocated && !strcmp(J->d->tname, "ce")) {
+  if (b->graph_timing && b->colocated && td && !AR_TP_CAN(td, AR_TP_GRAPH_COLOCATED)) {
     J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "timing.mode=graph with ranks sharing a GPU (%s): "
-             "ce's captured stream waits can hold back another rank's graph on that GPU "
-             "(async-ring/ce never finished so on an H200)", b->placement);
+    snprintf(J->reason, sizeof(J->reason), "timing.mode=graph with ranks sharing a GPU (%s): %s",
+             b->placement, td->na[AR_TP_GRAPH_COLOCATED]);
     return;
   }
   const char *reg_na = native_job(J) ? (b->nccl_na[0] ? b->nccl_na : NULL)
-                                      : data_reg_transport_na(J->d->tname);
+                                      : data_reg_transport_na(td);
   if (reg_na) { /* nccl.registration could not be had, or the transport cannot share it */
     J->state = JOB_NA;
     snprintf(J->reason, sizeof(J->reason), "%s", reg_na);
     return;
   }
-  if (b->cfg->nhosts > 1 && strcmp(J->d->tname, "nccl") && strcmp(J->d->tname, "nccl-p2p")) {
+  if (b->cfg->nhosts > 1 && td && !AR_TP_CAN(td, AR_TP_HOSTS)) {
     J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "%s reaches other GPUs' memory within one host only "
-             "(CUDA IPC); the ranks span %d hosts", J->d->tname, b->cfg->nhosts);
+    snprintf(J->reason, sizeof(J->reason), "%s %s; the ranks span %d hosts", td->name,
+             td->na[AR_TP_HOSTS], b->cfg->nhosts);
     return;
   }
   if (J->bytes > b->cap) {
@@ -221,7 +223,7 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
     return;
   }
   if (!(J->algo->flags & AR_ALGO_NATIVE)) {
-    J->tp = tp_find(J->d->tname);
+    J->tp = td ? tp_ops_of(td->id) : NULL;
     if (!J->tp) {
       J->state = JOB_ERROR;
       snprintf(J->reason, sizeof(J->reason), "no transport named %s", J->d->tname);
@@ -421,7 +423,7 @@ void job_finish(struct bench *b) {
     free(after);
   } else if (J->state == JOB_NA) {
     row.status = "n/a";
-    int slot = transport_slot(b, J->d->tname);
+    int slot = transport_slot(J->d->tname);
     if (!b->na_said[J->d->algo_idx][slot]) {
       b->na_said[J->d->algo_idx][slot] = 1;
       printf("n/a: %s (%s): %s\n", J->algo->name, J->d->tname, J->reason);

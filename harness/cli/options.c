@@ -28,8 +28,11 @@ void run_opts_usage(void) {
       "                          (every size, here or in -b/-e/-i/--find-critical, a whole\n"
       "                          number of --dtype's elements: 4 bytes for float32, 2 for\n"
       "                          bf16 and fp16)\n"
-      "      --algo LIST|all     algorithms (default all; see arbench --list)\n"
-      "      --transport LIST|all  nccl-p2p, ce, sm, ll (default nccl-p2p; nccl ignores it)\n"
+      "      --algo LIST|all     algorithms (default all; see arbench --list)\n");
+  char names[128];
+  printf("      --transport LIST|all  %s (default %s; nccl ignores it)\n",
+         ar_transport_names(names, sizeof(names), ", "), ar_transport_at(AR_TP_NCCL_P2P)->name);
+  printf(
       "      --gpus LIST         CUDA ordinals, rank = position (default every GPU); an\n"
       "                          ordinal may repeat: --gpus 0,0,0,0 puts 4 ranks on GPU 0\n"
       "      --ranks N           N ranks placed round-robin over --gpus (default every\n"
@@ -162,11 +165,12 @@ static int parse_algos(const char *s, struct run_opts *o) {
   return 0;
 }
 
-/* Parses "all" or "nccl-p2p,ce"; 0 or -1. */
+/* Parses "all" or "nccl-p2p,ce" (the transport table's names, src/transports.h); 0 or -1. */
 static int parse_transports(const char *s, struct run_opts *o) {
   o->ntransports = 0;
   if (!strcmp(s, "all")) {
-    for (int i = 0; i < AR_NTRANSPORTS; i++) o->transports[o->ntransports++] = ar_transports[i];
+    for (int i = 0; i < AR_NTRANSPORTS; i++)
+      o->transports[o->ntransports++] = ar_transport_at(i)->name;
     return 0;
   }
   char buf[256];
@@ -174,10 +178,14 @@ static int parse_transports(const char *s, struct run_opts *o) {
   if (args_check_list("--transport", s)) return -1;
   snprintf(buf, sizeof(buf), "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    const char *name = NULL;
-    for (int i = 0; i < AR_NTRANSPORTS; i++)
-      if (!strcmp(t, ar_transports[i])) name = ar_transports[i];
-    if (!name) return args_bad("--transport", t, "unknown transport; known: nccl-p2p ce sm ll all");
+    const struct ar_transport *tp = ar_transport_find(t);
+    const char *name = tp ? tp->name : NULL;
+    if (!name) {
+      char known[128], why[192];
+      snprintf(why, sizeof(why), "unknown transport; known: %s all",
+               ar_transport_names(known, sizeof(known), " "));
+      return args_bad("--transport", t, why);
+    }
     int dup = 0;
     for (int i = 0; i < o->ntransports; i++) dup |= o->transports[i] == name;
     if (!dup) o->transports[o->ntransports++] = name;
@@ -409,7 +417,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
   int explicit_sizes = 0;
   const char *min_text = "1K", *step_text = "", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
   const char *budget_text = "", *max_text = "8G", *sizes_text = "";
-  if (parse_algos("all", o) || parse_transports("nccl-p2p", o)) return -1;
+  if (parse_algos("all", o) || parse_transports(ar_transport_at(AR_TP_NCCL_P2P)->name, o))
+    return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
   for (int c; (c = getopt_long(argc, argv, ":b:e:f:i:n:w:T:o:d:c:h", opts, NULL)) != -1;) {

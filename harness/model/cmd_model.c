@@ -74,23 +74,26 @@ static int parse_sizes(const char *s, struct options *o) {
   return 0;
 }
 
-/* Parses --transport LIST|all: each a transport of the run with fitted figures (src/model.c);
+/* Parses --transport LIST|all: each a transport of the run with fitted figures (src/transports.c);
  * returns 0 or -1 after a message. */
 static int parse_transports(const char *s, struct options *o) {
   char items[MAX_LIST][64];
   int k = !strcmp(s, "all") ? AR_NTRANSPORTS : split_list("--transport", s, items, MAX_LIST);
   if (k < 0) return -1;
-  if (k > AR_NTRANSPORTS) return args_bad("--transport", s, "at most nccl-p2p,ce,sm,ll");
+  char names[128], why[192];
+  if (k > AR_NTRANSPORTS) {
+    snprintf(why, sizeof(why), "at most %s", ar_transport_names(names, sizeof(names), ","));
+    return args_bad("--transport", s, why);
+  }
   for (int i = 0; i < k; i++) {
-    const char *name = !strcmp(s, "all") ? ar_transports[i] : items[i];
-    int known = 0;
-    for (int t = 0; t < AR_NTRANSPORTS; t++)
-      known |= !strcmp(name, ar_transports[t]);
+    const char *name = !strcmp(s, "all") ? ar_transport_at(i)->name : items[i];
     for (int j = 0; j < i; j++)
       if (!strcmp(name, o->transports[j]->name))
         return args_bad("--transport", name, "named twice");
-    if (!known || !(o->transports[i] = model_transport_find(name)))
-      return args_bad("--transport", name, "use nccl-p2p, ce, sm, ll or all");
+    if (!(o->transports[i] = ar_transport_find(name))) {
+      snprintf(why, sizeof(why), "use %s or all", ar_transport_names(names, sizeof(names), ", "));
+      return args_bad("--transport", name, why);
+    }
   }
   o->ntransports = k;
   return 0;
@@ -112,10 +115,11 @@ static double spec_delay_us(const struct straggler_spec *sp) {
 }
 
 static void usage(FILE *f) {
-  fputs("usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN -e MAX"
-        " [-f F]\n"
-        "         [--alpha 3us] [--bw 450GB/s] [--transport nccl-p2p,ce,sm,ll|all]\n"
-        "         [--gamma RATE] [--hop-latency T]\n"
+  char names[128];
+  fprintf(f, "usage: arbench model --algo A[,B..]|all --ranks N[,M..] --bytes S[,S..] | -b MIN "
+          "-e MAX [-f F]\n         [--alpha 3us] [--bw 450GB/s] [--transport %s|all]\n",
+          ar_transport_names(names, sizeof(names), ","));
+  fputs("         [--gamma RATE] [--hop-latency T]\n"
         "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
         "         [--topology switch|torus|two-tier] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
@@ -135,7 +139,7 @@ static void usage(FILE *f) {
         "  transport (--alpha, --bw given override), as --calibrate fitted them on 4 x H200:\n ",
         f);
   for (int t = 0; t < AR_NTRANSPORTS; t++) {
-    const struct model_transport *tp = model_transport_find(ar_transports[t]);
+    const struct ar_transport *tp = ar_transport_at(t);
     fprintf(f, " %s %g us %g GB/s%s", tp->name, tp->alpha_us, tp->bytes_per_s / 1e9,
             t + 1 < AR_NTRANSPORTS ? "," : "\n");
   }

@@ -93,7 +93,7 @@ int read_run(const char *dir, struct mrow **rows_out) {
       ok &= col[w] < nf;
     if (!ok || strcmp(fields[col[W_SRC]], "gpu") || strcmp(fields[col[W_STATUS]], "ok")) continue;
     const struct ar_algo *a = ar_algo_find(fields[col[W_ALGO]]);
-    if (!a || (a->flags & (AR_ALGO_NATIVE | AR_ALGO_PIPELINED))) continue;
+    if (!a || (a->flags & AR_ALGO_NATIVE) || (a->traits & AR_TRAIT_PIPELINED)) continue;
     struct mrow r = {0};
     r.sc.algo = a;
     r.sc.n = atoi(fields[col[W_N]]);

@@ -61,7 +61,7 @@ struct options {
   double alpha_local_us; /* two tiers: alpha of a round inside the nodes (-1: --alpha) */
   const char *csv, *calibrate;
   /* --transport: price on each of these transports' figures; --alpha or --bw given override */
-  const struct model_transport *transports[AR_NTRANSPORTS];
+  const struct ar_transport *transports[AR_NTRANSPORTS];
   int ntransports, alpha_given, bw_given;
 };
 

@@ -1,6 +1,6 @@
 /* `arbench lower`: the program each rank runs, as `arbench run` would lower it: the schedule
  * built as the harness builds it (OPTCC's k per size included), then the transports' choice
- * of program (lower_program, src/lower/choose.c). Text or JSON; no GPU is touched. The golden programs
+ * of program (lower_job, src/lower/choose.c). Text or JSON; no GPU is touched. The golden programs
  * of tests/golden/ are its output. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +96,6 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
   if (na) {
     kind = "n/a";
     snprintf(reason, sizeof(reason), "%s", na);
-  } else if (!strcmp(tname, "nccl-p2p")) {
-    kind = "nccl-p2p: per round, grouped sends and receives (p2p_plan.h), no program";
   } else {
     struct tp_degrade dg;
     memset(&dg, 0, sizeof(dg));
@@ -107,10 +105,12 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
       dg.rank[g] = o->dg.rank[g];
       dg.factor[g] = o->dg.factor[g];
     }
-    int lt = !strcmp(tname, "ce") ? LOWER_CE : !strcmp(tname, "ll") ? LOWER_LL : LOWER_SM;
-    ls = lower_program(lt, &sched[a], nelem, esize,
-                       !strcmp(tname, "ce") ? o->pipeline : 1, &dg, &prog, &kind, reason,
-                       sizeof(reason));
+    /* the very call the transport's setup makes (lower_job), with the same settings */
+    struct lower_settings set;
+    lower_settings_read(&set);
+    struct lower_job job = {ar_transport_find(tname)->id, &sched[a], nelem, esize, o->pipeline,
+                            &dg};
+    ls = lower_job(&job, &set, &prog, &kind, reason, sizeof(reason));
     if (ls != AR_OK) kind = ar_status_str(ls);
   }
   if (json) {

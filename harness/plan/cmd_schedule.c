@@ -6,16 +6,16 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 
-/* Writes the algorithm's flags as words ("-" for none) into buf. */
-static const char *flag_words(unsigned flags, char *buf, size_t len) {
-  static const struct { unsigned bit; const char *word; } words[] = {
-      {AR_ALGO_NATIVE, "native"},         {AR_ALGO_STRAGGLER_AWARE, "straggler-aware"},
-      {AR_ALGO_DEGRADE_AWARE, "degrade-aware"}, {AR_ALGO_TORUS, "torus"},
-      {AR_ALGO_PIPELINED, "pipelined"}};
+/* Writes the algorithm's flags, and its pipelined trait, as words ("-" for none) into buf. */
+static const char *flag_words(const struct ar_algo *a, char *buf, size_t len) {
+  static const struct { unsigned bit; int trait; const char *word; } words[] = {
+      {AR_ALGO_NATIVE, 0, "native"},         {AR_ALGO_STRAGGLER_AWARE, 0, "straggler-aware"},
+      {AR_ALGO_DEGRADE_AWARE, 0, "degrade-aware"}, {AR_ALGO_TORUS, 0, "torus"},
+      {AR_TRAIT_PIPELINED, 1, "pipelined"}};
   size_t used = 0;
   buf[0] = 0;
   for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-    if (flags & words[i].bit)
+    if ((words[i].trait ? a->traits : a->flags) & words[i].bit)
       used += (size_t)snprintf(buf + used, len > used ? len - used : 0, "%s%s", used ? "," : "",
                                words[i].word);
   return buf[0] ? buf : "-";
@@ -28,7 +28,7 @@ int cmd_list(void) {
   printf("%-12s %-38s %-16s %s\n", "algorithm", "supported n", "flags", "description [source]");
   for (size_t i = 0; i < n; i++)
     printf("%-12s %-38s %-16s %s [%s]\n", all[i]->name, all[i]->ranks,
-           flag_words(all[i]->flags, flags, sizeof(flags)), all[i]->desc, all[i]->paper);
+           flag_words(all[i], flags, sizeof(flags)), all[i]->desc, all[i]->paper);
   return EXIT_OK;
 }
 

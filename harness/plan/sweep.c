@@ -167,7 +167,7 @@ void sweep_est_init(struct sweep_est *e, const struct run_opts *o, int n,
 }
 
 /* The estimate on one transport (tp: its figures), or bytes alone when a is not priced. */
-static double est_time_tp(const struct sweep_est *e, int a, const struct model_transport *tp,
+static double est_time_tp(const struct sweep_est *e, int a, const struct ar_transport *tp,
                           uint64_t bytes, double delay_us) {
   struct model_hw hw = {0};
   model_transport_hw(tp, &hw);
@@ -178,16 +178,17 @@ static double est_time_tp(const struct sweep_est *e, int a, const struct model_t
   return t.time_us;
 }
 
-/* Each transport's cost per round and bandwidth: model_transport_find (src/model.c); a
- * transport it does not list takes the slower of ce and sm at each size. */
+/* Each transport's cost per round and bandwidth: its descriptor's (src/transports.c; the native
+ * nccl call's: model_transport_find); a name it does not know takes the slower of ce and sm at
+ * each size. */
 double sweep_est_time_us(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
                          double delay_us) {
   double slow = 1; /* a degraded GPU's factor, where the model has no schedule to slow */
   for (int g = 0; g < e->o->dg.n && !e->priced[a]; g++) slow = fmax(slow, e->o->dg.factor[g]);
-  const struct model_transport *tp = model_transport_find(tname);
+  const struct ar_transport *tp = model_transport_find(tname);
   double t = tp ? est_time_tp(e, a, tp, bytes, delay_us)
-                : fmax(est_time_tp(e, a, model_transport_find("ce"), bytes, delay_us),
-                       est_time_tp(e, a, model_transport_find("sm"), bytes, delay_us));
+                : fmax(est_time_tp(e, a, ar_transport_at(AR_TP_CE), bytes, delay_us),
+                       est_time_tp(e, a, ar_transport_at(AR_TP_SM), bytes, delay_us));
   return delay_us + (t - delay_us) * slow;
 }
 
@@ -288,11 +289,15 @@ void sweep_crit_size(const struct sweep_est *e, const unsigned char *na, uint64_
   out->rows_max = dead + nc * (1 + (live_t && live_b ? ncoarse + nb : 0));
 }
 
-/* Why every row on transport tname is n/a whatever its algorithm, or NULL: the transports'
- * own refusals that the options already decide (the run says the same per row). */
-static const char *transport_na(const struct run_opts *o, const char *tname) {
-  if (o->dg.n > 0 && !strcmp(tname, "ll")) return "no degraded-link emulation on ll";
-  return NULL;
+/* Why every row on transport tname is n/a whatever its algorithm, or NULL (in why[]): what its
+ * descriptor says it cannot do that the options already ask for (the run says the lowering's
+ * reason per row). */
+static const char *transport_na(const struct run_opts *o, const char *tname, char *why,
+                                size_t len) {
+  const struct ar_transport *t = ar_transport_find(tname);
+  if (!t || !(o->dg.n > 0) || AR_TP_CAN(t, AR_TP_DEGRADE)) return NULL;
+  snprintf(why, len, "no degraded-link emulation on %s", t->name);
+  return why;
 }
 
 int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
@@ -317,7 +322,8 @@ int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
   }
   na_text(p->na_text, sizeof(p->na_text), o, why);
   for (int t = 0; t < o->ntransports && !o->find_critical; t++) {
-    const char *tw = transport_na(o, o->transports[t]);
+    char twhy[128];
+    const char *tw = transport_na(o, o->transports[t], twhy, sizeof(twhy));
     size_t k = strlen(p->na_text);
     if (tw && k < sizeof(p->na_text))
       snprintf(p->na_text + k, sizeof(p->na_text) - k, "%severy algorithm on %s: %s",
@@ -334,7 +340,8 @@ int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
         int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
         for (int t = 0; t < per_algo[a]; t++) {
           const char *tname = native ? "nccl" : o->transports[t];
-          if (transport_na(o, tname)) {
+          char twhy[128];
+          if (transport_na(o, tname, twhy, sizeof(twhy))) {
             p->na++;
             continue;
           }

@@ -25,7 +25,7 @@ struct run_opts {
   int nalgos;
   const struct ar_algo *algos[HX_MAX_ALGOS];
   int ntransports;
-  const char *transports[AR_NTRANSPORTS]; /* "nccl-p2p", "ce", "sm", "ll" */
+  const char *transports[AR_NTRANSPORTS]; /* the table's names (ar_transport_find) */
   int ngpus;                                 /* 0: every visible GPU */
   int gpus[HX_MAX_DEVS];                     /* may repeat: ranks sharing a GPU */
   int nranks;                                /* --ranks (0: one per GPU of gpus, or visible) */

@@ -70,9 +70,9 @@ static unsigned ident_class(const char *s, size_t len) {
   /* sm_kernel and sm_kernel_marked (tp_sm.cu): loads peer memory and sums in one pass */
   if (len >= 9 && !memcmp(s, "sm_kernel", 9) && (len == 9 || s[9] == '_'))
     return HX_PROF_COPY | HX_PROF_REDUCE;
-  /* llk_kernel (tp_llprog.cu, the ll transport): pushes into peers' slots and sums its own */
+  /* llk_kernel (tp_ll.cu, the ll transport): pushes into peers' slots and sums its own */
   if (len == 10 && !memcmp(s, "llk_kernel", 10)) return HX_PROF_COPY | HX_PROF_REDUCE;
-  /* ll_kernel and ll_kernel_line (tp_ll.cu, sm's low-latency oneshot): push their lines to
+  /* ll_kernel and ll_kernel_line (tp_sm_oneshot.cu, sm's low-latency oneshot): push their lines to
    * peers, sum theirs */
   if ((len == 9 && !memcmp(s, "ll_kernel", 9)) || (len == 14 && !memcmp(s, "ll_kernel_line", 14)))
     return HX_PROF_COPY | HX_PROF_REDUCE;

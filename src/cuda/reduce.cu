@@ -1,5 +1,5 @@
 /* Reduction kernels: dst = src0 + src1 + ... (n-way, float accumulation), 16-byte vectors,
- * for float, bf16 and fp16; and the transport table. */
+ * for float, bf16 and fp16. */
 #include <string.h>
 
 #include "tp_prog.h"
@@ -99,25 +99,4 @@ extern "C" ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, 
                                       cudaStream_t s) {
   const void *srcs[2] = {dst, src};
   return ar_sum_launch(dst, srcs, 2, nelem, dtype, 0, s);
-}
-
-
-extern "C" const struct tp_ops *tp_find(const char *name) {
-  static const struct tp_ops *const all[] = {&tp_nccl_p2p, &tp_ce, &tp_sm, &tp_llk};
-  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-    if (!strcmp(all[i]->name, name)) return all[i];
-  return NULL;
-}
-
-extern "C" ar_status tp_job_check(const struct tp_world *w, const struct tp_job *job, char *reason,
-                                  size_t reason_len) {
-  if (job->sched->nranks != w->n) {
-    snprintf(reason, reason_len, "schedule for %d ranks on %d GPUs", job->sched->nranks, w->n);
-    return AR_ERR_INVALID;
-  }
-  if (job->nelem * ar_dtype_size(job->dtype) > w->data_bytes) {
-    snprintf(reason, reason_len, "%zu elements exceed the data buffers", job->nelem);
-    return AR_ERR_INVALID;
-  }
-  return AR_OK;
 }

@@ -6,7 +6,7 @@
  * iteration, while a flag that must reach a value cannot be stale. Every flag wait is on local
  * memory and every copy is issued by the GPU whose data it reads.
  *
- * The program comes from the lowering (src/lower/, lower_program: the flow, dataflow ring,
+ * The program comes from the lowering (src/lower/, lower_job: the flow, dataflow ring,
  * dataflow direct or per-round push program, chosen per job); this file only executes it:
  * every op on its stream in program order (a co-located rank: all on the harness's stream),
  * flag waits before a sum folded into the sum's kernel. --phases marks (job->marks): an event
@@ -164,9 +164,11 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   c->flag_mode = tp_flags_mode();
   const char *kind = NULL;
   exec_settings();
-  if (st == AR_OK)
-    st = lower_program(LOWER_CE, s, job->nelem, (int)ar_dtype_size(job->dtype), job->pipeline,
-                       &job->degrade, &c->prog, &kind, reason, reason_len);
+  struct lower_settings set;
+  lower_settings_read(&set);
+  struct lower_job lj = {AR_TP_CE, s, job->nelem, (int)ar_dtype_size(job->dtype), job->pipeline,
+                         &job->degrade};
+  if (st == AR_OK) st = lower_job(&lj, &set, &c->prog, &kind, reason, reason_len);
   for (int r = 0; st == AR_OK && r < w->n; r++) {
     c->one_stream[r] = tp_colocated(w, r);
     if (!w->remote[r]) st = setup_rank(c, r);
@@ -327,4 +329,4 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   return res;
 }
 
-extern "C" const struct tp_ops tp_ce = {"ce", setup, enqueue, teardown};
+extern "C" const struct tp_ops tp_ce = {setup, enqueue, teardown};

@@ -417,15 +417,17 @@ extern "C" int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE
   }
   fprintf(out, "%-9s %5s %5s %12s %14s %14s %8s %10s %7s\n", "transport", "peers", "dir",
           "bytes_each", "requested_GBps", "measured_GBps", "error_%", "time_us", "result");
-  static const char *const tps[] = {"ce", "sm", "nccl-p2p"};
+  static const int tps[] = {AR_TP_CE, AR_TP_SM, AR_TP_NCCL_P2P}; /* those with an emulation */
   for (size_t t = 0; t < sizeof(tps) / sizeof(tps[0]); t++) {
-    const struct tp_ops *tp = tp_find(tps[t]);
-    if (tp && !strcmp(tps[t], "nccl-p2p") && W.colocated) {
-      fprintf(out, "%-9s (not run: NCCL cannot run two ranks on one GPU)\n", tps[t]);
+    const struct ar_transport *td = ar_transport_at(tps[t]);
+    const struct tp_ops *tp = tp_ops_of(tps[t]);
+    const char *name = td->name;
+    if (tp && !AR_TP_CAN(td, AR_TP_COLOCATED) && W.colocated) {
+      fprintf(out, "%-9s (not run: %s)\n", name, td->na[AR_TP_COLOCATED]);
       continue;
     }
-    if (!tp || (!strcmp(tps[t], "nccl-p2p") && !W.have_comm)) {
-      fprintf(out, "%-9s (skipped: %s)\n", tps[t], tp ? "ncclCommInitAll failed" : "not built");
+    if (!tp || (tps[t] == AR_TP_NCCL_P2P && !W.have_comm)) {
+      fprintf(out, "%-9s (skipped: %s)\n", name, tp ? "ncclCommInitAll failed" : "not built");
       fail = 1;
       continue;
     }
@@ -437,20 +439,20 @@ extern "C" int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE
         st = st_run(&W, tp, k, d, dir < 0 ? 0 : factor, bw, &us, reason, sizeof(reason));
         double bytes = (double)k * ST_PEER_BYTES, got = st == AR_OK ? bytes / (us * 1e-6) : 0;
         if (st != AR_OK) {
-          fprintf(out, "%-9s %5d %5s %12llu %14s %14s %8s %10s %7s  %s\n", tps[t], k,
+          fprintf(out, "%-9s %5d %5s %12llu %14s %14s %8s %10s %7s  %s\n", name, k,
                   st_dir_name[d], ST_PEER_BYTES, "-", "-", "-", "-", "FAIL", reason);
           fail = 1;
           continue;
         }
         if (dir < 0) {
-          fprintf(out, "%-9s %5d %5s %12llu %14s %14.2f %8s %10.1f %7s\n", tps[t], k, "both",
+          fprintf(out, "%-9s %5d %5s %12llu %14s %14.2f %8s %10.1f %7s\n", name, k, "both",
                   ST_PEER_BYTES, "healthy", got / 1e9, "-", us, "info");
           continue;
         }
         double err = got / want - 1;
         int ok = fabs(err) <= ST_TOLERANCE;
         fail |= !ok;
-        fprintf(out, "%-9s %5d %5s %12llu %14.2f %14.2f %8.2f %10.1f %7s\n", tps[t], k,
+        fprintf(out, "%-9s %5d %5s %12llu %14.2f %14.2f %8.2f %10.1f %7s\n", name, k,
                 st_dir_name[d], ST_PEER_BYTES, want / 1e9, got / 1e9, 100 * err, us,
                 ok ? "pass" : "FAIL");
       }

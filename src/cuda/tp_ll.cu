@@ -1,334 +1,583 @@
-/* The sm transport's low-latency oneshot path (see tp_ll.h).
+/* The ll transport: one plain kernel per rank and AllReduce runs the whole ll program
+ * (src/lower/lower.h, TP_MODE_LL): per round it pushes every range a peer receives from this
+ * rank into that peer's receive slot, then waits for its own slots and sums them into its
+ * data. No grid barrier and no round-trip handshake: a round costs one crossing of the link.
  *
- * Rank r's receive area holds 2 parities x n slots x `lines` lines of 16 bytes: line L of
- * slot s carries payload words 2L and 2L+1 of rank s's buffer as {word, seq, word, seq}.
- * Iteration i (seq = i + 1, never 0: the areas start zeroed) writes parity i % 2. Each 8-byte
- * half is written by one store and read by one load, so a half whose flag reads seq holds this
- * iteration's word (the 16-byte store and load are single instructions; 8-byte halves are the
- * unit the check relies on).
- * Why two parities suffice: rank r writes parity p again in iteration i + 2 only after its
- * iteration i + 1 finished, which needed q's iteration i + 1 lines, which q writes only after
- * its iteration i kernel (same stream) finished reading parity p. Nobody reads r's data: each
- * rank sums its own buffer and its received lines and writes its own buffer, so in-place is safe.
- * Every rank sums in rank order, so all ranks hold bit-identical results.
- * Under MPI (transport.h) each process allocates its own ranks' areas and shares them
- * (tp_share), as it unshares them in teardown: one collective each. */
-#include <stdio.h>
+ * The buffer is cut into slices; slice s belongs to warp s mod (warps of the grid), warps
+ * numbered across blocks first (a few slices spread over as many SMs), and each byte of a
+ * slice to one lane, the same on every op and every rank, so one thread's program order is
+ * all the ordering a byte needs (lower.h says why). A warp runs the ops in order, each over
+ * its slices; a TAKE that forwards (lower_ll_forwards) sends each slice on to its PUTs as soon
+ * as it is summed, and those PUTs are then skipped. Whether a slot holds this iteration's
+ * bytes (ll.protocol):
+ *   lines: slices of 512 bytes, 16 per lane, sent as two 16-byte lines {4 bytes, seq,
+ *     4 bytes, seq}, each stored and loaded as one access, so a line whose seq words read this
+ *     iteration's number holds this iteration's data (NCCL's LL protocol); twice the bytes;
+ *   lines128: slices of 480 bytes sent as four 128-byte lines, each stored by 8 lanes at once
+ *     (one 16-byte store each, in one warp instruction) with the iteration's number in the
+ *     last 8 bytes: 120 bytes of data per 128. A reader trusts a line whose last lane reads the
+ *     number: NVLink delivers a warp's 128-byte aligned store whole, which NCCL's LL128
+ *     protocol relies on too (every iteration's sums are checked, so a machine where it does
+ *     not hold shows wrong rows, not wrong figures);
+ *   signals: slices of ll.slice bytes in plain 16-byte stores; after each pair of slices (a
+ *     forwarded slice: after it) the warp fences at system scope and raises their flags (one
+ *     per (range, slice)) in the receiver's memory; the reader waits for the flag, then reads
+ *     through L2.
+ * The sequence number is the iteration's (1, 2, ...: slots and flags start zeroed). The
+ * protocol, the slice, every slot's region of whole slices and its flag words come from the
+ * program (lower.h); here they are only resolved to addresses, a slot's two parities
+ * scratch_bytes of its owner apart. Every rank runs the same grid (slices pair warps), at
+ * most 4 blocks per SM that fit and, for co-located ranks, one per SM of the rank's share, so
+ * every warp of every rank is resident at once (warps wait on peers').
+ * Under MPI slots and flags are shared like the sm transport's (tp_share). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "nvtx.h"
-#include "tp_ll.h"
+#include "settings.h"
 #include "tp_prog.h"
 #include "tp_sum.cuh"
 
-#define LL_THREADS 256
-#define LL_BATCH 2 /* lines whose loads a thread issues before their stores (when it has several) */
-#define LL_PRE 8 /* peers (rank order, ourselves included) whose lines are loaded up front */
+#define LLK_THREADS 256
 
-struct ll_args {
-  uint32_t *data;                      /* this rank's buffer, as 32-bit payload words */
-  uint4 *out[AR_MAX_GPUS];             /* our slot of this parity in each peer's area */
-  const uint4 *in[AR_MAX_GPUS];        /* each rank's slot of this parity in our area */
-  int n, rank;
-  size_t words;                        /* payload words (the last may be half full) */
-  int half_tail;                       /* the last word holds one 2-byte element only */
-  uint32_t seq;
+/* One op with its addresses resolved (parity 0; the kernel adds the parity's offset). */
+struct llk_op {
+  int kind;      /* TP_OP_PUT, TP_OP_TAKE */
+  int round;
+  int nsrc;      /* TAKE: slots to sum (our own data not counted) */
+  int reduce;    /* TAKE: our data first */
+  int fwd;       /* TAKE: the PUTs after it that it runs, slice by slice (lower_ll_forwards) */
+  size_t x0, x1; /* bytes [x0, x1) of the buffer */
+  size_t g0, g1; /* slices [g0, g1] holding them */
+  size_t g0w;    /* g0 mod the warps of the grid: a warp's first slice without a division */
+  size_t pstride;              /* bytes between the slots' two parities (their owner's area) */
+  char *slot[AR_MAX_GPUS];     /* PUT: the peer's region; TAKE: ours, one per source (slice
+                                * g0 first) */
+  uint32_t *flag[AR_MAX_GPUS]; /* signals: the flag of slice g0 (slice s: + s - g0) */
 };
 
-struct tp_ll {
+struct tp_ctx {
   struct tp_world w;
-  int dtype;
-  size_t nelem, words, lines;
-  int half_tail;
-  uint4 *area[AR_MAX_GPUS]; /* 2 * n * lines lines per rank, in that rank's memory (shared:
-                             * a remote rank's is mapped into this process) */
-  int blocks;
-  const void *kernel; /* ll_kernel_line's instance or ll_kernel's */
+  struct tp_job job;
+  struct tp_prog *prog;
+  int proto, blocks; /* proto: the program's */
+  size_t nbytes, sb; /* sb: data bytes per slice (the program's) */
+  /* shared (tp_share): a remote rank's are mapped into this process */
+  void *area[AR_MAX_GPUS];      /* receive slots, two parities */
+  uint32_t *flags[AR_MAX_GPUS]; /* signals: a word per (received range, slice) */
+  struct llk_op *ops[AR_MAX_GPUS];
+  int nops[AR_MAX_GPUS];
+  unsigned char *mhave[AR_MAX_GPUS]; /* --phases: the rounds the rank has work in */
   uint32_t iter[AR_MAX_GPUS];
 };
 
-/* Payload word w of our buffer (0 past the end; a half-full last word reads 2 bytes only). */
-__device__ __forceinline__ uint32_t ll_word(const ll_args &a, size_t w) {
-  if (w >= a.words) return 0;
-  if (a.half_tail && w == a.words - 1) return *(const uint16_t *)(a.data + w);
-  return a.data[w];
+/* Slot bytes per slice of each protocol. */
+__host__ __device__ static inline size_t slice_slot_bytes(int proto, size_t sb) {
+  return proto == TP_LL_LINES ? 2 * sb : proto == TP_LL_LINES128 ? TP_LL_LINES128_SLOT : sb;
 }
 
-/* Adds the elements packed in word into acc (float accumulation, as tp_sum_range). */
-template <typename T> __device__ __forceinline__ void ll_add(float *acc, uint32_t word) {
-  const T *e = reinterpret_cast<const T *>(&word);
-#pragma unroll
-  for (int i = 0; i < (int)(4 / sizeof(T)); i++)
-    acc[i] += tp_to_f(e[i]);
-}
-
-/* Stores acc's elements as payload word w of our buffer. */
-template <typename T> __device__ __forceinline__ void ll_put(const ll_args &a, size_t w, const float *acc) {
-  if (w >= a.words) return;
-  uint32_t word;
-  T *e = reinterpret_cast<T *>(&word);
-#pragma unroll
-  for (int i = 0; i < (int)(4 / sizeof(T)); i++)
-    e[i] = tp_from_f<T>(acc[i]);
-  if (a.half_tail && w == a.words - 1) *(uint16_t *)(a.data + w) = (uint16_t)word;
-  else a.data[w] = word;
-}
-
-/* One rank's oneshot: push our lines to every peer, then per line wait for every peer's line,
- * sum all n contributions in rank order and write the result into our buffer. It runs where
- * ll_kernel_line does not: more than 8 ranks, or threads with several lines (a grid capped by
- * what stays resident, as co-located ranks' is); then each batch's loads are all issued
- * before its stores, so no load waits behind a store. */
-template <typename T> __global__ void __launch_bounds__(LL_THREADS) ll_kernel(ll_args a) {
-  size_t lines = (a.words + 1) / 2;
-  size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
-  uint32_t own[LL_BATCH][2]; /* our first batch's words, for the sums */
-  for (size_t L0 = first; L0 < lines; L0 += LL_BATCH * step) { /* every store
-                                                                           * before any wait */
-    uint32_t w[LL_BATCH][2];
-#pragma unroll
-    for (int j = 0; j < LL_BATCH; j++) {
-      size_t L = L0 + j * step;
-      w[j][0] = ll_word(a, 2 * L), w[j][1] = ll_word(a, 2 * L + 1);
-      if (L0 == first) own[j][0] = w[j][0], own[j][1] = w[j][1];
+/* `len` (8 or 16) bytes of our buffer at byte `at` (a multiple of 8); past nbytes zero. */
+__device__ __forceinline__ uint4 llk_piece(const char *data, size_t at, int len, size_t nbytes) {
+  uint4 v = make_uint4(0, 0, 0, 0);
+  if (at + len <= nbytes) {
+    uint2 a = *(const uint2 *)(data + at);
+    v.x = a.x, v.y = a.y;
+    if (len == 16) {
+      uint2 b = *(const uint2 *)(data + at + 8);
+      v.z = b.x, v.w = b.y;
     }
-#pragma unroll
-    for (int j = 0; j < LL_BATCH; j++) {
-      size_t L = L0 + j * step;
-      if (L >= lines) break;
-      uint4 v = make_uint4(w[j][0], a.seq, w[j][1], a.seq);
-      for (int q = 0; q < a.n; q++)
-        if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
-    }
+    return v;
   }
-  int k = 0;
-  for (size_t L = first; L < lines; L += step, k++) {
-    const int pe = 4 / sizeof(T);
-    float acc0[pe], acc1[pe];
-    for (int i = 0; i < pe; i++) acc0[i] = acc1[i] = 0.f;
-    uint4 pre[LL_PRE]; /* the first peers' lines, all loads in flight before any wait */
-#pragma unroll
-    for (int q = 0; q < LL_PRE; q++)
-      if (q < a.n && q != a.rank) pre[q] = tp_load16_volatile(a.in[q] + L);
-    for (int q = 0; q < a.n; q++) {
-      uint32_t w0, w1;
-      if (q == a.rank) {
-        w0 = w1 = 0;
-        if (k < LL_BATCH) {
-#pragma unroll
-          for (int j = 0; j < LL_BATCH; j++) /* registers, as pre below */
-            if (j == k) w0 = own[j][0], w1 = own[j][1];
-        } else {
-          w0 = ll_word(a, 2 * L), w1 = ll_word(a, 2 * L + 1);
+  unsigned short *h = (unsigned short *)&v; /* every dtype is a multiple of 2 bytes */
+  for (size_t b = at; b + 2 <= nbytes && b < at + len; b += 2)
+    h[(b - at) / 2] = *(const unsigned short *)(data + b);
+  return v;
+}
+
+/* Writes the bytes of the piece at `at` (len bytes) that lie in [x0, x1) from v. */
+__device__ __forceinline__ void llk_put_piece(char *data, size_t at, int len, size_t x0, size_t x1,
+                                              uint4 v) {
+  if (at >= x0 && at + len <= x1) {
+    *(uint2 *)(data + at) = make_uint2(v.x, v.y);
+    if (len == 16) *(uint2 *)(data + at + 8) = make_uint2(v.z, v.w);
+    return;
+  }
+  const unsigned short *h = (const unsigned short *)&v;
+  for (size_t b = at > x0 ? at : x0; b + 2 <= x1 && b < at + len; b += 2)
+    *(unsigned short *)(data + b) = h[(b - at) / 2];
+}
+
+/* A spin that lasted the spin timeout is a bug: trap rather than hang. */
+__device__ __forceinline__ void llk_spin_check(uint64_t *t0) {
+  if (!*t0) *t0 = tp_globaltimer();
+  else if (tp_globaltimer() - *t0 > TP_SPIN_TIMEOUT_NS) __trap();
+}
+
+/* lines: waits until the two lines at p hold iteration seq; returns their 16 data bytes. */
+__device__ __forceinline__ uint4 llk_wait_lines(const char *p, uint32_t seq) {
+  uint4 a, b;
+  uint64_t t0 = 0;
+  for (;;) {
+    a = tp_load16_volatile(p);
+    b = tp_load16_volatile(p + 16);
+    if (a.y == seq && a.w == seq && b.y == seq && b.w == seq) break;
+    llk_spin_check(&t0);
+  }
+  return make_uint4(a.x, a.z, b.x, b.z);
+}
+
+/* lines128: the whole warp waits until the 128-byte lines its lanes read (16 bytes each at
+ * p) carry seq in their last lane's last 4 bytes; returns this lane's 16 bytes. */
+__device__ __forceinline__ uint4 llk_wait_lines128(const char *p, uint32_t seq, int lane) {
+  uint4 v;
+  uint64_t t0 = 0;
+  for (;;) {
+    v = tp_load16_volatile(p);
+    uint32_t flag = __shfl_sync(0xffffffffu, v.w, lane | 7);
+    if (!__any_sync(0xffffffffu, flag != seq)) break;
+    llk_spin_check(&t0);
+  }
+  return v;
+}
+
+/* A PUT's store of one piece v into the slot at p. */
+template <int PROTO> __device__ __forceinline__ void llk_put(char *p, uint4 v, uint32_t seq, int lane) {
+  if constexpr (PROTO == TP_LL_LINES) {
+    tp_store16_volatile(p, make_uint4(v.x, seq, v.y, seq));
+    tp_store16_volatile(p + 16, make_uint4(v.z, seq, v.w, seq));
+  } else if constexpr (PROTO == TP_LL_LINES128) {
+    if ((lane & 7) == 7) v.w = seq;
+    __syncwarp(); /* every lane stores at once: four whole 128-byte lines */
+    tp_store16_volatile(p, v);
+  } else {
+    __stcg((uint4 *)p, v);
+  }
+}
+
+#define LLK_PRE 4 /* sources whose first load a TAKE issues before it waits on any */
+
+/* A TAKE's first load of the piece at p (lines: both lines). */
+template <int PROTO> __device__ __forceinline__ void llk_take_load(const char *p, uint4 *a, uint4 *b) {
+  if constexpr (PROTO == TP_LL_SIGNALS) {
+    *a = __ldcg((const uint4 *)p);
+  } else {
+    *a = tp_load16_volatile(p);
+    if constexpr (PROTO == TP_LL_LINES) *b = tp_load16_volatile(p + 16);
+  }
+}
+
+/* The piece's data once it holds iteration seq (a, b: its first load; signals: the flag was
+ * waited for already). */
+template <int PROTO>
+__device__ __forceinline__ uint4 llk_take_wait(const char *p, uint4 a, uint4 b, uint32_t seq, int lane) {
+  if constexpr (PROTO == TP_LL_LINES) {
+    if (a.y == seq && a.w == seq && b.y == seq && b.w == seq) return make_uint4(a.x, a.z, b.x, b.z);
+    return llk_wait_lines(p, seq);
+  } else if constexpr (PROTO == TP_LL_LINES128) {
+    if (!__any_sync(0xffffffffu, __shfl_sync(0xffffffffu, a.w, lane | 7) != seq)) return a;
+    return llk_wait_lines128(p, seq, lane);
+  } else {
+    return a;
+  }
+}
+
+/* What every launch passes. */
+struct llk_args {
+  const llk_op *ops;
+  int nops;
+  char *data;
+  size_t nbytes, sb; /* sb: data bytes per slice */
+  int par;
+  uint32_t seq;
+  unsigned long long *ns; /* --phases: tp_marks.h's stamps, else NULL */
+};
+
+/* Lane `lane`'s data pieces of a slice: lines and signals: 16 bytes at 16 * (lane + 32 i);
+ * lines128: one at 120 * (lane / 8) + 16 * (lane % 8), 8 bytes for the lane holding the
+ * line's number. */
+template <int PROTO> __device__ __forceinline__ int llk_npieces(size_t sb) {
+  return PROTO == TP_LL_LINES128 ? 1 : (int)(sb / 512);
+}
+template <int PROTO> __device__ __forceinline__ size_t llk_piece_at(int lane, int i) {
+  return PROTO == TP_LL_LINES128 ? 120 * (lane >> 3) + 16 * (lane & 7) : 16 * (size_t)(lane + 32 * i);
+}
+template <int PROTO> __device__ __forceinline__ int llk_piece_len(int lane) {
+  return PROTO == TP_LL_LINES128 && (lane & 7) == 7 ? 8 : 16;
+}
+/* ... and where piece i of the lane sits in the slice's slot. */
+template <int PROTO> __device__ __forceinline__ size_t llk_slot_at(int lane, int i) {
+  return PROTO == TP_LL_LINES ? 32 * (size_t)(lane + 32 * i)
+         : PROTO == TP_LL_LINES128 ? 16 * (size_t)lane : 16 * (size_t)(lane + 32 * i);
+}
+
+/* Warp wg's first slice of op o (warps nw): g0 + ((wg - g0) mod nw), wg and g0w below nw. */
+__device__ __forceinline__ size_t llk_first(const llk_op &o, size_t wg, size_t nw) {
+  return o.g0 + (wg >= o.g0w ? wg - o.g0w : wg + nw - o.g0w);
+}
+
+/* Signals: the slices the warp just stored (s, and s + nw when two) are visible system-wide,
+ * then their flags are raised: a receiver takes each slice as soon as it lands, while this
+ * warp sends its next ones (one fence per pair of slices). */
+__device__ __forceinline__ void llk_raise(const llk_op &o, size_t s, size_t nw, bool two,
+                                          uint32_t seq, int lane) {
+  __syncwarp();
+  if (lane == 0) {
+    __threadfence_system();
+    tp_flag_store(o.flag[0] + (s - o.g0), seq);
+    if (two) tp_flag_store(o.flag[0] + (s + nw - o.g0), seq);
+  }
+  __syncwarp();
+}
+
+/* Signals: slice s of the nf forwarded PUTs at po is visible system-wide, then its flags (a
+ * fence too for a slice none of them sends, as rhd's other half: skipping it measured no
+ * faster, runs/reference/h200x4-ll-forward call5). */
+__device__ __forceinline__ void llk_raise_fwd(const llk_op *po, int nf, size_t s, uint32_t seq,
+                                              int lane) {
+  __syncwarp();
+  if (lane == 0) {
+    __threadfence_system();
+    for (int f = 0; f < nf; f++)
+      if (s >= po[f].g0 && s <= po[f].g1) tp_flag_store(po[f].flag[0] + (s - po[f].g0), seq);
+  }
+  __syncwarp();
+}
+
+#define LLK_SMEM_OPS 16 /* programs this short are read from shared memory: one load each */
+
+template <typename T, int PROTO, bool MARKED> __device__ __forceinline__ void llk_run(const llk_args &a0) {
+  /* a short program's ops, copied once per block: otherwise each op's first read waits for
+   * memory inside the latency every small AllReduce pays */
+  __shared__ llk_op sops[LLK_SMEM_OPS];
+  llk_args a = a0;
+  if (a.nops <= LLK_SMEM_OPS) {
+    const int words = a.nops * (int)(sizeof(llk_op) / 8);
+    for (int j = threadIdx.x; j < words; j += blockDim.x)
+      ((unsigned long long *)sops)[j] = ((const unsigned long long *)a.ops)[j];
+    __syncthreads();
+    a.ops = sops;
+  }
+  const int lane = threadIdx.x & 31;
+  const size_t nw = (size_t)gridDim.x * (blockDim.x >> 5);
+  const size_t wg = (threadIdx.x >> 5) * (size_t)gridDim.x + blockIdx.x;
+  const size_t ss = slice_slot_bytes(PROTO, a.sb);
+  const int np = llk_npieces<PROTO>(a.sb);
+  if constexpr (MARKED)
+    if (blockIdx.x == 0 && threadIdx.x == 0) a.ns[0] = tp_globaltimer();
+  for (int i = 0; i < a.nops; i++) {
+    const llk_op &o = a.ops[i];
+    const size_t first = llk_first(o, wg, nw); /* our first slice in the range */
+    const size_t x1 = o.x1 < a.nbytes ? o.x1 : a.nbytes;
+    if (o.kind == TP_OP_PUT) {
+      char *region = o.slot[0] + (size_t)a.par * o.pstride;
+      for (size_t s = first; s <= o.g1; s += 2 * nw) { /* two slices' loads in flight */
+        const bool two = s + nw <= o.g1;
+        for (int k = 0; k < np; k++) {
+          const size_t at = s * a.sb + llk_piece_at<PROTO>(lane, k);
+          const int len = llk_piece_len<PROTO>(lane);
+          uint4 v0 = llk_piece(a.data, at, len, a.nbytes), v1 = make_uint4(0, 0, 0, 0);
+          if (two) v1 = llk_piece(a.data, at + nw * a.sb, len, a.nbytes);
+          char *p = region + (s - o.g0) * ss + llk_slot_at<PROTO>(lane, k);
+          llk_put<PROTO>(p, v0, a.seq, lane);
+          if (two) llk_put<PROTO>(p + nw * ss, v1, a.seq, lane);
         }
-      } else {
-        uint4 v = make_uint4(0, 0, 0, 0);
-#pragma unroll
-        for (int j = 0; j < LL_PRE; j++) /* registers, not a local array indexed at run time */
-          if (j == q) v = pre[j];
-        if (q >= LL_PRE) v = tp_load16_volatile(a.in[q] + L);
-        while (v.y != a.seq || v.w != a.seq)
-          v = tp_load16_volatile(a.in[q] + L);
-        w0 = v.x, w1 = v.z;
+        if constexpr (PROTO == TP_LL_SIGNALS) llk_raise(o, s, nw, two, a.seq, lane);
       }
-      ll_add<T>(acc0, w0);
-      ll_add<T>(acc1, w1);
+    } else {
+      for (size_t s = first; s <= o.g1; s += nw) {
+        const size_t soff = (s - o.g0) * ss + (size_t)a.par * o.pstride;
+        if constexpr (PROTO == TP_LL_SIGNALS) {
+          if (lane < o.nsrc) tp_flag_spin(o.flag[lane] + (s - o.g0), a.seq);
+          __syncwarp();
+        }
+        for (int k = 0; k < np; k++) {
+          const size_t at = s * a.sb + llk_piece_at<PROTO>(lane, k);
+          const int len = llk_piece_len<PROTO>(lane);
+          const size_t pat = soff + llk_slot_at<PROTO>(lane, k);
+          uint4 pa[LLK_PRE], pb[LLK_PRE]; /* the first sources' loads, all in flight at once */
+#pragma unroll
+          for (int q = 0; q < LLK_PRE; q++)
+            if (q < o.nsrc) llk_take_load<PROTO>(o.slot[q] + pat, &pa[q], &pb[q]);
+          const bool copy = !o.reduce && o.nsrc == 1; /* the bytes as they came */
+          float acc[16 / sizeof(T)];
+          bool first = true;
+          uint4 v = make_uint4(0, 0, 0, 0);
+          if (o.reduce) {
+            tp_vec_add<T>(acc, llk_piece(a.data, at, len, a.nbytes), true);
+            first = false;
+          }
+#pragma unroll
+          for (int q = 0; q < LLK_PRE; q++)
+            if (q < o.nsrc) {
+              uint4 w = llk_take_wait<PROTO>(o.slot[q] + pat, pa[q], pb[q], a.seq, lane);
+              if (copy) v = w;
+              else tp_vec_add<T>(acc, w, first);
+              first = false;
+            }
+          for (int q = LLK_PRE; q < o.nsrc; q++) {
+            uint4 wa, wb;
+            llk_take_load<PROTO>(o.slot[q] + pat, &wa, &wb);
+            tp_vec_add<T>(acc, llk_take_wait<PROTO>(o.slot[q] + pat, wa, wb, a.seq, lane), false);
+          }
+          if (!copy) v = tp_vec_pack<T>(acc);
+          llk_put_piece(a.data, at, len, o.x0, x1, v);
+          for (int f = 1; f <= o.fwd; f++) { /* the same bytes, as the PUT would read them */
+            const llk_op &po = a.ops[i + f];
+            if (s < po.g0 || s > po.g1) continue; /* a PUT of part of the range */
+            llk_put<PROTO>(po.slot[0] + (size_t)a.par * po.pstride + (s - po.g0) * ss +
+                               llk_slot_at<PROTO>(lane, k),
+                           v, a.seq, lane);
+          }
+        }
+        if constexpr (PROTO == TP_LL_SIGNALS)
+          if (o.fwd) llk_raise_fwd(a.ops + i + 1, o.fwd, s, a.seq, lane);
+      }
     }
-    ll_put<T>(a, 2 * L, acc0);
-    ll_put<T>(a, 2 * L + 1, acc1);
+    const int last = i + (o.kind == TP_OP_TAKE ? o.fwd : 0);
+    /* a round ends with its last op: when the last warp is past it (a forwarding TAKE's round
+     * then includes the next round's sends it made) */
+    if constexpr (MARKED)
+      for (int j = i; j <= last; j++)
+        if (lane == 0 && (j + 1 == a.nops || a.ops[j + 1].round != a.ops[j].round))
+          atomicMax(a.ns + 1 + a.ops[j].round, (unsigned long long)tp_globaltimer());
+    i = last;
   }
 }
 
-/* Our two payload words of line L (an 8-byte load where both are whole). */
-__device__ __forceinline__ uint2 ll_words(const ll_args &a, size_t L) {
-  if (2 * L + 2 <= a.words - (size_t)a.half_tail && ((uintptr_t)a.data & 7) == 0)
-    return *(const uint2 *)(a.data + 2 * L);
-  return make_uint2(ll_word(a, 2 * L), ll_word(a, 2 * L + 1));
+template <typename T, int PROTO, bool MARKED>
+__global__ void __launch_bounds__(LLK_THREADS) llk_kernel(llk_args a) {
+  llk_run<T, PROTO, MARKED>(a);
 }
 
-/* ll_kernel for N ranks known when compiled and a grid with a thread per line: the same
- * protocol and sums in half the instructions (peers' pointers at fixed parameter offsets, every
- * peer's line in a register, no loop over lines), since at 1-16 KiB one thread's chain of
- * dependent instructions is a visible part of the AllReduce: 0.45-0.55 us of about 7.5 on
- * 4 x H200 (runs/reference/h200x4-oneshot-line). */
-template <typename T, int N> __global__ void __launch_bounds__(LL_THREADS) ll_kernel_line(ll_args a) {
-  size_t L = (size_t)blockIdx.x * LL_THREADS + threadIdx.x;
-  if (L >= (a.words + 1) / 2) return;
-  uint2 own = ll_words(a, L);
-  uint4 v = make_uint4(own.x, a.seq, own.y, a.seq);
-#pragma unroll
-  for (int q = 0; q < N; q++)
-    if (q != a.rank) tp_store16_volatile(a.out[q] + L, v);
-  uint4 got[N];
-#pragma unroll
-  for (int q = 0; q < N; q++)
-    if (q != a.rank) got[q] = tp_load16_volatile(a.in[q] + L);
-  const int pe = 4 / sizeof(T);
-  float acc0[pe], acc1[pe];
-  for (int i = 0; i < pe; i++) acc0[i] = acc1[i] = 0.f;
-#pragma unroll
-  for (int q = 0; q < N; q++) { /* rank order, as ll_kernel */
-    uint32_t w0 = own.x, w1 = own.y;
-    if (q != a.rank) {
-      while (got[q].y != a.seq || got[q].w != a.seq)
-        got[q] = tp_load16_volatile(a.in[q] + L);
-      w0 = got[q].x, w1 = got[q].z;
+template <typename T> static const void *kernel_t(int proto, int marked) {
+  if (proto == TP_LL_LINES)
+    return marked ? (const void *)llk_kernel<T, TP_LL_LINES, true>
+                  : (const void *)llk_kernel<T, TP_LL_LINES, false>;
+  if (proto == TP_LL_LINES128)
+    return marked ? (const void *)llk_kernel<T, TP_LL_LINES128, true>
+                  : (const void *)llk_kernel<T, TP_LL_LINES128, false>;
+  return marked ? (const void *)llk_kernel<T, TP_LL_SIGNALS, true>
+                : (const void *)llk_kernel<T, TP_LL_SIGNALS, false>;
+}
+
+/* The kernel for a dtype and protocol (NULL: no such dtype). */
+static const void *kernel_for(int dtype, int proto, int marked) {
+  switch (dtype) {
+  case AR_DT_F32: return kernel_t<float>(proto, marked);
+  case AR_DT_BF16: return kernel_t<__nv_bfloat16>(proto, marked);
+  case AR_DT_F16: return kernel_t<__half>(proto, marked);
+  default: return NULL;
+  }
+}
+
+/* Unshares what setup shared (collective) and frees this process's allocations. */
+static void release(struct tp_ctx *c) {
+  tp_unshare(&c->w, c->area);
+  tp_unshare(&c->w, (void **)c->flags);
+  for (int r = 0; r < c->w.n; r++) {
+    if (c->w.remote[r] || cudaSetDevice(c->w.dev[r]) != cudaSuccess) continue;
+    cudaFree(c->area[r]);
+    cudaFree(c->flags[r]);
+    cudaFree(c->ops[r]);
+    free(c->mhave[r]);
+  }
+  tp_prog_free(c->prog);
+}
+
+static void teardown(struct tp_ctx *c) {
+  if (!c) return;
+  release(c);
+  free(c);
+}
+
+/* Zeroed slots (two parities) and flags of rank r, complete before any peer writes them. */
+static ar_status alloc_rank(struct tp_ctx *c, int r) {
+  CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
+  const struct tp_rank_prog *rp = &c->prog->rank[r];
+  size_t area = 2 * rp->scratch_bytes;
+  size_t fl = (rp->ll_flags ? rp->ll_flags : 1) * sizeof(uint32_t);
+  if (cudaMalloc(&c->area[r], area ? area : 16) != cudaSuccess ||
+      cudaMalloc((void **)&c->flags[r], fl) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return AR_ERR_OOM;
+  }
+  CUDA_CHECK(cudaMemset(c->area[r], 0, area ? area : 16));
+  CUDA_CHECK(cudaMemset(c->flags[r], 0, fl));
+  return AR_OK;
+}
+
+/* Uploads rank r's program with every address resolved. */
+static ar_status load_rank(struct tp_ctx *c, int r) {
+  const struct tp_rank_prog *rp = &c->prog->rank[r];
+  CUDA_CHECK(cudaSetDevice(c->w.dev[r]));
+  struct llk_op *h = (struct llk_op *)calloc(rp->nops ? rp->nops : 1, sizeof(*h));
+  c->mhave[r] = (unsigned char *)calloc(c->prog->nrounds ? c->prog->nrounds : 1, 1);
+  if (!h || !c->mhave[r]) {
+    free(h);
+    return AR_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < rp->nops; i++) {
+    const struct tp_op *o = &rp->ops[i];
+    struct llk_op *d = &h[i];
+    d->kind = o->kind;
+    d->round = o->round;
+    c->mhave[r][o->round] = 1;
+    const struct tp_ref *buf = o->kind == TP_OP_PUT ? &o->src[0] : &o->dst;
+    d->x0 = buf->off;
+    d->x1 = buf->off + o->bytes;
+    d->g0 = o->bytes ? d->x0 / c->sb : 1; /* empty: no slice */
+    d->g1 = o->bytes ? (d->x1 - 1) / c->sb : 0;
+    d->g0w = d->g0 % ((size_t)c->blocks * (LLK_THREADS / 32));
+    if (o->kind == TP_OP_PUT) {
+      int w = o->peer;
+      d->pstride = c->prog->rank[w].scratch_bytes;
+      d->slot[0] = (char *)c->area[w] + o->dst.off;
+      d->flag[0] = c->flags[w] + o->ll_flag[0];
+    } else {
+      d->pstride = rp->scratch_bytes;
+      d->reduce = o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA;
+      d->fwd = lower_ll_forwards(c->prog, r, i);
+      for (int q = d->reduce; q < o->nsrc; q++) {
+        d->slot[d->nsrc] = (char *)c->area[r] + o->src[q].off;
+        d->flag[d->nsrc] = c->flags[r] + o->ll_flag[q];
+        d->nsrc++;
+      }
     }
-    ll_add<T>(acc0, w0);
-    ll_add<T>(acc1, w1);
   }
-  ll_put<T>(a, 2 * L, acc0);
-  ll_put<T>(a, 2 * L + 1, acc1);
+  cudaError_t e = cudaMalloc((void **)&c->ops[r], (rp->nops ? rp->nops : 1) * sizeof(*h));
+  if (e == cudaSuccess) e = cudaMemcpy(c->ops[r], h, rp->nops * sizeof(*h), cudaMemcpyHostToDevice);
+  free(h);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
+  }
+  c->nops[r] = (int)rp->nops;
+  /* the kernels load now: lazy loading would load them inside a timed iteration */
+  struct cudaFuncAttributes fa;
+  CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel_for(c->job.dtype, c->proto, 0)));
+  if (c->job.marks) CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel_for(c->job.dtype, c->proto, 1)));
+  return AR_OK;
 }
 
-/* Returns the general kernel for a dtype. */
-static const void *ll_kernel_for(int dtype) {
-  switch (dtype) {
-  case AR_DT_F32: return (const void *)ll_kernel<float>;
-  case AR_DT_BF16: return (const void *)ll_kernel<__nv_bfloat16>;
-  case AR_DT_F16: return (const void *)ll_kernel<__half>;
-  default: return NULL;
-  }
+#define LLK_MOST_PER_SM 4
+
+/* The program's protocol and slice, which this kernel's pieces must fill (slice_slot_bytes);
+ * AR_ERR_INVALID with the reason if they do not. */
+static ar_status take_protocol(struct tp_ctx *c, char *reason, size_t reason_len) {
+  const struct tp_prog *p = c->prog;
+  c->proto = p->ll_protocol;
+  c->sb = p->ll_slice;
+  int ok = c->proto == TP_LL_LINES      ? c->sb == TP_LL_LINES_SLICE
+           : c->proto == TP_LL_LINES128 ? c->sb == TP_LL_LINES128_SLICE
+           : c->proto == TP_LL_SIGNALS  ? c->sb && c->sb % 512 == 0
+                                      : 0;
+  if (ok && p->ll_slot == slice_slot_bytes(c->proto, c->sb)) return AR_OK;
+  snprintf(reason, reason_len, "ll: protocol %d, %zu-byte slices, %zu in a slot: not the kernel's",
+           c->proto, c->sb, p->ll_slot);
+  return AR_ERR_INVALID;
 }
 
-template <int N> static const void *ll_kernel_line_n(int dtype) {
-  switch (dtype) {
-  case AR_DT_F32: return (const void *)ll_kernel_line<float, N>;
-  case AR_DT_BF16: return (const void *)ll_kernel_line<__nv_bfloat16, N>;
-  case AR_DT_F16: return (const void *)ll_kernel_line<__half, N>;
-  default: return NULL;
-  }
-}
-
-/* ll_kernel_line's instance for n ranks and a dtype, or NULL (more than 8 ranks: ll_kernel). */
-static const void *ll_kernel_line_for(int n, int dtype) {
-  switch (n) {
-  case 2: return ll_kernel_line_n<2>(dtype);
-  case 3: return ll_kernel_line_n<3>(dtype);
-  case 4: return ll_kernel_line_n<4>(dtype);
-  case 5: return ll_kernel_line_n<5>(dtype);
-  case 6: return ll_kernel_line_n<6>(dtype);
-  case 7: return ll_kernel_line_n<7>(dtype);
-  case 8: return ll_kernel_line_n<8>(dtype);
-  default: return NULL;
-  }
-}
-
-/* Blocks of LL_THREADS of kernel that stay resident on one SM (1 if it cannot be asked). */
-static int ll_per_sm(const void *kernel) {
-  int per_sm = 1;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, LL_THREADS, 0) != cudaSuccess ||
-      per_sm < 1) {
+/* The grid (ll.blocks), the same on every rank: one block per slice (a warp each: few slices
+ * spread over many SMs), at most what every rank can keep resident. */
+static void choose_grid(struct tp_ctx *c) {
+  size_t nsl = (c->nbytes + c->sb - 1) / c->sb;
+  /* every block must be resident at once: a rank alone on its GPU takes as many per SM as
+   * fit (at most LLK_MOST_PER_SM: more warps keep more loads in flight), co-located ranks one
+   * per SM of their share (transport.h's sms) */
+  int per_sm = 1, cap = 1 << 30;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_for(c->job.dtype, c->proto, 1),
+                                                    LLK_THREADS, 0) != cudaSuccess || per_sm < 1) {
     (void)cudaGetLastError();
     per_sm = 1;
   }
-  return per_sm;
+  if (per_sm > LLK_MOST_PER_SM) per_sm = LLK_MOST_PER_SM;
+  for (int r = 0; r < c->w.n; r++) {
+    int most = tp_wait_sms(&c->w, r) * (tp_colocated(&c->w, r) ? 1 : per_sm);
+    if (most < cap) cap = most;
+  }
+  size_t want = (size_t)ar_setting(AR_SET_LL_BLOCKS);
+  if (!want) want = nsl;
+  if (want > (size_t)cap) want = (size_t)cap;
+  c->blocks = want < 1 ? 1 : (int)want;
 }
 
-int tp_ll_eligible(const struct tp_world *w, const struct tp_job *job) {
-  return ll_kernel_for(job->dtype) &&
-         lower_ll_eligible(job->sched, w->n, job->nelem * ar_dtype_size(job->dtype),
-                           job->degrade.n > 0);
-}
-
-/* Zeroed receive areas for this process's ranks, waited for (zero before any peer writes). */
-static ar_status alloc_areas(struct tp_ll *ll, size_t area) {
-  for (int r = 0; r < ll->w.n; r++) {
-    if (ll->w.remote[r]) continue;
-    cudaError_t e = cudaSetDevice(ll->w.dev[r]);
-    if (e == cudaSuccess) e = cudaMalloc((void **)&ll->area[r], area);
-    if (e == cudaSuccess) e = cudaMemset(ll->area[r], 0, area);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      return e == cudaErrorMemoryAllocation ? AR_ERR_OOM : AR_ERR_CUDA;
-    }
+static ar_status setup(const struct tp_world *w, const struct tp_job *job, struct tp_ctx **ctx,
+                       char *reason, size_t reason_len) {
+  *ctx = NULL;
+  AR_CHECK(tp_job_check(w, job, reason, reason_len));
+  if (!kernel_for(job->dtype, TP_LL_LINES, 0)) {
+    snprintf(reason, reason_len, "no ll kernel for dtype %d", job->dtype);
+    return AR_ERR_INVALID;
   }
-  return AR_OK;
-}
-
-ar_status tp_ll_setup(const struct tp_world *w, const struct tp_job *job, ar_status st,
-                      struct tp_ll **out) {
-  *out = NULL;
-  struct tp_ll *ll = (struct tp_ll *)calloc(1, sizeof(*ll));
-  if (!ll) { /* the share all the same, then its unshare, as teardown would */
-    void *none[AR_MAX_GPUS] = {0};
-    st = tp_share(w, none, AR_ERR_NOMEM);
-    tp_unshare(w, none);
-    return st;
-  }
-  ll->w = *w;
-  ll->dtype = job->dtype;
-  ll->nelem = job->nelem;
-  size_t bytes = job->nelem * ar_dtype_size(job->dtype);
-  ll->words = (bytes + 3) / 4;
-  ll->half_tail = (bytes % 4) != 0;
-  ll->lines = (ll->words + 1) / 2;
-  size_t area = 2 * (size_t)w->n * (ll->lines ? ll->lines : 1) * sizeof(uint4);
-  if (st == AR_OK) st = alloc_areas(ll, area);
-  st = tp_share(w, (void **)ll->area, st);
-  /* a line per thread (more lines per thread cost a latency each at 4-16 KiB), as many
-   * blocks as stay resident at once (every block spins): co-located, one per SM of the
-   * share. Grids may differ between processes: every thread sends before it waits. */
-  size_t blocks = (ll->lines + LL_THREADS - 1) / LL_THREADS;
-  const void *line = ll_kernel_line_for(w->n, job->dtype);
-  int per_sm = ll_per_sm(ll_kernel_for(job->dtype)), line_per_sm = line ? ll_per_sm(line) : per_sm;
-  if (line_per_sm < per_sm) per_sm = line_per_sm; /* resident whichever kernel runs */
-  for (int r = 0; r < w->n; r++) {
-    if (w->remote[r]) continue;
-    size_t most = (size_t)tp_wait_sms(w, r) * (tp_colocated(w, r) ? 1 : per_sm);
-    if (blocks > most) blocks = most;
-  }
-  ll->blocks = blocks < 1 ? 1 : (int)blocks;
-  /* a thread per line: the specialised kernel where n has one */
-  ll->kernel = line && ll->lines <= (size_t)ll->blocks * LL_THREADS ? line : ll_kernel_for(job->dtype);
+  /* from here on every process makes the same collective calls, whatever fails in it */
+  ar_status st = AR_OK;
+  struct tp_ctx spare, *c = (struct tp_ctx *)tp_ctx_alloc(sizeof(spare), &spare, &st);
+  c->w = *w;
+  c->job = *job;
+  c->nbytes = job->nelem * ar_dtype_size(job->dtype);
+  if (job->pipeline_used) *job->pipeline_used = 1;
+  struct lower_settings set;
+  lower_settings_read(&set);
+  struct lower_job lj = {AR_TP_LL, job->sched, job->nelem, (int)ar_dtype_size(job->dtype),
+                         job->pipeline, &job->degrade};
+  if (st == AR_OK) st = lower_job(&lj, &set, &c->prog, NULL, reason, reason_len);
+  if (st == AR_OK) st = take_protocol(c, reason, reason_len);
+  if (st == AR_OK) choose_grid(c);
+  /* the program (protocol, slots) follows from the settings and the size, the same
+   * everywhere; the grid from each process's GPUs: the first rank's process decides it for
+   * everyone (a collective: made whatever st) */
+  ar_status bs = tp_bcast(w, &c->blocks, sizeof(c->blocks), 0);
+  if (st == AR_OK) st = bs;
+  st = tp_each_local(&c->w, alloc_rank, c, st);
+  if (st == AR_ERR_OOM) snprintf(reason, reason_len, "ll: receive slots do not fit in GPU memory");
+  st = tp_share(&c->w, c->area, st);
+  st = tp_share(&c->w, (void **)c->flags, st);
+  if (st == AR_OK) st = tp_agree(&c->w, tp_each_local(&c->w, load_rank, c, st));
   if (st != AR_OK) {
-    tp_ll_teardown(ll);
+    release(c);
+    if (c != &spare) free(c);
     return st;
   }
-  *out = ll;
+  int r0 = 0; /* the first rank of this process, for the log */
+  while (r0 < w->n - 1 && w->remote[r0]) r0++;
+  ar_log(AR_LOG_INFO, "ll: %s, %zu elements: %s, %d blocks, %d ops on rank %d, slots %zu bytes",
+         job->sched->algo, job->nelem,
+         c->proto == TP_LL_LINES ? "lines" : c->proto == TP_LL_LINES128 ? "lines128" : "signals",
+         c->blocks, c->nops[r0], r0, 2 * c->prog->rank[r0].scratch_bytes);
+  if (ar_log_level() >= AR_LOG_TRACE)
+    for (int r = 0; r < w->n; r++)
+      tp_prog_print(c->prog, r, stderr);
+  *ctx = c;
   return AR_OK;
 }
 
-const char *tp_ll_describe(const struct tp_ll *ll, char *buf, size_t len) {
-  if (ll->kernel == ll_kernel_for(ll->dtype))
-    snprintf(buf, len, "%d blocks, the general kernel", ll->blocks);
-  else
-    snprintf(buf, len, "%d blocks, a thread per line (the kernel for %d ranks)", ll->blocks, ll->w.n);
-  return buf;
-}
-
-ar_status tp_ll_enqueue(struct tp_ll *ll, int rank, cudaStream_t stream) {
-  if (!ll->lines) return AR_OK;
-  uint32_t it = ll->iter[rank]++;
-  int n = ll->w.n, par = it & 1;
-  ll_args a;
-  memset(&a, 0, sizeof(a));
-  a.data = (uint32_t *)ll->w.data[rank];
-  for (int q = 0; q < n; q++) {
-    a.out[q] = ll->area[q] + ((size_t)par * n + rank) * ll->lines;
-    a.in[q] = ll->area[rank] + ((size_t)par * n + q) * ll->lines;
+/* One launch runs the whole AllReduce of this rank (one NVTX range); with marks for this
+ * iteration (--phases), the marked kernel stamps each round's end (tp_marks.h). */
+static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
+  struct tp_marks *mk = c->job.marks ? c->job.marks[rank] : NULL;
+  if (mk) {
+    memset(mk->have, 0, (size_t)mk->nrounds);
+    for (int k = 0; k < mk->nrounds && k < c->prog->nrounds; k++)
+      mk->have[k] = c->mhave[rank][k];
+    mk->in_ns = 1;
   }
-  a.n = n;
-  a.rank = rank;
-  a.words = ll->words;
-  a.half_tail = ll->half_tail;
-  a.seq = it + 1;
+  if (!c->nops[rank]) return AR_OK;
+  llk_args a;
+  a.seq = ++c->iter[rank];
+  a.ops = c->ops[rank];
+  a.nops = c->nops[rank];
+  a.par = (int)(a.seq & 1);
+  a.data = (char *)c->w.data[rank];
+  a.nbytes = c->nbytes;
+  a.sb = c->sb;
+  a.ns = mk ? mk->ns : NULL;
   void *args[] = {(void *)&a};
-  ar_nvtx_push("oneshot ll");
-  cudaError_t e = cudaLaunchKernel(ll->kernel, dim3(ll->blocks), dim3(LL_THREADS),
-                                   args, 0, stream);
+  ar_nvtx_push("schedule");
+  cudaError_t e = cudaLaunchKernel(kernel_for(c->job.dtype, c->proto, mk != NULL),
+                                   dim3(c->blocks), dim3(LLK_THREADS), args, 0, stream);
   ar_nvtx_pop();
   CUDA_CHECK(e);
   return AR_OK;
 }
 
-void tp_ll_teardown(struct tp_ll *ll) {
-  if (!ll) return;
-  tp_unshare(&ll->w, (void **)ll->area);
-  for (int r = 0; r < ll->w.n; r++)
-    if (!ll->w.remote[r] && ll->area[r] && cudaSetDevice(ll->w.dev[r]) == cudaSuccess)
-      cudaFree(ll->area[r]);
-  free(ll);
-}
+extern "C" const struct tp_ops tp_ll = {setup, enqueue, teardown};

@@ -200,4 +200,4 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   return AR_OK;
 }
 
-extern "C" const struct tp_ops tp_nccl_p2p = {"nccl-p2p", setup, enqueue, teardown};
+extern "C" const struct tp_ops tp_nccl_p2p = {setup, enqueue, teardown};

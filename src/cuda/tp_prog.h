@@ -15,9 +15,12 @@
 extern "C" {
 #endif
 
+/* reduce.cu: the most blocks a ce sum kernel launches (0: the default, 4 per SM; the ce
+ * transport sets it from ce.sum_blocks at setup). */
+extern int tp_sum_blocks_max;
 /* reduce.cu: dst = srcs[0] + ... + srcs[nsrc-1] for nelem elements (dst may equal srcs[0]);
  * 16-byte vectors where every pointer shares dst's alignment. nsrc <= TP_MAX_SUM. At most
- * max_blocks blocks when > 0 (else 4 per SM); AR_SUM_BLOCKS (tp_sum_blocks_max) caps both. */
+ * max_blocks blocks when > 0 (else 4 per SM); ce.sum_blocks (tp_sum_blocks_max) caps both. */
 ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem, int dtype,
                         int max_blocks, cudaStream_t s);
 /* ar_sum_launch after the nwait flags wait[i] reach val[i] (cyclic comparison), spun on inside
@@ -36,8 +39,8 @@ extern int tp_sum_wait;
 int tp_sm_count(void);
 
 
-/* Checks that a job matches the world (ranks, buffer size); AR_ERR_INVALID with *reason set
- * otherwise. Shared by the ce and sm transports' setup. */
+/* tp_table.cu: checks that a job matches the world (ranks, buffer size); AR_ERR_INVALID with
+ * *reason set otherwise. Shared by the transports' setups. */
 ar_status tp_job_check(const struct tp_world *w, const struct tp_job *job, char *reason,
                        size_t reason_len);
 

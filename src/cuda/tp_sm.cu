@@ -3,7 +3,7 @@
  * synchronise through flag words in device memory written with release stores at system scope
  * and polled with acquire loads: no host round trip, no copy engine, one launch per rank.
  *
- * The program comes from src/lower/sm.c (TP_MODE_SM): per round, READY to our readers, wait READY
+ * The program comes from the lowering (lower_job, TP_MODE_SM): per round, READY to our readers, wait READY
  * from our sources, then each destination range is summed in one pass (dst + peers) straight
  * into data when no one reads that range from us this round, or into scratch when someone
  * does (round snapshot); grid barrier, DONE to the sources; wait DONE from our readers, then
@@ -12,7 +12,7 @@
  * the same with a MARK after each round's end that stamps %globaltimer (tp_marks.h); every
  * other iteration runs exactly the kernel it would without --phases.
  * Under MPI (transport.h) setup allocates for this process's ranks only, shares flags then
- * scratch (tp_share; the low-latency path instead shares its receive areas, tp_ll.cu), builds
+ * scratch (tp_share; the low-latency path instead shares its receive areas, tp_sm_oneshot.cu), builds
  * the resolved programs, which hold peers' addresses, only after the shares, and agrees on the
  * status; teardown unshares in the same order. */
 #include <cooperative_groups.h>
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "nvtx.h"
-#include "tp_ll.h"
+#include "tp_sm_oneshot.h"
 #include "tp_prog.h"
 #include "tp_sum.cuh"
 
@@ -56,7 +56,7 @@ struct tp_ctx {
   unsigned char *mhave[AR_MAX_GPUS];
   uint32_t iter[AR_MAX_GPUS];
   int use_ll;       /* the job runs on the low-latency path (the same in every process) */
-  struct tp_ll *ll; /* the low-latency oneshot path (tp_ll.h), or NULL */
+  struct tp_oneshot *ll; /* the low-latency oneshot path (tp_sm_oneshot.h), or NULL */
 };
 
 #define SM_STAMPS 2 /* stamp slots per block: the round's start, the reads' start */
@@ -160,7 +160,7 @@ static const void *kernel_for(int dtype, int paced, int marked = 0) {
  * all), then frees whatever setup created for this process's ranks; c itself stays. */
 static void release(struct tp_ctx *c) {
   if (c->use_ll) {
-    tp_ll_teardown(c->ll);
+    tp_oneshot_teardown(c->ll);
   } else {
     tp_unshare(&c->w, (void **)c->flags);
     tp_unshare(&c->w, c->scratch);
@@ -326,11 +326,12 @@ static ar_status check_coop(const struct tp_world *w, char *reason, size_t reaso
 
 /* The program path: lowers, allocates this process's ranks, shares flags then scratch, loads
  * the resolved programs (peers' addresses: after the shares) and agrees on the status. */
-static ar_status setup_program(struct tp_ctx *c, ar_status st, char *reason, size_t reason_len) {
+static ar_status setup_program(struct tp_ctx *c, const struct lower_settings *set, ar_status st,
+                               char *reason, size_t reason_len) {
   const struct tp_job *job = &c->job;
-  if (st == AR_OK)
-    st = lower_program(LOWER_SM, job->sched, job->nelem, (int)ar_dtype_size(job->dtype), 1,
-                       &job->degrade, &c->prog, NULL, reason, reason_len);
+  struct lower_job lj = {AR_TP_SM, job->sched, job->nelem, (int)ar_dtype_size(job->dtype),
+                         job->pipeline, &job->degrade};
+  if (st == AR_OK) st = lower_job(&lj, set, &c->prog, NULL, reason, reason_len);
   for (int r = 0; st == AR_OK && r < c->w.n; r++)
     c->paced |= c->prog->rank[r].nstamps > 0;
   st = tp_each_local(&c->w, alloc_rank, c, st); /* zeroed flags before any peer sees them */
@@ -355,14 +356,16 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   struct tp_ctx spare, *c = (struct tp_ctx *)tp_ctx_alloc(sizeof(spare), &spare, &st);
   c->w = *w;
   c->job = *job;
-  c->use_ll = tp_ll_eligible(w, job);
+  struct lower_settings set;
+  lower_settings_read(&set);
+  c->use_ll = tp_oneshot_eligible(w, job, &set);
   if (st == AR_OK) st = check_coop(w, reason, reason_len);
   if (st == AR_OK && job->pipeline_used) *job->pipeline_used = 1; /* one pass per round */
   if (c->use_ll) { /* small oneshot: one plain kernel, no program */
-    st = tp_ll_setup(w, job, st, &c->ll);
+    st = tp_oneshot_setup(w, job, st, &c->ll);
     if (st == AR_ERR_OOM) snprintf(reason, reason_len, "sm: low-latency slots do not fit");
   } else {
-    st = setup_program(c, st, reason, reason_len);
+    st = setup_program(c, &set, st, reason, reason_len);
     if (st == AR_ERR_OOM) snprintf(reason, reason_len, "sm scratch does not fit in GPU memory");
   }
   if (st != AR_OK) {
@@ -373,7 +376,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   if (c->use_ll) {
     char how[96];
     ar_log(AR_LOG_INFO, "sm: %s, %zu elements: low-latency oneshot kernel, %s", s->algo,
-           job->nelem, tp_ll_describe(c->ll, how, sizeof(how)));
+           job->nelem, tp_oneshot_describe(c->ll, how, sizeof(how)));
     *ctx = c;
     return AR_OK;
   }
@@ -393,7 +396,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   if (c->ll) { /* one round inside one kernel: no round marks */
     if (c->job.marks && c->job.marks[rank]) memset(c->job.marks[rank]->have, 0, (size_t)c->job.marks[rank]->nrounds);
-    return tp_ll_enqueue(c->ll, rank, stream);
+    return tp_oneshot_enqueue(c->ll, rank, stream);
   }
   struct tp_marks *mk = c->job.marks && c->mops[rank] ? c->job.marks[rank] : NULL;
   if (mk) {
@@ -425,4 +428,4 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   return AR_OK;
 }
 
-extern "C" const struct tp_ops tp_sm = {"sm", setup, enqueue, teardown};
+extern "C" const struct tp_ops tp_sm = {setup, enqueue, teardown};

@@ -86,8 +86,9 @@ struct tp_job {
 
 struct tp_ctx; /* a transport's private state for one job */
 
+/* A transport's executor; tp_ops_of(id) is the one of enum ar_tp id (src/transports.h), whose
+ * descriptor says its name and what it can do. */
 struct tp_ops {
-  const char *name;
   /* Prepares a job on every rank (scratch, events, flags). Called from ONE thread while the
    * rank threads wait; may cudaSetDevice freely. AR_ERR_OOM when scratch does not fit,
    * AR_ERR_UNSUPPORTED (with *reason set) when this transport cannot run the schedule. */
@@ -102,8 +103,10 @@ struct tp_ops {
   void (*teardown)(struct tp_ctx *ctx);
 };
 
-extern const struct tp_ops tp_nccl_p2p, tp_ce, tp_sm, tp_llk;
-const struct tp_ops *tp_find(const char *name); /* "nccl-p2p", "ce", "sm", "ll" */
+/* tp_table.cu: the executors, indexed by enum ar_tp (every transport of AR_TRANSPORT_LIST). */
+const struct tp_ops *tp_ops_of(int id);
+/* The executor of the transport named `name`, or NULL. */
+const struct tp_ops *tp_find(const char *name);
 
 /* tp_degrade.cu: the healthy bandwidth the emulation divides: the median of `reps` pushes of
  * `bytes` from device src to device dst by the copy engine (cudaMemcpyAsync on a stream of

@@ -31,6 +31,13 @@
  * engines' streams lost time beside them (1 GiB median 4409 us; 33 blocks 4234, 66 4295, 132
  * 4321: runs/reference/h200x4-knobs) */
 #define TP_DIRECT_SUM_BLOCKS 32
+/* The flow program's automatic mini-batches: about 128 MiB each (stragglar at 1 GiB, 358 MB
+ * chunks: 2 and 4 per chunk within 3% of each other on 4 x H200, runs/reference/h200x4-issue4,
+ * knobs_call*.log) */
+#define TP_FLOW_BATCH (128u << 20)
+/* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
+ * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
+#define TP_FLOW_SUM_BLOCKS 64
 
 
 
@@ -73,6 +80,7 @@ struct rr {
 struct build {
   const struct ar_schedule *s;
   const struct tp_degrade *dg; /* NULL: no emulation */
+  const struct lower_settings *set;
   int n, nr, mode, esize, pipeline;
   size_t nelem;
   struct rr *rr; /* [rank * nr + round] */

@@ -39,7 +39,7 @@ int lw_direct_check(struct build *bd) {
   return !why;
 }
 
-/* Plans the mini-batches (the pipeline asked for, else about tp_direct_batch_bytes of the
+/* Plans the mini-batches (the pipeline asked for, else about set->direct_batch_bytes of the
  * largest owned range, TP_DIRECT_MIN..TP_DIRECT_MAX; at most the smallest range's TP_UNIT
  * blocks), the scratch slots (one per source and batch) and the flag layout. */
 void lw_direct_plan(struct build *bd) {
@@ -51,7 +51,8 @@ void lw_direct_plan(struct build *bd) {
   }
   size_t nb = (size_t)bd->pipeline;
   if (bd->pipeline <= 0) {
-    nb = most * bd->esize / (tp_direct_batch_bytes ? tp_direct_batch_bytes : TP_DIRECT_BATCH);
+    nb = most * bd->esize /
+         (bd->set->direct_batch_bytes ? bd->set->direct_batch_bytes : TP_DIRECT_BATCH);
     if (nb < TP_DIRECT_MIN) nb = TP_DIRECT_MIN;
     if (nb > TP_DIRECT_MAX) nb = TP_DIRECT_MAX;
   }

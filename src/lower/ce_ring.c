@@ -75,7 +75,7 @@ int lw_ring_check(struct build *bd) {
 }
 
 /* Returns the mini-batches per transfer: the pipeline asked for, else about
- * tp_ring_batch_bytes each (TP_RING_MIN..TP_RING_MAX); at most the TP_UNIT blocks of the
+ * set->ring_batch_bytes each (TP_RING_MIN..TP_RING_MAX); at most the TP_UNIT blocks of the
  * smallest transfer, so that every batch of every transfer is non-empty. One count for the
  * whole program: a chain's batches are then the same ranges at every hop. */
 static int ring_batches(struct build *bd) {
@@ -88,7 +88,8 @@ static int ring_batches(struct build *bd) {
     }
   size_t nb = (size_t)bd->pipeline;
   if (bd->pipeline <= 0) {
-    nb = most * (size_t)bd->esize / (tp_ring_batch_bytes ? tp_ring_batch_bytes : TP_RING_BATCH);
+    nb = most * (size_t)bd->esize /
+         (bd->set->ring_batch_bytes ? bd->set->ring_batch_bytes : TP_RING_BATCH);
     if (nb < TP_RING_MIN) nb = TP_RING_MIN;
     if (nb > TP_RING_MAX) nb = TP_RING_MAX;
   }
@@ -101,7 +102,7 @@ static int ring_batches(struct build *bd) {
 void lw_ring_plan(struct build *bd) {
   int es = bd->esize, nred = 0;
   bd->nb = ring_batches(bd);
-  bd->ns = tp_ring_streams;
+  bd->ns = bd->set->ring_streams;
   if (bd->ns > TP_DF_MAX_STREAMS) bd->ns = TP_DF_MAX_STREAMS;
   if (bd->ns > bd->nb) bd->ns = bd->nb; /* every stream carries a batch of every round */
   if (bd->ns < 1) bd->ns = 1;

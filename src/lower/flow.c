@@ -26,12 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower.h"
+#include "build.h"
 
-/* automatic mini-batches: about 128 MiB each (stragglar at 1 GiB, 358 MB chunks: 2 and 4
- * per chunk within 3% of each other on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log); a chunk of
- * a schedule with many (optcc's sections) is one; at most 16 */
-#define TP_FLOW_BATCH (128u << 20)
+/* automatic mini-batches (TP_FLOW_BATCH, build.h): a chunk of a schedule with many (optcc's
+ * sections) is one; at most 16 */
 #define TP_FLOW_MAX 16
 /* a schedule that sums and forwards its chunks after the straggler's arrival
  * (AR_TRAIT_SUM_FORWARD: stragglar) splits chunks of at least 8 MiB in 2, so that a sum runs
@@ -41,18 +39,14 @@
  * runs/reference/h200x4-issue4-all, midsize_call*.log) */
 #define TP_FLOW_SPLIT_BYTES (8u << 20)
 #define TP_FLOW_SPLIT 2
-/* its sums' blocks: half the SMs leave room for the flag kernels beside them (all 528 blocks
- * held those back by 80 us on 4 x H200, runs/reference/h200x4-issue4, knobs_call*.log) */
-#define TP_FLOW_SUM_BLOCKS 64
 #define TP_FLOW_STREAMS 6
 
 
-size_t tp_flow_batch_bytes = TP_FLOW_BATCH;
-int tp_flow_sum_blocks = TP_FLOW_SUM_BLOCKS;
 
 struct flow {
   const struct ar_schedule *s;
   const struct tp_degrade *dg; /* NULL: no emulation */
+  const struct lower_settings *set;
   struct tp_prog *p;
   int n, nc, nb, nu, es;
   size_t *ub, *ue; /* unit u = chunk * nb + batch: elements [ub, ue) */
@@ -217,7 +211,7 @@ static ar_status wait_written(struct flow *f, int r, int stream, int k, int u) {
  * r + 1, r + 2, ...: all ranks together send to a permutation at a time), or 1 for every send
  * of a schedule that orders its sends itself (AR_TRAIT_SEND_ORDER). */
 static int send_step(const struct flow *f, int r, int q) {
-  return ar_sched_traits(f->s) & AR_TRAIT_SEND_ORDER ? 1 : (q - r + f->n) % f->n;
+  return f->s->traits & AR_TRAIT_SEND_ORDER ? 1 : (q - r + f->n) % f->n;
 }
 /* Emits rank r's sends of round k on its copy stream: per batch, per step (send_step), per
  * chunk; each waits for the unit's last write on r, for q's READY (first copy to q) and RECV
@@ -355,7 +349,7 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
       AR_CHECK(wait_written(f, q, 0, k, u));
       o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
       o.bytes = (f->ue[u] - f->ub[u]) * f->es;
-      o.blocks = tp_flow_sum_blocks > 0 ? tp_flow_sum_blocks : TP_FLOW_SUM_BLOCKS;
+      o.blocks = f->set->flow_sum_blocks > 0 ? f->set->flow_sum_blocks : TP_FLOW_SUM_BLOCKS;
       AR_CHECK(put(f, q, &o));
       size_t w = (size_t)q * f->nu + u;
       AR_CHECK(ev_record(f, q, 0, k, &f->w_ev[w]));
@@ -380,7 +374,7 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
 }
 
 /* Returns the mini-batches per chunk: the pipeline asked for, else the largest chunk in
- * pieces of at most tp_flow_batch_bytes (at most TP_FLOW_MAX; at least TP_FLOW_SPLIT for big
+ * pieces of at most set->flow_batch_bytes (at most TP_FLOW_MAX; at least TP_FLOW_SPLIT for big
  * chunks of an AR_TRAIT_SUM_FORWARD schedule); at most the smallest non-empty chunk's TP_UNIT
  * blocks. */
 static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
@@ -390,11 +384,12 @@ static int flow_batches(const struct flow *f, size_t nelem, int pipeline) {
     if (len > most) most = len;
     if (len && len < least) least = len;
   }
-  size_t nb = (size_t)pipeline, batch = tp_flow_batch_bytes ? tp_flow_batch_bytes : TP_FLOW_BATCH;
+  size_t nb = (size_t)pipeline;
+  size_t batch = f->set->flow_batch_bytes ? f->set->flow_batch_bytes : TP_FLOW_BATCH;
   if (pipeline <= 0) {
     nb = (most * f->es + batch - 1) / batch;
     if (nb > TP_FLOW_MAX) nb = TP_FLOW_MAX;
-    if (ar_sched_traits(f->s) & AR_TRAIT_SUM_FORWARD && most * f->es >= TP_FLOW_SPLIT_BYTES &&
+    if (f->s->traits & AR_TRAIT_SUM_FORWARD && most * f->es >= TP_FLOW_SPLIT_BYTES &&
         nb < TP_FLOW_SPLIT)
       nb = TP_FLOW_SPLIT;
   }
@@ -483,12 +478,14 @@ static ar_status flow_all(struct flow *f) {
 }
 
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize,
-                                   int pipeline, const struct tp_degrade *dg, struct tp_prog *p,
-                                   char *reason, size_t reason_len) {
+                        int pipeline, const struct tp_degrade *dg,
+                        const struct lower_settings *set, struct tp_prog *p, char *reason,
+                        size_t reason_len) {
   struct flow f;
   memset(&f, 0, sizeof(f));
   f.s = s;
   f.dg = dg && dg->n > 0 ? dg : NULL;
+  f.set = set;
   for (int r = 0; r < AR_MAX_GPUS; r++)
     f.out_rel[r] = f.out_ev[r] = -1;
   f.p = p;

@@ -5,10 +5,6 @@
 
 #include "build.h"
 
-int tp_ll_protocol = TP_LL_AUTO;
-size_t tp_ll_lines_max = 256u << 10;
-size_t tp_ll_slice = 0;
-int tp_ll_forward = 1;
 
 /* The most bytes one rank sends in one round. */
 static size_t busiest_round(struct build *bd) {
@@ -40,11 +36,11 @@ static size_t signals_slice(size_t busiest, size_t least) {
 static void choose_protocol(struct build *bd) {
   struct tp_prog *p = bd->p;
   size_t nbytes = bd->nelem * (size_t)bd->esize;
-  p->ll_protocol = tp_ll_protocol;
-  p->ll_forward = tp_ll_forward;
+  p->ll_protocol = bd->set->ll_protocol;
+  p->ll_forward = bd->set->ll_forward;
   size_t busiest = busiest_round(bd);
   if (p->ll_protocol == TP_LL_AUTO) /* signals' slice by size is then at least the minimum */
-    p->ll_protocol = nbytes <= tp_ll_lines_max                         ? TP_LL_LINES
+    p->ll_protocol = nbytes <= bd->set->ll_lines_max                         ? TP_LL_LINES
                      : signals_slice(busiest, TP_LL_SIGNALS_SLICE_MIN) ? TP_LL_SIGNALS
                                                                        : TP_LL_LINES128;
   if (p->ll_protocol == TP_LL_LINES) {
@@ -54,7 +50,7 @@ static void choose_protocol(struct build *bd) {
     p->ll_slice = TP_LL_LINES128_SLICE;
     p->ll_slot = TP_LL_LINES128_SLOT;
   } else {
-    size_t sb = tp_ll_slice ? tp_ll_slice : signals_slice(busiest, 512);
+    size_t sb = bd->set->ll_slice ? bd->set->ll_slice : signals_slice(busiest, 512);
     p->ll_slice = p->ll_slot = sb ? sb : 512;
   }
 }
@@ -138,8 +134,8 @@ static ar_status emit_takes(struct build *bd, int r, int k) {
 
 ar_status lw_emit_ll(struct build *bd) {
   if (bd->dg) {
-    snprintf(bd->reason, bd->reason_len,
-             "ll: no degraded-link emulation on this transport (ce, sm and nccl-p2p have one)");
+    const struct ar_transport *t = ar_transport_at(AR_TP_LL);
+    snprintf(bd->reason, bd->reason_len, "%s: %s", t->name, t->na[AR_TP_DEGRADE]);
     return AR_ERR_UNSUPPORTED;
   }
   bd->p->nslots = 0;

@@ -2,7 +2,7 @@
  * for the ce and sm transports (plain C: no CUDA; the transports only execute programs).
  *
  * Why a program: both transports must keep the IR's round-snapshot semantics on GPUs that run
- * with no host ordering between ranks. The lowering (src/lower/) decides, once per job, every
+ * with no host ordering between ranks. The lowering (lower_job) decides, once per job, every
  * copy, sum, flag write and flag wait; the transports only interpret the list (ce: CUDA calls
  * on several streams; sm: a persistent kernel), and tests/gpu/tp_check.c runs the very same
  * lists in a CPU simulator that interleaves ranks and streams adversarially.
@@ -96,7 +96,7 @@
  * off + (s - x0 / ll_slice) * ll_slot (an empty range has none: offset 0); a rank's regions
  * follow each other in (round, range, source) order, its flag words likewise, one per slice
  * (op->ll_flag: the first of each slot; signals only use them). The transport only resolves
- * these offsets (tp_llprog.cu), and tp_check llsim runs the same layout.
+ * these offsets (src/cuda/tp_ll.cu), and tp_check llsim runs the same layout.
  * Why no barrier: the kernel gives every byte of the buffer to one lane of one warp, the
  * same on every op and every rank, and the thread runs the ops in order, so it reads a range
  * for a PUT before it writes it by a TAKE of the same round (the round snapshot) and after
@@ -107,7 +107,7 @@
  * iteration i + 2 writes only after its iteration i + 1 ended, which needed every rank's
  * inputs of i + 1, so each reader's kernel of iteration i (same stream) had ended.
  *
- * Degraded links (struct tp_degrade, transport.h): STAMP and PACE ops, emitted only when a
+ * Degraded links (struct tp_degrade, below): STAMP and PACE ops, emitted only when a
  * job degrades a GPU, hold a stream until a time relative to a stamp of the same rank (the
  * round's start, slot 0; a flow's start, slots 1..). They never touch data, so the
  * protocol's correctness does not depend on them (tp_check sim runs them as no-ops, and its
@@ -120,6 +120,7 @@
 #include <stdio.h>
 
 #include "ar.h"
+#include "transports.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -151,7 +152,7 @@ extern "C" {
  *     ~160 us on 4 x H200: the transport measures the offsets per job (a ping-pong, 1-1.5 us
  *     round trip; the self-test prints them). A degraded sender's copy engine is held to its
  *     budget too (one healthy transfer time ahead), so its bytes cross as a slow NIC's would.
- *   ce (push), the per-round program (AR_CE_PROGRAM=round; only local clocks): d stamps each
+ *   ce (push), the per-round program (ce.program=round; only local clocks): d stamps each
  *     round on its main stream; d's copy streams stamp each flow when the receiver is ready
  *     and hold the DATA flags (egress); senders to d stamp their flow and hold their DATA flags
  *     for F * x / bw; d's main stream holds every apply (ingress).
@@ -193,7 +194,7 @@ enum tp_op_kind {
   TP_OP_RECORD,         /* ce: record event `event` on the stream */
   TP_OP_WAIT_EVENT,     /* ce: stream waits for the latest record of `event` */
   TP_OP_SYNC,           /* sm: every block's earlier work done and visible system-wide */
-  /* degraded-link emulation only (transport.h, struct tp_degrade): */
+  /* degraded-link emulation only (struct tp_degrade, below): */
   TP_OP_STAMP, /* stamps[tslot[0]] = the GPU time when the stream gets here */
   TP_OP_PACE,  /* the stream waits until stamps[tslot[i]] + ns[i] for i = 0, 1 (tslot -1: none);
                 * ce: the target goes to stamps[tout] when tout >= 0 */
@@ -272,16 +273,19 @@ struct tp_prog {
 
 /* Compiles s for nelem elements of esize bytes. pipeline: mini-batches per transfer (ce only):
  * 1 none, k > 1 given, <= 0 chosen per size (about 8 MiB each, at most 8; the dataflow ring:
- * about tp_ring_batch_bytes each, 2 to 64). ce push compiles a schedule flagged
+ * about set->ring_batch_bytes each, 4 to 64; set: the lowering's settings, NULL for the
+ * built-in ones). ce push compiles a schedule flagged
  * AR_TRAIT_PIPELINED with ring structure into the dataflow ring program, unless dg asks for
  * emulation (the per-round program then, which knows how to pace). dg: degraded GPUs to
- * emulate (STAMP and PACE ops, see transport.h), or NULL / dg->n == 0 for none (the program is
+ * emulate (STAMP and PACE ops, above), or NULL / dg->n == 0 for none (the program is
  * then what it was before the emulation existed). Returns AR_OK, AR_ERR_UNSUPPORTED (reason
  * set) for schedules outside the IR's rules (e.g. a copy and a reduce into one chunk in a
  * round), or AR_ERR_NOMEM. */
+struct lower_settings;
 ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
-                        int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
-                        char *reason, size_t reason_len);
+                        int pipeline, const struct tp_degrade *dg,
+                        const struct lower_settings *set, struct tp_prog **out, char *reason,
+                        size_t reason_len);
 void tp_prog_free(struct tp_prog *p);
 /* --phases (struct tp_marks): at[k] for k < p->nrounds = how many of rank r's ops come before
  * the point that marks the end of round k (0: r has no work in round k). ce: right after the
@@ -291,22 +295,52 @@ void tp_prog_free(struct tp_prog *p);
  * still run, and only the last round joins them); sm: after the grid barrier that opens the
  * next round, if one does, so that every block is past round k. */
 void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at);
-/* The automatic mini-batch size (pipeline <= 0) in bytes: 8 MiB; tests lower it so that
- * small vectors are split too. */
-extern size_t tp_auto_batch_bytes;
-/* The dataflow ring's automatic mini-batch (pipeline <= 0) in bytes (default 32 MiB; the ce
- * transport takes AR_CE_RING_BATCH, in MiB, when set; tests lower it), and its copy streams
- * (1..TP_DF_MAX_STREAMS, default 2; AR_CE_RING_STREAMS). */
-extern size_t tp_ring_batch_bytes;
-extern int tp_ring_streams;
-/* The dataflow direct program's automatic mini-batch (pipeline <= 0) in bytes of the largest
- * owned range (default 1 GiB, 2 to 16 batches; AR_CE_DIRECT_BATCH, in MiB). */
-extern size_t tp_direct_batch_bytes;
-/* The ll program's protocol and slice (above): ll.protocol (TP_LL_AUTO or a protocol),
- * ll.lines_max (bytes) and ll.slice (signals' slice, bytes, 0: by size; choose.c rounds the
- * setting down to a multiple of 512, the kernel's; tests set smaller ones). */
+/* The lowering's settings: everything a lowering reads besides the job and the schedule
+ * (lower_settings_read takes them from the settings in effect, settings.h; the tests set their
+ * own). A lowering is a function of its arguments: nothing here is kept between jobs. */
+struct lower_settings {
+  /* ce push: 0 (auto) the flow program for degraded jobs and for schedules with a straggler
+   * precondition (stragglar, bcast), else the dataflow ring for flagged rings, the dataflow
+   * direct program for direct AllReduces and the per-round program for the rest; 1
+   * (ce.program=round) never the flow program; 2 (ce.program=flow) the flow program for every
+   * schedule but healthy flagged rings (healthy rhd, swing-bw and direct lost with it on
+   * 4 x H200, docs/performance.md v4). Degraded jobs run the flow program since its budgets
+   * passed the self-test (within 3%; the per-round program within 4%): optcc-switch 6.6-6.9 ms
+   * on it against 8.7 on the per-round program (docs/performance.md v7). A schedule the flow
+   * program cannot run (a swap) falls back. */
+  int ce_program;
+  /* The automatic mini-batch (pipeline <= 0) in bytes: 8 MiB; tests lower it so that small
+   * vectors are split too. */
+  size_t auto_batch_bytes;
+  /* The dataflow ring's automatic mini-batch (pipeline <= 0) in bytes (ce.ring_batch), and its
+   * copy streams (1..TP_DF_MAX_STREAMS; ce.ring_streams). */
+  size_t ring_batch_bytes;
+  int ring_streams;
+  /* The dataflow direct program's automatic mini-batch (pipeline <= 0) in bytes of the largest
+   * owned range (2 to 16 batches; ce.direct_batch). */
+  size_t direct_batch_bytes;
+  /* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk (1 to
+   * 16 per chunk; ce.flow_batch), and its sum kernels' blocks (ce.flow_sum_blocks; above half
+   * the SMs a sum waits for its flags on the stream, not spinning: ar_sum_can_wait). */
+  size_t flow_batch_bytes;
+  int flow_sum_blocks;
+  /* The ll program's protocol and slice (above): ll.protocol (TP_LL_AUTO or a protocol),
+   * ll.lines_max (bytes), ll.slice (signals' slice, bytes, a multiple of 512, the kernel's;
+   * 0: by size; tests set smaller ones) and ll.forward (1 on, 0 off). */
+  int ll_protocol;
+  size_t ll_lines_max;
+  size_t ll_slice;
+  int ll_forward;
+  /* The sm transport's oneshot fast path up to this many bytes per rank (sm.ll_max_bytes;
+   * 0: LOWER_LL_MAX_BYTES / (n - 1)). */
+  size_t sm_oneshot_max_bytes;
+};
+/* The built-in values (those of the settings' defaults). */
+void lower_settings_default(struct lower_settings *set);
+/* The settings in effect (settings.h), as a transport's setup and `arbench lower` read them. */
+void lower_settings_read(struct lower_settings *set);
 enum tp_ll_protocol { TP_LL_AUTO = -1, TP_LL_LINES = 0, TP_LL_LINES128 = 1, TP_LL_SIGNALS = 2 };
-/* The ll kernel's slices (tp_llprog.cu): lines, 32 lanes x 16 bytes, each 16 sent as two
+/* The ll kernel's slices (src/cuda/tp_ll.cu): lines, 32 lanes x 16 bytes, each 16 sent as two
  * 16-byte lines of 8 data bytes; lines128, four 128-byte lines of 120 data bytes. */
 #define TP_LL_LINES_SLICE 512
 #define TP_LL_LINES128_SLICE 480
@@ -323,10 +357,6 @@ enum tp_ll_protocol { TP_LL_AUTO = -1, TP_LL_LINES = 0, TP_LL_LINES128 = 1, TP_L
 #define TP_LL_GRID_WARPS 4096
 #define TP_LL_SIGNALS_SLICE_MIN 8192
 #define TP_LL_SIGNALS_SLICE_MAX 16384
-extern int tp_ll_protocol;
-extern size_t tp_ll_lines_max;
-extern size_t tp_ll_slice;
-extern int tp_ll_forward; /* ll.forward: 1 (on) or 0 */
 /* ll, prog->ll_forward on: how many PUTs right after rank r's TAKE op i the kernel runs inside
  * that TAKE, each slice sent as soon as it is summed: the next round's PUTs of exactly the
  * TAKE's range or a part of it (a ring's next hop, direct's allgather, the half rhd sends on);
@@ -336,29 +366,11 @@ extern int tp_ll_forward; /* ll.forward: 1 (on) or 0 */
  * TAKE wrote it, its lane's program order as before, and writes a slot of its own (one per
  * round, range and source) that its receiver waits for as before. */
 int lower_ll_forwards(const struct tp_prog *p, int r, size_t i);
-/* The most blocks a ce sum kernel launches (0: the default, 4 per SM; AR_SUM_BLOCKS). */
-extern int tp_sum_blocks_max;
-/* ce push: 0 (default) the flow program (flow.c) for degraded jobs and for schedules with
- * a straggler precondition (stragglar, bcast), else the dataflow ring for flagged rings, the
- * dataflow direct program for direct AllReduces and the per-round program for the rest;
- * 1 (AR_CE_PROGRAM=round) never the flow program; 2 (AR_CE_PROGRAM=flow) the flow program for
- * every schedule but healthy flagged rings (healthy rhd, swing-bw and direct lost with it on 4 x
- * H200, docs/performance.md v4). Degraded jobs moved to it in session 6, once its budgets
- * passed the self-test (within 3%; the per-round program within 4%): optcc-switch 6.6-6.9 ms
- * on it against 8.7 on the per-round program (docs/performance.md v7). A schedule the flow
- * program cannot run (a swap) falls back. */
-extern int tp_ce_program;
-/* The flow program's automatic mini-batch (pipeline <= 0) in bytes of the largest chunk
- * (default 128 MiB, 1 to 16 per chunk; AR_CE_FLOW_BATCH, in MiB). */
-extern size_t tp_flow_batch_bytes;
-/* The flow program's sum kernels' blocks (default 64; AR_FLOW_SUM_BLOCKS; above half the SMs
- * a sum waits for its flags on the stream, not spinning: ar_sum_can_wait). */
-extern int tp_flow_sum_blocks;
 /* flow.c: compiles s into p (fields set by tp_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
 ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
-                        const struct tp_degrade *dg, struct tp_prog *p, char *reason,
-                        size_t reason_len);
+                        const struct tp_degrade *dg, const struct lower_settings *set,
+                        struct tp_prog *p, char *reason, size_t reason_len);
 /* Builders shared with flow.c. */
 #define TP_UNIT 64 /* mini-batch boundaries fall on multiples of 64 elements */
 ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op);
@@ -372,22 +384,32 @@ void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
 void tp_prog_print_header(const struct tp_prog *p, FILE *f);
 
 
-/* choose.c: the program a transport runs for a job, as its setup makes it (`arbench lower`
- * prints it): ce (LOWER_CE): the flow, dataflow ring, dataflow direct or per-round push
- * program; sm (LOWER_SM): the persistent kernel's program, or none (*out NULL) for the
- * low-latency oneshot kernel (lower_ll_eligible); ll (LOWER_LL): the ll program. *kind (may
- * be NULL) names which. */
-enum lower_transport { LOWER_CE = 0, LOWER_SM = 1, LOWER_LL = 2 };
-ar_status lower_program(int transport, const struct ar_schedule *s, size_t nelem, int esize,
-                        int pipeline, const struct tp_degrade *dg, struct tp_prog **out,
-                        const char **kind, char *reason, size_t reason_len);
-/* The sm transport's low-latency oneshot path: the oneshot structure (one round, one chunk,
- * every rank reduces every other rank's buffer), no degraded-link emulation, at most
+/* choose.c: the one place that decides which program a transport runs for a job: its setup
+ * (src/cuda, and the simulator's fake GPU) and `arbench lower` all call lower_job, so what
+ * lower prints is what runs. By the transport's lowering (src/transports.h): none (nccl-p2p:
+ * *out NULL); ce: the flow, dataflow ring, dataflow direct or per-round push program; sm: the
+ * persistent kernel's program, or none (*out NULL) for the oneshot fast path
+ * (lower_sm_oneshot); ll: the ll program. pipeline is honoured where the transport pipelines
+ * (ce), read as 1 elsewhere. *kind (may be NULL) names the program; on AR_ERR_UNSUPPORTED the
+ * reason says why the job is n/a. */
+struct lower_job {
+  int transport; /* enum ar_tp */
+  const struct ar_schedule *sched;
+  size_t nelem;
+  int esize;
+  int pipeline;
+  const struct tp_degrade *dg; /* NULL or n == 0: healthy links */
+};
+ar_status lower_job(const struct lower_job *job, const struct lower_settings *set,
+                    struct tp_prog **out, const char **kind, char *reason, size_t reason_len);
+/* The sm transport's oneshot fast path: the oneshot structure (one round, one chunk, every
+ * rank reduces every other rank's buffer), no degraded-link emulation, at most
  * LOWER_LL_MAX_BYTES / (n - 1) bytes per rank (each rank sends n - 1 copies, at half the
  * link's rate: 4 x H200: 7.3 us vs nccl's 12.3 at 1 KiB, even at 256 KiB, 1.5x slower at
- * 1 MiB); the setting sm.ll_max_bytes overrides it. */
+ * 1 MiB); set->sm_oneshot_max_bytes overrides it. */
 #define LOWER_LL_MAX_BYTES (1u << 20)
-int lower_ll_eligible(const struct ar_schedule *s, int n, size_t bytes, int degraded);
+int lower_sm_oneshot(const struct ar_schedule *s, int n, size_t bytes, int degraded,
+                     const struct lower_settings *set);
 
 #ifdef __cplusplus
 }

@@ -6,11 +6,6 @@
 
 #include "build.h"
 
-size_t tp_auto_batch_bytes = TP_AUTO_BATCH;
-size_t tp_ring_batch_bytes = TP_RING_BATCH;
-int tp_ring_streams = TP_RING_STREAMS;
-size_t tp_direct_batch_bytes = TP_DIRECT_BATCH;
-int tp_ce_program = 0;
 
 /* Returns the rank-round record. */
 struct rr *lw_rr_at(struct build *bd, int r, int k) {
@@ -105,7 +100,8 @@ int lw_batches_for(const struct build *bd, size_t len) {
   if (bd->pipeline > 0)
     nb = (size_t)bd->pipeline;
   else {
-    nb = len * (size_t)bd->esize / (tp_auto_batch_bytes ? tp_auto_batch_bytes : TP_AUTO_BATCH);
+    nb = len * (size_t)bd->esize /
+         (bd->set->auto_batch_bytes ? bd->set->auto_batch_bytes : TP_AUTO_BATCH);
     if (nb > TP_AUTO_MAX) nb = TP_AUTO_MAX;
   }
   if (nb > units) nb = units;
@@ -162,16 +158,17 @@ static ar_status build_all(struct build *bd) {
   lw_find_readers(bd);
   /* a ring flagged for pipelining gets the dataflow program; degraded jobs the flow program
    * (its budgets are taken per flow) unless AR_CE_PROGRAM=round */
-  if (bd->mode == TP_MODE_CE && (ar_sched_traits(s) & AR_TRAIT_PIPELINED) && !bd->dg && lw_ring_check(bd)) {
+  if (bd->mode == TP_MODE_CE && (s->traits & AR_TRAIT_PIPELINED) && !bd->dg && lw_ring_check(bd)) {
     lw_ring_plan(bd);
     for (int r = 0; r < bd->n; r++)
       AR_CHECK(lw_emit_ce_ring(bd, r));
     return AR_OK;
   }
-  int flow = tp_ce_program == 2 || (tp_ce_program == 0 && (bd->dg || s->nprecond > 0));
+  int cp = bd->set->ce_program;
+  int flow = cp == 2 || (cp == 0 && (bd->dg || s->nprecond > 0));
   if (bd->mode == TP_MODE_CE && flow) {
-    ar_status st = tp_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->dg, bd->p, bd->reason,
-                                 bd->reason_len);
+    ar_status st = tp_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->dg, bd->set, bd->p,
+                                 bd->reason, bd->reason_len);
     if (st != AR_ERR_UNSUPPORTED) return st;
     ar_log(AR_LOG_TRACE, "ce: %s: the per-round program: %s", s->algo, bd->reason);
     bd->reason[0] = 0;
@@ -215,9 +212,15 @@ static ar_status build_all(struct build *bd) {
 }
 
 ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
-                                   int pipeline, const struct tp_degrade *dg,
-                                   struct tp_prog **out, char *reason, size_t reason_len) {
+                        int pipeline, const struct tp_degrade *dg,
+                        const struct lower_settings *set, struct tp_prog **out, char *reason,
+                        size_t reason_len) {
   *out = NULL;
+  struct lower_settings builtin;
+  if (!set) {
+    lower_settings_default(&builtin);
+    set = &builtin;
+  }
   if (s->nranks > AR_MAX_GPUS) {
     snprintf(reason, reason_len, "%d ranks: the GPU transports take at most %d", s->nranks,
              AR_MAX_GPUS);
@@ -227,6 +230,7 @@ ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, in
   memset(&bd, 0, sizeof(bd));
   bd.s = s;
   bd.dg = dg && dg->n > 0 ? dg : NULL;
+  bd.set = set;
   bd.n = s->nranks;
   bd.nr = s->nrounds;
   bd.mode = mode;

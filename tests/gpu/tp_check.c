@@ -30,7 +30,7 @@
  *       healthy and degraded (healthy bandwidth 400 GB/s), with OPTCC's lower bound. `sim`
  *       ends with its checks: the self-test's rates, the shared budget's split, a degraded
  *       ring, OPTCC. `sim` runs the ce push cases twice: with the default programs and with
- *       the flow program (flow.c; --program flow selects it for tsim, dump, gpu and time,
+ *       the flow program (src/lower/flow.c; --program flow selects it for tsim, dump, gpu and time,
  *       as AR_CE_PROGRAM=flow does in the ce transport).
  *       --ring-batch / --ring-streams (tsim, dump, gpu, time): the dataflow ring's
  *       automatic mini-batch size (default 32M) and copy streams (default 2), as
@@ -81,7 +81,7 @@ static int cmd_dump(const char *algo, const char *size, int ranks, const char *t
   int mode = !strcmp(transport, "sm")   ? TP_MODE_SM
              : !strcmp(transport, "ll") ? TP_MODE_LL
                                         : TP_MODE_CE;
-  if (tp_prog_build(&s, nelem, 4, mode, pipeline, NULL, &p, reason, sizeof(reason)) != AR_OK) {
+  if (tp_prog_build(&s, nelem, 4, mode, pipeline, NULL, &tc_set, &p, reason, sizeof(reason)) != AR_OK) {
     printf("FAIL %s n=%d: %s\n", name, n, reason);
     nfail++;
   } else {
@@ -96,8 +96,17 @@ static int cmd_dump(const char *algo, const char *size, int ranks, const char *t
   return 0;
 }
 
+struct lower_settings tc_set;
+
+const char *tc_tp_name(const struct tp_ops *tp) {
+  for (int i = 0; i < AR_NTRANSPORTS; i++)
+    if (tp_ops_of(i) == tp) return ar_transport_at(i)->name;
+  return "?";
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  lower_settings_default(&tc_set);
   /* as arbench (harness/run/run.c): every kernel loaded when a context starts, since a lazy load on
    * first launch may wait for a running kernel, e.g. a sum spinning on its inputs' flags */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
@@ -158,12 +167,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--marks"))
       o.marks = atoi(v);
     else if (!strcmp(a, "--program")) /* as AR_CE_PROGRAM: flow, round (else the default) */
-      tp_ce_program = !strcmp(v, "flow") ? 2 : !strcmp(v, "round") ? 1 : 0;
+      tc_set.ce_program = !strcmp(v, "flow") ? 2 : !strcmp(v, "round") ? 1 : 0;
     else if (!strcmp(a, "--ring-batch")) { /* the dataflow ring's automatic mini-batch */
       int el;
-      tp_ring_batch_bytes = parse_size(v, &el);
+      tc_set.ring_batch_bytes = parse_size(v, &el);
     } else if (!strcmp(a, "--ring-streams"))
-      tp_ring_streams = atoi(v);
+      tc_set.ring_streams = atoi(v);
     else {
       fprintf(stderr, "unknown option %s\n", a);
       return 2;
@@ -173,11 +182,11 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "gpu") && o.iters > 4) o.iters = 4; /* capture buffers hold 4 */
   if (!strcmp(argv[1], "sim")) {
     cmd_sim(nmax, seeds, o.algos, xq);
-    if (!xq && tp_ce_program != 2) { /* again with the flow program (AR_CE_PROGRAM=flow) */
+    if (!xq && tc_set.ce_program != 2) { /* again with the flow program (AR_CE_PROGRAM=flow) */
       printf("# ce push: the flow program\n");
-      tp_ce_program = 2;
+      tc_set.ce_program = 2;
       cmd_sim(nmax, seeds, o.algos, xq);
-      tp_ce_program = 0;
+      tc_set.ce_program = 0;
     }
     if (!xq) sim_dataflow(nmax, seeds, o.algos);
     if (!strcmp(o.algos, "all")) sim_auto_pipeline(nmax, seeds);

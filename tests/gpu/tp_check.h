@@ -145,5 +145,10 @@ void parse_degrade(const char *text, struct tp_degrade *dg);
 void sim_auto_pipeline(int nmax, int seeds);
 void sim_dataflow(int nmax, int seeds, const char *algos);
 void tsim_checks(void);
+/* The lowering's settings every case here lowers with (the built-in ones, as options and cases
+ * change them); the lowering itself keeps none. */
+extern struct lower_settings tc_set;
+/* The name of the transport whose executor is tp. */
+const char *tc_tp_name(const struct tp_ops *tp);
 
 #endif

@@ -8,9 +8,9 @@
 void sim_auto_pipeline(int nmax, int seeds) {
   static const char *const names[] = {"ring", "rhd", "stragglar"};
   static const size_t sizes[] = {67, 1003, 4099};
-  size_t keep = tp_auto_batch_bytes, keep_flow = tp_flow_batch_bytes;
-  tp_auto_batch_bytes = 256;
-  tp_flow_batch_bytes = 256;
+  size_t keep = tc_set.auto_batch_bytes, keep_flow = tc_set.flow_batch_bytes;
+  tc_set.auto_batch_bytes = 256;
+  tc_set.flow_batch_bytes = 256;
   for (int a = 0; a < 3; a++)
     for (int n = 2; n <= nmax; n++) {
       struct ar_schedule s;
@@ -28,7 +28,7 @@ void sim_auto_pipeline(int nmax, int seeds) {
         char reason[256] = "", what[160];
         snprintf(what, sizeof(what), "%s n=%d nelem=%zu ce pipe=0 (256-byte batches)", names[a],
                  n, sizes[si]);
-        if (tp_prog_build(&s, sizes[si], 4, TP_MODE_CE, 0, NULL, &p, reason, sizeof(reason)) !=
+        if (tp_prog_build(&s, sizes[si], 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason, sizeof(reason)) !=
             AR_OK) {
           printf("FAIL %s: build: %s\n", what, reason);
           bad++;
@@ -65,8 +65,8 @@ void sim_auto_pipeline(int nmax, int seeds) {
       }
       sched_free(&s);
     }
-  tp_auto_batch_bytes = keep;
-  tp_flow_batch_bytes = keep_flow;
+  tc_set.auto_batch_bytes = keep;
+  tc_set.flow_batch_bytes = keep_flow;
   /* the flow program's real rule: the largest chunk in pieces of at most 128 MiB, at most 16
    * (ring, n = 4: chunks of a quarter); stragglar (AR_TRAIT_SUM_FORWARD, n = 4: chunks of a
    * third) splits chunks from 8 MiB in at least 2, bcast does not */
@@ -80,13 +80,13 @@ void sim_auto_pipeline(int nmax, int seeds) {
                    {"stragglar", 32u << 20, 2},     {"stragglar", 256u << 20, 2},
                    {"stragglar", 1u << 30, 3},      {"bcast", 64u << 20, 1},
                    {"bcast", 256u << 20, 1}};
-  tp_ce_program = 2;
+  tc_set.ce_program = 2;
   for (size_t i = 0; i < sizeof(flow_rule) / sizeof(flow_rule[0]); i++) {
     struct ar_schedule fs;
     if (build_sched(flow_rule[i].algo, 4, &fs) != AR_OK) continue;
     struct tp_prog *p = NULL;
     char reason[256] = "";
-    ar_status st = tp_prog_build(&fs, flow_rule[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &p, reason,
+    ar_status st = tp_prog_build(&fs, flow_rule[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason,
                                  sizeof(reason));
     int got = st == AR_OK && p->dataflow == 3 ? p->batches_max : -1;
     if (got == flow_rule[i].want) {
@@ -101,7 +101,7 @@ void sim_auto_pipeline(int nmax, int seeds) {
     tp_prog_free(p);
     sched_free(&fs);
   }
-  tp_ce_program = 0;
+  tc_set.ce_program = 0;
   /* the per-round program's real rule: about 8 MiB a mini-batch, 1 to 8; ring on 4 ranks
    * moves quarter vectors */
   static const struct {
@@ -114,7 +114,7 @@ void sim_auto_pipeline(int nmax, int seeds) {
     struct tp_prog *p = NULL;
     char reason[256] = "";
     ar_status st =
-        tp_prog_build(&s, real[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &p, reason, sizeof(reason));
+        tp_prog_build(&s, real[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason, sizeof(reason));
     int got = st == AR_OK ? p->batches_max : -1;
     if (got == real[i].want) {
       printf("ok   ring n=4 %zu B ce pipe=0: %d mini-batches\n", real[i].bytes, got);
@@ -130,13 +130,13 @@ void sim_auto_pipeline(int nmax, int seeds) {
 }
 
 /* The dataflow ring's mini-batches for nelem elements in n chunks (tp_prog.h): pipeline K > 0,
- * or for 0 the largest chunk over tp_ring_batch_bytes within 4..64; at most the smallest
+ * or for 0 the largest chunk over tc_set.ring_batch_bytes within 4..64; at most the smallest
  * chunk's 64-element blocks; at least 1. Written from the rule, not from the compiler. */
 static int df_batches(size_t nelem, int n, int pipe) {
   size_t least = nelem / (size_t)n, most = (nelem + n - 1) / (size_t)n;
   size_t nb = (size_t)pipe;
   if (pipe <= 0) {
-    nb = most * 4 / tp_ring_batch_bytes;
+    nb = most * 4 / tc_set.ring_batch_bytes;
     nb = nb < 4 ? 4 : nb > 64 ? 64 : nb;
   }
   size_t units = (least + 63) / 64;
@@ -155,9 +155,9 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
   int na = algo_list(algos, names, 64), real = 0;
   static const size_t sizes[] = {5, 67, 1003, 4099, 12345};
   static const int pipes[] = {0, 1, 2, 3, 4, 8, 64};
-  size_t keep = tp_ring_batch_bytes;
-  int keep_ns = tp_ring_streams;
-  tp_ring_batch_bytes = 256;
+  size_t keep = tc_set.ring_batch_bytes;
+  int keep_ns = tc_set.ring_streams;
+  tc_set.ring_batch_bytes = 256;
   for (int a = 0; a < na; a++)
     for (int n = 2; n <= nmax; n++) {
       struct ar_schedule s;
@@ -177,12 +177,12 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
             int degraded = pi == sizeof(pipes) / sizeof(pipes[0]); /* last: emulation, p=2 */
             int pipe = degraded ? 2 : pipes[pi];
             if (degraded && ns > 1) continue;
-            tp_ring_streams = ns;
+            tc_set.ring_streams = ns;
             struct tp_prog *p;
             char reason[256] = "", what[200];
             snprintf(what, sizeof(what), "%s n=%d nelem=%zu ce pipe=%d streams=%d%s", names[a], n,
                      sizes[si], pipe, ns, degraded ? " degraded n-1" : "");
-            if (tp_prog_build(&s, sizes[si], 4, TP_MODE_CE, pipe, degraded ? &dg1 : NULL, &p,
+            if (tp_prog_build(&s, sizes[si], 4, TP_MODE_CE, pipe, degraded ? &dg1 : NULL, &tc_set, &p,
                               reason, sizeof(reason)) != AR_OK) {
               printf("FAIL %s: build: %s\n", what, reason);
               bad++;
@@ -229,8 +229,8 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
       }
       sched_free(&s);
     }
-  tp_ring_batch_bytes = keep;
-  tp_ring_streams = keep_ns;
+  tc_set.ring_batch_bytes = keep;
+  tc_set.ring_streams = keep_ns;
   if (!real) return;
   /* the real rule: about 256 MiB a mini-batch, 4 to 64, of the largest chunk */
   static const struct {
@@ -247,7 +247,7 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
     if (build_sched("async-ring", rule[i].n, &s) != AR_OK) continue;
     struct tp_prog *p = NULL;
     char reason[256] = "";
-    ar_status st = tp_prog_build(&s, rule[i].bytes / 4, 4, TP_MODE_CE, rule[i].pipe, NULL, &p,
+    ar_status st = tp_prog_build(&s, rule[i].bytes / 4, 4, TP_MODE_CE, rule[i].pipe, NULL, &tc_set, &p,
                                  reason, sizeof(reason));
     int got = st == AR_OK ? p->batches_max : -1, df = st == AR_OK && p->dataflow;
     int ok = got == rule[i].want && df;
@@ -291,7 +291,7 @@ int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
           struct tp_prog *p;
           char reason[256] = "", what[160];
           ar_status st =
-              tp_prog_build(&s, sizes[si], 4, mode, pipe, dg, &p, reason, sizeof(reason));
+              tp_prog_build(&s, sizes[si], 4, mode, pipe, dg, &tc_set, &p, reason, sizeof(reason));
           snprintf(what, sizeof(what), "%s n=%d nelem=%zu %s pipe=%d%s", names[a], n, sizes[si],
                    mode == TP_MODE_SM ? "sm" : "ce",
                    mode == TP_MODE_SM ? 1 : pipe, dg ? (dg == &dg2 ? " degraded 0,n-1" : " degraded n-1") : "");

@@ -99,7 +99,7 @@ static ar_status run_job(struct job_run *j, double timeout_s) {
       ts.tv_sec += 1;
       if (pthread_timedjoin_np(th[r], NULL, &ts) == 0) break;
       if (now_s() - start > timeout_s) {
-        printf("HANG %s on %s: rank %d did not finish in %.0f s\n", j->job.sched->algo, j->tp->name,
+        printf("HANG %s on %s: rank %d did not finish in %.0f s\n", j->job.sched->algo, tc_tp_name(j->tp),
                r, timeout_s);
         fflush(stdout);
         _exit(3);
@@ -396,7 +396,7 @@ int cmd_gpu(const struct opts *o, int timing) {
   }
   struct gpu g;
   gpu_open(&g, o->ranks, max_bytes, timing ? 1 : o->iters);
-  printf("# %s on %d GPUs, flags by %s\n", tp->name, g.n, tp_flags_name(tp_flags_mode()));
+  printf("# %s on %d GPUs, flags by %s\n", tc_tp_name(tp), g.n, tp_flags_name(tp_flags_mode()));
   struct tp_degrade dg; /* --degrade: every job emulates these slow GPUs */
   memset(&dg, 0, sizeof(dg));
   parse_degrade(o->degrade, &dg);
@@ -437,7 +437,7 @@ int cmd_gpu(const struct opts *o, int timing) {
         }
         for (int pi = 0; pi < npl; pi++) {
           int pipe = atoi(pl[pi]);
-          if (strcmp(tp->name, "ce") && pi > 0) break; /* only ce pipelines */
+          if (!ar_transport_find(tc_tp_name(tp))->pipelines && pi > 0) break; /* only ce pipelines */
           struct job_run j;
           memset(&j, 0, sizeof(j));
           j.g = &g;
@@ -459,7 +459,7 @@ int cmd_gpu(const struct opts *o, int timing) {
           double setup_ms = (now_s() - ts) * 1e3;
           char tag[200];
           snprintf(tag, sizeof(tag), "%-12s %-3s pipe=%-2d used=%-2d %-7s %11zu B (%zu elems)",
-                   names[a], tp->name, pipe, used, ar_dtype_name(dtype), bytes, nelem);
+                   names[a], tc_tp_name(tp), pipe, used, ar_dtype_name(dtype), bytes, nelem);
           if (st != AR_OK) {
             printf("%s  %s: %s\n", st == AR_ERR_OOM ? "oom " : "FAIL", tag, reason);
             if (st != AR_ERR_OOM) nfail++;

@@ -1,9 +1,9 @@
 /* The ll program simulator (tp_check llsim): runs TP_MODE_LL programs (src/lower/ll.c) on the
- * CPU the way the ll kernel (src/cuda/tp_llprog.cu) executes them, ranks and warps interleaved
+ * CPU the way the ll kernel (src/cuda/tp_ll.cu) executes them, ranks and warps interleaved
  * at random, and checks every iteration's sums.
  *
- * The model. Each case lowers its program with a protocol and slice of its own (tp_ll_protocol,
- * tp_ll_slice: signals with slices of 24, 32 or 64 bytes, several per range, or the lines and
+ * The model. Each case lowers its program with a protocol and slice of its own (tc_set.ll_protocol,
+ * tc_set.ll_slice: signals with slices of 24, 32 or 64 bytes, several per range, or the lines and
  * lines128 protocols' own; above 64 KiB lines, lines128 or signals of 192), and each rank runs
  * W warps (1..5, chosen per case and rank). The buffer is cut into the program's slices of sb
  * bytes; slice s belongs to warp s mod W of its rank, so all the ops on a byte run in one
@@ -67,8 +67,8 @@ struct ll_rank {
 
 struct ll_case {
   int esize, parities;
-  int proto;   /* tp_ll_protocol for the program */
-  size_t sb;   /* signals: tp_ll_slice */
+  int proto;   /* tc_set.ll_protocol for the program */
+  size_t sb;   /* signals: tc_set.ll_slice */
   int nw[AR_MAX_GPUS];
   double rank_weight[AR_MAX_GPUS];
   int warp_skew; /* some warps much slower than others */
@@ -637,10 +637,10 @@ static struct ll_case ll_case_for(int n, int esize, int straggler, size_t nbytes
 /* Lowers s for case c (its protocol and slice). */
 static ar_status ll_build(const struct ar_schedule *s, size_t nelem, const struct ll_case *c,
                           struct tp_prog **p, char *reason, size_t len) {
-  tp_ll_protocol = c->proto;
-  tp_ll_slice = c->sb;
-  tp_ll_forward = c->forward;
-  return tp_prog_build(s, nelem, c->esize, TP_MODE_LL, 1, NULL, p, reason, len);
+  tc_set.ll_protocol = c->proto;
+  tc_set.ll_slice = c->sb;
+  tc_set.ll_forward = c->forward;
+  return tp_prog_build(s, nelem, c->esize, TP_MODE_LL, 1, NULL, &tc_set, p, reason, len);
 }
 
 /* Prints a case in a failure line. */

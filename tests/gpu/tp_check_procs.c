@@ -158,7 +158,7 @@ static void procs_case(struct procs *P, struct tp_world *w, const struct tp_ops 
                                              : build_sched(algo, n, &s);
   char tag[160], reason[256] = "";
   alarm((unsigned)(2 * P->timeout) + 5); /* a hung stream: SIGALRM ends the process */
-  snprintf(tag, sizeof(tag), "%-12s %-8s %11zu B%s", algo, tp->name, bytes, dg->n ? " degraded" : "");
+  snprintf(tag, sizeof(tag), "%-12s %-8s %11zu B%s", algo, tc_tp_name(tp), bytes, dg->n ? " degraded" : "");
   if (st != AR_OK) {
     if (!r) printf("n/a  %s: %s\n", tag, s.reason);
     return;

@@ -70,7 +70,7 @@ static ar_status build_x_ring_rev(int n, struct ar_schedule *s) {
     perm[r] = n - 1 - r;
   sched_relabel(s, perm);
   snprintf(s->algo, sizeof(s->algo), "x-ring-rev");
-  s->flags |= AR_TRAIT_PIPELINED; /* async-ring's trait: x-ring-rev is not in the registry */
+  s->traits |= AR_TRAIT_PIPELINED; /* async-ring's trait: x-ring-rev is not in the registry */
   return AR_OK;
 }
 
@@ -79,7 +79,7 @@ static ar_status build_x_ring_rev(int n, struct ar_schedule *s) {
 static ar_status build_x_rd_pipe(int n, struct ar_schedule *s) {
   AR_CHECK(build_x_rd(n, s));
   snprintf(s->algo, sizeof(s->algo), "x-rd-pipe");
-  s->flags |= AR_TRAIT_PIPELINED;
+  s->traits |= AR_TRAIT_PIPELINED;
   return AR_OK;
 }
 

@@ -317,7 +317,7 @@ static double tsim_time(const struct ar_schedule *s, size_t nelem, int tp, int p
   } else {
     struct tp_prog *p;
     char reason[256] = "";
-    if (tp_prog_build(s, nelem, 4, tp == TS_SM ? TP_MODE_SM : TP_MODE_CE, pipeline, dg, &p,
+    if (tp_prog_build(s, nelem, 4, tp == TS_SM ? TP_MODE_SM : TP_MODE_CE, pipeline, dg, &tc_set, &p,
                       reason, sizeof(reason)) != AR_OK) {
       printf("tsim: %s: %s\n", s->algo, reason);
       return -1;

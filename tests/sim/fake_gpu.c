@@ -48,7 +48,7 @@
  * with the model's slow ports, and the healthy bandwidth "measured" is the model's; ll has no
  * emulation and is n/a there, with the reason its lowering gives. The pipeline count a
  * transport reports using (struct tp_job's pipeline_used): ce the one asked for, or for 0 (and
- * async-ring's 1) the ce lowering's rule on one chunk (8 MiB a batch, 1 to 8); sm, ll and nccl-p2p
+ * async-ring's 1) the lowering's rule on one chunk (8 MiB a batch, 1 to 8); sm, ll and nccl-p2p
  * 1. ll's setup takes the real transport's receive slots from cudaMalloc (so AR_SIM_MEM can
  * make its rows oom alone): per rank of this process, its ll program's slots (the real
  * lowering, src/lower/ll.c, lays them out in the protocol's slices), two parities.
@@ -900,15 +900,13 @@ ar_status ar_delay_measure(double us, int raw, int reps, cudaStream_t s, double 
 
 /* ---- the transports: the model's times ---- */
 
-enum { SIM_P2P, SIM_CE, SIM_SM, SIM_LL }; /* the transport a context is for */
-
 #define SIM_LL_ALPHA_US 2.0 /* ll's cost per round: one crossing, no handshake */
 
 struct tp_ctx {
   double pre_us, main_us;
   int straggler, has_pre;
   int nrounds, nprecond; /* for the NVTX round ranges (tests/test_nvtx.sh) */
-  int kind;              /* SIM_P2P, SIM_CE, SIM_SM or SIM_LL */
+  const struct ar_transport *tp; /* the transport it is for (src/transports.h) */
   struct tp_marks *const *marks;
   unsigned char *part; /* [rank * nrounds + k]: the rank sends or receives in round k */
   int n, dtype, stale; /* stale: AR_SIM_STALE names this algorithm */
@@ -927,10 +925,10 @@ static int sim_local(const struct tp_world *w, int r) { return !w->peers || !w->
 /* The value of rank r's shared word. */
 static unsigned sim_word(int r) { return 0x5e1f0000u + 7919u * (unsigned)r; }
 
-/* The mini-batches per transfer the transport of `kind` uses for job (see the file comment). */
-static int sim_pipeline_used(int kind, const struct tp_job *job) {
+/* The mini-batches per transfer transport tp uses for job (see the file comment). */
+static int sim_pipeline_used(const struct ar_transport *tp, const struct tp_job *job) {
   const struct ar_schedule *s = job->sched;
-  if (kind != SIM_CE) return 1;
+  if (!tp->pipelines) return 1;
   if (job->pipeline > 0 && !((ar_sched_traits(s) & AR_TRAIT_PIPELINED) && job->pipeline == 1))
     return job->pipeline;
   double chunk = (double)job->nelem * ar_dtype_size(job->dtype) / (s->nchunks ? s->nchunks : 1);
@@ -945,12 +943,14 @@ static int sim_pipeline_used(int kind, const struct tp_job *job) {
 /* ll: the real lowering's ll program for job (its reason where it refuses one: a degraded
  * job) and each rank's receive slots as the real transport allocates them: the program's
  * scratch, two parities. */
-static ar_status sim_ll_plan(const struct tp_job *job, size_t *slot_bytes, char *reason,
-                             size_t len) {
+static ar_status sim_ll_plan(const struct ar_transport *tp, const struct tp_job *job,
+                             size_t *slot_bytes, char *reason, size_t len) {
   struct tp_prog *prog = NULL;
-  int esize = (int)ar_dtype_size(job->dtype);
-  ar_status st = lower_program(LOWER_LL, job->sched, job->nelem, esize, 1, &job->degrade, &prog,
-                               NULL, reason, len);
+  struct lower_settings set;
+  lower_settings_read(&set);
+  struct lower_job lj = {tp->id, job->sched, job->nelem, (int)ar_dtype_size(job->dtype),
+                         job->pipeline, &job->degrade};
+  ar_status st = lower_job(&lj, &set, &prog, NULL, reason, len);
   if (st != AR_OK) return st;
   for (int r = 0; r < prog->n && r < AR_MAX_GPUS; r++)
     slot_bytes[r] = 2 * prog->rank[r].scratch_bytes;
@@ -961,7 +961,8 @@ static ar_status sim_ll_plan(const struct tp_job *job, size_t *slot_bytes, char 
 /* The model's plan of a job for this process's ranks, in a new *ctx; AR_ERR_UNSUPPORTED or
  * AR_ERR_INVALID with the reason when the real transports would refuse it. */
 static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
-                          struct tp_ctx **ctx, char *reason, size_t len, int kind) {
+                          struct tp_ctx **ctx, char *reason, size_t len,
+                          const struct ar_transport *tp) {
   const struct ar_schedule *s = job->sched;
   /* co-located ranks: their waiting kernels' SM shares must fit the GPU together, and no rank
    * may be left without one (transport.h's sms) */
@@ -980,8 +981,8 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
     return AR_ERR_UNSUPPORTED;
   }
   size_t slot_bytes[AR_MAX_GPUS] = {0};
-  if (kind == SIM_LL) { /* before the degraded links' checks: ll has no emulation at all */
-    ar_status st = sim_ll_plan(job, slot_bytes, reason, len);
+  if (tp->lowering == AR_LOWER_LL) { /* before the degraded links' checks: ll has no emulation */
+    ar_status st = sim_ll_plan(tp, job, slot_bytes, reason, len);
     if (st != AR_OK) return st;
   }
   struct ar_params p;
@@ -998,7 +999,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
   struct model_price pr;
   struct model_hw hw;
   crit_model_hw(&hw);
-  if (kind == SIM_LL) hw.alpha_us = SIM_LL_ALPHA_US;
+  if (tp->lowering == AR_LOWER_LL) hw.alpha_us = SIM_LL_ALPHA_US;
   if (model_net_init(&net, MODEL_SWITCH, &p) != AR_OK ||
       model_price_schedule(s, &net, &pr) != AR_OK)
     return AR_ERR_INVALID;
@@ -1013,7 +1014,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
   c->straggler = s->straggler;
   c->nrounds = s->nrounds;
   c->nprecond = s->nprecond;
-  c->kind = kind;
+  c->tp = tp;
   c->marks = job->marks;
   memcpy(c->slot_bytes, slot_bytes, sizeof(slot_bytes));
   c->part = calloc((size_t)w->n * (s->nrounds ? s->nrounds : 1), 1);
@@ -1026,7 +1027,7 @@ static ar_status sim_plan(const struct tp_world *w, const struct tp_job *job,
     c->part[(size_t)x->src * s->nrounds + x->round] = 1;
     c->part[(size_t)x->dst * s->nrounds + x->round] = 1;
   }
-  if (job->pipeline_used) *job->pipeline_used = sim_pipeline_used(kind, job);
+  if (job->pipeline_used) *job->pipeline_used = sim_pipeline_used(tp, job);
   const char *bad = getenv("AR_SIM_WRONG");
   wrong_algo = bad && !strcmp(bad, s->algo) ? bad : NULL;
   const char *stale = getenv("AR_SIM_STALE");
@@ -1080,11 +1081,12 @@ static ar_status sim_ll_alloc(const struct tp_world *w, struct tp_ctx *c, char *
 static void sim_teardown(struct tp_ctx *c);
 
 static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
-                           struct tp_ctx **ctx, char *reason, size_t len, int kind) {
+                           struct tp_ctx **ctx, char *reason, size_t len, int id) {
   struct tp_ctx *c = NULL;
+  const struct ar_transport *tp = ar_transport_at(id);
   if (len) reason[0] = 0;
-  ar_status st = sim_plan(w, job, &c, reason, len, kind);
-  if (st == AR_OK && kind == SIM_LL) st = sim_ll_alloc(w, c, reason, len);
+  ar_status st = sim_plan(w, job, &c, reason, len, tp);
+  if (st == AR_OK && tp->lowering == AR_LOWER_LL) st = sim_ll_alloc(w, c, reason, len);
   st = sim_share_words(w, c, st);
   if (st != AR_OK) {
     if (len && !reason[0])
@@ -1096,29 +1098,22 @@ static ar_status sim_setup(const struct tp_world *w, const struct tp_job *job,
   return AR_OK;
 }
 
-static ar_status sim_setup_p2p(const struct tp_world *w, const struct tp_job *job,
-                               struct tp_ctx **ctx, char *reason, size_t len) {
-  return sim_setup(w, job, ctx, reason, len, SIM_P2P);
-}
-static ar_status sim_setup_ce(const struct tp_world *w, const struct tp_job *job,
-                              struct tp_ctx **ctx, char *reason, size_t len) {
-  return sim_setup(w, job, ctx, reason, len, SIM_CE);
-}
-static ar_status sim_setup_sm(const struct tp_world *w, const struct tp_job *job,
-                              struct tp_ctx **ctx, char *reason, size_t len) {
-  return sim_setup(w, job, ctx, reason, len, SIM_SM);
-}
-static ar_status sim_setup_ll(const struct tp_world *w, const struct tp_job *job,
-                              struct tp_ctx **ctx, char *reason, size_t len) {
-  return sim_setup(w, job, ctx, reason, len, SIM_LL);
-}
+/* A setup per transport of the table (AR_TRANSPORT_LIST), each the fake's for its id. */
+#define SIM_SETUP_(id, ops)                                                                \
+  static ar_status sim_setup_##ops(const struct tp_world *w, const struct tp_job *job,      \
+                                   struct tp_ctx **ctx, char *reason, size_t len) {         \
+    return sim_setup(w, job, ctx, reason, len, id);                                        \
+  }
+AR_TRANSPORT_LIST(SIM_SETUP_)
+#undef SIM_SETUP_
 
 /* AR_SIM_ROUNDS=1: marks the end of each round `rank` takes part in, the collective having
  * started at t0 (us) with a precondition of pre us: the precondition's rounds share pre evenly,
  * the others the main part. */
 static void sim_mark(struct tp_ctx *c, int rank, struct tp_marks *mk, double t0, double pre) {
   memset(mk->have, 0, (size_t)mk->nrounds);
-  mk->in_ns = c->kind == SIM_SM || c->kind == SIM_LL; /* their kernels stamp the clock */
+  /* the kernels of the transports with a kernel program stamp the clock */
+  mk->in_ns = c->tp->lowering == AR_LOWER_SM || c->tp->lowering == AR_LOWER_LL;
   int npre = c->nprecond, nmain = c->nrounds - c->nprecond;
   if (mk->in_ns) mk->ns[0] = (unsigned long long)(t0 * 1e3);
   for (int k = 0; k < c->nrounds && k < mk->nrounds; k++) {
@@ -1152,9 +1147,8 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
     return AR_ERR_INVALID;
   }
   sim_failure_hooks(rank);
-  static const char *kind_name[] = {"nccl-p2p", "ce", "sm", "ll"};
   const char *nocap = getenv("AR_SIM_NO_CAPTURE");
-  if (s->capturing && nocap && !strcmp(nocap, kind_name[c->kind])) {
+  if (s->capturing && nocap && !strcmp(nocap, c->tp->name)) {
     s->cap_bad = 1; /* as a host-driven step would: CUDA refuses it under capture */
     return AR_ERR_CUDA;
   }
@@ -1211,18 +1205,18 @@ static void sim_teardown(struct tp_ctx *c) {
   free(c);
 }
 
-static const struct tp_ops sim_ops[] = {
-    {"nccl-p2p", sim_setup_p2p, sim_enqueue, sim_teardown},
-    {"ce", sim_setup_ce, sim_enqueue, sim_teardown},
-    {"sm", sim_setup_sm, sim_enqueue, sim_teardown},
-    {"ll", sim_setup_ll, sim_enqueue, sim_teardown},
-};
-_Static_assert(sizeof(sim_ops) / sizeof(sim_ops[0]) == AR_NTRANSPORTS, "a fake per transport");
+/* The fake's executors, indexed by enum ar_tp as src/cuda/tp_table.cu's. */
+#define SIM_OPS_(id, ops) [id] = {sim_setup_##ops, sim_enqueue, sim_teardown},
+static const struct tp_ops sim_ops[AR_NTRANSPORTS] = {AR_TRANSPORT_LIST(SIM_OPS_)};
+#undef SIM_OPS_
+
+const struct tp_ops *tp_ops_of(int id) {
+  return id >= 0 && id < AR_NTRANSPORTS ? &sim_ops[id] : NULL;
+}
 
 const struct tp_ops *tp_find(const char *name) {
-  for (int i = 0; i < AR_NTRANSPORTS; i++)
-    if (!strcmp(sim_ops[i].name, name)) return &sim_ops[i];
-  return NULL;
+  const struct ar_transport *t = ar_transport_find(name);
+  return t ? tp_ops_of(t->id) : NULL;
 }
 
 /* ---- the job's world: src/cuda/tp_world.cu's helpers (the simulator links no CUDA) ---- */

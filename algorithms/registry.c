@@ -1,5 +1,6 @@
 /* The table of algorithms: lookup by name, and building a schedule from one. Each generator
- * file defines its own entry (`ar_algo_<name>`); adding an algorithm is one line here. */
+ * file defines its own entry (`ar_algo_<name>`); adding an algorithm is its file and one line
+ * here (two in the table below and its extern). */
 #include <string.h>
 
 #include "ar.h"
@@ -32,11 +33,6 @@ const struct ar_algo *ar_algo_find(const char *name) {
   return NULL;
 }
 
-unsigned ar_sched_traits(const struct ar_schedule *s) {
-  const struct ar_algo *a = ar_algo_find(s->algo);
-  return a ? a->traits : s->flags;
-}
-
 /* ar_build, with the transfers going to sink when it is not NULL. */
 static ar_status build(const struct ar_algo *a, const struct ar_params *p, struct ar_schedule *s,
                        ar_status (*sink)(void *, const struct ar_schedule *,
@@ -57,6 +53,7 @@ static ar_status build(const struct ar_algo *a, const struct ar_params *p, struc
   sched_stream_begin(s, sink, ctx);
   ar_status st = a->build(&q, s);
   sched_stream_end();
+  s->traits = a->traits; /* the lowering and the model read them from the schedule */
   if (st == AR_OK) st = sched_finish(s);
   if (st != AR_OK) {
     sched_free(s);
