@@ -109,9 +109,13 @@ test-asan:
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(MAKE) --no-print-directory B=build-asan SANITIZE=1 test SUITES="$(ASAN_SUITES)"
 
-# the long simulator sweep (2..8 ranks, 4 seeds: minutes); CI runs it after make test
-test-long: $(B)/arbench
-	@B=$(B) TP_SIM_LONG=1 bash tests/run.sh tp_sim
+# make test-long: these suites again with their slow checks of parts that rarely change
+# (TEST_LONG=1: tests/lib.sh `long`, tests/test.h test_long()): the transport simulators' full
+# sweeps, the model's speed and streaming checks at 1024 and 256 ranks and Swing's 128x128
+# torus, the torus schedules of 1024 and 4096 ranks (minutes; CI runs it after make test)
+LONG_SUITES = tp_sim model model_pinned torus
+test-long: $(B)/arbench $(TEST_BIN)
+	@B=$(B) TEST_LONG=1 bash tests/run.sh $(LONG_SUITES)
 
 # tools/linkprobe: what each way of moving data over NVLink delivers (docs/performance.md)
 $(B)/linkprobe: tools/linkprobe.cu

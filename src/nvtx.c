@@ -1,4 +1,4 @@
-/* NVTX ranges in the domain "arbench" (SPEC.md s5), with the header-only NVTX3 of the CUDA
+/* NVTX ranges in the domain "arbench", with the header-only NVTX3 of the CUDA
  * toolkit (include/nvtx3): nothing to link, and with no tool attached (no NVTX injection
  * library: Nsight Systems sets NVTX_INJECTION64_PATH) the domain handle is NULL and every call
  * here returns at once, before any formatting.

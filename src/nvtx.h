@@ -1,4 +1,4 @@
-/* NVTX ranges in the domain "arbench" (SPEC.md s5): sizes, iterations, injected delays,
+/* NVTX ranges in the domain "arbench": sizes, iterations, injected delays,
  * preconditions and rounds show up as named ranges in Nsight Systems. Each call costs next to
  * nothing when no tool is attached. Pure C interface, callable from .c and .cu files. */
 #ifndef AR_NVTX_H

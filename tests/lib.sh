@@ -7,6 +7,9 @@ pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ok() { pass=$((pass + 1)); }
+# long: true under `make test-long` (TEST_LONG=1), which adds each suite's slow checks of parts
+# that rarely change to what `make test` runs
+long() { [ "${TEST_LONG:-0}" = 1 ]; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # expect CODE PATTERN CMD...: exit status CODE and (stdout+stderr) matching PATTERN

@@ -2,7 +2,8 @@
 # Runs the CPU test suites (all, or those named: `make test SUITES="schedules cli"`) and sums
 # their "N passed, N failed" lines into one closing line, with the checks they skipped (a
 # "skipped: N ..." line counts N, a "skipped: why" line 1). Suites run TEST_JOBS at a time
-# (default: the CPUs), the longest first, their outputs printed in order with each one's seconds.
+# (default: one more than the CPUs), the longest first, their outputs printed in order with each
+# one's seconds. `make test-long` runs some of them again with TEST_LONG=1 (Makefile).
 set -u
 cd "$(dirname "$0")/.."
 # suites that run make themselves get a make of their own, not the outer one's jobserver
@@ -20,7 +21,9 @@ if [ ${#suites[@]} -eq 0 ]; then
 fi
 out_dir=$(mktemp -d "${TMPDIR:-/tmp}/arbench-suites.XXXXXX")
 trap 'rm -rf "$out_dir"' EXIT
-jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+# one suite more than the CPUs: mpi_sim spends most of its two minutes waiting (mpirun's
+# starts, watchdog timeouts), and a CPU would idle behind it
+jobs=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 2) + 1))}
 # run_suite NAME: its output and exit status into $out_dir
 run_suite() {
   local s=$1 cmd
@@ -34,7 +37,7 @@ run_suite() {
 }
 # the longest suites start first (seconds on 2 cores, each line's "(N s)"), so that none of them
 # is the lone tail of the run; outputs still print in the suites' order
-slow="mpi_sim tp_sim torus report model model_pinned timing_sim runs_sim plots papers sim"
+slow="mpi_sim tp_sim report papers plots model_pinned plot_points runs_sim timing_sim model sim"
 start=()
 for s in $slow; do
   for t in "${suites[@]}"; do [ "$t" = "$s" ] && start+=("$s"); done

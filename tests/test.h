@@ -4,6 +4,7 @@
 #define TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int test_passed, test_failed;
@@ -40,6 +41,13 @@ static inline int test_argv(const char *line, char *buf, size_t len, char **argv
     argv[argc++] = t;
   argv[argc] = NULL;
   return argc;
+}
+
+/* 1 under `make test-long` (TEST_LONG=1), which adds each suite's slow checks of parts that
+ * rarely change to what `make test` runs; else 0. */
+static inline int test_long(void) {
+  const char *v = getenv("TEST_LONG");
+  return v && !strcmp(v, "1");
 }
 
 #define TEST_DONE()                                                            \

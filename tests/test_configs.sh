@@ -38,7 +38,7 @@ for c in configs/*.conf; do
 done
 [ "$n" -ge 4 ] && ok || bad "only $n configs in configs/"
 for c in quick nightly straggler degraded; do [ -f "configs/$c.conf" ] && ok || bad "configs/$c.conf missing"; done
-# the nightly job covers what SPEC.md s5 asks
+# the nightly job covers what README says it runs
 nightly=$("$A" run --config configs/nightly.conf --dry-run --gpus 0,1,2,3 2>&1)
 for pat in 'transports nccl-p2p,ce,sm' 'sizes: 24, 1K\.\.8G' 'straggler: rank 1 delayed 8 ms' \
            'degraded: rank 1 links x2' 'critical-delay search at 4 sizes 64M\.\.4G' \

@@ -78,7 +78,7 @@ static int split_csv(const char *line, char fields[][128], int max) {
 }
 
 static void test_csv(void) {
-  /* SPEC.md section 5, copied by hand: the header must be exactly this */
+  /* docs/csv.md's fixed columns, copied by hand: the header must be exactly this */
   CHECK_STR(hx_csv_header,
             "run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,"
             "pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,"

@@ -525,17 +525,18 @@ static void test_degraded_bound(void) {
         "bound vs ratio");
 }
 
-/* Pricing any algorithm's schedule at n = 1024 stays linear in its transfers (pricing alone,
- * CPU time of all threads), on the switch and on the default 32x32 torus. */
+/* Pricing any algorithm's schedule at n = 1024 (make test: 256) stays linear in its
+ * transfers (pricing alone, CPU time of all threads), on the switch and on the default torus. */
 static void test_speed(void) {
   size_t count;
   const struct ar_algo *const *all = ar_algo_all(&count);
+  const int n = test_long() ? 1024 : 256;
   for (size_t i = 0; i < count; i++) {
     const struct ar_algo *a = all[i];
     if (a->flags & AR_ALGO_NATIVE) continue;
     struct ar_params p;
     struct ar_schedule s;
-    ar_params_init(&p, 1024);
+    ar_params_init(&p, n);
     if (a->flags & AR_ALGO_DEGRADE_AWARE) {
       p.ndegraded = 1;
       p.degraded[0] = 1;
@@ -546,7 +547,7 @@ static void test_speed(void) {
     double build_s = cpu_s() - c0;
     if (st != AR_OK) {
       if (!strstr(s.reason, "not implemented"))
-        printf("note: %s at n=1024: %s\n", a->name, s.reason);
+        printf("note: %s at n=%d: %s\n", a->name, n, s.reason);
       continue;
     }
     for (int topo = MODEL_SWITCH; topo <= MODEL_TORUS; topo++) {
@@ -556,13 +557,13 @@ static void test_speed(void) {
       double t0 = cpu_s();
       CHECK_INT(model_price_schedule(&s, &net, &pr), ==, AR_OK);
       double secs = cpu_s() - t0;
-      printf("speed n=1024: %-11s build %.3f s, price %.3f s CPU (%s), %zu transfers\n",
-             a->name, build_s, secs, topo == MODEL_TORUS ? "torus" : "switch", s.nxfers);
+      printf("speed n=%d: %-11s build %.3f s, price %.3f s CPU (%s), %zu transfers\n",
+             n, a->name, build_s, secs, topo == MODEL_TORUS ? "torus" : "switch", s.nxfers);
       /* linear in the transfers (a quadratic pricing takes minutes here): 200 ns of CPU each
        * over every thread, not a fixed second (optcc-switch's 33.5 M transfers on the torus
        * took 0.87-1.06 s of wall clock in CI) */
-      CHECK(secs < 1.0 + 2e-7 * (double)s.nxfers, "%s n=1024 %s: pricing took %.2f s of CPU "
-            "for %zu transfers", a->name, topo ? "torus" : "switch", secs, s.nxfers);
+      CHECK(secs < 1.0 + 2e-7 * (double)s.nxfers, "%s n=%d %s: pricing took %.2f s of CPU "
+            "for %zu transfers", a->name, n, topo ? "torus" : "switch", secs, s.nxfers);
     }
     sched_free(&s);
   }
@@ -578,13 +579,15 @@ static int same_cost(const struct model_cost *a, const struct model_cost *b) {
 
 /* model_price_algo (streamed where the generator builds in round order, rounds that repeat
  * the last one not routed again, dense rounds summed along torus lines) prices every
- * algorithm exactly as the stored schedule priced transfer by transfer with one thread. */
+ * algorithm exactly as the stored schedule priced transfer by transfer with one thread
+ * (256 ranks: make test-long). */
 static void test_stream_matches_stored(void) {
   size_t count;
   const struct ar_algo *const *all = ar_algo_all(&count);
   static const int ns[] = {5, 8, 12, 64, 256};
+  size_t nns = sizeof(ns) / sizeof(ns[0]) - (test_long() ? 0 : 1);
   for (size_t i = 0; i < count; i++)
-    for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++)
+    for (size_t j = 0; j < nns; j++)
       for (int topo = MODEL_SWITCH; topo <= MODEL_HYPERX; topo++)
         for (int variant = 0; variant < 2; variant++) {
           const struct ar_algo *a = all[i];

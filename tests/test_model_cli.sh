@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `arbench model`: the command-line contract of SPEC.md s7 (model_time_us lines, n/a, bad input
-# in one line with exit 2), the CSV it writes (SPEC.md s5 header, source=model), and a
+# `arbench model`: the command-line contract of docs/cli.md (model_time_us lines, n/a, bad input
+# in one line with exit 2), the CSV it writes (docs/csv.md's header, source=model), and a
 # --calibrate round trip that must recover the alpha and bandwidth a run was made with.
 . "$(dirname "$0")/lib.sh"
 T=$tmp
@@ -139,7 +139,7 @@ bad_input --alpha -3us $A model --algo ring --ranks 4 --sizes 1M --alpha -3us
 bad_input --hop-latency 3parsec $A model --algo ring --ranks 4 --sizes 1M --hop-latency 3parsec
 bad_input --topology ring $A model --algo ring --ranks 4 --sizes 1M --topology ring
 bad_input --ranks 4 $A model --algo ring --ranks 4 --sizes 1M --torus 2x3
-# a torus shape implies the torus topology and the rank count (SPEC.md s7, issue #24)
+# a torus shape implies the torus topology and the rank count (docs/cli.md, issue #24)
 expect 0 "^ranks: 4096" $A model --algo swing-bw --torus 64x64 --sizes 2M
 expect 0 "^topology: torus 64x64" $A model --algo swing-bw --torus 64x64 --sizes 2M
 expect 0 "^topology: torus 4x2" $A model --algo ring --torus 4x2 --ranks 8 --sizes 2M
@@ -204,7 +204,7 @@ bad_input --csv "$T/no/such/dir.csv" $A model --algo ring --ranks 4 --sizes 1M -
 expect 2 "unknown option" $A model --algo ring --ranks 4 --sizes 1M --bogus
 expect 2 "needs a value" $A model --algo ring --ranks 4 --sizes
 
-# a sweep writes the CSV of SPEC.md s5 with source=model, one row per (algorithm, n, size)
+# a sweep writes the CSV of docs/csv.md with source=model, one row per (algorithm, n, size)
 header='run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status,lower_bound_us'
 $A model --algo ring,rhd --ranks 4,8 -b 1K -e 1M -f 4 --alpha 5us --bw 300GB/s --csv "$T/sweep.csv" >"$T/sweep.txt" 2>&1
 [ "$(head -n 1 "$T/sweep.csv")" = "$header" ] && ok || bad "CSV header: $(head -n 1 "$T/sweep.csv")"

@@ -36,7 +36,10 @@ same strag "^async-ring$" $A model --algo all --ranks 8,16,256 --sizes 1K,1M,1G 
 # OPTCC's ring form at 4096 ranks is n/a now: even k = 4 is 1.3e8 transfers, 8x its own budget
 readme=(model --algo all --ranks 4096 --sizes 2M --topology torus --torus 64x64 --bw 400Gb/s
   --alpha 100ns --hop-latency 300ns)
-same readme4096 "^optcc(-multi|-ring)?$" $A "${readme[@]}"
+# priced once: its table here, its CPU time and memory below (GNU time, when there)
+timed=()
+[ -x /usr/bin/time ] && timed=(/usr/bin/time -v -o "$tmp/time.txt")
+same readme4096 "^optcc(-multi|-ring)?$" "${timed[@]}" $A "${readme[@]}"
 for a in optcc optcc-multi optcc-ring; do
   grep -q "^$a .* n/a: " "$tmp/readme4096.txt" && ok || bad "$a at 4096 ranks should be n/a"
 done
@@ -45,7 +48,6 @@ done
 # 7.3 GB before). The bound is on CPU time (user + system, every thread: 2 cores x 10 s, with
 # room), which other programs on a loaded machine do not inflate as they do the wall clock
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -v $A "${readme[@]}" >/dev/null 2>"$tmp/time.txt"
   secs=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s + 0 }' "$tmp/time.txt")
   kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")
   echo "readme 4096 example: ${secs}s of CPU, ${kb} KB"
@@ -57,9 +59,9 @@ fi
 
 # Swing's 128x128 torus (16384 ranks, Fig. 8): every algorithm within 30 s of wall time on
 # this 2-core machine (60 s of CPU, both cores) and 4 GB; the torus forms priced, the n^2
-# ones n/a with their reason
+# ones n/a with their reason (make test-long; make test prices 4096 ranks above)
 big=(model --algo all --ranks 16384 --topology torus --torus 128x128 --sizes 2M)
-if [ -x /usr/bin/time ]; then
+if long && [ -x /usr/bin/time ]; then
   /usr/bin/time -v $A "${big[@]}" >"$tmp/big.txt" 2>"$tmp/bigtime.txt" || bad "16384 ranks: exit $?"
   secs=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s + 0 }' "$tmp/bigtime.txt")
   kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/bigtime.txt")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NVTX ranges and --phases, checked on the CPU (SPEC.md s5). An NVTX injection library
+# NVTX ranges and --phases, checked on the CPU. An NVTX injection library
 # (tests/nvtx/inject.c, loaded through NVTX_INJECTION64_PATH as Nsight Systems is) records every
 # range, thread name, stream name and the domain; tests/nvtx/check.awk checks the log's nesting
 # and balance. It records:

@@ -308,7 +308,7 @@ pcheck "nightly: ring/ce and ring/nccl-p2p measured both against the one ring mo
        -n "$(block "$P/data/model_vs_measured_clean.dat" ring/nccl-p2p | awk '$1 == 1073741824 && $3 > 0.5 && $3 < 1')"
 
 # ---- scenarios: arbench run's scenario columns keep scenarios apart (by name, any position) ----
-# fixed-8ms and two-stragglers share the SPEC columns (straggler 1, delay 8 ms), as rank1-x2 and
+# fixed-8ms and two-stragglers share the fixed columns (straggler 1, delay 8 ms), as rank1-x2 and
 # two-x2 do (degraded 1, x2); the delay and factor sweeps are made of scenarios
 X=$tmp/scenarios/summary.md
 out=$(bash plots/summary.sh "$tmp/scenarios" "$tmp/scenbase" 2>&1); rc=$?
@@ -321,11 +321,11 @@ check "scenarios: rank1-x2 and two-x2 are two rows at 64 MiB" \
   test "$(section "$X" "Degraded link" | grep -cE '^\| (rank1-x2 \| 1|two-x2 \| 1 \(and 0 x2\)) \| 2 \| 64 MiB \|')" -eq 2
 check "scenarios: no scenario column in a CSV without one" not in_section "$S" Clean 'scenario'
 # the baseline is matched by scenario: fixed-8ms rhd 16 MiB was 10% faster the night before
-# (two-stragglers, with the same SPEC columns, was not): one regression, named by scenario
+# (two-stragglers, with the same fixed columns, was not): one regression, named by scenario
 check "scenarios: one regression, fixed-8ms's" has "$X" '^\*\*1 regressions\*\* \(92 rows compared, 0 faster'
 check "scenarios: the regression names its scenario" in_section "$X" "Regressions against $tmp/scenbase (20261121T030000Z_dgx-h200-07)" \
   '^\| fixed-8ms \(straggler 1 \+8 ms\) \| rhd/nccl-p2p \| 16 MiB \| [0-9.]+ \| [0-9.]+ \| \+11\.1% \|'
-# a baseline without the scenario columns still matches on the SPEC columns
+# a baseline without the scenario columns still matches on the fixed columns
 mkdir -p "$tmp/oldbase"
 awk -F, -v OFS=, '{ NF = 32; print }' "$tmp/scenbase/results.csv" >"$tmp/oldbase/results.csv"
 bash plots/summary.sh "$tmp/scenarios" "$tmp/oldbase" >/dev/null 2>&1

@@ -128,7 +128,8 @@ static void test_every_shape(void) {
 /* The shapes of swing.txt's figures: all verified (a large one a window of chunks at a time);
  * the CPU executor runs them up to 256 ranks. At 4096 ranks ring-ham (1.3e8 transfers) and
  * bucket-sync (bucket itself on square tori, compared transfer for transfer below) are
- * checked through the model instead (test_ring_ham_links). */
+ * checked through the model instead (test_ring_ham_links). make test: up to 512 ranks;
+ * make test-long: every shape. */
 static void test_paper_shapes(void) {
   static const int shapes[][5] = {{2, 8, 8},      {2, 16, 16},   {2, 32, 32}, {2, 32, 8},
                                   {2, 64, 16},    {2, 128, 8},   {2, 256, 4}, {3, 8, 8, 8},
@@ -138,6 +139,7 @@ static void test_paper_shapes(void) {
     const int *dims = &shapes[i][1];
     for (int k = 0; k < nd; k++)
       n *= dims[k];
+    if (n > 512 && !test_long()) continue;
     for (size_t a = 0; a < NALGOS; a++) {
       int big = n > 1024 || (n == 1024 && !strcmp(algos[a], "ring-ham"));
       if (big && (!strcmp(algos[a], "ring-ham") || !strcmp(algos[a], "bucket-sync"))) continue;

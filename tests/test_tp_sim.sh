@@ -5,21 +5,21 @@
 # unsound --phases marks), then the timed simulator's checks; `llsim` (at the same time)
 # compiles them into ll programs and runs those in a simulator of the ll kernel (warps owning
 # slices, slots of two parities), then corrupted programs that must fail. One case per line of
-# its own. `make test` runs sim on 2..6 ranks, 2 seeds (about 30 s), llsim on 2..8 ranks, 2
-# seeds, sizes up to 1025 elements (seconds); `make test-long` (TP_SIM_LONG=1, also in CI) sim on
-# 2..8 ranks, 4 seeds, llsim 4 seeds up to 12345 elements and 1 seed of 100003.
+# its own. `make test` runs sim on 2..5 ranks, 1 seed (about 30 s of CPU), llsim on 2..8 ranks,
+# 2 seeds, sizes up to 1025 elements (seconds); `make test-long` (also in CI) sim on 2..8 ranks,
+# 4 seeds, llsim 4 seeds up to 12345 elements and 1 seed of 100003.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 if ! bash tests/gpu/build_tp_check.sh "$B" >"$tmp/build.log" 2>&1; then
   bad "tp_check does not build: $(tail -n 3 "$tmp/build.log")"
   finish
 fi
-if [ "${TP_SIM_LONG:-0}" = 1 ]; then
+if long; then
   sweep=(--ranks-max 8 --seeds 4)
   llsweep=(--ranks-max 8 --seeds 4 --sizes 1e,5e,67e,1025e,4099e,12345e)
   llbig=(--ranks-max 8 --seeds 1 --sizes 100003e --negative 0)
 else
-  sweep=(--ranks-max 6 --seeds 2)
+  sweep=(--ranks-max 5 --seeds 1)
   llsweep=(--ranks-max 8 --seeds 2 --sizes 1e,5e,67e,1025e)
   llbig=()
 fi

@@ -1,4 +1,4 @@
-/* The GPU benchmark (SPEC.md section 3). One pthread per GPU owns its device, stream, events,
+/* The GPU benchmark. One pthread per GPU owns its device, stream, events,
  * data buffer and NCCL communicator; all threads walk the same list of jobs (size x algorithm x
  * transport) in lockstep, separated by a barrier, and rank 0's thread does the single-threaded
  * parts (transport setup and teardown, statistics, the CSV row) while the others wait.
@@ -389,7 +389,7 @@ int hx_selftest_delay(int dev) {
       break;
     }
     double err = 100 * (m - req[i]) / req[i];
-    int ok = fabs(err) <= 1.0; /* SPEC.md s4: within 1% at >= 100 us */
+    int ok = fabs(err) <= 1.0; /* the delay promised: within 1% at >= 100 us */
     fail |= !ok;
     printf("%12.1f %12.2f %10.3f %12.2f %7s\n", req[i], m, err, raw, ok ? "pass" : "FAIL");
   }

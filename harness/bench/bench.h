@@ -41,7 +41,7 @@ extern void (*hx_on_timeout)(const char *what);
 
 /* The header of delays.csv: every timed iteration's drawn delay, per straggler. */
 extern const char hx_delays_header[];
-/* The header of critical.csv (SPEC.md s4's four columns first). */
+/* The header of critical.csv (docs/csv.md; its first four columns are fixed). */
 extern const char hx_critical_header[];
 
 /* Measures every (size, algorithm, transport) of cfg->o and writes one CSV row each; with

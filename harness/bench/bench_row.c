@@ -19,7 +19,7 @@ static char *num_text(char *buf, size_t len, double v) {
 /* Rank 0: the current job's `stragglers` and `degraded` columns into b->st_text and
  * b->dg_text: every straggler as RANK:DELAY (us, the mean over the timed iterations, as
  * delay_us) and every degraded GPU as RANK:FACTOR, in the order given, joined by ';'. The
- * SPEC columns straggler_rank and degraded_rank name only the first of each. */
+ * fixed columns straggler_rank and degraded_rank name only the first of each. */
 static void row_lists(struct bench *b) {
   const struct run_opts *o = b->o;
   size_t k = 0;

@@ -146,7 +146,7 @@ static void usage(FILE *f) {
   }
 }
 
-/* A torus shape says the topology and the rank count (SPEC.md s7): fills them in, or refuses a
+/* A torus shape says the topology and the rank count (docs/cli.md): fills them in, or refuses a
  * --ranks or --topology that says otherwise; returns 0 or -1 after a message. */
 static int torus_implies(struct options *o) {
   long prod = 1;

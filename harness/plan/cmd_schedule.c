@@ -36,7 +36,7 @@ int cmd_list(void) {
   return EXIT_OK;
 }
 
-/* Prints the verified schedule; returns the exit status of SPEC.md section 7. */
+/* Prints the verified schedule; returns the exit status docs/cli.md lists. */
 static int show(const struct ar_algo *a, const struct ar_params *p, int json, uint64_t bytes) {
   struct ar_schedule s;
   ar_status st = ar_build(a, p, &s);

@@ -1,4 +1,4 @@
-/* The critical straggler delay (SPEC.md s4): for one size, the smallest delay, on a 0.1 ms
+/* The critical straggler delay: for one size, the smallest delay, on a 0.1 ms
  * grid, at which a straggler-aware algorithm (the "target", stragglar) beats the fastest of the
  * other algorithms (the "baselines") measured at the same delay.
  *

@@ -89,7 +89,7 @@ void sweep_build_schedules(const struct run_opts *o, int n, struct ar_schedule *
 const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedule *sched,
                          const ar_status *st) {
   int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-  if (native && o->dg.n > 0) return "nccl cannot be degraded"; /* SPEC.md s4 */
+  if (native && o->dg.n > 0) return "nccl cannot be degraded";
   if (native || st[a] == AR_OK) return NULL;
   return sched[a].reason[0] ? sched[a].reason : ar_status_str(st[a]);
 }

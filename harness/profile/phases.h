@@ -1,6 +1,6 @@
 /* The phases of an iteration, as NVTX ranges (always; free when no tool listens) and, with
  * --phases, as CUDA events on every rank for one chosen iteration per job (the last timed
- * one), written to phases.csv (SPEC.md s5). A phase is named by the first word of its range:
+ * one), written to phases.csv. A phase is named by the first word of its range:
  * "delay 8000 us" is phase `delay`, "allreduce ring/ce" is phase `allreduce`, so the CSV and
  * the Nsight Systems timeline show the same phases.
  *

@@ -1,4 +1,4 @@
-/* --profile overlap (SPEC.md s5): how much of each rank's copy time ran concurrently with
+/* --profile overlap: how much of each rank's copy time ran concurrently with
  * reduction kernels and with the injected straggler delay, from CUPTI activity records; and
  * --profile timeline: every record of each profiled row, per rank, in timeline.csv (a plain
  * stand-in for an Nsight Systems trace, which the GPU machine cannot import).

@@ -1,4 +1,4 @@
-/* results.csv writer: the SPEC.md section 5 header (then lower_bound_us, and for `arbench run`
+/* results.csv writer: the header of docs/csv.md (then lower_bound_us, and for `arbench run`
  * the scenario, --profile overlap, placement and settings columns), CSV quoting, rows flushed one by one. */
 #include "record/csv.h"
 

@@ -1,4 +1,4 @@
-/* results.csv: the column list of SPEC.md section 5 and one row per measurement (pure C). */
+/* results.csv: the columns of docs/csv.md and one row per measurement (pure C). */
 #ifndef HX_CSV_H
 #define HX_CSV_H
 
@@ -9,13 +9,13 @@
 
 #include "bench/stats.h"
 
-/* The header line, without the newline: exactly SPEC.md section 5's columns, in order, then
+/* The header line, without the newline: the 31 fixed columns of docs/csv.md, in order, then
  * lower_bound_us. `arbench model --csv` writes this header (hx_csv_open). */
 extern const char hx_csv_header[];
 /* The columns `arbench run`'s results.csv adds after those (hx_csv_open_run), without the
  * leading comma: scenario (the config's [scenario NAME], empty for a plain command line),
  * stragglers and degraded (every straggler as RANK:DELAY_US and every degraded GPU as
- * RANK:FACTOR, joined by ';': the SPEC columns name only the first of each). */
+ * RANK:FACTOR, joined by ';': the fixed columns name only the first of each). */
 extern const char hx_csv_scenario_columns[];
 /* Then (hx_csv_open_run's files only) the --profile overlap columns: overlap_reduce_pct and
  * overlap_delay_pct, the mean over the ranks of the share of copy time that ran concurrently

@@ -2,7 +2,7 @@
  * the requested time: the spin kernel is shortened by the device's fixed cost of a kernel
  * between two events (launch from a queued stream, exit), measured once per device by
  * ar_delay_calibrate, so that a requested 100 us shows as 100 us between the events around
- * it (SPEC.md s4: within 1% at >= 100 us). */
+ * it (within 1% at >= 100 us). */
 #ifndef AR_DELAY_H
 #define AR_DELAY_H
 

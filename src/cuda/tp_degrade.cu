@@ -155,7 +155,7 @@ extern "C" ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int r
 #define ST_PEER_BYTES (256ull << 20) /* per peer and direction */
 #define ST_WARMUP 2
 #define ST_TIMED 5
-#define ST_TOLERANCE 0.05 /* SPEC.md s4: within 5% of healthy / factor */
+#define ST_TOLERANCE 0.05 /* the self-test passes within 5% of healthy / factor */
 
 enum { ST_IN = 0, ST_OUT = 1, ST_BOTH = 2 };
 static const char *const st_dir_name[] = {"in", "out", "both"};

@@ -128,7 +128,7 @@ extern "C" {
 
 #define AR_MAX_GPUS 16 /* ranks a transport runs */
 
-/* Degraded-link emulation (SPEC.md s4, --degrade R:F): every byte into or out of a listed GPU
+/* Degraded-link emulation (--degrade R:F): every byte into or out of a listed GPU
  * takes F times longer than at the healthy bandwidth `bw`, with one budget per direction
  * shared by all of the GPU's peers (a slow NIC). n == 0 is the healthy path: the transports
  * then emit exactly what they did before the emulation existed.

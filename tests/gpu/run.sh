@@ -48,7 +48,7 @@ sweep() {
   if [ ! -s "$csv" ]; then
     echo "FAIL $name: no results.csv (exit $rc)"; tail -5 "$dir.log"; fail=$((fail + 1)); return
   fi
-  # every column by its header name (more columns may follow SPEC.md's, so none is "the last")
+  # every column by its header name (more columns may follow the fixed ones, so none is "the last")
   local p f s
   read -r p f s < <(csvawk '
     FNR == 1 {

@@ -8,7 +8,7 @@
  * It follows every dependency of a program (flags, events, stream order) and the emulation's
  * stamps and paces: enough to check the times the paces produce. One contention: a GPU's copy
  * engines move one copy between GPUs at a time out of it and one into it (copy_bw is a GPU's
- * port, DEVICE.md), in the order the copies become ready, so that copy streams sharing a
+ * port), in the order the copies become ready, so that copy streams sharing a
  * link share its bandwidth; copy_us, a copy's issue latency, overlaps another stream's
  * transfer (the dataflow ring's second copy stream is there to hide it). Sums and copies do
  * not slow each other down. */

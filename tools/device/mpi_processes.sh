@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# #23 on a single-GPU kind: arbench built with MPI=1 (OpenMPI carried from the CPU machine in
-# .carry/ompi.tar.xz: the GPU image has no MPI) and started by mpirun with every process's rank
-# on the one GPU, so every transport's peer memory is another process's, mapped by CUDA IPC.
-#   STAGES="quick np2 np4 rpp np1 scen skew stop kill" OUT=$OUT bash tools/device/issue23.sh
+# One rank per process (docs/multiprocess.md): arbench built with MPI=1 (OpenMPI carried from
+# the CPU machine in .carry/ompi.tar.xz: the GPU image has no MPI) and started by mpirun; on a
+# one-GPU machine every process's rank is on that GPU, so every transport's peer memory is
+# another process's, mapped by CUDA IPC. Made runs/reference/h100x1-mpi and h200x2-mpi (x2).
+#   STAGES="quick np2 np4 rpp np1 scen skew stop kill" OUT=$OUT bash tools/device/mpi_processes.sh
 # Stages: quick (a few rows, timed: what a row costs), np2 / np4 (every algorithm on ce and sm,
 # -np 2 / -np 4), np1 (mpirun -np 1 --ranks 4 against a plain run: the same rows), scen (a
 # straggler and a degraded GPU across processes), rpp (2 processes of 2 ranks), skew (the
 # ranks' start spread, timing.start_skew), stop (a process stopped mid-run: the watchdog names
 # its rank and ends the job), kill (a process killed mid-run: the job must end, naming it, with
-# the rows already written kept). Everything lands in $OUT/issue23.tgz.
+# the rows already written kept). Everything lands in $OUT/mpi_processes.tgz.
 set -u
 export NCCL_NVLS_ENABLE=0
 deadline=${DEADLINE:-570}
-out=${OUT:-/tmp/issue23}; mkdir -p "$out"
+out=${OUT:-/tmp/mpi_processes}; mkdir -p "$out"
 stages=${STAGES:-quick np2}
 . tools/device/lib.sh
 ompi_env || { echo "no .carry/ompi.tar.xz"; exit 1; }
@@ -96,4 +97,4 @@ for st in $stages; do
 done
 echo "== total $((SECONDS - t0)) s"
 # one archive: the device tool brings back a limited number of files
-(cd "$out" && tar czf /tmp/issue23.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html . && rm -rf ./* && mv /tmp/issue23.tgz .)
+(cd "$out" && tar czf /tmp/mpi_processes.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html . && rm -rf ./* && mv /tmp/mpi_processes.tgz .)

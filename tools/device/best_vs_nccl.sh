@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# #27 on a 4-GPU kind, one call: arbench's best per size against nccl's three registration
-# modes (1 KiB..8 GiB, powers of 2), mpirun -np 4 rows for nccl, nccl-p2p, ce, sm and ll, the ll
-# transport's correctness with every rank on one GPU (colocated), the best stage again with
-# every row on symmetric-window buffers beside nccl's symmetric kernels (bestsym), and
+# What README's recommendations rest on (runs/reference/h100x4-issue27-final,
+# h200x4-issue27-final2, h200x4-issue27-repeat), on a 4-GPU machine in one call: arbench's best
+# per size against nccl's three registration modes (1 KiB..8 GiB, powers of 2), mpirun -np 4
+# rows for nccl, nccl-p2p, ce, sm and ll, the ll transport's correctness with every rank on
+# one GPU (colocated), the best stage again with every row on symmetric-window buffers beside
+# nccl's symmetric kernels (bestsym), and
 # #4/#7's figures on the current binary (the 8 ms straggler at 1 GiB, optcc at 2x on 1 GiB and
 # 8 GiB, the critical delay 64 MiB..4 GiB as time allows). OpenMPI comes from .carry/ompi.tar.xz.
-#   STAGES="colocated best issue4 mpi gate" DEADLINE=560 OUT=$OUT bash tools/device/issue27_x4.sh
+#   STAGES="colocated best issue4 mpi gate" DEADLINE=560 OUT=$OUT bash tools/device/best_vs_nccl.sh
 # BEST_ITERS (default "-n 10 -w 3") sets the best stage's and the nccl modes' iterations.
 # COLOC_STAGES (default "all proto dtype ranks"): the stages of ll_colocated.sh that colocated runs.
 set -u
 . tools/device/lib.sh
-device_script 430 issue27x4 mpi
+device_script 430 best_vs_nccl mpi
 # okrun NAME TIMEOUT CMD...: run, then the ok rows of $out/NAME/results.csv
 okrun() {
   run "$@"
@@ -46,4 +48,4 @@ for st in ${STAGES:-best mpi issue4}; do
   esac
 done
 echo "== total $SECONDS s"
-(cd "$out" && tar czf /tmp/issue27x4.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html . && rm -rf ./* && mv /tmp/issue27x4.tgz .)
+(cd "$out" && tar czf /tmp/best_vs_nccl.tgz --exclude='*.png' --exclude='*.svg' --exclude=report.html . && rm -rf ./* && mv /tmp/best_vs_nccl.tgz .)
