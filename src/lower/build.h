@@ -5,10 +5,13 @@
 
 #include "lower.h"
 
-/* automatic pipelining: a mini-batch costs a flag write (a few us of copy-engine bubble) and
- * the last one's sum is not overlapped, so aim at about 8 MiB each, at most 8 */
+/* automatic pipelining of the per-round program: a mini-batch costs a flag write (a few us of
+ * copy-engine bubble) and the last one's sum is not overlapped. Below TP_AUTO_MEASURED bytes
+ * per AllReduce: about 8 MiB each, at most 8 (reasoned, not measured). From there the count
+ * per message size was measured (lw_batches_for). */
 #define TP_AUTO_BATCH (8u << 20)
 #define TP_AUTO_MAX 8
+#define TP_AUTO_MEASURED (64u << 20)
 
 
 /* the dataflow ring (emit_ce_ring) has no round boundaries to drain; what a mini-batch costs

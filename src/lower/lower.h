@@ -310,7 +310,7 @@ struct lower_settings {
    * program cannot run (a swap) falls back. */
   int ce_program;
   /* The automatic mini-batch (pipeline <= 0) in bytes: 8 MiB; tests lower it so that small
-   * vectors are split too. */
+   * vectors are split too (any other value turns off the measured counts from 64 MiB). */
   size_t auto_batch_bytes;
   /* The dataflow ring's automatic mini-batch (pipeline <= 0) in bytes (ce.ring_batch), and its
    * copy streams (1..TP_DF_MAX_STREAMS; ce.ring_streams). */

@@ -94,11 +94,27 @@ size_t tp_scratch_take(size_t *cursor, size_t data_off, size_t bytes) {
 }
 
 /* Number of mini-batches for a segment that the ce main stream writes. */
+/* The automatic count for an AllReduce of `bytes` from TP_AUTO_MEASURED up, the same in every
+ * round: rhd and swing-bw on ce, 4 x H200, 64 MiB..8 GiB, 1, 2, 3, 4, 6 and 8 mini-batches in
+ * host, graph and events timing (runs/reference/h200x4-round-batches). The best count grows
+ * with size (3 from 128 MiB, 4 from 1 GiB, 6 at 4 GiB, 8 at 8 GiB); 2 was never better than 1,
+ * and 1 was best at 64 MiB. */
+static size_t batches_measured(size_t bytes) {
+  if (bytes < (128u << 20)) return 1;
+  if (bytes < (1ull << 30)) return 3;
+  if (bytes < (4ull << 30)) return 4;
+  if (bytes < (8ull << 30)) return 6;
+  return 8;
+}
+
 int lw_batches_for(const struct build *bd, size_t len) {
   size_t units = (len + TP_UNIT - 1) / TP_UNIT;
   size_t nb;
+  size_t bytes = bd->nelem * (size_t)bd->esize;
   if (bd->pipeline > 0)
     nb = (size_t)bd->pipeline;
+  else if (bytes >= TP_AUTO_MEASURED && bd->set->auto_batch_bytes == TP_AUTO_BATCH)
+    nb = batches_measured(bytes);
   else {
     nb = len * (size_t)bd->esize /
          (bd->set->auto_batch_bytes ? bd->set->auto_batch_bytes : TP_AUTO_BATCH);
