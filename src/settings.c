@@ -115,6 +115,13 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                             "host id per block, its socket network on the loopback interface): "
                             "a multi-node run rehearsed on one machine",
                             NULL, 0, 16, NULL},
+    [AR_SET_DEGRADE_NETWORK_BW] = {"degrade.network_bw", "bytes", "0", "bytes/s",
+                                   "--degrade across hosts: 0: a degraded GPU's every link "
+                                   "is slow (healthy: a copy engine's push, measured); B: only "
+                                   "the degraded ranks' bytes to and from other hosts are slow "
+                                   "(their network, as the model's two tiers), against a "
+                                   "healthy network of B bytes/s; nccl-p2p only",
+                                   NULL, 0, 1e12, NULL},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */

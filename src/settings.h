@@ -36,6 +36,7 @@ enum ar_setting_id {
   AR_SET_LL_SLICE,          /* bytes */
   AR_SET_LL_FORWARD,        /* off, on */
   AR_SET_PROCS_HOSTS,       /* count; 0: the hosts the processes run on */
+  AR_SET_DEGRADE_NETWORK_BW, /* bytes/s; 0: --degrade slows a GPU's every link */
   AR_SET_COUNT
 };
 

@@ -1,7 +1,9 @@
 /* The harness's side of degraded links (harness/plan/sweep.c): --degrade rows measured (only nccl
  * n/a), --segments and --self-test degrade parsing, OPTCC's k per size and its rebuild before
- * a size, the lower bound printed beside degraded rows. sweep.c is compiled in, as in
- * test_scenarios.c. The transports' side is checked by tests/gpu/tp_check.c (sim, tsim). */
+ * a size, the lower bound printed beside degraded rows; ring-rails built with a channel per GPU
+ * of a host; nccl-p2p's holds (src/cuda/tp_p2p_hold.h) with a degraded network between hosts
+ * against holds recomputed from the schedule's transfers. sweep.c is compiled in, as in
+ * test_scenarios.c. The transports' timing is checked by tests/gpu/tp_check.c (sim, tsim). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "cli/run_plan.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
+#include "cuda/tp_p2p_hold.h"
 
 /* Parses a command line (words separated by spaces, argv[0] = "run") into a plan, with
  * stderr silenced; returns run_plan_parse's result. */
@@ -196,11 +199,85 @@ static void test_lower_bound(void) {
   run_plan_free(&p);
 }
 
+/* Bytes from a to b in round `round` of s for vectors of nelem 4-byte elements, from the
+ * schedule's transfers (not the plans). */
+static double xfer_bytes(const struct ar_schedule *s, size_t nelem, int round, int a, int b) {
+  double t = 0;
+  for (size_t i = 0; i < s->nxfers; i++) {
+    const struct ar_xfer *x = &s->xfers[i];
+    if (x->round != round || x->src != a || x->dst != b) continue;
+    t += 4.0 * (double)(ar_chunk_begin(nelem, s->nchunks, x->chunk + x->count) -
+                        ar_chunk_begin(nelem, s->nchunks, x->chunk));
+  }
+  return t;
+}
+
+/* nccl-p2p's holds on 2 hosts of 2 GPUs (ring-rails, G = 2), host 1's network degraded
+ * (ranks 2 and 3 at 2x, per_host 2): a degraded rank holds F x its bytes to or from host 0
+ * over bw, never counting what it exchanges with its own host's GPU; a rank of host 0
+ * receiving from a degraded one holds for its share of that rank's network; ranks of host 1
+ * receiving from each other hold nothing for it. Without per_host every byte counts, as
+ * before, so the holds are longer. */
+static void test_network_holds(void) {
+  struct ar_params p;
+  struct ar_schedule s;
+  ar_params_init(&p, 4);
+  p.fabric = AR_FABRIC_SWITCH;
+  p.gpus_per_node = 2;
+  memset(&s, 0, sizeof(s));
+  CHECK_INT(ar_build(ar_algo_find("ring-rails"), &p, &s), ==, AR_OK);
+  const size_t nelem = 1 << 20;
+  struct p2p_plan plans[4];
+  for (int r = 0; r < 4; r++) CHECK_INT(p2p_plan_build(&s, r, nelem, 4, &plans[r]), ==, AR_OK);
+  struct tp_degrade dg;
+  memset(&dg, 0, sizeof(dg));
+  dg.n = 2, dg.rank[0] = 2, dg.rank[1] = 3, dg.factor[0] = dg.factor[1] = 2;
+  dg.bw = 1e9; /* a byte takes 1 ns: a hold is F x its bytes in ns */
+  double total[2] = {0, 0};
+  for (int per_host = 0; per_host <= 2; per_host += 2) {
+    dg.per_host = per_host;
+    for (int r = 0; r < 4; r++) {
+      uint64_t *h = NULL;
+      CHECK_INT(p2p_holds(plans, 4, 4, &dg, r, &h), ==, AR_OK);
+      for (int i = 0; i < plans[r].nrounds; i++) {
+        int R = plans[r].rounds[i].round;
+        double want = 0, in = 0, out = 0;
+        for (int q = 0; q < 4; q++) {
+          int slowed = !per_host || q / 2 != r / 2;
+          in += slowed ? xfer_bytes(&s, nelem, R, q, r) : 0;
+          out += slowed ? xfer_bytes(&s, nelem, R, r, q) : 0;
+        }
+        if (r >= 2) want = 2 * (in > out ? in : out);
+        for (int d = 2; d < 4; d++) { /* r's share of degraded d's egress */
+          double mine = xfer_bytes(&s, nelem, R, d, r), shared = 0;
+          if (d == r || !mine || (per_host && d / 2 == r / 2)) continue;
+          for (int q = 0; q < 4; q++) {
+            double b = !per_host || q / 2 != d / 2 ? xfer_bytes(&s, nelem, R, d, q) : 0;
+            shared += b < mine ? b : mine;
+          }
+          if (2 * shared > want) want = 2 * shared;
+        }
+        uint64_t got = h ? h[i] : 0;
+        CHECK(llabs((long long)got - llround(want)) <= 1,
+              "per_host %d rank %d round %d: hold %llu ns, recomputed %.0f", per_host, r, R,
+              (unsigned long long)got, want);
+        total[per_host / 2] += (double)got;
+      }
+      free(h);
+    }
+  }
+  CHECK(total[1] > 0 && total[1] < total[0], "holds: %.0f ns with the network degraded, %.0f "
+        "with every link", total[1], total[0]);
+  for (int r = 0; r < 4; r++) p2p_plan_free(&plans[r]);
+  sched_free(&s);
+}
+
 int main(void) {
   test_flags();
   test_row_na();
   test_segments();
   test_size_schedule();
   test_lower_bound();
+  test_network_holds();
   return TEST_DONE();
 }

@@ -308,6 +308,23 @@ mpi rh4 4 -- --algo ring --transport nccl-p2p,ce --sizes 4100 -n 2 -w 1 --set pr
 [ "$rc" -eq 0 ] && [ "$(statuses "$tmp/rh4/results.csv" | tr '\n' ';')" = "ring ce 4100 n/a;ring nccl-p2p 4100 ok;" ] &&
   printf '%s\n' "$out" | grep -q "^n/a: ring (ce): .*the ranks span 4 hosts" && ok ||
   bad "procs.hosts=4: exit $rc, $(statuses "$tmp/rh4/results.csv" | tr '\n' ';')"
+# a degraded network (degrade.network_bw): host 1's ranks degraded, only nccl-p2p emulates it
+# (ce n/a for the hosts, nccl cannot be degraded), the network's bandwidth as given in
+# meta.txt's degrade line and the settings column; on one host nothing crosses a network
+mpi rhnet 4 -- --algo nccl,ring-rails --transport nccl-p2p,ce --sizes 64K -n 2 -w 1 \
+  --set procs.hosts=2 --degrade 2:2,3:2 --set degrade.network_bw=3G
+f=$tmp/rhnet/results.csv
+[ "$rc" -eq 0 ] && [ "$(statuses "$f" | tr '\n' ';')" = "nccl nccl-p2p 65536 n/a;ring-rails ce 65536 n/a;ring-rails nccl-p2p 65536 ok;" ] &&
+  ok || bad "degrade.network_bw: exit $rc, $(statuses "$f" | tr '\n' ';') $(arbench_lines | tail -n 2)"
+grep -qx "degrade_healthy_bw: 3.221 GB/s between hosts (degrade.network_bw, as given; nccl-p2p's emulation slows only the degraded ranks' bytes to and from other hosts)" "$tmp/rhnet/meta.txt" &&
+  ok || bad "degrade.network_bw meta.txt: $(grep '^degrade' "$tmp/rhnet/meta.txt")"
+awk -F, -v p="$(col "$f" settings)" 'NR > 1 && $p !~ /degrade.network_bw=3221225472/ { exit 1 }' "$f" &&
+  ok || bad "degrade.network_bw: settings column $(awk -F, -v p="$(col "$f" settings)" 'NR > 1 { print $p }' "$f" | sort -u)"
+mpi rhnet1 2 -- --algo ring --transport nccl-p2p --sizes 64K -n 2 -w 1 --degrade 1:2 \
+  --set degrade.network_bw=3G
+[ "$rc" -eq 0 ] && [ "$(statuses "$tmp/rhnet1/results.csv")" = "ring nccl-p2p 65536 n/a" ] &&
+  printf '%s\n' "$out" | grep -q "^n/a: ring (nccl-p2p): degrade.network_bw: no network to degrade: the ranks are not on several hosts of equal blocks" &&
+  ok || bad "degrade.network_bw on one host: exit $rc, $(statuses "$tmp/rhnet1/results.csv") $(arbench_lines | grep '^n/a' | head -n 2)"
 
 # ---- 4. wrong and stale sums across processes fail their rows, and only theirs ----
 mpi wrong 4 AR_SIM_WRONG=rhd -- --algo ring,rhd --transport ce --sizes 4K -n 2 -w 1 -T 30

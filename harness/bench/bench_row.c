@@ -216,6 +216,16 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
              td->na[AR_TP_HOSTS], b->cfg->nhosts);
     return;
   }
+  /* degrade.network_bw: only nccl-p2p's emulation knows which bytes cross hosts */
+  int net_dg = o->dg.n > 0 && ar_setting_value(&o->settings, AR_SET_DEGRADE_NETWORK_BW) > 0;
+  if (net_dg && td && (td->id != AR_TP_NCCL_P2P || !o->gpus_per_node)) {
+    J->state = JOB_NA;
+    snprintf(J->reason, sizeof(J->reason), "degrade.network_bw: %s",
+             td->id != AR_TP_NCCL_P2P
+                 ? "only nccl-p2p emulates a degraded network between hosts"
+                 : "no network to degrade: the ranks are not on several hosts of equal blocks");
+    return;
+  }
   if (J->bytes > b->cap) {
     J->state = JOB_OOM;
     snprintf(J->reason, sizeof(J->reason), "%llu bytes do not fit the data buffer (%zu)",
@@ -235,6 +245,7 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
                         .marks = o->phases ? (struct tp_marks *const *)b->marks : NULL};
     tj.degrade.n = o->dg.n; /* degraded-link emulation (transport.h); 0: healthy */
     tj.degrade.bw = o->degrade_bw;
+    tj.degrade.per_host = net_dg ? o->gpus_per_node : 0; /* only bytes between hosts slow */
     for (int g = 0; g < o->dg.n; g++) {
       tj.degrade.rank[g] = o->dg.rank[g];
       tj.degrade.factor[g] = o->dg.factor[g];

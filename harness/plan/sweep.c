@@ -62,6 +62,7 @@ ar_status sweep_build_one(const struct run_opts *o, int n, int a, int segments,
   args_fill_params(&p, n, o->st, o->nst, &o->dg, o->torus_ndims, o->torus);
   p.segments = segments;
   p.fabric = AR_FABRIC_SWITCH; /* one node's GPUs: every pair one hop apart (NVSwitch) */
+  p.gpus_per_node = o->gpus_per_node; /* ring-rails: a channel per GPU of a host */
   sched_free(s);
   memset(s, 0, sizeof(*s));
   if (o->algos[a]->flags & AR_ALGO_NATIVE) {
@@ -113,6 +114,8 @@ void sweep_size_schedule(const struct run_opts *o, int n, int a, uint64_t bytes,
 
 double sweep_lower_bound_us(const struct run_opts *o, int n, uint64_t bytes) {
   if (!o->dg.n || !(o->degrade_bw > 0)) return NAN;
+  if (ar_setting_value(&o->settings, AR_SET_DEGRADE_NETWORK_BW) > 0)
+    return NAN; /* the bound is one tier's, and only the network between hosts is slow */
   struct model_hw hw = {0, 0, 1e6 / o->degrade_bw, 0};
   double t = model_degraded_bound_us(n, o->dg.n, o->dg.factor, &hw, (double)bytes);
   return t > 0 ? t : NAN;

@@ -58,6 +58,9 @@ struct run_opts {
   struct ar_settings settings; /* --set name=value (settings.h); zero: every default */
   double degrade_bw;      /* the healthy bandwidth --degrade divides, bytes/s, measured once
                            * per run by run.c before the scenarios (0: not measured) */
+  int gpus_per_node;      /* ranks spanning hosts in equal blocks of consecutive ranks: the
+                           * ranks of each host (ring-rails' G, a degraded network's hosts),
+                           * set by run.c from the placement; 0: one host, or uneven */
 };
 
 /* Parses argv (argv[0] is the subcommand or program name). Returns 0 when the options are

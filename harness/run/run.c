@@ -217,16 +217,37 @@ static int self_test(const struct run_opts *o) {
   return hx_selftest_delay(dev) ? EXIT_FAIL : EXIT_OK;
 }
 
+/* The ranks of each host when the ranks span several hosts in equal blocks of consecutive
+ * ranks, else 0. */
+static int host_blocks(const struct hx_bench_cfg *cfg) {
+  if (cfg->nhosts < 2 || cfg->n % cfg->nhosts) return 0;
+  int g = cfg->n / cfg->nhosts;
+  for (int r = 0; r < cfg->n; r++)
+    if (cfg->host[r] != r / g) return 0;
+  return g;
+}
+
 /* --degrade: measures the healthy bandwidth once per run, before any scenario (a 512 MiB
  * copy-engine push into the first degraded GPU from the next rank, median of 5, as the ce
  * transport copies) and gives it to every scenario: each transport's emulation divides it by
  * the factors. Writes its description for meta.txt into how. A failure leaves 0 (the
- * degraded rows then say n/a, why in the line). */
+ * degraded rows then say n/a, why in the line). With degrade.network_bw the network's
+ * healthy bandwidth is that setting's, not measured. */
 static void degrade_calibrate(struct run_plan *plan, const struct hx_bench_cfg *cfg, char *how,
                               size_t len) {
   int i = 0;
   while (i < plan->nscen && !plan->scen[i].dg.n) i++;
   if (i == plan->nscen) return;
+  double net = ar_setting_value(&plan->scen[i].settings, AR_SET_DEGRADE_NETWORK_BW);
+  if (net > 0) { /* the network between hosts, as given: nothing to measure */
+    snprintf(how, len, "%.3f GB/s between hosts (degrade.network_bw, as given; nccl-p2p's "
+             "emulation slows only the degraded ranks' bytes to and from other hosts)",
+             net / 1e9);
+    for (int k = 0; k < plan->nscen; k++) plan->scen[k].degrade_bw = net;
+    printf("# degrade: healthy bandwidth %s\n", how);
+    fflush(stdout);
+    return;
+  }
   int d = plan->scen[i].dg.rank[0], n = cfg[i].n, next = (d + 1) % n;
   int dst = cfg[i].dev[d], src = cfg[i].dev[next];
   int owner = d / cfg[i].nlocal; /* the process of the degraded rank measures */
@@ -481,6 +502,7 @@ int cmd_run(int argc, char **argv) {
     quiet_end(quiet);
     if (rc) goto out;
     run_opts_settle(&plan.scen[i], cfg[i].n);
+    plan.scen[i].gpus_per_node = host_blocks(&cfg[i]);
     any_crit |= plan.scen[i].find_critical;
     any_st |= plan.scen[i].nst > 0;
     any_ph |= plan.scen[i].phases;

@@ -169,7 +169,16 @@ struct tp_degrade {
   int rank[AR_MAX_DEGRADED];
   double factor[AR_MAX_DEGRADED];  /* >= 1 */
   double bw;                       /* healthy bandwidth, bytes/s (measured by the harness) */
+  int per_host; /* 0: a degraded GPU's every link is slow; G > 0 (nccl-p2p only): hosts of G
+                 * consecutive ranks, and only a degraded rank's bytes to and from other hosts
+                 * are slow (its network, bw the network's: degrade.network_bw) */
 };
+
+/* 1 when bytes between ranks a and b are slowed by a degradation of either: always, unless
+ * only the network between hosts is degraded and a and b share a host. */
+static inline int tp_degrade_crosses(const struct tp_degrade *dg, int a, int b) {
+  return !dg->per_host || a / dg->per_host != b / dg->per_host;
+}
 
 /* The factor of `rank` (0 when it is not degraded). */
 static inline double tp_degrade_factor(const struct tp_degrade *dg, int rank) {
