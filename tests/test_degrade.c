@@ -272,6 +272,28 @@ static void test_network_holds(void) {
   sched_free(&s);
 }
 
+/* ring-rails in a run whose ranks span hosts of G GPUs (run.c sets gpus_per_node from the
+ * placement): G channels, each rank sending on G rings a round (a peer per channel); on one
+ * host (0) the plain ring. */
+static void test_rails_per_host(void) {
+  static struct run_plan p;
+  struct ar_schedule s;
+  memset(&s, 0, sizeof(s));
+  CHECK_INT(plan_line(&p, "--algo ring-rails"), ==, 0);
+  for (int g = 0; g <= 2; g += 2) {
+    p.scen[0].gpus_per_node = g;
+    CHECK_INT(sweep_build_one(&p.scen[0], 4, 0, 0, &s), ==, AR_OK);
+    int want = g ? 2 : 1, peers[4] = {0};
+    for (size_t i = 0; i < s.nxfers; i++)
+      if (s.xfers[i].round == 0) peers[s.xfers[i].src]++;
+    CHECK(s.nchunks == 4 * want && peers[0] == want && peers[3] == want,
+          "ring-rails, %d GPUs a host: %d chunks, rank 0 sends %d in round 0", g, s.nchunks,
+          peers[0]);
+  }
+  sched_free(&s);
+  run_plan_free(&p);
+}
+
 int main(void) {
   test_flags();
   test_row_na();
@@ -279,5 +301,6 @@ int main(void) {
   test_size_schedule();
   test_lower_bound();
   test_network_holds();
+  test_rails_per_host();
   return TEST_DONE();
 }

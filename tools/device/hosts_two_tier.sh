@@ -100,3 +100,6 @@ echo "== total $((SECONDS - t0)) s"
 for d in fit_local fit_net healthy nic host; do
   [ -d "$out/$d" ] && (cd "$out" && rm -rf "$d/plots" "$d/report.html" && tar czf "$d.tgz" "$d" && rm -rf "$d")
 done
+# the device tool brings back a few files only: everything as one archive
+(cd "$out" && tar czf /tmp/two_tier_all.tgz --exclude=two_tier.tgz . && find . -mindepth 1 -delete && mv /tmp/two_tier_all.tgz two_tier.tgz)
+ls -la "$out"
