@@ -325,6 +325,35 @@ mpi rhnet1 2 -- --algo ring --transport nccl-p2p --sizes 64K -n 2 -w 1 --degrade
 [ "$rc" -eq 0 ] && [ "$(statuses "$tmp/rhnet1/results.csv")" = "ring nccl-p2p 65536 n/a" ] &&
   printf '%s\n' "$out" | grep -q "^n/a: ring (nccl-p2p): degrade.network_bw: no network to degrade: the ranks are not on several hosts of equal blocks" &&
   ok || bad "degrade.network_bw on one host: exit $rc, $(statuses "$tmp/rhnet1/results.csv") $(arbench_lines | grep '^n/a' | head -n 2)"
+# tools/device/hosts_two_tier.sh end to end on the simulator: both tiers fitted by model
+# --calibrate, the degraded runs given the network's fit, the model on both fits, the table's
+# ratio recomputed from a run's and the model's CSV (optcc-multi priced as optcc-switch)
+d2=$tmp/two_tier.cwd root=$PWD
+mkdir -p "$d2"
+(cd "$d2" && AR_SIM_SHM=$tmp/two_tier.shm OUT=$tmp/two_tier NP=4 ARBENCH=$S DEADLINE=300 \
+  MPIRUN="timeout -k 5 60 $MPIRUN -q --oversubscribe -x AR_SIM_SHM" SIZES=64K,1M FIT_SIZES=1K,64K,1M,16M \
+  bash "$root/tools/device/hosts_two_tier.sh" >"$tmp/two_tier.out" 2>&1)
+rm -f "$tmp/two_tier.shm"
+tar xzf "$tmp/two_tier/two_tier.tgz" -C "$tmp/two_tier" && for t in healthy nic host; do
+  tar xzf "$tmp/two_tier/$t.tgz" -C "$tmp/two_tier"; done
+T=$tmp/two_tier
+net=$(awk '/^calibration: transport=nccl-p2p algorithm=all/ { sub(/.*bw_GBps=/, ""); print $1 }' "$T/fit_net.calibrate.txt")
+grep -q "^network (2 hosts, nccl-p2p, fit_net): alpha_us=[0-9.]* bw_GBps=$net$" "$T/fits.txt" &&
+  grep -q -- "--degrade 2:2,3:2 --set degrade.network_bw=$(awk -v b="$net" 'BEGIN { printf "%.0f", b * 1e9 }') -o $T/host$" "$T/COMMAND" &&
+  grep -q -- "--gpus-per-node 2 .*--alpha-local [0-9.]*us --bw-local [0-9.]*GB/s --degrade 2:2,3:2 --csv" "$T/COMMAND" &&
+  ok || bad "two_tier.sh: fits and command lines: $(cat "$T/fits.txt" "$T/COMMAND" 2>&1 | head -c 600) $(tail -n 3 "$tmp/two_tier.out")"
+# median_of CSV ALGO BYTES
+median_of() { awk -F, -v a="$2" -v b="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  $c["algorithm"] == a && $c["bytes"] == b { print $c["time_us_median"] }' "$1"; }
+for a in ring-rails optcc-multi; do
+  m=$a; [ $a = optcc-multi ] && m=optcc-switch
+  want=$(awk -v x="$(median_of "$T/host/results.csv" $a 1048576)" -v y="$(median_of "$T/model_host.csv" $m 1048576)" 'BEGIN { printf "%.2f", x / y }')
+  grep -q "^| host | $a | 1048576 | [0-9.]* | [0-9.]* | $want |$" "$T/table.md" &&
+    ok || bad "two_tier table: host $a 1M not $want: $(grep "| host | $a | 1048576" "$T/table.md")"
+done
+grep -q "^| host | nccl | n/a | n/a |$" "$T/table.md" && grep -q "^| healthy | nccl | - | - |$" "$T/table.md" &&
+  grep -q "^| host | r2ccl | n/a | n/a |$" "$T/table.md" && ok ||
+  bad "two_tier table: nccl, r2ccl rows: $(grep -E 'nccl|r2ccl' "$T/table.md" | head -n 4)"
 
 # ---- 4. wrong and stale sums across processes fail their rows, and only theirs ----
 mpi wrong 4 AR_SIM_WRONG=rhd -- --algo ring,rhd --transport ce --sizes 4K -n 2 -w 1 -T 30
