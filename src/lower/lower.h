@@ -163,7 +163,9 @@ extern "C" {
  *     F * max(in, out) / bw; receivers of d's data stamp at their round start and hold until
  *     their share of d's egress budget has passed. NCCL pairs a send with its receive inside
  *     the group, where no stream sees the transfer start: a flow whose far end arrives late
- *     is timed from this end's round start (up to (F - 1) x / bw optimistic). */
+ *     is timed from this end's round start (up to (F - 1) x / bw optimistic). With a degraded
+ *     network (per_host, degrade.network_bw) only bytes between hosts count, and bw is the
+ *     network's. */
 struct tp_degrade {
   int n;                           /* degraded GPUs; 0: none */
   int rank[AR_MAX_DEGRADED];
