@@ -171,7 +171,7 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
       real |= strcmp(names[a], "async-ring") == 0;
       long bad = 0;
       int cases = 0, most = 0, want_most = 0;
-      struct tp_degrade dg1 = {1, {n - 1}, {2.0}, 1e9};
+      struct tp_degrade dg1 = {1, {n - 1}, {2.0}, 1e9, 0};
       for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
         for (size_t pi = 0; pi <= sizeof(pipes) / sizeof(pipes[0]); pi++)
           for (int ns = 1; ns <= 3; ns++) {
@@ -281,7 +281,7 @@ int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
       int cases = 0;
       /* degraded-link emulation: the last rank x2; with n >= 3 also rank 0 x1.5 and the last
        * x3 (the paces never touch data: the sums must not change, nothing may stall) */
-      struct tp_degrade dg1 = {1, {n - 1}, {2.0}, 1e9}, dg2 = {2, {0, n - 1}, {1.5, 3.0}, 1e9};
+      struct tp_degrade dg1 = {1, {n - 1}, {2.0}, 1e9, 0}, dg2 = {2, {0, n - 1}, {1.5, 3.0}, 1e9, 0};
       const struct tp_degrade *dgs[] = {NULL, NULL, NULL, NULL, &dg1, n >= 3 ? &dg2 : &dg1, &dg1};
       for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
         for (int variant = 0; variant < 7; variant++) {

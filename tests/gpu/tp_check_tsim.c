@@ -369,7 +369,7 @@ void tsim_checks(void) {
           for (int dir = 0; dir < 3; dir++) {
             struct ar_schedule s;
             memset(&s, 0, sizeof(s));
-            struct tp_degrade dg = {1, {0}, {(double)f}, bw};
+            struct tp_degrade dg = {1, {0}, {(double)f}, bw, 0};
             if (tp_degrade_selftest_schedule(k, dir, &s) != AR_OK) {
               bad = 1;
               continue;
@@ -405,7 +405,7 @@ void tsim_checks(void) {
       sched_add(&s, first, AR_COPY, dir ? 0 : 2, dir ? 2 : 0, 1, 3);
       s.ports = 2;
       sched_finish(&s);
-      struct tp_degrade dg = {1, {0}, {2.0}, bw};
+      struct tp_degrade dg = {1, {0}, {2.0}, bw, 0};
       double fin[AR_MAX_GPUS], mib = 1 << 20;
       double t = tsim_time(&s, (512u << 20) / 4, tp, 1, &dg, hw, fin);
       double t0 = first ? 2 * 64 * mib / bw * 1e6 : 0, small = t0 + 2 * 128 * mib / bw * 1e6,
@@ -438,7 +438,7 @@ void tsim_checks(void) {
       sched_add(&s, 0, AR_COPY, 2, 1, 0, 1); /* rank 1's chunk 0 arrives late */
       sched_add(&s, 1, AR_COPY, dir ? 0 : 1, dir ? 1 : 0, 0, 1);
       sched_finish(&s);
-      struct tp_degrade dg = {1, {0}, {2.0}, bw};
+      struct tp_degrade dg = {1, {0}, {2.0}, bw, 0};
       double fin[AR_MAX_GPUS];
       double t = tsim_time(&s, (128u << 20) / 4, tp, 1, &dg, hw, fin);
       double want = (64u << 20) / (tp == TS_SM ? hw->sm_bw : hw->copy_bw) * 1e6 + 2.0 * (64u << 20) / bw * 1e6;
@@ -452,7 +452,7 @@ void tsim_checks(void) {
    *    transport does beyond moving bytes (its healthy time less the bytes at full speed);
    *    OPTCC on the same link is faster and never beats optcc.txt's lower bound */
   const size_t gib = 1u << 30;
-  struct tp_degrade dg2 = {1, {3}, {2.0}, bw};
+  struct tp_degrade dg2 = {1, {3}, {2.0}, bw, 0};
   struct ar_schedule ring, optcc;
   if (build_for("ring", 4, NULL, 0, &ring) != AR_OK) return;
   if (build_for("optcc", 4, &dg2, 16, &optcc) != AR_OK) {
