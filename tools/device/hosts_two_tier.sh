@@ -9,15 +9,16 @@
 #              (cost per round) and bandwidth
 #   healthy    NP processes as 2 hosts: nccl, ring-rails, r2ccl, optcc-multi, optcc-ring on
 #              nccl-p2p (--segments K for the OPTCC forms, as the model prices them)
-#   nic        --degrade NP/2:F (one GPU's network of host 1), degrade.network_bw = fit_net's bw
-#   host       --degrade NP/2:F,..,NP-1:F (host 1's whole network)
+#   host       --degrade NP/2:F,..,NP-1:F (host 1's whole network), degrade.network_bw =
+#              fit_net's bandwidth
+#   nic        --degrade NP/2:F (one GPU's network of host 1), the same
 #   model_*.csv `arbench model --gpus-per-node NP/2` of each scenario on the two fits
 #   table.md   measured against modelled (tools/two_tier_table.sh)
 # Open MPI comes from OMPI (an archive of Open MPI 4.1, unpacked here: GPU images have none;
 # MPIRUN replaces the launcher line, e.g. for the simulator),
 # arbench (an MPI=1 build) and this folder's scripts from CARRY. DEADLINE (s) bounds the whole
 # call: a stage starts only with time left for it, and what was measured is kept. Everything
-# under OUT, the run folders as one archive each.
+# under OUT, packed at the end into OUT/two_tier.tgz (the run folders as an archive each inside).
 set -u
 t0=$SECONDS; deadline=${DEADLINE:-400}
 out=${OUT:-/tmp/two_tier}; mkdir -p "$out"
