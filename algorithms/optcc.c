@@ -61,6 +61,7 @@
  * transfer's weight is the larger factor of its two ends. Default k = 64 up to n ~ 360, then
  * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers; beyond n ~ 2048 even k = 4
  * is over twice that, and without --segments the answer is n/a. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +411,220 @@ static double plan_cost(const struct optcc_plan *pl, int n) {
   return cost;
 }
 
+/* ---- the same sums without the transfers ----
+ * A healthy GPU's frame in round r is its place behind the gap of degraded GPU 1: node v is at
+ * frame wrap(v - r). Every flow of the pipeline keeps its frames for all the rounds it runs
+ * (an S1 or S4 hop moves one node a round, as the gap does; the degraded GPUs stay put), so a
+ * section is a few stages, each one transfer at fixed frames over a run of rounds, and a round
+ * is the stages running in it. Consecutive rounds load the frames alike except where a stage
+ * ends without a like one taking its place (the head, the tail, a change of section size, a
+ * bubble block merged into a section's transfer): only there is a round's busiest rank sought
+ * again, so the sums take O(kq) stages and O(q) rescans of q ranks instead of the 2 k q^2
+ * transfers. Where the healthy GPUs weigh alike (one slowdown for all of them), frames price
+ * as the ranks they stand for. */
+
+/* One stage: a transfer at the same frames (healthy GPUs; degraded GPU i is q + i) in rounds
+ * [first, last]. */
+struct optcc_stage {
+  int first, last, op, src, dst, count;
+};
+
+/* Fills st with section sig's stages as add_section emits them; returns how many. */
+static int sec_stages(const struct optcc_plan *pl, int sig, const struct optcc_sec *x,
+                      struct optcc_stage *st) {
+  int q = pl->q, u = pl->u0 + sig, a = x->size, ns = 0;
+  int up = a + (block_joins_up(pl, sig) ? pl->d : 0), down = block_joins_down(pl, sig) ? pl->d : 0;
+  st[ns++] = (struct optcc_stage){x->s1, x->s1 + q - 2, AR_REDUCE, wrap(u + 1 - x->s1, q),
+                                  wrap(u + 2 - x->s1, q), a};
+  st[ns++] = (struct optcc_stage){u, u, AR_REDUCE, 0, q, up};
+  st[ns++] = (struct optcc_stage){u + 1, u + 1, AR_COPY, q, 1, a + down};
+  for (int i = 2; i <= pl->m; i++) {
+    int r = u + i - 2 - q;
+    st[ns++] = (struct optcc_stage){r, r, AR_REDUCE, q + i - 1, wrap(2 - i, q), a};
+    st[ns++] = (struct optcc_stage){u + 1 + i, u + 1 + i, AR_COPY, wrap(1 - i, q), q + i - 1, a};
+  }
+  st[ns++] = (struct optcc_stage){x->s4, x->s4 + q - 2, AR_COPY, wrap(u + 2 - x->s4, q),
+                                  wrap(u + 3 - x->s4, q), a};
+  return ns;
+}
+
+/* A stage starting (count > 0) or ending (count < 0, the round after its last). */
+struct optcc_event {
+  int round, op, src, dst, count;
+};
+
+/* The sums of a sweep: rounds with flows, and over them the busiest rank's load and the most
+ * reduced at one rank (buffer fractions). */
+struct optcc_sums {
+  int rounds;
+  double load, reduce;
+};
+
+/* Appends a stage's two events. */
+static void add_stage(struct optcc_event *ev, size_t *nev, const struct optcc_stage *st) {
+  ev[(*nev)++] = (struct optcc_event){st->first, st->op, st->src, st->dst, st->count};
+  ev[(*nev)++] = (struct optcc_event){st->last + 1, st->op, st->src, st->dst, -st->count};
+}
+
+/* Sums the plan's rounds as sched_cost (by_port 0: w[c] weighs a flow touching degraded GPU
+ * c - 1, c = 0 one between healthy GPUs, every healthy GPU at the same factor) or a switch
+ * (by_port 1: w[p] is the slowdown of internal rank p's ports, the healthy ones alike) prices
+ * them, into *sums; returns 0, or -1 on no memory. */
+static int plan_sweep(const struct optcc_plan *pl, const double *w, int by_port,
+                      struct optcc_sums *sums) {
+  int q = pl->q, m = pl->m, kq = pl->k * q, P = q + m, C = 1 + m, W = 2 * C + 1;
+  int post = pl->u0 + kq + (m > 1 ? m : 0) + 1;
+  size_t cap = (size_t)kq * 2 * (4 + 2 * (m - 1)) + 4 * ((size_t)kq + q + 1), nev = 0;
+  struct optcc_event *ev = malloc(sizeof(*ev) * cap), *sorted = malloc(sizeof(*ev) * cap);
+  long long *cnt = calloc((size_t)P * W, sizeof(*cnt)), *saved = malloc(sizeof(*cnt) * P * W);
+  int *mark = calloc((size_t)P, sizeof(int)), *touched = malloc(sizeof(int) * P);
+  size_t *start = NULL;
+  int rc = -1;
+  memset(sums, 0, sizeof(*sums));
+  if (!ev || !sorted || !cnt || !saved || !mark || !touched) goto done;
+  for (int sig = 0; sig < kq; sig++) {
+    struct optcc_sec x;
+    struct optcc_stage st[4 + 2 * AR_MAX_DEGRADED];
+    sec_rounds(pl, sig, post, &x);
+    int ns = sec_stages(pl, sig, &x, st);
+    for (int i = 0; i < ns; i++)
+      add_stage(ev, &nev, &st[i]);
+  }
+  for (int r = pl->u0 - q; pl->d > 0 && r <= pl->u0 + kq; r++) { /* as add_bubbles */
+    int dn = r - pl->u0 - 1, up = r - pl->u0 + q;
+    if (dn >= 0 && dn < kq && !block_joins_down(pl, dn))
+      add_stage(ev, &nev, &(struct optcc_stage){r, r, AR_COPY, q, 1, pl->d});
+    if (up >= 0 && up < kq && !(up >= q && block_joins_up(pl, up - q)))
+      add_stage(ev, &nev, &(struct optcc_stage){r, r, AR_REDUCE, 0, q, pl->d});
+  }
+  int lo = INT_MAX, hi = INT_MIN;
+  for (size_t i = 0; i < nev; i++) {
+    lo = ev[i].round < lo ? ev[i].round : lo;
+    hi = ev[i].round > hi ? ev[i].round : hi;
+  }
+  if (!(start = calloc((size_t)(hi - lo) + 2, sizeof(*start)))) goto done;
+  for (size_t i = 0; i < nev; i++) /* counting sort by round */
+    start[ev[i].round - lo + 1]++;
+  for (int r = lo; r <= hi; r++)
+    start[r - lo + 1] += start[r - lo];
+  for (size_t i = 0; i < nev; i++)
+    sorted[start[ev[i].round - lo]++] = ev[i];
+  double inv = 1.0 / (double)plan_chunks(pl), load = 0, reduce = 0;
+  long flows = 0;
+  size_t e = 0;
+  for (int r = lo, tick = 1; r <= hi; r++, tick++) {
+    int nt = 0, changed = 0;
+    for (; e < nev && sorted[e].round == r; e++) {
+      const struct optcc_event *v = &sorted[e];
+      int ends[2] = {v->src, v->dst}, c = v->src >= q ? v->src - q + 1 : v->dst >= q ? v->dst - q + 1 : 0;
+      for (int j = 0; j < 2; j++)
+        if (mark[ends[j]] != tick) { /* keep its counts as the round before left them */
+          mark[ends[j]] = tick;
+          touched[nt++] = ends[j];
+          memcpy(&saved[(size_t)ends[j] * W], &cnt[(size_t)ends[j] * W], sizeof(*cnt) * W);
+        }
+      cnt[(size_t)v->src * W + c] += v->count;     /* out, by class */
+      cnt[(size_t)v->dst * W + C + c] += v->count; /* in */
+      if (v->op == AR_REDUCE) cnt[(size_t)v->dst * W + 2 * C] += v->count;
+      flows += v->count > 0 ? 1 : -1;
+    }
+    for (int i = 0; i < nt && !changed; i++)
+      changed = memcmp(&saved[(size_t)touched[i] * W], &cnt[(size_t)touched[i] * W],
+                       sizeof(*cnt) * W) != 0;
+    if (changed) { /* the busiest rank again */
+      load = reduce = 0;
+      for (int p = 0; p < P; p++) {
+        const long long *k = &cnt[(size_t)p * W];
+        double o = 0, in = 0;
+        if (by_port) {
+          long long so = 0, si = 0;
+          for (int c = 0; c < C; c++) {
+            so += k[c];
+            si += k[C + c];
+          }
+          o = so * inv * w[p];
+          in = si * inv * w[p];
+        } else {
+          for (int c = 0; c < C; c++) {
+            o += w[c] * k[c] * inv;
+            in += w[c] * k[C + c] * inv;
+          }
+        }
+        load = o > load ? o : load;
+        load = in > load ? in : load;
+        reduce = k[2 * C] * inv > reduce ? k[2 * C] * inv : reduce;
+      }
+    }
+    if (flows > 0) {
+      sums->rounds++;
+      sums->load += load;
+      sums->reduce += reduce;
+    }
+  }
+  rc = 0;
+done:
+  free(ev);
+  free(sorted);
+  free(cnt);
+  free(saved);
+  free(mark);
+  free(touched);
+  free(start);
+  return rc;
+}
+
+/* Returns 1 when every healthy GPU of the plan has the same factor (the sweep's frames stand
+ * for them all). */
+static int healthy_alike(const struct optcc_plan *pl) {
+  for (int r = 1; r < pl->q; r++)
+    if (pl->f[r] != pl->f[0]) return 0;
+  return 1;
+}
+
+/* Returns sched_cost of the plan's schedule: swept where the healthy GPUs weigh alike, else
+ * emitted (plan_cost); -1: no memory. */
+static double plan_weight(const struct optcc_plan *pl, int n) {
+  if (!healthy_alike(pl)) return plan_cost(pl, n);
+  double w[1 + AR_MAX_DEGRADED];
+  struct optcc_sums sums;
+  w[0] = (double)(float)pl->f[0];
+  for (int i = 0; i < pl->m; i++) /* a flow's weight: the slower end's factor */
+    w[1 + i] = (double)(float)(pl->f[pl->q + i] > pl->f[0] ? pl->f[pl->q + i] : pl->f[0]);
+  return plan_sweep(pl, w, 0, &sums) ? -1 : sums.load;
+}
+
+/* Prices the plan on a switch into out as model_price_schedule would its schedule (one hop a
+ * round, the busiest port's load times its rank's slowdown); returns 1, or 0 where the sweep
+ * does not apply (another topology, healthy GPUs of different slowdowns) or on no memory. */
+static int price_switch(const struct optcc_plan *pl, int n, const struct model_net *net,
+                        struct model_price *out) {
+  double slow[AR_MAX_RANKS];
+  struct optcc_sums sums;
+  if (net->topology != MODEL_SWITCH) return 0;
+  for (int r = 0; r < n; r++) {
+    slow[r] = 1;
+    for (int i = 0; i < net->ndegraded; i++) /* as pricer_init: the last one given counts */
+      if (net->degraded[i] == pl->real[r]) slow[r] = net->factor[i];
+    if (r > 0 && r < pl->q && slow[r] != slow[0]) return 0;
+  }
+  if (plan_sweep(pl, slow, 1, &sums)) return 0;
+  memset(out, 0, sizeof(*out));
+  out->nranks = n;
+  out->main.rounds = sums.rounds;
+  out->main.hops = sums.rounds;
+  out->main.load = out->main.load_ideal = sums.load;
+  out->main.reduce = sums.reduce;
+  return 1;
+}
+
+/* Where build_pipeline's plan goes: NULL, into the schedule; else priced on net into out
+ * (done 1), or left for the model to build (done 0). */
+struct optcc_price {
+  const struct model_net *net;
+  struct model_price *out;
+  int done;
+};
+
 /* Builds the whole pipeline for m >= 1 degraded GPUs; returns the status. With one degraded
  * GPU, l >= 2 and k >= 3 it builds the pipeline with half-size end bodies (their S1 and S4
  * fill the head and tail rounds, which then cost half) and keeps it if it prices below equal
@@ -419,7 +634,8 @@ static double plan_cost(const struct optcc_plan *pl, int n) {
  * (plan_cost), then the flows go out once, in round order: the model prices them as they
  * come (n = 1024, k = 8: 2^24 transfers, none stored). */
 static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, int m,
-                                const int *deg, const double *fac, int segments) {
+                                const int *deg, const double *fac, int segments,
+                                struct optcc_price *pz) {
   static const struct optcc_plan none;
   struct optcc_plan pl = none;
   /* one sched_init, once the layout is chosen: the model streams what is built here */
@@ -441,12 +657,16 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   double l = pl.f[pl.q], nsec = (double)k * pl.q;
   pl.half = pl.m == 1 && pl.d == 0 && l >= 2 && k >= 3;
   if (pl.half) {
-    double cost = plan_cost(&pl, n);
+    double cost = plan_weight(&pl, n);
     if (cost < 0) return AR_ERR_NOMEM;
     if (!(cost < l * (nsec + 1) / nsec + 2.0 * (pl.q - 1) / nsec - 1e-12)) pl.half = 0;
   }
   long chunks = plan_chunks(&pl);
   if (chunks > 1 << 24) return sched_fail(s, AR_ERR_UNSUPPORTED, "too many chunks (%ld)", chunks);
+  if (pz) {
+    pz->done = price_switch(&pl, n, pz->net, pz->out);
+    return AR_OK;
+  }
   AR_CHECK(sched_init(s, name, n, (int)chunks));
   struct optcc_out o = {.s = s};
   AR_CHECK(emit_rounds(&o, &pl));
@@ -456,15 +676,16 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
 
 /* The ring form for every degraded GPU (App. D; m = 0 or 1 as build_pipeline takes them). */
 static ar_status build_ring_all(const struct ar_params *p, struct ar_schedule *s,
-                                const char *name) {
-  return build_pipeline(s, name, p->nranks, p->ndegraded, p->degraded, p->factor, p->segments);
+                                const char *name, struct optcc_price *pz) {
+  return build_pipeline(s, name, p->nranks, p->ndegraded, p->degraded, p->factor, p->segments,
+                        pz);
 }
 
 /* optcc in the ring form: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none). More
  * are refused: as members of the healthy ring they would set its pace (4.0 n against
  * optcc-multi's 2.12 n at p = 64, l = 2 and 2), which is App. D's schedule, not this one. */
 static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s,
-                                const char *name) {
+                                const char *name, struct optcc_price *pz) {
   int deg = p->nranks - 1;
   double fac = 1.0;
   if (p->ndegraded > 1) {
@@ -476,15 +697,37 @@ static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s
     deg = p->degraded[0];
     fac = p->factor[0];
   }
-  return build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments);
+  return build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments, pz);
 }
 
 /* optcc: the ring form on the papers' networks; on a switch (GPUs of one node, where every
  * peer is one hop away and flows share a link) the switch form of optcc_switch.c, which moves
  * the same bytes per GPU with the degraded GPUs' flows one hop instead of inside the ring. */
+static ar_status optcc_form(const struct ar_params *p, struct ar_schedule *s,
+                            struct optcc_price *pz) {
+  if (p->fabric == AR_FABRIC_SWITCH) return pz ? AR_OK : optcc_switch_build(p, s, "optcc");
+  return build_ring_one(p, s, "optcc", pz);
+}
+
+/* The ar_algo build and price entries of a form (pz NULL: build). */
+static int price_form(ar_status (*form)(const struct ar_params *, struct ar_schedule *,
+                                        struct optcc_price *),
+                      const struct ar_params *p, const struct model_net *net,
+                      struct model_price *out) {
+  struct ar_schedule s;
+  struct optcc_price pz = {.net = net, .out = out};
+  memset(&s, 0, sizeof(s));
+  if (p->straggler >= p->nranks) return 0; /* the build says why */
+  return form(p, &s, &pz) == AR_OK && pz.done;
+}
+
 static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
-  if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc");
-  return build_ring_one(p, s, "optcc");
+  return optcc_form(p, s, NULL);
+}
+
+static int price_optcc(const struct ar_params *p, const struct model_net *net,
+                       struct model_price *out) {
+  return price_form(optcc_form, p, net, out);
 }
 
 /* Synchronisation per schedule round that the choice of k weighs against the bandwidth term,
@@ -521,13 +764,24 @@ const struct ar_algo ar_algo_optcc = {
     .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the switch form)",
     .paper = "optcc.txt s4, App. C",
     .build = build_optcc,
+    .price = price_optcc,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
 /* optcc-multi: all of degraded[0..ndegraded); on a switch the switch form, as optcc. */
+static ar_status optcc_multi_form(const struct ar_params *p, struct ar_schedule *s,
+                                  struct optcc_price *pz) {
+  if (p->fabric == AR_FABRIC_SWITCH) return pz ? AR_OK : optcc_switch_build(p, s, "optcc-multi");
+  return build_ring_all(p, s, "optcc-multi", pz);
+}
+
 static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule *s) {
-  if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc-multi");
-  return build_ring_all(p, s, "optcc-multi");
+  return optcc_multi_form(p, s, NULL);
+}
+
+static int price_optcc_multi(const struct ar_params *p, const struct model_net *net,
+                             struct model_price *out) {
+  return price_form(optcc_multi_form, p, net, out);
 }
 
 const struct ar_algo ar_algo_optcc_multi = {
@@ -538,14 +792,25 @@ const struct ar_algo ar_algo_optcc_multi = {
     .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the switch form)",
     .paper = "optcc.txt App. D",
     .build = build_optcc_multi,
+    .price = price_optcc_multi,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
 /* optcc-ring: the ring form on any fabric (optcc for one degraded GPU, optcc-multi for more),
  * to run the papers' schedule on GPUs too. */
+static ar_status optcc_ring_form(const struct ar_params *p, struct ar_schedule *s,
+                                 struct optcc_price *pz) {
+  if (p->ndegraded > 1) return build_ring_all(p, s, "optcc-ring", pz);
+  return build_ring_one(p, s, "optcc-ring", pz);
+}
+
 static ar_status build_optcc_ring(const struct ar_params *p, struct ar_schedule *s) {
-  if (p->ndegraded > 1) return build_ring_all(p, s, "optcc-ring");
-  return build_ring_one(p, s, "optcc-ring");
+  return optcc_ring_form(p, s, NULL);
+}
+
+static int price_optcc_ring(const struct ar_params *p, const struct model_net *net,
+                            struct model_price *out) {
+  return price_form(optcc_ring_form, p, net, out);
 }
 
 const struct ar_algo ar_algo_optcc_ring = {
@@ -555,6 +820,7 @@ const struct ar_algo ar_algo_optcc_ring = {
     .desc = "OPTCC's ring form, also on GPUs (optcc or optcc-multi as the papers build them)",
     .paper = "optcc.txt s4, App. C, D",
     .build = build_optcc_ring,
+    .price = price_optcc_ring,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
@@ -566,14 +832,24 @@ const struct ar_algo ar_algo_optcc_ring = {
  * bubbles filled) 2(p-1)l/((p-2)l+2) n (1+l)/2, i.e. (1+l) n as p grows: the closed form to
  * O(1/p). Above l = 2 it costs 1.5 l n against the closed form's (l+1) n (docs/papers.md).
  * Rounds, bytes and limits: optcc's with k = 2; n >= 3, one degraded GPU. */
-static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
+static ar_status r2ccl_form(const struct ar_params *p, struct ar_schedule *s,
+                            struct optcc_price *pz) {
   struct ar_params q = *p;
   double xfers = 2.0 * (p->nranks - 1) * (2.0 * p->nranks); /* k q (2q + 2m), k = 2, m = 1 */
   q.segments = 2;
   if (xfers > 2.0 * OPTCC_MAX_XFERS) /* as optcc's default k beyond ~2048 GPUs */
     return sched_fail(s, AR_ERR_UNSUPPORTED, "r2ccl at %d GPUs is %.2g transfers (budget %d)",
                       p->nranks, xfers, 2 * OPTCC_MAX_XFERS);
-  return build_ring_one(&q, s, "r2ccl");
+  return build_ring_one(&q, s, "r2ccl", pz);
+}
+
+static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
+  return r2ccl_form(p, s, NULL);
+}
+
+static int price_r2ccl(const struct ar_params *p, const struct model_net *net,
+                       struct model_price *out) {
+  return price_form(r2ccl_form, p, net, out);
 }
 
 const struct ar_algo ar_algo_r2ccl = {
@@ -583,5 +859,6 @@ const struct ar_algo ar_algo_r2ccl = {
     .desc = "R2CCL's AllReduce as OPTCC prices it (reconstructed): the stages in 2 segments",
     .paper = "optcc.txt s2, App. F (Fig. 20's closed form)",
     .build = build_r2ccl,
+    .price = price_r2ccl,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
