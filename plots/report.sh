@@ -67,9 +67,10 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
     [ -e "$h" ] && { hist=${h#"$run/"}; break; }
   done
   printf '<nav>'
-  for s in regressions:Regressions best:Best\ per\ size critical:Critical\ delays degraded:Degraded\ links \
-           straggler:Stragglers failed:Failed\ rows pictures:Pictures overlap:Overlap phases:Phases \
-           settings:Settings meta:meta.txt; do
+  for s in regressions:Regressions best:Best\ per\ size nccl-tests:Beside\ nccl-tests critical:Critical\ delays \
+           degraded:Degraded\ links straggler:Stragglers failed:Failed\ rows pictures:Pictures \
+           overlap:Overlap phases:Phases settings:Settings meta:meta.txt; do
+    [ "${s%%:*}" = nccl-tests ] && [ ! -s "$run/compare.md" ] && continue
     printf '<a href="#%s">%s</a>' "${s%%:*}" "${s#*:}"
   done
   [ -n "$hist" ] && printf '<a href="%s">Trend over nights</a>' "$hist"
@@ -104,6 +105,13 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
     say "No clean rows in this run."
   fi
   printf '</section>\n'
+
+  # make compare-nccl-tests writes compare.md: its table per size and timing method, as it is
+  if [ -s "$run/compare.md" ]; then
+    printf '<section id="nccl-tests">\n<h2>Beside nccl-tests (compare.md)</h2>\n'
+    awk 'NR == 1 && /^# / { next } 1' "$run/compare.md" | html
+    printf '</section>\n'
+  fi
 
   printf '<section id="critical">\n<h2>Critical straggler delay, measured and modelled</h2>\n'
   if [ -n "$(heading 'Critical straggler delay')" ]; then section 'Critical straggler delay' | html

@@ -164,6 +164,12 @@ done
 [ "$(values "$tmp/cmp/nccl-tests/imported" scenario)" = "NCCL_NVLS_ENABLE=0 -g 2 -R 0|NCCL_NVLS_ENABLE=0 -g 2 -R 2|NCCL_NVLS_ENABLE=0 -t 2 -g 1 -R 0|NCCL_NVLS_ENABLE=0 -t 2 -g 1 -R 2|" ] &&
   grep -qE '^- host timing: arbench.s best no slower than nccl-tests. best at [0-9]+ of 3 sizes' "$tmp/cmp/compare.md" && ok ||
   bad "compare: imported scenarios $(values "$tmp/cmp/nccl-tests/imported" scenario), $(grep '^- host' "$tmp/cmp/compare.md")"
+# report.html carries compare.md's table: each of its rows, cell by cell, in the page's section
+sect=$(awk '/<section id="nccl-tests">/,/<\/section>/' "$tmp/cmp/report.html" 2>/dev/null)
+md_rows=$(awk -F'|' '/^\| [0-9]/ { r = ""; for (k = 2; k < NF; k++) { v = $k; gsub(/^ +| +$/, "", v); r = r v ";" } print r }' "$tmp/cmp/compare.md")
+html_rows=$(printf '%s\n' "$sect" | grep '<tr>' | grep '<td' | sed 's/<\/td>/;/g; s/<[^>]*>//g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g')
+[ -n "$md_rows" ] && [ "$md_rows" = "$html_rows" ] && grep -q 'href="#nccl-tests"' "$tmp/cmp/report.html" && ok ||
+  bad "report.html's nccl-tests section: $(printf '%s\n' "$html_rows" | head -2) against compare.md's $(printf '%s\n' "$md_rows" | head -2)"
 expect 2 "OUT: bad value '$tmp/cmp': the folder is not empty" env OUT="$tmp/cmp" A="$S" bash tools/compare_nccl_tests.sh
 expect 2 "NCCL_TESTS: bad value '$tmp': no nccl-tests source tree" env OUT="$tmp/cmp2" A="$S" NCCL_TESTS="$tmp" bash tools/compare_nccl_tests.sh
 

@@ -11,7 +11,7 @@
 #      events and graph timing (three scenarios of one run; OUT is its run folder);
 #   4. the logs imported (arbench import nccl-tests) into OUT/nccl-tests/imported;
 #   5. OUT/compare.md: per size and timing method, arbench's best against nccl-tests' best of
-#      the four modes (tools/compare_nccl_tests.awk).
+#      the four modes (tools/compare_nccl_tests.awk), also a section of OUT/report.html.
 # Environment: A (the arbench binary, default build/arbench), NCCL_HOME (default /usr where
 # /usr/include/nccl.h is, else CUDA's), CUDA_HOME (/usr/local/cuda), NVCC_GENCODE (default
 # sm_90), SIZES (-b 1K -e 8G -f 2), ARB_ITERS (-n 20 -w 1), ARB_ALGOS (all: arbench's --algo, a
@@ -86,4 +86,6 @@ rm -f "$conf"
   cat "$logs/import.log"
 awk -f plots/csv.awk -f tools/compare_nccl_tests.awk -v gpus="$gpus" "$out/results.csv" "$logs/imported/results.csv" >"$out/compare.md"
 echo "compare-nccl-tests: $out/compare.md ($((SECONDS - t0)) s)"
+# the run's report.html, written when arbench's run ended, now with compare.md in it
+[ -s "$out/summary.md" ] && bash plots/report.sh "$out" >/dev/null
 sed -n '/^- /p' "$out/compare.md"

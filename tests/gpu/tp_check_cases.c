@@ -102,12 +102,13 @@ void sim_auto_pipeline(int nmax, int seeds) {
     sched_free(&fs);
   }
   tc_set.ce_program = 0;
-  /* the per-round program's real rule: about 8 MiB a mini-batch, 1 to 8; ring on 4 ranks
-   * moves quarter vectors */
+  /* the per-round program's real rule: below 64 MiB about 8 MiB a mini-batch, 1 to 8 (ring on
+   * 4 ranks moves quarter vectors), from 64 MiB the measured count per message size */
   static const struct {
     size_t bytes;
     int want;
-  } real[] = {{1u << 20, 1}, {64u << 20, 2}, {256u << 20, 8}, {1u << 30, 8}};
+  } real[] = {{1u << 20, 1},  {32u << 20, 1},       {64u << 20, 1},      {256u << 20, 3},
+              {1u << 30, 4},  {(size_t)4 << 30, 6}, {(size_t)8 << 30, 8}};
   struct ar_schedule s;
   if (build_sched("ring", 4, &s) != AR_OK) return;
   for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
