@@ -60,7 +60,10 @@
  * takes one degraded GPU (more are refused: optcc-multi's); none given: l = 1 on rank n-1. Every
  * transfer's weight is the larger factor of its two ends. Default k = 64 up to n ~ 360, then
  * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers; beyond n ~ 2048 even k = 4
- * is over twice that, and without --segments the answer is n/a. */
+ * is over twice that, and without --segments the answer is n/a.
+ * Pricing: on a switch, with the healthy GPUs alike, the model takes the sums from the
+ * stages (plan_sweep: every flow keeps its place relative to the gap) without the transfers;
+ * elsewhere it builds the schedule and prices it as it streams. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -394,7 +397,8 @@ static ar_status emit_rounds(struct optcc_out *o, const struct optcc_plan *pl) {
   return st;
 }
 
-/* Returns sched_cost of the plan's schedule without building it (-1: no memory). */
+/* Returns sched_cost of the plan's schedule without building it, flow by flow (-1: no
+ * memory): plan_weight's way where the healthy GPUs differ. */
 static double plan_cost(const struct optcc_plan *pl, int n) {
   struct optcc_out o = {.round = -1, .nchunks = (double)plan_chunks(pl)};
   o.out = calloc((size_t)n, sizeof(double));
@@ -631,8 +635,9 @@ struct optcc_price {
  * sections' l (N+1)/N + 2(q-1)/N (exact, tests/test_optcc.c), else builds that one: where the
  * ring is the bottleneck as well (l near 2, k small, q large) the half sections leave the
  * first and last bodies' rounds unbalanced. The choice is priced first without building
- * (plan_cost), then the flows go out once, in round order: the model prices them as they
- * come (n = 1024, k = 8: 2^24 transfers, none stored). */
+ * (plan_weight: from the stages, no transfers), then the flows go out once, in round order.
+ * With pz the plan is priced instead (price_switch), or handed back to the model to build
+ * and stream where the sweep does not apply (n = 1024, k = 8: 2^24 transfers). */
 static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, int m,
                                 const int *deg, const double *fac, int segments,
                                 struct optcc_price *pz) {
