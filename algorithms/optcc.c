@@ -470,22 +470,28 @@ static void add_stage(struct optcc_event *ev, size_t *nev, const struct optcc_st
   ev[(*nev)++] = (struct optcc_event){st->last + 1, st->op, st->src, st->dst, -st->count};
 }
 
+/* The most stage events a sweep keeps (24 bytes each with their order: about 100 MB); more
+ * (a few GPUs cut into millions of segments) are priced flow by flow. */
+#define OPTCC_SWEEP_MAX_EVENTS (1 << 22)
+
 /* Sums the plan's rounds as sched_cost (by_port 0: w[c] weighs a flow touching degraded GPU
  * c - 1, c = 0 one between healthy GPUs, every healthy GPU at the same factor) or a switch
  * (by_port 1: w[p] is the slowdown of internal rank p's ports, the healthy ones alike) prices
- * them, into *sums; returns 0, or -1 on no memory. */
+ * them, into *sums; returns 0, 1 when it has more events than it keeps, or -1 on no memory. */
 static int plan_sweep(const struct optcc_plan *pl, const double *w, int by_port,
                       struct optcc_sums *sums) {
   int q = pl->q, m = pl->m, kq = pl->k * q, P = q + m, C = 1 + m, W = 2 * C + 1;
   int post = pl->u0 + kq + (m > 1 ? m : 0) + 1;
   size_t cap = (size_t)kq * 2 * (4 + 2 * (m - 1)) + 4 * ((size_t)kq + q + 1), nev = 0;
-  struct optcc_event *ev = malloc(sizeof(*ev) * cap), *sorted = malloc(sizeof(*ev) * cap);
+  memset(sums, 0, sizeof(*sums));
+  if (cap > OPTCC_SWEEP_MAX_EVENTS) return 1;
+  struct optcc_event *ev = malloc(sizeof(*ev) * cap);
+  int *order = malloc(sizeof(int) * cap);
   long long *cnt = calloc((size_t)P * W, sizeof(*cnt)), *saved = malloc(sizeof(*cnt) * P * W);
   int *mark = calloc((size_t)P, sizeof(int)), *touched = malloc(sizeof(int) * P);
   size_t *start = NULL;
   int rc = -1;
-  memset(sums, 0, sizeof(*sums));
-  if (!ev || !sorted || !cnt || !saved || !mark || !touched) goto done;
+  if (!ev || !order || !cnt || !saved || !mark || !touched) goto done;
   for (int sig = 0; sig < kq; sig++) {
     struct optcc_sec x;
     struct optcc_stage st[4 + 2 * AR_MAX_DEGRADED];
@@ -512,14 +518,14 @@ static int plan_sweep(const struct optcc_plan *pl, const double *w, int by_port,
   for (int r = lo; r <= hi; r++)
     start[r - lo + 1] += start[r - lo];
   for (size_t i = 0; i < nev; i++)
-    sorted[start[ev[i].round - lo]++] = ev[i];
+    order[start[ev[i].round - lo]++] = (int)i;
   double inv = 1.0 / (double)plan_chunks(pl), load = 0, reduce = 0;
   long flows = 0;
   size_t e = 0;
   for (int r = lo, tick = 1; r <= hi; r++, tick++) {
     int nt = 0, changed = 0;
-    for (; e < nev && sorted[e].round == r; e++) {
-      const struct optcc_event *v = &sorted[e];
+    for (; e < nev && ev[order[e]].round == r; e++) {
+      const struct optcc_event *v = &ev[order[e]];
       int ends[2] = {v->src, v->dst}, c = v->src >= q ? v->src - q + 1 : v->dst >= q ? v->dst - q + 1 : 0;
       for (int j = 0; j < 2; j++)
         if (mark[ends[j]] != tick) { /* keep its counts as the round before left them */
@@ -568,7 +574,7 @@ static int plan_sweep(const struct optcc_plan *pl, const double *w, int by_port,
   rc = 0;
 done:
   free(ev);
-  free(sorted);
+  free(order);
   free(cnt);
   free(saved);
   free(mark);
@@ -585,8 +591,8 @@ static int healthy_alike(const struct optcc_plan *pl) {
   return 1;
 }
 
-/* Returns sched_cost of the plan's schedule: swept where the healthy GPUs weigh alike, else
- * emitted (plan_cost); -1: no memory. */
+/* Returns sched_cost of the plan's schedule: swept where the healthy GPUs weigh alike (and
+ * the sweep is not too large), else flow by flow (plan_cost); -1: no memory. */
 static double plan_weight(const struct optcc_plan *pl, int n) {
   if (!healthy_alike(pl)) return plan_cost(pl, n);
   double w[1 + AR_MAX_DEGRADED];
@@ -594,12 +600,13 @@ static double plan_weight(const struct optcc_plan *pl, int n) {
   w[0] = (double)(float)pl->f[0];
   for (int i = 0; i < pl->m; i++) /* a flow's weight: the slower end's factor */
     w[1 + i] = (double)(float)(pl->f[pl->q + i] > pl->f[0] ? pl->f[pl->q + i] : pl->f[0]);
-  return plan_sweep(pl, w, 0, &sums) ? -1 : sums.load;
+  return plan_sweep(pl, w, 0, &sums) ? plan_cost(pl, n) : sums.load;
 }
 
 /* Prices the plan on a switch into out as model_price_schedule would its schedule (one hop a
  * round, the busiest port's load times its rank's slowdown); returns 1, or 0 where the sweep
- * does not apply (another topology, healthy GPUs of different slowdowns) or on no memory. */
+ * does not apply (another topology, healthy GPUs of different slowdowns, too many events) or
+ * on no memory. */
 static int price_switch(const struct optcc_plan *pl, int n, const struct model_net *net,
                         struct model_price *out) {
   double slow[AR_MAX_RANKS];
