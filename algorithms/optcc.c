@@ -62,9 +62,8 @@
  * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers; beyond n ~ 2048 even k = 4
  * is over twice that, and without --segments the answer is n/a.
  * Pricing: on a switch, with the healthy GPUs alike, the model takes the sums from the
- * stages (plan_sweep: every flow keeps its place relative to the gap) without the transfers;
+ * stages (optcc_sweep.c: every flow keeps its place relative to the gap) without the transfers;
  * elsewhere it builds the schedule and prices it as it streams. */
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,28 +71,11 @@
 #include "ar.h"
 #include "gen.h"
 #include "model.h"
+#include "optcc_plan.h"
 
 #define OPTCC_DEFAULT_SEGMENTS 64
 #define OPTCC_MAX_UNITS 8         /* largest section size, in chunks, tried for bubble filling */
 #define OPTCC_MAX_XFERS (1 << 24) /* default k shrinks beyond this (n > ~360) */
-
-struct optcc_plan {
-  int q, m;               /* healthy ring 0..q-1, degraded GPUs q..q+m-1 (internal) */
-  int k;                  /* segments */
-  int a, d;               /* chunks per section and per bubble-filling block */
-  int u0;                 /* round of the first S2 upload */
-  int head0;              /* m = 1: the first section reduce-scatters on frame 0 (no blocks) */
-  int half;               /* m = 1, no blocks: the first and last q sections are a chunks,
-                           * the others 2a */
-  double f[AR_MAX_RANKS]; /* slowdown of each internal rank */
-  int real[AR_MAX_RANKS]; /* internal rank -> real rank */
-};
-
-/* Returns x mod q in [0, q). */
-static int wrap(int x, int q) {
-  x %= q;
-  return x < 0 ? x + q : x;
-}
 
 /* Where the flows go: into the schedule (real ranks), or, with s NULL, only priced as
  * sched_cost would price them (per round the busiest rank's weighted bytes, one port), to
@@ -135,40 +117,6 @@ static ar_status add(struct optcc_out *o, const struct optcc_plan *pl, int round
   if (o->out[dst] == 0 && o->in[dst] == 0) o->used[o->nused++] = dst;
   o->in[dst] += bytes;
   return AR_OK;
-}
-
-/* Returns the chunks of section sig: a, or with half ends 2a except in the first and last
- * body. */
-static int section_size(const struct optcc_plan *pl, int sig) {
-  int q = pl->q, last = pl->k * q - 1;
-  return pl->half && sig >= q && sig <= last - q ? 2 * pl->a : pl->a;
-}
-
-/* Returns the first chunk of section sig (the sig-th section to reach degraded GPU 1): body
- * b = sig / q holds bubble block b (d chunks), then its q sections (a chunks each); with
- * half ends, sections one after another at their sizes. */
-static int section_chunk(const struct optcc_plan *pl, int sig) {
-  int q = pl->q;
-  if (pl->half) /* q of a, then 2a each, then the last q of a */
-    return pl->a * (sig < q ? sig : sig < (pl->k - 1) * q ? 2 * sig - q : sig + (pl->k - 2) * q);
-  return (sig / q) * (q * pl->a + pl->d) + pl->d + (sig % q) * pl->a;
-}
-
-/* Returns the first chunk of bubble block b, just before body b's first section. */
-static int block_chunk(const struct optcc_plan *pl, int b) {
-  return b * (pl->q * pl->a + pl->d);
-}
-
-/* Returns 1 if section sig's upload also carries the next bubble block: sig is the last
- * section of body b and block b+1 (uploaded in body b, next in chunk space) exists. */
-static int block_joins_up(const struct optcc_plan *pl, int sig) {
-  return pl->d > 0 && sig % pl->q == pl->q - 1 && sig / pl->q + 1 < pl->k;
-}
-
-/* Returns 1 if section sig's download also carries its body's bubble block (the first
- * section of body b, right after block b, is downloaded with it). */
-static int block_joins_down(const struct optcc_plan *pl, int sig) {
-  return pl->d > 0 && sig % pl->q == 0;
 }
 
 /* Picks the section size a and bubble block d (in chunks) for one degraded GPU with l < 2:
@@ -246,54 +194,6 @@ static ar_status make_plan(struct ar_schedule *s, struct optcc_plan *pl, int n, 
   return AR_OK;
 }
 
-/* Returns the round of the first S1 hop of section sig. m = 1: frame 0 for the first section
- * when the head has the gap edge to spare, frames 1..q-1 in turn for the others, one hop a
- * round ending rho rounds before the upload. m > 1: at frame rho, or (rho == 0) in the bulk
- * phase at the start. Either way S1 ends at node u0+sig, the gap of degraded GPU 1 at its S2
- * round. */
-static int s1_start(const struct optcc_plan *pl, int sig, int rho) {
-  int q = pl->q, u = pl->u0 + sig;
-  if (pl->m == 1) {
-    int i = sig - pl->head0; /* sections after the one on frame 0 */
-    rho = i < 0 ? 0 : i % (q - 1) + 1;
-    return u - rho - q + 1;
-  }
-  return rho ? u - rho - q + 1 : 0;
-}
-
-/* Returns the round of the first S4 hop of section sig (downloaded to node u+2 in round
- * u+1). m = 1: the last section on frame 0 straight away; counting back from it, the others
- * wait 1..q-1 rounds in turn (frames q-1..1), so every frame's last allgather ends q-1
- * rounds after the last download. m > 1: at frame rho after waiting q-rho rounds, or
- * (rho == 0) in the bulk phase from round post. */
-static int s4_start(const struct optcc_plan *pl, int sig, int rho, int post) {
-  int q = pl->q, u = pl->u0 + sig, last = pl->k * q - 1;
-  if (pl->m == 1) {
-    return u + 2 + (sig == last ? 0 : (last - 1 - sig) % (q - 1) + 1);
-  }
-  return rho ? u + 2 + q - rho : post;
-}
-
-/* A section's S1 and S4 rounds (their first hops; q-1 hops each, one a round) and the span
- * of rounds its flows take. */
-struct optcc_sec {
-  int s1, s4, lo, hi;
-  int chunk, size; /* its first chunk and chunks */
-};
-
-static void sec_rounds(const struct optcc_plan *pl, int sig, int post, struct optcc_sec *x) {
-  int q = pl->q, lanes = q - pl->m, u = pl->u0 + sig; /* frames 1..q-m are free of gaps */
-  /* frames cycle over the sections so each frame carries one S1 and one S4 flow a round */
-  int j = sig % (q - 1), rho = j < lanes ? j + 1 : 0;
-  x->s1 = s1_start(pl, sig, rho);
-  x->s4 = s4_start(pl, sig, rho, post);
-  x->lo = x->s1 < u - q ? x->s1 : u - q;
-  int last = x->s4 + q - 2, chain = u + 1 + pl->m;
-  x->hi = last > chain ? last : chain;
-  x->chunk = section_chunk(pl, sig);
-  x->size = section_size(pl, sig);
-}
-
 /* Adds section sig's flows of round r: its S1 hop (q-1 hops from node u0+sig+1, ending at node
  * u0+sig), S2/S3, and its S4 hop (from node u0+sig+2), in that order. S2/S3: degraded GPU 1
  * (gap at node r in round r) takes the healthy partial sum from node u in round u and sends
@@ -340,12 +240,6 @@ static ar_status add_bubbles(struct optcc_out *o, const struct optcc_plan *pl, i
   if (up >= 0 && up < kq && !(up >= q && block_joins_up(pl, up - q)))
     AR_CHECK(add(o, pl, r, AR_REDUCE, wrap(r, q), g, block_chunk(pl, up / q), pl->d));
   return AR_OK;
-}
-
-/* Returns the chunks the plan's schedule is cut into. */
-static long plan_chunks(const struct optcc_plan *pl) {
-  int q = pl->q, k = pl->k;
-  return pl->half ? pl->a * (2L * k * q - 2L * q) : (long)k * (q * pl->a + pl->d);
 }
 
 /* Adds every flow of the plan to o round by round (so the model prices them as they come,
@@ -415,174 +309,6 @@ static double plan_cost(const struct optcc_plan *pl, int n) {
   return cost;
 }
 
-/* ---- the same sums without the transfers ----
- * A healthy GPU's frame in round r is its place behind the gap of degraded GPU 1: node v is at
- * frame wrap(v - r). Every flow of the pipeline keeps its frames for all the rounds it runs
- * (an S1 or S4 hop moves one node a round, as the gap does; the degraded GPUs stay put), so a
- * section is a few stages, each one transfer at fixed frames over a run of rounds, and a round
- * is the stages running in it. Consecutive rounds load the frames alike except where a stage
- * ends without a like one taking its place (the head, the tail, a change of section size, a
- * bubble block merged into a section's transfer): only there is a round's busiest rank sought
- * again, so the sums take O(kq) stages and O(q) rescans of q ranks instead of the 2 k q^2
- * transfers. Where the healthy GPUs weigh alike (one slowdown for all of them), frames price
- * as the ranks they stand for. */
-
-/* One stage: a transfer at the same frames (healthy GPUs; degraded GPU i is q + i) in rounds
- * [first, last]. */
-struct optcc_stage {
-  int first, last, op, src, dst, count;
-};
-
-/* Fills st with section sig's stages as add_section emits them; returns how many. */
-static int sec_stages(const struct optcc_plan *pl, int sig, const struct optcc_sec *x,
-                      struct optcc_stage *st) {
-  int q = pl->q, u = pl->u0 + sig, a = x->size, ns = 0;
-  int up = a + (block_joins_up(pl, sig) ? pl->d : 0), down = block_joins_down(pl, sig) ? pl->d : 0;
-  st[ns++] = (struct optcc_stage){x->s1, x->s1 + q - 2, AR_REDUCE, wrap(u + 1 - x->s1, q),
-                                  wrap(u + 2 - x->s1, q), a};
-  st[ns++] = (struct optcc_stage){u, u, AR_REDUCE, 0, q, up};
-  st[ns++] = (struct optcc_stage){u + 1, u + 1, AR_COPY, q, 1, a + down};
-  for (int i = 2; i <= pl->m; i++) {
-    int r = u + i - 2 - q;
-    st[ns++] = (struct optcc_stage){r, r, AR_REDUCE, q + i - 1, wrap(2 - i, q), a};
-    st[ns++] = (struct optcc_stage){u + 1 + i, u + 1 + i, AR_COPY, wrap(1 - i, q), q + i - 1, a};
-  }
-  st[ns++] = (struct optcc_stage){x->s4, x->s4 + q - 2, AR_COPY, wrap(u + 2 - x->s4, q),
-                                  wrap(u + 3 - x->s4, q), a};
-  return ns;
-}
-
-/* A stage starting (count > 0) or ending (count < 0, the round after its last). */
-struct optcc_event {
-  int round, op, src, dst, count;
-};
-
-/* The sums of a sweep: rounds with flows, and over them the busiest rank's load and the most
- * reduced at one rank (buffer fractions). */
-struct optcc_sums {
-  int rounds;
-  double load, reduce;
-};
-
-/* Appends a stage's two events. */
-static void add_stage(struct optcc_event *ev, size_t *nev, const struct optcc_stage *st) {
-  ev[(*nev)++] = (struct optcc_event){st->first, st->op, st->src, st->dst, st->count};
-  ev[(*nev)++] = (struct optcc_event){st->last + 1, st->op, st->src, st->dst, -st->count};
-}
-
-/* The most stage events a sweep keeps (24 bytes each with their order: about 100 MB); more
- * (a few GPUs cut into millions of segments) are priced flow by flow. */
-#define OPTCC_SWEEP_MAX_EVENTS (1 << 22)
-
-/* Sums the plan's rounds as sched_cost (by_port 0: w[c] weighs a flow touching degraded GPU
- * c - 1, c = 0 one between healthy GPUs, every healthy GPU at the same factor) or a switch
- * (by_port 1: w[p] is the slowdown of internal rank p's ports, the healthy ones alike) prices
- * them, into *sums; returns 0, 1 when it has more events than it keeps, or -1 on no memory. */
-static int plan_sweep(const struct optcc_plan *pl, const double *w, int by_port,
-                      struct optcc_sums *sums) {
-  int q = pl->q, m = pl->m, kq = pl->k * q, P = q + m, C = 1 + m, W = 2 * C + 1;
-  int post = pl->u0 + kq + (m > 1 ? m : 0) + 1;
-  size_t cap = (size_t)kq * 2 * (4 + 2 * (m - 1)) + 4 * ((size_t)kq + q + 1), nev = 0;
-  memset(sums, 0, sizeof(*sums));
-  if (cap > OPTCC_SWEEP_MAX_EVENTS) return 1;
-  struct optcc_event *ev = malloc(sizeof(*ev) * cap);
-  int *order = malloc(sizeof(int) * cap);
-  long long *cnt = calloc((size_t)P * W, sizeof(*cnt)), *saved = malloc(sizeof(*cnt) * P * W);
-  int *mark = calloc((size_t)P, sizeof(int)), *touched = malloc(sizeof(int) * P);
-  size_t *start = NULL;
-  int rc = -1;
-  if (!ev || !order || !cnt || !saved || !mark || !touched) goto done;
-  for (int sig = 0; sig < kq; sig++) {
-    struct optcc_sec x;
-    struct optcc_stage st[4 + 2 * AR_MAX_DEGRADED];
-    sec_rounds(pl, sig, post, &x);
-    int ns = sec_stages(pl, sig, &x, st);
-    for (int i = 0; i < ns; i++)
-      add_stage(ev, &nev, &st[i]);
-  }
-  for (int r = pl->u0 - q; pl->d > 0 && r <= pl->u0 + kq; r++) { /* as add_bubbles */
-    int dn = r - pl->u0 - 1, up = r - pl->u0 + q;
-    if (dn >= 0 && dn < kq && !block_joins_down(pl, dn))
-      add_stage(ev, &nev, &(struct optcc_stage){r, r, AR_COPY, q, 1, pl->d});
-    if (up >= 0 && up < kq && !(up >= q && block_joins_up(pl, up - q)))
-      add_stage(ev, &nev, &(struct optcc_stage){r, r, AR_REDUCE, 0, q, pl->d});
-  }
-  int lo = INT_MAX, hi = INT_MIN;
-  for (size_t i = 0; i < nev; i++) {
-    lo = ev[i].round < lo ? ev[i].round : lo;
-    hi = ev[i].round > hi ? ev[i].round : hi;
-  }
-  if (!(start = calloc((size_t)(hi - lo) + 2, sizeof(*start)))) goto done;
-  for (size_t i = 0; i < nev; i++) /* counting sort by round */
-    start[ev[i].round - lo + 1]++;
-  for (int r = lo; r <= hi; r++)
-    start[r - lo + 1] += start[r - lo];
-  for (size_t i = 0; i < nev; i++)
-    order[start[ev[i].round - lo]++] = (int)i;
-  double inv = 1.0 / (double)plan_chunks(pl), load = 0, reduce = 0;
-  long flows = 0;
-  size_t e = 0;
-  for (int r = lo, tick = 1; r <= hi; r++, tick++) {
-    int nt = 0, changed = 0;
-    for (; e < nev && ev[order[e]].round == r; e++) {
-      const struct optcc_event *v = &ev[order[e]];
-      int ends[2] = {v->src, v->dst}, c = v->src >= q ? v->src - q + 1 : v->dst >= q ? v->dst - q + 1 : 0;
-      for (int j = 0; j < 2; j++)
-        if (mark[ends[j]] != tick) { /* keep its counts as the round before left them */
-          mark[ends[j]] = tick;
-          touched[nt++] = ends[j];
-          memcpy(&saved[(size_t)ends[j] * W], &cnt[(size_t)ends[j] * W], sizeof(*cnt) * W);
-        }
-      cnt[(size_t)v->src * W + c] += v->count;     /* out, by class */
-      cnt[(size_t)v->dst * W + C + c] += v->count; /* in */
-      if (v->op == AR_REDUCE) cnt[(size_t)v->dst * W + 2 * C] += v->count;
-      flows += v->count > 0 ? 1 : -1;
-    }
-    for (int i = 0; i < nt && !changed; i++)
-      changed = memcmp(&saved[(size_t)touched[i] * W], &cnt[(size_t)touched[i] * W],
-                       sizeof(*cnt) * W) != 0;
-    if (changed) { /* the busiest rank again */
-      load = reduce = 0;
-      for (int p = 0; p < P; p++) {
-        const long long *k = &cnt[(size_t)p * W];
-        double o = 0, in = 0;
-        if (by_port) {
-          long long so = 0, si = 0;
-          for (int c = 0; c < C; c++) {
-            so += k[c];
-            si += k[C + c];
-          }
-          o = so * inv * w[p];
-          in = si * inv * w[p];
-        } else {
-          for (int c = 0; c < C; c++) {
-            o += w[c] * k[c] * inv;
-            in += w[c] * k[C + c] * inv;
-          }
-        }
-        load = o > load ? o : load;
-        load = in > load ? in : load;
-        reduce = k[2 * C] * inv > reduce ? k[2 * C] * inv : reduce;
-      }
-    }
-    if (flows > 0) {
-      sums->rounds++;
-      sums->load += load;
-      sums->reduce += reduce;
-    }
-  }
-  rc = 0;
-done:
-  free(ev);
-  free(order);
-  free(cnt);
-  free(saved);
-  free(mark);
-  free(touched);
-  free(start);
-  return rc;
-}
-
 /* Returns 1 when every healthy GPU of the plan has the same factor (the sweep's frames stand
  * for them all). */
 static int healthy_alike(const struct optcc_plan *pl) {
@@ -600,32 +326,7 @@ static double plan_weight(const struct optcc_plan *pl, int n) {
   w[0] = (double)(float)pl->f[0];
   for (int i = 0; i < pl->m; i++) /* a flow's weight: the slower end's factor */
     w[1 + i] = (double)(float)(pl->f[pl->q + i] > pl->f[0] ? pl->f[pl->q + i] : pl->f[0]);
-  return plan_sweep(pl, w, 0, &sums) ? plan_cost(pl, n) : sums.load;
-}
-
-/* Prices the plan on a switch into out as model_price_schedule would its schedule (one hop a
- * round, the busiest port's load times its rank's slowdown); returns 1, or 0 where the sweep
- * does not apply (another topology, healthy GPUs of different slowdowns, too many events) or
- * on no memory. */
-static int price_switch(const struct optcc_plan *pl, int n, const struct model_net *net,
-                        struct model_price *out) {
-  double slow[AR_MAX_RANKS];
-  struct optcc_sums sums;
-  if (net->topology != MODEL_SWITCH) return 0;
-  for (int r = 0; r < n; r++) {
-    slow[r] = 1;
-    for (int i = 0; i < net->ndegraded; i++) /* as pricer_init: the last one given counts */
-      if (net->degraded[i] == pl->real[r]) slow[r] = net->factor[i];
-    if (r > 0 && r < pl->q && slow[r] != slow[0]) return 0;
-  }
-  if (plan_sweep(pl, slow, 1, &sums)) return 0;
-  memset(out, 0, sizeof(*out));
-  out->nranks = n;
-  out->main.rounds = sums.rounds;
-  out->main.hops = sums.rounds;
-  out->main.load = out->main.load_ideal = sums.load;
-  out->main.reduce = sums.reduce;
-  return 1;
+  return optcc_plan_sweep(pl, w, 0, &sums) ? plan_cost(pl, n) : sums.load;
 }
 
 /* Where build_pipeline's plan goes: NULL, into the schedule; else priced on net into out
@@ -643,7 +344,7 @@ struct optcc_price {
  * ring is the bottleneck as well (l near 2, k small, q large) the half sections leave the
  * first and last bodies' rounds unbalanced. The choice is priced first without building
  * (plan_weight: from the stages, no transfers), then the flows go out once, in round order.
- * With pz the plan is priced instead (price_switch), or handed back to the model to build
+ * With pz the plan is priced instead (optcc_price_switch), or handed back to the model to build
  * and stream where the sweep does not apply (n = 1024, k = 8: 2^24 transfers). */
 static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, int m,
                                 const int *deg, const double *fac, int segments,
@@ -676,7 +377,7 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   long chunks = plan_chunks(&pl);
   if (chunks > 1 << 24) return sched_fail(s, AR_ERR_UNSUPPORTED, "too many chunks (%ld)", chunks);
   if (pz) {
-    pz->done = price_switch(&pl, n, pz->net, pz->out);
+    pz->done = optcc_price_switch(&pl, n, pz->net, pz->out);
     return AR_OK;
   }
   AR_CHECK(sched_init(s, name, n, (int)chunks));
