@@ -67,17 +67,20 @@
  * all) with every owned range split into nb mini-batches. Copy engines pushing to every peer at
  * once lose half their rate (docs/performance.md, v3), so each rank's copies go on one copy
  * stream, peers in shift order (r + 1, r + 2, ...): all ranks together move one permutation at
- * a time. Flag words of rank r: DATA[s] (slot n + s): sender s's copies into r landed, counted
- * in s's stream order (reduce-scatter batch j: j + 1; allgather batch j: nb + j + 1). Rank r:
- * the copy stream, after r's iteration start (an event), makes every reduce-scatter copy (O_q
- * batch j into q's scratch slot (shift, j)), then per batch j, once r's sum of j is recorded,
- * the allgather copies of O_r batch j into every peer's data; stream 0: per batch, wait DATA
- * from every source, sum the n - 1 slots into O_r, record the batch's event; at the end wait
- * for every peer's last DATA and join the copy stream. The reduce-scatter copies wait for
- * nothing, so the copy engine runs back to back. No READY is needed: r's allgather writes into
- * q's O_r follow q's read of it (q's copy landed before r summed), and r starts its next
- * iteration only after every peer's last allgather copy reached r, which each peer made after
- * its last sum out of its scratch (tp_check sim checks both orders).
+ * a time. Flag words of rank r: READY[q] (slot q): q ended the iteration before (its base, written
+ * by q at its end: the next iteration's base + 0); DATA[s] (slot n + s): sender s's copies into r
+ * landed, counted in s's stream order (reduce-scatter batch j: j + 1; allgather batch j:
+ * nb + j + 1). Rank r: the copy stream, after r's iteration start (an event) and every peer's
+ * READY, makes every reduce-scatter copy (O_q batch j into q's scratch slot (shift, j)), then
+ * per batch j, once r's sum of j is recorded, the allgather copies of O_r batch j into every
+ * peer's data; stream 0: per batch, wait DATA from every source, sum the n - 1 slots into O_r,
+ * record the batch's event; at the end wait for every peer's last DATA, join the copy stream
+ * and write READY into every peer (kernel stores). The reduce-scatter copies wait for nothing
+ * else, so the copy engine runs back to back. READY keeps the ranks at the same copy (back to
+ * back they drift apart without it: docs/timing.md); correctness does not need it: r's
+ * allgather writes into q's O_r follow q's read of it (q's copy landed before r summed), and r
+ * starts its next iteration only after every peer's last allgather copy reached r, which each
+ * peer made after its last sum out of its scratch (tp_check sim checks both orders).
  *
  * ll (TP_MODE_LL; emit_ll): one plain kernel per rank runs the whole program with no grid
  * barrier and no flag words but those of its slots (signals). Per round, rank r first PUTs
