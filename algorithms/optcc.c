@@ -60,7 +60,10 @@
  * takes one degraded GPU (more are refused: optcc-multi's); none given: l = 1 on rank n-1. Every
  * transfer's weight is the larger factor of its two ends. Default k = 64 up to n ~ 360, then
  * less (n = 512: 32, n = 1024: 8) to keep under 2^24 transfers; beyond n ~ 2048 even k = 4
- * is over twice that, and without --segments the answer is n/a. */
+ * is over twice that, and without --segments the answer is n/a.
+ * Pricing: on a switch, with the healthy GPUs alike, the model takes the sums from the
+ * stages (optcc_sweep.c: every flow keeps its place relative to the gap) without the transfers;
+ * elsewhere it builds the schedule and prices it as it streams. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,28 +71,11 @@
 #include "ar.h"
 #include "gen.h"
 #include "model.h"
+#include "optcc_plan.h"
 
 #define OPTCC_DEFAULT_SEGMENTS 64
 #define OPTCC_MAX_UNITS 8         /* largest section size, in chunks, tried for bubble filling */
 #define OPTCC_MAX_XFERS (1 << 24) /* default k shrinks beyond this (n > ~360) */
-
-struct optcc_plan {
-  int q, m;               /* healthy ring 0..q-1, degraded GPUs q..q+m-1 (internal) */
-  int k;                  /* segments */
-  int a, d;               /* chunks per section and per bubble-filling block */
-  int u0;                 /* round of the first S2 upload */
-  int head0;              /* m = 1: the first section reduce-scatters on frame 0 (no blocks) */
-  int half;               /* m = 1, no blocks: the first and last q sections are a chunks,
-                           * the others 2a */
-  double f[AR_MAX_RANKS]; /* slowdown of each internal rank */
-  int real[AR_MAX_RANKS]; /* internal rank -> real rank */
-};
-
-/* Returns x mod q in [0, q). */
-static int wrap(int x, int q) {
-  x %= q;
-  return x < 0 ? x + q : x;
-}
 
 /* Where the flows go: into the schedule (real ranks), or, with s NULL, only priced as
  * sched_cost would price them (per round the busiest rank's weighted bytes, one port), to
@@ -131,40 +117,6 @@ static ar_status add(struct optcc_out *o, const struct optcc_plan *pl, int round
   if (o->out[dst] == 0 && o->in[dst] == 0) o->used[o->nused++] = dst;
   o->in[dst] += bytes;
   return AR_OK;
-}
-
-/* Returns the chunks of section sig: a, or with half ends 2a except in the first and last
- * body. */
-static int section_size(const struct optcc_plan *pl, int sig) {
-  int q = pl->q, last = pl->k * q - 1;
-  return pl->half && sig >= q && sig <= last - q ? 2 * pl->a : pl->a;
-}
-
-/* Returns the first chunk of section sig (the sig-th section to reach degraded GPU 1): body
- * b = sig / q holds bubble block b (d chunks), then its q sections (a chunks each); with
- * half ends, sections one after another at their sizes. */
-static int section_chunk(const struct optcc_plan *pl, int sig) {
-  int q = pl->q;
-  if (pl->half) /* q of a, then 2a each, then the last q of a */
-    return pl->a * (sig < q ? sig : sig < (pl->k - 1) * q ? 2 * sig - q : sig + (pl->k - 2) * q);
-  return (sig / q) * (q * pl->a + pl->d) + pl->d + (sig % q) * pl->a;
-}
-
-/* Returns the first chunk of bubble block b, just before body b's first section. */
-static int block_chunk(const struct optcc_plan *pl, int b) {
-  return b * (pl->q * pl->a + pl->d);
-}
-
-/* Returns 1 if section sig's upload also carries the next bubble block: sig is the last
- * section of body b and block b+1 (uploaded in body b, next in chunk space) exists. */
-static int block_joins_up(const struct optcc_plan *pl, int sig) {
-  return pl->d > 0 && sig % pl->q == pl->q - 1 && sig / pl->q + 1 < pl->k;
-}
-
-/* Returns 1 if section sig's download also carries its body's bubble block (the first
- * section of body b, right after block b, is downloaded with it). */
-static int block_joins_down(const struct optcc_plan *pl, int sig) {
-  return pl->d > 0 && sig % pl->q == 0;
 }
 
 /* Picks the section size a and bubble block d (in chunks) for one degraded GPU with l < 2:
@@ -242,54 +194,6 @@ static ar_status make_plan(struct ar_schedule *s, struct optcc_plan *pl, int n, 
   return AR_OK;
 }
 
-/* Returns the round of the first S1 hop of section sig. m = 1: frame 0 for the first section
- * when the head has the gap edge to spare, frames 1..q-1 in turn for the others, one hop a
- * round ending rho rounds before the upload. m > 1: at frame rho, or (rho == 0) in the bulk
- * phase at the start. Either way S1 ends at node u0+sig, the gap of degraded GPU 1 at its S2
- * round. */
-static int s1_start(const struct optcc_plan *pl, int sig, int rho) {
-  int q = pl->q, u = pl->u0 + sig;
-  if (pl->m == 1) {
-    int i = sig - pl->head0; /* sections after the one on frame 0 */
-    rho = i < 0 ? 0 : i % (q - 1) + 1;
-    return u - rho - q + 1;
-  }
-  return rho ? u - rho - q + 1 : 0;
-}
-
-/* Returns the round of the first S4 hop of section sig (downloaded to node u+2 in round
- * u+1). m = 1: the last section on frame 0 straight away; counting back from it, the others
- * wait 1..q-1 rounds in turn (frames q-1..1), so every frame's last allgather ends q-1
- * rounds after the last download. m > 1: at frame rho after waiting q-rho rounds, or
- * (rho == 0) in the bulk phase from round post. */
-static int s4_start(const struct optcc_plan *pl, int sig, int rho, int post) {
-  int q = pl->q, u = pl->u0 + sig, last = pl->k * q - 1;
-  if (pl->m == 1) {
-    return u + 2 + (sig == last ? 0 : (last - 1 - sig) % (q - 1) + 1);
-  }
-  return rho ? u + 2 + q - rho : post;
-}
-
-/* A section's S1 and S4 rounds (their first hops; q-1 hops each, one a round) and the span
- * of rounds its flows take. */
-struct optcc_sec {
-  int s1, s4, lo, hi;
-  int chunk, size; /* its first chunk and chunks */
-};
-
-static void sec_rounds(const struct optcc_plan *pl, int sig, int post, struct optcc_sec *x) {
-  int q = pl->q, lanes = q - pl->m, u = pl->u0 + sig; /* frames 1..q-m are free of gaps */
-  /* frames cycle over the sections so each frame carries one S1 and one S4 flow a round */
-  int j = sig % (q - 1), rho = j < lanes ? j + 1 : 0;
-  x->s1 = s1_start(pl, sig, rho);
-  x->s4 = s4_start(pl, sig, rho, post);
-  x->lo = x->s1 < u - q ? x->s1 : u - q;
-  int last = x->s4 + q - 2, chain = u + 1 + pl->m;
-  x->hi = last > chain ? last : chain;
-  x->chunk = section_chunk(pl, sig);
-  x->size = section_size(pl, sig);
-}
-
 /* Adds section sig's flows of round r: its S1 hop (q-1 hops from node u0+sig+1, ending at node
  * u0+sig), S2/S3, and its S4 hop (from node u0+sig+2), in that order. S2/S3: degraded GPU 1
  * (gap at node r in round r) takes the healthy partial sum from node u in round u and sends
@@ -336,12 +240,6 @@ static ar_status add_bubbles(struct optcc_out *o, const struct optcc_plan *pl, i
   if (up >= 0 && up < kq && !(up >= q && block_joins_up(pl, up - q)))
     AR_CHECK(add(o, pl, r, AR_REDUCE, wrap(r, q), g, block_chunk(pl, up / q), pl->d));
   return AR_OK;
-}
-
-/* Returns the chunks the plan's schedule is cut into. */
-static long plan_chunks(const struct optcc_plan *pl) {
-  int q = pl->q, k = pl->k;
-  return pl->half ? pl->a * (2L * k * q - 2L * q) : (long)k * (q * pl->a + pl->d);
 }
 
 /* Adds every flow of the plan to o round by round (so the model prices them as they come,
@@ -393,7 +291,8 @@ static ar_status emit_rounds(struct optcc_out *o, const struct optcc_plan *pl) {
   return st;
 }
 
-/* Returns sched_cost of the plan's schedule without building it (-1: no memory). */
+/* Returns sched_cost of the plan's schedule without building it, flow by flow (-1: no
+ * memory): plan_weight's way where the healthy GPUs differ. */
 static double plan_cost(const struct optcc_plan *pl, int n) {
   struct optcc_out o = {.round = -1, .nchunks = (double)plan_chunks(pl)};
   o.out = calloc((size_t)n, sizeof(double));
@@ -410,16 +309,46 @@ static double plan_cost(const struct optcc_plan *pl, int n) {
   return cost;
 }
 
+/* Returns 1 when every healthy GPU of the plan has the same factor (the sweep's frames stand
+ * for them all). */
+static int healthy_alike(const struct optcc_plan *pl) {
+  for (int r = 1; r < pl->q; r++)
+    if (pl->f[r] != pl->f[0]) return 0;
+  return 1;
+}
+
+/* Returns sched_cost of the plan's schedule: swept where the healthy GPUs weigh alike (and
+ * the sweep is not too large), else flow by flow (plan_cost); -1: no memory. */
+static double plan_weight(const struct optcc_plan *pl, int n) {
+  if (!healthy_alike(pl)) return plan_cost(pl, n);
+  double w[1 + AR_MAX_DEGRADED];
+  struct optcc_sums sums;
+  w[0] = (double)(float)pl->f[0];
+  for (int i = 0; i < pl->m; i++) /* a flow's weight: the slower end's factor */
+    w[1 + i] = (double)(float)(pl->f[pl->q + i] > pl->f[0] ? pl->f[pl->q + i] : pl->f[0]);
+  return optcc_plan_sweep(pl, w, 0, &sums) ? plan_cost(pl, n) : sums.load;
+}
+
+/* Where build_pipeline's plan goes: NULL, into the schedule; else priced on net into out
+ * (done 1), or left for the model to build (done 0). */
+struct optcc_price {
+  const struct model_net *net;
+  struct model_price *out;
+  int done;
+};
+
 /* Builds the whole pipeline for m >= 1 degraded GPUs; returns the status. With one degraded
  * GPU, l >= 2 and k >= 3 it builds the pipeline with half-size end bodies (their S1 and S4
  * fill the head and tail rounds, which then cost half) and keeps it if it prices below equal
  * sections' l (N+1)/N + 2(q-1)/N (exact, tests/test_optcc.c), else builds that one: where the
  * ring is the bottleneck as well (l near 2, k small, q large) the half sections leave the
  * first and last bodies' rounds unbalanced. The choice is priced first without building
- * (plan_cost), then the flows go out once, in round order: the model prices them as they
- * come (n = 1024, k = 8: 2^24 transfers, none stored). */
+ * (plan_weight: from the stages, no transfers), then the flows go out once, in round order.
+ * With pz the plan is priced instead (optcc_price_switch), or handed back to the model to build
+ * and stream where the sweep does not apply (n = 1024, k = 8: 2^24 transfers). */
 static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, int m,
-                                const int *deg, const double *fac, int segments) {
+                                const int *deg, const double *fac, int segments,
+                                struct optcc_price *pz) {
   static const struct optcc_plan none;
   struct optcc_plan pl = none;
   /* one sched_init, once the layout is chosen: the model streams what is built here */
@@ -441,12 +370,16 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
   double l = pl.f[pl.q], nsec = (double)k * pl.q;
   pl.half = pl.m == 1 && pl.d == 0 && l >= 2 && k >= 3;
   if (pl.half) {
-    double cost = plan_cost(&pl, n);
+    double cost = plan_weight(&pl, n);
     if (cost < 0) return AR_ERR_NOMEM;
     if (!(cost < l * (nsec + 1) / nsec + 2.0 * (pl.q - 1) / nsec - 1e-12)) pl.half = 0;
   }
   long chunks = plan_chunks(&pl);
   if (chunks > 1 << 24) return sched_fail(s, AR_ERR_UNSUPPORTED, "too many chunks (%ld)", chunks);
+  if (pz) {
+    pz->done = optcc_price_switch(&pl, n, pz->net, pz->out);
+    return AR_OK;
+  }
   AR_CHECK(sched_init(s, name, n, (int)chunks));
   struct optcc_out o = {.s = s};
   AR_CHECK(emit_rounds(&o, &pl));
@@ -456,15 +389,16 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
 
 /* The ring form for every degraded GPU (App. D; m = 0 or 1 as build_pipeline takes them). */
 static ar_status build_ring_all(const struct ar_params *p, struct ar_schedule *s,
-                                const char *name) {
-  return build_pipeline(s, name, p->nranks, p->ndegraded, p->degraded, p->factor, p->segments);
+                                const char *name, struct optcc_price *pz) {
+  return build_pipeline(s, name, p->nranks, p->ndegraded, p->degraded, p->factor, p->segments,
+                        pz);
 }
 
 /* optcc in the ring form: one degraded GPU, degraded[0] (l = 1 on rank n-1 when none). More
  * are refused: as members of the healthy ring they would set its pace (4.0 n against
  * optcc-multi's 2.12 n at p = 64, l = 2 and 2), which is App. D's schedule, not this one. */
 static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s,
-                                const char *name) {
+                                const char *name, struct optcc_price *pz) {
   int deg = p->nranks - 1;
   double fac = 1.0;
   if (p->ndegraded > 1) {
@@ -476,15 +410,37 @@ static ar_status build_ring_one(const struct ar_params *p, struct ar_schedule *s
     deg = p->degraded[0];
     fac = p->factor[0];
   }
-  return build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments);
+  return build_pipeline(s, name, p->nranks, 1, &deg, &fac, p->segments, pz);
 }
 
 /* optcc: the ring form on the papers' networks; on a switch (GPUs of one node, where every
  * peer is one hop away and flows share a link) the switch form of optcc_switch.c, which moves
  * the same bytes per GPU with the degraded GPUs' flows one hop instead of inside the ring. */
+static ar_status optcc_form(const struct ar_params *p, struct ar_schedule *s,
+                            struct optcc_price *pz) {
+  if (p->fabric == AR_FABRIC_SWITCH) return pz ? AR_OK : optcc_switch_build(p, s, "optcc");
+  return build_ring_one(p, s, "optcc", pz);
+}
+
+/* The ar_algo build and price entries of a form (pz NULL: build). */
+static int price_form(ar_status (*form)(const struct ar_params *, struct ar_schedule *,
+                                        struct optcc_price *),
+                      const struct ar_params *p, const struct model_net *net,
+                      struct model_price *out) {
+  struct ar_schedule s;
+  struct optcc_price pz = {.net = net, .out = out};
+  memset(&s, 0, sizeof(s));
+  if (p->straggler >= p->nranks) return 0; /* the build says why */
+  return form(p, &s, &pz) == AR_OK && pz.done;
+}
+
 static ar_status build_optcc(const struct ar_params *p, struct ar_schedule *s) {
-  if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc");
-  return build_ring_one(p, s, "optcc");
+  return optcc_form(p, s, NULL);
+}
+
+static int price_optcc(const struct ar_params *p, const struct model_net *net,
+                       struct model_price *out) {
+  return price_form(optcc_form, p, net, out);
 }
 
 /* Synchronisation per schedule round that the choice of k weighs against the bandwidth term,
@@ -521,13 +477,24 @@ const struct ar_algo ar_algo_optcc = {
     .desc = "OPTCC: four patterns pipelined over k segments (run on GPUs: the switch form)",
     .paper = "optcc.txt s4, App. C",
     .build = build_optcc,
+    .price = price_optcc,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
 /* optcc-multi: all of degraded[0..ndegraded); on a switch the switch form, as optcc. */
+static ar_status optcc_multi_form(const struct ar_params *p, struct ar_schedule *s,
+                                  struct optcc_price *pz) {
+  if (p->fabric == AR_FABRIC_SWITCH) return pz ? AR_OK : optcc_switch_build(p, s, "optcc-multi");
+  return build_ring_all(p, s, "optcc-multi", pz);
+}
+
 static ar_status build_optcc_multi(const struct ar_params *p, struct ar_schedule *s) {
-  if (p->fabric == AR_FABRIC_SWITCH) return optcc_switch_build(p, s, "optcc-multi");
-  return build_ring_all(p, s, "optcc-multi");
+  return optcc_multi_form(p, s, NULL);
+}
+
+static int price_optcc_multi(const struct ar_params *p, const struct model_net *net,
+                             struct model_price *out) {
+  return price_form(optcc_multi_form, p, net, out);
 }
 
 const struct ar_algo ar_algo_optcc_multi = {
@@ -538,14 +505,25 @@ const struct ar_algo ar_algo_optcc_multi = {
     .desc = "OPTCC for m > 1 degraded GPUs (run on GPUs: the switch form)",
     .paper = "optcc.txt App. D",
     .build = build_optcc_multi,
+    .price = price_optcc_multi,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
 /* optcc-ring: the ring form on any fabric (optcc for one degraded GPU, optcc-multi for more),
  * to run the papers' schedule on GPUs too. */
+static ar_status optcc_ring_form(const struct ar_params *p, struct ar_schedule *s,
+                                 struct optcc_price *pz) {
+  if (p->ndegraded > 1) return build_ring_all(p, s, "optcc-ring", pz);
+  return build_ring_one(p, s, "optcc-ring", pz);
+}
+
 static ar_status build_optcc_ring(const struct ar_params *p, struct ar_schedule *s) {
-  if (p->ndegraded > 1) return build_ring_all(p, s, "optcc-ring");
-  return build_ring_one(p, s, "optcc-ring");
+  return optcc_ring_form(p, s, NULL);
+}
+
+static int price_optcc_ring(const struct ar_params *p, const struct model_net *net,
+                            struct model_price *out) {
+  return price_form(optcc_ring_form, p, net, out);
 }
 
 const struct ar_algo ar_algo_optcc_ring = {
@@ -555,6 +533,7 @@ const struct ar_algo ar_algo_optcc_ring = {
     .desc = "OPTCC's ring form, also on GPUs (optcc or optcc-multi as the papers build them)",
     .paper = "optcc.txt s4, App. C, D",
     .build = build_optcc_ring,
+    .price = price_optcc_ring,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };
 
@@ -566,14 +545,24 @@ const struct ar_algo ar_algo_optcc_ring = {
  * bubbles filled) 2(p-1)l/((p-2)l+2) n (1+l)/2, i.e. (1+l) n as p grows: the closed form to
  * O(1/p). Above l = 2 it costs 1.5 l n against the closed form's (l+1) n (docs/papers.md).
  * Rounds, bytes and limits: optcc's with k = 2; n >= 3, one degraded GPU. */
-static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
+static ar_status r2ccl_form(const struct ar_params *p, struct ar_schedule *s,
+                            struct optcc_price *pz) {
   struct ar_params q = *p;
   double xfers = 2.0 * (p->nranks - 1) * (2.0 * p->nranks); /* k q (2q + 2m), k = 2, m = 1 */
   q.segments = 2;
   if (xfers > 2.0 * OPTCC_MAX_XFERS) /* as optcc's default k beyond ~2048 GPUs */
     return sched_fail(s, AR_ERR_UNSUPPORTED, "r2ccl at %d GPUs is %.2g transfers (budget %d)",
                       p->nranks, xfers, 2 * OPTCC_MAX_XFERS);
-  return build_ring_one(&q, s, "r2ccl");
+  return build_ring_one(&q, s, "r2ccl", pz);
+}
+
+static ar_status build_r2ccl(const struct ar_params *p, struct ar_schedule *s) {
+  return r2ccl_form(p, s, NULL);
+}
+
+static int price_r2ccl(const struct ar_params *p, const struct model_net *net,
+                       struct model_price *out) {
+  return price_form(r2ccl_form, p, net, out);
 }
 
 const struct ar_algo ar_algo_r2ccl = {
@@ -583,5 +572,6 @@ const struct ar_algo ar_algo_r2ccl = {
     .desc = "R2CCL's AllReduce as OPTCC prices it (reconstructed): the stages in 2 segments",
     .paper = "optcc.txt s2, App. F (Fig. 20's closed form)",
     .build = build_r2ccl,
+    .price = price_r2ccl,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };

@@ -166,6 +166,9 @@ enum ar_algo_flags {
   AR_ALGO_TORUS = 1u << 3,           /* uses the logical torus of --torus */
 };
 
+struct model_net; /* model.h */
+struct model_price;
+
 struct ar_algo {
   const char *name;
   const char *ranks; /* supported n, in words */
@@ -178,6 +181,10 @@ struct ar_algo {
    * GPUs, m of them slowed by factors f[], at the healthy bandwidth bw (bytes/s; 0: unknown),
    * in the switch form (its degraded GPUs' flows one hop) or the ring form. NULL: none. */
   int (*segments)(int n, int m, const double *f, int switch_form, double bytes, double bw);
+  /* Prices its schedule on the model's network without building it where its rounds allow
+   * (OPTCC's ring form on a switch): returns 1 with out filled, 0 to have the model build and
+   * price the schedule. NULL: none. */
+  int (*price)(const struct ar_params *p, const struct model_net *net, struct model_price *out);
 };
 /* OPTCC's choice of k (algorithms/optcc.c), the `segments` of its registry entries. */
 int ar_optcc_segments(int n, int m, const double *f, int switch_form, double bytes, double bw);

@@ -133,8 +133,9 @@ ar_status model_net_init(struct model_net *net, int topology, const struct ar_pa
  * (the setting model.threads forces a count). */
 ar_status model_price_schedule(const struct ar_schedule *s, const struct model_net *net,
                                struct model_price *out);
-/* Builds algorithm a's schedule for p and prices it on net into out: streamed (priced round
- * by round as the generator emits them, nothing stored) when the generator builds in round
+/* Prices algorithm a's schedule for p on net into out: by the algorithm itself where it can
+ * (a->price: the same sums without the transfers), else built and streamed (priced round by
+ * round as the generator emits them, nothing stored) when the generator builds in round
  * order, else stored and priced by model_price_schedule. On failure the build's status, with
  * its reason in reason[0..rlen). */
 ar_status model_price_algo(const struct ar_algo *a, const struct ar_params *p,

@@ -179,6 +179,10 @@ ar_status model_price_algo(const struct ar_algo *a, const struct ar_params *p,
                            size_t rlen) {
   struct stream sm = {.round = -1};
   struct ar_schedule s;
+  if (a->price && a->price(p, net, out)) { /* priced by its rounds, no transfers built */
+    ar_log(AR_LOG_INFO, "model: %s at %d ranks priced by its generator", a->name, p->nranks);
+    return AR_OK;
+  }
   memset(&s, 0, sizeof(s));
   sm.pc.net = net;
   ar_status st = ar_build_stream(a, p, &s, stream_sink, &sm);

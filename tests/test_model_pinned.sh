@@ -82,19 +82,34 @@ $A model --algo rd-torus,rhd-torus,swing-lat-torus --torus 256x256 --sizes 1 --b
 awk '$1 == "rd-torus" && $2 == 65536 && $5 + 0 == 16 { a = 1 } $1 == "rhd-torus" && $5 + 0 == 32 { b = 1 }
      $1 == "swing-lat-torus" && $5 + 0 == 16 { c = 1 } END { exit !(a && b && c) }' "$tmp/huge.txt" &&
   ok || bad "65536 ranks: $(cat "$tmp/huge.txt")"
-# OPTCC's 1024-rank schedule at k = 8 (2^24 transfers) streamed: the price the stored build
-# gave (921 MB, 1.4 s before), within 200 MB and, for the 0.5 s it takes on an idle core,
-# 1.5 s of CPU on a loaded machine
+# OPTCC's 1024-rank schedule at k = 8 (2^24 transfers): within 0.5 s of CPU and 200 MB each
+# (issue #39; 0.6-1.0 s streamed, 1.4 s and 921 MB stored), at the prices the stored build
+# gave: one degraded GPU, none, and optcc-multi's two and three (optcc refuses more than one).
+# It prices itself from its stages (a few ms), so the bound holds on a loaded machine too
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -v $A model --algo optcc --ranks 1024 --sizes 1G --degrade 0:2 --segments 8 \
-    >"$tmp/oc.txt" 2>"$tmp/octime.txt" || bad "optcc 1024: exit $?"
-  secs=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s + 0 }' "$tmp/octime.txt")
-  kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/octime.txt")
-  echo "optcc 1024 ranks, k = 8: ${secs}s of CPU, ${kb} KB"
-  awk -v s="$secs" 'BEGIN { exit !(s > 0 && s < 1.5) }' && ok || bad "optcc 1024 took ${secs}s of CPU"
-  [ "${kb:-9999999}" -lt 200000 ] && ok || bad "optcc 1024 used ${kb} KB"
-  grep -q "^model_time_us: 36055.709$" "$tmp/oc.txt" && ok || bad "optcc 1024: $(cat "$tmp/oc.txt")"
+  while read -r algo deg want; do
+    args=(model --algo "$algo" --ranks 1024 --sizes 1G --segments 8)
+    [ "$deg" = - ] || args+=(--degrade "$deg")
+    /usr/bin/time -v $A "${args[@]}" </dev/null >"$tmp/oc.txt" 2>"$tmp/octime.txt" ||
+      bad "$algo 1024 $deg: exit $?"
+    secs=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2; n++ } END { if (n == 2) print s + 0 }' "$tmp/octime.txt")
+    kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/octime.txt")
+    echo "$algo 1024 ranks, k = 8, degraded $deg: ${secs}s of CPU, ${kb} KB"
+    [ -n "$secs" ] && awk -v s="$secs" 'BEGIN { exit !(s < 0.5) }' && ok ||
+      bad "$algo 1024 $deg took ${secs:-?}s of CPU"
+    [ "${kb:-9999999}" -lt 200000 ] && ok || bad "$algo 1024 $deg used ${kb} KB"
+    grep -qx "model_time_us: $want" "$tmp/oc.txt" && ok || bad "$algo 1024 $deg: want $want: $(cat "$tmp/oc.txt")"
+  done <<'CASES'
+optcc 0:2 36055.709
+optcc - 36053.758
+optcc-multi 0:2,5:2 43322.086
+optcc-multi 0:2,5:2,9:3 46567.251
+CASES
 fi
+$A model --algo optcc --ranks 1024 --sizes 1G --segments 8 --degrade 0:2,5:2 >"$tmp/oc2.txt" 2>&1
+rc=$?
+[ $rc -eq 3 ] && grep -q "optcc takes one degraded GPU (2 given): optcc-multi" "$tmp/oc2.txt" && ok ||
+  bad "optcc with two degraded GPUs: exit $rc, $(cat "$tmp/oc2.txt")"
 $A model --algo rhd --ranks 65537 --sizes 1M >"$tmp/over.txt" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--ranks.*65537" "$tmp/over.txt" && ok ||

@@ -430,7 +430,7 @@ static void test_optcc(void) {
     claim(what, AT_MOST, 1.06, simai(over_t0("optcc", p, 1, &l114)), -1);
   }
   /* at the default k = 64 the model is no slower than the paper's eq. (1), l n (k+1)/k; and
-   * s4.3's p = 1024 (k = 8: 2^24 transfers, priced as they stream) */
+   * s4.3's p = 1024 (k = 8: 2^24 transfers, priced from its stages) */
   static const int eq1[][2] = {{16, 64}, {64, 64}, {1024, 8}};
   for (int i = 0; i < 3; i++) {
     char what[96];
