@@ -9,6 +9,11 @@ H = 80 + 50 + npan * (nranks <= 3 ? 45 : 30) * nranks + (npan - 1) * 84
 png_on = sprintf("set terminal %s size 1280,%d noenhanced%s; set output out.'.png'", pngterm, H, \
                  pngterm eq "pngcairo" ? " font 'sans,11'" : "")
 svg_on = sprintf("set terminal svg size 1280,%d noenhanced font 'sans,11' background '#ffffff'; set output out.'.svg'", H)
+# tests/plot_tables.sh: the points of every chart to out.table instead (see common.gp)
+if (exists("tables")) {
+    png_on = sprintf("set terminal svg size 1280,%d; set output '/dev/null'; set table out.'.table'", H)
+    svg_on = "unset table; set output '/dev/null'"
+}
 
 set style fill solid 0.9 border lc rgb "#303030"
 set xrange [0:xmax * 1.02]

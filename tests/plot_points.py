@@ -15,8 +15,10 @@ Checked, per scenario with enough sizes (clean 3+, others 4+):
   algbw_<key>_<transport>  that transport's series and nccl
 and straggler_delay_<size>, degraded_factor_<size> (with OPTCC's bound), critical_delay
 (critical.csv), model_vs_measured_<key> and pipeline_<key>_<size>; a run with no row to draw has
-only no_data. Not read: phases_* and overlap_* (phases.csv, overlap.csv). Every point's x and y must be its row's (to
-printing precision), no row lost, no series named after another. Prints one line per
+only no_data. From phases.csv and overlap.csv (check_phases, check_overlap): phases_* (every
+rank's boxes, labels, key and chart titles) and overlap_* (bars, dots, values and the bars'
+names, from the SVG's tic labels). Every point's x and y must be its row's (to printing
+precision), no row lost, no series named after another. Prints one line per
 disagreement and "N pictures checked"; exit status 1 on any disagreement.
 """
 import csv
@@ -173,6 +175,8 @@ def main():
             if want not in svg:
                 ck.fail("no_data", "the picture does not say '%s'" % want)
             checked += 1
+        checked += check_phases(run, tables, pdir, ck)
+        checked += check_overlap(run, tables, pdir, ck)
         print("%d pictures checked" % checked)
         return 1 if ck.bad else 0
 
@@ -348,6 +352,8 @@ def main():
                             ck.fail(pic, "%s missing from panel %d" % (nm, k))
     checked += check_sweeps(run, allrows, srows_all(rows, fastest), tables, pdir, ck)
     checked += check_model(keys, modelrows, fastest, tables, pdir, ck)
+    checked += check_phases(run, tables, pdir, ck)
+    checked += check_overlap(run, tables, pdir, ck)
     print("%d pictures checked" % checked)
     return 1 if ck.bad else 0
 
@@ -545,6 +551,240 @@ def curves(ck, pic, cmds, want, scale, skip=()):
     for c in got:
         if c["title"] in series:
             ck.points(pic, c["title"], c["pts"], series[c["title"]])
+
+
+def read_csv(path):
+    """the rows of a CSV file with lower-case column names, or [] when there is none"""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return [{(k or "").strip().lower(): (v or "").strip() for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def size_label(b):
+    """bytes as the pictures' file names say them: 1MiB, 256MiB, 1GiB"""
+    u = 0
+    while u < 4 and b >= 1024:
+        b, u = b / 1024.0, u + 1
+    return "%g" % b + ["B", "KiB", "MiB", "GiB", "TiB"][u]
+
+
+def safe_name(s):
+    return re.sub(r"[^A-Za-z0-9.+-]", "-", s)
+
+
+def series_name(r):
+    a, t = r.get("algorithm", "") or "?", r.get("transport", "") or "?"
+    return "nccl" if a == "nccl" and t == "nccl" else a + "/" + t
+
+
+def parse_rows(path):
+    """a `set table` file as a list of plot commands, each a list of curves {title, rows}: every
+    data line's fields (a quoted label one field; phases.gp's "rank N" tics read as N)"""
+    cmds, cur = [], None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"# Curve (\d+) of \d+", line)
+            if m:
+                if m.group(1) == "0":
+                    cmds.append([])
+                cur = {"title": None, "rows": []}
+                cmds[-1].append(cur)
+                continue
+            m = re.match(r'# Curve title: "(.*)"$', line.rstrip("\n"))
+            if m and cur is not None:
+                cur["title"] = m.group(1)
+                continue
+            if line.startswith("#") or not line.strip() or cur is None:
+                continue
+            w = re.findall(r'"[^"]*"|\S+', line.replace("rank ", ""))
+            cur["rows"].append([x[1:-1] if x.startswith('"') else x for x in w])
+    return cmds
+
+
+def svg_texts(path):
+    """the texts of an SVG with the x and y of the group that places each"""
+    out = []
+    if not os.path.exists(path):
+        return out
+    svg = open(path).read()
+    for m in re.finditer(r'<g transform="translate\(([-0-9.]+),([-0-9.]+)\)[^>]*>\s*<text>([^<]*)</text>', svg):
+        out.append((float(m.group(1)), float(m.group(2)), m.group(3).replace("&amp;", "&")))
+    return out
+
+
+def multiset_diff(ck, pic, what, got, want, eq):
+    """got and want lists of tuples: every wanted one drawn once, nothing else"""
+    left = list(want)
+    for g in got:
+        i = next((i for i, w in enumerate(left) if eq(g, w)), None)
+        if i is None:
+            ck.fail(pic, "%s: drawn %s, which %s does not give" % (what, g, "the CSV"))
+        else:
+            left.pop(i)
+    for w in left:
+        ck.fail(pic, "%s: %s not drawn" % (what, w))
+
+
+# the phases' colours (the NVTX ranges', harness/nvtx.c); rounds alternate two greens
+PHASE_RGB = {"delay": 0xd62728, "precondition": 0xff7f0e, "allreduce": 0x1f77b4, "reduce": 0x9467bd}
+
+
+def phase_rgb(ph):
+    w = ph.split()
+    if w and w[0] == "round":
+        return 0x98df8a if len(w) > 1 and w[1].isdigit() and int(w[1]) % 2 else 0x2ca02c
+    return PHASE_RGB.get(w[0] if w else "", 0x8c564b)
+
+
+def phase_level(ph):
+    """0: the collective's box (delay, allreduce); 1: the precondition inside it; 2: rounds and
+    reduce kernels"""
+    return 1 if ph.startswith("precondition") else 2 if ph.startswith("round") or ph.startswith("reduce") else 0
+
+
+def check_phases(run, tables, pdir, ck):
+    """phases_<size>[_<scenario>][_d<delay>ms][_<part>]: per (scenario, size, delay) of
+    phases.csv a Gantt chart per algorithm/transport (at most 6 per picture, in the CSV's
+    order, each chart's title naming it and its last rank's end): every row one box at its rank,
+    from start_us to end_us (ms where the picture passes 20 ms), as tall as its level, in its
+    phase's colour; each outer box labelled with its phase and length where the text fits (a
+    character about 1/115 of the axis) and no inner box covers it; the key the phases in order.
+    Returns the pictures checked"""
+    pics = {}
+    for r in read_csv(os.path.join(run, "phases.csv")):
+        b, rk, a, e = (num(r.get(c)) for c in ("bytes", "rank", "start_us", "end_us"))
+        if None in (b, rk, a, e) or e < a:
+            continue
+        d = num(r.get("delay_us")) or 0
+        p = pics.setdefault((r.get("scenario", ""), b, d), {"panels": {}, "rows": []})
+        p["panels"].setdefault(series_name(r), []).append((int(rk), a, e, r.get("phase", "")))
+        p["rows"].append(r)
+    n = 0
+    want_pics = set()
+    for (scen, b, d), p in pics.items():
+        base = "phases_" + size_label(b) + ("_" + safe_name(scen) if scen else "") + \
+            ("_d%sms" % safe_name(("%d" % (d / 1000)) if d % 1000 == 0 else "%.4g" % (d / 1000)) if d > 0 else "")
+        names = list(p["panels"])
+        xmax = max(e for rs in p["panels"].values() for _, _, e, _ in rs)
+        sc = 1000.0 if xmax > 20000 else 1.0
+        legend = []
+        for r in p["rows"]:
+            ph = r.get("phase", "")
+            lg = "round (alternating shades)" if ph.startswith("round") else ph
+            if lg not in legend:
+                legend.append(lg)
+        parts = [names[i:i + 6] for i in range(0, len(names), 6)]
+        for q, part in enumerate(parts):
+            pic = base + ("_%d" % (q + 1) if len(parts) > 1 else "")
+            want_pics.add(pic)
+            if pic not in tables:
+                ck.fail(pic, "not drawn (phases.csv has it)")
+                continue
+            n += 1
+            cmds = parse_rows(os.path.join(pdir, pic + ".table"))
+            if len(cmds) != len(part):
+                ck.fail(pic, "%d charts, phases.csv has %d algorithm/transport pairs here" % (len(cmds), len(part)))
+                continue
+            # the charts' titles, top to bottom
+            tt = sorted((y, t) for x, y, t in svg_texts(os.path.join(pdir, pic + ".svg")) if ": last rank done at " in t)
+            got_names = [t.split(": last rank done at ")[0] for _, t in tt]
+            if got_names != part:
+                ck.fail(pic, "charts titled %s, phases.csv has %s" % (got_names, part))
+            for (_, t), name in zip(tt, part):
+                end = max(e for _, _, e, _ in p["panels"][name])
+                m = re.search(r"done at ([0-9.]+) (ms|us)$", t)
+                if not m or abs(float(m.group(1)) * (1000 if m.group(2) == "ms" else 1) - end) > (0.6 if m.group(2) == "ms" else 0.06):
+                    ck.fail(pic, "%s: title '%s', its last rank ends at %.3f us" % (name, t, end))
+            key = [c["title"] for c in cmds[0] if c["title"]]
+            if key != legend:
+                ck.fail(pic, "key %s, phases.csv's phases are %s" % (key, legend))
+            for name, cmd in zip(part, cmds):
+                rs = p["panels"][name]
+                want = []
+                for rk, a, e, ph in rs:
+                    w = (0.36, 0.25, 0.13)[phase_level(ph)]
+                    want.append((rk, a / sc, e / sc, rk - w, rk + w, phase_rgb(ph)))
+                got = []
+                for row in cmd[0]["rows"] if cmd else []:
+                    # x y xlow xhigh ylow yhigh colour type (x = xlow = start)
+                    try:
+                        got.append((int(float(row[1])), float(row[2]), float(row[3]), float(row[4]), float(row[5]), int(row[6], 16)))
+                    except (ValueError, IndexError):
+                        ck.fail(pic, "%s: a box line '%s'" % (name, " ".join(row)))
+                multiset_diff(ck, pic, name + " boxes (rank, start, end, bottom, top, colour)", got, want,
+                              lambda g, w: g[0] == w[0] and g[5] == w[5] and all(close(g[i], w[i]) or abs(g[i] - w[i]) < 1e-3 for i in (1, 2, 3, 4)))
+                wl = []
+                for rk, a, e, ph in rs:
+                    if phase_level(ph):
+                        continue
+                    lab = "%s %.2f ms" % (ph, (e - a) / 1000) if e - a >= 1000 else "%s %.1f us" % (ph, e - a)
+                    c, hw = (a + e) / 2, (len(lab) + 2) * xmax / 115 / 2
+                    if e - a < 2 * hw:
+                        continue
+                    if any(r2 == rk and phase_level(ph2) and a2 < c + hw and e2 > c - hw for r2, a2, e2, ph2 in rs):
+                        continue
+                    wl.append((c / sc, rk, lab))
+                gl = [(float(r[0]), int(float(r[1])), r[2]) for r in (cmd[1]["rows"] if len(cmd) > 1 else []) if len(r) >= 3 and r[2]]
+                multiset_diff(ck, pic, name + " labels (x, rank, text)", gl, wl,
+                              lambda g, w: g[1:] == w[1:] and (close(g[0], w[0]) or abs(g[0] - w[0]) < 1e-3))
+    for pic in tables:
+        if pic.startswith("phases_") and pic not in want_pics:
+            ck.fail(pic, "drawn, but phases.csv has no such scenario, size and delay")
+    return n
+
+
+def check_overlap(run, tables, pdir, ck):
+    """overlap_<size>[_<scenario>]: per (scenario, size) of overlap.csv, per algorithm/transport
+    at x = 1, 2, ... (its tic label, in the CSV's order) a bar at x - 0.19 with the mean of its
+    ranks' overlap_reduce_pct and one at x + 0.19 with overlap_delay_pct (an empty field left
+    out; a series with neither not drawn), each value written 3 above its bar, each rank's
+    share a dot on its bar. Returns the pictures checked"""
+    pics = {}
+    for r in read_csv(os.path.join(run, "overlap.csv")):
+        b = num(r.get("bytes"))
+        rp, dp = num(r.get("overlap_reduce_pct")), num(r.get("overlap_delay_pct"))
+        if b is None or (rp is None and dp is None):
+            continue
+        ser = pics.setdefault((r.get("scenario", ""), b), {}).setdefault(series_name(r), ([], []))
+        if rp is not None:
+            ser[0].append(rp)
+        if dp is not None:
+            ser[1].append(dp)
+    # the data file holds 4 significant digits
+    near = lambda a, b: abs(a - b) <= 6e-4 * max(abs(a), abs(b)) + 1e-6
+    n = 0
+    want_pics = set()
+    for (scen, b), sers in pics.items():
+        pic = "overlap_" + size_label(b) + ("_" + safe_name(scen) if scen else "")
+        want_pics.add(pic)
+        if pic not in tables:
+            ck.fail(pic, "not drawn (overlap.csv has it)")
+            continue
+        n += 1
+        names = list(sers)
+        ticks = [t for x, y, t in sorted(svg_texts(os.path.join(pdir, pic + ".svg"))) if t in sers]
+        if ticks != names:
+            ck.fail(pic, "bars named %s from left to right, overlap.csv has %s" % (ticks, names))
+        cmds = parse_rows(os.path.join(pdir, pic + ".table"))
+        cs = cmds[0] if cmds else []
+        if len(cs) != 6:
+            ck.fail(pic, "%d curves, want 6 (two bars, two dots, two labels)" % len(cs))
+            continue
+        for w, off, what in ((0, -0.19, "reduction"), (1, 0.19, "delay")):
+            means = [(k + off, sum(v[w]) / len(v[w])) for k, v in enumerate(sers.values(), 1) if v[w]]
+            pts = lambda c: [(float(r[0]), float(r[1])) for r in c["rows"] if r[-1] == "i"]
+            eq = lambda g, x: near(g[0], x[0]) and near(g[1], x[1])
+            multiset_diff(ck, pic, what + " bars (x, mean)", pts(cs[w]), means, eq)
+            dots = [(k + off, v) for k, s in enumerate(sers.values(), 1) for v in s[w]]
+            multiset_diff(ck, pic, what + " dots (x, rank's share)", pts(cs[2 + w]), dots, eq)
+            labs = [(float(r[0]), float(r[1]), r[2]) for r in cs[4 + w]["rows"] if len(r) >= 3]
+            multiset_diff(ck, pic, what + " values (x, y, text)", labs, [(x, m + 3, "%.0f" % m) for x, m in means],
+                          lambda g, x: eq(g, x) and g[2] in (x[2], "%.0f" % float("%.4g" % (x[1] - 3))))
+    for pic in tables:
+        if pic.startswith("overlap_") and pic not in want_pics:
+            ck.fail(pic, "drawn, but overlap.csv has no such scenario and size")
+    return n
 
 
 if __name__ == "__main__":
