@@ -9,8 +9,10 @@
 # scenarios, wide and calibrated runs it draws):
 # straggler rows at 1-64 KiB, model rows, an MPI run, two placements in one CSV, a run whose
 # every row is n/a, the nightly's 24 series on ce up to 4 GiB (whose top right a key covered);
-# tests/fixtures/phases (phases.csv: an 8-rank iteration with rounds, a straggler's delay) and
-# tests/fixtures/overlap (overlap.csv of the simulator's --profile overlap on 4 ranks, two
+# tests/fixtures/phases (phases.csv: an 8-rank iteration with rounds, a straggler's delay),
+# tests/fixtures/points/phases_parts (the simulator's --phases: 7 charts in two pictures, a
+# 30 ms delay on a time axis in ms) and
+# tests/fixtures/points/overlap (overlap.csv of the simulator's --profile overlap on 4 ranks, two
 # scenarios, three sizes, varied per series, a rank that copied nothing), read from those CSVs.
 . "$(dirname "$0")/lib.sh"
 # without gnuplot or python3 the suite says it skipped, except in CI (CI=true), where it fails
@@ -30,7 +32,7 @@ keys() {
   local out
   if out=$(python3 tests/check_keys.py "$1"/plots/*.svg 2>&1); then ok; else bad "$(basename "$1"): $out"; fi
 }
-for f in colocated points/straggler points/model points/mpi points/mixed points/na points/keys phases overlap; do
+for f in colocated points/straggler points/model points/mpi points/mixed points/na points/keys phases points/phases_parts points/overlap; do
   cp -r "tests/fixtures/$f" "$tmp/$(basename "$f")"
   points "$tmp/$(basename "$f")"
   keys "$tmp/$(basename "$f")"
