@@ -679,7 +679,8 @@ def check_phases(run, tables, pdir, ck):
             pic = base + ("_%d" % (q + 1) if len(parts) > 1 else "")
             want_pics.add(pic)
             if pic not in tables:
-                ck.fail(pic, "not drawn (phases.csv has it)")
+                ck.fail(pic, "not drawn (phases.csv has it)" if not os.path.exists(os.path.join(pdir, pic + ".png"))
+                        else "drawn, but gnuplot wrote no table of it")
                 continue
             n += 1
             cmds = parse_rows(os.path.join(pdir, pic + ".table"))
@@ -759,7 +760,8 @@ def check_overlap(run, tables, pdir, ck):
         pic = "overlap_" + size_label(b) + ("_" + safe_name(scen) if scen else "")
         want_pics.add(pic)
         if pic not in tables:
-            ck.fail(pic, "not drawn (overlap.csv has it)")
+            ck.fail(pic, "not drawn (overlap.csv has it)" if not os.path.exists(os.path.join(pdir, pic + ".png"))
+                    else "drawn, but gnuplot wrote no table of it")
             continue
         n += 1
         names = list(sers)
