@@ -64,9 +64,8 @@ def fmt_ms(us):
 
 
 def read_rows(path):
-    with open(path, newline="") as f:
-        rd = csv.DictReader(f)
-        rows = [{(k or "").strip().lower(): (v or "").strip() for k, v in r.items()} for r in rd]
+    """results.csv's rows, and those a picture can plot (ok, bytes and a time) with _b, _t, _src"""
+    rows = read_csv(path)
     out = []
     for r in rows:
         if r.get("status", "").lower() != "ok":
@@ -104,7 +103,8 @@ def cond_key(r):
 
 def parse_table(path):
     """the plot commands of a `set table` file: a list of commands, each a list of curves
-    (title, [(x, y)] of the points gnuplot drew, type i)"""
+    {title, rows: every data line's fields (a quoted label one field; phases.gp's "rank N" tics
+    read as N), n: their count, pts: (x, y) of the points gnuplot drew, type i}"""
     cmds, cur = [], None
     with open(path) as f:
         for line in f:
@@ -112,7 +112,7 @@ def parse_table(path):
             if m:
                 if m.group(1) == "0":
                     cmds.append([])
-                cur = {"title": None, "pts": [], "n": 0}
+                cur = {"title": None, "rows": [], "pts": [], "n": 0}
                 cmds[-1].append(cur)
                 continue
             m = re.match(r'# Curve title: "(.*)', line.rstrip("\n"))
@@ -125,7 +125,9 @@ def parse_table(path):
                 continue
             if line.startswith("#") or not line.strip() or cur is None:
                 continue
-            w = line.split()
+            w = [x[1:-1] if x.startswith('"') else x
+                 for x in re.findall(r'"[^"]*"|\S+', line.replace("rank ", ""))]
+            cur["rows"].append(w)
             cur["n"] += 1
             if len(w) >= 3 and w[-1] == "i":
                 cur["pts"].append((float(w[0]), float(w[1])))
@@ -578,30 +580,6 @@ def series_name(r):
     return "nccl" if a == "nccl" and t == "nccl" else a + "/" + t
 
 
-def parse_rows(path):
-    """a `set table` file as a list of plot commands, each a list of curves {title, rows}: every
-    data line's fields (a quoted label one field; phases.gp's "rank N" tics read as N)"""
-    cmds, cur = [], None
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"# Curve (\d+) of \d+", line)
-            if m:
-                if m.group(1) == "0":
-                    cmds.append([])
-                cur = {"title": None, "rows": []}
-                cmds[-1].append(cur)
-                continue
-            m = re.match(r'# Curve title: "(.*)"$', line.rstrip("\n"))
-            if m and cur is not None:
-                cur["title"] = m.group(1)
-                continue
-            if line.startswith("#") or not line.strip() or cur is None:
-                continue
-            w = re.findall(r'"[^"]*"|\S+', line.replace("rank ", ""))
-            cur["rows"].append([x[1:-1] if x.startswith('"') else x for x in w])
-    return cmds
-
-
 def svg_texts(path):
     """the texts of an SVG with the x and y of the group that places each"""
     out = []
@@ -683,7 +661,7 @@ def check_phases(run, tables, pdir, ck):
                         else "drawn, but gnuplot wrote no table of it")
                 continue
             n += 1
-            cmds = parse_rows(os.path.join(pdir, pic + ".table"))
+            cmds = parse_table(os.path.join(pdir, pic + ".table"))
             if len(cmds) != len(part):
                 ck.fail(pic, "%d charts, phases.csv has %d algorithm/transport pairs here" % (len(cmds), len(part)))
                 continue
@@ -768,7 +746,7 @@ def check_overlap(run, tables, pdir, ck):
         ticks = [t for x, y, t in sorted(svg_texts(os.path.join(pdir, pic + ".svg"))) if t in sers]
         if ticks != names:
             ck.fail(pic, "bars named %s from left to right, overlap.csv has %s" % (ticks, names))
-        cmds = parse_rows(os.path.join(pdir, pic + ".table"))
+        cmds = parse_table(os.path.join(pdir, pic + ".table"))
         cs = cmds[0] if cmds else []
         if len(cs) != 6:
             ck.fail(pic, "%d curves, want 6 (two bars, two dots, two labels)" % len(cs))
