@@ -247,6 +247,21 @@ mpi dry 2 -- --algo ring --transport ce --sizes 4K --ranks-per-process 2 --dry-r
 [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^dry run: 1 scenario, 4 ranks')" -eq 1 ] &&
   [ ! -e "$tmp/dry" ] && ok || bad "dry run: exit $rc: $(printf '%s\n' "$out" | head -n 3)"
 
+# rows_by_transport CSV: "transport status count" per transport and status, nccl's as
+# "nccl nccl ok N", sorted
+rows_by_transport() {
+  awk -F, -v t="$(col "$1" transport)" -v s="$(col "$1" status)" 'NR > 1 {print $t, $s}' "$1" |
+    sort | uniq -c | awk '{print $2, $3, $1}' | sed 's/^nccl ok/nccl nccl ok/' | sort
+}
+# na_across_hosts LABEL: $out says ce, sm and ll are n/a because the ranks span 2 hosts
+na_across_hosts() {
+  local t
+  for t in ce sm ll; do
+    printf '%s\n' "$out" | grep -q "^n/a: ring ($t): $t reaches other GPUs' memory within one host only (CUDA IPC); the ranks span 2 hosts" &&
+      ok || bad "$1: no n/a line for $t: $(printf '%s\n' "$out" | grep '^n/a' | head -n 3)"
+  done
+}
+
 # two hosts (AR_SIM_HOSTS: processes 0-1 on simhost0, 2-3 on simhost1): nccl and nccl-p2p run
 # across them (the start line a one-element AllReduce), ce, sm and ll are n/a with the reason,
 # and no memory or event of the other host is mapped
@@ -258,13 +273,9 @@ nccl-p2p ok 4
 ce n/a 4
 sm n/a 4
 ll n/a 4"
-got=$(awk -F, -v t="$(col "$f" transport)" -v s="$(col "$f" status)" 'NR > 1 {print $t, $s}' "$f" |
-      sort | uniq -c | awk '{print $2, $3, $1}' | sed 's/^nccl ok/nccl nccl ok/' | sort)
+got=$(rows_by_transport "$f")
 [ "$got" = "$(printf '%s\n' "$want" | sort)" ] && ok || bad "two hosts: rows $(echo $got)"
-for t in ce sm ll; do
-  printf '%s\n' "$out" | grep -q "^n/a: ring ($t): $t reaches other GPUs' memory within one host only (CUDA IPC); the ranks span 2 hosts" &&
-    ok || bad "two hosts: no n/a line for $t: $(printf '%s\n' "$out" | grep '^n/a' | head -n 3)"
-done
+na_across_hosts "two hosts"
 grep -qx "hosts: simhost0 (ranks 0-1), simhost1 (ranks 2-3)" "$tmp/hosts2/meta.txt" && ok ||
   bad "two hosts meta.txt: $(grep '^hosts' "$tmp/hosts2/meta.txt")"
 
@@ -277,13 +288,9 @@ mpi rh2 4 NCCL_DEBUG=INFO -- --algo nccl,ring,rhd --transport nccl-p2p,ce,sm,ll 
   -n 2 -w 1 --set procs.hosts=2
 f=$tmp/rh2/results.csv
 [ "$rc" -eq 0 ] && ok || bad "procs.hosts=2: exit $rc: $(arbench_lines | tail -n 3)"
-got=$(awk -F, -v t="$(col "$f" transport)" -v s="$(col "$f" status)" 'NR > 1 {print $t, $s}' "$f" |
-      sort | uniq -c | awk '{print $2, $3, $1}' | sed 's/^nccl ok/nccl nccl ok/' | sort)
+got=$(rows_by_transport "$f")
 [ "$got" = "$(printf '%s\n' "$want" | sort)" ] && ok || bad "procs.hosts=2: rows $(echo $got)"
-for t in ce sm ll; do
-  printf '%s\n' "$out" | grep -q "^n/a: ring ($t): $t reaches other GPUs' memory within one host only (CUDA IPC); the ranks span 2 hosts" &&
-    ok || bad "procs.hosts=2: no n/a line for $t: $(printf '%s\n' "$out" | grep '^n/a' | head -n 3)"
-done
+na_across_hosts "procs.hosts=2"
 m=$tmp/rh2/meta.txt
 grep -qx "hosts: $hh/h0 (ranks 0-1), $hh/h1 (ranks 2-3)" "$m" && ok ||
   bad "procs.hosts=2 meta.txt: $(grep '^hosts' "$m")"
