@@ -323,8 +323,8 @@ struct lower_settings {
    * on it against 8.7 on the per-round program (docs/performance.md v7). A schedule the flow
    * program cannot run (a swap) falls back. */
   int ce_program;
-  /* The automatic mini-batch (pipeline <= 0) in bytes: 8 MiB; tests lower it so that small
-   * vectors are split too (any other value turns off the measured counts from 64 MiB). */
+  /* The automatic mini-batch (pipeline <= 0) in bytes below 64 MiB (from there the counts are
+   * measured, lw_batches_for): 8 MiB; tests lower it so that small vectors are split too. */
   size_t auto_batch_bytes;
   /* The dataflow ring's automatic mini-batch (pipeline <= 0) in bytes (ce.ring_batch), and its
    * copy streams (1..TP_DF_MAX_STREAMS; ce.ring_streams). */

@@ -113,7 +113,7 @@ int lw_batches_for(const struct build *bd, size_t len) {
   size_t bytes = bd->nelem * (size_t)bd->esize;
   if (bd->pipeline > 0)
     nb = (size_t)bd->pipeline;
-  else if (bytes >= TP_AUTO_MEASURED && bd->set->auto_batch_bytes == TP_AUTO_BATCH)
+  else if (bytes >= TP_AUTO_MEASURED)
     nb = batches_measured(bytes);
   else {
     nb = len * (size_t)bd->esize /
