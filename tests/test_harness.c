@@ -39,6 +39,22 @@ static void test_stats(void) {
   for (int i = 0; i < 20; i++) c[i] = 20 - i;
   hx_stats_compute(c, 20, &st);
   CHECK(NEAR(st.p95, 19) && NEAR(st.median, 10.5), "p95 %g median %g", st.p95, st.median);
+  /* the median's interval from order statistics: 20 values -> [x(6), x(15)], 95.86% */
+  CHECK(NEAR(st.ci_lo, 6) && NEAR(st.ci_hi, 15) && fabs(st.ci_level - 95.861) < 1e-3,
+        "20 values: ci [%g, %g] %g%%", st.ci_lo, st.ci_hi, st.ci_level);
+  hx_stats_compute(a, 5, &st); /* below 6 values: [min, max], covering 1 - 2^-4 */
+  CHECK(NEAR(st.ci_lo, 1) && NEAR(st.ci_hi, 5) && NEAR(st.ci_level, 93.75),
+        "5 values: ci [%g, %g] %g%%", st.ci_lo, st.ci_hi, st.ci_level);
+  /* ranks against the binomial tables: n -> l (coverage %) */
+  static const struct { int n, l; double level; } ranks[] = {
+      {1, 1, 0}, {2, 1, 50}, {6, 1, 96.875}, {8, 1, 99.21875}, {9, 2, 96.09375},
+      {10, 2, 97.8515625}, {50, 18, 96.716086}, {100, 40, 96.479980}, {1000, 469, 95.370880}};
+  for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
+    double lv;
+    int l = hx_median_ci_rank(ranks[i].n, &lv);
+    CHECK(l == ranks[i].l && fabs(lv - ranks[i].level) < 1e-5, "n %d: rank %d (want %d), %g%% (want %g)",
+          ranks[i].n, l, ranks[i].l, lv, ranks[i].level);
+  }
   double one = 7;
   hx_stats_compute(&one, 1, &st);
   CHECK(NEAR(st.stdev, 0) && NEAR(st.p95, 7), "one value: stdev %g p95 %g", st.stdev, st.p95);

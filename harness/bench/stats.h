@@ -1,13 +1,22 @@
-/* Summary statistics of a set of iteration times (pure C, no GPU). */
+/* Summary statistics of a set of iteration times (pure C, no GPU), with the nonparametric
+ * confidence interval of the median (docs/statistics.md). */
 #ifndef HX_STATS_H
 #define HX_STATS_H
 
 struct hx_stats {
   int n;
   double mean, median, min, max, p95, stdev; /* stdev: sample (n - 1); 0 for one value */
+  double ci_lo, ci_hi; /* the median's 95% interval from order statistics: [x(l), x(n+1-l)] */
+  double ci_level;     /* its exact coverage in percent: >= 95, or less below 6 values */
 };
 
+/* The rank l (1-based) of the lower end of the median's confidence interval of n values: the
+ * largest l with 1 - 2 P(B <= l - 1) >= 0.95, B ~ Binomial(n, 1/2); 1 where none reaches 95%
+ * (n < 6); 0 for n < 1. *level (may be NULL) gets the interval's coverage in percent. */
+int hx_median_ci_rank(int n, double *level);
+
 /* Fills st from x[0..n) (x is not modified); with n == 0 every field is NaN and st->n = 0.
+ * The interval is [min, max] below 6 values (ci_level says how little it covers).
  * Returns 0, or -1 when memory for the sorted copy cannot be had. */
 int hx_stats_compute(const double *x, int n, struct hx_stats *st);
 
