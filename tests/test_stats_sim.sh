@@ -6,7 +6,8 @@
 # stats.max_iters; every rank runs the same count (AR_SIM_COUNT: each rank's AllReduces);
 # with a straggler (delays.csv has every sample's delay), in a critical-delay search, with
 # co-located ranks; every iteration of a repeated row is still checked (a stale read caught);
-# the table and meta.txt say it. The budget: test_budget_sim.sh; host and graph timing:
+# the table and meta.txt say it; the nightly has nccl in every registration mode at every
+# clean size, each row naming its mode. The budget: test_budget_sim.sh; host and graph timing:
 # test_timing_sim.sh; MPI: test_mpi_sim.sh; interrupted runs: test_runs_sim.sh.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
@@ -113,5 +114,23 @@ run na AR_SIM_MEM=300000 -- --gpus 0,1,2,3 --algo ring,nccl --transport ce --siz
 [ "$(column "$tmp/na" status | sort -u | tr '\n' ' ')" = "n/a ok oom " ] && ok ||
   bad "n/a and oom rows: $(column "$tmp/na" status | tr '\n' ' ') $(cat "$tmp/na.err")"
 samples "$tmp/na" -n 3
+
+# 10. the nightly (configs/nightly.conf, its nccl rows only, two sizes): nccl in every
+#     registration mode at every clean size, each row's settings naming its mode (none: the
+#     default, unnamed) and the target; on an NCCL without symmetric windows those rows are n/a
+#     with the reason; meta.txt says NVLS is off
+modes() { awk -F, -v b="$(col "$1/results.csv" bytes)" -v s="$(col "$1/results.csv" status)" \
+  -v g="$(col "$1/results.csv" settings)" 'NR > 1 { m = "none"; if (match($g, /nccl.registration=[a-z]*/)) m = substr($g, RSTART + 18, RLENGTH - 18)
+    t = index($g, "stats.ci_target=0.01") ? "target" : "no-target"; print $b, m, $s, t }' "$1/results.csv" | sort | tr '\n' ' '; }
+NIGHT=(--config configs/nightly.conf --scenario clean,nccl-registered,nccl-symmetric --gpus 0,1,2,3 --sizes 1K,1M --algo nccl -T 60)
+run night -- "${NIGHT[@]}"
+want="1024 none ok target 1024 registered ok target 1024 symmetric ok target 1048576 none ok target 1048576 registered ok target 1048576 symmetric ok target "
+[ "$rc" -eq 0 ] && [ "$(modes "$tmp/night")" = "$want" ] &&
+  grep -qx 'NCCL_NVLS_ENABLE: 0' "$tmp/night/meta.txt" && ok || bad "nightly's nccl modes: exit $rc, $(modes "$tmp/night")"
+samples "$tmp/night" -n 20
+run night-old AR_SIM_NCCL_VERSION=22600 -- "${NIGHT[@]}"
+[ "$rc" -eq 0 ] && [ "$(modes "$tmp/night-old" | grep -o 'symmetric n/a' | wc -l)" -eq 2 ] &&
+  printf '%s\n' "$out" | grep -q '^n/a: nccl (nccl): nccl.registration=symmetric: NCCL 2.26.0 has no symmetric windows' &&
+  ok || bad "nightly's symmetric rows on NCCL 2.26: exit $rc, $(modes "$tmp/night-old")"
 
 finish
