@@ -32,6 +32,14 @@
  * one CUDA graph (outside the time), and the batch times its launch and a stream synchronize;
  * a transport whose AllReduce cannot be captured makes the row n/a with CUDA's reason.
  *
+ * A row's samples are its timed iterations (host and graph: its batches), written to
+ * samples.csv before its line in results.csv. With stats.ci_target a row takes its -n (or
+ * timing.host_batches), then as many more at a time until the median's interval is tight, its
+ * row budget ends or stats.max_iters: after each step every rank's times are gathered (over
+ * every process) and each process's lead makes the same decision between two barriers
+ * (bench_rank.c's repeat_decide), so every rank runs the same count. Timed iterations reuse
+ * -n events (a step takes -n at most, read before the next).
+ *
  * Jobs come from a list (the size sweep) or, with --find-critical, from the critical-delay
  * search (critical.c), which picks each next (size, algorithm, transport, delay) from the
  * times measured so far. */
