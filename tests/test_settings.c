@@ -61,11 +61,13 @@ int main(void) {
   memset(&st, 0, sizeof(st));
   CHECK(ar_setting_value(NULL, AR_SET_STATS_CI_TARGET) == 0 &&
             ar_setting_value(NULL, AR_SET_STATS_MAX_ITERS) == 1000, "stats defaults");
-  CHECK(parse_quiet(&st, "stats.ci_target=0.01") == 0 && parse_quiet(&st, "stats.max_iters=250") == 0 &&
+  CHECK(parse_quiet(&st, "stats.ci_target=0.01") == 0 &&
+            parse_quiet(&st, "stats.max_iters=250") == 0 &&
             ar_setting_value(&st, AR_SET_STATS_CI_TARGET) == 0.01 &&
             ar_setting_value(&st, AR_SET_STATS_MAX_ITERS) == 250, "stats values");
   CHECK_STR(ar_settings_text(&st, buf, sizeof(buf)), "stats.ci_target=0.01;stats.max_iters=250");
-  CHECK(parse_quiet(&st, "stats.ci_target=.5") == 0 && ar_setting_value(&st, AR_SET_STATS_CI_TARGET) == 0.5,
+  CHECK(parse_quiet(&st, "stats.ci_target=.5") == 0 &&
+            ar_setting_value(&st, AR_SET_STATS_CI_TARGET) == 0.5,
         "a plain decimal without its 0");
   /* applied: what the process reads */
   ar_settings_apply(&s);

@@ -158,7 +158,8 @@ int peers_gather(struct bench *b, unsigned long long *failed) {
     failed[r] = !b->rk[r].remote && b->rk[r].err[0];
     if (!b->rk[r].remote) continue;
     memset(b->wrong + (size_t)r * b->total, 0, (size_t)b->total * sizeof(*b->wrong));
-    if (b->starts) memset(b->starts + (size_t)r * b->nsamp, 0, (size_t)b->nsamp * sizeof(*b->starts));
+    if (b->starts)
+      memset(b->starts + (size_t)r * b->nsamp, 0, (size_t)b->nsamp * sizeof(*b->starts));
     b->expired[r] = 0;
   }
   if (peers_times(b)) return -1;

@@ -122,7 +122,8 @@ static int iteration(struct rank *R, int it, int timed, int err) {
   const struct run_opts *o = b->o;
   struct job *J = &b->job;
   int n = b->n, i = it - J->warmup, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
-  cudaEvent_t t0 = timed ? R->start[i % o->iters] : NULL, t1 = timed ? R->end[i % o->iters] : NULL;
+  cudaEvent_t t0 = timed ? R->start[i % o->iters] : NULL;
+  cudaEvent_t t1 = timed ? R->end[i % o->iters] : NULL;
   if (!timed && R->wstart && it == J->warmup - 1) t0 = R->wstart, t1 = R->wend;
   cudaStream_t s = R->stream;
   /* a gate opens by itself after GATE_MAX_S: a program of about a thousand stream ops
@@ -183,12 +184,12 @@ static int iteration(struct rank *R, int it, int timed, int err) {
   return 0;
 }
 
-/* timing.mode=host, nccl-tests' method: batches from .. to - 1, per batch this rank's stream idle, a barrier of every
- * rank, the host clock, -n AllReduces enqueued back to back with nothing between them, a
- * stream synchronize, the clock again; the rank's sample k is (end - start) / -n. The batch
- * sums in place (each AllReduce's output is the next one's input), so it has no inputs of its
- * own and no check: the checked iteration after it is the row's check. Returns 1 when a
- * barrier said some rank failed, else 0. */
+/* timing.mode=host, nccl-tests' method: batches from .. to - 1, per batch this rank's stream
+ * idle, a barrier of every rank, the host clock, -n AllReduces enqueued back to back with
+ * nothing between them, a stream synchronize, the clock again; the rank's sample k is
+ * (end - start) / -n. The batch sums in place (each AllReduce's output is the next one's
+ * input), so it has no inputs of its own and no check: the checked iteration after it is the
+ * row's check. Returns 1 when a barrier said some rank failed, else 0. */
 static int host_batches(struct rank *R, int from, int to, int err) {
   struct bench *b = R->b;
   int iters = b->o->iters;
@@ -252,11 +253,11 @@ static int graph_capture(struct rank *R, int iters, cudaGraphExec_t *exec) {
   return -1;
 }
 
-/* timing.mode=graph: host_batches' shape (batches from .. to - 1), each batch's -n AllReduces captured into one CUDA
- * graph before its barrier and the graph's launch timed (nccl-tests -G). Every rank learns
- * whether any could not capture (over every process); then the job is n/a with the first
- * reason here, and nothing more runs. Returns 1 when a barrier said some rank failed, 2 when
- * the job became n/a, else 0. */
+/* timing.mode=graph: host_batches' shape (batches from .. to - 1), each batch's -n AllReduces
+ * captured into one CUDA graph before its barrier and the graph's launch timed (nccl-tests
+ * -G). Every rank learns whether any could not capture (over every process); then the job is
+ * n/a with the first reason here, and nothing more runs. Returns 1 when a barrier said some
+ * rank failed, 2 when the job became n/a, else 0. */
 static int graph_batches(struct rank *R, int from, int to, int err) {
   struct bench *b = R->b;
   struct job *J = &b->job;
@@ -330,7 +331,8 @@ static int read_times(struct rank *R, int from, int to) {
   int err = 0;
   for (int i = from; i < to && !err; i++) {
     float ms = 0;
-    err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[i % b->o->iters], R->end[i % b->o->iters]));
+    int slot = i % b->o->iters;
+    err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[slot], R->end[slot]));
     b->times[(size_t)R->rank * b->nsamp + i] = ms * 1e3;
   }
   return err;

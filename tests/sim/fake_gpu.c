@@ -870,7 +870,8 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
   int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
   sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0, sim_bad_sum("nccl")); /* in place */
   double total = count * 4.0;
-  s->clock += (2.0 * (c->n - 1) * 5 + total * 2 * (c->n - 1) / c->n / 300e3) * sim_jitter(c->rank, k);
+  double us = 2.0 * (c->n - 1) * 5 + total * 2 * (c->n - 1) / c->n / 300e3;
+  s->clock += us * sim_jitter(c->rank, k);
   return ncclSuccess;
 }
 
