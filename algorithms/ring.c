@@ -24,13 +24,27 @@ static ar_status ring_step(struct ar_schedule *s, int round, const int *ord, int
   return AR_OK;
 }
 
+/* Returns 1 when step `step` of a ring of p moves what the step before did (the same ends,
+ * counts and op; only the chunks turn) and the stream takes it so (sched_can_repeat): every
+ * step but the first of each half. Then only two rounds are built, and a ring at 65536 ranks
+ * costs 2 x 65536 transfers, not 8.6e9. */
+static int ring_repeats(const struct ar_schedule *s, int p, int step) {
+  return step % (p - 1) != 0 && sched_can_repeat(s);
+}
+
+/* The n^2 guard of gen.h, unless the stream takes repeated rounds (ring_repeats). */
+static ar_status ring_size(struct ar_schedule *s, const char *name, int n, double xfers) {
+  return sched_can_repeat(s) ? AR_OK : gen_quadratic(s, name, n, xfers);
+}
+
 /* The ring under `name` (ring, async-ring). */
 static ar_status ring_named(const struct ar_params *p, struct ar_schedule *s, const char *name) {
   int n = p->nranks;
   AR_CHECK(sched_init(s, name, n, n));
-  AR_CHECK(gen_quadratic(s, name, n, 2.0 * n * (n - 1)));
+  AR_CHECK(ring_size(s, name, n, 2.0 * n * (n - 1)));
   for (int step = 0; step < 2 * (n - 1); step++)
-    AR_CHECK(ring_step(s, step, NULL, n, 0, step));
+    AR_CHECK(ring_repeats(s, n, step) ? sched_repeat_round(s, step)
+                                      : ring_step(s, step, NULL, n, 0, step));
   return AR_OK;
 }
 
@@ -72,7 +86,8 @@ const struct ar_algo ar_algo_nccl = {
 static ar_status rings_build(struct ar_schedule *s, int **ord, int nring, int p) {
   for (int step = 0; step < 2 * (p - 1); step++)
     for (int k = 0; k < nring; k++)
-      AR_CHECK(ring_step(s, step, ord[k], p, k * p, step));
+      if (!ring_repeats(s, p, step)) AR_CHECK(ring_step(s, step, ord[k], p, k * p, step));
+      else if (k == 0) AR_CHECK(sched_repeat_round(s, step));
   return AR_OK;
 }
 
@@ -99,7 +114,7 @@ static int cycle_order(const int *next, int n, int *ord) {
 static ar_status build_ring_ham(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks, dims[AR_MAX_TORUS_DIMS];
   AR_CHECK(sched_init(s, "ring-ham", n, 4 * n));
-  AR_CHECK(gen_quadratic(s, "ring-ham", n, 8.0 * n * (n - 1)));
+  AR_CHECK(ring_size(s, "ring-ham", n, 8.0 * n * (n - 1)));
   int nd = ar_torus_shape(p, dims, s->reason, sizeof(s->reason));
   if (nd < 0) return AR_ERR_INVALID;
   /* columns along dimension cd (stride cs), rows along the other: C divides R */
@@ -157,7 +172,7 @@ const struct ar_algo ar_algo_ring_ham = {
 static ar_status build_ring_rails(const struct ar_params *p, struct ar_schedule *s) {
   int n = p->nranks, G = p->gpus_per_node > 0 ? p->gpus_per_node : 1;
   AR_CHECK(sched_init(s, "ring-rails", n, G * n));
-  AR_CHECK(gen_quadratic(s, "ring-rails", n, 2.0 * G * n * (n - 1)));
+  AR_CHECK(ring_size(s, "ring-rails", n, 2.0 * G * n * (n - 1)));
   if (n % G)
     return sched_fail(s, AR_ERR_UNSUPPORTED, "ring-rails: %d GPUs per node do not divide %d", G,
                       n);

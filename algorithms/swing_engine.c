@@ -263,9 +263,20 @@ struct sw_scratch {
   struct sw_pair *pr;
   int *list;         /* list[off[k] + a * d_k + m]: m-th coordinate of (k, a) */
   int *cnt;          /* cnt[coff[k] + a]: its length */
-  size_t off[AR_MAX_TORUS_DIMS], coff[AR_MAX_TORUS_DIMS];
+  int *lo, *hi;      /* lo[coff[k] + a], hi[...]: the least and most place[] over that list */
+  int *one;          /* one[coff[j] + a]: the peer all of (j, a)'s list goes to, -1: several */
+  size_t off[AR_MAX_TORUS_DIMS], coff[AR_MAX_TORUS_DIMS], ncoff;
 };
 
+/* A collective's block order as a sum over dimensions, where it is one (the radix order
+ * always, the tree order on the tori tried): order[y] = order0 + sum_k place[coff[k] + y_k].
+ * A rank's blocks of a step are then one run exactly when the sums of the per-dimension
+ * extremes span as many chunks as it sends, found without walking them (at 256 x 256 Swing
+ * sends 4e9 blocks, in 8e6 runs). sep 0: walked. */
+struct sw_order {
+  const int *order; /* order[rank]: the chunk offset of that rank's block */
+  int *place, order0, sep;
+};
 /* Allocates the scratch for torus t; returns AR_OK or AR_ERR_NOMEM. */
 static ar_status sw_scratch_init(struct sw_scratch *sc, const struct sw_torus *t) {
   size_t lists = 0, cnts = 0;
@@ -278,13 +289,46 @@ static ar_status sw_scratch_init(struct sw_scratch *sc, const struct sw_torus *t
   sc->pr = malloc(sizeof(*sc->pr) * (size_t)t->n);
   sc->list = malloc(sizeof(int) * lists);
   sc->cnt = malloc(sizeof(int) * cnts);
-  return sc->pr && sc->list && sc->cnt ? AR_OK : AR_ERR_NOMEM;
+  sc->ncoff = cnts;
+  sc->lo = malloc(sizeof(int) * cnts);
+  sc->hi = malloc(sizeof(int) * cnts);
+  sc->one = malloc(sizeof(int) * cnts);
+  return sc->pr && sc->list && sc->cnt && sc->lo && sc->hi && sc->one ? AR_OK : AR_ERR_NOMEM;
 }
 
 static void sw_scratch_free(struct sw_scratch *sc) {
   free(sc->pr);
   free(sc->list);
   free(sc->cnt);
+  free(sc->lo);
+  free(sc->hi);
+  free(sc->one);
+}
+
+/* Reads order[] as a sum over dimensions into o (its place is ncoff entries, the scratch's
+ * coff); sets o->sep to whether it is one: every rank's order is order0 plus its coordinates'
+ * places. */
+static void sw_order_sum(struct sw_order *o, const struct sw_scratch *sc, const struct sw_torus *t,
+                         const int *order) {
+  int pos[AR_MAX_TORUS_DIMS] = {0};
+  o->order = order;
+  o->order0 = order[0];
+  for (int k = 0; k < t->ndims; k++)
+    for (int a = 0; a < t->dims[k]; a++)
+      o->place[sc->coff[k] + a] = order[a * t->stride[k]] - order[0];
+  o->sep = 1;
+  for (int y = 0, sum = o->order0; y < t->n && o->sep; y++) { /* coordinates as an odometer */
+    o->sep = order[y] == sum;
+    for (int k = 0; k < t->ndims; k++) {
+      sum -= o->place[sc->coff[k] + pos[k]];
+      if (++pos[k] < t->dims[k]) {
+        sum += o->place[sc->coff[k] + pos[k]];
+        break;
+      }
+      pos[k] = 0;
+      sum += o->place[sc->coff[k]];
+    }
+  }
 }
 
 /* The transfers of one reduce-scatter step, in the order they went out, for the allgather to
@@ -314,11 +358,13 @@ static ar_status sw_send(struct ar_schedule *s, int g, int src, int dst, int chu
  * recording its transfers in rec; returns the status of the first failure. At step g
  * (dimension j) rank x sends the blocks whose j-coordinate its line sends
  * now and whose other coordinates it still holds in their lines: a product of per-dimension
- * lists, walked like an odometer so the work is the data sent, not n per rank and step. The
- * rounds go out in order, so the model prices them as they come (streamed). */
+ * lists, one run to one peer where the order is a sum over dimensions and the extremes span
+ * exactly the blocks, else walked like an odometer so the work is the data sent, not n per
+ * rank and step. The rounds go out in order, so the model prices them as they come
+ * (streamed). */
 static ar_status sw_emit_step(struct ar_schedule *s, const struct sw_torus *t,
-                              const struct sw_coll *c, const int *order, int base, int g,
-                              int radix, struct sw_scratch *sc, struct sw_sent *rec) {
+                              const struct sw_coll *c, const struct sw_order *o, int base, int g,
+                              struct sw_scratch *sc, struct sw_sent *rec) {
   int n = t->n, D = t->ndims, before[AR_MAX_TORUS_DIMS] = {0}, j = c->dim[g];
   struct sw_pair *pr = sc->pr;
   if (j < 0) return AR_OK; /* an idle step */
@@ -327,45 +373,50 @@ static ar_status sw_emit_step(struct ar_schedule *s, const struct sw_torus *t,
   /* the lists depend on a rank's coordinate in each dimension only: once per step */
   for (int k = 0; k < D; k++)
     for (int a = 0, d = t->dims[k]; a < d; a++) {
-      const int *f = c->line[k].f + a * d;
-      int *l = sc->list + sc->off[k] + (size_t)a * d, m = 0;
+      const int *f = c->line[k].f + a * d, *to = c->line[k].to + a * d;
+      const int *place = o->place + sc->coff[k];
+      int *l = sc->list + sc->off[k] + (size_t)a * d, m = 0, lo = 0, hi = 0, one = -1;
       for (int i = 0; i < d; i++)
-        if (k == j ? f[i] == c->sig[g] : f[i] < 0 || f[i] >= before[k]) l[m++] = i;
+        if (k == j ? f[i] == c->sig[g] : f[i] < 0 || f[i] >= before[k]) {
+          lo = m == 0 || place[i] < lo ? place[i] : lo;
+          hi = m == 0 || place[i] > hi ? place[i] : hi;
+          one = m == 0 ? to[i] : one == to[i] ? one : -1;
+          l[m++] = i;
+        }
       sc->cnt[sc->coff[k] + a] = m;
+      sc->lo[sc->coff[k] + a] = lo;
+      sc->hi[sc->coff[k] + a] = hi;
+      sc->one[sc->coff[k] + a] = one;
     }
   ar_status st = AR_OK;
+  int xc[AR_MAX_TORUS_DIMS] = {0}; /* x's coordinates, counted up as x is */
   for (int x = 0; x < n && st == AR_OK; x++) {
     int cnt[AR_MAX_TORUS_DIMS], pos[AR_MAX_TORUS_DIMS] = {0}, np = 0, empty = 0;
+    int lo = o->order0, hi = o->order0, cells = 1;
     const int *list[AR_MAX_TORUS_DIMS];
+    if (x > 0)
+      for (int k = 0; k < D && ++xc[k] == t->dims[k]; k++)
+        xc[k] = 0;
     for (int k = 0; k < D; k++) {
-      int d = t->dims[k], xk = sw_coord(t, x, k);
+      int d = t->dims[k], xk = xc[k];
       list[k] = sc->list + sc->off[k] + (size_t)xk * d;
       cnt[k] = sc->cnt[sc->coff[k] + xk];
       empty |= cnt[k] == 0;
+      lo += sc->lo[sc->coff[k] + xk];
+      hi += sc->hi[sc->coff[k] + xk];
+      cells *= cnt[k];
     }
-    int xj = sw_coord(t, x, j);
-    if (!empty && radix) { /* order grows with every coordinate: the extremes bound the run */
-      int b0 = c->line[j].to[xj * t->dims[j] + list[j][0]], same = 1, lo = 0, hi = 0, cells = 1;
-      for (int m = 1; m < cnt[j]; m++)
-        same &= c->line[j].to[xj * t->dims[j] + list[j][m]] == b0;
-      for (int k = 0; k < D; k++) {
-        lo += list[k][0] * t->stride[k];
-        hi += list[k][cnt[k] - 1] * t->stride[k];
-        cells *= cnt[k];
-      }
-      lo = order[lo];
-      hi = order[hi];
-      if (same && hi - lo + 1 == cells) { /* one peer, one run: what the walk below finds */
-        st = sw_send(s, g, x, x + (b0 - xj) * t->stride[j], base + lo, cells, rec);
-        continue;
-      }
+    int xj = xc[j], b0 = sc->one[sc->coff[j] + xj];
+    if (!empty && o->sep && b0 >= 0 && hi - lo + 1 == cells) { /* what the walk below finds */
+      st = sw_send(s, g, x, x + (b0 - xj) * t->stride[j], base + lo, cells, rec);
+      continue;
     }
     while (!empty) {
       int y = 0;
       for (int k = 0; k < D; k++)
         y += list[k][pos[k]] * t->stride[k];
       int b = c->line[j].to[xj * t->dims[j] + list[j][pos[j]]];
-      pr[np++] = (struct sw_pair){x + (b - xj) * t->stride[j], base + order[y]};
+      pr[np++] = (struct sw_pair){x + (b - xj) * t->stride[j], base + o->order[y]};
       int k = D - 1; /* next tuple */
       while (k >= 0 && ++pos[k] == cnt[k])
         pos[k--] = 0;
@@ -404,40 +455,106 @@ static ar_status sw_set_ports(struct ar_schedule *s) {
   return AR_OK;
 }
 
+/* Returns 1 when every coordinate of the line sends exactly one block a step, always to the
+ * same peer (a ring, either way round): its steps then differ only in which block. */
+static int sw_line_uniform(const struct sw_line *ln) {
+  int d = ln->d;
+  for (int a = 0; a < d; a++) {
+    int peer = -1, sent = 0;
+    for (int i = 0; i < d; i++) {
+      int f = ln->f[a * d + i];
+      if (f < 0) continue;
+      if (peer >= 0 && ln->to[a * d + i] != peer) return 0;
+      peer = ln->to[a * d + i];
+      sent++;
+    }
+    if (sent != ln->steps) return 0; /* one a step: steps blocks, each step's own (below) */
+    for (int i = 0; i < d; i++)
+      for (int i2 = i + 1; i2 < d; i2++)
+        if (ln->f[a * d + i] >= 0 && ln->f[a * d + i] == ln->f[a * d + i2]) return 0;
+  }
+  return 1;
+}
+
+/* Returns 1 when round g of the collectives moves what round g-1 did, chunks aside, and moves
+ * something: each collective idle in both, or stepping a uniform line of the same dimension
+ * (the other dimensions' lists unchanged) with its order a sum over dimensions, so that every
+ * rank's blocks are the last step's shifted in chunk space by the same amount: the same runs
+ * to the same peer. */
+static int sw_round_repeats(const struct sw_coll *c, int ncoll, int D, const char *uniform,
+                            const struct sw_order *ord, int g) {
+  int moves = 0;
+  for (int k = 0; k < ncoll; k++) {
+    int j = c[k].dim[g];
+    if (j != c[k].dim[g - 1]) return 0;
+    if (j >= 0 && !(uniform[k * D + j] && ord[k].sep)) return 0;
+    moves |= j >= 0;
+  }
+  return moves;
+}
+
 ar_status sw_build_colls(struct ar_schedule *s, const struct sw_torus *t, struct sw_coll *c,
                                 int ncoll, int radix) {
   ar_status st = AR_OK;
   size_t n = (size_t)t->n;
-  int *order = malloc(sizeof(int) * n * ncoll), S = c[0].nsteps;
+  int *order = malloc(sizeof(int) * n * ncoll), S = c[0].nsteps, D = t->ndims;
   struct sw_scratch sc;
-  if (sw_scratch_init(&sc, t) != AR_OK || !order) st = AR_ERR_NOMEM;
+  struct sw_order *ord = calloc((size_t)ncoll, sizeof(*ord));
+  /* streamed to a model that takes repeated rounds: a round that repeats the last one is
+   * handed on as such, not built (bucket at 256 x 256: 2.7e8 transfers in 4 distinct rounds
+   * a phase) */
+  int can = sched_can_repeat(s), *from = malloc(sizeof(int) * (S > 0 ? S : 1));
+  char *uniform = malloc((size_t)ncoll * D), *rep = calloc((size_t)S + 1, 1);
+  if (sw_scratch_init(&sc, t) != AR_OK || !order || !ord || !from || !uniform || !rep)
+    st = AR_ERR_NOMEM;
   for (int k = 0; k < ncoll && st == AR_OK; k++) {
     if (c[k].nsteps != S) st = sched_fail(s, AR_ERR_VERIFY, "swing: collectives of unequal steps");
     else if (radix)
       sw_order_radix(t, &c[k], order + k * n);
     else
       st = sw_order_tree(t, &c[k], order + k * n);
+    if (st == AR_OK && !(ord[k].place = malloc(sizeof(int) * sc.ncoff))) st = AR_ERR_NOMEM;
+    if (st == AR_OK) sw_order_sum(&ord[k], &sc, t, order + k * n);
+    for (int j = 0; can && st == AR_OK && j < D; j++)
+      uniform[k * D + j] = (char)sw_line_uniform(&c[k].line[j]);
   }
   struct sw_sent *sent = calloc((size_t)ncoll * (S > 0 ? S : 1), sizeof(*sent));
   if (!sent) st = AR_ERR_NOMEM;
   /* round by round, collective after collective (what a stable sort by round of each
    * collective's transfers in turn gives: the stored schedule is the same either way), so the
-   * model prices the rounds as they come; the allgather sends each step's transfers back */
-  for (int r = 0; r < S && st == AR_OK; r++)
-    for (int k = 0; k < ncoll && st == AR_OK; k++)
-      st = sw_emit_step(s, t, &c[k], order + k * n, k * t->n, r, radix, &sc, &sent[k * S + r]);
-  for (int r = S; r < 2 * S && st == AR_OK; r++)
+   * model prices the rounds as they come; the allgather sends each step's transfers back,
+   * those of a repeated step as the step it repeats (from[]) sent them */
+  for (int r = 0; r < S && st == AR_OK; r++) {
+    rep[r] = can && r > 0 && sw_round_repeats(c, ncoll, D, uniform, ord, r);
+    from[r] = rep[r] ? from[r - 1] : r;
+    if (rep[r]) st = sched_repeat_round(s, r);
+    for (int k = 0; k < ncoll && st == AR_OK && !rep[r]; k++)
+      st = sw_emit_step(s, t, &c[k], &ord[k], k * t->n, r, &sc, &sent[k * S + r]);
+  }
+  for (int r = S; r < 2 * S && st == AR_OK; r++) {
+    int g = 2 * S - 1 - r; /* the step it sends back; it repeats the last round as g+1 did g */
+    if (r > S && rep[g + 1]) {
+      st = sched_repeat_round(s, r);
+      continue;
+    }
     for (int k = 0; k < ncoll && st == AR_OK; k++) {
-      const struct sw_sent *rec = &sent[k * S + 2 * S - 1 - r];
+      const struct sw_sent *rec = &sent[k * S + from[g]];
       for (size_t i = 0; i < rec->n && st == AR_OK; i++)
         st = sched_add(s, r, AR_COPY, rec->run[i].dst, rec->run[i].src, rec->run[i].chunk,
                        rec->run[i].count);
     }
+  }
   if (st == AR_OK) st = sw_set_ports(s);
   for (int i = 0; sent && i < ncoll * S; i++)
     free(sent[i].run);
+  for (int k = 0; ord && k < ncoll; k++)
+    free(ord[k].place);
+  free(ord);
   free(sent);
   free(order);
+  free(from);
+  free(uniform);
+  free(rep);
   sw_scratch_free(&sc);
   return st;
 }

@@ -116,6 +116,16 @@ void sched_stream_begin(struct ar_schedule *s,
                         ar_status (*sink)(void *, const struct ar_schedule *, const struct ar_xfer *),
                         void *ctx);
 void sched_stream_end(void);
+/* A stream's way to take a round that moves what the round before it moved (the same
+ * transfers, ends, counts and ops in the same order; only their chunks differ) without its
+ * transfers: set on this thread before ar_build_stream, NULL after. */
+void sched_stream_repeats(ar_status (*repeat)(void *ctx, const struct ar_schedule *s, int round));
+/* 1 when s streams to a sink that takes repeated rounds (sched_repeat_round), else 0: the
+ * generator adds the round's transfers (a stored build keeps every chunk). */
+int sched_can_repeat(const struct ar_schedule *s);
+/* Hands the stream round `round`, which repeats round - 1 (see sched_stream_repeats); only
+ * where sched_can_repeat(s). Returns the sink's status. */
+ar_status sched_repeat_round(struct ar_schedule *s, int round);
 /* The same with a cost weight other than 1 (a transfer touching a degraded GPU). */
 ar_status sched_add_w(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
                       int count, float weight);

@@ -1,8 +1,9 @@
 /* Model mode: pricing a schedule while its generator builds it (streaming), so the papers'
  * scales need no stored transfers: each round's flows are routed once the next round starts,
- * or, when they repeat the last round's (ends and sizes, in order), take its link costs. A
- * generator that builds out of round order, or reads its transfers back, is built again stored
- * and priced by model_price_schedule. */
+ * or, when they repeat the last round's (ends and sizes, in order), take its link costs; a
+ * generator that knows a round repeats the last one says so (sched_repeat_round) instead of
+ * adding its flows. A generator that builds out of round order, or reads its transfers back,
+ * is built again stored and priced by model_price_schedule. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@ struct stream {
   struct pricer pc;
   int ready;       /* pc set up (on the first transfer: nchunks is known then) */
   int round;       /* the round at hand, -1 before the first */
+  int closed;      /* the round at hand was a repeat, priced already */
   int overflow;    /* the round outgrew the buffer: its flows are routed as they come */
   int match;       /* the round's flows so far are prev's first ncur (not copied to cur) */
   struct flow *cur, *prev;
@@ -86,7 +88,7 @@ static ar_status stream_record(struct stream *sm, int r, const struct round_cost
 /* Closes the round at hand: its cost into sm->rounds. A round whose flows repeat the last
  * one's takes its link costs; its own reduces were counted as its flows came. */
 static ar_status stream_close(struct stream *sm) {
-  if (sm->round < 0) return AR_OK;
+  if (sm->round < 0 || sm->closed) return AR_OK;
   struct round_cost rc = {0};
   int again = !sm->overflow && sm->match && sm->ncur == sm->nprev;
   if (!again && !sm->overflow) {
@@ -132,6 +134,7 @@ static ar_status stream_sink(void *ctx, const struct ar_schedule *s, const struc
   if (x->round > sm->round) {
     if ((sm->st = stream_close(sm)) != AR_OK) return sm->st;
     sm->round = x->round;
+    sm->closed = 0;
     sm->overflow = 0;
     sm->match = sm->have_prev;
     round_begin(&sm->pc, 0); /* sparse until the round's size says otherwise */
@@ -163,6 +166,19 @@ static ar_status stream_sink(void *ctx, const struct ar_schedule *s, const struc
   return AR_OK;
 }
 
+/* The schedule's repeat (sched_repeat_round): round r moves what the round at hand moved,
+ * so it costs what that one cost, its reduces too (the same flows and ops, counted in the same
+ * order: what stream_close finds for a repeat it is handed flow by flow). */
+static ar_status stream_repeat(void *ctx, const struct ar_schedule *s, int r) {
+  struct stream *sm = ctx;
+  (void)s;
+  if (!sm->ready || r != sm->round + 1) return sm->st = AR_ERR_UNSUPPORTED;
+  if ((sm->st = stream_close(sm)) != AR_OK) return sm->st;
+  sm->round = r;
+  sm->closed = 1;
+  return sm->st = stream_record(sm, r, &sm->prev_cost);
+}
+
 /* Prices s's rounds streamed into sm (nprecond known only now) into out. */
 static void stream_collect(struct stream *sm, const struct ar_schedule *s, struct model_price *out) {
   memset(out, 0, sizeof(*out));
@@ -185,7 +201,9 @@ ar_status model_price_algo(const struct ar_algo *a, const struct ar_params *p,
   }
   memset(&s, 0, sizeof(s));
   sm.pc.net = net;
+  sched_stream_repeats(stream_repeat);
   ar_status st = ar_build_stream(a, p, &s, stream_sink, &sm);
+  sched_stream_repeats(NULL);
   int streamed = sm.st == AR_OK && !s.stream_bad;
   if (streamed && st == AR_OK) {
     if ((st = stream_close(&sm)) == AR_OK) stream_collect(&sm, &s, out);

@@ -30,6 +30,23 @@ void sched_stream_end(void) {
   stream_tls.s = NULL;
 }
 
+static _Thread_local ar_status (*stream_repeat)(void *, const struct ar_schedule *, int);
+
+void sched_stream_repeats(ar_status (*repeat)(void *, const struct ar_schedule *, int)) {
+  stream_repeat = repeat;
+}
+
+int sched_can_repeat(const struct ar_schedule *s) {
+  return s->sink && !s->stream_bad && stream_repeat;
+}
+
+ar_status sched_repeat_round(struct ar_schedule *s, int round) {
+  if (!sched_can_repeat(s) || round < 1)
+    return sched_fail(s, AR_ERR_INVALID, "round %d repeated outside a stream", round);
+  if (round >= s->nrounds) s->nrounds = round + 1;
+  return stream_repeat(s->sink_ctx, s, round);
+}
+
 /* The most ranks a schedule is built for: the model's scale (model.h MODEL_MAX_RANKS). Runs,
  * the verifier and the lowering stop at AR_MAX_RANKS (their parsers refuse more); beyond it a
  * generator whose transfers grow as n^2 is n/a (algorithms/gen.h). */
