@@ -40,7 +40,9 @@
  * 2(q-1)/N, at most s4.3 eq. 1's l (k+1)/k (equal at l = 2); half-size end bodies (k >= 3)
  * (lqk - (l-1)(q-1)) / (q(k-1)), exact for l >= 3 and n <= 4 (n = 4, l = 2: 2(3k-1)/(3(k-1)),
  * i.e. the head and tail cost 2/3 of a body instead of 1); l < 2: 2(n-1)l/((n-2)l+2) (k+x)/k
- * with x = 1.17, 1.07, 1.05 for n = 4, 8, 12 (App. C has x = l-1), within 2% at k = 64.
+ * with x = 1 + 1/(2(n-1)) where d/a is (2-l)/l exactly (App. C has x = l-1: its head and tail
+ * hide under the degraded GPU's chain in continuous time, which rounds lasting their busiest
+ * link do not; docs/papers.md (15)), within 2% at k = 64.
  * Rounds: kq + 2q - 1 (no blocks), kq + 2q (blocks), against kq + 2q + 1 before the head and
  * tail used frame 0.
  * Bytes: the degraded GPU sends and receives n once (l >= 2; plus the bubble blocks for
@@ -202,27 +204,27 @@ static ar_status make_plan(struct ar_schedule *s, struct optcc_plan *pl, int n, 
  * node u a body before round u and takes the global sum back from node u+2 in round u+1+i. */
 static ar_status add_section(struct optcc_out *o, const struct optcc_plan *pl, int sig,
                              const struct optcc_sec *x, int r) {
-  int q = pl->q, u = pl->u0 + sig, c = x->chunk, a = x->size;
+  int q = pl->q, u = pl->u0 + sig, c = x->chunk, a = x->size, um = x->um; /* nodes: from um */
   if (r >= x->s1 && r <= x->s1 + q - 2) {
     int t = r - x->s1;
-    AR_CHECK(add(o, pl, r, AR_REDUCE, wrap(u + 1 + t, q), wrap(u + 2 + t, q), c, a));
+    AR_CHECK(add(o, pl, r, AR_REDUCE, wrap(um + 1 + t, q), wrap(um + 2 + t, q), c, a));
   }
   /* bubble blocks that share the flow and lie next to the section travel in the same
    * transfer (add_bubbles leaves them out): block b+1 after body b's last section goes up
    * with it, block b before body b's first section comes down with it */
-  if (r == u) AR_CHECK(add(o, pl, u, AR_REDUCE, wrap(u, q), q, c,
+  if (r == u) AR_CHECK(add(o, pl, u, AR_REDUCE, um, q, c,
                            a + (block_joins_up(pl, sig) ? pl->d : 0)));
   if (r == u + 1) {
     int down = block_joins_down(pl, sig) ? pl->d : 0;
-    AR_CHECK(add(o, pl, u + 1, AR_COPY, q, wrap(u + 2, q), c - down, a + down));
+    AR_CHECK(add(o, pl, u + 1, AR_COPY, q, wrap(um + 2, q), c - down, a + down));
   }
   for (int i = 2; i <= pl->m; i++) {
-    if (r == u + i - 2 - q) AR_CHECK(add(o, pl, r, AR_REDUCE, q + i - 1, wrap(u, q), c, a));
-    if (r == u + 1 + i) AR_CHECK(add(o, pl, r, AR_COPY, wrap(u + 2, q), q + i - 1, c, a));
+    if (r == u + i - 2 - q) AR_CHECK(add(o, pl, r, AR_REDUCE, q + i - 1, um, c, a));
+    if (r == u + 1 + i) AR_CHECK(add(o, pl, r, AR_COPY, wrap(um + 2, q), q + i - 1, c, a));
   }
   if (r >= x->s4 && r <= x->s4 + q - 2) {
     int t = r - x->s4;
-    AR_CHECK(add(o, pl, r, AR_COPY, wrap(u + 2 + t, q), wrap(u + 3 + t, q), c, a));
+    AR_CHECK(add(o, pl, r, AR_COPY, wrap(um + 2 + t, q), wrap(um + 3 + t, q), c, a));
   }
   return AR_OK;
 }
@@ -381,6 +383,7 @@ static ar_status build_pipeline(struct ar_schedule *s, const char *name, int n, 
     return AR_OK;
   }
   AR_CHECK(sched_init(s, name, n, (int)chunks));
+  AR_CHECK(sched_reserve(s, (size_t)xfers + 4 * (size_t)n)); /* k q (2q + 2m), and the ends */
   struct optcc_out o = {.s = s};
   AR_CHECK(emit_rounds(&o, &pl));
   s->segments = k;

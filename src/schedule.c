@@ -89,8 +89,8 @@ ar_status sched_add(struct ar_schedule *s, int round, int op, int src, int dst, 
   return sched_add_w(s, round, op, src, dst, chunk, count, 1.0f);
 }
 
-ar_status sched_add_w(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
-                      int count, float weight) {
+ar_status sched_add_any(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
+                        int count, float weight) {
   if (src < 0 || src >= s->nranks || dst < 0 || dst >= s->nranks || chunk < 0 || count < 1 ||
       chunk + count > s->nchunks || round < 0)
     return sched_fail(s, AR_ERR_INVALID, "bad transfer r%d %d->%d chunks %d+%d", round, src,
@@ -113,14 +113,26 @@ ar_status sched_add_w(struct ar_schedule *s, int round, int op, int src, int dst
   return AR_OK;
 }
 
+ar_status sched_reserve(struct ar_schedule *s, size_t nxfers) {
+  if (s->sink || nxfers <= s->cap) return AR_OK;
+  struct ar_xfer *x = realloc(s->xfers, nxfers * sizeof(*x));
+  if (!x) return AR_ERR_NOMEM;
+  s->xfers = x;
+  s->cap = nxfers;
+  return AR_OK;
+}
+
 ar_status sched_finish(struct ar_schedule *s) {
   if (s->sink) return AR_OK; /* streamed: nothing stored, nrounds kept by sched_add */
-  /* counting sort by round: keeps the generator's order inside a round */
-  int maxr = -1;
-  for (size_t k = 0; k < s->nxfers; k++)
+  /* counting sort by round: keeps the generator's order inside a round; none where the
+   * generator added them in round order already (no copy of 2^24 transfers) */
+  int maxr = -1, sorted_already = 1;
+  for (size_t k = 0; k < s->nxfers; k++) {
+    sorted_already &= s->xfers[k].round >= maxr;
     if (s->xfers[k].round > maxr) maxr = s->xfers[k].round;
+  }
   s->nrounds = maxr + 1;
-  if (s->nxfers < 2) return AR_OK;
+  if (s->nxfers < 2 || sorted_already) return AR_OK;
   struct ar_xfer *sorted = malloc(s->nxfers * sizeof(*sorted));
   size_t *start = calloc((size_t)maxr + 2, sizeof(*start));
   if (!sorted || !start) {

@@ -72,8 +72,49 @@ if long && [ -x /usr/bin/time ]; then
     awk -v a="$a" '$1 == a && $2 == 16384 && $5 + 0 > 0 { f = 1 } END { exit !f }' "$tmp/big.txt" &&
       ok || bad "$a not priced at 16384 ranks: $(grep "^$a " "$tmp/big.txt")"
   done
-  grep -q "^ring .* n/a: ring at 16384 ranks is about 5.4e+08 transfers" "$tmp/big.txt" && ok ||
-    bad "ring at 16384 ranks should be n/a with its count: $(grep '^ring ' "$tmp/big.txt")"
+  grep -q "^direct .* n/a: direct at 16384 ranks is about 5.4e+08 transfers" "$tmp/big.txt" && ok ||
+    bad "direct at 16384 ranks should be n/a with its count: $(grep '^direct ' "$tmp/big.txt")"
+fi
+
+# 65536 ranks (256 x 256, issue #46): every torus form within 10 s of CPU and 2 GB, alone and in
+# --algo all, at the answers main gave (before: swing-mp ~2 min of CPU, bucket and bucket-sync
+# 12 s and 2.1 GB, ring-ham n/a). ring-ham had no answer: 2(n-1) rounds of alpha and a quarter
+# of a chunk over one link, 131070 x (3 us + 8 B / 450 GB/s) = 393212.330 us
+# cpu_rss FILE: "SECONDS KB" from GNU time -v's report
+cpu_rss() {
+  awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } /Maximum resident set size/ { kb = $2 }
+    END { print s + 0, kb + 0 }' "$1"
+}
+if long && [ -x /usr/bin/time ]; then
+  torus=(--topology torus --torus 256x256 --sizes 2M)
+  while read -r algo want; do
+    /usr/bin/time -v $A model --algo "$algo" "${torus[@]}" >"$tmp/t.txt" 2>"$tmp/tt.txt" ||
+      bad "$algo at 65536 ranks: exit $?"
+    read -r secs kb < <(cpu_rss "$tmp/tt.txt")
+    echo "$algo at 256x256: ${secs}s of CPU, ${kb} KB"
+    awk -v s="$secs" -v k="$kb" 'BEGIN { exit !(s > 0 && s < 10 && k < 2000000) }' && ok ||
+      bad "$algo at 256x256 took ${secs}s of CPU and ${kb} KB"
+    grep -qx "model_time_us: $want" "$tmp/t.txt" && ok ||
+      bad "$algo at 256x256: want $want: $(grep model_time "$tmp/t.txt")"
+  done <<'CASES'
+swing-mp 98.787
+swing-lat-torus 877.540
+bucket 3062.330
+bucket-sync 3062.330
+rd-torus 1828.249
+rhd-torus 109.899
+ring-ham 393212.330
+CASES
+  /usr/bin/time -v $A model --algo all "${torus[@]}" >"$tmp/all.txt" 2>"$tmp/allt.txt" ||
+    bad "--algo all at 65536 ranks: exit $?"
+  read -r secs kb < <(cpu_rss "$tmp/allt.txt")
+  echo "--algo all at 256x256: ${secs}s of CPU, ${kb} KB"
+  awk -v s="$secs" -v k="$kb" 'BEGIN { exit !(s > 0 && s < 10 && k < 2000000) }' && ok ||
+    bad "--algo all at 256x256 took ${secs}s of CPU and ${kb} KB"
+  for a in swing-mp swing-lat-torus bucket bucket-sync rd-torus rhd-torus ring-ham rhd rd; do
+    awk -v a="$a" '$1 == a && $2 == 65536 && $5 + 0 > 0 { f = 1 } END { exit !f }' "$tmp/all.txt" &&
+      ok || bad "$a not priced in --algo all at 256x256: $(grep "^$a " "$tmp/all.txt")"
+  done
 fi
 # 65536 ranks (256 x 256) for the torus forms; rd-torus takes log2 p = 16 steps of the whole
 # vector at alpha 1 us (and 255 hops at 0), rhd-torus 32 steps
