@@ -13,15 +13,15 @@ int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]) {
   return ar_torus_shape(&p, dims, NULL, 0);
 }
 
-static const char *const topology_names[] = {"switch",  "torus",   "two-tier",
-                                              "hx2mesh", "hx4mesh", "hyperx"};
+static const char *const topology_names[] = {"switch",  "torus",   "two-tier", "hx2mesh",
+                                              "hx4mesh", "hyperx", "mesh"};
 
 const char *model_topology_name(int topology) {
-  return topology >= 0 && topology <= MODEL_HYPERX ? topology_names[topology] : "?";
+  return topology >= 0 && topology <= MODEL_MESH ? topology_names[topology] : "?";
 }
 
 int model_topology_find(const char *name) {
-  for (int t = 0; t <= MODEL_HYPERX; t++)
+  for (int t = 0; t <= MODEL_MESH; t++)
     if (!strcmp(name, topology_names[t])) return t;
   return -1;
 }
@@ -44,6 +44,7 @@ ar_status model_net_init(struct model_net *net, int topology, const struct ar_pa
     if (net->ndims != 2 || (net->board && (net->dims[0] % net->board || net->dims[1] % net->board)))
       return AR_ERR_INVALID;
   }
+  if (topology == MODEL_MESH && p->nranks > MODEL_MESH_MAX) return AR_ERR_INVALID;
   if (topology == MODEL_TWO_TIER) { /* G GPUs a node; links inside a node as fast as a NIC
                                      * unless the caller says otherwise */
     net->gpus_per_node = p->gpus_per_node > 0 ? p->gpus_per_node : 1;
@@ -58,14 +59,16 @@ ar_status model_net_init(struct model_net *net, int topology, const struct ar_pa
   return AR_OK;
 }
 
-/* Returns the latency terms of phase c: alpha per round (the local tier's inside the nodes)
- * and the hop latency. */
-static double cost_latency_us(const struct model_cost *c, const struct model_hw *hw) {
-  return (c->rounds - c->rounds_local) * hw->alpha_us + c->local_us + c->hops * hw->hop_us;
+/* Returns the latency terms of phase c: alpha per round (the local tier's inside the nodes),
+ * the hop latency and the busiest sender's messages. */
+static double cost_latency_us(const struct model_cost *c, const struct model_hw *hw,
+                              double msg_us) {
+  return (c->rounds - c->rounds_local) * hw->alpha_us + c->local_us + c->hops * hw->hop_us +
+         c->msgs * msg_us;
 }
 
 double model_cost_us(const struct model_cost *c, const struct model_hw *hw, double bytes) {
-  return cost_latency_us(c, hw) + bytes * c->load * hw->beta + bytes * c->reduce * hw->gamma;
+  return cost_latency_us(c, hw, 0) + bytes * c->load * hw->beta + bytes * c->reduce * hw->gamma;
 }
 
 #define MODEL_BATCH_BYTES (8.0 * 1024 * 1024) /* tp_ce.cu: about 8 MiB a mini-batch */
@@ -73,7 +76,12 @@ double model_cost_us(const struct model_cost *c, const struct model_hw *hw, doub
 
 double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *hw, double bytes,
                              int k) {
-  double t = cost_latency_us(c, hw), load = c->load, reduce = c->reduce;
+  return model_cost_msg_us(c, hw, 0, bytes, k);
+}
+
+double model_cost_msg_us(const struct model_cost *c, const struct model_hw *hw, double msg_us,
+                         double bytes, int k) {
+  double t = cost_latency_us(c, hw, msg_us), load = c->load, reduce = c->reduce;
   for (int i = 0; i < c->nclass; i++) {
     const struct model_class *m = &c->cls[i];
     double copy = bytes * m->load * hw->beta, sum = bytes * m->reduce * hw->gamma;
@@ -93,9 +101,14 @@ double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *
 
 void model_times(const struct model_price *pr, const struct model_hw *hw, double bytes,
                  double delay_us, struct model_times *out) {
+  model_times_msg(pr, hw, 0, bytes, delay_us, out);
+}
+
+void model_times_msg(const struct model_price *pr, const struct model_hw *hw, double msg_us,
+                     double bytes, double delay_us, struct model_times *out) {
   int k = pr->pipelined ? pr->minibatches : 1;
-  out->pre_us = model_cost_overlap_us(&pr->pre, hw, bytes, k);
-  out->main_us = model_cost_overlap_us(&pr->main, hw, bytes, k);
+  out->pre_us = model_cost_msg_us(&pr->pre, hw, msg_us, bytes, k);
+  out->main_us = model_cost_msg_us(&pr->main, hw, msg_us, bytes, k);
   if (pr->pre.rounds > 0) { /* the precondition runs while the straggler is late */
     double start = out->pre_us > delay_us ? out->pre_us : delay_us;
     out->time_us = start + out->main_us;

@@ -62,6 +62,7 @@ static void add_run(struct pricer *pc, int r, int d, int dir, int lo, int h, dou
     size_t id = (size_t)line_rank(pc, r, d, x) * pc->D2 + k;
     link_fresh(pc, id);
     pc->load[id] += amount;
+    pricer_trace(pc, id, amount);
   }
 }
 
@@ -123,6 +124,7 @@ static int route_torus(struct pricer *pc, int src, int dst, double amount) {
 static inline void grid_link(struct pricer *pc, size_t id, double amount, long *first, long *last) {
   link_fresh(pc, id);
   pc->load[id] += amount;
+  pricer_trace(pc, id, amount);
   if (*first < 0) *first = (long)id;
   *last = (long)id;
 }
@@ -175,10 +177,11 @@ static int route_grid(struct pricer *pc, int src, int dst, double amount) {
   return hops;
 }
 
-/* Adds `amount` to link id (switch and two-tier ports: one link each end). */
+/* Adds `amount` to link id (switch, mesh and two-tier ports: one link each end). */
 static inline void add_port(struct pricer *pc, size_t id, double amount) {
   link_fresh(pc, id);
   pc->load[id] += amount;
+  pricer_trace(pc, id, amount);
 }
 
 /* Starts a round: dense (runs summed, every link scanned) when it carries about as many
@@ -188,6 +191,7 @@ void round_begin(struct pricer *pc, int dense) {
   pc->nlinks_used = pc->nranks_used = 0;
   pc->dense = dense;
   pc->maxhops = 0;
+  pc->maxsend = 0;
   pc->remote = pc->topo != MODEL_TWO_TIER;
 }
 
@@ -223,6 +227,11 @@ void round_flow(struct pricer *pc, int src, int dst, int count, int reduce) {
   if (src == dst) return; /* a local copy uses no link */
   double amount = count * pc->inv_chunks;
   int hops = 1;
+  if (pc->send_stamp[src] != pc->stamp) { /* a message: its sender pays the per-message cost */
+    pc->send_stamp[src] = pc->stamp;
+    pc->sends[src] = 0;
+  }
+  if (++pc->sends[src] > pc->maxsend) pc->maxsend = pc->sends[src];
   if (pc->topo == MODEL_TORUS) {
     hops = route_torus(pc, src, dst, amount);
   } else if (model_topology_grid(pc->topo)) {
@@ -232,6 +241,8 @@ void round_flow(struct pricer *pc, int src, int dst, int count, int reduce) {
     add_port(pc, (size_t)4 * src + 2, amount); /* NIC out, NIC in */
     add_port(pc, (size_t)4 * dst + 3, amount);
     pc->remote = 1;
+  } else if (pc->topo == MODEL_MESH) {
+    add_port(pc, (size_t)pc->n * src + dst, amount); /* the link between the two */
   } else {
     add_port(pc, (size_t)pc->D2 * src, amount); /* the switch (or the node's) out, in */
     add_port(pc, (size_t)pc->D2 * dst + 1, amount);
@@ -302,6 +313,7 @@ void round_end(struct pricer *pc, struct round_cost *rc, int reduce_only) {
   rc->reduce = worst_red;
   if (reduce_only) return;
   rc->hops = pc->maxhops;
+  rc->msgs = pc->maxsend;
   rc->load = worst;
   rc->ideal = ideal ? worst_ideal : worst;
   rc->remote = pc->remote;
@@ -320,6 +332,8 @@ void pricer_free(struct pricer *pc) {
   free(pc->ideal_in);
   free(pc->diff);
   free(pc->coord);
+  free(pc->sends);
+  free(pc->send_stamp);
 }
 
 /* Fills the links' slowdowns: a torus link is as slow as the slower rank it joins; a switch
@@ -353,6 +367,10 @@ static void pricer_slowdowns(struct pricer *pc, const double *slow) {
           pc->link_slow[(size_t)r * pc->D2 + 4 + 2 * d + dir] = slow[r];
         }
       }
+    } else if (pc->topo == MODEL_MESH) { /* n - 1 links share the GPU's bandwidth; a link is
+                                          * as slow as the slower GPU it joins */
+      for (int q = 0; q < pc->n; q++)
+        pc->link_slow[(size_t)r * pc->n + q] = (pc->n - 1) * (slow[r] > slow[q] ? slow[r] : slow[q]);
     } else if (pc->topo == MODEL_TWO_TIER) {
       double local = net->local_speed > 0 ? 1 / net->local_speed : 1;
       pc->link_slow[4 * r] = pc->link_slow[4 * r + 1] = local;
@@ -381,8 +399,10 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
     if (prod != n) return AR_ERR_INVALID;
   }
   if (topo == MODEL_TWO_TIER && net->gpus_per_node < 1) return AR_ERR_INVALID;
+  if (topo == MODEL_MESH && n > MODEL_MESH_MAX) return AR_ERR_INVALID;
   pc->D2 = torus                      ? 2 * net->ndims
            : topo == MODEL_TWO_TIER    ? 4
+           : topo == MODEL_MESH        ? n
            : grid && net->board        ? 8
            : grid                      ? net->dims[0] + net->dims[1]
                                        : 2;
@@ -395,6 +415,8 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
   pc->reduced = calloc(n, sizeof(double));
   pc->rank_stamp = calloc(n, sizeof(unsigned));
   pc->ranks = malloc(sizeof(int) * n);
+  pc->sends = calloc(n, sizeof(int));
+  pc->send_stamp = calloc(n, sizeof(unsigned));
   if (torus || grid) {
     pc->ideal_out = calloc(nlinks, sizeof(double));
     pc->ideal_in = calloc(nlinks, sizeof(double));
@@ -402,7 +424,7 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
     pc->coord = malloc(sizeof(int) * (size_t)n * net->ndims);
   }
   if (!slow || !pc->link_slow || !pc->load || !pc->link_stamp || !pc->links || !pc->reduced ||
-      !pc->rank_stamp || !pc->ranks ||
+      !pc->rank_stamp || !pc->ranks || !pc->sends || !pc->send_stamp ||
       ((torus || grid) && (!pc->ideal_out || !pc->ideal_in || (torus && !pc->diff) || !pc->coord))) {
     free(slow);
     pricer_free(pc);
@@ -439,6 +461,7 @@ void phase_add(struct model_cost *c, const struct round_cost *rc, int pipelined,
   c->load += rc->load;
   c->load_ideal += rc->ideal;
   c->reduce += rc->reduce;
+  c->msgs += rc->msgs;
   if (!pipelined) return;
   for (int i = 0; i < c->nclass; i++)
     if (c->cls[i].load == rc->load && c->cls[i].reduce == rc->reduce) {
@@ -458,6 +481,7 @@ static void phase_merge(struct model_cost *a, const struct model_cost *b) {
   a->load += b->load;
   a->load_ideal += b->load_ideal;
   a->reduce += b->reduce;
+  a->msgs += b->msgs;
   for (int j = 0; j < b->nclass; j++) {
     int i = 0;
     while (i < a->nclass && !(a->cls[i].load == b->cls[j].load && a->cls[i].reduce == b->cls[j].reduce))

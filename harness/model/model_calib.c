@@ -221,7 +221,11 @@ void mirror(const struct mrow *rows, int nrows, const struct options *o,
       continue;
     }
     struct model_times t;
-    model_times(&cache->e[k].pr, &ft->hw, r->bytes, r->sc.straggler >= 0 ? r->sc.delay_us : 0, &t);
+    if (entry_times(cache, k, o, &ft->hw, ft->msg_us, r->bytes, &t) != AR_OK) {
+      print_row(out, &r->sc, r->transport, r->bytes, NULL, "flow pricing failed", -1);
+      csv_row(out, &r->sc, r->transport, r->bytes, NULL);
+      continue;
+    }
     print_row(out, &r->sc, r->transport, r->bytes, &t, NULL, r->time_us);
     csv_row(out, &r->sc, r->transport, r->bytes, &t);
   }
