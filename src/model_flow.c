@@ -72,6 +72,7 @@ struct sim {
   struct heap ev;
   int *npl;              /* per node: predecessors not yet ended */
   int *stack, nstack;    /* nodes ending now, to be taken */
+  int *readyq, nready;   /* transfers ready now, to be injected in node order */
   double *rem, *rate, *last; /* per transfer: bytes left, at rate since last */
   int *ver;              /* per transfer: its completion event's version */
   int *pos;              /* per route entry: its place in its link's list */
@@ -141,7 +142,7 @@ static void flow_stop(struct sim *s, size_t x) {
 /* The flow of x left its last byte: it ends after the latency and, for a reduce, its sum. */
 static void bytes_done(struct sim *s, size_t x) {
   const struct model_flow_graph *g = s->g;
-  flow_stop(s, x);
+  if (s->hw->beta > 0) flow_stop(s, x); /* else it never was on its links (start) */
   double alpha = g->flags[x] & FLOW_LOCAL ? g->local_alpha_us : s->hw->alpha_us;
   double t = s->now + alpha + g->hops[x] * s->hw->hop_us;
   if ((g->flags[x] & FLOW_REDUCE) && s->hw->gamma > 0) { /* dst's sums one after another */
@@ -318,6 +319,11 @@ static void share(struct sim *s) {
   }
 }
 
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
 /* Takes one event at s->now. */
 static void take(struct sim *s, struct event ev) {
   size_t x = (size_t)ev.node;
@@ -326,9 +332,9 @@ static void take(struct sim *s, struct event ev) {
     if (ev.ver == s->ver[x]) bytes_done(s, x);
     break;
   case EV_END: node_end(s, ev.node); break;
-  case EV_READY:
+  case EV_READY: /* taken in node order once the moment's events are (near-ties alike) */
     if (held(s, ev.node, s->now)) push(s, s->delay_us, EV_READY, ev.node, 0);
-    else node_ready(s, ev.node);
+    else s->readyq[s->nready++] = ev.node;
     break;
   case EV_START: start(s, x); break;
   }
@@ -338,7 +344,7 @@ static void take(struct sim *s, struct event ev) {
 static void sim_free(struct sim *s) {
   for (size_t l = 0; s->lflow && l < s->g->nlinks; l++)
     free(s->lflow[l]);
-  void *all[] = {s->npl, s->stack, s->rem, s->rate, s->last, s->ver, s->pos, s->owner,
+  void *all[] = {s->npl, s->stack, s->readyq, s->rem, s->rate, s->last, s->ver, s->pos, s->owner,
                  s->lflow, s->lcount, s->lcap, s->sender_free, s->sum_free, s->lmark,
                  s->fmark, s->dirty, s->lqueue, s->fqueue, s->capr, s->wsum, s->lver,
                  s->frozen, s->ev.e, s->lheap.e};
@@ -352,6 +358,7 @@ static int sim_alloc(struct sim *s) {
   size_t nn = g->nnodes, nx = g->nx, nl = g->nlinks, ne = g->route_off[nx];
   s->npl = malloc(nn * sizeof(int) + 1);
   s->stack = malloc(nn * sizeof(int) + 1);
+  s->readyq = malloc(nn * sizeof(int) + 1);
   s->rem = calloc(nx + 1, sizeof(double));
   s->rate = calloc(nx + 1, sizeof(double));
   s->last = calloc(nx + 1, sizeof(double));
@@ -372,7 +379,7 @@ static int sim_alloc(struct sim *s) {
   s->lver = calloc(nl + 1, sizeof(int));
   s->sender_free = calloc(g->n, sizeof(double));
   s->sum_free = calloc(g->n, sizeof(double));
-  if (!s->npl || !s->stack || !s->rem || !s->rate || !s->last || !s->ver || !s->frozen ||
+  if (!s->npl || !s->stack || !s->readyq || !s->rem || !s->rate || !s->last || !s->ver || !s->frozen ||
       !s->fmark || !s->fqueue || !s->pos || !s->owner || !s->lflow || !s->lcount || !s->lcap ||
       !s->lmark || !s->dirty || !s->lqueue || !s->capr || !s->wsum || !s->lver ||
       !s->sender_free || !s->sum_free)
@@ -401,8 +408,14 @@ ar_status model_flow_times(const struct model_flow_graph *g, const struct model_
     s.now = s.ev.e[0].t;
     /* every event of this moment (and those it makes at it), then the rates once */
     double until = s.now + 1e-9 * (fabs(s.now) > 1 ? fabs(s.now) : 1);
-    while (s.ev.n && s.ev.e[0].t <= until && !s.oom)
-      take(&s, heap_pop(&s.ev));
+    do {
+      while (s.ev.n && s.ev.e[0].t <= until && !s.oom)
+        take(&s, heap_pop(&s.ev));
+      qsort(s.readyq, s.nready, sizeof(int), cmp_int);
+      for (int i = 0; i < s.nready; i++)
+        node_ready(&s, s.readyq[i]);
+      s.nready = 0;
+    } while (s.ev.n && s.ev.e[0].t <= until && !s.oom);
     if (s.ndirty) share(&s);
   }
   if (s.oom) st = AR_ERR_NOMEM;
