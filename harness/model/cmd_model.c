@@ -351,6 +351,13 @@ static int parse_options(int argc, char **argv, struct options *o) {
   for (int i = 0; i < o->nranks; i++)
     if (args_check_ranks(o->ranks[i], o->st, o->nst, &o->dg, o->tdims, o->torus, o->torus_text))
       return EXIT_BAD_INPUT;
+  for (int i = 0; i < o->nranks && o->topology == MODEL_MESH; i++)
+    if (o->ranks[i] > MODEL_MESH_MAX) {
+      char why[96];
+      snprintf(why, sizeof(why), "a mesh of at most %d ranks (n^2 links), got %d", MODEL_MESH_MAX,
+               o->ranks[i]);
+      return args_bad("--topology", o->topology_text, why), EXIT_BAD_INPUT;
+    }
   for (int i = 0; i < o->nranks && model_topology_grid(o->topology); i++) {
     struct ar_params p; /* the grid's shape: 2-D, HammingMesh's boards tiling it */
     struct model_net net;
