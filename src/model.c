@@ -331,3 +331,74 @@ int model_fit(const struct model_sample *smp, size_t n, double *alpha_us, double
   if (rel_rms) *rel_rms = sqrt(e2 / n);
   return 0;
 }
+
+/* Solves the weighted normal equations for the coefficients in use[] (alpha, msg, beta), the
+ * others 0, into x[3]; returns its relative sum of squares, or -1 when singular. */
+static double fit_subset(const struct model_sample *smp, size_t n, const int use[3], double x[3]) {
+  double a[3][4] = {{0}};
+  int idx[3], k = 0;
+  for (int j = 0; j < 3; j++)
+    if (use[j]) idx[k++] = j;
+  for (size_t i = 0; i < n; i++) {
+    double w = 1.0 / smp[i].time_us, c[3] = {smp[i].rounds * w, smp[i].msgs * w, smp[i].beta_bytes * w};
+    double y = (smp[i].time_us - smp[i].fixed_us) * w;
+    for (int r = 0; r < k; r++) {
+      for (int q = 0; q < k; q++)
+        a[r][q] += c[idx[r]] * c[idx[q]];
+      a[r][3] += c[idx[r]] * y;
+    }
+  }
+  double scale = 0;
+  for (int r = 0; r < k; r++)
+    scale = a[r][r] > scale ? a[r][r] : scale;
+  for (int r = 0; r < k; r++) { /* Gaussian elimination, partial pivoting */
+    int piv = r;
+    for (int q = r + 1; q < k; q++)
+      if (fabs(a[q][r]) > fabs(a[piv][r])) piv = q;
+    if (!(fabs(a[piv][r]) > 1e-12 * scale)) return -1;
+    for (int q = 0; q < 4; q++) {
+      double t = a[r][q];
+      a[r][q] = a[piv][q];
+      a[piv][q] = t;
+    }
+    for (int q = 0; q < k; q++)
+      if (q != r) {
+        double f = a[q][r] / a[r][r];
+        for (int m = r; m < 4; m++)
+          a[q][m] -= f * a[r][m];
+      }
+  }
+  x[0] = x[1] = x[2] = 0;
+  for (int r = 0; r < k; r++)
+    x[idx[r]] = a[r][3] / a[r][r];
+  double e2 = 0;
+  for (size_t i = 0; i < n; i++) {
+    double e = (x[0] * smp[i].rounds + x[1] * smp[i].msgs + x[2] * smp[i].beta_bytes +
+                smp[i].fixed_us - smp[i].time_us) / smp[i].time_us;
+    e2 += e * e;
+  }
+  return e2;
+}
+
+int model_fit_msg(const struct model_sample *smp, size_t n, double *alpha_us, double *msg_us,
+                  double *beta, double *rel_rms) {
+  static const int subsets[4][3] = {{1, 1, 1}, {1, 0, 1}, {0, 1, 1}, {0, 0, 1}};
+  double best = -1, bx[3] = {0};
+  if (n < 1) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (!(smp[i].time_us > 0)) return -1;
+  for (int s = 0; s < 4; s++) {
+    double x[3], e2 = fit_subset(smp, n, subsets[s], x);
+    if (e2 < 0 || x[0] < 0 || x[1] < 0 || !(x[2] > 0)) continue;
+    if (best < 0 || e2 < best * (1 - 1e-12)) {
+      best = e2;
+      memcpy(bx, x, sizeof(bx));
+    }
+  }
+  if (best < 0) return -1;
+  *alpha_us = bx[0];
+  *msg_us = bx[1];
+  *beta = bx[2];
+  if (rel_rms) *rel_rms = sqrt(best / n);
+  return 0;
+}

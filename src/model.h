@@ -266,6 +266,7 @@ double model_degraded_servers_bound_us(int q, int g, double l, const struct mode
 
 struct model_sample {
   double rounds;     /* coefficient of alpha: the phase's rounds (plus hops x hop/alpha: 0) */
+  double msgs;       /* coefficient of the per-message cost: the busiest sender's, summed */
   double beta_bytes; /* coefficient of beta: bytes x load (most loaded link per round, summed) */
   double fixed_us;   /* time not explained by alpha or beta (gamma, delay): subtracted */
   double time_us;    /* measured */
@@ -275,6 +276,12 @@ struct model_sample {
  * alpha >= 0 and beta > 0. Returns 0, or -1 when the samples cannot fix beta. */
 int model_fit(const struct model_sample *smp, size_t n, double *alpha_us, double *beta,
               double *rel_rms);
+/* The same with a per-message cost: minimises sum ((alpha R + msg M + beta B + fixed - t) /
+ * t)^2 with alpha >= 0, msg >= 0 and beta > 0 (the best of the fits that keep them so, a
+ * coefficient pinned to 0 where the free fit would make it negative or cannot separate it).
+ * Returns 0, or -1 when the samples cannot fix beta. */
+int model_fit_msg(const struct model_sample *smp, size_t n, double *alpha_us, double *msg_us,
+                  double *beta, double *rel_rms);
 
 #ifdef __cplusplus
 }

@@ -287,7 +287,36 @@ static void test_limit(void) {
   CHECK(g == NULL, "no graph on failure");
 }
 
+/* The per-message cost's fit (model_fit_msg, `model --calibrate`): samples made from alpha 4,
+ * msg 2 and 1 ns a byte over schedules with 1 and 7 messages a round give them back; samples
+ * with as many messages as rounds cannot tell msg from alpha: alpha takes it (msg 0); samples
+ * made with no per-message cost fit none. */
+static void test_fit_msg(void) {
+  struct model_sample smp[16];
+  double a, m, b, rms;
+  int k = 0;
+  for (int alg = 0; alg < 2; alg++)
+    for (double bytes = 1e3; bytes <= 1e9; bytes *= 10) {
+      double rounds = alg ? 2 : 14, msgs = 14, load = 1.75; /* direct and ring, n = 8 */
+      smp[k] = (struct model_sample){.rounds = rounds, .msgs = msgs, .beta_bytes = bytes * load};
+      smp[k].time_us = 4 * rounds + 2 * msgs + 1e-3 * bytes * load;
+      k++;
+    }
+  CHECK(!model_fit_msg(smp, k, &a, &m, &b, &rms), "fit failed");
+  CHECK(fabs(a - 4) < 1e-6 && fabs(m - 2) < 1e-6 && fabs(b - 1e-3) < 1e-12 && rms < 1e-9,
+        "fit: alpha %g msg %g beta %g rms %g", a, m, b, rms);
+  for (int i = 0; i < k; i++) /* a ring alone: a message a round */
+    smp[i].msgs = smp[i].rounds = 14, smp[i].time_us = 6 * 14 + 1e-3 * smp[i].beta_bytes;
+  CHECK(!model_fit_msg(smp, k, &a, &m, &b, &rms) && fabs(a + m - 6) < 1e-6 && m == 0,
+        "one message a round: alpha %g msg %g", a, m);
+  for (int i = 0; i < k; i++) /* no message cost: none fitted */
+    smp[i].msgs = i < k / 2 ? 14 : 42, smp[i].time_us = 5 * smp[i].rounds + 1e-3 * smp[i].beta_bytes;
+  CHECK(!model_fit_msg(smp, k, &a, &m, &b, &rms) && fabs(a - 5) < 1e-6 && fabs(m) < 1e-9,
+        "no message cost: alpha %g msg %g", a, m);
+}
+
 int main(void) {
+  test_fit_msg();
   test_overlap();
   test_maxmin();
   test_port_order();
