@@ -85,9 +85,10 @@ struct model_hw {
   double beta;     /* per byte over one link (1e6 / bytes per second) */
   double gamma;    /* per byte reduced at one rank; 0 to ignore reduction cost */
 };
-/* Beside model_hw, what a message costs (LogGP's o), msg_us: the sender of every transfer pays
- * it before the transfer's bytes move, a rank's messages one after another (rounds: each
- * round, the messages of its busiest sender). The functions without it price none. */
+/* Beside model_hw, what a message costs (LogGP's o, or g per port), msg_us: every transfer pays
+ * it on the port it leaves by before its bytes move, a port's messages one after another (a
+ * GPU's port: all its transfers, whatever link they take; a NIC's: each link). Rounds: each
+ * round, the messages of its busiest port. The functions without it price none. */
 
 #define MODEL_CLASSES 8 /* distinct rounds a pipelined schedule's overlap is priced for */
 
@@ -105,7 +106,7 @@ struct model_cost {
   double load;       /* sum of each round's most loaded link (fraction x slowdown) */
   double load_ideal; /* the same with every flow charged to its first and last link only */
   double reduce;     /* sum of each round's largest fraction reduced at one rank */
-  double msgs;       /* sum of each round's most messages sent by one rank */
+  double msgs;       /* sum of each round's most messages sent by one port */
   int rounds_local;  /* two tiers: rounds with no flow between nodes, which cost */
   double local_us;   /* ... the net's local_alpha_us each (summed here) instead of alpha */
   int nclass;        /* pipelined schedules: its rounds by (load, reduce); the rest serial */
@@ -176,11 +177,13 @@ void model_times_msg(const struct model_price *pr, const struct model_hw *hw, do
  * A transfer x of round k, src -> dst, waits for:
  *  - its data: the transfers that last wrote its chunks at src before round k (every one of
  *    them when several reduced into them in that round);
- *  - its port: src's transfers of the last earlier round that left src by a link x leaves
- *    by (a port sends in round order; one round's transfers on a port share it);
+ *  - its ports: the transfers of the last earlier round on the port x leaves src by and on
+ *    the port it enters dst by (a port sends, and receives, in round order; one round's
+ *    transfers on a port share it). A GPU (switch, mesh, two tiers) has one port each way,
+ *    its program's order whatever link a transfer takes; a NIC (tori, grids) a port a link;
  *  - a straggler: a transfer from or to it starts at its arrival at the earliest.
- * Then its sender pays msg_us (a rank's messages one after another, in the order they become
- * ready, ties in schedule order), its bytes move at the rate max-min fair sharing of its
+ * Then it pays msg_us on its port (a port's messages one after another, in the order they
+ * become ready, ties in schedule order), its bytes move at the rate max-min fair sharing of its
  * route's links gives it (a route split both ways round a ring carries half each way, at one
  * rate), its last byte lands alpha (the local tier's inside a node) + hops x hop latency
  * later, and a reduce then sums at dst (bytes x gamma, a rank's sums one after another). A
@@ -266,7 +269,7 @@ double model_degraded_servers_bound_us(int q, int g, double l, const struct mode
 
 struct model_sample {
   double rounds;     /* coefficient of alpha: the phase's rounds (plus hops x hop/alpha: 0) */
-  double msgs;       /* coefficient of the per-message cost: the busiest sender's, summed */
+  double msgs;       /* coefficient of the per-message cost: the busiest port's, summed */
   double beta_bytes; /* coefficient of beta: bytes x load (most loaded link per round, summed) */
   double fixed_us;   /* time not explained by alpha or beta (gamma, delay): subtracted */
   double time_us;    /* measured */

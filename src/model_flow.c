@@ -79,7 +79,7 @@ struct sim {
   size_t *owner;         /* per route entry: its transfer */
   int **lflow;           /* per link: the route entries of the flows crossing it */
   int *lcount, *lcap;
-  double *sender_free, *sum_free; /* per rank */
+  double *sender_free, *sum_free; /* per port (a rank or a link), per rank */
   /* a recomputation: links and flows reached, their marks */
   unsigned epoch, *lmark, *fmark;
   int *dirty, ndirty, *lqueue;
@@ -92,6 +92,11 @@ struct sim {
   double end_us, pre_us;
   int oom;
 };
+
+/* Events this close to the first of a moment are taken with it (us). */
+static double slack(double t) {
+  return 1e-9 * (fabs(t) > 1 ? fabs(t) : 1);
+}
 
 static void push(struct sim *s, double t, int kind, int node, int ver) {
   if (heap_push(&s->ev, (struct event){t, kind, node, ver})) s->oom = 1;
@@ -156,7 +161,7 @@ static void bytes_done(struct sim *s, size_t x) {
 /* Returns 1 when transfer x waits for the straggler's arrival, which is later than t. */
 static int held(const struct sim *s, int x, double t) {
   const struct model_flow_graph *g = s->g;
-  return s->straggler >= 0 && (size_t)x < g->nx && t < s->delay_us &&
+  return s->straggler >= 0 && (size_t)x < g->nx && t + slack(t) < s->delay_us &&
          (g->src[x] == s->straggler || g->dst[x] == s->straggler);
 }
 
@@ -180,9 +185,11 @@ static void node_ready(struct sim *s, int v) {
     push(s, s->now, EV_END, v, 0); /* a join, a copy onto its own rank, nothing to move */
     return;
   }
-  int r = g->src[x]; /* the sender's messages one after another */
-  double at = s->now > s->sender_free[r] ? s->now : s->sender_free[r];
-  s->sender_free[r] = at + s->msg_us;
+  int p = g->port[x], p2 = g->port2[x]; /* a port's messages one after another */
+  double at = s->now > s->sender_free[p] ? s->now : s->sender_free[p];
+  if (p2 >= 0 && s->sender_free[p2] > at) at = s->sender_free[p2];
+  s->sender_free[p] = at + s->msg_us;
+  if (p2 >= 0) s->sender_free[p2] = at + s->msg_us;
   if (at + s->msg_us > s->now) push(s, at + s->msg_us, EV_START, v, 0);
   else start(s, x);
 }
@@ -377,7 +384,7 @@ static int sim_alloc(struct sim *s) {
   s->capr = calloc(nl + 1, sizeof(double));
   s->wsum = calloc(nl + 1, sizeof(double));
   s->lver = calloc(nl + 1, sizeof(int));
-  s->sender_free = calloc(g->n, sizeof(double));
+  s->sender_free = calloc(nl + 1, sizeof(double)); /* by port: a rank or a link */
   s->sum_free = calloc(g->n, sizeof(double));
   if (!s->npl || !s->stack || !s->readyq || !s->rem || !s->rate || !s->last || !s->ver || !s->frozen ||
       !s->fmark || !s->fqueue || !s->pos || !s->owner || !s->lflow || !s->lcount || !s->lcap ||
@@ -407,7 +414,7 @@ ar_status model_flow_times(const struct model_flow_graph *g, const struct model_
   while (s.ev.n && !s.oom) {
     s.now = s.ev.e[0].t;
     /* every event of this moment (and those it makes at it), then the rates once */
-    double until = s.now + 1e-9 * (fabs(s.now) > 1 ? fabs(s.now) : 1);
+    double until = s.now + slack(s.now);
     do {
       while (s.ev.n && s.ev.e[0].t <= until && !s.oom)
         take(&s, heap_pop(&s.ev));

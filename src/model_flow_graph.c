@@ -5,10 +5,12 @@
  *  - data: every rank keeps, over its chunks, which node last wrote each range (an interval
  *    map); a transfer waits for the writers of the chunks it sends, and its writes replace
  *    them at dst (several writers of one range in one round: a join of them);
- *  - ports: each link keeps, for the rank it leaves and for the rank it enters, the node of
- *    its last round's transfers there (a join when there are several); a transfer waits for
- *    the one before its own round on every link it leaves src by and every link it enters dst
- *    by. */
+ *  - ports: each port keeps the node of its last round's transfers (a join when there are
+ *    several); a transfer waits for the one before its own round on the ports it leaves src
+ *    and enters dst by. On a GPU's links (a switch, a mesh, two tiers) a rank has one port
+ *    each way, its program's order (the lowering runs a rank's rounds in order), whatever
+ *    link a transfer takes; on a network of NICs (tori, HammingMesh, HyperX) every link is a
+ *    port of the rank it leaves and of the rank it enters. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,20 +194,14 @@ static void port_use(struct gbuild *b, struct ports *p, int x, size_t L, int k) 
   edge(b, p->prev[L], x);
 }
 
-/* Returns the rank link id enters, -1 for a switch or a tree (the links' numbering:
+/* Returns the rank link id enters on a torus or a grid, -1 for a tree (the links' numbering:
  * model_price.c). */
 static int link_head(const struct pricer *pc, size_t id) {
   int r = (int)(id / pc->D2), k = (int)(id % pc->D2);
   const struct model_net *net = pc->net;
-  switch (pc->topo) {
-  case MODEL_SWITCH: return k == 1 ? r : -1;
-  case MODEL_TWO_TIER: return k == 1 || k == 3 ? r : -1;
-  case MODEL_MESH: return k;
-  case MODEL_HYPERX: /* k: coordinate k of r's row, or k - dims[0] of its column */
+  if (pc->topo == MODEL_HYPERX) /* k: coordinate k of r's row, or k - dims[0] of its column */
     return k < net->dims[0] ? r + (k - pc->coord[2 * r]) * pc->stride[0]
                             : r + (k - net->dims[0] - pc->coord[2 * r + 1]) * pc->stride[1];
-  default: break;
-  }
   if (pc->topo != MODEL_TORUS && k >= 4) return r; /* HammingMesh: down from a tree */
   int d = k / 2, dir = k % 2, dim = net->dims[d], a = pc->coord[(size_t)r * net->ndims + d];
   if (pc->topo != MODEL_TORUS && (dir ? a % net->board == 0 : a % net->board == net->board - 1))
@@ -249,9 +245,19 @@ static int route_xfer(struct gbuild *b, struct pricer *pc, size_t x, const struc
     g->route_w[j] += (float)(pc->trace_amount[i] / amount);
   }
   g->route_off[x + 1] = k;
-  for (size_t j = at; j < k; j++) { /* its ports: the links it leaves src and enters dst by */
+  g->port[x] = g->port2[x] = -1;
+  if (pc->topo == MODEL_SWITCH || pc->topo == MODEL_MESH || pc->topo == MODEL_TWO_TIER) {
+    port_use(b, &b->out, (int)x, (size_t)t->src, t->round); /* a GPU: its program's order */
+    port_use(b, &b->in, (int)x, (size_t)t->dst, t->round);
+    g->port[x] = t->src;
+    return 0;
+  }
+  for (size_t j = at; j < k; j++) { /* a NIC's ports: the links it leaves src, enters dst by */
     size_t L = (size_t)g->route_link[j];
-    if ((int)(L / pc->D2) == t->src) port_use(b, &b->out, (int)x, L, t->round);
+    if ((int)(L / pc->D2) == t->src) {
+      port_use(b, &b->out, (int)x, L, t->round);
+      *(g->port[x] < 0 ? &g->port[x] : &g->port2[x]) = (int)L;
+    }
     if (link_head(pc, L) == t->dst) port_use(b, &b->in, (int)x, L, t->round);
   }
   return 0;
@@ -262,6 +268,8 @@ void model_flow_free(struct model_flow_graph *g) {
   free(g->src);
   free(g->dst);
   free(g->hops);
+  free(g->port);
+  free(g->port2);
   free(g->frac);
   free(g->flags);
   free(g->route_off);
@@ -323,6 +331,8 @@ static ar_status build_alloc(struct gbuild *b, const struct ar_schedule *s, stru
   g->src = malloc(nx * sizeof(int) + 1);
   g->dst = malloc(nx * sizeof(int) + 1);
   g->hops = malloc(nx * sizeof(int) + 1);
+  g->port = malloc(nx * sizeof(int) + 1);
+  g->port2 = malloc(nx * sizeof(int) + 1);
   g->frac = malloc(nx * sizeof(double) + 1);
   g->flags = calloc(nx + 1, 1);
   g->route_off = calloc(nx + 1, sizeof(size_t));
@@ -341,7 +351,7 @@ static ar_status build_alloc(struct gbuild *b, const struct ar_schedule *s, stru
     b->maps = calloc(s->nranks, sizeof(struct imap));
     if (!b->maps) return AR_ERR_NOMEM;
   }
-  if (!g->src || !g->dst || !g->hops || !g->frac || !g->flags || !g->route_off || !g->route_link ||
+  if (!g->src || !g->dst || !g->hops || !g->port || !g->port2 || !g->frac || !g->flags || !g->route_off || !g->route_link ||
       !g->route_w || !g->link_slow || !b->nround || ports_alloc(&b->out, nl) ||
       ports_alloc(&b->in, nl))
     return AR_ERR_NOMEM;
@@ -376,6 +386,7 @@ static ar_status build_round(struct gbuild *b, const struct ar_schedule *s, stru
     g->dst[x] = t->dst;
     g->frac[x] = t->count * pc->inv_chunks;
     g->hops[x] = 0;
+    g->port[x] = g->port2[x] = -1;
     g->flags[x] |= (t->op == AR_REDUCE ? FLOW_REDUCE : 0) | (t->src == t->dst ? FLOW_SELF : 0) |
                    (t->round < s->nprecond ? FLOW_PRE : 0);
     b->nround[x] = t->round;

@@ -18,6 +18,8 @@ struct model_flow_graph {
   int n;
   size_t nx, nnodes, nlinks;
   int *src, *dst, *hops;  /* per transfer */
+  int *port, *port2;      /* per transfer: the port(s) its message leaves by (a GPU's: its
+                           * rank; a NIC's: a link; port2 -1 unless a tie leaves by two) */
   double *frac;           /* per transfer: its share of the buffer */
   unsigned char *flags;   /* per transfer: enum flow_flags */
   size_t *route_off;      /* per transfer, nx + 1: its links route_link[off[x] .. off[x + 1]) */

@@ -37,6 +37,16 @@ static inline void link_fresh(struct pricer *pc, size_t id) {
   pc->links[pc->nlinks_used++] = (int)id;
 }
 
+/* Counts a message on the port it leaves by (a GPU's: its rank; a NIC's: its first link): a
+ * port's messages pay the per-message cost one after another. */
+static inline void count_msg(struct pricer *pc, size_t port) {
+  if (pc->send_stamp[port] != pc->stamp) {
+    pc->send_stamp[port] = pc->stamp;
+    pc->sends[port] = 0;
+  }
+  if (++pc->sends[port] > pc->maxsend) pc->maxsend = pc->sends[port];
+}
+
 /* Returns the rank at coordinate x of torus dimension d on the line through rank r. */
 static inline int line_rank(const struct pricer *pc, int r, int d, int x) {
   return r + (x - pc->coord[(size_t)r * pc->net->ndims + d]) * pc->stride[d];
@@ -79,6 +89,7 @@ static int walk(struct pricer *pc, int r, int d, int dir, int hops, double amoun
     size_t id = (size_t)r * pc->D2 + k;
     link_fresh(pc, id);
     pc->ideal_out[id] += amount;
+    count_msg(pc, id);
   }
   if (last) {
     size_t id = (size_t)line_rank(pc, r, d, last_x) * pc->D2 + k;
@@ -173,6 +184,7 @@ static int route_grid(struct pricer *pc, int src, int dst, double amount) {
   if (first >= 0) {
     pc->ideal_out[first] += amount;
     pc->ideal_in[last] += amount;
+    count_msg(pc, (size_t)first);
   }
   return hops;
 }
@@ -227,11 +239,6 @@ void round_flow(struct pricer *pc, int src, int dst, int count, int reduce) {
   if (src == dst) return; /* a local copy uses no link */
   double amount = count * pc->inv_chunks;
   int hops = 1;
-  if (pc->send_stamp[src] != pc->stamp) { /* a message: its sender pays the per-message cost */
-    pc->send_stamp[src] = pc->stamp;
-    pc->sends[src] = 0;
-  }
-  if (++pc->sends[src] > pc->maxsend) pc->maxsend = pc->sends[src];
   if (pc->topo == MODEL_TORUS) {
     hops = route_torus(pc, src, dst, amount);
   } else if (model_topology_grid(pc->topo)) {
@@ -241,11 +248,14 @@ void round_flow(struct pricer *pc, int src, int dst, int count, int reduce) {
     add_port(pc, (size_t)4 * src + 2, amount); /* NIC out, NIC in */
     add_port(pc, (size_t)4 * dst + 3, amount);
     pc->remote = 1;
+    count_msg(pc, (size_t)src);
   } else if (pc->topo == MODEL_MESH) {
     add_port(pc, (size_t)pc->n * src + dst, amount); /* the link between the two */
+    count_msg(pc, (size_t)src);
   } else {
     add_port(pc, (size_t)pc->D2 * src, amount); /* the switch (or the node's) out, in */
     add_port(pc, (size_t)pc->D2 * dst + 1, amount);
+    count_msg(pc, (size_t)src);
   }
   if (hops > pc->maxhops) pc->maxhops = hops;
   if (reduce) count_reduce(pc, dst, amount);
@@ -415,8 +425,8 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
   pc->reduced = calloc(n, sizeof(double));
   pc->rank_stamp = calloc(n, sizeof(unsigned));
   pc->ranks = malloc(sizeof(int) * n);
-  pc->sends = calloc(n, sizeof(int));
-  pc->send_stamp = calloc(n, sizeof(unsigned));
+  pc->sends = calloc(nlinks, sizeof(int)); /* by port: a rank or a link (nlinks >= n) */
+  pc->send_stamp = calloc(nlinks, sizeof(unsigned));
   if (torus || grid) {
     pc->ideal_out = calloc(nlinks, sizeof(double));
     pc->ideal_in = calloc(nlinks, sizeof(double));

@@ -7,7 +7,7 @@
 
 struct round_cost {
   double hops, load, ideal, reduce;
-  double msgs; /* the most messages one rank sent */
+  double msgs; /* the most messages sent by one port */
   int remote; /* a flow left its node (two tiers; always 1 elsewhere): alpha, not alpha_local */
 };
 
@@ -36,7 +36,7 @@ struct pricer {
   int maxhops, remote;
   int *coord; /* torus: coordinates of every rank, n x ndims */
   int stride[AR_MAX_TORUS_DIMS];
-  int *sends;            /* per rank: messages sent this round (valid where send_stamp) */
+  int *sends;            /* per port: messages sent this round (valid where send_stamp) */
   unsigned *send_stamp;
   int maxsend;
   /* Set by the flow mode (model_flow.c) to record one flow's route: each link it loads, with

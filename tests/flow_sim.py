@@ -4,9 +4,10 @@
 Reads a schedule as `arbench schedule --format json` writes it and prices one AllReduce the way
 docs/model.md defines the flow mode, written from that definition and not from src/model_flow*.c:
 every transfer waits for the last writers of the chunks it sends (all writers of that round), for
-the transfers of the last earlier round on every port it uses (each link it leaves its source
-by, each link it enters its destination by) and for a straggler's arrival; its sender then pays
-the per-message cost (its messages one after another, in the order they become ready), its bytes
+the transfers of the last earlier round on every port it uses (on a switch or a mesh a GPU's
+one port each way; on a torus each link it leaves its source by, each link it enters its
+destination by) and for a straggler's arrival; it then pays the per-message cost on the port(s)
+it leaves by (a port's messages one after another, in the order they become ready), its bytes
 move at the max-min fair rate of its route, it ends alpha + hops x hop latency after its last byte
 and a reduce then sums at its destination (a rank's sums one after another).
 
@@ -99,8 +100,9 @@ def build(sched, topo, dims, n):
                 route, hops = {("out", t["src"]): 1.0, ("in", t["dst"]): 1.0}, 1
                 outs, ins = [("out", t["src"])], [("in", t["dst"])]
             elif topo == "mesh":
-                link = ("pair", t["src"], t["dst"])
-                route, hops, outs, ins = {link: 1.0}, 1, [link], [link]
+                # a GPU's program orders its transfers whatever link they take: one port each way
+                route, hops = {("pair", t["src"], t["dst"]): 1.0}, 1
+                outs, ins = [("out", t["src"])], [("in", t["dst"])]
             else:
                 route, hops = routes_torus(dims, t["src"], t["dst"])
                 outs = [l for l in route if l[0] == t["src"]]
@@ -176,7 +178,7 @@ def simulate(sched, topo, dims, nbytes, alpha, hop, bw, gamma, msg, straggler, d
     ready_q = []     # (time, index): ready to be injected
     starts = []      # (time, index): the message cost paid, bytes begin
     ends = []        # (time, index): the transfer is over
-    sender_free = [0.0] * n
+    sender_free = {}  # by port
     sum_free = [0.0] * n
     remaining, active = {}, set()
     end_time = [None] * len(xs)
@@ -232,14 +234,16 @@ def simulate(sched, topo, dims, nbytes, alpha, hop, bw, gamma, msg, straggler, d
         now_ready = []
         while ready_q and ready_q[0][0] <= now + tol:
             now_ready.append(heapq.heappop(ready_q)[1])
-        for x in sorted(now_ready):  # a sender's messages of one moment in schedule order
+        for x in sorted(now_ready):  # a port's messages of one moment in schedule order
             tr = xs[x]
             size = tr["count"] / nchunks * nbytes
             if tr["src"] == tr["dst"] or size <= 0:
                 heapq.heappush(ends, (now, x))
                 continue
-            at = max(now, sender_free[tr["src"]])
-            sender_free[tr["src"]] = at + msg
+            outs = info[x][2]  # a port's messages one after another
+            at = max([now] + [sender_free.get(p, 0.0) for p in outs])
+            for p in outs:
+                sender_free[p] = at + msg
             heapq.heappush(starts, (at + msg, x))
         while starts and starts[0][0] <= now + tol:
             _, x = heapq.heappop(starts)
