@@ -100,7 +100,7 @@ test: $(B)/arbench $(TEST_BIN)
 
 # the CPU suites under the sanitizers (CI runs it; the model's and simulator's long suites stay
 # out: minutes each under ASan); leaks are not reported (LSan off: the process exits at once)
-ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config \
+ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config model_flow \
               profile settings golden_programs cli run_cli configs sim colocated_sim settings_sim \
               degrade_sim hooks_sim profile_sim trace_sim fuzz runs_sim mpi_sim nccl_modes_sim \
               budget_sim
@@ -112,8 +112,9 @@ test-asan:
 # make test-long: these suites again with their slow checks of parts that rarely change
 # (TEST_LONG=1: tests/lib.sh `long`, tests/test.h test_long()): the transport simulators' full
 # sweeps, the model's speed and streaming checks at 1024 and 256 ranks and Swing's 128x128
-# torus, the torus schedules of 1024 and 4096 ranks (minutes; CI runs it after make test)
-LONG_SUITES = tp_sim model model_pinned torus
+# torus, the torus schedules of 1024 and 4096 ranks, Swing's 64x64 in the flow pricing
+# (minutes; CI runs it after make test)
+LONG_SUITES = tp_sim model model_pinned torus papers_flows
 test-long: $(B)/arbench $(TEST_BIN)
 	@B=$(B) TEST_LONG=1 bash tests/run.sh $(LONG_SUITES)
 
