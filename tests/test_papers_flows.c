@@ -3,37 +3,16 @@
  * congestion deficiency, synchronised against not), s5.1.2's gains against the bandwidth (8x8,
  * 100 Gb/s to 3.2 Tb/s), Fig. 7's gain and crossover on 64x64 in flows (make test-long), and
  * StragglAR's critical delays on its two platforms (4 A100 on an NVLink mesh, 8 on NVSwitch) from
- * one calibration. Each line prints the paper's figure and both pricings' and holds each to the
- * paper's words as tests/test_papers.c does: within 10% where none are stated, else, where
- * docs/papers.md shows why the model cannot meet it, to that arithmetic within 1%. */
+ * one calibration. Each line prints the paper's figure and a pricing's and holds it to the
+ * paper's words as tests/test_papers.c does (tests/claims.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ar.h"
+#include "claims.h"
 #include "model.h"
 #include "test.h"
-
-#define TOL 0.10
-#define TOL_DOC 0.01
-
-enum stated { NEAR, AT_MOST, AT_LEAST };
-
-/* Prints one comparison and checks it against the paper's statement, else within TOL_DOC of
- * docs/papers.md's arithmetic (docs >= 0). */
-static void claim(const char *what, enum stated how, double paper, double model, double docs) {
-  int met = how == AT_MOST    ? model <= paper * (1 + 1e-9)
-            : how == AT_LEAST ? model >= paper * (1 - 1e-9)
-                              : fabs(model - paper) <= TOL * fabs(paper);
-  const char *rule = how == AT_MOST ? "at most" : how == AT_LEAST ? "at least" : "within 10%";
-  printf("%-70s paper %9.4g  model %9.4g  %s\n", what, paper, model,
-         met ? rule : docs >= 0 ? "explained (docs/papers.md)" : "OFF");
-  if (met) return;
-  CHECK(docs >= 0, "%s: model %g, paper %s %g", what, model, rule, paper);
-  if (docs >= 0)
-    CHECK(fabs(model - docs) <= TOL_DOC * fabs(docs), "%s: model %g vs docs/papers.md %g", what,
-          model, docs);
-}
 
 /* ---- pricing one scenario both ways ---- */
 
@@ -271,6 +250,6 @@ int main(void) {
   test_swing_bandwidth();
   test_stragglar_critical();
   if (test_long()) test_swing_fig7_flows();
-  else printf("skipped: Fig. 7 on 64x64 in flows (make test-long)\n");
+  else printf("Fig. 7 on 64x64 in flows: under make test-long\n");
   return TEST_DONE();
 }
