@@ -23,8 +23,8 @@ FNR == 1 { csv_header($0, col); next }
     if (!(k in SEEN)) { SEEN[k] = 1; NK[src]++; KIND[src, NK[src]] = night_kind(f, col, src) }
 }
 END {
-    # a folder with arbench's own rows is an arbench night (imported rows in it are their own
-    # series); one with imported rows only is an import
+    # a folder with arbench's own rows is an arbench night (imported rows pasted into it are
+    # left out: history.awk finds no group for them); one with imported rows only is an import
     s = ("gpu" in TS) ? "gpu" : "nccl-tests"
     if (!(s in TS)) exit
     w = H[s] ": " G[s] (pl == "1 rank/GPU" ? " x" N[s] ", 1 rank/GPU" : ", " pl_words(pl, N[s]))
