@@ -96,7 +96,7 @@ role == "crit" {
 # one night keeps its better row
 function put(g, metric, series, b, v, cost, lo, hi, rel, n, lvl, never,    k) {
     if (!chosen(metric, series, b)) return
-    k = g SUBSEP metric SUBSEP series SUBSEP b
+    k = g SUBSEP metric SUBSEP series SUBSEP sprintf("%.0f", b)   # mawk writes large numbers in %.6g
     if (!(k in SK)) { SK[k] = 1; NS++; S_g[NS] = g; S_m[NS] = metric; S_s[NS] = series; S_b[NS] = b; S_k[NS] = k }
     if ((k, run) in VAL && cost >= COST[k, run]) return
     VAL[k, run] = v; COST[k, run] = cost; CLO[k, run] = lo; CHI[k, run] = hi; REL[k, run] = rel
@@ -109,7 +109,7 @@ function put(g, metric, series, b, v, cost, lo, hi, rel, n, lvl, never,    k) {
 function chosen(metric, series, b,    a) {
     a = series; sub(/[\/ ].*$/, "", a)
     if (algos != "" && a != "nccl" && a != "nccl-tests" && !((a) in ALGO)) return 0
-    if (sizes != "") return ((b "") in SIZE)
+    if (sizes != "") return (sprintf("%.0f", b) in SIZE)
     return metric != "algbw" || b == 1024 || b == 1048576 || b == 67108864 || b == 1073741824
 }
 
@@ -287,7 +287,7 @@ function pictures(g,    i, s, key, done) {
     for (i = 1; i <= NS; i++) {
         s = O[i]
         if (S_g[s] != g) continue
-        key = S_m[s] SUBSEP (S_m[s] == "critical" ? "" : S_b[s])
+        key = S_m[s] SUBSEP (S_m[s] == "critical" ? "" : sprintf("%.0f", S_b[s]))
         if (key in done) continue
         done[key] = 1
         trend(g, S_m[s], S_m[s] == "critical" ? "" : S_b[s])
