@@ -214,6 +214,10 @@ row_is 'ring/ce x2' '1 GiB' '\*\*further from the bound\*\*' intervals
 row_is 'stragglar' '256 MiB' '\*\*later\*\*' 'spread \(a critical delay has no interval\)'
 row_is 'stragglar' '64 MiB' '\*\*earlier\*\*' 'spread \(a critical delay has no interval\)'
 grep -qF '| stragglar | 256 MiB | 0.4000 | never (up to 64 ms) | >= ' "$IH/history.md" && ok || bad "history.md does not say never (up to 64 ms)"
+# a size beyond 2^31 bytes is chosen by --sizes (4G: 4294967296, never 4.29497e+09)
+expect 0 'changes beyond noise' "$A" history "$I" --sizes 4G --out "$tmp/4g"
+[ "$(sed '1d; s/^"[^"]*",//' "$tmp/4g/history.csv" | cut -d, -f1-3 | sort -u)" = "algbw,nccl,4294967296" ] && grep -q '| nccl | 4 GiB |' "$tmp/4g/history.md" && ok ||
+  bad "--sizes 4G: $(sed '1d; s/^"[^"]*",//' "$tmp/4g/history.csv" | cut -d, -f1-3 | sort -u | tr '\n' ' ')"
 
 # the pictures of nights with samples, read back from gnuplot (`set table` on the kept driver):
 # table CURVES DRIVER: "title<TAB>x<TAB>y" of every point plotted
