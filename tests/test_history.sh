@@ -13,6 +13,7 @@
 # - mixed/: an nccl-tests import, a bf16 night and a host-timed night of spread's machine: each
 #   its own group, never the last night of the others; CRLF files the same nights as without.
 # - every argument read or refused; --out never a run folder, inside one or checked in.
+# - nights the simulator writes (samples.csv and the interval columns of `arbench run`).
 . "$(dirname "$0")/lib.sh"
 F=tests/fixtures/history
 cp -r "$F/spread" "$tmp/runs"
@@ -326,4 +327,23 @@ fi
 # the night's report links the trend
 bash plots/summary.sh "$tmp/runs/night-2026-11-21" "$tmp/runs/night-2026-11-20" >/dev/null 2>&1
 grep -q '<a href="../history/history.html">Trend over nights</a>' "$tmp/runs/night-2026-11-21/report.html" && ok || bad "report.html does not link the trend"
+
+# nights as `arbench run` writes them (samples.csv and the interval columns), on the simulated
+# GPUs (tests/sim/fake_gpu.c): three alike, then every transport 8% slower (AR_SIM_SCALE); nccl
+# is not a transport and stays. ring/ce is flagged by its intervals at each size, nccl is not,
+# and check_history.py, from the samples, agrees
+B=${B:-build}
+. tests/sim/build.sh
+sim_build history
+N=$tmp/sim
+for k in 1 2 3 4; do
+  AR_SIM_SCALE=$([ "$k" = 4 ] && echo 1.08 || echo 1) AR_SIM_JITTER=0.01 "$S" run --out "$N/n$k" --gpus 0,1,2,3 --algo ring,nccl \
+    --transport ce --sizes 1M,1G -n 12 -w 1 >/dev/null 2>&1 || bad "the simulated night $k failed"
+done
+out=$("$A" history "$N" 2>&1)
+printf '%s\n' "$out" | grep -q '^history: 4 run folders, 1 group, 2 changes beyond noise$' &&
+  [ "$(grep -cE '^\| algbw \(GB/s\) \| ring/ce \| 1 (MiB|GiB) \| [0-9.]+ \([0-9.-]+\) \| [0-9.]+ \([0-9.-]+\) \| -7\.[0-9]% \| .* \| \*\*slower\*\* \| intervals \|$' "$N/history/history.md")" = 2 ] &&
+  [ "$(grep -c '^| algbw (GB/s) | nccl | .* | within noise | intervals |$' "$N/history/history.md")" = 2 ] && ok ||
+  bad "simulated nights: $out $(grep '^| algbw' "$N/history/history.md")"
+check=$(python3 tests/check_history.py "$N" "$N/history") && ok || bad "simulated nights: history.md against the recomputed verdicts: $check"
 finish
