@@ -19,7 +19,7 @@
 #define DEFAULT_BW 450e9     /* stragglar.txt s4.2: H100 SXM NVLink, one direction */
 
 /* How a schedule is priced (--pricing; model.h): rounds, each its busiest link, summed (the
- * fast bound), or flows, every transfer a flow that starts when what it waits for ends, the
+ * fast estimate), or flows, every transfer a flow that starts when what it waits for ends, the
  * links shared max-min fairly, priced by events. */
 enum pricing { PRICING_ROUNDS = 0, PRICING_FLOWS = 1 };
 
