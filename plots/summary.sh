@@ -34,8 +34,14 @@ files=()
 [ -n "$base" ] && files+=("$base")
 files+=("$run/results.csv")
 [ -n "$crit" ] && files+=("$crit")
-if ! awk -f "$here/csv.awk" -f "$here/summary.awk" -v crit="$crit" -v base="$base" \
-         -v basedir="$basedir" "${files[@]}" >"$tmp"; then
+# which NCCL the ratios are against: meta.txt's NCCL_NVLS_ENABLE line (0: NVLink SHARP off)
+meta=0 nvls=
+if [ -s "$run/meta.txt" ]; then
+  meta=1
+  nvls=$(sed -n 's/^NCCL_NVLS_ENABLE:[ \t]*//p' "$run/meta.txt" | head -n 1)
+fi
+if ! awk -f "$here/csv.awk" -f "$here/stats.awk" -f "$here/summary.awk" -v crit="$crit" -v base="$base" \
+         -v basedir="$basedir" -v meta="$meta" -v nvls="$nvls" "${files[@]}" >"$tmp"; then
   echo "summary.sh: could not summarise $run/results.csv" >&2
   exit 1
 fi
