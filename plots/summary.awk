@@ -414,8 +414,9 @@ function isort(key, idx, n,    i, j, t) {
 
 # table(kind, heading): prints the best-per-size table of one kind of row (table_of), nothing
 # if it has none. Clean and degraded rows go by scenario, then size; straggler rows and the
-# search's probes by size, then delay. Clean rows are set beside nccl at its strongest
-# (nccl_strongest); a scenario of nccl rows alone gets no line where schedules are set beside them.
+# search's probes by size, then delay. Clean rows' best is set beside nccl at its strongest
+# (nccl_strongest); a line of nccl rows alone shows its own, and gets no line at all where
+# schedules are set beside them.
 function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb, has_nc, line, lg, lat, latb, nlat, lat_note, bt, ck, n, ci) {
     delete gk; delete best; delete nc; delete gi; delete first; delete lat; delete latb; delete GN; delete GR; ng = 0; has_lb = 0
     for (r = 1; r <= R; r++) {
@@ -436,8 +437,8 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
         n = 0
         for (i = 1; i <= ng; i++) {
             g = gi[i]; ck = nc_key(first[g])
-            if (ck in NCB) nc[g] = NCB[ck]
             if (!(g in best) && (ck in HAS_SCHED)) { delete gk[g]; continue }
+            if ((g in best) && (ck in NCB)) nc[g] = NCB[ck]
             gi[++n] = g
         }
         ng = n
@@ -619,9 +620,9 @@ function overlap_section(    i, idx, key, pr) {
 function regressions(    r, k, thr, sd, v, nreg, nimp, ncmp, nci, nsd, idx, key, i, scen, show_ci) {
     printf "\n## Regressions against %s\n\n", basedir (base_run != "" ? " (" base_run ")" : "")
     printf "A row regressed when both it and the baseline's row have an interval, the two do not overlap and\n"
-    printf "it is slower by at least %d%% (rule **intervals**: beyond noise and large enough to matter);\n", 100 * stats_min_effect()
+    printf "it is slower by at least %d%% (rule \"intervals\": beyond noise and large enough to matter);\n", 100 * stats_min_effect()
     printf "where either has none, when it is slower by more than max(3 x the larger stdev, 5%%) (rule\n"
-    printf "**3 sd / 5%%**). Rows match by scenario, algorithm, transport, pipeline, dtype and size.\n\n"
+    printf "\"3 sd / 5%%\"). Rows match by scenario, algorithm, transport, pipeline, dtype and size.\n\n"
     if (base_gpu != "" && meta_gpu != "" && base_gpu != meta_gpu) printf "Note: the baseline ran on %s, this run on %s.\n\n", base_gpu, meta_gpu
     for (r = 1; r <= R; r++) {
         if (S_src[r] == "model" || !(S_id[r] in B_med)) continue
@@ -644,7 +645,7 @@ function regressions(    r, k, thr, sd, v, nreg, nimp, ncmp, nci, nsd, idx, key,
     }
     if (ncmp == 0) { printf "No rows in common with the baseline.\n"; return }
     if (nreg == 0) printf "None: %d rows compared, %d faster beyond noise.\n", ncmp, nimp
-    else printf "**%d regressions** (%d rows compared, %d faster beyond noise):\n", nreg, ncmp, nimp
+    else printf "**%d regression%s** (%d rows compared, %d faster beyond noise):\n", nreg, (nreg > 1 ? "s" : ""), ncmp, nimp
     printf "\nDecided by intervals: %d rows; by 3 sd / 5%%: %d rows (no interval on one side or both).\n", nci, nsd
     if (nreg == 0) return
     isort(key, idx, nreg)

@@ -79,7 +79,7 @@ fi
 chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" 2>/dev/null
 mv "$tmp" "$run/summary.md" || exit 1
 trap - EXIT
-nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\*\*' "$run/summary.md" | tr -dc 0-9)
+nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\{0,1\}\*\*' "$run/summary.md" | tr -dc 0-9)
 echo "summary.sh: wrote $run/summary.md${basedir:+, ${nreg:-0} regressions against $basedir}"
 # the morning view: the same tables and every picture on one page (report.html)
 bash "$here/report.sh" "$run" ${basedir:+"$basedir"} || echo "summary.sh: report.html was not written" >&2

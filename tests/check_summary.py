@@ -457,7 +457,7 @@ def main():
                     interval_cell(cell("interval (us)"), info(b), where + " interval")
             else:
                 check(cell("best") == "-", "%s: a best %s where only nccl ran" % (where, cell("best")))
-            n0 = strongest.get(cond(g[key][0])) if k == "clean" else min(nccl, key=lambda r: float(r["time_us_median"])) if nccl else None
+            n0 = strongest.get(cond(g[key][0])) if k == "clean" and b else min(nccl, key=lambda r: float(r["time_us_median"])) if nccl else None
             rt = few = tie = None
             if "vs nccl" in col:
                 if n0:
@@ -567,7 +567,7 @@ def main():
                 check("Decided by intervals: %d rows; by 3 sd / 5%%: %d rows" % (nci, ncmp - nci) in text,
                       "regressions: want %d decided by intervals, %d by 3 sd / 5%%: %s" % (nci, ncmp - nci, text[:400]))
             if reg:
-                check("**%d regressions** (%d rows compared, %d faster beyond noise)" % (len(reg), ncmp, faster) in text,
+                check("**%d regression%s** (%d rows compared, %d faster beyond noise)" % (len(reg), "s" if len(reg) > 1 else "", ncmp, faster) in text,
                       "regressions: want %d of %d compared, %d faster: %s" % (len(reg), ncmp, faster, text[:300]))
                 hdr, rows = md_table(S[sec[0]])
                 check(("now interval (us)" in hdr) == show_ci, "regressions: interval columns %s, rows with an interval %s" % (hdr, show_ci))
