@@ -1,23 +1,28 @@
 #!/usr/bin/env python3
 """tests/check_summary.py RUN_DIR [BASELINE_RUN_DIR]: reads what RUN_DIR/summary.md and
-RUN_DIR/report.html print and recomputes every number from RUN_DIR/results.csv (critical.csv,
-meta.txt, the baseline's results.csv), on its own: nothing of plots/*.awk is used. Checks the
-run's counts, the kind of run it says it is (measured, nothing could run, model mode), every
-best-per-size table (best, times, algbw, nccl, vs nccl, OPTCC's bound and best / bound), the
-critical delays, the overlap table, the regressions, the failed rows and the rows that could not
-run; then that report.html shows the same tables cell for cell, its size ranges, its settings
-and the words of its kind of run. Prints one line per mismatch and "N checks, N wrong"; exit
-status 0 when nothing is wrong, 1 otherwise, 2 usage."""
-import csv
+RUN_DIR/report.html print and recomputes every number from RUN_DIR/results.csv (samples.csv,
+critical.csv, meta.txt, the baseline's results.csv and samples.csv), on its own: nothing of
+plots/*.awk is used (tests/conclusions.py writes docs/statistics.md's rules again). Checks
+results.csv's interval columns against the samples, then computes every interval from the
+samples themselves (from the columns only where a run has no samples.csv); the run's counts, the
+kind of run it says it is (measured, nothing could run, model mode), which nccl the ratios are
+against (modes, version, NVLS) and where intervals are missing, the placement notes (co-located
+only where ranks share a GPU, rehearsed hosts as such), the order of the sections (the answers
+first, the search's probes last), every best-per-size table (the best group with its ties,
+times, intervals, algbw, nccl's strongest mode and its numbers, vs nccl with its interval, tie
+and few-samples words, OPTCC's bound and best / bound), the critical delays, the overlap table,
+the regressions and the rule that decided each, the failed rows and the rows that could not
+run; then that report.html shows the same tables cell for cell in the same order, its size
+ranges, its settings and the words of its kind of run. Prints one line per mismatch and "N
+checks, N wrong"; exit status 0 when nothing is wrong, 1 otherwise, 2 usage."""
 import html
-import html.parser
-import math
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import conclusions as C  # noqa: E402
+from summary_pages import Tables, md_sections, md_table, read_csv, size_bytes, size_label  # noqa: E402
 
 checks = 0
 wrong = []
@@ -31,106 +36,7 @@ def check(cond, what):
     return cond
 
 
-# ---- reading ----
-
-def read_csv(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        return [{k.strip().lower(): (v or "").strip() for k, v in r.items() if k} for r in csv.DictReader(f)]
-
-
-def num(s):
-    try:
-        v = float(s)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
-
-
-def md_sections(text):
-    """summary.md as {heading: [lines]}, plus "" for the lines above the first heading"""
-    out, cur = {"": []}, ""
-    for line in text.splitlines():
-        if line.startswith("## "):
-            cur = line[3:]
-            out[cur] = []
-        else:
-            out.setdefault(cur, []).append(line)
-    return out
-
-
-def md_table(lines):
-    """the first pipe table of lines: (header, [rows]) of stripped cells"""
-    rows = [l for l in lines if l.startswith("|")]
-    if len(rows) < 2:
-        return None, []
-    cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
-    return cells[0], cells[2:]
-
-
-class Tables(html.parser.HTMLParser):
-    """every <table> of a page with the id of the <section> it sits in; the text of each
-    section; the class of each paragraph"""
-
-    def __init__(self):
-        super().__init__()
-        self.tables, self.text, self.pclass = [], {}, []
-        self.sec, self.row, self.cell, self.cur, self.inp = None, None, None, None, None
-
-    def handle_starttag(self, tag, a):
-        a = dict(a)
-        if tag == "section":
-            self.sec = a.get("id")
-        elif tag == "table":
-            self.cur = {"section": self.sec, "rows": []}
-        elif tag == "tr" and self.cur is not None:
-            self.row = []
-        elif tag in ("td", "th") and self.row is not None:
-            self.cell = ""
-        elif tag == "p":
-            self.inp = [a.get("class") or "", ""]
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self.cell is not None:
-            self.row.append(self.cell.strip())
-            self.cell = None
-        elif tag == "tr" and self.row is not None:
-            self.cur["rows"].append(self.row)
-            self.row = None
-        elif tag == "table" and self.cur is not None:
-            self.tables.append(self.cur)
-            self.cur = None
-        elif tag == "p" and self.inp is not None:
-            self.pclass.append((self.sec, self.inp[0], " ".join(self.inp[1].split())))
-            self.inp = None
-        elif tag == "section":
-            self.sec = None
-
-    def handle_data(self, d):
-        if self.cell is not None:
-            self.cell += d
-        if self.inp is not None:
-            self.inp[1] += d
-        if self.sec:
-            self.text[self.sec] = self.text.get(self.sec, "") + d
-
-
-# ---- formats (what a reader sees) ----
-
-UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
-
-
-def size_bytes(label):
-    m = re.fullmatch(r"([0-9.]+) (B|KiB|MiB|GiB|TiB)", label)
-    return round(float(m.group(1)) * UNITS[m.group(2)]) if m else None
-
-
-def size_label(b):
-    for u in ("TiB", "GiB", "MiB", "KiB"):
-        if b >= UNITS[u]:
-            return "%g %s" % (b / UNITS[u], u)
-    return "%g B" % b
+num = C.num
 
 
 def near(printed, value, what, alt=None):
