@@ -322,7 +322,7 @@ check "scenarios: rank1-x2 and two-x2 are two rows at 64 MiB" \
 check "scenarios: no scenario column in a CSV without one" not in_section "$S" Clean 'scenario'
 # the baseline is matched by scenario: fixed-8ms rhd 16 MiB was 10% faster the night before
 # (two-stragglers, with the same fixed columns, was not): one regression, named by scenario
-check "scenarios: one regression, fixed-8ms's" has "$X" '^\*\*1 regressions\*\* \(92 rows compared, 0 faster'
+check "scenarios: one regression, fixed-8ms's" has "$X" '^\*\*1 regression\*\* \(92 rows compared, 0 faster'
 check "scenarios: the regression names its scenario" in_section "$X" "Regressions against $tmp/scenbase (20261121T030000Z_dgx-h200-07)" \
   '^\| fixed-8ms \(straggler 1 \+8 ms\) \| rhd/nccl-p2p \| 16 MiB \| [0-9.]+ \| [0-9.]+ \| \+11\.1% \|'
 # a baseline without the scenario columns still matches on the fixed columns
