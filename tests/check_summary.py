@@ -476,6 +476,7 @@ def main():
                 check("**%d regression%s** (%d rows compared, %d faster beyond noise)" % (len(reg), "s" if len(reg) > 1 else "", ncmp, faster) in text,
                       "regressions: want %d of %d compared, %d faster: %s" % (len(reg), ncmp, faster, text[:300]))
                 hdr, rows = md_table(S[sec[0]])
+                hdr = hdr or []
                 check(("now interval (us)" in hdr) == show_ci, "regressions: interval columns %s, rows with an interval %s" % (hdr, show_ci))
                 col = {h: i for i, h in enumerate(hdr)}
                 check(len(rows) == len(reg), "regressions: %d rows listed, %d regressed" % (len(rows), len(reg)))
