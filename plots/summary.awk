@@ -201,7 +201,7 @@ END {
         printf "\nTimes are the model's per AllReduce in us (see meta.txt for its parameters); algbw = bytes /\n"
         printf "time (GB = 1e9 B). **best** is the algorithm the model prices fastest at that size (nccl has no\n"
         printf "schedule to price, so it has no rows).\n"
-    } else if (has_measured) {
+    } else if (has_measured && any_ci) {
         printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
         printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
         printf "comparison says something), then, joined by ~, every other whose interval overlaps the fastest's:\n"
@@ -209,6 +209,11 @@ END {
         printf "below 6 samples, their range, which covers less). **vs nccl** = nccl's median / the fastest's\n"
         printf "(> 1: faster than nccl) with the interval both medians' intervals allow, **tie** where it holds 1;\n"
         printf "nccl is at its strongest: its fastest registration mode at that size (**nccl mode**).\n"
+    } else if (has_measured) {
+        printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
+        printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
+        printf "comparison says something); **vs nccl** = nccl's median / best's median (> 1: faster than nccl),\n"
+        printf "nccl at its strongest: its fastest registration mode at that size (**nccl mode**).\n"
     }
     if (has_sweep) printf "A /pK after the transport marks a pipeline sweep (the same size measured at several --pipeline K).\n"
 
