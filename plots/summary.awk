@@ -1,8 +1,9 @@
 # summary.awk: writes the markdown of a run's summary.md (less its pictures) on stdout, from
 # results.csv, with the critical delays of critical.csv and the regressions against a baseline
-# run's results.csv when given. Load csv.awk and stats.awk first (the rules of docs/statistics.md),
-# summary_sections.awk after it (the sections after the tables).
-#   awk -f csv.awk -f stats.awk -f summary.awk -f summary_sections.awk -v crit=FILE|"" \
+# run's results.csv when given. Load csv.awk, stats.awk (the rules of docs/statistics.md) and
+# rowkind.awk (a row's settings) first, summary_sections.awk after it (the sections after the
+# tables).
+#   awk -f csv.awk -f stats.awk -f rowkind.awk -f summary.awk -f summary_sections.awk -v crit=FILE|"" \
 #       -v base=FILE|"" -v basedir=DIR -v meta=0|1 -v nvls=VALUE \
 #       [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
 # meta: 1 when the run has a meta.txt; nvls: its NCCL_NVLS_ENABLE value ("" when it has none).
@@ -66,6 +67,7 @@ role == "base" {
     NBR++; BR_id[NBR] = row_id(f, bcol); BR_x[NBR] = row_extra(f, bcol); BR_med[NBR] = v + 0
     s = get(f, bcol, "time_us_stdev", "0"); BR_sd[NBR] = is_num(s) ? s + 0 : 0
     ci_of(f, bcol); BR_lo[NBR] = CI_LO; BR_hi[NBR] = CI_HI
+    BR_ns[NBR] = samples_of(f, bcol, row_setting(f, bcol, "timing.mode", "events"))
     if (base_run == "") { base_run = clean_text(get(f, bcol, "run_id", "")); base_gpu = clean_text(get(f, bcol, "gpu", "")) }
     next
 }
@@ -144,10 +146,9 @@ role == "base" {
     s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
     S_id[R] = row_id(f, col); S_x[R] = row_extra(f, col)
     # the median's interval and sample count, the timing method and nccl's registration mode
-    set = get(f, col, "settings", "")
-    S_tm[R] = setting(set, "timing.mode", "events"); S_reg[R] = setting(set, "nccl.registration", "none")
+    S_tm[R] = row_setting(f, col, "timing.mode", "events"); S_reg[R] = row_setting(f, col, "nccl.registration", "none")
     ci_of(f, col); S_lo[R] = CI_LO; S_hi[R] = CI_HI
-    S_ns[R] = samples_of(f, S_tm[R], set)
+    S_ns[R] = samples_of(f, col, S_tm[R])
     if (src != "model") has_measured = 1
 }
 
@@ -158,6 +159,7 @@ END {
     # the baseline's rows by identity (the scenario columns count where both CSVs have them)
     for (i = 1; i <= NBR; i++) {
         k = row_key(BR_id[i], BR_x[i]); B_med[k] = BR_med[i]; B_sd[k] = BR_sd[i]; B_lo[k] = BR_lo[i]; B_hi[k] = BR_hi[i]
+        B_ns[k] = BR_ns[i]
     }
     for (r = 1; r <= R; r++) S_id[r] = row_key(S_id[r], S_x[r])
     # the series rule of the pictures (prep.awk): "/p<pipeline>" only on rows whose algorithm,
@@ -506,9 +508,12 @@ function best_group(g, b,    i, r, k, cand, j, t, name, seen) {
 
 # ci_cell(r): returns row r's interval as the tables print it: "313.7-314.9", with the sample
 # count below 6 ("12214-12263 (5 samples)"), "-" where it has none
-function ci_cell(r) {
-    if (!has_ci(S_lo[r], S_hi[r])) return "-"
-    return fmt_t(S_lo[r]) "-" fmt_t(S_hi[r]) (few(r) ? " (" S_ns[r] " sample" (S_ns[r] == 1 ? "" : "s") ")" : "")
+function ci_cell(r) { return ci_text(S_lo[r], S_hi[r], S_ns[r]) }
+
+# ci_text(lo, hi, n): returns an interval of n samples as the tables print it (ci_cell)
+function ci_text(lo, hi, n) {
+    if (!has_ci(lo, hi)) return "-"
+    return fmt_t(lo) "-" fmt_t(hi) (n != "" && n < 6 ? " (" n " sample" (n == 1 ? "" : "s") ")" : "")
 }
 
 # few(r): returns 1 when row r's median rests on fewer than 6 samples, where no interval reaches 95%
@@ -551,25 +556,18 @@ function pl_shared(p,    hi) {
     return hi + 0 > 1
 }
 
-# setting(set, name, dflt): returns the value of name in a settings column ("a=1;b=2"), or dflt
-function setting(set, name, dflt,    kv, n, i) {
-    n = split(set, kv, ";")
-    for (i = 1; i <= n; i++) if (index(trim(kv[i]), name "=") == 1) return substr(trim(kv[i]), length(name) + 2)
-    return dflt
-}
-
 # ci_of(f, c): sets CI_LO and CI_HI to a row's interval columns, both "" where it has none
 function ci_of(f, c) {
     CI_LO = get(f, c, "time_us_ci_lo", ""); CI_HI = get(f, c, "time_us_ci_hi", "")
     if (!has_ci(CI_LO, CI_HI)) CI_LO = CI_HI = ""
 }
 
-# samples_of(f, tm, set): returns the number of samples a measured row's median rests on: its
+# samples_of(f, c, tm): returns the number of samples a measured row's median rests on: its
 # n_samples column; in a folder from before that column, its iterations (events timing) or its
 # batches (host and graph timing: timing.host_batches, 5 by default); "" where none tells
-function samples_of(f, tm, set,    v) {
-    if (tolower(get(f, col, "source", "gpu")) == "model") return ""
-    if ("n_samples" in col) { v = get(f, col, "n_samples", ""); return is_num(v) ? v + 0 : "" }
-    v = tm == "events" ? get(f, col, "iters", "") : setting(set, "timing.host_batches", 5)
+function samples_of(f, c, tm,    v) {
+    if (tolower(get(f, c, "source", "gpu")) == "model") return ""
+    if ("n_samples" in c) { v = get(f, c, "n_samples", ""); return is_num(v) ? v + 0 : "" }
+    v = tm == "events" ? get(f, c, "iters", "") : row_setting(f, c, "timing.host_batches", 5)
     return is_num(v) ? v + 0 : ""
 }

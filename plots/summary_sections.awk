@@ -40,22 +40,25 @@ function overlap_section(    i, idx, key, pr) {
     if (NO > 80) printf "\n(%d more not shown)\n", NO - 80
 }
 
-# regressions(): prints the rows slower than the baseline's: where both rows have an interval,
-# by regression_verdict (intervals apart and at least stats_min_effect() slower); otherwise by
+# regressions(): prints the rows slower than the baseline's: where both rows have an interval of
+# 6 samples or more, by regression_verdict (intervals apart and at least stats_min_effect()
+# slower); otherwise by
 # the older rule, slower by more than max(3 x the larger stdev, 5% of the baseline median).
 # Each row says which rule decided it.
 function regressions(    r, k, thr, sd, v, nreg, nimp, ncmp, nci, nsd, idx, key, i, scen, show_ci) {
     printf "\n## Regressions against %s\n\n", basedir (base_run != "" ? " (" base_run ")" : "")
-    printf "A row regressed when both it and the baseline's row have an interval, the two do not overlap and\n"
-    printf "it is slower by at least %d%% (rule \"intervals\": beyond noise and large enough to matter);\n", 100 * stats_min_effect()
-    printf "where either has none, when it is slower by more than max(3 x the larger stdev, 5%%) (rule\n"
-    printf "\"3 sd / 5%%\"). Rows match by scenario, algorithm, transport, pipeline, dtype and size.\n\n"
+    printf "A row regressed when both it and the baseline's row have an interval of 6 samples or more, the\n"
+    printf "two do not overlap and it is slower by at least %d%% (rule \"intervals\": beyond noise and large\n", 100 * stats_min_effect()
+    printf "enough to matter); where either has none, when it is slower by more than max(3 x the larger\n"
+    printf "stdev, 5%%) (rule \"3 sd / 5%%\"). Rows match by scenario, algorithm, transport, pipeline, dtype\n"
+    printf "and size.\n\n"
     if (base_gpu != "" && meta_gpu != "" && base_gpu != meta_gpu) printf "Note: the baseline ran on %s, this run on %s.\n\n", base_gpu, meta_gpu
     for (r = 1; r <= R; r++) {
         if (S_src[r] == "model" || !(S_id[r] in B_med)) continue
         k = S_id[r]; ncmp++
         if (has_ci(B_lo[k], B_hi[k]) || has_ci(S_lo[r], S_hi[r])) show_ci = 1
-        v = regression_verdict(B_med[k], B_lo[k], B_hi[k], S_med[r], S_lo[r], S_hi[r])
+        # an interval decides only where it covers 95% (6 samples or more)
+        v = B_ns[k] != "" && B_ns[k] < 6 || few(r) ? "" : regression_verdict(B_med[k], B_lo[k], B_hi[k], S_med[r], S_lo[r], S_hi[r])
         if (v != "") { nci++; RULE[r] = "intervals" }
         else {
             nsd++
@@ -73,7 +76,7 @@ function regressions(    r, k, thr, sd, v, nreg, nimp, ncmp, nci, nsd, idx, key,
     if (ncmp == 0) { printf "No rows in common with the baseline.\n"; return }
     if (nreg == 0) printf "None: %d rows compared, %d faster beyond noise.\n", ncmp, nimp
     else printf "**%d regression%s** (%d rows compared, %d faster beyond noise):\n", nreg, (nreg > 1 ? "s" : ""), ncmp, nimp
-    printf "\nDecided by intervals: %d rows; by 3 sd / 5%%: %d rows (no interval on one side or both).\n", nci, nsd
+    printf "\nDecided by intervals: %d rows; by 3 sd / 5%%: %d rows (no interval of 6 samples on one side or both).\n", nci, nsd
     if (nreg == 0) return
     isort(key, idx, nreg)
     printf "\n| scenario | algorithm | size | baseline (us) | %snow (us) | %schange | rule |\n", show_ci ? "baseline interval (us) | " : "",
@@ -83,7 +86,7 @@ function regressions(    r, k, thr, sd, v, nreg, nimp, ncmp, nci, nsd, idx, key,
         r = idx[i]; k = S_id[r]
         scen = scen_label(S_scen[r], row_words(r))
         printf "| %s | %s | %s | %s | %s%s | %s+%.1f%% | %s |\n", scen, S_lab[r], size_label(S_b[r], " "), fmt_t(B_med[k]),
-               show_ci ? (has_ci(B_lo[k], B_hi[k]) ? fmt_t(B_lo[k]) "-" fmt_t(B_hi[k]) : "-") " | " : "", fmt_t(S_med[r]),
+               show_ci ? ci_text(B_lo[k], B_hi[k], B_ns[k]) " | " : "", fmt_t(S_med[r]),
                show_ci ? ci_cell(r) " | " : "", 100 * (S_med[r] / B_med[k] - 1), RULE[r]
     }
 }

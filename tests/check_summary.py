@@ -453,9 +453,10 @@ def main():
                 continue
             ncmp += 1
             now, was = float(r["time_us_median"]), float(o["time_us_median"])
-            (blo, bhi, _), (lo, hi, _) = binfo(o), info(r)
+            (blo, bhi, bn), (lo, hi, n) = binfo(o), info(r)
             show_ci = show_ci or C.has(blo, bhi) or C.has(lo, hi)
-            v = C.verdict(was, blo, bhi, now, lo, hi)
+            # an interval decides only where it covers 95%: 6 samples or more
+            v = None if (bn is not None and bn < C.FEW) or (n is not None and n < C.FEW) else C.verdict(was, blo, bhi, now, lo, hi)
             thr = None
             if v is not None:
                 nci += 1
@@ -464,7 +465,7 @@ def main():
                 thr = max(3 * sd, 0.05 * was)
                 v = "slower" if now - was > thr else "faster" if was - now > thr else "same"
             if v == "slower":
-                reg.append((r, was, now, thr, (blo, bhi, None), (lo, hi, C.n_samples(r, "n_samples" in r))))
+                reg.append((r, was, now, thr, (blo, bhi, bn), (lo, hi, n)))
             faster += v == "faster"
         sec = [h for h in S if h.startswith("Regressions against")]
         if check(len(sec) == 1, "no regressions section against a baseline"):
