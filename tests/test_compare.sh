@@ -126,6 +126,15 @@ refused GPUS 4 "RUN '$tmp/R' ran on 2 GPUs" GPUS=4 RUN="$tmp/R"
 # logs of an H200 beside arbench run here on the simulated GPU: refused before arbench runs
 refused NCCL_TESTS_LOGS "$tmp/L" "nccl-tests ran on NVIDIA H200, arbench here on Simulated GPU" NCCL_TESTS_LOGS="$tmp/L"
 
+# no size measured by both: exit 1, no compare.md (never an empty comparison)
+mkdir -p "$tmp/Lfar"
+tests/fixtures/compare/all_reduce_perf -t 2 -g 1 -b 2M -e 8M -f 2 -N 3 >"$tmp/Lfar/a.log"
+rm -rf "$tmp/o"
+call NCCL_TESTS_LOGS="$tmp/Lfar" RUN="$tmp/R"
+[ "$rc" -eq 1 ] && [ ! -e "$tmp/o/compare.md" ] &&
+  [ "$out" = "compare-nccl-tests: nothing to set side by side: no size, timing method and mode measured by both (arbench: $tmp/R; nccl-tests: $tmp/Lfar)" ] &&
+  ok || bad "no size in common: exit $rc: $out"
+
 # ---- 4. the 4 x H200 reference folder read again: no interval on either side (one host batch,
 # one nccl-tests run), so nothing counted; graph timing set beside nothing (no -G there) ----
 ref=runs/reference/h200x4-nccl-tests-compare

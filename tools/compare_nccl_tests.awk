@@ -7,8 +7,9 @@
 # each row's settings), the others nccl-tests' text output (tools/nccl_tests_log.awk). With
 # -v describe=logs every file is a log, with -v describe=run the one file a results.csv, and it
 # prints one line instead: "GPUS|MODEL|DTYPE" of the logs' complete tests or of the arbench rows
-# (values of several rows joined by commas). Refuses (one line on stderr, exit 2) sides whose GPU count, GPU
-# model or dtype differ, a results.csv without arbench rows, logs without a complete test.
+# (the values of several rows joined by commas). Refuses (one line on stderr, exit 2) sides whose
+# GPU count, GPU model or dtype differ, a results.csv without arbench rows, logs without a
+# complete test; exit 1 when no size of any timing method was measured by both sides.
 
 function refuse(what) { printf "compare-nccl-tests: %s\n", what > "/dev/stderr"; bad_exit = 2; exit 2 }
 function us(t) { return t >= 1000 ? sprintf("%.1f", t) : sprintf("%.2f", t) }
@@ -43,7 +44,7 @@ nfile == 1 && describe != "logs" { arbench_row(); next }
 { nt_line($0) }
 
 # arbench_row(): one row of results.csv
-function arbench_row(    f, src, st, wr, tm, reg, alg, tp, b, med, k, n, pl, sc, lab, i) {
+function arbench_row(    f, src, st, wr, tm, reg, alg, tp, b, med, k, n, pl, lab, i) {
     csv_split($0, f)
     src = get(f, col, "source", "gpu")
     if (src != "gpu") { nforeign++; return }
@@ -64,19 +65,19 @@ function arbench_row(    f, src, st, wr, tm, reg, alg, tp, b, med, k, n, pl, sc,
     med = get(f, col, "time_us_median", "")
     if (st != "ok" || !is_num(med)) return
     alg = get(f, col, "algorithm", ""); tp = get(f, col, "transport", ""); b = get(f, col, "bytes", "")
-    sc = get(f, col, "scenario", ""); n = get(f, col, "n_samples", "")
+    n = get(f, col, "n_samples", "")
     sizes[b] = 1; timing[tm] = 1
     if (alg == "nccl") {
         an_any[tm, reg] = 1; k = tm SUBSEP reg SUBSEP b
         if (!(k in an_med) || med + 0 < an_med[k]) {
-            an_med[k] = med + 0; an_n[k] = n; an_sc[k] = sc
+            an_med[k] = med + 0; an_n[k] = n
             an_lo[k] = get(f, col, "time_us_ci_lo", ""); an_hi[k] = get(f, col, "time_us_ci_hi", "")
         }
         return
     }
     lab = alg "/" tp (reg == "none" ? "" : " (" reg ")")
     k = tm SUBSEP b; i = ++bc_n[k]
-    bc_med[k, i] = med + 0; bc_n_[k, i] = n; bc_lab[k, i] = lab
+    bc_med[k, i] = med + 0; bc_ns[k, i] = n; bc_lab[k, i] = lab
     bc_lo[k, i] = get(f, col, "time_us_ci_lo", ""); bc_hi[k, i] = get(f, col, "time_us_ci_hi", "")
 }
 
@@ -87,11 +88,11 @@ function ab_best(k, r,    i, best) {
     delete r
     for (i = 1; i <= bc_n[k]; i++) if (!best || bc_med[k, i] < bc_med[k, best]) best = i
     if (!best) return 0
-    r["med"] = bc_med[k, best]; r["lo"] = bc_lo[k, best]; r["hi"] = bc_hi[k, best]; r["n"] = bc_n_[k, best]
+    r["med"] = bc_med[k, best]; r["lo"] = bc_lo[k, best]; r["hi"] = bc_hi[k, best]; r["n"] = bc_ns[k, best]
     r["lab"] = bc_lab[k, best]; r["more"] = 0
     if (iv(r["n"], r["lo"], r["hi"]))
         for (i = 1; i <= bc_n[k]; i++)
-            if (i != best && iv(bc_n_[k, i], bc_lo[k, i], bc_hi[k, i]) && bc_lo[k, i] + 0 <= r["hi"] + 0) r["more"]++
+            if (i != best && iv(bc_ns[k, i], bc_lo[k, i], bc_hi[k, i]) && bc_lo[k, i] + 0 <= r["hi"] + 0) r["more"]++
     return 1
 }
 
@@ -192,6 +193,7 @@ END {
         for (s = 1; s <= ns; s++) {
             b = order[s]; k = tm SUBSEP reg SUBSEP b
             if (!(k in an_med) || !m || !nt_at(m, "in-place", b, c)) continue
+            npairs++
             if (!iv(an_n[k], an_lo[k], an_hi[k]) || !iv(c["n"], c["lo"], c["hi"])) { nflag++; continue }
             cmp++; d = an_med[k] / c["med"] - 1
             if (ci_overlap(an_lo[k], an_hi[k], c["lo"], c["hi"])) nsame++
@@ -241,6 +243,7 @@ END {
         for (s = 1; s <= ns; s++) {
             b = order[s]
             if (!ab_best(tm SUBSEP b, a) || !nt_best(g, b, c)) continue
+            npairs++
             if (!iv(a["n"], a["lo"], a["hi"]) || !iv(c["n"], c["lo"], c["hi"])) { nfl++; continue }
             cmp++; rlo = ratio_ci_lo(c["lo"], c["hi"], a["lo"], a["hi"]); rhi = ratio_ci_hi(c["lo"], c["hi"], a["lo"], a["hi"])
             r = c["med"] / a["med"]
@@ -296,6 +299,14 @@ END {
     nleft = 0; left = ""
     for (i = 1; i <= nt_nfiles; i++) if (!nt_ftests[i]) { nleft++; f = nt_fname[i]; sub(/^.*\//, "", f); left = left (nleft > 1 ? ", " : "") f }
     if (nleft) printf "- %d other file%s left out (no nccl-tests output): %s\n", nleft, nleft == 1 ? "" : "s", left
+}
+
+# the end of END: nothing set side by side is a failure, never an empty comparison
+END {
+    if (!bad_exit && !describe && !npairs) {
+        printf "compare-nccl-tests: nothing to set side by side: no size, timing method and mode measured by both (arbench: %s; nccl-tests: %s)\n", run, logs > "/dev/stderr"
+        exit 1
+    }
 }
 
 function has_graph_modes(    m) { for (m = 1; m <= nt_nmodes; m++) if (nt_mgraph[m] > 0) return 1; return 0 }

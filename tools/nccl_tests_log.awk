@@ -172,15 +172,17 @@ function nt_file_begin(name) {
 function nt_file_end() { if (nt_cur) nt_close(); nt_cur = 0 }
 
 # nt_stats(k, st): the median of the samples of key k (mode SUBSEP side SUBSEP bytes) and its
-# 95% interval (plots/stats.awk's order statistics) into st["med"], st["lo"], st["hi"],
-# st["n"], st["lvl"]; returns n
+# 95% interval (plots/stats.awk's order statistics) into st["med"], st["lo"], st["hi"] and
+# st["n"]; returns n
 function nt_stats(k, st,    n, i, j, x, s, l) {
     n = nt_n[k] + 0; st["n"] = n
     if (n < 1) return 0
+    if (k in nt_smed) { st["med"] = nt_smed[k]; st["lo"] = nt_slo[k]; st["hi"] = nt_shi[k]; return n }
     for (i = 1; i <= n; i++) s[i] = nt_x[k, i]
     for (i = 2; i <= n; i++) for (j = i; j > 1 && s[j] < s[j - 1]; j--) { x = s[j]; s[j] = s[j - 1]; s[j - 1] = x }
     st["med"] = n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
     l = median_ci_rank(n)
-    st["lo"] = s[l]; st["hi"] = s[n + 1 - l]; st["lvl"] = median_ci_level(n)
+    st["lo"] = s[l]; st["hi"] = s[n + 1 - l]
+    nt_smed[k] = st["med"]; nt_slo[k] = st["lo"]; nt_shi[k] = st["hi"] # read only after every log
     return n
 }
