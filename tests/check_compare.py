@@ -333,7 +333,7 @@ def check(md_path, run_dir, logs):
                 else:
                     fast.append(-d)
             line = '- %s timing, %s (`%s`): ' % (tm, reg, lab)
-            rng = lambda v: ' (by ' + (pct(min(v)) if min(v) == max(v) else pct(min(v)) + '-' + pct(max(v))) + ')' if v else ''
+            rng = lambda v: ' (by ' + (pct(min(v)) if pct(min(v)) == pct(max(v)) else pct(min(v)) + '-' + pct(max(v))) + ')' if v else ''
             if not cmp and not nflag:
                 line += 'no size measured by both'
             elif not cmp:

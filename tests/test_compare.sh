@@ -41,6 +41,7 @@ logs() {
   mkdir -p "$d"
   for G in "" "-G 1"; do
     for R in 0 1 2; do
+      # shellcheck disable=SC2086 # $G: no word or two
       { echo "# command: NCCL_NVLS_ENABLE=0 all_reduce_perf -t $n -g 1 $* -R $R $G"
         tests/fixtures/compare/all_reduce_perf -t "$n" -g 1 "$@" -R $R $G; } >"$d/all_reduce_perf_t${n}g1R$R${G:+G1}.log"
     done

@@ -37,6 +37,7 @@ function setting(s, name,    v) {
 }
 function reg_of(r) { return r == 0 ? "none" : r == 1 ? "registered" : r == 2 ? "symmetric" : "" }
 function pct(x) { return sprintf("%.0f%%", 100 * x) }
+function pct_range(lo, hi) { return pct(lo) == pct(hi) ? pct(lo) : pct(lo) "-" pct(hi) }
 
 FNR == 1 { nfile++; if (nfile > 1 || describe == "logs") nt_file_begin(FILENAME) }
 nfile == 1 && describe != "logs" && FNR == 1 { csv_header($0, col); next }
@@ -206,8 +207,7 @@ END {
         else if (!cmp && !nflag) line = line "no size measured by both"
         else if (!cmp) line = line "no size with an interval on both sides"
         else line = line sprintf("same at %d of %d sizes, arbench slower at %d%s, faster at %d%s", nsame, cmp, \
-            nslow, nslow ? " (by " (slo == shi ? pct(slo) : pct(slo) "-" pct(shi)) ")" : "", \
-            nfast, nfast ? " (by " (flo == fhi ? pct(flo) : pct(flo) "-" pct(fhi)) ")" : "")
+            nslow, nslow ? " (by " pct_range(slo, shi) ")" : "", nfast, nfast ? " (by " pct_range(flo, fhi) ")" : "")
         if (nflag) line = line sprintf("; %d size%s with one side lacking an interval, not counted", nflag, nflag == 1 ? "" : "s")
         print line
     }

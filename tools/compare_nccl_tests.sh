@@ -33,7 +33,7 @@
 # (default /usr where /usr/include/nccl.h is, else CUDA's), CUDA_HOME (/usr/local/cuda),
 # NVCC_GENCODE (sm_90).
 set -u -f # -f: no file name globbing (SIZES and ARB_ITERS are split into words)
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 me=compare-nccl-tests
 refuse() { echo "$me: $1: bad value '$2': $3" >&2; exit 2; }
 A=${A:-build/arbench}
