@@ -31,6 +31,7 @@ HELP = re.compile(r'more process(es)? ha(s|ve) sent help message')
 class Test:
     def __init__(self):
         self.coll = 'all_reduce_perf'
+        self.named = False
         self.results = []  # one dict per result line
         self.ranks = 0
         self.threads = self.gpus = 0
@@ -86,10 +87,10 @@ def read_text(path):
                     tests.append(cur)
                     columns = None
                     if command_coll:
-                        cur.coll = command_coll
+                        cur.coll, cur.named = command_coll, True
             m = re.match(r'Collective test (starting|concluded): (\S+)', c)
             if m and cur is not None:
-                cur.coll = m.group(2)
+                cur.coll, cur.named = m.group(2), True
             m = re.match(r'nThread (\d+) nGpus (\d+)', c)
             if m:
                 cur.threads, cur.gpus = int(m.group(1)), int(m.group(2))
@@ -98,6 +99,8 @@ def read_text(path):
                 cur.ranks = max(cur.ranks, int(m.group(1)) + 1)
             if c.startswith('size ') and cur is not None:
                 columns = c.split()
+                if 'redop' not in columns and not cur.named:  # not AllReduce's table
+                    cur.coll = 'a table without redop'
             if c.startswith('Avg bus bandwidth') and cur is not None:
                 cur.ended = True
                 command_coll_reset()
@@ -129,7 +132,9 @@ def read_text(path):
                 cur.ended = False
                 tests.append(cur)
                 if command_coll:
-                    cur.coll = command_coll
+                    cur.coll, cur.named = command_coll, True
+            if not cur.coll.startswith('all_reduce_perf'):
+                continue  # another collective's row
             per = 8 if columns is not None and 'i_min' in columns else 4  # -I: 4 more a side
             cur.results.append(result(fields, twelve, per))
             continue
@@ -146,7 +151,7 @@ def set_command(name, cur):
     global command_coll
     command_coll = name
     if cur is not None and not cur.ended and not cur.results:
-        cur.coll = name
+        cur.coll, cur.named = name, True
 
 
 def command_coll_reset():

@@ -104,10 +104,15 @@ static int settle_tests(struct nt_set *s, const char *name, char *notes, size_t 
   char others[300] = "";
   for (int i = 0; i < s->n; i++) {
     struct nt_test *t = &s->t[i];
-    if (t->coll[0] && !nt_is_all_reduce(t->coll)) {
+    int no_redop = !t->coll[0] && t->lead && !t->has_redop; /* AllReduce's table has one */
+    if (no_redop || (t->coll[0] && !nt_is_all_reduce(t->coll))) {
       char where[300];
       snprintf(where, sizeof(where), "%s:%d", t->file, t->line);
-      note(notes, len, "%s: %s's results left out (not all_reduce_perf)", where, t->coll);
+      if (no_redop) {
+        note(notes, len, "%s: %s", where, "a table without a redop column left out (not "
+             "all_reduce_perf's)");
+        snprintf(t->coll, sizeof(t->coll), "a table without redop");
+      } else note(notes, len, "%s: %s's results left out (not all_reduce_perf)", where, t->coll);
       size_t u = strlen(others);
       snprintf(others + u, sizeof(others) - u, "%s%s (line %d)", u ? ", " : "", t->coll, t->line);
       nt_free_test(t);

@@ -137,12 +137,12 @@ static int known_redop(const char *s) {
   return 0;
 }
 
-/* The fields a result line of t has: size count type redop [root], then per side time algbw
- * busbw #wrong [4 per-iteration], then [a timestamp: 2 words]; 0 while unknown (no column
- * line: 12 or 13 fields are taken as the two formats). */
+/* The fields a result line of t has: size count type [redop] [root] (t->lead of them), then
+ * per side time algbw busbw #wrong (or error) [4 per-iteration], then [a timestamp: 2 words];
+ * 0 while unknown (no column line). */
 static int fields_of(const struct nt_test *t) {
-  if (!t->table_line) return 0;
-  return (t->twelve ? 4 : 5) + 2 * (4 + t->extra) + 2 * t->stamp;
+  if (!t->lead) return 0;
+  return t->lead + 2 * (4 + t->extra) + 2 * t->stamp;
 }
 
 /* One side's 4 fields (time algbw busbw #wrong) into a row of t; 0 or -1 said. */
@@ -156,7 +156,7 @@ static int side_fields(struct nt_test *t, const char *file, int ln, char **v, st
   double x, h;
   r->wrong = -1;
   if (!strcmp(v[3], "N/A")) return 0;
-  if (t->twelve) { /* before 2.13: the largest difference from the expected result */
+  if (t->error_col) { /* before 2.13: the largest difference from the expected result */
     if (plain_dec(v[3], &r->delta, &h))
       return nt_bad_at(file, ln, "error '%s': not nccl-tests' largest error (a number, or N/A)",
                        v[3]);
@@ -168,16 +168,21 @@ static int side_fields(struct nt_test *t, const char *file, int ln, char **v, st
   return 0;
 }
 
-/* One whole result line of t (its words); 0 or -1 said. */
+/* One whole result line of t (its words); 0 or -1 said. Without a column line, 13 fields are
+ * nccl-tests' table since 2.13 and 12 the table before it. */
 static int result_line(struct nt_test *t, const char *file, int ln, char **w, int n) {
-  int want = fields_of(t);
-  if (!want && (n == 12 || n == 13)) t->twelve = n == 12;
-  if (!want) want = n == 12 || n == 13 ? n : 13;
+  if (!t->lead && (n == 12 || n == 13)) {
+    t->lead = n - 8;
+    t->has_redop = 1;
+    t->error_col = n == 12;
+  }
+  int want = fields_of(t) ? fields_of(t) : 13;
   if (n != want)
     return nt_bad_at(file, ln,
-                     "not an nccl-tests result line: %d fields, want %d (size count type redop%s, "
+                     "not an nccl-tests result line: %d fields, want %d (size count type%s%s, "
                      "then time algbw busbw %s%s out of place and in place%s)",
-                     n, want, t->twelve ? "" : " root", t->twelve ? "error" : "#wrong",
+                     n, want, t->has_redop || !t->lead ? " redop" : "",
+                     t->lead == 5 || !t->lead ? " root" : "", t->error_col ? "error" : "#wrong",
                      t->extra ? " and 4 per-iteration figures" : "", t->stamp ? ", a time" : "");
   uint64_t bytes, count;
   if (plain_u64(w[0], &bytes)) return nt_bad_at(file, ln, "size '%s': not a count of bytes", w[0]);
@@ -185,17 +190,20 @@ static int result_line(struct nt_test *t, const char *file, int ln, char **w, in
     return nt_bad_at(file, ln, "count '%s': not a count of elements", w[1]);
   if (!nt_type_size(w[2]))
     return nt_bad_at(file, ln, "type '%.30s': not a type nccl-tests prints", w[2]);
-  if (!known_redop(w[3]))
-    return nt_bad_at(file, ln, "redop '%.30s': not an operation nccl-tests prints", w[3]);
-  int root = -1, at = 4;
-  if (!t->twelve) {
-    char *e;
-    long r = strtol(w[4], &e, 10);
-    if (*e || e == w[4] || r < -1 || r > 1 << 30 || w[4][0] == '+')
-      return nt_bad_at(file, ln, "root '%s': not a rank (or -1)", w[4]);
+  const char *redop = t->has_redop ? w[3] : "none";
+  if (!known_redop(redop))
+    return nt_bad_at(file, ln, "redop '%.30s': not an operation nccl-tests prints", redop);
+  int root = -1, at = t->lead;
+  if (at == 3 + t->has_redop + 1) { /* a root column */
+    char *e, *rw = w[at - 1];
+    long r = strtol(rw, &e, 10);
+    if (*e || e == rw || r < -1 || r > 1 << 30 || rw[0] == '+')
+      return nt_bad_at(file, ln, "root '%s': not a rank (or -1)", rw);
     root = (int)r;
-    at = 5;
   }
+  if (t->stamp && (strspn(w[n - 2], "0123456789-") != strlen(w[n - 2]) ||
+                   strspn(w[n - 1], "0123456789:") != strlen(w[n - 1])))
+    return nt_bad_at(file, ln, "timestamp '%s %s': not a date and a time", w[n - 2], w[n - 1]);
   for (int side = 0; side < 2; side++) {
     char **v = w + at + side * (4 + t->extra);
     struct nt_row *r = nt_add_row(t, ln);
@@ -203,7 +211,7 @@ static int result_line(struct nt_test *t, const char *file, int ln, char **w, in
     r->bytes = bytes;
     r->count = count;
     snprintf(r->type, sizeof(r->type), "%s", w[2]);
-    snprintf(r->redop, sizeof(r->redop), "%s", w[3]);
+    snprintf(r->redop, sizeof(r->redop), "%s", redop);
     r->root = root;
     r->in_place = side;
     r->result = t->results;
@@ -231,18 +239,19 @@ static long long num_after(const char *s, const char *key) {
 static int columns_line(struct nt_test *t, const char *c, int ln) {
   char buf[1024], *w[64];
   snprintf(buf, sizeof(buf), "%s", c);
-  int n = nt_split_words(buf, w, 64);
+  int n = nt_split_words(buf, w, 64), lead = 3;
   if (n < 10 || strcmp(w[0], "size") || strcmp(w[1], "count") || strcmp(w[2], "type")) return 0;
-  t->twelve = strcmp(w[4], "root") != 0;
-  int per = 0;
-  for (int i = t->twelve ? 4 : 5; i < n && strcmp(w[i], "#wrong") && strcmp(w[i], "error"); i++)
-    per++;
+  t->has_redop = !strcmp(w[3], "redop");
+  lead += t->has_redop;
+  lead += !strcmp(w[lead], "root");
+  if (strcmp(w[lead], "time") && strcmp(w[lead], "cputime")) return 0;
+  t->lead = lead;
+  t->error_col = !strcmp(w[lead + 3], "error");
   t->extra = 0;
   for (int i = 0; i < n; i++)
     if (!strcmp(w[i], "i_min")) t->extra = 4;
   t->stamp = !strcmp(w[n - 1], "timestamp");
   t->table_line = ln;
-  (void)per;
   return 1;
 }
 
@@ -455,7 +464,7 @@ static int row_text(struct reader *r, char *p, int ln) {
   snprintf(buf, sizeof(buf), "%s", r->part);
   int n = nt_split_words(buf, w, 64);
   int want = fields_of(r->t);
-  if (!want) want = n >= 5 && !strcmp(w[4], "-1") ? 13 : n >= 5 ? 12 : 13;
+  if (!want) want = n >= 5 && !strcmp(w[4], "-1") ? 13 : 12;
   if (glued && n < want) return 0; /* the rest follows NCCL's lines */
   int first = r->part_line;
   r->part[0] = 0;

@@ -51,7 +51,10 @@ struct nt_test { /* one run of a nccl-tests binary */
   int json_devices;
   char host[128], gpu[128], hosts[512];
   int table_line;      /* the column names' line; 0 before it */
-  int twelve;          /* the table has no root column and an "error" column (before 2.13) */
+  int lead;            /* fields before a line's out-of-place side: size count type [redop] [root];
+                        * 0 before the column names' line or the first result line */
+  int has_redop;
+  int error_col;       /* a side's last field is the largest error (before 2.13), not #wrong */
   int extra;           /* per-iteration columns per side (-I), 0 or 4 */
   int stamp;           /* a timestamp after the in-place side (-T) */
   int footer;          /* "# Avg bus bandwidth" read: the test ran to its end */

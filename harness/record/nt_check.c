@@ -168,8 +168,10 @@ int nt_check_test(struct nt_test *t) {
     const struct nt_row *r = &t->rows[i];
     int es = nt_type_size(r->type);
     if (r->count > UINT64_MAX / (uint64_t)es || r->bytes != r->count * (uint64_t)es)
-      return nt_bad_at(t->file, r->line, "size %llu is not count %llu x %d bytes (%s)",
-                       (unsigned long long)r->bytes, (unsigned long long)r->count, es, r->type);
+      return nt_bad_at(t->file, r->line, "size %llu is not count %llu x %d bytes (%s)%s",
+                       (unsigned long long)r->bytes, (unsigned long long)r->count, es, r->type,
+                       t->coll[0] ? "" : ": a test of another collective? (a comment naming its "
+                       "command before it says which)");
     double lo, hi;
     if (algbw_range(r, &lo, &hi))
       return nt_bad_at(t->file, r->line, "algbw %g GB/s is not size / time (%llu B in %g us: "
