@@ -10,11 +10,12 @@
 R=tests/fixtures/nccl-tests/real
 M=tests/fixtures/nccl-tests/made
 
-# values DIR COLUMN: the distinct values of a column, "|"-joined in order of appearance
+# values DIR COLUMN...: the distinct values of each column, "|"-joined in order of appearance,
+# the columns' lists joined by " "
 values() {
   python3 -c 'import csv, sys
-rows = csv.DictReader(open(sys.argv[1] + "/results.csv", newline=""))
-print("|".join(dict.fromkeys(r[sys.argv[2]] for r in rows)) + "|")' "$1" "$2"
+rows = list(csv.DictReader(open(sys.argv[1] + "/results.csv", newline="")))
+print(" ".join("|".join(dict.fromkeys(r[c] for r in rows)) + "|" for c in sys.argv[2:]))' "$@"
 }
 
 # imports LOG EXIT N HOST GPU NCCL DTYPE SCENARIO: LOG imports with exit EXIT, its rows equal the
@@ -23,7 +24,7 @@ imports() {
   local log=$1 code=$2 d=$tmp/$(basename "$1") rc out chk got want
   out=$("$A" import nccl-tests "$log" --out "$d" 2>&1); rc=$?
   chk=$(python3 tests/import_check.py "$d" "$log" 2>&1)
-  got="$(values "$d" n_gpus) $(values "$d" host) $(values "$d" gpu) $(values "$d" nccl) $(values "$d" dtype) $(values "$d" scenario)"
+  got=$(values "$d" n_gpus host gpu nccl dtype scenario)
   want="$3| $4| $5| $6| $7| $8|"
   [ "$rc" -eq "$code" ] && grep -qE '^[0-9]+ rows equal$' <<<"$chk" && [ "$got" = "$want" ] && ok ||
     bad "$(basename "$log"): exit $rc (want $code): $(tail -n 2 <<<"$out") / $(tail -n 3 <<<"$chk") / columns '$got', want '$want'"
@@ -83,7 +84,7 @@ refused $R/gb200x144-coreweave-readme.txt "^arbench import: $R/gb200x144-corewea
 
 # ---- 3. every format and habit of a log, made in nccl-tests' own formats ----
 imports $M/v2.0-two-tests.log 0 2 node01 "Tesla V100-SXM2-16GB" "" "float32|fp16" "-t 1 -g 2|-g 2 -d half -o max"
-[ "$(values "$tmp/v2.0-two-tests.log" wrong)$(values "$tmp/v2.0-two-tests.log" status)$(values "$tmp/v2.0-two-tests.log" settings)" = "|ok||redop=max|" ] &&
+[ "$(values "$tmp/v2.0-two-tests.log" wrong status settings)" = "| ok| |redop=max|" ] &&
   [ "$(grep -c '^--- test ' "$tmp/v2.0-two-tests.log/meta.txt")" = 2 ] && ok ||
   bad "v2.0 tables: wrong $(values "$tmp/v2.0-two-tests.log" wrong), status $(values "$tmp/v2.0-two-tests.log" status), $(grep -c '^--- test ' "$tmp/v2.0-two-tests.log/meta.txt") tests"
 # an error beyond nccl-tests' own tolerance (1e-2 x (n-1) for half): that row error, FAILED, exit 1
