@@ -16,10 +16,6 @@
 #include "record/csv.h"
 #include "run/folder.h"
 
-/* The columns after settings (docs/statistics.md), as `arbench run` writes them. */
-static const char import_stats_columns[] =
-    "row_key,n_samples,time_us_ci_lo,time_us_ci_hi,ci_level_pct,repeat_stop";
-
 /* arbench's name of a nccl-tests type (results.csv's dtype). */
 static const char *dtype_of(const char *nt) {
   static const char *map[][2] = {
@@ -39,8 +35,7 @@ static int same_row(const struct nt_row *a, const struct nt_row *b) {
 }
 
 struct out {
-  FILE *csv, *samples;
-  long key;
+  struct hx_csv csv; /* results.csv and samples.csv beside it */
   int rows, failed;
 };
 
@@ -67,23 +62,9 @@ static int write_row(struct out *o, const struct nt_test *t, const struct nt_row
       .model_time_us = NAN, .wrong = wrong, .status = failed ? "error" : "ok",
       .lower_bound_us = NAN, .scenario = t->scenario, .stragglers = "", .degraded = "",
       .placement = "1 rank/GPU", .settings = settings};
-  /* a run's columns, then the statistics columns of this row */
-  char *line = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&line, &len);
-  if (!m) return -1;
-  int rc = hx_csv_write_row(m, &row, 1);
-  if (fclose(m) || rc || !len) {
-    free(line);
-    return -1;
-  }
-  line[len - 1] = 0; /* its newline */
-  o->key++;
-  for (int i = 0; i < n; i++)
-    fprintf(o->samples, "%ld,%d,%.3f\n", o->key, i + 1, x[i]);
-  fprintf(o->csv, "%s,%ld,%d,%.3f,%.3f,%.3f,fixed\n", line, o->key, n, st.ci_lo, st.ci_hi,
-          st.ci_level);
-  free(line);
+  row.samples = x;
+  row.repeat_stop = hx_repeat_stop_name(HX_REPEAT_FIXED); /* nccl-tests ran a set number */
+  if (hx_csv_append(&o->csv, &row)) return -1;
   o->rows++;
   o->failed += failed;
   return 0;
@@ -155,25 +136,18 @@ int import_write(const char *dir, struct nt_set *s, int argc, char **argv, const
   char path[1200], stamp[32];
   hx_utc_iso(stamp, sizeof(stamp));
   const char *id = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-  struct out o = {0};
+  struct out o;
+  memset(&o, 0, sizeof(o));
   snprintf(path, sizeof(path), "%s/results.csv", dir);
-  o.csv = fopen(path, "w");
-  snprintf(path, sizeof(path), "%s/samples.csv", dir);
-  o.samples = o.csv ? fopen(path, "w") : NULL;
-  if (!o.samples) {
+  if (hx_csv_open_run(&o.csv, path) || hx_csv_open_samples(&o.csv)) {
     fprintf(stderr, "arbench import: %s: %s\n", path, strerror(errno));
-    if (o.csv) fclose(o.csv);
+    hx_csv_close(&o.csv);
     return EXIT_FAIL;
   }
-  fprintf(o.csv, "%s,%s,%s,%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns,
-          hx_csv_profile_columns, hx_csv_placement_column, hx_csv_settings_column,
-          import_stats_columns);
-  fprintf(o.samples, "row_key,sample,time_us\n");
   int rc = 0;
   for (int i = 0; i < s->n && !rc; i++)
     rc = write_test(&o, &s->t[i], id, stamp);
-  if (fclose(o.samples)) rc = -1;
-  if (fclose(o.csv)) rc = -1;
+  hx_csv_close(&o.csv);
   if (!rc) rc = write_meta(dir, s, stamp, argc, argv, o.rows, notes);
   snprintf(path, sizeof(path), "%s/COMMAND", dir);
   FILE *c = rc ? NULL : fopen(path, "w");
