@@ -147,6 +147,9 @@ role == "base" {
     S_id[R] = row_id(f, col); S_x[R] = row_extra(f, col)
     # the median's interval and sample count, the timing method and nccl's registration mode
     S_tm[R] = row_setting(f, col, "timing.mode", "events"); S_reg[R] = row_setting(f, col, "nccl.registration", "none")
+    # an imported nccl-tests row is one side of the test: the mode names it (never the faster
+    # of the two sides unsaid)
+    S_side[R] = S_tp[R] == "in-place" || S_tp[R] == "out-of-place" ? " " S_tp[R] : ""
     ci_of(f, col); S_lo[R] = CI_LO; S_hi[R] = CI_HI
     S_ns[R] = samples_of(f, col, S_tm[R])
     if (src != "model") has_measured = 1
@@ -156,6 +159,8 @@ END {
     if (bad_header) exit 1
     for (r = 1; r <= R; r++) M[r] = has_measured ? (S_src[r] != "model") : 1
     for (r = 1; r <= R; r++) if (M[r] && S_scen[r] != "") has_scen = 1
+    # several dtypes (an import of nccl-tests -d all): a column, and never one best of them all
+    for (r = 1; r <= R; r++) if (M[r]) { if (dt_first == "") dt_first = S_dt[r]; else if (S_dt[r] != dt_first) has_dt = 1 }
     # the baseline's rows by identity (the scenario columns count where both CSVs have them)
     for (i = 1; i <= NBR; i++) {
         k = row_key(BR_id[i], BR_x[i]); B_med[k] = BR_med[i]; B_sd[k] = BR_sd[i]; B_lo[k] = BR_lo[i]; B_hi[k] = BR_hi[i]
@@ -393,10 +398,10 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
         if (!M[r] || table_of(r) != kind) continue
         # text fields end in \001, below every printable character: "late" sorts before "late2"
         if (kind == "straggler" || kind == "probe")
-            g = sprintf("%s\001%s|%020.0f|%014.3f|%06d|%s\001%s\001", S_pl[r], S_n[r], S_b[r], S_d[r] / 1000, S_sr[r] + 1, S_so[r], S_scen[r])
+            g = sprintf("%s\001%s|%020.0f|%014.3f|%06d|%s\001%s\001%s\001", S_pl[r], S_n[r], S_b[r], S_d[r] / 1000, S_sr[r] + 1, S_so[r], S_scen[r], S_dt[r])
         else
-            g = sprintf("%s\001%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%020.0f", S_pl[r], S_n[r], S_sr[r] + 1, S_d[r] / 1000,
-                        S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_b[r])
+            g = sprintf("%s\001%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%s\001%020.0f", S_pl[r], S_n[r], S_sr[r] + 1, S_d[r] / 1000,
+                        S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_dt[r], S_b[r])
         if (!(g in gk)) { gk[g] = g; gi[++ng] = g; first[g] = r }
         GR[g, ++GN[g]] = r
         if (S_alg[r] == "nccl") { if (!(g in nc) || S_med[r] < S_med[nc[g]]) nc[g] = r }
@@ -448,6 +453,7 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
     TH = "|"; TS = "|"
     if (pl_count > 1) addcol("placement", 0)
     if (has_scen) addcol("scenario", 0)
+    if (has_dt) addcol("dtype", 0)
     if (n_multi()) addcol("n", 1)
     if (kind == "straggler" || kind == "probe") { addcol("straggler", 1); addcol("delay (ms)", 1) }
     if (kind == "degraded") { addcol("slow GPU", 1); addcol("factor", 1) }
@@ -467,6 +473,7 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
         line = "| "
         if (pl_count > 1) line = line S_pl[r] " | "
         if (has_scen) line = line (S_scen[r] == "" ? "-" : S_scen[r]) " | "
+        if (has_dt) line = line S_dt[r] " | "
         if (n_multi()) line = line S_n[r] " | "
         if (kind == "straggler" || kind == "probe") line = line S_sr[r] others_words(S_so[r], "d") " | " num_str(S_d[r] / 1000) " | "
         if (kind == "degraded") line = line S_dr[r] others_words(S_do[r], "f") " | " num_str(S_f[r]) " | "
@@ -483,7 +490,7 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
         } else if (!has_nc) {
         } else if (g in nc) {
             n = nc[g]
-            line = line " " S_reg[n] " | " fmt_t(S_med[n]) " | " (ci ? ci_cell(n) " | " : "") sprintf("%.2f", S_bw[n]) " | " \
+            line = line " " S_reg[n] S_side[n] " | " fmt_t(S_med[n]) " | " (ci ? ci_cell(n) " | " : "") sprintf("%.2f", S_bw[n]) " | " \
                    ((g in best) ? vs_cell(n, best[g]) : "-") " |"
         } else line = line " - | - | " (ci ? "- | " : "") "- | - |"
         print line

@@ -106,7 +106,7 @@ def kind(r, crit_scen):
 def group_key(r):
     return (r.get("placement") or "1 rank/GPU", r.get("n_gpus", ""), fnum(r, "straggler_rank", -1), fnum(r, "delay_us", 0),
             fnum(r, "degraded_rank", -1), fnum(r, "factor", 1), r.get("stragglers", ""), r.get("degraded", ""),
-            r.get("scenario", ""), int(r["bytes"]))
+            r.get("scenario", ""), int(r["bytes"]), r.get("dtype", ""))
 
 
 def fmt_t(x):
@@ -324,11 +324,11 @@ def main():
         check(time_col in hdr, "%s: no column '%s' (%s)" % (heading, time_col, hdr))
         check(("interval (us)" in hdr) == any_ci, "%s: an interval column %s, measured rows with an interval: %s" % (heading, "interval (us)" in hdr, any_ci))
         if k in ("straggler", "probe"):
-            order = sorted(g, key=lambda x: (x[0], x[1], x[9], x[3], x[2], x[6], x[8]))
+            order = sorted(g, key=lambda x: (x[0], x[1], x[9], x[3], x[2], x[6], x[8], x[10]))
         elif k == "degraded":
-            order = sorted(g, key=lambda x: (x[0], x[1], x[4], x[5], x[7], x[8], x[9]))
+            order = sorted(g, key=lambda x: (x[0], x[1], x[4], x[5], x[7], x[8], x[10], x[9]))
         else:
-            order = sorted(g, key=lambda x: (x[0], x[1], x[8], x[9]))
+            order = sorted(g, key=lambda x: (x[0], x[1], x[8], x[10], x[9]))
         check(len(rows) == len(order), "%s: %d rows, results.csv has %d groups" % (heading, len(rows), len(order)))
         col = {h: i for i, h in enumerate(hdr)}
         lat = {}
@@ -345,6 +345,10 @@ def main():
             check(size_bytes(cell("size") or "") == key[9], "%s: size cell %s (rows out of order?)" % (where, cell("size")))
             if "scenario" in col:
                 check(cell("scenario") == (key[8] or "-"), "%s: scenario cell %s" % (where, cell("scenario")))
+            # several dtypes (nccl-tests -d all): a column, each dtype its own line
+            check(("dtype" in col) == (len({r.get("dtype", "") for r in ranked}) > 1), "%s: a dtype column %s" % (where, "dtype" in col))
+            if "dtype" in col:
+                check(cell("dtype") == key[10], "%s: dtype cell %s, want %s" % (where, cell("dtype"), key[10]))
             if k in ("straggler", "probe"):
                 check(cell("straggler").split(" ")[0] == "%d" % key[2], "%s: straggler %s" % (where, cell("straggler")))
                 near(cell("delay (ms)"), key[3] / 1000, where + " delay (ms)")
@@ -368,7 +372,10 @@ def main():
             if "vs nccl" in col:
                 if n0:
                     nt = float(n0["time_us_median"])
-                    check(cell("nccl mode") == C.mode(n0), "%s: nccl mode %s, its fastest is %s (%.4g us)" % (where, cell("nccl mode"), C.mode(n0), nt))
+                    # an imported row names its side of the nccl-tests test too
+                    side = n0.get("transport", "")
+                    want = C.mode(n0) + (" " + side if side in ("in-place", "out-of-place") else "")
+                    check(cell("nccl mode") == want, "%s: nccl mode %s, its fastest is %s (%.4g us)" % (where, cell("nccl mode"), want, nt))
                     near(cell("nccl median (us)"), nt, where + " nccl median")
                     near(cell("nccl algbw (GB/s)"), key[9] / (nt * 1e3), where + " nccl algbw", num(n0.get("algbw_gbps", "")))
                     if any_ci:

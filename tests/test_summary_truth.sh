@@ -113,6 +113,13 @@ printf '%s' "$out" | grep -q "Clean clean 4 KiB: vs nccl '0.99x (0.97-1.00)': th
   printf '%s' "$out" | grep -q 'Clean clean 64 MiB: best ring/ll ~ ring-rails/ll, results say ring/ll ~ ring-rails/ll ~ async-ring/ll' &&
   printf '%s' "$out" | grep -q 'Clean clean 2 KiB: nccl mode none, its fastest is symmetric' && ok || bad "checker missed a tie, a group or a mode: $out"
 
+# an import of nccl-tests -d all: each dtype its own line, and the side (in-place or out-of-place)
+# named in the nccl mode, never the faster of everything unsaid
+"$A" import nccl-tests tests/fixtures/nccl-tests/made/dtypes-all.log --out "$tmp/dtypes" >/dev/null 2>&1 &&
+  truth dtypes || bad "import of made/dtypes-all.log failed"
+grep -q '^| -g 2 -d all | bf16 | 1 KiB | - |.*| none out-of-place |' "$tmp/dtypes/summary.md" && ok ||
+  bad "dtypes-all: no bf16 line naming its side: $(grep -m3 '1 KiB' "$tmp/dtypes/summary.md")"
+
 # summary.md and report.html: the mode a new file gets (mktemp's 0600 is no file of a run)
 bash plots/summary.sh "$tmp/gpu" >/dev/null 2>&1
 (umask 022 && : >"$tmp/new")
