@@ -1,11 +1,13 @@
 # delay.gp: time (ms) vs straggler delay (ms) at one size; the driver marks critical delays
 # (arrows and labels); the dotted grey line is time = delay, which no algorithm can beat. With
-# xlog set (a geometric delay sweep) both axes are logarithmic and delay 0 sits at xzero.
+# xlog set (a geometric delay sweep) both axes are logarithmic and delay 0 sits at xzero. xmark
+# (the largest critical delay marked, ms) is always on the axis.
+if (!exists("xmark")) xmark = 0
 set xlabel "straggler delay (ms)"
 set ylabel "time per AllReduce from the first rank's entry, median (ms)"
 if (exists("xlog") && xlog) {
     stats data using 1 nooutput
-    xmax = STATS_max
+    xmax = STATS_max > xmark ? STATS_max : xmark
     stats data using 2 nooutput
     set logscale x 2
     set xrange [xzero / 1.4 : xmax * 1.4]
@@ -25,7 +27,8 @@ if (exists("xlog") && xlog) {
         set yrange [0:*]
     }
 } else {
-    set xrange [0:*]
+    stats data using 1 nooutput
+    if (xmark > STATS_max) { set xrange [0 : xmark * 1.08] } else { set xrange [0:*] }
     set yrange [0:*]
 }
 eval png_on

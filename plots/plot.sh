@@ -48,9 +48,12 @@ fi
 crit=()
 [ -s "$run_abs/critical.csv" ] && crit=("$run_abs/critical.csv")
 
-if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/prep.awk" -f "$here/prep_names.awk" \
-     -f "$here/prep_pic.awk" -f "$here/prep_scen.awk" -f "$here/prep_sweeps.awk" -v tmp="$tmp" -v out="$run_abs/plots" \
-     -v gpdir="$here" -v crit="${crit[0]:-}" "$run_abs/results.csv" "${crit[@]}" >"$tmp/drivers.txt"; then
+meta=
+[ -s "$run_abs/meta.txt" ] && meta=$run_abs/meta.txt
+if ! awk -f "$here/csv.awk" -f "$here/stats.awk" -f "$here/style.awk" -f "$here/prep.awk" -f "$here/prep_names.awk" \
+     -f "$here/prep_nccl.awk" -f "$here/prep_pic.awk" -f "$here/prep_best.awk" -f "$here/prep_scen.awk" \
+     -f "$here/prep_sweeps.awk" -v tmp="$tmp" -v out="$run_abs/plots" -v gpdir="$here" -v crit="${crit[0]:-}" \
+     -v meta="$meta" "$run_abs/results.csv" "${crit[@]}" >"$tmp/drivers.txt"; then
   echo "plot.sh: could not read $run/results.csv" >&2
   exit 1
 fi

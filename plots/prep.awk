@@ -73,7 +73,7 @@
 #     more than SPLIT_MAX series over 2+ transports, instead one picture per transport,
 #     model_vs_measured_<scen>_<transport>, with that transport's measured and model lines.
 
-BEGIN { SPLIT_MAX = 12 }
+BEGIN { SPLIT_MAX = 12; read_meta(meta) }
 
 # files come in the order results [critical]: roles go by position
 FNR == 1 {
@@ -91,11 +91,18 @@ is_crit {
     cv = get(f, ccol, "critical_delay_us", "")
     b = get(f, ccol, "bytes", "")
     if (!is_num(b)) next
+    # the scenarios whose rows are the search's probes (a plain --find-critical run: "")
+    CRIT_SCEN[clean_text(get(f, ccol, "scenario", ""))] = 1
     if (!is_num(cv) || cv + 0 < 0) {
-        # no critical delay found (inf, never, empty): said on the delay picture of that size
+        # no critical delay found (inf, never, empty): drawn as "never" up to the largest delay
+        # tried (the note's "up to X ms", else the probes' largest) where the status says never
         if (tolower(get(f, ccol, "source", "gpu")) != "model") {
             NV++; NV_b[NV] = b; NV_alg[NV] = clean_text(get(f, ccol, "algorithm", "stragglar"))
             NV_base[NV] = clean_text(get(f, ccol, "baseline", "best"))
+            v = tolower(get(f, ccol, "status", tolower(cv) == "inf" ? "never" : ""))
+            NV_never[NV] = (v == "never")
+            v = get(f, ccol, "note", "")
+            NV_bound[NV] = match(v, /up to [0-9.]+ ms/) ? substr(v, RSTART + 6, RLENGTH - 9) * 1000 : ""
         }
     } else {
         NC++
@@ -159,6 +166,15 @@ is_crit {
     S_pl[R] = clean_text(get(f, col, "placement", "1 rank/GPU"))
     S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
     S_mt[R] = (is_num(mt) && mt + 0 > 0) ? mt + 0 : ""
+    # the median's confidence interval ("" where the row has none: written before samples were)
+    S_lo[R] = get(f, col, "time_us_ci_lo", ""); S_hi[R] = get(f, col, "time_us_ci_hi", "")
+    if (!has_ci(S_lo[R], S_hi[R])) S_lo[R] = S_hi[R] = ""
+    else { S_lo[R] += 0; S_hi[R] += 0 }
+    # profiled rows (--profile: overlap columns filled) carry the tracer's cost: not timings
+    S_prof[R] = get(f, col, "overlap_reduce_pct", "") != "" || get(f, col, "overlap_delay_pct", "") != ""
+    # the settings that make a condition (nccl's registration mode apart) and nccl's mode
+    nccl_settings(R, get(f, col, "settings", ""))
+    S_ver[R] = clean_text(get(f, col, "nccl", ""))
     # time from the last rank's arrival (the straggler's): NaN where the column has none
     v = get(f, col, "time_after_arrival_us", "")
     S_ta[R] = is_num(v) && v + 0 > 0 ? v + 0 : "NaN"
@@ -241,10 +257,14 @@ END {
             !(has_tp(S_tp[r]) && ((S_ckey[r], S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL)))
             MODEL[S_ckey[r], S_n[r], S_alg[r], "", S_b[r]] = S_mt[r]
     suffix = has_measured ? "" : " (model)"
+    # nccl at its strongest and the healthy best, per condition and size (prep_nccl.awk)
+    ref_index()
 
     drawn_s = drawn_d = drawn_f = drawn_m = drawn_p = 0
     for (i = 1; i <= nkeys; i++) {
         key = keys[i]; r0 = key_row[key]
+        # the critical search's probes (a scenario critical.csv names): their pictures come last
+        PFX = is_probe(r0) ? "probes_" : ""
         if (sizes[key] >= ((S_sr[r0] < 0 && S_dr[r0] < 0) ? 3 : 4)) {
             # one picture, or one per transport and the best of each algorithm when that is
             # too many series for one key

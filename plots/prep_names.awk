@@ -73,12 +73,23 @@ function pl_key(r,    k) {
     return file_part(k) "_"
 }
 
-# pl_title(r): returns "" for a row of one rank per GPU, else ", 4 ranks on 1 GPU (co-located, not
-# NVLink)" (", co-located (not NVLink)" where every row has that placement: the header names it)
+# pl_title(r): returns "" for a row of one rank per GPU; for ranks sharing a GPU ", 4 ranks on 1
+# GPU (co-located, not NVLink)" (", co-located (not NVLink)" where every row has that placement:
+# the header names it); for one rank per GPU on several hosts (rehearsed or not) the placement
+# itself where the run has several placements ("" where the header names it)
 function pl_title(r) {
     if (S_pl[r] == "1 rank/GPU") return ""
+    if (!pl_shared(S_pl[r])) return pl_count == 1 ? "" : ", " S_pl[r]
     return pl_count == 1 ? ", co-located (not NVLink)" : ", " pl_words(S_pl[r], S_n[r]) " (co-located, not NVLink)"
 }
+
+# pl_shared(p): placement p has ranks sharing a GPU ("4 ranks/GPU", "1-2 ranks/GPU"); "1 rank/GPU"
+# and "1 rank/GPU on 2 hosts (rehearsed on one)" have not
+function pl_shared(p) { return p !~ /^1 rank\/GPU/ }
+
+# is_probe(r): row r is one of the critical search's probes (its scenario is one critical.csv
+# names, "" for a plain --find-critical run)
+function is_probe(r) { return crit != "" && S_sr[r] >= 0 && (S_scen[r] in CRIT_SCEN) }
 
 # list_rest(l): returns a stragglers or degraded list ("1:8000;0:2000") without its first entry
 # (the one the SPEC columns give): "0:2000", or "" when it has one entry or none

@@ -71,7 +71,8 @@ function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx,
                 tx = P_x[s, j]; P_x[s, j] = P_x[s, j - 1]; P_x[s, j - 1] = tx
                 ty = P_y[s, j]; P_y[s, j] = P_y[s, j - 1]; P_y[s, j - 1] = ty
             }
-        P_fam[s] = label_family(P_lab[s]); sig = sig SUBSEP P_fam[s]
+        # references (group 3: bounds, the healthy best) are drawn in every family panel, as nccl
+        P_fam[s] = P_grp[s] == 3 ? 0 : label_family(P_lab[s]); sig = sig SUBSEP P_fam[s]
         # (the y value only: a point's other columns, its shape, differ per algorithm)
         for (k = 1; k <= P_np[s]; k++) { split(P_y[s, k], yv, " "); sig = sig SUBSEP P_x[s, k] SUBSEP yv[1] }
         # model-only family pictures: algorithms of one family the model prices the same at
@@ -91,9 +92,9 @@ function pic_write(name, kind, title, extra,    data, drv, o, i, j, s, t, k, tx,
     }
     close(data)
     hdr = meta_gpu != "" ? meta_gpu : "GPU"
-    if (meta_n != "" && n_count <= 1) hdr = hdr (pl_count == 1 && pl_one != "1 rank/GPU" ? ", " pl_words(pl_one, meta_n) : " x" meta_n)
+    if (meta_n != "" && n_count <= 1) hdr = hdr (pl_count == 1 && pl_shared(pl_one) ? ", " pl_words(pl_one, meta_n) : " x" meta_n)
     # every title says where it ran: placement, machine and date (the morning view compares nights)
-    if (pl_count == 1 && pl_one == "1 rank/GPU") hdr = hdr ", 1 rank/GPU"
+    if (pl_count == 1 && !pl_shared(pl_one)) hdr = hdr ", " pl_one
     if (!has_measured) hdr = "modelled node" (meta_n != "" && n_count <= 1 ? " of " meta_n " GPUs" : "")
     if (meta_host != "" && meta_host != "?") hdr = hdr ", " (has_measured ? "" : "computed on ") meta_host
     if (meta_date != "") hdr = hdr ", " meta_date

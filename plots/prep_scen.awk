@@ -1,36 +1,7 @@
-# prep_scen.awk: prep.awk's pictures of one scenario against size: best_<scen> (the best
-# schedule per size against nccl), the family panels (algbw_, time_, arrival_<scen>[_<tp>]) and
+# prep_scen.awk: prep.awk's pictures of one scenario against size (best_<scen> is
+# prep_best.awk's): the family panels (algbw_, time_, arrival_<scen>[_<tp>]) and
 # model_vs_measured_<scen>[_<tp>]. Loaded after prep.awk, whose END calls them; they read its
 # row arrays (S_*, M, MODEL) and draw with prep_pic.awk.
-
-# best_pic(key, r0): draws best_<key>, the first picture of scenario key (r0 one of its rows):
-# at each size the fastest row that is not nccl (summary.md's best), named by its series, and
-# nccl's, their times (time_us_median) and nccl's time over the best's. Blocks: nccl (x time), a
-# line through the best of every size (x time ratio), then one block per schedule that is best
-# somewhere (x time ratio), so that the key names each. Returns 1 when drawn
-function best_pic(key, r0,    r, b, bestr, ncr, nn, nb, ratio, extra, line_b) {
-    pic_reset(); DEDUP = 0; nn = nb = 0
-    for (r = 1; r <= R; r++) {
-        if (!M[r] || S_key[r] != key) continue
-        if (S_alg[r] == "nccl") { if (!(S_b[r] in ncr) || S_med[r] < S_med[ncr[S_b[r]]]) ncr[S_b[r]] = r; continue }
-        if (!(S_b[r] in bestr)) nb++
-        if (!(S_b[r] in bestr) || S_med[r] < S_med[bestr[S_b[r]]]) bestr[S_b[r]] = r
-    }
-    if (!nb) { note(key ": only nccl rows: best_" key " not drawn"); return 0 }
-    for (b in ncr) { pic_add("nccl", 0, "#000000", 7, 1, 4, b, sprintf("%.6g", S_med[ncr[b]])); nn++ }
-    for (b in bestr) {
-        r = bestr[b]
-        ratio = (b in ncr) ? sprintf("%.6g", S_med[ncr[b]] / S_med[r]) : "NaN"
-        pic_add("best schedule", 1, "#999999", -1, 1, 5, b, sprintf("%.6g %s", S_med[r], ratio))
-        pic_add(S_lab[r], 2, algo_color(S_alg[r]), has_tp(S_tp[r]) ? transport_point(S_tp[r], 1) : algo_point(S_alg[r]),
-                1, 2, b, sprintf("%.6g %s", S_med[r], ratio))
-    }
-    line_b = nn ? 2 : 1
-    extra = "W = 1280\nH = 800\nhas_nccl = " (nn ? 1 : 0) "\nline_b = " line_b "\n" \
-            "ylab = \"" time_label() (S_sr[r0] >= 0 ? "\\nfrom the first rank's entry, the delay included" : "") "\"\n"
-    return pic_write("best_" key, "best", "best schedule per size " (nn ? "against nccl" : "(no nccl rows" (has_measured ? "" : ": the model does not price nccl") ")") \
-                     ", " scen_title(r0) suffix, extra)
-}
 
 # time_label(): the time axis's label: a median of measured iterations, or (a run of model rows
 # only) the model's price, which no iteration measured
@@ -41,9 +12,12 @@ function time_label() { return "time per AllReduce, " (has_measured ? "median" :
 # or those on transport tp (and nccl), or (bestof) each algorithm's fastest row over its
 # transports at each size, the point shape saying which transport that was. what is the y
 # column: algbw (algbw_gbps; busbw on the right axis), time (time_us_median) or arrival
-# (time_after_arrival_us). Blocks "x y pt". Returns 1 when drawn
-function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tnames, tpts, i, y, ny, extra, name, t) {
-    pic_reset(); DEDUP = 1; ny = 0
+# (time_after_arrival_us). A straggler scenario's algbw is bytes / time_after_arrival_us: the
+# rate of the AllReduce itself, which the delay in time_us_median would flatten to zero. On a
+# degraded scenario OPTCC's lower bound and the healthy best are drawn in every panel. Blocks
+# "x y pt". Returns 1 when drawn
+function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tnames, tpts, i, y, ny, nta, extra, name, t) {
+    pic_reset(); DEDUP = 1; ny = nta = 0
     if (bestof)
         for (r = 1; r <= R; r++) {
             if (!M[r] || S_key[r] != key || S_alg[r] == "nccl") continue
@@ -54,21 +28,28 @@ function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tna
         if (!M[r] || S_key[r] != key) continue
         if (tp != "" && S_alg[r] != "nccl" && S_tp[r] != tp && has_tp(S_tp[r])) continue
         if (bestof && S_alg[r] != "nccl" && bestr[best_label(r), S_b[r]] != r) continue
-        y = what == "algbw" ? sprintf("%.6g", S_bw[r]) : what == "time" ? sprintf("%.6g", S_med[r]) : \
-            (S_ta[r] == "NaN" ? "NaN" : sprintf("%.6g", S_ta[r]))
-        if (y != "NaN") ny++
+        if (what == "algbw" && S_sr[r0] >= 0) y = S_ta[r] == "NaN" ? "NaN" : sprintf("%.6g", S_b[r] / (S_ta[r] * 1e3))
+        else y = what == "algbw" ? sprintf("%.6g", S_bw[r]) : what == "time" ? sprintf("%.6g", S_med[r]) : \
+                 (S_ta[r] == "NaN" ? "NaN" : sprintf("%.6g", S_ta[r]))
+        if (y != "NaN") ny++; else nta++
         if (bestof && S_alg[r] != "nccl") {
             pic_add(best_label(r), 1, algo_color(S_alg[r]), transport_point(S_tp[r], 1), 1, 2, S_b[r],
                     y " " transport_point(S_tp[r], 1))
             if (!(S_tp[r] in tpu)) { tpu[S_tp[r]] = 1; tn[++ntn] = S_tp[r] }
         } else add_row(r, S_b[r], y " " row_point(r))
     }
+    name = PFX what "_" key (tp != "" ? "_" tp : "")
     if (!ny) {
-        if (what == "arrival") note(key ": no time_after_arrival_us in its rows: arrival_" key " not drawn")
+        if (what != "time") note(key ": no time_after_arrival_us in its rows: " name " not drawn")
         return 0
     }
+    if (nta && what != "time") note(name ": " nta " rows without time_after_arrival_us not drawn")
+    if (S_dr[r0] >= 0 && what != "arrival") ref_lines(key, r0, what)
     extra = "W = 1600\nH = 1000\nycol = 2\nptcol = 3\nylog = " (what == "algbw" ? 0 : 1) "\n"
-    if (what == "algbw") {
+    if (what == "algbw" && S_sr[r0] >= 0) {
+        extra = extra "ylab = 'algbw after arrival (GB/s, 1 GB = 1e9 B)'\n"
+        if (is_num(S_n[r0]) && S_n[r0] > 1) extra = extra sprintf("y2f = %.6g\n", 2 * (S_n[r0] - 1) / S_n[r0])
+    } else if (what == "algbw") {
         extra = extra "ylab = 'algbw (GB/s, 1 GB = 1e9 B)'\n"
         if (is_num(S_n[r0]) && S_n[r0] > 1) extra = extra sprintf("y2f = %.6g\n", 2 * (S_n[r0] - 1) / S_n[r0])
     } else if (what == "time") extra = extra "ylab = '" time_label() "'\n"
@@ -80,11 +61,28 @@ function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tna
         }
         extra = extra "tnames = '" tnames "'\ntpts = '" tpts "'\n"
     }
-    name = what "_" key (tp != "" ? "_" tp : "")
-    t = what == "algbw" ? "algbw vs size" : what == "time" ? "time per AllReduce vs size" : \
-        "time after the straggler" "''s arrival (median time - delay) vs size"
+    t = what == "algbw" ? (S_sr[r0] >= 0 ? "algbw vs size, algbw = bytes / time after the straggler''s arrival" : "algbw vs size") : \
+        what == "time" ? "time per AllReduce vs size" : "time after the straggler" "''s arrival (median time - delay) vs size"
     return pic_write(name, "families", t ", " scen_title(r0) (tp != "" ? ", transport " tp : "") \
                      (bestof ? ", each algorithm on its best transport" : "") suffix, extra)
+}
+
+# ref_lines(key, r0, what): adds to the picture of degraded scenario key (r0 one of its rows) at
+# each of its sizes OPTCC's lower bound and the healthy best (prep_nccl.awk), as times or (what
+# algbw) as rates, NaN in the point column (lines without points)
+function ref_lines(key, r0, what,    r, b, h, seen) {
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || S_key[r] != key || (S_b[r] in seen)) continue
+        b = S_b[r]; seen[b] = 1
+        if ((S_n[r0], b, S_f[r0]) in LB) pic_add("OPTCC lower bound", 3, "#555555", -1, 3, 3, b, ref_y(b, LB[S_n[r0], b, S_f[r0]], what))
+        h = healthy_at(r0, b)
+        if (h) pic_add("healthy best (no degraded GPU)", 3, "#1a9850", -1, 2, 3, b, ref_y(b, S_med[h], what))
+    }
+}
+
+# ref_y(b, t, what): returns a reference line's point at size b and time t: "y NaN"
+function ref_y(b, t, what) {
+    return sprintf("%.6g NaN", what == "algbw" ? b / (t * 1e3) : t)
 }
 
 # row_point(r): returns the point type of row r's series (add_row's)
@@ -127,7 +125,7 @@ function model_pic(key, r0, tp,    r, m, p, nmod, nmeas, mk, ratio) {
         nmod++
     }
     if (!nmod) return 0
-    return pic_write("model_vs_measured_" key (tp != "" ? "_" tp : ""), "model",
+    return pic_write(PFX "model_vs_measured_" key (tp != "" ? "_" tp : ""), "model",
                      "measured (solid) vs model (dashed), " scen_title(r0) (tp != "" ? ", transport " tp : ""),
                      "nmeas = " nmeas "\n")
 }

@@ -43,7 +43,7 @@ function pipeline_pics(    r, i, r0, ymax, nxt, pmin, pmax, nccl_r, k, j, t, xt,
 }
 
 # delay_pics(): time vs straggler delay, one picture per size (and straggler rank, if several)
-function delay_pics(    r, g, i, r0, nnz, dmin, dmax, logx, xzero, extra, nmark, nlab, dbest, k, c, xc, fr, name) {
+function delay_pics(    r, g, i, r0, nnz, dmin, dmax, cmin, cmax, logx, xzero, extra, nmark, nlab, dbest, k, c, xc, fr, name, ans) {
     for (r = 1; r <= R; r++)
         if (M[r] && S_sr[r] >= 0 && S_dr[r] < 0) {
             g = pl_key(r) (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_sr[r] SUBSEP S_so[r]
@@ -52,7 +52,7 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, logx, xzero, extra, nmark,
             if (!(S_sr[r] in seen_sr)) { seen_sr[S_sr[r]] = 1; sr_count++ }
         }
     for (i = 1; i <= ngroups; i++) {
-        g = groups[i]; r0 = grow[g]
+        g = groups[i]; r0 = grow[g]; ans = ""
         if (delays[g] < 2) continue
         # a geometric delay sweep (4+ nonzero delays over 16x or more) is drawn on log axes,
         # with delay 0 one step left of the smallest
@@ -64,12 +64,21 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, logx, xzero, extra, nmark,
                 if (S_d[r] > dmax) dmax = S_d[r]
             }
         logx = (nnz >= 4 && dmax >= 16 * dmin)
-        xzero = logx ? dmin / 2000 : 0
-        pic_reset(); extra = logx ? sprintf("xlog = 1\nxzero = %.6g\n", xzero) : ""; nmark = 0
+        # the critical delays marked at this size are always on the axis: delay 0 sits left of
+        # the smallest of them too, and the axis reaches the largest
+        cmin = dmin; cmax = dmax
+        for (c = 1; c <= NC; c++)
+            if (C_b[c] + 0 == S_b[r0] && C_d[c] > 0) {
+                if (C_d[c] < cmin) cmin = C_d[c]
+                if (C_d[c] > cmax) cmax = C_d[c]
+            }
+        xzero = logx ? cmin / 2000 : 0
+        pic_reset(); extra = (logx ? sprintf("xlog = 1\nxzero = %.6g\n", xzero) : "") sprintf("xmark = %.6g\n", cmax / 1000); nmark = 0
         # scenarios of one condition (a fixed 8 ms scenario and a delay sweep's 8 ms) share a
         # point: the fastest row is drawn, as for repeated runs. More series than a key can
         # hold (dozens: every algorithm x transport) become one line per algorithm, each delay
-        # on its fastest transport
+        # on its fastest transport. Profiled rows (--profile: a tracer on every launch) are drawn
+        # only where no other row has that series and delay
         delete pt_best; delete d_lab; nlab = 0
         for (r = 1; r <= R; r++)
             if (M[r] && in_delay_group(r, r0) && !(S_lab[r] in d_lab)) { d_lab[S_lab[r]] = 1; nlab++ }
@@ -77,7 +86,7 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, logx, xzero, extra, nmark,
         for (r = 1; r <= R; r++) {
             if (!M[r] || !in_delay_group(r, r0)) continue
             k = (dbest ? best_label(r) : S_lab[r]) SUBSEP S_d[r]
-            if (!(k in pt_best) || S_med[r] < S_med[pt_best[k]]) pt_best[k] = r
+            if (!(k in pt_best) || better(r, pt_best[k])) pt_best[k] = r
         }
         for (k in pt_best) {
             r = pt_best[k]
@@ -90,7 +99,9 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, logx, xzero, extra, nmark,
                 nmark++
                 xc = C_d[c] > 0 || !logx ? C_d[c] / 1000 : xzero
                 # the label sits right of the line, or left of it near the right edge
-                fr = logx ? log(xc / xzero) / log(dmax / 1000 / xzero) : (dmax > 0 ? C_d[c] / dmax : 0)
+                fr = logx ? log(xc / xzero) / log(cmax / 1000 / xzero) : (cmax > 0 ? C_d[c] / cmax : 0)
+                if (!C_model[c]) ans = C_alg[c] " beats " C_base[c] " from " num_str(C_d[c] / 1000) " ms" ans
+                else ans = ans " (model: " num_str(C_d[c] / 1000) " ms)"
                 extra = extra sprintf("set arrow from %.6g, graph 0 to %.6g, graph 1 nohead lw 2 dt %d lc rgb '%s' front\n",
                                       xc, xc, C_model[c] ? 3 : 2, C_model[c] ? "#e377c2" : "#d62728")
                 extra = extra sprintf("set label \"%s %.3g ms\\n(%s vs %s)\" at %.6g, graph %.2f %s front tc rgb '%s'\n",
@@ -102,33 +113,63 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, logx, xzero, extra, nmark,
             if (NV_b[c] + 0 == S_b[r0]) {
                 nmark++
                 extra = extra sprintf("set label \"measured: no critical delay, %s never beat %s up to %s ms\" at graph 0.02, graph %.2f left front tc rgb '#d62728'\n",
-                                      NV_alg[c], NV_base[c], num_str(dmax / 1000), 0.95 - 0.1 * (nmark - 1))
+                                      NV_alg[c], NV_base[c], num_str(never_bound(c, dmax) / 1000), 0.95 - 0.1 * (nmark - 1))
+                ans = NV_alg[c] " never beat " NV_base[c] " up to " num_str(never_bound(c, dmax) / 1000) " ms" ans
             }
         name = "straggler_delay_" size_label(S_b[r0], "") (sr_count > 1 ? "_r" S_sr[r0] : "") others_key(S_so[r0], "d")
         if (n_count > 1) name = "n" S_n[r0] "_" name
         name = pl_key(r0) name
-        drawn_d += pic_write(name, "delay", "time vs straggler delay, " size_label(S_b[r0], " ") ", straggler rank " S_sr[r0] \
+        # the title: the answer first (where critical.csv has one for this size)
+        sub(/^ /, "", ans)
+        drawn_d += pic_write(name, "delay", (ans != "" ? ans "  |  " : "") "time vs straggler delay, " size_label(S_b[r0], " ") ", straggler rank " S_sr[r0] \
                              others_words(S_so[r0], "d") pl_title(r0) (dbest ? ", each algorithm on its best transport" : "") suffix, extra)
         if (!nmark) note(name ": no critical delay for this size in critical.csv: none marked")
     }
     if (!drawn_d) note("no straggler delay sweep (2+ delays at one size): straggler_delay_* not drawn")
 }
 
-# critical_pic(): critical delay vs size (2+ sizes: one size is marked on its delay picture)
-function critical_pic(    c, ncs) {
-    pic_reset(); ncs = 0
+# critical_pic(): critical delay vs size (2+ sizes: one size is marked on its delay picture); a
+# size where the straggler-aware algorithm never won is an open triangle at the largest delay
+# tried, "none up to 64 ms"
+function critical_pic(    c, ncs, fmin, fmax, nf, nev, ans) {
+    pic_reset(); ncs = nf = nev = 0
     for (c = 1; c <= NC; c++) if (!((C_b[c] + 0) in c_sizes)) { c_sizes[C_b[c] + 0] = 1; ncs++ }
+    for (c = 1; c <= NV; c++) if (NV_never[c] && !((NV_b[c] + 0) in c_sizes)) { c_sizes[NV_b[c] + 0] = 1; ncs++ }
     # one line per algorithm (measured, model); the baseline it beats labels each measured point
-    for (c = 1; c <= NC && ncs >= 2; c++)
+    for (c = 1; c <= NC && ncs >= 2; c++) {
         pic_add(C_alg[c] (C_model[c] ? " (model)" : " (measured)"), C_model[c] ? 2 : 1,
                 algo_color(C_alg[c]), C_model[c] ? 6 : 7, C_model[c] ? 2 : 1, 2, C_b[c],
                 sprintf("%.6g \"%s\"", C_d[c] / 1000, C_model[c] ? "" : "vs " C_base[c]))
-    if (!pic_write("critical_delay", "critical", "critical straggler delay vs size", ""))
+        if (C_model[c]) continue
+        if (!nf++ || C_d[c] < C_d[fmin]) fmin = c
+        if (nf == 1 || C_d[c] > C_d[fmax]) fmax = c
+    }
+    for (c = 1; c <= NV && ncs >= 2; c++) {
+        if (!NV_never[c]) continue
+        if (never_bound(c, 0) <= 0) { note("critical_delay: " size_label(NV_b[c], " ") ": never, but no delay tried is known: not drawn"); continue }
+        pic_add(NV_alg[c] " (measured): never won up to the delay shown", 3, algo_color(NV_alg[c]), 8, 1, 2, NV_b[c],
+                sprintf("%.6g \"none up to %s ms\"", never_bound(c, 0) / 1000, num_str(never_bound(c, 0) / 1000)))
+        ans = ans (nev++ ? ", " : "") size_label(NV_b[c], " ") " (up to " num_str(never_bound(c, 0) / 1000) " ms)"
+    }
+    # the title: the answer first
+    if (nf) ans = C_alg[fmin] " wins from " num_str(C_d[fmin] / 1000) " ms (" size_label(C_b[fmin], " ") ")" \
+                  (nf > 1 ? " to " num_str(C_d[fmax] / 1000) " ms (" size_label(C_b[fmax], " ") ")" : "") (nev ? "; never at " ans : "")
+    else if (nev) ans = "never at " ans
+    if (!pic_write("critical_delay", "critical", (ans != "" ? ans "  |  " : "") "critical straggler delay vs size", "nnever = " (nev + 0) "\n"))
         note(crit == "" ? "no critical.csv: critical_delay not drawn" : ncs == 1 ? "critical.csv has one size: critical_delay not drawn (its delay picture marks it)" : "no usable rows in critical.csv: critical_delay not drawn")
 }
 
+# never_bound(c, dflt): returns the largest delay (us) tried at the size of critical.csv's row c
+# that found none: the note's "up to X ms", else the largest delay of that size's probes in
+# results.csv, else dflt
+function never_bound(c, dflt,    r, m) {
+    if (NV_bound[c] != "") return NV_bound[c]
+    for (r = 1; r <= R; r++) if (S_b[r] == NV_b[c] + 0 && is_probe(r) && S_d[r] > m) m = S_d[r]
+    return m > 0 ? m : dflt
+}
+
 # factor_pics(): time vs degradation factor, one picture per size (and degraded rank, if several)
-function factor_pics(    r, g, i, r0, ymax, nlb, fc, unit, s, k, name) {
+function factor_pics(    r, g, i, r0, ymax, nlb, fc, unit, s, k, name, h, fmin, fmax, top, ans) {
     for (r = 1; r <= R; r++)
         if (M[r] && S_dr[r] >= 0 && S_sr[r] < 0) {
             g = pl_key(r) (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_dr[r] SUBSEP S_do[r]
@@ -144,17 +185,36 @@ function factor_pics(    r, g, i, r0, ymax, nlb, fc, unit, s, k, name) {
         for (r = 1; r <= R; r++)
             if (M[r] && in_factor_group(r, r0) && (!((S_lab[r], S_f[r]) in pt_best) || S_med[r] < S_med[pt_best[S_lab[r], S_f[r]]]))
                 pt_best[S_lab[r], S_f[r]] = r
+        fmin = fmax = top = 0
         for (r = 1; r <= R; r++)
             if (M[r] && in_factor_group(r, r0) && pt_best[S_lab[r], S_f[r]] == r) {
                 add_row(r, S_f[r], S_med[r]); if (S_med[r] > ymax) ymax = S_med[r]
                 fac_seen[S_f[r]] = 1
+                if (!fmin || S_f[r] < fmin) fmin = S_f[r]
+                if (S_f[r] > fmax) fmax = S_f[r]
             }
+        # the best at the largest factor, for the title
+        for (r = 1; r <= R; r++)
+            if (M[r] && in_factor_group(r, r0) && S_f[r] == fmax && S_alg[r] != "nccl" && (!top || S_med[r] < S_med[top])) top = r
+        # the healthy best (no degraded GPU, or it at x1): a line across the factors
+        h = healthy_at(r0, S_b[r0])
+        if (h) {
+            pic_add("healthy best (" S_lab[h] ", no degraded GPU)", 3, "#1a9850", -1, 2, 3, fmin, S_med[h])
+            pic_add("healthy best (" S_lab[h] ", no degraded GPU)", 3, "#1a9850", -1, 2, 3, fmax, S_med[h])
+        } else note("degraded_factor_" size_label(S_b[r0], "") ": no healthy row of this size: no healthy best drawn")
         nlb = 0
         for (fc in fac_seen)
             if ((S_n[r0], S_b[r0], fc + 0) in LB) {
                 pic_add("OPTCC lower bound", 3, "#555555", -1, 3, 3, fc + 0, LB[S_n[r0], S_b[r0], fc + 0]); nlb++
             }
         delete fac_seen
+        ans = ""
+        if (top) {
+            ans = "at x" num_str(fmax) " the best is " S_lab[top]
+            if ((S_n[r0], S_b[r0], fmax) in LB) ans = ans sprintf(", %.2fx OPTCC''s bound", S_med[top] / LB[S_n[r0], S_b[r0], fmax])
+            if (h) ans = ans sprintf(", %.2fx the healthy best", S_med[top] / S_med[h])
+            ans = ans "  |  "
+        }
         # ms when the times are long, so the tick labels stay short
         unit = ymax >= 10000 ? "ms" : "us"
         for (s = 1; s <= P_NS; s++)
@@ -162,7 +222,7 @@ function factor_pics(    r, g, i, r0, ymax, nlb, fc, unit, s, k, name) {
         name = "degraded_factor_" size_label(S_b[r0], "") (dr_count > 1 ? "_r" S_dr[r0] : "") others_key(S_do[r0], "f")
         if (n_count > 1) name = "n" S_n[r0] "_" name
         name = pl_key(r0) name
-        drawn_f += pic_write(name, "factor", "time vs degradation factor, " size_label(S_b[r0], " ") ", degraded rank " S_dr[r0] \
+        drawn_f += pic_write(name, "factor", ans "time vs degradation factor, " size_label(S_b[r0], " ") ", degraded rank " S_dr[r0] \
                              others_words(S_do[r0], "f") pl_title(r0) suffix, "ylab = 'time per AllReduce, median (" unit ")'\n")
         if (!nlb) note(name ": no OPTCC lower bound (lower_bound_us column or model rows named lower-bound): not drawn")
     }
