@@ -108,6 +108,9 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, cmin, cmax, logx, xzero, e
                                       C_model[c] ? "model: critical delay" : "critical delay", C_d[c] / 1000, C_alg[c], C_base[c],
                                       xc, 0.95 - 0.1 * (nmark - 1), fr > 0.7 ? "offset -0.6, 0 right" : "offset 0.6, 0 left",
                                       C_model[c] ? "#c0509d" : "#d62728")
+                # and as an invisible point at a drawn time, so that gnuplot's table says the
+                # mark is on the axis (in range) or not
+                pic_add("critical delays marked", 4, "#000000", 7, 1, 1, xc, P_y[1, 1])
             }
         for (c = 1; c <= NV; c++)
             if (NV_b[c] + 0 == S_b[r0]) {
@@ -121,6 +124,7 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, cmin, cmax, logx, xzero, e
         name = pl_key(r0) name
         # the title: the answer first (where critical.csv has one for this size)
         sub(/^ /, "", ans)
+        extra = extra "nmarkblk = " ("critical delays marked" in P_idx) "\n"
         drawn_d += pic_write(name, "delay", (ans != "" ? ans "  |  " : "") "time vs straggler delay, " size_label(S_b[r0], " ") ", straggler rank " S_sr[r0] \
                              others_words(S_so[r0], "d") pl_title(r0) (dbest ? ", each algorithm on its best transport" : "") suffix, extra)
         if (!nmark) note(name ": no critical delay for this size in critical.csv: none marked")
