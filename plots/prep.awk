@@ -91,8 +91,9 @@ is_crit {
     cv = get(f, ccol, "critical_delay_us", "")
     b = get(f, ccol, "bytes", "")
     if (!is_num(b)) next
-    # the scenarios whose rows are the search's probes (a plain --find-critical run: "")
-    CRIT_SCEN[clean_text(get(f, ccol, "scenario", ""))] = 1
+    # the scenarios whose rows are the search's probes (a plain --find-critical run: ""; an
+    # older critical.csv names none)
+    if ("scenario" in ccol) CRIT_SCEN[clean_text(get(f, ccol, "scenario", ""))] = 1
     if (!is_num(cv) || cv + 0 < 0) {
         # no critical delay found (inf, never, empty): drawn as "never" up to the largest delay
         # tried (the note's "up to X ms", else the probes' largest) where the status says never

@@ -13,7 +13,7 @@
 # Returns 1 when drawn
 function best_pic(key, r0,    r, b, f, nc, nb, i, j, t, bestr, sz, ncr, grp, ntie, mem, nm, modes, nmode,
                                rr, rlo, rhi, rtie, nn, nsch, nref, sched, n_fast, n_tie, n_slow, n_rat, rmin, rmax,
-                               ncis, n_rci, ties, extra, title, ver, h) {
+                               ncis, n_rci, ties, extra, title, ver, h, nh, hmin, hmax, lbr, lbb) {
     pic_reset(); DEDUP = 0; nb = nn = nmode = nsch = nref = 0
     for (r = 1; r <= R; r++) {
         if (!M[r] || S_key[r] != key || S_alg[r] == "nccl") continue
@@ -61,9 +61,16 @@ function best_pic(key, r0,    r, b, f, nc, nb, i, j, t, bestr, sz, ncr, grp, nti
                 sprintf("%s %s %s %s %d %d", pt_ci(f), rr, rlo, rhi, ntie[b], rtie))
         # a degraded scenario: what the schedules could reach (OPTCC's bound) and did when healthy
         if (S_dr[r0] >= 0) {
-            if ((S_n[f], b, S_f[f]) in LB) pic_add("OPTCC lower bound", 3, "#555555", -1, 3, 3, b, sprintf("%.6g", LB[S_n[f], b, S_f[f]]))
+            if ((S_n[f], b, S_f[f]) in LB) {
+                pic_add("OPTCC lower bound", 3, "#555555", -1, 3, 3, b, sprintf("%.6g", LB[S_n[f], b, S_f[f]]))
+                lbr = S_med[f] / LB[S_n[f], b, S_f[f]]; lbb = b
+            }
             h = healthy_at(f, b)
-            if (h) pic_add("healthy best (no degraded GPU)", 3, "#1a9850", -1, 2, 3, b, sprintf("%.6g", S_med[h]))
+            if (h) {
+                pic_add("healthy best (no degraded GPU)", 3, "#1a9850", -1, 2, 3, b, sprintf("%.6g", S_med[h]))
+                if (!nh++ || S_med[f] / S_med[h] < hmin) hmin = S_med[f] / S_med[h]
+                if (nh == 1 || S_med[f] / S_med[h] > hmax) hmax = S_med[f] / S_med[h]
+            }
         }
     }
     nref = ("OPTCC lower bound" in P_idx) + ("healthy best (no degraded GPU)" in P_idx)
@@ -79,6 +86,10 @@ function best_pic(key, r0,    r, b, f, nc, nb, i, j, t, bestr, sz, ncr, grp, nti
         title = (n_fast ? ", faster at " n_fast : "") (n_tie ? ", a tie at " n_tie : "") (n_slow ? ", slower at " n_slow : "")
         title = "best schedule vs nccl" (nmode > 1 ? "''s fastest mode" : " (registration " mode_names(modes) ")") ":" \
                 substr(title, 2) " of " n_rat " sizes (" sprintf("%.2f-%.2fx", rmin, rmax) ")"
+    } else if (nh || lbr != "") {
+        # a degraded scenario (nccl cannot run degraded): against the healthy best and the bound
+        title = "best schedule" (nh ? sprintf(" %.2f-%.2fx the healthy best", hmin, hmax) : "") \
+                (lbr != "" ? (nh ? "," : "") sprintf(" %.2fx OPTCC''s bound at %s", lbr, size_label(lbb, " ")) : "") " (no nccl rows)"
     } else title = "best schedule per size (no nccl rows" (has_measured ? "" : ": the model does not price nccl") ")"
     title = title (!ncis ? ", no intervals (rows without samples)" : ties ? ", " ties " sizes tied between schedules" : "")
     return pic_write(PFX "best_" key, "best", title "  |  " scen_title(r0) suffix, extra)

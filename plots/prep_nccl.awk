@@ -3,7 +3,7 @@
 # of the same conditions (size, GPU count, placement, dtype, straggler or degraded condition and
 # every setting but nccl.registration), from any scenario of the run; the healthy best is the
 # fastest schedule with no straggler and no degraded GPU (or the degraded GPU at x1) under the
-# same settings. Profiled rows (--profile) are used only where nothing else was measured: their
+# same settings (degrade.* apart). Profiled rows (--profile) are used only where nothing else was measured: their
 # tracer adds to every launch. meta.txt gives NCCL_NVLS_ENABLE and the run's default registration.
 
 # read_meta(path): reads meta.txt's NCCL_NVLS_ENABLE and "setting nccl.registration = MODE" (the
@@ -20,14 +20,16 @@ function read_meta(path,    line, v) {
 }
 
 # nccl_settings(r, s): sets S_set[r] (settings s without nccl.registration: what else the row
-# was run with) and S_reg[r] (nccl's registration mode: the setting, else meta.txt's default)
+# was run with), S_hset[r] (those without degrade.*: what a healthy row must share with a
+# degraded one) and S_reg[r] (nccl's registration mode: the setting, else meta.txt's default)
 function nccl_settings(r, s,    n, e, i, k) {
-    S_reg[r] = META_REG; S_set[r] = ""
+    S_reg[r] = META_REG; S_set[r] = S_hset[r] = ""
     n = split(clean_text(s), e, ";")
     for (i = 1; i <= n; i++) {
         k = trim(e[i])
         if (k ~ /^nccl\.registration=/) S_reg[r] = substr(k, 19)
         else if (k != "") S_set[r] = S_set[r] (S_set[r] == "" ? "" : ";") k
+        if (k != "" && k !~ /^nccl\.registration=/ && k !~ /^degrade\./) S_hset[r] = S_hset[r] (S_hset[r] == "" ? "" : ";") k
     }
 }
 
@@ -49,7 +51,7 @@ function ref_index(    r, k, h) {
             k = cond_sig(r) SUBSEP S_b[r]
             if (!(k in NCCL_AT) || better(r, NCCL_AT[k])) NCCL_AT[k] = r
         } else if (healthy(r)) {
-            h = S_n[r] SUBSEP S_pl[r] SUBSEP S_dt[r] SUBSEP S_set[r] SUBSEP S_b[r]
+            h = S_n[r] SUBSEP S_pl[r] SUBSEP S_dt[r] SUBSEP S_hset[r] SUBSEP S_b[r]
             if (!(h in HEALTHY_AT) || better(r, HEALTHY_AT[h])) HEALTHY_AT[h] = r
         }
     }
@@ -68,9 +70,9 @@ function nccl_at(r0, b,    k) {
 }
 
 # healthy_at(r0, b): returns the fastest healthy schedule's row at size b for row r0's GPU count,
-# placement, dtype and settings, or 0
+# placement, dtype and settings (those of the degradation apart), or 0
 function healthy_at(r0, b,    h) {
-    h = S_n[r0] SUBSEP S_pl[r0] SUBSEP S_dt[r0] SUBSEP S_set[r0] SUBSEP b
+    h = S_n[r0] SUBSEP S_pl[r0] SUBSEP S_dt[r0] SUBSEP S_hset[r0] SUBSEP b
     return (h in HEALTHY_AT) ? HEALTHY_AT[h] : 0
 }
 

@@ -61,7 +61,7 @@ function family_pic(key, r0, tp, bestof, what,    r, k, bestr, tpu, tn, ntn, tna
         }
         extra = extra "tnames = '" tnames "'\ntpts = '" tpts "'\n"
     }
-    t = what == "algbw" ? (S_sr[r0] >= 0 ? "algbw vs size, algbw = bytes / time after the straggler''s arrival" : "algbw vs size") : \
+    t = what == "algbw" ? (S_sr[r0] >= 0 ? "algbw (bytes / time after the straggler''s arrival) vs size" : "algbw vs size") : \
         what == "time" ? "time per AllReduce vs size" : "time after the straggler" "''s arrival (median time - delay) vs size"
     return pic_write(name, "families", t ", " scen_title(r0) (tp != "" ? ", transport " tp : "") \
                      (bestof ? ", each algorithm on its best transport" : "") suffix, extra)

@@ -72,9 +72,10 @@ def annotate(run, rows, ck):
         regs = [x.split("=", 1)[1] for x in sets if x.startswith("nccl.registration=")]
         r["_reg"] = regs[0] if regs else reg0
         r["_set"] = ";".join(x for x in sets if not x.startswith("nccl.registration="))
-        common = (r.get("n_gpus", ""), r.get("placement", "") or "1 rank/GPU", r.get("dtype", ""), r["_set"])
-        r["_cond"] = (cond_key(r), rest(r.get("stragglers", "")), rest(r.get("degraded", ""))) + common
-        r["_hcond"] = common
+        common = (r.get("n_gpus", ""), r.get("placement", "") or "1 rank/GPU", r.get("dtype", ""))
+        r["_cond"] = (cond_key(r), rest(r.get("stragglers", "")), rest(r.get("degraded", ""))) + common + (r["_set"],)
+        # a healthy row shares every setting with a degraded one but the degradation's
+        r["_hcond"] = common + (";".join(x for x in r["_set"].split(";") if x and not x.startswith("degrade.")),)
         r["_prof"] = bool(r.get("overlap_reduce_pct", "") or r.get("overlap_delay_pct", ""))
         sr, dr, f = num(r.get("straggler_rank")), num(r.get("degraded_rank")), num(r.get("factor"))
         r["_healthy"] = (sr is None or sr < 0) and (dr is None or dr < 0 or f == 1)
@@ -309,7 +310,7 @@ def svg_block(texts, head):
 def title_words(g, nc):
     """what the title of best_<key> says first"""
     if not nc:
-        return "best schedule per size (no nccl rows"
+        return "(no nccl rows"
     n = {"faster": 0, "a tie": 0, "slower": 0}
     for b, m in g.items():
         if b not in nc:
@@ -335,9 +336,10 @@ def references(key_rows, rows, allrows, what):
 
 
 def probe_scenarios(run):
-    """the scenarios critical.csv names (its probes' pictures are probes_*), None without it"""
+    """the scenarios critical.csv names (its probes' pictures are probes_*), None without it or
+    without its scenario column (an older one)"""
     rs = read_csv(os.path.join(run, "critical.csv"))
-    return {r.get("scenario", "") for r in rs} if os.path.exists(os.path.join(run, "critical.csv")) else None
+    return {r["scenario"] for r in rs} if rs and "scenario" in rs[0] else None
 
 
 def check_marks(pic, run, b, cmds, xzero, ck):
