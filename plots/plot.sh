@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# plots/plot.sh RUN_DIR: draws a run folder's results.csv (and critical.csv, phases.csv and
-# overlap.csv, if there) as RUN_DIR/plots/*.png and *.svg with gnuplot; no GPU needed. prep.awk
+# plots/plot.sh RUN_DIR: draws a run folder's results.csv (and critical.csv, phases.csv,
+# overlap.csv and meta.txt, if there) as RUN_DIR/plots/*.png and *.svg with gnuplot; no GPU needed. prep.awk
 # says which pictures exist and why some are not drawn; the *.gp scripts draw them. The PNGs and
 # SVGs of an earlier drawing in RUN_DIR/plots are removed first, so that no picture outlives the
 # data or naming it came from.

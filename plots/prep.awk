@@ -1,7 +1,12 @@
 # prep.awk: turns a run folder's results.csv (and critical.csv, when given) into gnuplot data
 # blocks and one small driver script per picture, all under `tmp`; prints the drivers' paths on
-# stdout and, on stderr, which pictures were not drawn for lack of data. Load csv.awk first.
-#   awk -f csv.awk -f prep.awk -v tmp=DIR -v out=RUN/plots -v gpdir=plots -v crit=FILE \
+# stdout and, on stderr, which pictures were not drawn for lack of data. It reads the rows and
+# plans the pictures; prep_names.awk names them, prep_nccl.awk finds the references (nccl at
+# its strongest, the healthy best), prep_pic.awk writes them, prep_best.awk, prep_scen.awk and
+# prep_sweeps.awk draw each kind. Load csv.awk, stats.awk and style.awk first (plot.sh does).
+#   awk -f csv.awk -f stats.awk -f style.awk -f prep.awk -f prep_names.awk -f prep_nccl.awk \
+#       -f prep_pic.awk -f prep_best.awk -f prep_scen.awk -f prep_sweeps.awk -v tmp=DIR \
+#       -v out=RUN/plots -v gpdir=plots -v crit=FILE -v meta=RUN/meta.txt \
 #       RUN/results.csv [RUN/critical.csv]
 #
 # What it reads (by column name; missing optional columns take the defaults in brackets):
@@ -9,7 +14,10 @@
 #     source [gpu], pipeline, dtype, n_gpus, straggler_rank [-1], delay_us [0], degraded_rank
 #     [-1], factor [1], model_time_us, lower_bound_us, gpu, timestamp, scenario, stragglers and
 #     degraded (arbench run's: the config's scenario name and every straggler RANK:DELAY_US and
-#     degraded GPU RANK:FACTOR, ';'-separated; the SPEC columns name the first). Rows whose status is not
+#     degraded GPU RANK:FACTOR, ';'-separated; the SPEC columns name the first), settings
+#     (nccl.registration=MODE: nccl's mode, else meta.txt's default), nccl (its version),
+#     time_us_ci_lo and time_us_ci_hi (the median's interval: docs/statistics.md),
+#     overlap_reduce_pct and overlap_delay_pct (filled: a profiled row). Rows whose status is not
 #     `ok` are skipped. Rows with source=model are "the model" (its transport column, where it
 #     names a transport, says which transport's fit it is); all others are measurements. A CSV
 #     with no measurements at all (arbench model) is drawn from its model rows instead.
@@ -17,9 +25,10 @@
 #     column (on any row with that size and factor) or rows with source=model and algorithm
 #     `lower-bound` (their time_us_median, else model_time_us), matched on n_gpus, bytes, factor.
 #   critical.csv: bytes, algorithm, baseline, critical_delay_us; optional `source` (rows with
-#     source=model are the model's prediction) or `model_critical_delay_us` column. Empty,
-#     negative or non-numeric delays (stragglar never won) are not drawn as points; the delay
-#     picture of that size says so.
+#     source=model are the model's prediction) or `model_critical_delay_us` column, status,
+#     note and scenario (its rows are the search's probes). A size where none was found (status
+#     never, or inf) is drawn at the largest delay tried ("none up to X ms").
+#   meta.txt: NCCL_NVLS_ENABLE and the default nccl.registration.
 #
 # Series (one line each, the same in every picture and in summary.md): algorithm/transport, plus
 #   the dtype where the CSV has several, plus "/p<pipeline>" only on rows whose algorithm,
@@ -34,7 +43,8 @@
 #   in a model-only CSV algorithms of one family priced alike at every size share one line
 #   ("optcc = optcc-ring") in the family pictures.
 # Placement (the placement column, "1 rank/GPU" where missing): co-located rows (ranks sharing a
-#   GPU) say so in the title; a CSV of several placements draws each in pictures of its own
+#   GPU) say so in the title, one rank per GPU on several hosts is named as such ("1 rank/GPU on
+#   2 hosts (rehearsed on one)"); a CSV of several placements draws each in pictures of its own
 #   (names led by "4ranks-per-GPU_"), so that no series joins rows of two placements.
 #
 # Pictures (each PNG + SVG; the file names are the driver names):
@@ -45,24 +55,32 @@
 #     (the name alone when all its rows share one condition, as a config scenario's do unless it
 #     sweeps the delay): two scenarios are never merged, even when they share the first
 #     straggler or degraded GPU.
-#   best_<scen>, the first: per size the fastest row that is not nccl (summary.md's best), its
-#     series named in the key, and nccl's, by time_us_median; below, nccl's time / the best's.
-#   algbw_<scen> (algbw_gbps, busbw on the right axis), time_<scen> (time_us_median) or, for a
+#     The scenarios critical.csv names are the critical search's probes: their pictures are
+#     probes_<picture>, after the answers.
+#   best_<scen>, the first (prep_best.awk): per size the best group (the fastest row that is
+#     not nccl and every one whose interval reaches it), ties marked, against nccl at its
+#     strongest (fastest registration mode, same conditions, any scenario); below, nccl's time /
+#     the best's with its interval; on a degraded scenario OPTCC's bound and the healthy best.
+#   algbw_<scen> (algbw_gbps; a straggler scenario's bytes / time_after_arrival_us; busbw on the
+#     right axis), time_<scen> (time_us_median) or, for a
 #     straggler scenario, arrival_<scen> (time_after_arrival_us): four panels with shared axes,
 #     one per family (style.awk's algo_family), nccl in each. Where that would be more than
 #     SPLIT_MAX series over 2+ transports, each algorithm is drawn on its fastest transport (and
 #     pipeline) at each size, the point shape saying which, and algbw_<scen>_<transport> adds
-#     that transport's series and nccl.
+#     that transport's series and nccl. A degraded scenario's adds OPTCC's bound and the healthy
+#     best in every panel.
 #   no_data: a CSV with no row to draw (every row n/a, say) gets only this picture, which says so.
 #   pipeline_<scen>_<size>: time vs pipeline value at one size, for the series measured with
 #     several (2+ values), nccl as a horizontal reference.
 #   straggler_delay_<size>: time vs delay at one size (2+ delays), critical delays (measured and
-#     the model's) marked; log-log when the delays are a geometric sweep (0 drawn at the left).
+#     the model's) marked, always on the axis; log-log when the delays are a geometric sweep (0
+#     drawn at the left); profiled rows only where no other row has the point.
 #     A delay sweep is usually made of scenarios (one per delay), so these group by condition
 #     (n, size, straggler rank, the other stragglers), not by scenario name; rows with other
 #     stragglers too get pictures of their own (_and_r<R>_d<D>ms).
-#   critical_delay: critical delay vs size from critical.csv (2+ sizes).
-#   degraded_factor_<size>: time vs degradation factor at one size (2+ factors) + lower bound;
+#   critical_delay: critical delay vs size from critical.csv (2+ sizes), "never" at its bound.
+#   degraded_factor_<size>: time vs degradation factor at one size (2+ factors) + lower bound and
+#     the healthy best;
 #     grouped like the delay pictures (the other degraded GPUs: _and_r<R>_f<F>).
 #   model_vs_measured_<scen>: measured time (solid) and the model's (dashed) vs size, for the
 #     series the model prices, and below them model / measured per measured series. Model rows

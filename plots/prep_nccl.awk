@@ -83,8 +83,8 @@ function nvls_words() {
            META_NVLS != "" ? "NVLS " META_NVLS : "NVLS not recorded"
 }
 
-# mode_point(m): returns the point type of nccl registration mode m in best_* (none a circle,
-# registered a square with a cross, symmetric a pentagon; another a star)
+# mode_point(m): returns the point type of nccl registration mode m in best_* (none a filled
+# circle, registered an asterisk, symmetric a filled pentagon; another a plus)
 function mode_point(m) {
     return m == "none" ? 7 : m == "registered" ? 3 : m == "symmetric" ? 15 : 1
 }
