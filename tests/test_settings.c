@@ -56,6 +56,19 @@ int main(void) {
   CHECK(parse_quiet(&g, "ce.ring_streams=+2") == 0 && ar_setting_value(&g, AR_SET_CE_RING_STREAMS) == 2 &&
             parse_quiet(&g, "ce.flow_batch=0.5M") == 0 &&
             ar_setting_value(&g, AR_SET_CE_FLOW_BATCH) == 512 * 1024, "plain decimals");
+  /* stats.ci_target is a fraction (off by default), stats.max_iters a count */
+  struct ar_settings st;
+  memset(&st, 0, sizeof(st));
+  CHECK(ar_setting_value(NULL, AR_SET_STATS_CI_TARGET) == 0 &&
+            ar_setting_value(NULL, AR_SET_STATS_MAX_ITERS) == 1000, "stats defaults");
+  CHECK(parse_quiet(&st, "stats.ci_target=0.01") == 0 &&
+            parse_quiet(&st, "stats.max_iters=250") == 0 &&
+            ar_setting_value(&st, AR_SET_STATS_CI_TARGET) == 0.01 &&
+            ar_setting_value(&st, AR_SET_STATS_MAX_ITERS) == 250, "stats values");
+  CHECK_STR(ar_settings_text(&st, buf, sizeof(buf)), "stats.ci_target=0.01;stats.max_iters=250");
+  CHECK(parse_quiet(&st, "stats.ci_target=.5") == 0 &&
+            ar_setting_value(&st, AR_SET_STATS_CI_TARGET) == 0.5,
+        "a plain decimal without its 0");
   /* applied: what the process reads */
   ar_settings_apply(&s);
   CHECK(ar_setting(AR_SET_CE_PROGRAM) == 1 && ar_setting(AR_SET_CE_RING_STREAMS) == 1, "applied");
@@ -68,7 +81,12 @@ int main(void) {
                        "ce.flow_batch=-1M",   "flags=Kernel",      "ce.program=round,flow",
                        /* numbers are plain decimals: these were read as 1, 1, 8M and 1 */
                        "ce.sum_wait=0x1",     "ce.sum_wait= 1",    "ce.flow_batch=0x8M",
-                       "ce.ring_streams=\t1", "ce.ring_streams=inf", "ce.ring_streams=nan"};
+                       "ce.ring_streams=\t1", "ce.ring_streams=inf", "ce.ring_streams=nan",
+                       /* a fraction of 0..1 and a whole count of 1..100000 */
+                       "stats.ci_target=-0.01", "stats.ci_target=1.01", "stats.ci_target=1%",
+                       "stats.ci_target=0x1", "stats.ci_target=",
+                       "stats.ci_target=nan", "stats.max_iters=0", "stats.max_iters=2.5",
+                       "stats.max_iters=100001", "stats.max_iters=1K"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     struct ar_settings b = s;
     CHECK(parse_quiet(&b, bad[i]) == -1 && !memcmp(&b, &s, sizeof(b)), "'%s' accepted", bad[i]);
