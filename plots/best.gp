@@ -11,7 +11,9 @@
 # per mode), line_b (the grey line's block: x time ratio rlo rhi), s_first..s_last (the
 # schedules' blocks: x time lo hi ratio rlo rhi group_size ratio_tie), nref (the reference
 # lines after them: x time), ties, rties (tied sizes, ratios that hold 1), cis (sizes with an
-# interval), tie_text (the groups, lines joined by \n) and ylab.
+# interval), rcis (ratios with one), cilevel (the smallest coverage among the drawn intervals,
+# percent: under 95 with fewer than 6 samples), tie_text (the groups, lines joined by \n) and
+# ylab.
 load gpdir.'/sizeaxis.gp'
 stats data using 2 nooutput
 ymin = STATS_min; ymax = STATS_max
@@ -71,7 +73,8 @@ ncclcmd = has_nccl ? "data index 0 using 1:2 with lines lc rgb '#000000' lw 4 ti
           "for [i = 2 : n_ncl] data index (i - 1) using 1:2 with points lc rgb '#000000' pt int(word(pts, i)) ps 1.3 lw 1.5 title word(names, i), " : ""
 refcmd = nref > 0 ? ", for [i = s_last + 1 : n] data index (i - 1) using 1:2 with lines lc rgb word(colors, i) dt int(word(dts, i)) lw real(word(lws, i)) title word(names, i)" : ""
 notecmd = (ties + rties > 0 ? ", NaN with points pt 6 ps 1.5 lc rgb '#555555' title 'hollow: a tie (intervals overlap)'" : "") . \
-          (cis > 0 ? ", NaN with lines lc rgb '#555555' lw 1.5 title 'bars: the median''s 95% interval'" : "")
+          (cis > 0 ? ", NaN with lines lc rgb '#555555' lw 1.5 title '" . (cilevel >= 95 ? "bars: the median''s 95% interval" : \
+                     sprintf("bars: the median''s interval (%.0f%% for the fewest samples)", cilevel)) . "'" : "")
 do for [t = 1:2] {
     eval (t == 1 ? png_on : svg_on)
     # the title over the whole canvas (over the plot alone its left end was cut off)

@@ -189,6 +189,8 @@ is_crit {
     S_lo[R] = get(f, col, "time_us_ci_lo", ""); S_hi[R] = get(f, col, "time_us_ci_hi", "")
     if (!has_ci(S_lo[R], S_hi[R])) S_lo[R] = S_hi[R] = ""
     else { S_lo[R] += 0; S_hi[R] += 0 }
+    # its coverage: under 95% with fewer than 6 samples ([min, max])
+    v = get(f, col, "ci_level_pct", ""); S_lvl[R] = is_num(v) ? v + 0 : 95
     # profiled rows (--profile: overlap columns filled) carry the tracer's cost: not timings
     S_prof[R] = get(f, col, "overlap_reduce_pct", "") != "" || get(f, col, "overlap_delay_pct", "") != ""
     # the settings that make a condition (nccl's registration mode apart) and nccl's mode

@@ -13,7 +13,7 @@
 # Returns 1 when drawn
 function best_pic(key, r0,    r, b, f, nc, nb, i, j, t, bestr, sz, ncr, grp, ntie, mem, nm, modes, nmode,
                                rr, rlo, rhi, rtie, nn, nsch, nref, sched, n_fast, n_tie, n_slow, n_rat, rmin, rmax,
-                               ncis, n_rci, ties, extra, title, ver, h, nh, hmin, hmax, lbr, lbb) {
+                               ncis, n_rci, ties, extra, title, ver, h, nh, hmin, hmax, lbr, lbb, lvl) {
     pic_reset(); DEDUP = 0; nb = nn = nmode = nsch = nref = 0
     for (r = 1; r <= R; r++) {
         if (!M[r] || S_key[r] != key || S_alg[r] == "nccl") continue
@@ -36,6 +36,7 @@ function best_pic(key, r0,    r, b, f, nc, nb, i, j, t, bestr, sz, ncr, grp, nti
         for (j = 1; j <= nm; j++) grp[b] = grp[b] " ~ " S_lab[mem[j]]
         if (nm) ties++
         if (S_lo[f] != "") ncis++
+        if (S_lo[f] != "" && (lvl == "" || S_lvl[f] < lvl)) lvl = S_lvl[f]
         # nccl at its strongest under the fastest's conditions
         nc = ncr[b] = nccl_at(f, b)
         rr = rlo = rhi = "NaN"; rtie = 0
@@ -45,6 +46,7 @@ function best_pic(key, r0,    r, b, f, nc, nb, i, j, t, bestr, sz, ncr, grp, nti
             pic_add("nccl", 0, "#000000", 7, 1, 4, b, pt_ci(nc))
             pic_add("nccl, registration " S_reg[nc], 0, "#000000", mode_point(S_reg[nc]), 1, 1, b, pt_ci(nc))
             rr = S_med[nc] / S_med[f]
+            if (S_lo[nc] != "" && (lvl == "" || S_lvl[nc] < lvl)) lvl = S_lvl[nc]
             if (S_lo[nc] != "" && S_lo[f] != "") {
                 rlo = ratio_ci_lo(S_lo[nc], S_hi[nc], S_lo[f], S_hi[f]); rhi = ratio_ci_hi(S_lo[nc], S_hi[nc], S_lo[f], S_hi[f])
                 rtie = rlo <= 1 && 1 <= rhi; n_rci++
@@ -78,7 +80,7 @@ function best_pic(key, r0,    r, b, f, nc, nb, i, j, t, bestr, sz, ncr, grp, nti
     if (nn) P_lab[P_idx["nccl"]] = "nccl " (ver != "" ? ver : "(version not recorded)") ", " nvls_words() ": fastest mode per size"
     extra = "W = 1280\nH = 800\nhas_nccl = " (nn ? 1 : 0) "\nn_ncl = " (nn ? 1 + nmode : 0) "\nline_b = " (nn ? nmode + 2 : 1) "\n" \
             "s_first = " (nn ? nmode + 3 : 2) "\ns_last = " (nn ? nmode + 2 : 1) + nsch "\nnref = " nref "\n" \
-            "ties = " ties + 0 "\nrties = " n_tie + 0 "\ncis = " ncis + 0 "\nrcis = " n_rci + 0 "\n" \
+            "ties = " ties + 0 "\nrties = " n_tie + 0 "\ncis = " ncis + 0 "\nrcis = " n_rci + 0 "\ncilevel = " (lvl == "" ? 95 : lvl) "\n" \
             "ylab = \"" time_label() (S_sr[r0] >= 0 ? "\\nfrom the first rank's entry, the delay included" : "") "\"\n" \
             "tie_text = \"" tie_text(sz, nb, ntie, grp) "\"\n"
     # the title: the answer first
