@@ -34,7 +34,7 @@ pcheck "plot.sh colocated exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
 pcheck "co-located: algbw_clean.png drawn" png "$C/plots/algbw_clean.png"
 pcheck "co-located: the title says co-located, the header 4 ranks on 1 GPU" \
   test "$(title "$C/plots/data/algbw_clean.gp")" = "ptitle = 'algbw vs size, clean, co-located (not NVLink)  |  NVIDIA H100 80GB HBM3, 4 ranks on 1 GPU, gpu-h100-1, 2026-11-25'"
-pcheck "co-located: the straggler scenario's title too" grep -q "^ptitle = 'algbw vs size, scenario straggler-2ms: straggler rank 1 delayed 2 ms, co-located (not NVLink)  |  NVIDIA H100 80GB HBM3, 4 ranks on 1 GPU" "$C/plots/data/algbw_straggler-2ms.gp"
+pcheck "co-located: the straggler scenario's title too" grep -q "^ptitle = 'algbw (bytes / time after the straggler''s arrival) vs size, scenario straggler-2ms: straggler rank 1 delayed 2 ms, co-located (not NVLink)  |  NVIDIA H100 80GB HBM3, 4 ranks on 1 GPU" "$C/plots/data/algbw_straggler-2ms.gp"
 pcheck "co-located: the title is in the SVG" grep -q 'co-located (not NVLink)' "$C/plots/algbw_clean.svg"
 
 # ---- a CSV from before the column: one rank per GPU, no note, titles as before ----
