@@ -100,10 +100,10 @@ test: $(B)/arbench $(TEST_BIN)
 
 # the CPU suites under the sanitizers (CI runs it; the model's and simulator's long suites stay
 # out: minutes each under ASan); leaks are not reported (LSan off: the process exits at once)
-ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config \
+ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config model_flow \
               profile settings golden_programs cli run_cli configs sim colocated_sim settings_sim \
               degrade_sim hooks_sim profile_sim trace_sim fuzz runs_sim mpi_sim nccl_modes_sim \
-              budget_sim
+              budget_sim import import_corpus import_bad
 test-asan:
 	@$(MAKE) --no-print-directory B=build-asan SANITIZE=1 build-asan/arbench
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -112,8 +112,9 @@ test-asan:
 # make test-long: these suites again with their slow checks of parts that rarely change
 # (TEST_LONG=1: tests/lib.sh `long`, tests/test.h test_long()): the transport simulators' full
 # sweeps, the model's speed and streaming checks at 1024 and 256 ranks and Swing's 128x128
-# torus, the torus schedules of 1024 and 4096 ranks (minutes; CI runs it after make test)
-LONG_SUITES = tp_sim model model_pinned torus
+# torus, the torus schedules of 1024 and 4096 ranks, Swing's 64x64 in the flow pricing
+# (minutes; CI runs it after make test)
+LONG_SUITES = tp_sim model model_pinned torus papers_flows
 test-long: $(B)/arbench $(TEST_BIN)
 	@B=$(B) TEST_LONG=1 bash tests/run.sh $(LONG_SUITES)
 
@@ -132,10 +133,14 @@ gputest: $(B)/arbench
 run: $(B)/arbench
 	@B=$(B) bash configs/run-main.sh
 
-# arbench beside nccl-tests in one call (tools/compare_nccl_tests.sh): NCCL_TESTS=DIR (its
-# source tree; else all_reduce_perf on PATH), GPUS=N (2), OUT=DIR; the ratios in OUT/compare.md
-compare-nccl-tests: $(B)/arbench
-	@A=$(B)/arbench ARB_ALGOS=$(ARB_ALGOS) NCCL_TESTS=$(NCCL_TESTS) GPUS=$(GPUS) OUT=$(OUT) DEADLINE=$(DEADLINE) bash tools/compare_nccl_tests.sh
+# arbench beside nccl-tests (tools/compare_nccl_tests.sh, which says every variable): both run
+# on the same GPUs (NCCL_TESTS=DIR: its source tree, else all_reduce_perf on PATH; GPUS=N), or
+# NCCL_TESTS_LOGS=DIR and/or RUN=DIR read instead (both: no GPU and no arbench needed); OUT=DIR
+# gets compare.md
+compare-nccl-tests: $(if $(and $(NCCL_TESTS_LOGS),$(RUN)),,$(B)/arbench)
+	@A="$(B)/arbench" ARB_ALGOS="$(ARB_ALGOS)" NCCL_TESTS="$(NCCL_TESTS)" NCCL_TESTS_LOGS="$(NCCL_TESTS_LOGS)" \
+	  RUN="$(RUN)" GPUS="$(GPUS)" OUT="$(OUT)" DEADLINE="$(DEADLINE)" SIZES="$(SIZES)" ARB_ITERS="$(ARB_ITERS)" \
+	  SAMPLES="$(SAMPLES)" bash tools/compare_nccl_tests.sh
 
 plots:
 	@bash plots/plot.sh $(RUN)

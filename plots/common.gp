@@ -16,10 +16,15 @@ if (exists("tables")) {
 # style of series i: its colour, point, dash and width from the driver's lists
 style = "lc rgb word(colors,i) pt int(word(pts,i)) dt int(word(dts,i)) lw real(word(lws,i)) ps 1.1"
 
-# a long title is centred over the plot, not the canvas, and its left end was cut off: it goes
-# on two lines (what was drawn, then where and when it ran) once it would not fit
-tsep = strstrt(ptitle, "  |  ")
-if (strlen(ptitle) > 100 && tsep > 0) ptitle = ptitle[1:tsep - 1]."\n".ptitle[tsep + 5:]
+# a long title is centred over the plot, not the canvas, and its left end was cut off: once it
+# would not fit, each of its parts ("  |  " apart: the answer, what was drawn, where and when it
+# ran) goes on a line of its own
+if (strlen(ptitle) > 100) {
+    while (strstrt(ptitle, "  |  ") > 0) {
+        tsep = strstrt(ptitle, "  |  ")
+        ptitle = ptitle[1:tsep - 1]."\n".ptitle[tsep + 5:]
+    }
+}
 set title ptitle font ",14"
 # the key outside right in a smaller font, so that the plot keeps most of the width
 set key outside right top vertical Left reverse samplen 2.5 spacing 1.1 font ",10" box lc rgb "#bbbbbb"

@@ -8,7 +8,9 @@
 # overlap_<size>[_<scenario>]: per algorithm/transport two bars, the share of copy time that
 # ran concurrently with reduction kernels and with the straggler's delay (the mean over the
 # ranks that copied, written on the bar), each rank's share a dot on its bar. A share no rank
-# has (empty fields) is left out of its mean; a series with neither share is not drawn.
+# has (empty fields) is left out of its mean; a series with neither share is not drawn. A fused
+# kernel (sm, ll: the copy is the reduction, copy_us == reduce_us on every rank that copied) has
+# no reduction share to show: its bar says "fused kernel" instead of 100%.
 
 # fname(s): s reduced to characters safe in a file name
 function fname(s) { gsub(/[^A-Za-z0-9.+-]/, "-", s); return s }
@@ -39,6 +41,7 @@ FNR == 1 {
     rp = get(f, col, "overlap_reduce_pct", ""); dp = get(f, col, "overlap_delay_pct", "")
     if (!is_num(rp) && !is_num(dp)) next   # a rank that copied nothing
     scen = clean_text(get(f, col, "scenario", ""))
+    cp = get(f, col, "copy_us", ""); rd = get(f, col, "reduce_us", "")
     ser = clean_text(get(f, col, "algorithm", "?")) "/" clean_text(get(f, col, "transport", "?"))
     sub(/^nccl\/nccl$/, "nccl", ser)
     pk = scen SUBSEP (b + 0)
@@ -46,6 +49,8 @@ FNR == 1 {
     p = P[pk]
     if (!((p, ser) in SER)) { SER[p, ser] = ++NS[p]; SER_name[p, NS[p]] = ser }
     k = SER[p, ser]
+    # a rank whose copy time is its reduction time ran one fused kernel
+    if (is_num(cp) && cp + 0 > 0) { COPIED[p, k]++; if (is_num(rd) && cp - rd < 0.0005 && rd - cp < 0.0005) FUSED[p, k]++ }
     if (is_num(rp)) acc(p SUBSEP k SUBSEP "r", rp)
     if (is_num(dp)) acc(p SUBSEP k SUBSEP "d", dp)
 }
@@ -56,10 +61,15 @@ END {
         name = "overlap_" size_label(P_b[p], "")
         if (P_s[p] != "") name = name "_" fname(P_s[p])
         dat = tmp "/" name ".dat"; drv = tmp "/" name ".gp"
-        # block 0: per series its two means; blocks 1 and 2: each rank's shares as dots
+        # block 0: per series its two means and "fused" or "-"; blocks 1 and 2: each rank's
+        # shares as dots (a fused kernel's reduction share is none)
         printf "" > dat
-        for (k = 1; k <= NS[p]; k++)
-            printf "%d \"%s\" %s %s\n", k, SER_name[p, k], mean(p SUBSEP k SUBSEP "r"), mean(p SUBSEP k SUBSEP "d") > dat
+        for (k = 1; k <= NS[p]; k++) {
+            fu = COPIED[p, k] > 0 && FUSED[p, k] == COPIED[p, k]
+            printf "%d \"%s\" %s %s %s\n", k, SER_name[p, k], fu ? "NaN" : mean(p SUBSEP k SUBSEP "r"),
+                   mean(p SUBSEP k SUBSEP "d"), fu ? "fused" : "-" > dat
+            if (fu) delete CNT[p SUBSEP k SUBSEP "r"]
+        }
         for (w = 1; w <= 2; w++) {
             printf "\n\n" > dat
             key = ""

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# plots/plot.sh RUN_DIR: draws a run folder's results.csv (and critical.csv, phases.csv and
-# overlap.csv, if there) as RUN_DIR/plots/*.png and *.svg with gnuplot; no GPU needed. prep.awk
+# plots/plot.sh RUN_DIR: draws a run folder's results.csv (and critical.csv, phases.csv,
+# overlap.csv and meta.txt, if there) as RUN_DIR/plots/*.png and *.svg with gnuplot; no GPU needed. prep.awk
 # says which pictures exist and why some are not drawn; the *.gp scripts draw them. The PNGs and
 # SVGs of an earlier drawing in RUN_DIR/plots are removed first, so that no picture outlives the
 # data or naming it came from.
@@ -48,8 +48,12 @@ fi
 crit=()
 [ -s "$run_abs/critical.csv" ] && crit=("$run_abs/critical.csv")
 
-if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/prep.awk" -v tmp="$tmp" -v out="$run_abs/plots" \
-     -v gpdir="$here" -v crit="${crit[0]:-}" "$run_abs/results.csv" "${crit[@]}" >"$tmp/drivers.txt"; then
+meta=
+[ -s "$run_abs/meta.txt" ] && meta=$run_abs/meta.txt
+if ! awk -f "$here/csv.awk" -f "$here/stats.awk" -f "$here/style.awk" -f "$here/prep.awk" -f "$here/prep_names.awk" \
+     -f "$here/prep_nccl.awk" -f "$here/prep_pic.awk" -f "$here/prep_best.awk" -f "$here/prep_scen.awk" \
+     -f "$here/prep_sweeps.awk" -v tmp="$tmp" -v out="$run_abs/plots" -v gpdir="$here" -v crit="${crit[0]:-}" \
+     -v meta="$meta" "$run_abs/results.csv" "${crit[@]}" >"$tmp/drivers.txt"; then
   echo "plot.sh: could not read $run/results.csv" >&2
   exit 1
 fi

@@ -13,15 +13,15 @@ int model_default_torus(int n, int dims[AR_MAX_TORUS_DIMS]) {
   return ar_torus_shape(&p, dims, NULL, 0);
 }
 
-static const char *const topology_names[] = {"switch",  "torus",   "two-tier",
-                                              "hx2mesh", "hx4mesh", "hyperx"};
+static const char *const topology_names[] = {"switch",  "torus",   "two-tier", "hx2mesh",
+                                              "hx4mesh", "hyperx", "mesh"};
 
 const char *model_topology_name(int topology) {
-  return topology >= 0 && topology <= MODEL_HYPERX ? topology_names[topology] : "?";
+  return topology >= 0 && topology <= MODEL_MESH ? topology_names[topology] : "?";
 }
 
 int model_topology_find(const char *name) {
-  for (int t = 0; t <= MODEL_HYPERX; t++)
+  for (int t = 0; t <= MODEL_MESH; t++)
     if (!strcmp(name, topology_names[t])) return t;
   return -1;
 }
@@ -44,6 +44,7 @@ ar_status model_net_init(struct model_net *net, int topology, const struct ar_pa
     if (net->ndims != 2 || (net->board && (net->dims[0] % net->board || net->dims[1] % net->board)))
       return AR_ERR_INVALID;
   }
+  if (topology == MODEL_MESH && p->nranks > MODEL_MESH_MAX) return AR_ERR_INVALID;
   if (topology == MODEL_TWO_TIER) { /* G GPUs a node; links inside a node as fast as a NIC
                                      * unless the caller says otherwise */
     net->gpus_per_node = p->gpus_per_node > 0 ? p->gpus_per_node : 1;
@@ -58,14 +59,16 @@ ar_status model_net_init(struct model_net *net, int topology, const struct ar_pa
   return AR_OK;
 }
 
-/* Returns the latency terms of phase c: alpha per round (the local tier's inside the nodes)
- * and the hop latency. */
-static double cost_latency_us(const struct model_cost *c, const struct model_hw *hw) {
-  return (c->rounds - c->rounds_local) * hw->alpha_us + c->local_us + c->hops * hw->hop_us;
+/* Returns the latency terms of phase c: alpha per round (the local tier's inside the nodes),
+ * the hop latency and the busiest sender's messages. */
+static double cost_latency_us(const struct model_cost *c, const struct model_hw *hw,
+                              double msg_us) {
+  return (c->rounds - c->rounds_local) * hw->alpha_us + c->local_us + c->hops * hw->hop_us +
+         c->msgs * msg_us;
 }
 
 double model_cost_us(const struct model_cost *c, const struct model_hw *hw, double bytes) {
-  return cost_latency_us(c, hw) + bytes * c->load * hw->beta + bytes * c->reduce * hw->gamma;
+  return cost_latency_us(c, hw, 0) + bytes * c->load * hw->beta + bytes * c->reduce * hw->gamma;
 }
 
 #define MODEL_BATCH_BYTES (8.0 * 1024 * 1024) /* tp_ce.cu: about 8 MiB a mini-batch */
@@ -73,7 +76,12 @@ double model_cost_us(const struct model_cost *c, const struct model_hw *hw, doub
 
 double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *hw, double bytes,
                              int k) {
-  double t = cost_latency_us(c, hw), load = c->load, reduce = c->reduce;
+  return model_cost_msg_us(c, hw, 0, bytes, k);
+}
+
+double model_cost_msg_us(const struct model_cost *c, const struct model_hw *hw, double msg_us,
+                         double bytes, int k) {
+  double t = cost_latency_us(c, hw, msg_us), load = c->load, reduce = c->reduce;
   for (int i = 0; i < c->nclass; i++) {
     const struct model_class *m = &c->cls[i];
     double copy = bytes * m->load * hw->beta, sum = bytes * m->reduce * hw->gamma;
@@ -93,9 +101,14 @@ double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *
 
 void model_times(const struct model_price *pr, const struct model_hw *hw, double bytes,
                  double delay_us, struct model_times *out) {
+  model_times_msg(pr, hw, 0, bytes, delay_us, out);
+}
+
+void model_times_msg(const struct model_price *pr, const struct model_hw *hw, double msg_us,
+                     double bytes, double delay_us, struct model_times *out) {
   int k = pr->pipelined ? pr->minibatches : 1;
-  out->pre_us = model_cost_overlap_us(&pr->pre, hw, bytes, k);
-  out->main_us = model_cost_overlap_us(&pr->main, hw, bytes, k);
+  out->pre_us = model_cost_msg_us(&pr->pre, hw, msg_us, bytes, k);
+  out->main_us = model_cost_msg_us(&pr->main, hw, msg_us, bytes, k);
   if (pr->pre.rounds > 0) { /* the precondition runs while the straggler is late */
     double start = out->pre_us > delay_us ? out->pre_us : delay_us;
     out->time_us = start + out->main_us;
@@ -316,5 +329,76 @@ int model_fit(const struct model_sample *smp, size_t n, double *alpha_us, double
   *alpha_us = a;
   *beta = b;
   if (rel_rms) *rel_rms = sqrt(e2 / n);
+  return 0;
+}
+
+/* Solves the weighted normal equations for the coefficients in use[] (alpha, msg, beta), the
+ * others 0, into x[3]; returns its relative sum of squares, or -1 when singular. */
+static double fit_subset(const struct model_sample *smp, size_t n, const int use[3], double x[3]) {
+  double a[3][4] = {{0}};
+  int idx[3], k = 0;
+  for (int j = 0; j < 3; j++)
+    if (use[j]) idx[k++] = j;
+  for (size_t i = 0; i < n; i++) {
+    double w = 1.0 / smp[i].time_us, c[3] = {smp[i].rounds * w, smp[i].msgs * w, smp[i].beta_bytes * w};
+    double y = (smp[i].time_us - smp[i].fixed_us) * w;
+    for (int r = 0; r < k; r++) {
+      for (int q = 0; q < k; q++)
+        a[r][q] += c[idx[r]] * c[idx[q]];
+      a[r][3] += c[idx[r]] * y;
+    }
+  }
+  double scale = 0;
+  for (int r = 0; r < k; r++)
+    scale = a[r][r] > scale ? a[r][r] : scale;
+  for (int r = 0; r < k; r++) { /* Gaussian elimination, partial pivoting */
+    int piv = r;
+    for (int q = r + 1; q < k; q++)
+      if (fabs(a[q][r]) > fabs(a[piv][r])) piv = q;
+    if (!(fabs(a[piv][r]) > 1e-12 * scale)) return -1;
+    for (int q = 0; q < 4; q++) {
+      double t = a[r][q];
+      a[r][q] = a[piv][q];
+      a[piv][q] = t;
+    }
+    for (int q = 0; q < k; q++)
+      if (q != r) {
+        double f = a[q][r] / a[r][r];
+        for (int m = r; m < 4; m++)
+          a[q][m] -= f * a[r][m];
+      }
+  }
+  x[0] = x[1] = x[2] = 0;
+  for (int r = 0; r < k; r++)
+    x[idx[r]] = a[r][3] / a[r][r];
+  double e2 = 0;
+  for (size_t i = 0; i < n; i++) {
+    double e = (x[0] * smp[i].rounds + x[1] * smp[i].msgs + x[2] * smp[i].beta_bytes +
+                smp[i].fixed_us - smp[i].time_us) / smp[i].time_us;
+    e2 += e * e;
+  }
+  return e2;
+}
+
+int model_fit_msg(const struct model_sample *smp, size_t n, double *alpha_us, double *msg_us,
+                  double *beta, double *rel_rms) {
+  static const int subsets[4][3] = {{1, 1, 1}, {1, 0, 1}, {0, 1, 1}, {0, 0, 1}};
+  double best = -1, bx[3] = {0};
+  if (n < 1) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (!(smp[i].time_us > 0)) return -1;
+  for (int s = 0; s < 4; s++) {
+    double x[3], e2 = fit_subset(smp, n, subsets[s], x);
+    if (e2 < 0 || x[0] < 0 || x[1] < 0 || !(x[2] > 0)) continue;
+    if (best < 0 || e2 < best * (1 - 1e-12)) {
+      best = e2;
+      memcpy(bx, x, sizeof(bx));
+    }
+  }
+  if (best < 0) return -1;
+  *alpha_us = bx[0];
+  *msg_us = bx[1];
+  *beta = bx[2];
+  if (rel_rms) *rel_rms = sqrt(best / n);
   return 0;
 }

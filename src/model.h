@@ -1,8 +1,10 @@
-/* Model mode: prices a schedule without GPUs. Every round is bulk-synchronous: its flows are
- * routed on a topology (a full switch, a D-dimensional torus with shortest-path
- * dimension-order routing, or two tiers: G GPUs per node on a switch, a NIC per GPU between
- * nodes) and the round lasts
- *     alpha + hops * hop_latency + bytes_on_the_most_loaded_link * slowdown * beta
+/* Model mode: prices a schedule without GPUs, in one of two ways (docs/model.md).
+ * Rounds (model_price_*, the fast bound): every round is bulk-synchronous: its flows are
+ * routed on a topology (a full switch, a full mesh of links, a D-dimensional torus with
+ * shortest-path dimension-order routing, or two tiers: G GPUs per node on a switch, a NIC per
+ * GPU between nodes) and the round lasts
+ *     alpha + hops * hop_latency + messages_of_the_busiest_sender * msg_cost
+ *           + bytes_on_the_most_loaded_link * slowdown * beta
  *           + bytes_reduced_at_the_busiest_rank * gamma
  * (the local tier's alpha for a round that stays inside the nodes). A degraded GPU (--degrade R:F) has
  * every link into and out of it F times slower (a slow port; on two tiers its NIC). A
@@ -10,7 +12,9 @@
  * mini-batches: (transfer + sum) / K + (1 - 1/K) max(transfer, sum). Pricing reduces a
  * schedule to a few size-independent sums (struct model_cost), so a size sweep prices each
  * schedule once. Closed forms from the papers sit beside the pricing so tests can hold the two
- * against each other. Pure C, no CUDA. */
+ * against each other. Flows (model_flow_*): every transfer is a flow on its route's links,
+ * started when the transfers it depends on end, the links shared max-min fairly among the
+ * flows crossing them, priced by events. Pure C, no CUDA. */
 #ifndef AR_MODEL_H
 #define AR_MODEL_H
 
@@ -39,10 +43,14 @@ enum model_topology {
   MODEL_HX2MESH = 3,
   MODEL_HX4MESH = 4,
   MODEL_HYPERX = 5,
+  MODEL_MESH = 6, /* every GPU linked to every other: an NVLink mesh, its bandwidth split
+                   * evenly over its n - 1 links (a switch is one port for all peers) */
 };
 
+#define MODEL_MESH_MAX 64 /* ranks a mesh prices (n^2 links; NVLink meshes have 4-8 GPUs) */
+
 /* The topologies' names as --topology takes them ("switch", "torus", "two-tier", "hx2mesh",
- * "hx4mesh", "hyperx"): the name of t, and the topology of a name (-1: none). */
+ * "hx4mesh", "hyperx", "mesh"): the name of t, and the topology of a name (-1: none). */
 const char *model_topology_name(int topology);
 int model_topology_find(const char *name);
 
@@ -72,11 +80,15 @@ struct model_net {
 
 /* Hardware constants: times in microseconds, beta and gamma in microseconds per byte. */
 struct model_hw {
-  double alpha_us; /* per round */
+  double alpha_us; /* per round (flows: per transfer, after its last byte leaves) */
   double hop_us;   /* per hop of the longest route of a round (torus; 1 hop on a switch) */
   double beta;     /* per byte over one link (1e6 / bytes per second) */
   double gamma;    /* per byte reduced at one rank; 0 to ignore reduction cost */
 };
+/* Beside model_hw, what a message costs (LogGP's o, or g per port), msg_us: every transfer pays
+ * it on the port it leaves by before its bytes move, a port's messages one after another (a
+ * GPU's port: all its transfers, whatever link they take; a NIC's: each link). Rounds: each
+ * round, the messages of its busiest port. The functions without it price none. */
 
 #define MODEL_CLASSES 8 /* distinct rounds a pipelined schedule's overlap is priced for */
 
@@ -94,6 +106,7 @@ struct model_cost {
   double load;       /* sum of each round's most loaded link (fraction x slowdown) */
   double load_ideal; /* the same with every flow charged to its first and last link only */
   double reduce;     /* sum of each round's largest fraction reduced at one rank */
+  double msgs;       /* sum of each round's most messages sent by one port */
   int rounds_local;  /* two tiers: rounds with no flow between nodes, which cost */
   double local_us;   /* ... the net's local_alpha_us each (summed here) instead of alpha */
   int nclass;        /* pipelined schedules: its rounds by (load, reduce); the rest serial */
@@ -148,11 +161,57 @@ double model_cost_us(const struct model_cost *c, const struct model_hw *hw, doub
  * (k <= 0: the ce transport's choice per round, about 8 MiB each and at most 8). */
 double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *hw, double bytes,
                              int k);
+/* The same with msg_us per message (the busiest sender's, each round). */
+double model_cost_msg_us(const struct model_cost *c, const struct model_hw *hw, double msg_us,
+                         double bytes, int k);
 
 /* Times with a straggler delay (0: none). Straggler-aware schedules (a precondition) overlap
  * the precondition with the delay; bulk-synchronous ones start after it. */
 void model_times(const struct model_price *pr, const struct model_hw *hw, double bytes,
                  double delay_us, struct model_times *out);
+/* The same with msg_us per message. */
+void model_times_msg(const struct model_price *pr, const struct model_hw *hw, double msg_us,
+                     double bytes, double delay_us, struct model_times *out);
+
+/* ---- flows (model_flow_graph.c builds, model_flow.c prices; docs/model.md) ----
+ * A transfer x of round k, src -> dst, waits for:
+ *  - its data: the transfers that last wrote its chunks at src before round k (every one of
+ *    them when several reduced into them in that round);
+ *  - its ports: the transfers of the last earlier round on the port x leaves src by and on
+ *    the port it enters dst by (a port sends, and receives, in round order; one round's
+ *    transfers on a port share it). A GPU (switch, mesh, two tiers) has one port each way,
+ *    its program's order whatever link a transfer takes; a NIC (tori, grids) a port a link;
+ *  - a straggler: a transfer from or to it starts at its arrival at the earliest.
+ * Then it pays msg_us on its port (a port's messages one after another, in the order they
+ * become ready, ties in schedule order), its bytes move at the rate max-min fair sharing of its
+ * route's links gives it (a route split both ways round a ring carries half each way, at one
+ * rate), its last byte lands alpha (the local tier's inside a node) + hops x hop latency
+ * later, and a reduce then sums at dst (bytes x gamma, a rank's sums one after another). A
+ * copy onto its own rank costs nothing. A write into chunks that an earlier transfer still
+ * sends does not wait (the lowering lands it in scratch). */
+
+#define MODEL_FLOW_MAX_XFERS (1 << 23) /* transfers a flow graph takes (about 1 GB) */
+
+struct model_flow_graph; /* a schedule's flows: routes and what each waits for */
+
+/* Builds s's flow graph on net into *out (model_flow_free releases it). Returns AR_OK,
+ * AR_ERR_INVALID (the topology does not fit s), AR_ERR_UNSUPPORTED (more than
+ * MODEL_FLOW_MAX_XFERS transfers) or AR_ERR_NOMEM. */
+ar_status model_flow_build(const struct ar_schedule *s, const struct model_net *net,
+                           struct model_flow_graph **out);
+void model_flow_free(struct model_flow_graph *g);
+/* Builds algorithm a's schedule for p (stored) and its flow graph; on failure the status,
+ * with its reason in reason[0..rlen). */
+ar_status model_flow_algo(const struct ar_algo *a, const struct ar_params *p,
+                          const struct model_net *net, struct model_flow_graph **out,
+                          char *reason, size_t rlen);
+/* Times of one AllReduce of `bytes` priced by events, with `straggler` (-1: none) arriving
+ * delay_us after the others began. pre_us: when the precondition's last transfer ended. */
+ar_status model_flow_times(const struct model_flow_graph *g, const struct model_hw *hw,
+                           double msg_us, double bytes, int straggler, double delay_us,
+                           struct model_times *out);
+/* The graph's transfers, and its nodes (transfers and the joins of what they wait for). */
+size_t model_flow_xfers(const struct model_flow_graph *g);
 
 /* Parses a bandwidth: 450GB/s, 400Gb/s (bits), 1.5TB/s, 200GiB/s, 4.5e11 (bytes/s); must be
  * > 0. Returns 0 and sets *bytes_per_s, or -1 with a reason in *why. */
@@ -210,6 +269,7 @@ double model_degraded_servers_bound_us(int q, int g, double l, const struct mode
 
 struct model_sample {
   double rounds;     /* coefficient of alpha: the phase's rounds (plus hops x hop/alpha: 0) */
+  double msgs;       /* coefficient of the per-message cost: the busiest port's, summed */
   double beta_bytes; /* coefficient of beta: bytes x load (most loaded link per round, summed) */
   double fixed_us;   /* time not explained by alpha or beta (gamma, delay): subtracted */
   double time_us;    /* measured */
@@ -219,6 +279,12 @@ struct model_sample {
  * alpha >= 0 and beta > 0. Returns 0, or -1 when the samples cannot fix beta. */
 int model_fit(const struct model_sample *smp, size_t n, double *alpha_us, double *beta,
               double *rel_rms);
+/* The same with a per-message cost: minimises sum ((alpha R + msg M + beta B + fixed - t) /
+ * t)^2 with alpha >= 0, msg >= 0 and beta > 0 (the best of the fits that keep them so, a
+ * coefficient pinned to 0 where the free fit would make it negative or cannot separate it).
+ * Returns 0, or -1 when the samples cannot fix beta. */
+int model_fit_msg(const struct model_sample *smp, size_t n, double *alpha_us, double *msg_us,
+                  double *beta, double *rel_rms);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,16 @@ static inline void link_fresh(struct pricer *pc, size_t id) {
   pc->links[pc->nlinks_used++] = (int)id;
 }
 
+/* Counts a message on the port it leaves by (a GPU's: its rank; a NIC's: its first link): a
+ * port's messages pay the per-message cost one after another. */
+static inline void count_msg(struct pricer *pc, size_t port) {
+  if (pc->send_stamp[port] != pc->stamp) {
+    pc->send_stamp[port] = pc->stamp;
+    pc->sends[port] = 0;
+  }
+  if (++pc->sends[port] > pc->maxsend) pc->maxsend = pc->sends[port];
+}
+
 /* Returns the rank at coordinate x of torus dimension d on the line through rank r. */
 static inline int line_rank(const struct pricer *pc, int r, int d, int x) {
   return r + (x - pc->coord[(size_t)r * pc->net->ndims + d]) * pc->stride[d];
@@ -62,6 +72,7 @@ static void add_run(struct pricer *pc, int r, int d, int dir, int lo, int h, dou
     size_t id = (size_t)line_rank(pc, r, d, x) * pc->D2 + k;
     link_fresh(pc, id);
     pc->load[id] += amount;
+    pricer_trace(pc, id, amount);
   }
 }
 
@@ -78,6 +89,7 @@ static int walk(struct pricer *pc, int r, int d, int dir, int hops, double amoun
     size_t id = (size_t)r * pc->D2 + k;
     link_fresh(pc, id);
     pc->ideal_out[id] += amount;
+    count_msg(pc, id);
   }
   if (last) {
     size_t id = (size_t)line_rank(pc, r, d, last_x) * pc->D2 + k;
@@ -123,6 +135,7 @@ static int route_torus(struct pricer *pc, int src, int dst, double amount) {
 static inline void grid_link(struct pricer *pc, size_t id, double amount, long *first, long *last) {
   link_fresh(pc, id);
   pc->load[id] += amount;
+  pricer_trace(pc, id, amount);
   if (*first < 0) *first = (long)id;
   *last = (long)id;
 }
@@ -171,14 +184,16 @@ static int route_grid(struct pricer *pc, int src, int dst, double amount) {
   if (first >= 0) {
     pc->ideal_out[first] += amount;
     pc->ideal_in[last] += amount;
+    count_msg(pc, (size_t)first);
   }
   return hops;
 }
 
-/* Adds `amount` to link id (switch and two-tier ports: one link each end). */
+/* Adds `amount` to link id (switch, mesh and two-tier ports: one link each end). */
 static inline void add_port(struct pricer *pc, size_t id, double amount) {
   link_fresh(pc, id);
   pc->load[id] += amount;
+  pricer_trace(pc, id, amount);
 }
 
 /* Starts a round: dense (runs summed, every link scanned) when it carries about as many
@@ -188,6 +203,7 @@ void round_begin(struct pricer *pc, int dense) {
   pc->nlinks_used = pc->nranks_used = 0;
   pc->dense = dense;
   pc->maxhops = 0;
+  pc->maxsend = 0;
   pc->remote = pc->topo != MODEL_TWO_TIER;
 }
 
@@ -232,9 +248,14 @@ void round_flow(struct pricer *pc, int src, int dst, int count, int reduce) {
     add_port(pc, (size_t)4 * src + 2, amount); /* NIC out, NIC in */
     add_port(pc, (size_t)4 * dst + 3, amount);
     pc->remote = 1;
+    count_msg(pc, (size_t)src);
+  } else if (pc->topo == MODEL_MESH) {
+    add_port(pc, (size_t)pc->n * src + dst, amount); /* the link between the two */
+    count_msg(pc, (size_t)src);
   } else {
     add_port(pc, (size_t)pc->D2 * src, amount); /* the switch (or the node's) out, in */
     add_port(pc, (size_t)pc->D2 * dst + 1, amount);
+    count_msg(pc, (size_t)src);
   }
   if (hops > pc->maxhops) pc->maxhops = hops;
   if (reduce) count_reduce(pc, dst, amount);
@@ -302,6 +323,7 @@ void round_end(struct pricer *pc, struct round_cost *rc, int reduce_only) {
   rc->reduce = worst_red;
   if (reduce_only) return;
   rc->hops = pc->maxhops;
+  rc->msgs = pc->maxsend;
   rc->load = worst;
   rc->ideal = ideal ? worst_ideal : worst;
   rc->remote = pc->remote;
@@ -320,6 +342,8 @@ void pricer_free(struct pricer *pc) {
   free(pc->ideal_in);
   free(pc->diff);
   free(pc->coord);
+  free(pc->sends);
+  free(pc->send_stamp);
 }
 
 /* Fills the links' slowdowns: a torus link is as slow as the slower rank it joins; a switch
@@ -353,6 +377,10 @@ static void pricer_slowdowns(struct pricer *pc, const double *slow) {
           pc->link_slow[(size_t)r * pc->D2 + 4 + 2 * d + dir] = slow[r];
         }
       }
+    } else if (pc->topo == MODEL_MESH) { /* n - 1 links share the GPU's bandwidth; a link is
+                                          * as slow as the slower GPU it joins */
+      for (int q = 0; q < pc->n; q++)
+        pc->link_slow[(size_t)r * pc->n + q] = (pc->n - 1) * (slow[r] > slow[q] ? slow[r] : slow[q]);
     } else if (pc->topo == MODEL_TWO_TIER) {
       double local = net->local_speed > 0 ? 1 / net->local_speed : 1;
       pc->link_slow[4 * r] = pc->link_slow[4 * r + 1] = local;
@@ -381,8 +409,10 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
     if (prod != n) return AR_ERR_INVALID;
   }
   if (topo == MODEL_TWO_TIER && net->gpus_per_node < 1) return AR_ERR_INVALID;
+  if (topo == MODEL_MESH && n > MODEL_MESH_MAX) return AR_ERR_INVALID;
   pc->D2 = torus                      ? 2 * net->ndims
            : topo == MODEL_TWO_TIER    ? 4
+           : topo == MODEL_MESH        ? n
            : grid && net->board        ? 8
            : grid                      ? net->dims[0] + net->dims[1]
                                        : 2;
@@ -395,6 +425,8 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
   pc->reduced = calloc(n, sizeof(double));
   pc->rank_stamp = calloc(n, sizeof(unsigned));
   pc->ranks = malloc(sizeof(int) * n);
+  pc->sends = calloc(nlinks, sizeof(int)); /* by port: a rank or a link (nlinks >= n) */
+  pc->send_stamp = calloc(nlinks, sizeof(unsigned));
   if (torus || grid) {
     pc->ideal_out = calloc(nlinks, sizeof(double));
     pc->ideal_in = calloc(nlinks, sizeof(double));
@@ -402,7 +434,7 @@ ar_status pricer_init(struct pricer *pc, int n, int nchunks, const struct model_
     pc->coord = malloc(sizeof(int) * (size_t)n * net->ndims);
   }
   if (!slow || !pc->link_slow || !pc->load || !pc->link_stamp || !pc->links || !pc->reduced ||
-      !pc->rank_stamp || !pc->ranks ||
+      !pc->rank_stamp || !pc->ranks || !pc->sends || !pc->send_stamp ||
       ((torus || grid) && (!pc->ideal_out || !pc->ideal_in || (torus && !pc->diff) || !pc->coord))) {
     free(slow);
     pricer_free(pc);
@@ -439,6 +471,7 @@ void phase_add(struct model_cost *c, const struct round_cost *rc, int pipelined,
   c->load += rc->load;
   c->load_ideal += rc->ideal;
   c->reduce += rc->reduce;
+  c->msgs += rc->msgs;
   if (!pipelined) return;
   for (int i = 0; i < c->nclass; i++)
     if (c->cls[i].load == rc->load && c->cls[i].reduce == rc->reduce) {
@@ -458,6 +491,7 @@ static void phase_merge(struct model_cost *a, const struct model_cost *b) {
   a->load += b->load;
   a->load_ideal += b->load_ideal;
   a->reduce += b->reduce;
+  a->msgs += b->msgs;
   for (int j = 0; j < b->nclass; j++) {
     int i = 0;
     while (i < a->nclass && !(a->cls[i].load == b->cls[j].load && a->cls[i].reduce == b->cls[j].reduce))

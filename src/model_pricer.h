@@ -7,6 +7,7 @@
 
 struct round_cost {
   double hops, load, ideal, reduce;
+  double msgs; /* the most messages sent by one port */
   int remote; /* a flow left its node (two tiers; always 1 elsewhere): alpha, not alpha_local */
 };
 
@@ -35,7 +36,23 @@ struct pricer {
   int maxhops, remote;
   int *coord; /* torus: coordinates of every rank, n x ndims */
   int stride[AR_MAX_TORUS_DIMS];
+  int *sends;            /* per port: messages sent this round (valid where send_stamp) */
+  unsigned *send_stamp;
+  int maxsend;
+  /* Set by the flow mode (model_flow.c) to record one flow's route: each link it loads, with
+   * the share of the flow crossing it (a tie split both ways round a ring: half each). */
+  int *trace_link;
+  double *trace_amount;
+  size_t ntrace, trace_cap;
 };
+
+/* Records link id with amount in the route being traced (the flow mode), if one is. */
+static inline void pricer_trace(struct pricer *pc, size_t id, double amount) {
+  if (pc->ntrace < pc->trace_cap) {
+    pc->trace_link[pc->ntrace] = (int)id;
+    pc->trace_amount[pc->ntrace++] = amount;
+  }
+}
 
 /* Sets up a pricer for n ranks of nchunks on net; AR_ERR_INVALID when the topology does not
  * fit n, AR_ERR_NOMEM (everything freed). pricer_free releases it. */

@@ -1,7 +1,10 @@
 /* The transport table (transports.h). The figures: `arbench model --calibrate
  * runs/reference/h200x4-nightly` (every algorithm's rows of a transport, 1 KiB..8 GiB on
  * 4 x H200; about 25% rms per row); ll from `arbench model --calibrate
- * runs/reference/h200x4-issue27-ll/best` (7 algorithms, 1 KiB..8 GiB; 30% rms). */
+ * runs/reference/h200x4-issue27-ll/best` (7 algorithms, 1 KiB..8 GiB; 30% rms). The cost per
+ * message (msg_us) is 0 for each: the nightly run's pooled fits put none on messages (alpha
+ * alone fits as well); the ll run's fits 2.5 us a message with alpha 0 (22% rms), which the
+ * table does not take while the dry run's estimate (harness/plan) prices no messages. */
 #include "transports.h"
 
 #include <stdio.h>

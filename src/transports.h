@@ -57,8 +57,9 @@ struct ar_transport {
   int pipelines;    /* honours --pipeline (mini-batches per transfer); others run 1 */
   unsigned caps;    /* 1u << enum ar_tp_cap for each capability */
   /* the dry run's estimate and `arbench model --transport`: cost per round and one link's
-   * bandwidth, as `arbench model --calibrate` fitted them (transports.c says from which runs) */
-  double alpha_us, bytes_per_s;
+   * bandwidth, as `arbench model --calibrate` fitted them (transports.c says from which runs);
+   * `arbench model --transport` also its cost per message (model.h: msg_us) */
+  double alpha_us, bytes_per_s, msg_us;
   const char *na[AR_TP_NCAPS]; /* for each capability it lacks: why, in words (else NULL) */
 };
 

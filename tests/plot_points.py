@@ -21,143 +21,16 @@ names, from the SVG's tic labels). Every point's x and y must be its row's (to p
 precision), no row lost, no series named after another. Prints one line per
 disagreement and "N pictures checked"; exit status 1 on any disagreement.
 """
-import csv
 import os
 import re
 import sys
 
-REL = 2e-5
-
-
-def num(s):
-    try:
-        v = float(s)
-    except (TypeError, ValueError):
-        return None
-    return v if v == v and abs(v) != float("inf") else None
-
-
-def close(a, b):
-    return abs(a - b) <= REL * max(abs(a), abs(b)) + 1e-12
-
-
-def family(a):
-    """the panel of algorithm a: 0 nccl (every panel), 1 classic, 2 Swing, 3 straggler-aware, 4 OPTCC"""
-    if a == "nccl":
-        return 0
-    if a.startswith("swing-") or a.startswith("bucket") or a.endswith("-torus") or a == "ring-ham":
-        return 2
-    if a in ("stragglar", "bcast", "async-ring"):
-        return 3
-    if a.startswith("optcc") or a in ("r2ccl", "ring-rails"):
-        return 4
-    return 1
-
-
-def has_tp(t):
-    return t not in ("", "-", "model")
-
-
-def fmt_ms(us):
-    v = us / 1000.0
-    return "%d" % v if v == int(v) else "%g" % v
-
-
-def read_rows(path):
-    """results.csv's rows, and those a picture can plot (ok, bytes and a time) with _b, _t, _src"""
-    rows = read_csv(path)
-    out = []
-    for r in rows:
-        if r.get("status", "").lower() != "ok":
-            continue
-        b = num(r.get("bytes"))
-        if not b or b <= 0:
-            continue
-        src = r.get("source", "gpu").lower() or "gpu"
-        a = r.get("algorithm", "")
-        if src == "model" and a == "lower-bound":
-            continue
-        t = num(r.get("time_us_median"))
-        if (t is None or t <= 0) and src == "model":
-            t = num(r.get("model_time_us"))
-        if t is None or t <= 0:
-            continue
-        r["_b"], r["_t"], r["_src"] = b, t, src
-        out.append(r)
-    return rows, out
-
-
-def cond_key(r):
-    sr = int(num(r.get("straggler_rank")) if num(r.get("straggler_rank")) is not None else -1)
-    dr = int(num(r.get("degraded_rank")) if num(r.get("degraded_rank")) is not None else -1)
-    if sr < 0 and dr < 0:
-        return "clean"
-    k = ""
-    if sr >= 0:
-        k = "straggler_r%d_d%sms" % (sr, fmt_ms(num(r.get("delay_us")) or 0))
-    if dr >= 0:
-        f = num(r.get("factor")) or 1
-        k += ("_" if k else "") + "degraded_r%d_f%s" % (dr, "%d" % f if f == int(f) else "%g" % f)
-    return k
-
-
-def parse_table(path):
-    """the plot commands of a `set table` file: a list of commands, each a list of curves
-    {title, rows: every data line's fields (a quoted label one field; phases.gp's "rank N" tics
-    read as N), n: their count, pts: (x, y) of the points gnuplot drew, type i}"""
-    cmds, cur = [], None
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"# Curve (\d+) of \d+", line)
-            if m:
-                if m.group(1) == "0":
-                    cmds.append([])
-                cur = {"title": None, "rows": [], "pts": [], "n": 0}
-                cmds[-1].append(cur)
-                continue
-            m = re.match(r'# Curve title: "(.*)', line.rstrip("\n"))
-            if m and cur is not None:
-                # a long key entry goes on several lines (families.gp's wrap): joined again
-                t = m.group(1)
-                while not t.endswith('"'):
-                    t = t + " " + next(f).strip()
-                cur["title"] = re.sub(r"\s+", " ", re.sub(r"\\n", " ", t[:-1]))
-                continue
-            if line.startswith("#") or not line.strip() or cur is None:
-                continue
-            w = [x[1:-1] if x.startswith('"') else x
-                 for x in re.findall(r'"[^"]*"|\S+', line.replace("rank ", ""))]
-            cur["rows"].append(w)
-            cur["n"] += 1
-            if len(w) >= 3 and w[-1] == "i":
-                cur["pts"].append((float(w[0]), float(w[1])))
-    return cmds
-
-
-class Check:
-    def __init__(self):
-        self.bad = 0
-
-    def fail(self, pic, msg):
-        self.bad += 1
-        print("FAIL %s: %s" % (pic, msg))
-
-    def points(self, pic, title, got, want):
-        """got [(x, y)], want {bytes: [acceptable y values]}: the same sizes, each y one of its row's"""
-        gx = {}
-        for x, y in got:
-            b = next((w for w in want if close(w, x)), None)
-            if b is None:
-                self.fail(pic, "%s: a point at %g (y %g) that no row has" % (title, x, y))
-                continue
-            if b in gx:
-                self.fail(pic, "%s: two points at %g" % (title, x))
-            gx[b] = y
-            if not any(close(y, v) for v in want[b]):
-                self.fail(pic, "%s at x = %g: drawn %g, results.csv has %s" % (title, b, y, " or ".join("%g" % v for v in want[b])))
-        for b in want:
-            if b not in gx:
-                self.fail(pic, "%s: row at x = %g (%s) not drawn" % (title, b, " or ".join("%g" % v for v in want[b])))
+from plot_read import (Check, close, cond_key, curves, family, fmt_ms, has_tp, num, parse_table, read_csv,
+                       read_rows,
+                       size_bytes, svg_texts)
+from plot_profiles import check_overlap, check_phases
+from plot_conclusions import (REFS, annotate, check_best, check_critical, check_marks, check_placement, healthy_at,
+                              probe_scenarios, references)
 
 
 def main():
@@ -230,6 +103,8 @@ def main():
     keys = {}
     for r in rows:
         keys.setdefault(r["_key"], []).append(r)
+    nvls = annotate(run, rows, ck)
+    probes = probe_scenarios(run)
 
     def fastest(rs, by):
         """per (by(r), bytes): the rows of least time (all of them where several tie)"""
@@ -251,65 +126,26 @@ def main():
         # a series measured twice at one size is drawn at its fastest row
         ser = fastest(rs, lambda r: r["_lab"])
         srows = [v for vs in ser.values() for v in vs]
-        # ---- best_<key> ----
-        pic = "best_" + key
-        if pic not in tables:
+        # ---- best_<key> (tests/plot_conclusions.py) ----
+        pfx = "probes_" if probes is not None and strag and rs[0].get("scenario", "") in probes else ""
+        pic = pfx + "best_" + key
+        if all(r["_alg"] == "nccl" for r in rs):
+            if pic in tables:
+                ck.fail(pic, "drawn, but its scenario has only nccl rows")
+        elif pic not in tables:
             ck.fail(pic, "not drawn")
         else:
             checked += 1
-            cmds = parse_table(os.path.join(pdir, pic + ".table"))
-            nccl = fastest([r for r in srows if r["_alg"] == "nccl"], lambda r: "")
-            others = fastest([r for r in srows if r["_alg"] != "nccl"], lambda r: "")
-            nt = {b: g[0]["_t"] for (_, b), g in nccl.items()}
-            top = cmds[0] if cmds else []
-            if nt:
-                c = [c for c in top if c["title"] == "nccl"]
-                if len(c) != 1:
-                    ck.fail(pic, "no curve titled nccl")
-                else:
-                    ck.points(pic, "nccl", c[0]["pts"], {b: [t] for b, t in nt.items()})
-            want_best = {b: [g[0]["_t"]] for (_, b), g in others.items()}
-            c = [c for c in top if c["title"] == "best schedule (line)"]
-            if len(c) != 1:
-                ck.fail(pic, "no line through the best schedules")
-            else:
-                ck.points(pic, "best schedule (line)", c[0]["pts"], want_best)
-            scheds = [c for c in top if c["title"] not in ("nccl", "best schedule (line)")]
-            named = {}
-            for c in scheds:
-                for x, y in c["pts"]:
-                    b = next((w for w in want_best if close(w, x)), None)
-                    if b is None:
-                        ck.fail(pic, "%s: a point at %g that is no size" % (c["title"], x))
-                        continue
-                    if b in named:
-                        ck.fail(pic, "two schedules named at %.0f bytes" % b)
-                    named[b] = c["title"]
-                    labs = {r["_lab"] for r in others[("", b)]}
-                    if c["title"] not in labs:
-                        ck.fail(pic, "%.0f bytes: named %s, the fastest row there is %s" % (b, c["title"], " or ".join(sorted(labs))))
-                    if not close(y, want_best[b][0]):
-                        ck.fail(pic, "%s at %.0f bytes: drawn %g, results.csv has %g" % (c["title"], b, y, want_best[b][0]))
-            for b in want_best:
-                if b not in named:
-                    ck.fail(pic, "%.0f bytes: best schedule not named" % b)
-            if nt:
-                if len(cmds) < 2:
-                    ck.fail(pic, "no nccl / best panel")
-                else:
-                    ratio = {b: [nt[b] / want_best[b][0]] for b in want_best if b in nt}
-                    # the grey line first, then (after the dashed 1) the schedules in the key's order
-                    line = cmds[1][0]
-                    ck.points(pic, "nccl / best line", line["pts"], ratio)
-                    pts = [p for c in cmds[1][2:] for p in c["pts"]]
-                    ck.points(pic, "nccl / best points", pts, ratio)
+            check_best(pic, srows, rows, allrows, parse_table(os.path.join(pdir, pic + ".table")),
+                       svg_texts(os.path.join(pdir, pic + ".svg")), nvls, "degraded" in cond_key(rs[0]), ck)
         # ---- family pictures ----
-        kinds = [("algbw", lambda r: r["_bw"])]
+        # a straggler scenario's rate is bytes / time after the straggler's arrival
+        kinds = [("algbw", (lambda r: r["_b"] / (r["_ta"] * 1e3) if r["_ta"] else None) if strag else (lambda r: r["_bw"]))]
         kinds.append(("arrival", lambda r: r["_ta"]) if strag else ("time", lambda r: r["_t"]))
         tps = sorted({r["_tp"] for r in srows if r["_alg"] != "nccl" and has_tp(r["_tp"])})
         for what, yof in kinds:
             for tp in [""] + tps:
-                pic = what + "_" + key + ("_" + tp if tp else "")
+                pic = pfx + what + "_" + key + ("_" + tp if tp else "")
                 if pic not in tables:
                     if not tp:
                         ck.fail(pic, "not drawn")
@@ -331,15 +167,18 @@ def main():
                     ys = [yof(r) for r in g if yof(r) is not None]
                     if ys:
                         want.setdefault(name, {})[b] = ys
+                # a degraded scenario: OPTCC's bound and the healthy best in every panel
+                if "degraded" in cond_key(rs[0]) and what != "arrival":
+                    want.update(references(rs, rows, allrows, what))
                 seen = set()
                 for k, cmd in enumerate(cmds, 1):
                     for c in cmd:
                         t = c["title"]
                         if not t or t.startswith("on "):
                             continue
-                        names = t.split(" = ")
+                        names = [t] if t in REFS else t.split(" = ")
                         for nm in names:
-                            alg = nm.split("/")[0].split(" ")[0]
+                            alg = "nccl" if nm in REFS else nm.split("/")[0].split(" ")[0]
                             if family(alg) not in (0, k):
                                 ck.fail(pic, "%s drawn in panel %d, its family is %d" % (nm, k, family(alg)))
                             if nm not in want:
@@ -348,11 +187,12 @@ def main():
                             seen.add((nm, k))
                             ck.points(pic, "%s (panel %d)" % (nm, k), c["pts"], want[nm])
                 for nm in want:
-                    f = family(nm.split("/")[0].split(" ")[0])
+                    f = 0 if nm in REFS else family(nm.split("/")[0].split(" ")[0])
                     for k in ([1, 2, 3, 4] if f == 0 else [f]):
                         if (nm, k) not in seen:
                             ck.fail(pic, "%s missing from panel %d" % (nm, k))
-    checked += check_sweeps(run, allrows, srows_all(rows, fastest), tables, pdir, ck)
+    checked += check_sweeps(run, allrows, srows_all(rows, fastest), rows, tables, pdir, ck)
+    check_placement(pdir, tables, rows, ck)
     checked += check_model(keys, modelrows, fastest, tables, pdir, ck)
     checked += check_phases(run, tables, pdir, ck)
     checked += check_overlap(run, tables, pdir, ck)
@@ -447,21 +287,13 @@ def srows_all(rows, fastest):
     return [v for vs in g.values() for v in vs]
 
 
-SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)(B|KiB|MiB|GiB|TiB)$")
-
-
-def size_bytes(lab):
-    m = SIZE_RE.match(lab)
-    if not m:
-        return None
-    return float(m.group(1)) * 1024 ** ["B", "KiB", "MiB", "GiB", "TiB"].index(m.group(2))
-
-
-def check_sweeps(run, allrows, rows, tables, pdir, ck):
-    """straggler_delay_<size>: each series' time (ms) against the delay (ms; delay 0 at
-    smallest / 2 on a geometric sweep), one line per algorithm where there are more than 14
-    series; degraded_factor_<size>: time against the factor and OPTCC's lower bound;
-    critical_delay: critical.csv's delays (ms) against size. Returns the pictures checked"""
+def check_sweeps(run, allrows, rows, every, tables, pdir, ck):
+    """straggler_delay_<size>: each series' time (ms) against the delay (ms; delay 0 at half the
+    smallest delay or critical delay marked, on a geometric sweep), one line per algorithm where
+    there are more than 14 series, a profiled row only where no other has that point, every
+    critical delay of the size on the axis; degraded_factor_<size>: time against the factor,
+    OPTCC's lower bound and the healthy best (every: all measured rows); critical_delay
+    (tests/plot_conclusions.py). Returns the pictures checked"""
     n = 0
     for pic in tables:
         m = re.match(r"^straggler_delay_([0-9.]+[KMGT]?i?B)$", pic)
@@ -473,7 +305,9 @@ def check_sweeps(run, allrows, rows, tables, pdir, ck):
             delays = sorted({num(r.get("delay_us")) or 0 for r in rs})
             nz = [d for d in delays if d > 0]
             logx = len(nz) >= 4 and max(nz) >= 16 * min(nz)
-            xzero = min(nz) / 2000 if logx else 0
+            marks = [v for c in read_csv(os.path.join(run, "critical.csv")) if num(c.get("bytes")) == b
+                     for v in (num(c.get("critical_delay_us")), num(c.get("model_critical_delay_us"))) if v]
+            xzero = min(nz + marks) / 2000 if logx else 0
             labs = {r["_lab"] for r in rs}
             by = (lambda r: r["_bl"] if r["_alg"] != "nccl" else "nccl") if len(labs) > 14 else (lambda r: r["_lab"])
             want = {}
@@ -481,9 +315,11 @@ def check_sweeps(run, allrows, rows, tables, pdir, ck):
                 d = num(r.get("delay_us")) or 0
                 x = d / 1000 if d > 0 else xzero
                 k = (by(r), x)
-                if k not in want or r["_t"] < want[k]:
-                    want[k] = r["_t"]
-            curves(ck, pic, parse_table(os.path.join(pdir, pic + ".table")), want, lambda t: t / 1000, skip=("time = delay",))
+                if k not in want or (r["_prof"], r["_t"]) < (want[k]["_prof"], want[k]["_t"]):
+                    want[k] = r
+            cmds = parse_table(os.path.join(pdir, pic + ".table"))
+            curves(ck, pic, cmds, {k: r["_t"] for k, r in want.items()}, lambda t: t / 1000, skip=("time = delay",))
+            check_marks(pic, run, b, cmds, xzero, ck)
             continue
         m = re.match(r"^degraded_factor_([0-9.]+[KMGT]?i?B)$", pic)
         if m:
@@ -513,7 +349,14 @@ def check_sweeps(run, allrows, rows, tables, pdir, ck):
                             bounds.setdefault(f, []).append(v)
             fs = {f for (_, f) in want}
             cmds = parse_table(os.path.join(pdir, pic + ".table"))
-            curves(ck, pic, cmds, want, lambda t: t / unit, skip=("OPTCC lower bound",))
+            h = healthy_at(every, rs[0], b)
+            hname = "healthy best (%s, no degraded GPU)" % h["_lab"] if h else ""
+            curves(ck, pic, cmds, want, lambda t: t / unit, skip=("OPTCC lower bound", hname))
+            hc = [c for cmd in cmds for c in cmd if c["title"] and c["title"].startswith("healthy best")]
+            if h and [c["title"] for c in hc] != [hname]:
+                ck.fail(pic, "healthy best drawn as %s, want %s" % ([c["title"] for c in hc], hname))
+            elif h:
+                ck.points(pic, hname, hc[0]["pts"], {min(fs): [h["_t"] / unit], max(fs): [h["_t"] / unit]})
             lb = [c for cmd in cmds for c in cmd if c["title"] == "OPTCC lower bound"]
             if lb:
                 ck.points(pic, "OPTCC lower bound", lb[0]["pts"],
@@ -521,249 +364,7 @@ def check_sweeps(run, allrows, rows, tables, pdir, ck):
             continue
         if pic == "critical_delay":
             n += 1
-            want = {}
-            with open(os.path.join(run, "critical.csv"), newline="") as f:
-                for r in csv.DictReader(f):
-                    r = {(k or "").strip().lower(): (v or "").strip() for k, v in r.items()}
-                    b, a = num(r.get("bytes")), r.get("algorithm", "stragglar")
-                    model = r.get("source", "gpu").lower() == "model"
-                    for col, mod in (("critical_delay_us", model), ("model_critical_delay_us", True)):
-                        v = num(r.get(col))
-                        if v is not None and v >= 0 and b:
-                            want.setdefault(a + (" (model)" if mod else " (measured)"), {})[b] = [v / 1000]
-            cmds = parse_table(os.path.join(pdir, pic + ".table"))
-            got = [c for c in cmds[0] if c["title"]] if cmds else []
-            if {c["title"] for c in got} != set(want):
-                ck.fail(pic, "series %s, critical.csv has %s" % (sorted(c["title"] for c in got), sorted(want)))
-            for c in got:
-                if c["title"] in want:
-                    ck.points(pic, c["title"], c["pts"], want[c["title"]])
-    return n
-
-
-def curves(ck, pic, cmds, want, scale, skip=()):
-    """want {(series, x): time}: the titled curves of the picture's first plot command are
-    exactly these series, each at exactly these points (y = scale(time))"""
-    series = {}
-    for (name, x), t in want.items():
-        series.setdefault(name, {})[x] = [scale(t)]
-    got = [c for c in (cmds[0] if cmds else []) if c["title"] and c["title"] not in skip]
-    if sorted(c["title"] for c in got) != sorted(series):
-        ck.fail(pic, "series %s, results.csv has %s" % (sorted(c["title"] for c in got), sorted(series)))
-    for c in got:
-        if c["title"] in series:
-            ck.points(pic, c["title"], c["pts"], series[c["title"]])
-
-
-def read_csv(path):
-    """the rows of a CSV file with lower-case column names, or [] when there is none"""
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        return [{(k or "").strip().lower(): (v or "").strip() for k, v in r.items()} for r in csv.DictReader(f)]
-
-
-def size_label(b):
-    """bytes as the pictures' file names say them: 1MiB, 256MiB, 1GiB"""
-    u = 0
-    while u < 4 and b >= 1024:
-        b, u = b / 1024.0, u + 1
-    return "%g" % b + ["B", "KiB", "MiB", "GiB", "TiB"][u]
-
-
-def safe_name(s):
-    return re.sub(r"[^A-Za-z0-9.+-]", "-", s)
-
-
-def series_name(r):
-    a, t = r.get("algorithm", "") or "?", r.get("transport", "") or "?"
-    return "nccl" if a == "nccl" and t == "nccl" else a + "/" + t
-
-
-def svg_texts(path):
-    """the texts of an SVG with the x and y of the group that places each"""
-    out = []
-    if not os.path.exists(path):
-        return out
-    svg = open(path).read()
-    for m in re.finditer(r'<g transform="translate\(([-0-9.]+),([-0-9.]+)\)[^>]*>\s*<text>([^<]*)</text>', svg):
-        out.append((float(m.group(1)), float(m.group(2)), m.group(3).replace("&amp;", "&")))
-    return out
-
-
-def multiset_diff(ck, pic, what, got, want, eq):
-    """got and want lists of tuples: every wanted one drawn once, nothing else"""
-    left = list(want)
-    for g in got:
-        i = next((i for i, w in enumerate(left) if eq(g, w)), None)
-        if i is None:
-            ck.fail(pic, "%s: drawn %s, which %s does not give" % (what, g, "the CSV"))
-        else:
-            left.pop(i)
-    for w in left:
-        ck.fail(pic, "%s: %s not drawn" % (what, w))
-
-
-# the phases' colours (the NVTX ranges', harness/nvtx.c); rounds alternate two greens
-PHASE_RGB = {"delay": 0xd62728, "precondition": 0xff7f0e, "allreduce": 0x1f77b4, "reduce": 0x9467bd}
-
-
-def phase_rgb(ph):
-    w = ph.split()
-    if w and w[0] == "round":
-        return 0x98df8a if len(w) > 1 and w[1].isdigit() and int(w[1]) % 2 else 0x2ca02c
-    return PHASE_RGB.get(w[0] if w else "", 0x8c564b)
-
-
-def phase_level(ph):
-    """0: the collective's box (delay, allreduce); 1: the precondition inside it; 2: rounds and
-    reduce kernels"""
-    return 1 if ph.startswith("precondition") else 2 if ph.startswith("round") or ph.startswith("reduce") else 0
-
-
-def check_phases(run, tables, pdir, ck):
-    """phases_<size>[_<scenario>][_d<delay>ms][_<part>]: per (scenario, size, delay) of
-    phases.csv a Gantt chart per algorithm/transport (at most 6 per picture, in the CSV's
-    order, each chart's title naming it and its last rank's end): every row one box at its rank,
-    from start_us to end_us (ms where the picture passes 20 ms), as tall as its level, in its
-    phase's colour; each outer box labelled with its phase and length where the text fits (a
-    character about 1/115 of the axis) and no inner box covers it; the key the phases in order.
-    Returns the pictures checked"""
-    pics = {}
-    for r in read_csv(os.path.join(run, "phases.csv")):
-        b, rk, a, e = (num(r.get(c)) for c in ("bytes", "rank", "start_us", "end_us"))
-        if None in (b, rk, a, e) or e < a:
-            continue
-        d = num(r.get("delay_us")) or 0
-        p = pics.setdefault((r.get("scenario", ""), b, d), {"panels": {}, "rows": []})
-        p["panels"].setdefault(series_name(r), []).append((int(rk), a, e, r.get("phase", "")))
-        p["rows"].append(r)
-    n = 0
-    want_pics = set()
-    for (scen, b, d), p in pics.items():
-        base = "phases_" + size_label(b) + ("_" + safe_name(scen) if scen else "") + \
-            ("_d%sms" % safe_name(("%d" % (d / 1000)) if d % 1000 == 0 else "%.4g" % (d / 1000)) if d > 0 else "")
-        names = list(p["panels"])
-        xmax = max(e for rs in p["panels"].values() for _, _, e, _ in rs)
-        sc = 1000.0 if xmax > 20000 else 1.0
-        legend = []
-        for r in p["rows"]:
-            ph = r.get("phase", "")
-            lg = "round (alternating shades)" if ph.startswith("round") else ph
-            if lg not in legend:
-                legend.append(lg)
-        parts = [names[i:i + 6] for i in range(0, len(names), 6)]
-        for q, part in enumerate(parts):
-            pic = base + ("_%d" % (q + 1) if len(parts) > 1 else "")
-            want_pics.add(pic)
-            if pic not in tables:
-                ck.fail(pic, "not drawn (phases.csv has it)" if not os.path.exists(os.path.join(pdir, pic + ".png"))
-                        else "drawn, but gnuplot wrote no table of it")
-                continue
-            n += 1
-            cmds = parse_table(os.path.join(pdir, pic + ".table"))
-            if len(cmds) != len(part):
-                ck.fail(pic, "%d charts, phases.csv has %d algorithm/transport pairs here" % (len(cmds), len(part)))
-                continue
-            # the charts' titles, top to bottom
-            tt = sorted((y, t) for x, y, t in svg_texts(os.path.join(pdir, pic + ".svg")) if ": last rank done at " in t)
-            got_names = [t.split(": last rank done at ")[0] for _, t in tt]
-            if got_names != part:
-                ck.fail(pic, "charts titled %s, phases.csv has %s" % (got_names, part))
-            for (_, t), name in zip(tt, part):
-                end = max(e for _, _, e, _ in p["panels"][name])
-                m = re.search(r"done at ([0-9.]+) (ms|us)$", t)
-                if not m or abs(float(m.group(1)) * (1000 if m.group(2) == "ms" else 1) - end) > (0.6 if m.group(2) == "ms" else 0.06):
-                    ck.fail(pic, "%s: title '%s', its last rank ends at %.3f us" % (name, t, end))
-            key = [c["title"] for c in cmds[0] if c["title"]]
-            if key != legend:
-                ck.fail(pic, "key %s, phases.csv's phases are %s" % (key, legend))
-            for name, cmd in zip(part, cmds):
-                rs = p["panels"][name]
-                want = []
-                for rk, a, e, ph in rs:
-                    w = (0.36, 0.25, 0.13)[phase_level(ph)]
-                    want.append((rk, a / sc, e / sc, rk - w, rk + w, phase_rgb(ph)))
-                got = []
-                for row in cmd[0]["rows"] if cmd else []:
-                    # x y xlow xhigh ylow yhigh colour type (x = xlow = start)
-                    try:
-                        got.append((int(float(row[1])), float(row[2]), float(row[3]), float(row[4]), float(row[5]), int(row[6], 16)))
-                    except (ValueError, IndexError):
-                        ck.fail(pic, "%s: a box line '%s'" % (name, " ".join(row)))
-                multiset_diff(ck, pic, name + " boxes (rank, start, end, bottom, top, colour)", got, want,
-                              lambda g, w: g[0] == w[0] and g[5] == w[5] and all(close(g[i], w[i]) or abs(g[i] - w[i]) < 1e-3 for i in (1, 2, 3, 4)))
-                wl = []
-                for rk, a, e, ph in rs:
-                    if phase_level(ph):
-                        continue
-                    lab = "%s %.2f ms" % (ph, (e - a) / 1000) if e - a >= 1000 else "%s %.1f us" % (ph, e - a)
-                    c, hw = (a + e) / 2, (len(lab) + 2) * xmax / 115 / 2
-                    if e - a < 2 * hw:
-                        continue
-                    if any(r2 == rk and phase_level(ph2) and a2 < c + hw and e2 > c - hw for r2, a2, e2, ph2 in rs):
-                        continue
-                    wl.append((c / sc, rk, lab))
-                gl = [(float(r[0]), int(float(r[1])), r[2]) for r in (cmd[1]["rows"] if len(cmd) > 1 else []) if len(r) >= 3 and r[2]]
-                multiset_diff(ck, pic, name + " labels (x, rank, text)", gl, wl,
-                              lambda g, w: g[1:] == w[1:] and (close(g[0], w[0]) or abs(g[0] - w[0]) < 1e-3))
-    for pic in tables:
-        if pic.startswith("phases_") and pic not in want_pics:
-            ck.fail(pic, "drawn, but phases.csv has no such scenario, size and delay")
-    return n
-
-
-def check_overlap(run, tables, pdir, ck):
-    """overlap_<size>[_<scenario>]: per (scenario, size) of overlap.csv, per algorithm/transport
-    at x = 1, 2, ... (its tic label, in the CSV's order) a bar at x - 0.19 with the mean of its
-    ranks' overlap_reduce_pct and one at x + 0.19 with overlap_delay_pct (an empty field left
-    out; a series with neither not drawn), each value written 3 above its bar, each rank's
-    share a dot on its bar. Returns the pictures checked"""
-    pics = {}
-    for r in read_csv(os.path.join(run, "overlap.csv")):
-        b = num(r.get("bytes"))
-        rp, dp = num(r.get("overlap_reduce_pct")), num(r.get("overlap_delay_pct"))
-        if b is None or (rp is None and dp is None):
-            continue
-        ser = pics.setdefault((r.get("scenario", ""), b), {}).setdefault(series_name(r), ([], []))
-        if rp is not None:
-            ser[0].append(rp)
-        if dp is not None:
-            ser[1].append(dp)
-    # the data file holds 4 significant digits
-    near = lambda a, b: abs(a - b) <= 6e-4 * max(abs(a), abs(b)) + 1e-6
-    n = 0
-    want_pics = set()
-    for (scen, b), sers in pics.items():
-        pic = "overlap_" + size_label(b) + ("_" + safe_name(scen) if scen else "")
-        want_pics.add(pic)
-        if pic not in tables:
-            ck.fail(pic, "not drawn (overlap.csv has it)" if not os.path.exists(os.path.join(pdir, pic + ".png"))
-                    else "drawn, but gnuplot wrote no table of it")
-            continue
-        n += 1
-        names = list(sers)
-        ticks = [t for x, y, t in sorted(svg_texts(os.path.join(pdir, pic + ".svg"))) if t in sers]
-        if ticks != names:
-            ck.fail(pic, "bars named %s from left to right, overlap.csv has %s" % (ticks, names))
-        cmds = parse_table(os.path.join(pdir, pic + ".table"))
-        cs = cmds[0] if cmds else []
-        if len(cs) != 6:
-            ck.fail(pic, "%d curves, want 6 (two bars, two dots, two labels)" % len(cs))
-            continue
-        for w, off, what in ((0, -0.19, "reduction"), (1, 0.19, "delay")):
-            means = [(k + off, sum(v[w]) / len(v[w])) for k, v in enumerate(sers.values(), 1) if v[w]]
-            pts = lambda c: [(float(r[0]), float(r[1])) for r in c["rows"] if r[-1] == "i"]
-            eq = lambda g, x: near(g[0], x[0]) and near(g[1], x[1])
-            multiset_diff(ck, pic, what + " bars (x, mean)", pts(cs[w]), means, eq)
-            dots = [(k + off, v) for k, s in enumerate(sers.values(), 1) for v in s[w]]
-            multiset_diff(ck, pic, what + " dots (x, rank's share)", pts(cs[2 + w]), dots, eq)
-            labs = [(float(r[0]), float(r[1]), r[2]) for r in cs[4 + w]["rows"] if len(r) >= 3]
-            multiset_diff(ck, pic, what + " values (x, y, text)", labs, [(x, m + 3, "%.0f" % m) for x, m in means],
-                          lambda g, x: eq(g, x) and g[2] in (x[2], "%.0f" % float("%.4g" % (x[1] - 3))))
-    for pic in tables:
-        if pic.startswith("overlap_") and pic not in want_pics:
-            ck.fail(pic, "drawn, but overlap.csv has no such scenario and size")
+            check_critical(pic, run, allrows, parse_table(os.path.join(pdir, pic + ".table")), ck)
     return n
 
 

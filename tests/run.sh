@@ -37,7 +37,7 @@ run_suite() {
 }
 # the longest suites start first (seconds on 2 cores, each line's "(N s)"), so that none of them
 # is the lone tail of the run; outputs still print in the suites' order
-slow="mpi_sim tp_sim report papers plots model_pinned plot_points runs_sim timing_sim model sim"
+slow="mpi_sim tp_sim report papers papers_flows plots model_pinned plot_points runs_sim timing_sim model sim"
 start=()
 for s in $slow; do
   for t in "${suites[@]}"; do [ "$t" = "$s" ] && start+=("$s"); done

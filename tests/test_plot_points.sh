@@ -13,7 +13,11 @@
 # tests/fixtures/points/phases_parts (the simulator's --phases: 7 charts in two pictures, a
 # 30 ms delay on a time axis in ms) and
 # tests/fixtures/points/overlap (overlap.csv of the simulator's --profile overlap on 4 ranks, two
-# scenarios, three sizes, varied per series, a rank that copied nothing), read from those CSVs.
+# scenarios, three sizes, varied per series, a rank that copied nothing, fused sm kernels), read
+# from those CSVs; tests/fixtures/points/ci (samples.csv and the interval columns: ties, nccl's
+# registration modes and host timing, a straggler, degraded scenarios, the critical search's
+# probes and critical.csv with a "never", a profiled scenario: tests/plot_conclusions.py
+# recomputes each conclusion) and points/hosts (one rank per GPU on 2 hosts, rehearsed).
 . "$(dirname "$0")/lib.sh"
 # without gnuplot or python3 the suite says it skipped, except in CI (CI=true), where it fails
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -32,7 +36,8 @@ keys() {
   local out
   if out=$(python3 tests/check_keys.py "$1"/plots/*.svg 2>&1); then ok; else bad "$(basename "$1"): $out"; fi
 }
-for f in colocated points/straggler points/model points/mpi points/mixed points/na points/keys phases points/phases_parts points/overlap; do
+for f in colocated points/straggler points/model points/mpi points/mixed points/na points/keys phases points/phases_parts points/overlap \
+  points/ci points/hosts; do
   cp -r "tests/fixtures/$f" "$tmp/$(basename "$f")"
   points "$tmp/$(basename "$f")"
   keys "$tmp/$(basename "$f")"

@@ -33,8 +33,8 @@ check "summary.md written" test -s "$S"
 check "title names the run" has "$S" '^# arbench run 20261121T030000Z_dgx-h200-07$'
 check "row counts" has "$S" '^- rows: 618, 582 ok, .*34 n/a'
 # direct/sm wins small sizes, nccl is 10.36 us there: 1.48x
-check "clean 1 KiB best is direct/sm at 1.48x nccl" in_section "$S" Clean '^\| 1 KiB \| direct/sm \| 7\.00 \| 0\.15 \| 10\.36 \| 0\.10 \| 1\.48x \|$'
-check "clean 1 GiB best is ring/ce at 1.04x nccl" in_section "$S" Clean '^\| 1 GiB \| ring/ce \| 4348\.2 \| 246\.94 \| 4539\.7 \| 236\.52 \| 1\.04x \|$'
+check "clean 1 KiB best is direct/sm at 1.48x nccl" in_section "$S" Clean '^\| 1 KiB \| direct/sm \| 7\.00 \| 0\.15 \| none \| 10\.36 \| 0\.10 \| 1\.48x \|$'
+check "clean 1 GiB best is ring/ce at 1.04x nccl" in_section "$S" Clean '^\| 1 GiB \| ring/ce \| 4348\.2 \| 246\.94 \| none \| 4539\.7 \| 236\.52 \| 1\.04x \|$'
 check "clean 8 MiB: nccl faster than the best (< 1x)" in_section "$S" Clean '^\| 8 MiB \| [^|]+ \|.*\| 0\.9[0-9]x \|$'
 check "an error row (rd 2 KiB, 0.01 us) is never the best" in_section "$S" Clean '^\| 2 KiB \| direct/sm \|'
 check "an oom row (direct 8 GiB) is never the best" in_section "$S" Clean '^\| 8 GiB \| ring/ce \|'
@@ -83,7 +83,7 @@ check "wide: optcc/ce best at 128 MiB, without its k" in_section "$W" Clean '^\|
 check "wide: optcc/ce best at 512 MiB, without its k" in_section "$W" Clean '^\| 512 MiB \| optcc/ce \|'
 check "wide: no optcc label carries a pipeline" not has "$W" 'optcc/[a-z0-9-]+/p'
 check "wide: the pipeline sweep keeps /p4 (1 GiB, faster nccl run 4539.7 us)" \
-  in_section "$W" Clean '^\| 1 GiB \| async-ring/ce/p4 \| 4047\.5 \| 265\.29 \| 4539\.7 \| 236\.52 \| 1\.12x \|$'
+  in_section "$W" Clean '^\| 1 GiB \| async-ring/ce/p4 \| 4047\.5 \| 265\.29 \| none \| 4539\.7 \| 236\.52 \| 1\.12x \|$'
 check "wide: says what /pK means" has "$W" '^A /pK after the transport'
 check "wide: critical delay not found, the model's next to it" in_section "$W" "Critical straggler delay" '^\| 1 GiB \| stragglar \| nccl \| not found \(inf\) \| 1\.30 \|$'
 
@@ -163,7 +163,8 @@ done
 pcheck "exactly 12 PNGs (no S-curves for the 2-size degraded sweep)" [ "$(ls "$P"/*.png 2>/dev/null | wc -l)" -eq 12 ]
 pcheck "title has GPU, n, placement, host and date" grep -qx "ptitle = 'algbw vs size, clean  |  NVIDIA H200 x4, 1 rank/GPU, dgx-h200-07, 2026-11-21'" "$P/data/algbw_clean.gp"
 pcheck "the title is in the picture" grep -q '>algbw vs size, clean  |  NVIDIA H200 x4, 1 rank/GPU, dgx-h200-07, 2026-11-21<' "$P/algbw_clean.svg"
-pcheck "best_clean names the best schedule of each size against nccl" grep -q 'best schedule per size against nccl, clean' "$P/data/best_clean.gp"
+pcheck "best_clean: the answer first, against nccl's mode (none, the default: no settings column)" \
+  grep -q "^ptitle = 'best schedule vs nccl (registration none): faster at [0-9]*, slower at [0-9]* of 24 sizes ([0-9.]*-[0-9.]*x), no intervals (rows without samples)  |  clean  |" "$P/data/best_clean.gp"
 pcheck "algbw_clean: busbw on the right axis (x 1.5 for 4 GPUs)" grep -qx 'y2f = 1.5' "$P/data/algbw_clean.gp"
 pcheck "the straggler scenario is drawn as time after arrival, not time from the first entry" \
   test -e "$P/arrival_straggler_r3_d8ms.png" -a ! -e "$P/time_straggler_r3_d8ms.png" -a ! -e "$P/arrival_clean.png"
@@ -322,7 +323,7 @@ check "scenarios: rank1-x2 and two-x2 are two rows at 64 MiB" \
 check "scenarios: no scenario column in a CSV without one" not in_section "$S" Clean 'scenario'
 # the baseline is matched by scenario: fixed-8ms rhd 16 MiB was 10% faster the night before
 # (two-stragglers, with the same fixed columns, was not): one regression, named by scenario
-check "scenarios: one regression, fixed-8ms's" has "$X" '^\*\*1 regressions\*\* \(92 rows compared, 0 faster'
+check "scenarios: one regression, fixed-8ms's" has "$X" '^\*\*1 regression\*\* \(92 rows compared, 0 faster'
 check "scenarios: the regression names its scenario" in_section "$X" "Regressions against $tmp/scenbase (20261121T030000Z_dgx-h200-07)" \
   '^\| fixed-8ms \(straggler 1 \+8 ms\) \| rhd/nccl-p2p \| 16 MiB \| [0-9.]+ \| [0-9.]+ \| \+11\.1% \|'
 # a baseline without the scenario columns still matches on the fixed columns
@@ -339,7 +340,7 @@ done
 pcheck "scenarios: 24 pictures (best, algbw and time or arrival per scenario, no merged straggler_r1_d8ms)" \
   test "$(ls "$Y"/*.png 2>/dev/null | wc -l)" -eq 24 -a ! -e "$Y/algbw_straggler_r1_d8ms.png"
 pcheck "scenarios: the title names the scenario and every straggler" \
-  grep -q "^ptitle = 'algbw vs size, scenario two-stragglers: straggler rank 1 delayed 8 ms (and rank 0 delayed 2 ms)  |" "$Y/data/algbw_two-stragglers.gp"
+  grep -q "^ptitle = 'algbw (bytes / time after the straggler''s arrival) vs size, scenario two-stragglers: straggler rank 1 delayed 8 ms (and rank 0 delayed 2 ms)  |" "$Y/data/algbw_two-stragglers.gp"
 pcheck "scenarios: the delay sweep spans the scenarios delay-0..4ms and fixed-8ms, not two-stragglers" \
   test "$(block "$Y/data/straggler_delay_64MiB.dat" rhd/nccl-p2p | tr '\n' ' ')" = "0 0.37313 2 2.37275 4 4.37236 8 8.37159 "
 pcheck "scenarios: the factor sweep is rank1-x2 and rank1-x3, not two-x2" \
@@ -362,6 +363,28 @@ pcheck "many: plot.sh exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
 pcheck "many: 21 series become one per algorithm, nccl first" \
   test "$(words "$tmp/many/plots/data/straggler_delay_1GiB.gp" names | tr '\n' ' ')" = "nccl bcast direct optcc rd rhd ring swing-bw "
 pcheck "many: the title says so" grep -q 'each algorithm on its best transport' "$tmp/many/plots/straggler_delay_1GiB.svg"
+# ---- the answer first: titles of tests/fixtures/points/ci (gen_ci.sh; its points: test_plot_points.sh) ----
+cp -r tests/fixtures/points/ci "$tmp/ci"
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/ci" 2>&1); rc=$?
+pcheck "ci: plot.sh exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+# answer NAME: the part of NAME's title before its first "  |  "
+answer() { sed -n "s/^ptitle = '//p" "$tmp/ci/plots/data/$1.gp" 2>/dev/null | sed 's/  |  .*//'; }
+pcheck "ci: critical_delay: where stragglar wins, and never at 64 KiB up to the largest delay tried" \
+  test "$(answer critical_delay)" = "stragglar wins from 0.5 ms (256 KiB) to 1 ms (1 MiB); never at 64 KiB (up to 4 ms)"
+pcheck "ci: straggler_delay_64KiB: never, beside the model's 0.1 ms" \
+  test "$(answer straggler_delay_64KiB)" = "stragglar never beat ring/ll up to 4 ms (model: 0.1 ms)"
+pcheck "ci: straggler_delay_1MiB: the critical delay, beside the model's" \
+  test "$(answer straggler_delay_1MiB)" = "stragglar beats ring/ll from 1 ms (model: 1.5 ms)"
+pcheck "ci: degraded_factor_1MiB: the best at x4 against OPTCC's bound (60 us) and the healthy best (45 us)" \
+  test -n "$(answer degraded_factor_1MiB | grep -E "^at x4 the best is optcc/ce, 2\.0[0-9]x OPTCC''s bound, 2\.6[0-9]x the healthy best$")"
+pcheck "ci: best_clean: against nccl's fastest mode, a tie at 1 KiB, three sizes tied" \
+  test "$(answer best_clean)" = "best schedule vs nccl''s fastest mode: faster at 5, a tie at 1 of 6 sizes (1.00-1.40x), 3 sizes tied between schedules"
+pcheck "ci: best_degraded-2x: against the healthy best and OPTCC's bound" \
+  test -n "$(answer best_degraded-2x | grep -E "^best schedule [0-9.]+-[0-9.]+x the healthy best, [0-9.]+x OPTCC''s bound at 1 MiB \(no nccl rows\)$")"
+pcheck "ci: the critical search's probes are probes_*, after the answers" \
+  test -e "$tmp/ci/plots/probes_best_critical_straggler_r1_d0ms.png" -a ! -e "$tmp/ci/plots/best_critical_straggler_r1_d0ms.png"
+pcheck "ci: the never size is drawn at its bound, labelled" grep -q '>none up to 4 ms<' "$tmp/ci/plots/critical_delay.svg"
+
 # ---- the families: four panels, each with its own key beside it ----
 pcheck "nightly: algbw_clean has the four family panels" \
   test "$(grep -c -e '>classic (ring, rhd, rd, direct, oneshot)<' -e '>Swing (swing-\*, bucket\*, \*-torus, ring-ham)<' \

@@ -117,18 +117,24 @@ static void usage(FILE *f) {
   fprintf(f, "usage: arbench model --algo A[,B..]|all --ranks N[,M..] --sizes S[,S..] | -b MIN "
           "-e MAX [-f F]\n         [--alpha 3us] [--bw 450GB/s] [--transport %s|all]\n",
           ar_transport_names(names, sizeof(names), ","));
-  fputs("         [--gamma RATE] [--hop-latency T]\n"
+  fputs("         [--gamma RATE] [--hop-latency T] [--msg-cost T] [--pricing rounds|flows]\n"
         "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
-        "         [--topology switch|torus|two-tier|hx2mesh|hx4mesh|hyperx] [--torus AxB[xC..]]\n"
+        "         [--topology switch|mesh|torus|two-tier|hx2mesh|hx4mesh|hyperx] [--torus AxB[xC..]]\n"
         "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
         "         [--csv FILE] [--calibrate RUN_DIR] [--set model.jobs=N]\n"
         "  --sizes: plain bytes, binary units (1K, 8M); --bytes is its alias.\n"
-        "  prices each schedule: per round alpha + hops x hop-latency + the most loaded link's\n"
-        "  bytes / bw (a degraded GPU's links F times slower) + reduced bytes / gamma.\n"
+        "  prices each schedule (docs/model.md): --pricing rounds (the default): per round alpha\n"
+        "  + hops x hop-latency + the busiest port's messages x --msg-cost + the most loaded\n"
+        "  link's bytes / bw (a degraded GPU's links F times slower) + reduced bytes / gamma;\n"
+        "  --pricing flows: every transfer a flow started when the transfers it waits for end\n"
+        "  (its data, its ports' earlier rounds, a straggler), the links shared max-min fairly,\n"
+        "  priced by events. --msg-cost: per message, on the port it leaves by (default 0; a\n"
+        "  transport's own with --transport). --topology mesh: a link of bw/(n-1) to each peer.\n"
         "  One case prints `model_time_us: X` (and with a straggler\n"
         "  `model_time_after_arrival_us: Y`); a sweep prints a table; --csv writes rows with\n"
-        "  source=model. --calibrate fits alpha and bw per transport from RUN_DIR/results.csv\n"
-        "  and, without --algo, prices every measured row beside its measurement.\n"
+        "  source=model. --calibrate fits alpha, bw and the cost of a message per transport\n"
+        "  from RUN_DIR/results.csv and, without --algo, prices every measured row beside its\n"
+        "  measurement.\n"
         "  --segments K: OPTCC's k; async-ring's mini-batches, each round's sums overlapping its\n"
         "  copies: (copy + sum) / K + (1 - 1/K) max(copy, sum) (default: ~8 MiB each, at most 8).\n"
         "  --torus AxB[xC..] implies the torus topology and the ranks (or gives the 2-D shape of\n"
@@ -222,6 +228,8 @@ static int parse_options(int argc, char **argv, struct options *o) {
                                        {"csv", required_argument, 0, 'c'},
                                        {"calibrate", required_argument, 0, 'C'},
                                        {"set", required_argument, 0, 'X'},
+                                       {"pricing", required_argument, 0, 'p'},
+                                       {"msg-cost", required_argument, 0, 'm'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
@@ -253,6 +261,16 @@ static int parse_options(int argc, char **argv, struct options *o) {
       bad = args_parse_time_us("--alpha", optarg, &o->hw.alpha_us);
       break;
     case 'H': bad = args_parse_time_us("--hop-latency", optarg, &o->hw.hop_us); break;
+    case 'm':
+      o->msg_given = 1;
+      bad = args_parse_time_us("--msg-cost", optarg, &o->msg_us);
+      break;
+    case 'p':
+      if (!strcmp(optarg, "rounds") || !strcmp(optarg, "flows"))
+        o->pricing = optarg[0] == 'f' ? PRICING_FLOWS : PRICING_ROUNDS;
+      else
+        bad = args_bad("--pricing", optarg, "use rounds or flows");
+      break;
     case 'W':
       o->bw_given = 1;
       bad = parse_bw_flag("--bw", optarg, &o->hw.beta);
@@ -269,7 +287,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
       if ((o->topology = model_topology_find(optarg)) < 0) {
         o->topology = MODEL_SWITCH;
         bad = args_bad("--topology", optarg,
-                       "use switch, torus, two-tier, hx2mesh, hx4mesh or hyperx");
+                       "use switch, mesh, torus, two-tier, hx2mesh, hx4mesh or hyperx");
       }
       o->topology_text = optarg;
       break;
@@ -339,6 +357,13 @@ static int parse_options(int argc, char **argv, struct options *o) {
   for (int i = 0; i < o->nranks; i++)
     if (args_check_ranks(o->ranks[i], o->st, o->nst, &o->dg, o->tdims, o->torus, o->torus_text))
       return EXIT_BAD_INPUT;
+  for (int i = 0; i < o->nranks && o->topology == MODEL_MESH; i++)
+    if (o->ranks[i] > MODEL_MESH_MAX) {
+      char why[96];
+      snprintf(why, sizeof(why), "a mesh of at most %d ranks (n^2 links), got %d", MODEL_MESH_MAX,
+               o->ranks[i]);
+      return args_bad("--topology", o->topology_text, why), EXIT_BAD_INPUT;
+    }
   for (int i = 0; i < o->nranks && model_topology_grid(o->topology); i++) {
     struct ar_params p; /* the grid's shape: 2-D, HammingMesh's boards tiling it */
     struct model_net net;
@@ -390,9 +415,10 @@ static double scenario_bound(const struct scenario *sc, const struct options *o,
 
 /* Prints the key: value block of a single case. */
 static void print_single(const struct scenario *sc, const struct options *o,
-                         const struct model_hw *hw, const char *transport, double bytes,
-                         const struct model_price *pr,
-                         const struct model_times *t, double congestion) {
+                         const struct model_hw *hw, double msg_us, const char *transport,
+                         double bytes, const struct price_cache_entry *e,
+                         const struct model_times *t) {
+  const struct model_price *pr = &e->pr;
   int after;
   double cf = closed_form(sc, o, hw, bytes, &after);
   printf("algorithm: %s\nranks: %d\nbytes: %.0f\n", sc->algo->name, sc->n, bytes);
@@ -410,7 +436,7 @@ static void print_single(const struct scenario *sc, const struct options *o,
     printf("topology: two-tier, %d GPUs per node, local %g GB/s, alpha_local_us %g\n",
            o->gpus_per_node, 1e6 / o->beta_local / 1e9, o->alpha_local_us);
   } else {
-    printf("topology: switch\n");
+    printf("topology: %s\n", model_topology_name(o->topology));
   }
   if (sc->dg.n) {
     char dgt[256];
@@ -421,6 +447,9 @@ static void print_single(const struct scenario *sc, const struct options *o,
   printf("alpha_us: %g\nbw_GBps: %g\n", hw->alpha_us, 1e6 / hw->beta / 1e9);
   if (hw->hop_us > 0) printf("hop_latency_us: %g\n", hw->hop_us);
   if (hw->gamma > 0) printf("gamma_GBps: %g\n", 1e6 / hw->gamma / 1e9);
+  if (msg_us > 0) printf("msg_cost_us: %g\n", msg_us);
+  printf("pricing: %s\n", pricing_name(o->pricing));
+  if (e->flow) printf("flows: %zu\n", model_flow_xfers(e->flow));
   printf("rounds: %d\nprecondition_rounds: %d\n", pr->main.rounds, pr->pre.rounds);
   if (pr->pipelined && pr->minibatches > 0) /* sums overlap copies (async-ring) */
     printf("minibatches: %d\n", pr->minibatches);
@@ -434,7 +463,7 @@ static void print_single(const struct scenario *sc, const struct options *o,
   double lb = scenario_bound(sc, o, hw, bytes);
   if (lb >= 0) printf("lower_bound_us: %.3f\n", lb); /* optcc.txt Theorems 6 and 2 */
   if (o->topology == MODEL_TORUS || model_topology_grid(o->topology))
-    printf("congestion_deficiency: %.4f\n", congestion);
+    printf("congestion_deficiency: %.4f\n", e->congestion); /* the rounds' */
   printf("algbw_GBps: %.3f\n", bytes / (t->time_us * 1e3));
 }
 
@@ -461,8 +490,8 @@ static void scenario_of(const struct options *o, int a, int r, struct scenario *
   }
 }
 
-static int sweep(const struct options *o, const struct model_hw *hw, const char *transport,
-                 struct price_cache *cache, struct out *out, int single) {
+static int sweep(const struct options *o, const struct model_hw *hw, double msg_us,
+                 const char *transport, struct price_cache *cache, struct out *out, int single) {
   struct scenario all[MAX_LIST * MAX_LIST];
   for (int a = 0; a < o->nalgos; a++)
     for (int r = 0; r < o->nranks; r++)
@@ -491,10 +520,14 @@ static int sweep(const struct options *o, const struct model_hw *hw, const char 
           csv_row(out, &sc, transport, bytes, NULL);
           continue;
         }
-        model_times(&cache->e[k].pr, hw, bytes, sc.straggler >= 0 ? sc.delay_us : 0, &t);
+        ar_status ft = entry_times(cache, k, o, hw, msg_us, bytes, &t);
+        if (ft != AR_OK) { /* the event pricing failed: no number rather than a wrong one */
+          fprintf(stderr, "arbench: model: %s at %d ranks: flow pricing failed: %s\n",
+                  sc.algo->name, sc.n, ar_status_str(ft));
+          return EXIT_FAIL;
+        }
         if (single)
-          print_single(&sc, o, hw, transport, bytes, &cache->e[k].pr, &t,
-                       cache->e[k].congestion);
+          print_single(&sc, o, hw, msg_us, transport, bytes, &cache->e[k], &t);
         else
           print_row(out, &sc, transport, bytes, &t, NULL, -1);
         csv_row(out, &sc, transport, bytes, &t);
@@ -528,6 +561,8 @@ int cmd_model(int argc, char **argv) {
   if (o.calibrate && (nrows = read_run(o.calibrate, &rows)) < 0) return EXIT_BAD_INPUT;
   struct out out = {0};
   out_open_ids(&out);
+  out.pricing = pricing_name(o.pricing);
+  snprintf(out.gpu, sizeof(out.gpu), "model (%s)", out.pricing);
   if (o.csv && hx_csv_open(&out.csv, o.csv)) {
     free(rows);
     return args_bad("--csv", o.csv, "cannot write there"), EXIT_BAD_INPUT;
@@ -536,7 +571,7 @@ int cmd_model(int argc, char **argv) {
   int single = !o.calibrate && o.nalgos == 1 && o.nranks == 1 && o.nsizes == 1 &&
                o.ntransports <= 1;
   if (!o.calibrate && !o.ntransports) {
-    rc = sweep(&o, &o.hw, "model", &cache, &out, single);
+    rc = sweep(&o, &o.hw, o.msg_us, "model", &cache, &out, single);
   } else if (!o.calibrate) { /* each transport's figures, an explicit --alpha or --bw kept */
     rc = EXIT_OK;
     for (int t = 0; t < o.ntransports && rc == EXIT_OK; t++) {
@@ -544,7 +579,8 @@ int cmd_model(int argc, char **argv) {
       model_transport_hw(o.transports[t], &hw);
       if (o.alpha_given) hw.alpha_us = o.hw.alpha_us;
       if (o.bw_given) hw.beta = o.hw.beta;
-      rc = sweep(&o, &hw, o.transports[t]->name, &cache, &out, single);
+      double msg = o.msg_given ? o.msg_us : o.transports[t]->msg_us;
+      rc = sweep(&o, &hw, msg, o.transports[t]->name, &cache, &out, single);
     }
   } else {
     struct fit fits[MAX_FITS];
@@ -560,7 +596,8 @@ int cmd_model(int argc, char **argv) {
       rc = EXIT_BAD_INPUT;
     }
     for (int j = 0; j < nfits && o.nalgos; j++) /* a sweep of chosen algorithms: pooled fits */
-      if (fits[j].ok && !fits[j].algo) sweep(&o, &fits[j].hw, fits[j].transport, &cache, &out, 0);
+      if (fits[j].ok && !fits[j].algo)
+        sweep(&o, &fits[j].hw, fits[j].msg_us, fits[j].transport, &cache, &out, 0);
     if (!o.nalgos && any) mirror(rows, nrows, &o, fits, nfits, &cache, &out);
   }
   hx_csv_close(&out.csv);
@@ -568,7 +605,7 @@ int cmd_model(int argc, char **argv) {
     fprintf(stderr, "arbench: --csv: writing %s failed\n", o.csv);
     rc = EXIT_FAIL;
   }
-  free(cache.e);
+  cache_free(&cache);
   free(rows);
   return rc;
 }

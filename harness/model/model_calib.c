@@ -134,8 +134,9 @@ out:
   return ret;
 }
 
-/* Fits alpha and beta to the healthy rows of one transport (and one algorithm, unless algo is
- * NULL); fills ft and prints one line. */
+/* Fits alpha, beta and (pooled over the algorithms, whose messages a round differ) the cost
+ * of a message to the healthy rows of one transport (and one algorithm, unless algo is NULL:
+ * then alpha takes the messages' cost, a fixed count a round); fills ft and prints one line. */
 static void fit_rows(const struct mrow *rows, int nrows, const struct options *o,
                      struct price_cache *cache, const char *transport, const struct ar_algo *algo,
                      struct fit *ft) {
@@ -157,6 +158,7 @@ static void fit_rows(const struct mrow *rows, int nrows, const struct options *o
     if (k < 0 || cache->e[k].st != AR_OK) continue;
     const struct model_price *pr = &cache->e[k].pr;
     smp[ns].rounds = pr->pre.rounds + pr->main.rounds;
+    smp[ns].msgs = algo ? 0 : pr->pre.msgs + pr->main.msgs; /* one algorithm's: in alpha */
     smp[ns].beta_bytes = r->bytes * (pr->pre.load + pr->main.load);
     smp[ns].fixed_us = (pr->pre.hops + pr->main.hops) * o->hw.hop_us +
                        r->bytes * (pr->pre.reduce + pr->main.reduce) * o->hw.gamma;
@@ -165,13 +167,14 @@ static void fit_rows(const struct mrow *rows, int nrows, const struct options *o
   }
   ft->rows = ns;
   ft->ok = smp && ns >= CALIBRATE_MIN_ROWS &&
-           !model_fit(smp, ns, &ft->hw.alpha_us, &ft->hw.beta, &ft->rel_rms);
+           !model_fit_msg(smp, ns, &ft->hw.alpha_us, &ft->msg_us, &ft->hw.beta, &ft->rel_rms);
   free(smp);
   const char *name = algo ? algo->name : "all";
   if (ft->ok)
-    printf("calibration: transport=%s algorithm=%s rows=%d alpha_us=%.3f bw_GBps=%.2f "
-           "rel_rms=%.4f\n",
-           transport, name, ns, ft->hw.alpha_us, 1e6 / ft->hw.beta / 1e9, ft->rel_rms);
+    printf("calibration: transport=%s algorithm=%s rows=%d alpha_us=%.3f msg_us=%.3f "
+           "bw_GBps=%.2f rel_rms=%.4f\n",
+           transport, name, ns, ft->hw.alpha_us, ft->msg_us, 1e6 / ft->hw.beta / 1e9,
+           ft->rel_rms);
   else
     printf("calibration: transport=%s algorithm=%s rows=%d failed: too few healthy rows to fit "
            "(at least %d)\n", transport, name, ns, CALIBRATE_MIN_ROWS);
@@ -221,7 +224,11 @@ void mirror(const struct mrow *rows, int nrows, const struct options *o,
       continue;
     }
     struct model_times t;
-    model_times(&cache->e[k].pr, &ft->hw, r->bytes, r->sc.straggler >= 0 ? r->sc.delay_us : 0, &t);
+    if (entry_times(cache, k, o, &ft->hw, ft->msg_us, r->bytes, &t) != AR_OK) {
+      print_row(out, &r->sc, r->transport, r->bytes, NULL, "flow pricing failed", -1);
+      csv_row(out, &r->sc, r->transport, r->bytes, NULL);
+      continue;
+    }
     print_row(out, &r->sc, r->transport, r->bytes, &t, NULL, r->time_us);
     csv_row(out, &r->sc, r->transport, r->bytes, &t);
   }

@@ -18,6 +18,11 @@
 #define DEFAULT_ALPHA_US 3.0 /* stragglar.txt s4.2: NVLink latency studies */
 #define DEFAULT_BW 450e9     /* stragglar.txt s4.2: H100 SXM NVLink, one direction */
 
+/* How a schedule is priced (--pricing; model.h): rounds, each its busiest link, summed (the
+ * fast estimate), or flows, every transfer a flow that starts when what it waits for ends, the
+ * links shared max-min fairly, priced by events. */
+enum pricing { PRICING_ROUNDS = 0, PRICING_FLOWS = 1 };
+
 /* One scenario to price: everything but the size. */
 struct scenario {
   const struct ar_algo *algo;
@@ -33,6 +38,7 @@ struct fit {
   char transport[32];
   const struct ar_algo *algo;
   struct model_hw hw;
+  double msg_us; /* per message (pooled fits; 0 for one algorithm's: alpha takes it) */
   int rows;
   double rel_rms;
   int ok;
@@ -50,6 +56,8 @@ struct options {
   const char *sizes_flag; /* --sizes or its alias --bytes, as typed (for messages) */
   struct ar_settings settings; /* --set (model.threads, model.jobs; settings.h) */
   struct model_hw hw;
+  double msg_us;  /* --msg-cost: per message, its sender's (model.h) */
+  int pricing;    /* enum pricing */
   int topology;
   struct straggler_spec st[AR_MAX_STRAGGLERS];
   int nst;
@@ -63,12 +71,14 @@ struct options {
   const char *csv, *calibrate;
   /* --transport: price on each of these transports' figures; --alpha or --bw given override */
   const struct ar_transport *transports[AR_NTRANSPORTS];
-  int ntransports, alpha_given, bw_given;
+  int ntransports, alpha_given, bw_given, msg_given;
 };
 
 struct out {
   struct hx_csv csv;
   char run_id[64], stamp[32], host[64];
+  char gpu[32];        /* the CSV's gpu column: what priced the rows ("model (flows)") */
+  const char *pricing; /* pricing_name, for the table */
   int table_header, write_failed;
 };
 
@@ -80,15 +90,17 @@ struct mrow {
 };
 
 /* Schedules priced so far, so a sweep or a run folder builds each scenario once. */
+struct price_cache_entry {
+  struct scenario sc;
+  struct model_price pr;
+  ar_status st;
+  char reason[192];
+  double congestion;
+  struct model_flow_graph *flow; /* --pricing flows: the schedule's flows */
+  int priced;
+};
 struct price_cache {
-  struct {
-    struct scenario sc;
-    struct model_price pr;
-    ar_status st;
-    char reason[192];
-    double congestion;
-    int priced;
-  } * e;
+  struct price_cache_entry *e;
   int n, cap;
 };
 
@@ -99,6 +111,15 @@ int cache_get(struct price_cache *c, const struct scenario *sc, const struct opt
  * the CPUs), with a progress line on stderr once it has taken PROGRESS_AFTER_S; returns 0, or
  * -1 on no memory. */
 int cache_fill(struct price_cache *c, const struct scenario *sc, int n, const struct options *o);
+/* Releases the cache's entries and what they hold. */
+void cache_free(struct price_cache *c);
+/* Times of cache entry k's scenario (priced, AR_OK) at `bytes` with hw and msg_us per
+ * message, in the options' pricing; returns AR_OK, or the flow mode's failure. */
+ar_status entry_times(const struct price_cache *c, int k, const struct options *o,
+                      const struct model_hw *hw, double msg_us, double bytes,
+                      struct model_times *t);
+/* The pricing's name as --pricing takes it. */
+const char *pricing_name(int pricing);
 /* Writes the degraded GPUs as RANK:FACTOR,... (the flag's syntax) into buf; "" when none. */
 void degraded_text(const struct degrade_spec *dg, char *buf, size_t len);
 /* Fills generator parameters for a scenario. */

@@ -26,7 +26,7 @@ void scenario_params(const struct scenario *sc, const struct options *o,
  * build's status with the reason in `reason`. */
 static ar_status price_scenario(const struct scenario *sc, const struct options *o,
                                 struct model_price *pr, char *reason, size_t rlen,
-                                double *congestion) {
+                                double *congestion, struct model_flow_graph **flow) {
   struct ar_params p;
   struct model_net net;
   memset(pr, 0, sizeof(*pr));
@@ -38,6 +38,8 @@ static ar_status price_scenario(const struct scenario *sc, const struct options 
   }
   if (st == AR_OK) st = model_price_algo(sc->algo, &p, &net, pr, reason, rlen);
   else snprintf(reason, rlen, "the topology does not fit %d ranks", sc->n);
+  if (st == AR_OK && o->pricing == PRICING_FLOWS)
+    st = model_flow_algo(sc->algo, &p, &net, flow, reason, rlen);
   pr->minibatches = o->segments; /* async-ring's K (0: as the ce transport picks them) */
   double ideal = pr->pre.load_ideal + pr->main.load_ideal;
   *congestion = ideal > 0 ? (pr->pre.load + pr->main.load) / ideal : 1;
@@ -75,7 +77,7 @@ static int cache_add(struct price_cache *c, const struct scenario *sc) {
 /* Prices cache entry i (a worker's or the caller's). */
 static void cache_price(struct price_cache *c, int i, const struct options *o) {
   c->e[i].st = price_scenario(&c->e[i].sc, o, &c->e[i].pr, c->e[i].reason,
-                              sizeof(c->e[i].reason), &c->e[i].congestion);
+                              sizeof(c->e[i].reason), &c->e[i].congestion, &c->e[i].flow);
   c->e[i].priced = 1;
 }
 
@@ -141,6 +143,29 @@ int cache_fill(struct price_cache *c, const struct scenario *sc, int n, const st
   return 0;
 }
 
+void cache_free(struct price_cache *c) {
+  for (int i = 0; i < c->n; i++)
+    model_flow_free(c->e[i].flow);
+  free(c->e);
+  c->e = NULL;
+  c->n = c->cap = 0;
+}
+
+const char *pricing_name(int pricing) {
+  return pricing == PRICING_FLOWS ? "flows" : "rounds";
+}
+
+ar_status entry_times(const struct price_cache *c, int k, const struct options *o,
+                      const struct model_hw *hw, double msg_us, double bytes,
+                      struct model_times *t) {
+  const struct scenario *sc = &c->e[k].sc;
+  double delay = sc->straggler >= 0 ? sc->delay_us : 0;
+  if (o->pricing == PRICING_FLOWS)
+    return model_flow_times(c->e[k].flow, hw, msg_us, bytes, sc->straggler, delay, t);
+  model_times_msg(&c->e[k].pr, hw, msg_us, bytes, delay, t);
+  return AR_OK;
+}
+
 /* Writes the degraded GPUs as RANK:FACTOR,... (the flag's syntax) into buf; "" when none. */
 void degraded_text(const struct degrade_spec *dg, char *buf, size_t len) {
   size_t k = 0;
@@ -158,7 +183,7 @@ static void csv_row_named(struct out *out, const struct scenario *sc, const char
   struct hx_csv_row r = {.run_id = out->run_id,
                          .timestamp = out->stamp,
                          .host = out->host,
-                         .gpu = "model",
+                         .gpu = out->gpu,
                          .n_gpus = sc->n,
                          .driver = "-",
                          .cuda = "-",
@@ -209,6 +234,7 @@ void print_row(struct out *out, const struct scenario *sc, const char *transport
                       double bytes, const struct model_times *t, const char *reason,
                       double measured_us) {
   if (!out->table_header) {
+    printf("# pricing: %s\n", out->pricing);
     if (sc->dg.n) {
       char dgt[256];
       degraded_text(&sc->dg, dgt, sizeof(dgt));
