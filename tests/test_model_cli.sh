@@ -147,9 +147,10 @@ bad_input --ranks 8,16 $A model --algo ring --ranks 8,16 --sizes 1M --torus 4x2
 bad_input --topology switch $A model --algo ring --sizes 1M --torus 4x2 --topology switch
 bad_input --torus 256x512 $A model --algo ring --sizes 1M --torus 256x512
 # beyond 4096 ranks a schedule of n^2 transfers is n/a with its count (exit 3), the torus
-# forms price
-expect 3 "n/a: ring at 8192 ranks is about 1\\.3e\\+08 transfers" $A model --algo ring --sizes 1M \
-  --torus 64x128
+# forms price, and so do the rings (two rounds built, the others repeats)
+expect 3 "n/a: direct at 8192 ranks is about 1\\.3e\\+08 transfers" $A model --algo direct \
+  --sizes 1M --torus 64x128
+expect 0 "^model_time_us: " $A model --algo ring --sizes 1M --torus 64x128
 expect 0 "^model_time_us: " $A model --algo rhd-torus --sizes 1M --torus 64x128
 # repeated --degrade flags add up (a rank named twice is refused), and the output lists them
 out=$($A model --algo ring --ranks 8 --sizes 1G --alpha 0 --degrade 0:2 --degrade 1:1.33 2>&1)
