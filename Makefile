@@ -90,7 +90,7 @@ $(B)/obj/src/cuda/%.o: src/cuda/%.cu
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
 
 # CPU test suites link the pure-C core and the argument parsers only
-TEST_HX_OBJ = $(addprefix $(B)/obj/harness/,args.o bad_value.o config.o)
+TEST_HX_OBJ = $(addprefix $(B)/obj/harness/,args.o bad_value.o config.o once.o)
 $(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(TEST_HX_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TEST_HX_OBJ) $(B)/libarcore.a -lm -lpthread -ldl
