@@ -363,6 +363,16 @@ void args_fill_params(struct ar_params *p, int n, const struct straggler_spec *s
   for (int i = 0; i < torus_ndims; i++) p->torus[i] = torus[i];
 }
 
+int args_check_segments(const struct ar_algo *a, int n, int segments) {
+  double xfers = 2.0 * segments * n * n;
+  if (!segments || !(a->flags & AR_ALGO_DEGRADE_AWARE) || xfers <= ARGS_MAX_SEGMENT_XFERS) return 0;
+  char v[16], why[200];
+  snprintf(v, sizeof(v), "%d", segments);
+  snprintf(why, sizeof(why), "%s at %d ranks in %d segments is about %.2g transfers (at most "
+           "%.2g: fewer segments or ranks)", a->name, n, segments, xfers, ARGS_MAX_SEGMENT_XFERS);
+  return args_bad("--segments", v, why);
+}
+
 const struct ar_algo *args_find_algo(const char *flag, const char *name) {
   const struct ar_algo *a = ar_algo_find(name);
   if (a) return a;

@@ -340,6 +340,9 @@ static int parse_options(int argc, char **argv, struct options *o) {
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
     if (!o->nsizes) return args_bad("--sizes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
   }
+  for (int a = 0; a < o->nalgos; a++) /* the size --segments asks for: bounded */
+    for (int r = 0; r < o->nranks; r++)
+      if (args_check_segments(o->algos[a], o->ranks[r], o->segments)) return EXIT_BAD_INPUT;
   for (int k = 0; k < o->nst; k++) { /* a delay file: its mean, read as the harness reads it */
     double *d, sum = 0;
     int nd;

@@ -149,7 +149,9 @@ int cmd_schedule(int argc, char **argv) {
   }
   if (!algo) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
   if (!n) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
-  if (args_check_ranks(n, st, nst, &dg, tdims, torus, torus_text)) return EXIT_BAD_INPUT;
+  if (args_check_ranks(n, st, nst, &dg, tdims, torus, torus_text) ||
+      args_check_segments(algo, n, segments))
+    return EXIT_BAD_INPUT;
   struct ar_params p;
   args_fill_params(&p, n, st, nst, &dg, tdims, torus);
   p.segments = segments;

@@ -3,7 +3,6 @@
  * benchmark (bench.c), then draw and summarise the run with plots/. Also --dry-run (the plan,
  * no GPU) and --self-test; with --degrade, the healthy bandwidth the emulation divides. */
 #include <cuda_runtime.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -27,6 +26,7 @@
 #include "procs/run_procs.h"
 #include "plan/sweep.h"
 #include "run/folder.h"
+#include "run/launch.h"
 #include "run/stop.h"
 
 
@@ -84,26 +84,6 @@ static double now_s(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* GPUs seen without starting CUDA: CUDA_VISIBLE_DEVICES, else /dev/nvidiaN (at most 16). */
-static int gpus_seen(const char **how) {
-  int n = 0;
-  const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-  if (vis && *vis) {
-    n = 1;
-    for (const char *p = vis; *p; p++) n += *p == ',';
-    *how = "CUDA_VISIBLE_DEVICES";
-  } else {
-    DIR *d = opendir("/dev");
-    for (struct dirent *e; d && (e = readdir(d));) {
-      const char *s = e->d_name;
-      if (!strncmp(s, "nvidia", 6) && s[6] && strspn(s + 6, "0123456789") == strlen(s + 6)) n++;
-    }
-    if (d) closedir(d);
-    *how = "/dev/nvidia*";
-  }
-  return n > HX_MAX_DEVS ? HX_MAX_DEVS : n;
-}
-
 /* The GPUs a dry run plans for: --ranks or --gpus, else the GPUs seen (nothing is opened),
  * else 8; *how says which. */
 static int dry_gpus(const struct run_opts *o, const char **how) {
@@ -113,9 +93,16 @@ static int dry_gpus(const struct run_opts *o, const char **how) {
                                 : "--gpus";
     return named_ranks(o);
   }
-  int n = gpus_seen(how);
+  static char said[256];
+  char note[160];
+  int n = launch_gpus_seen(how, note, sizeof(note));
+  if (note[0]) { /* CUDA_VISIBLE_DEVICES says less than its entries: what CUDA will see */
+    snprintf(said, sizeof(said), "%s: %s%s", *how, note,
+             n >= 2 ? "" : "; assumed 8: --gpus or --ranks to choose");
+    *how = said;
+  }
   if (n >= 2) return n;
-  *how = "assumed: no GPU seen here; --gpus to choose";
+  if (!note[0]) *how = "assumed: no GPU seen here; --gpus to choose";
   return 8;
 }
 
@@ -123,10 +110,11 @@ static int dry_gpus(const struct run_opts *o, const char **how) {
  * in --gpus, more --ranks than GPUs listed or seen, or fewer than 2 GPUs seen. */
 static int may_colocate(const struct run_opts *o) {
   const char *how;
+  char note[160];
   for (int r = 0; r < o->ngpus; r++)
     for (int q = 0; q < r; q++)
       if (o->gpus[q] == o->gpus[r]) return 1;
-  int gpus = o->ngpus ? o->ngpus : gpus_seen(&how);
+  int gpus = o->ngpus ? o->ngpus : launch_gpus_seen(&how, note, sizeof(note));
   return (o->nranks > 0 && o->nranks > gpus) || (!o->ngpus && gpus < 2);
 }
 
@@ -404,6 +392,15 @@ int cmd_run(int argc, char **argv) {
   if (rc) {
     hx_procs_finalize();
     return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+  }
+  char launcher[96];
+  if (!procs && launch_copies(launcher, sizeof(launcher)) > 1) { /* copies that know not of each other */
+    fprintf(stderr, "arbench: %s: a launcher started %d copies of an arbench that runs alone "
+            "(built without MPI, or MPI not started): each would run every row on the same GPUs; "
+            "start it once, or build with make MPI=1 (docs/multiprocess.md)\n", launcher,
+            launch_copies(launcher, sizeof(launcher)));
+    rc = EXIT_BAD_INPUT;
+    goto out;
   }
   if ((procs ? procs_refuse(&plan) : one_process_refuse(&plan)) || procs_hosts_refuse(&plan)) {
     rc = EXIT_BAD_INPUT;
