@@ -78,7 +78,7 @@ int main(void) {
                        /* more precision than a whole number holds: these were read as 1, 1,
                         * 1024 and 64M through a double (#45) */
                        "ce.ring_streams=1.00000000000000001", "ce.ring_streams=1e0",
-                       "ce.flow_batch=1.0000000000000000001K", "ce.flow_batch=67108864.0000000001",
+                       "ce.flow_batch=64.0000000000000000001K", "ce.flow_batch=67108864.0000000001",
                        "ce.flow_batch=0.3K", "degrade.network_bw=1e12"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     struct ar_settings b = s;
