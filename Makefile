@@ -103,7 +103,7 @@ test: $(B)/arbench $(TEST_BIN)
 ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config \
               profile settings golden_programs cli run_cli configs sim colocated_sim settings_sim \
               degrade_sim hooks_sim profile_sim trace_sim fuzz runs_sim mpi_sim nccl_modes_sim \
-              budget_sim
+              budget_sim signals_sim strict_cli
 test-asan:
 	@$(MAKE) --no-print-directory B=build-asan SANITIZE=1 build-asan/arbench
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -60,13 +60,16 @@ int launch_gpus_seen(const char **how, char *note, size_t len) {
 
 int launch_copies(char *var, size_t len) {
   /* the job's size (Open MPI, MPICH's and Slurm's PMI, srun's step), else a rank above 0 */
-  static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"};
-  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+  const char *const name[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS",
+                              "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+  const char *const val[] = {getenv("OMPI_COMM_WORLD_SIZE"), getenv("PMI_SIZE"),
+                             getenv("SLURM_STEP_NUM_TASKS"), getenv("OMPI_COMM_WORLD_RANK"),
+                             getenv("PMI_RANK"), getenv("PMIX_RANK")};
   for (int i = 0; i < 6; i++) {
-    const char *name = i < 3 ? sizes[i] : ranks[i - 3], *v = getenv(name);
+    const char *v = val[i];
     long k = v && *v >= '0' && *v <= '9' ? strtol(v, NULL, 10) : 0;
     if (i < 3 ? k > 1 : k > 0) {
-      snprintf(var, len, "%s=%s", name, v);
+      snprintf(var, len, "%s=%s", name[i], v);
       return i < 3 ? (int)(k > 1 << 20 ? 1 << 20 : k) : 2;
     }
   }
