@@ -1,44 +1,115 @@
 #!/usr/bin/env bash
-# plots/history.sh RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR] (arbench history runs it):
-# reads every run folder in RUNS_DIR (RUNS_DIR/*/results.csv, with critical.csv and meta.txt),
-# groups them by machine, GPU count and placement (never one trend across groups), and writes
-# to DIR (default RUNS_DIR/history): history.md (per group, the last night's verdict per
-# series against the earlier nights' spread: history.awk), history.csv (every value),
+# plots/history.sh RUNS_DIR [--sizes BYTES] [--algo LIST] [--out DIR] (arbench history runs it,
+# after checking every argument): reads every run folder in RUNS_DIR (RUNS_DIR/*/results.csv,
+# with critical.csv and meta.txt), groups the nights by machine, GPU count, placement, source,
+# dtype and timing method (never one trend across groups), and writes to DIR: history.md (per
+# group, the last night's verdict per series: history.awk), history.csv (every value),
 # plots/trend_*.png and .svg (gnuplot; skipped, saying how to install it, without; their data
-# and drivers in plots/data/), and
-# history.html (one self-contained page: the verdicts and every trend picture inlined).
-# --sizes 1M,1G: sizes for algbw (default 1 KiB, 1 MiB, 64 MiB, 1 GiB) and the other metrics
-# (default all); --algo ring,stragglar: these algorithms (and nccl) only.
-# Exit status: 0 written (whatever the verdicts); 1 no run folder or not writable; 2 usage.
+# and drivers in plots/data/), and history.html (one self-contained page: the verdicts and
+# every trend picture inlined).
+# DIR must be new, empty or a folder history wrote before; never a run folder, a folder inside
+# one, or a folder git tracks (runs/reference/). The default is RUNS_DIR/history, or, where git
+# tracks RUNS_DIR, history-NAME beside it (runs/reference -> runs/history-reference).
+# --sizes 1048576,1073741824: sizes in bytes for algbw (default 1 KiB, 1 MiB, 64 MiB, 1 GiB) and
+# the other metrics (default all); --algo ring,stragglar: these algorithms (and nccl) only.
+# Exit status: 0 written (whatever the verdicts); 1 no run folder or not writable; 2 bad input.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/html.sh"
 usage() { echo "usage: arbench history RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR]" >&2; exit 2; }
+# refuse FLAG VALUE WHY: the one line of bad input, exit 2
+refuse() { echo "arbench: $1: bad value '$2': $3" >&2; exit 2; }
 runs= sizes= algos= out=
 while [ $# -gt 0 ]; do
   case $1 in
-    --sizes) [ $# -ge 2 ] || usage; sizes=$2; shift 2 ;;
-    --algo) [ $# -ge 2 ] || usage; algos=$2; shift 2 ;;
-    --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+    --sizes|--algo|--out)
+      [ $# -ge 2 ] || { echo "arbench: $1: needs a value" >&2; exit 2; }
+      case $1 in --sizes) sizes=$2 ;; --algo) algos=$2 ;; --out) out=$2 ;; esac
+      shift 2 ;;
     -h|--help) usage ;;
-    -*) echo "arbench history: unknown option $1" >&2; usage ;;
-    *) [ -z "$runs" ] || usage; runs=$1; shift ;;
+    -*) echo "arbench: history: unknown option '$1' (history takes RUNS_DIR, --sizes, --algo and --out)" >&2; exit 2 ;;
+    *) [ -z "$runs" ] || { echo "arbench: history: one RUNS_DIR, got '$runs' and '$1': history reads the run folders inside one folder of nights" >&2; exit 2; }
+       runs=$1; shift ;;
   esac
 done
 [ -n "$runs" ] || usage
-if [ -n "$sizes" ] && ! printf '%s' "$sizes" | grep -qiE '^[0-9]+[KMGT]?(i?B)?(,[0-9]+[KMGT]?(i?B)?)*$'; then
-  echo "arbench history: --sizes: bad value '$sizes' (e.g. 64K,1M,1G)" >&2; exit 2
-fi
+[ -z "$sizes" ] || printf '%s' "$sizes" | grep -qE '^[0-9]+(,[0-9]+)*$' || refuse --sizes "$sizes" "want bytes (arbench history converts 1M, 1G)"
 [ -d "$runs" ] || { echo "arbench history: $runs: not a folder" >&2; exit 1; }
-out=${out:-$runs/history}
+runs=${runs%/}; [ -n "$runs" ] || runs=/
+if [ -e "$runs/results.csv" ]; then
+  echo "arbench: history: bad value '$runs': is a run folder (it holds results.csv); history reads the folder that holds the nights, e.g. $(dirname "$runs")" >&2
+  exit 2
+fi
+
+# out_problem DIR: why history must not write into DIR, or nothing: a file, a run folder or a
+# folder inside one, a folder git tracks or would track (checked-in data: runs/reference/), a
+# used folder that history did not write
+out_problem() {
+  local abs a top rc f extra=
+  abs=$(realpath -m -- "$1") || { echo "cannot be resolved"; return; }
+  if [ -e "$abs" ] && [ ! -d "$abs" ]; then echo "is not a folder"; return; fi
+  a=$abs
+  while :; do
+    if [ -d "$a" ] && { [ -e "$a/results.csv" ] || [ -e "$a/meta.txt" ]; }; then
+      if [ "$a" = "$abs" ]; then echo "is a run folder (it holds results.csv or meta.txt)"; else echo "lies in the run folder $a"; fi
+      return
+    fi
+    [ "$a" = / ] && break
+    a=$(dirname "$a")
+  done
+  if command -v git >/dev/null 2>&1; then
+    a=$abs
+    while [ ! -d "$a" ]; do a=$(dirname "$a"); done
+    if top=$(git -C "$a" rev-parse --show-toplevel 2>/dev/null) && [ -n "$top" ]; then
+      git -C "$top" check-ignore -q --no-index -- "$abs/history.md" 2>/dev/null; rc=$?
+      if [ "$rc" = 1 ] || [ -n "$(git -C "$top" ls-files -- "$abs" 2>/dev/null | head -n 1)" ]; then
+        echo "lies in checked-in files of $top (git would track what history writes there); give a folder git ignores (runs/...) or one outside the source tree"
+        return
+      fi
+    fi
+  fi
+  [ -d "$abs" ] || return 0
+  for f in "$abs"/* "$abs"/.[!.]*; do
+    [ -e "$f" ] || continue
+    case ${f##*/} in
+      history.md) [ "$(head -n 1 "$f" | tr -d '\r')" = "# arbench history" ] || extra="$extra history.md (not history's)" ;;
+      history.csv|history.html) ;;
+      plots) for p in "$f"/* "$f"/.[!.]*; do
+               [ -e "$p" ] || continue
+               case ${p##*/} in trend_*.png|trend_*.svg|data) ;; *) extra="$extra plots/${p##*/}" ;; esac
+             done ;;
+      *) extra="$extra ${f##*/}" ;;
+    esac
+  done
+  [ -z "$extra" ] || echo "holds files history did not write (${extra# }); history writes into a new or empty folder, or one it wrote before"
+}
+
+if [ -n "$out" ]; then
+  why=$(out_problem "$out")
+  [ -z "$why" ] || refuse --out "$out" "$why"
+else
+  out=$runs/history
+  why=$(out_problem "$out")
+  case $why in
+    "lies in checked-in"*)
+      # checked-in nights (runs/reference): the default moves beside them, where git ignores it
+      abs=$(realpath -m -- "$runs")
+      alt=$(dirname "$abs")/history-$(basename "$abs")
+      if [ -z "$(out_problem "$alt")" ]; then
+        echo "history: $runs is checked in: writing to $alt (not into it; --out DIR writes elsewhere)" >&2
+        out=$alt why=
+      fi ;;
+  esac
+  [ -z "$why" ] || { echo "arbench: history: cannot write to $out (the default): $why; give --out DIR" >&2; exit 2; }
+fi
 mkdir -p "$out/plots" || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/arbench-history.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-# the manifest: DIR, group, group in words, date, time; by time. The group is where the run ran:
-# host, GPU model, ranks, GPUs and placement (runinfo.awk's, as make run's baseline rule). A
-# run marked INCOMPLETE (stopped early: rows missing) or FAILED (wrong or failed rows, a
-# timeout) is no night of the trend: it would decide the verdicts. Each is said in one line.
+# the manifest: a line per night and group (nightinfo.awk), by time. A run marked INCOMPLETE
+# (stopped early: rows missing) or FAILED (wrong or failed rows, a timeout) is no night of the
+# trend: it would decide the verdicts. Each is said in one line. meta.txt and results.csv are
+# read without carriage returns: a file saved with CRLF is the same night as without
 for d in "$runs"/*/; do
   d=${d%/}
   [ -s "$d/results.csv" ] || continue
@@ -49,30 +120,37 @@ for d in "$runs"/*/; do
     echo "history: left out $d: marked $mark${why:+ ($why)}; an incomplete or failed run is no night of the trend" >>"$tmp/left"
     continue
   fi
-  meta=/dev/null
-  [ -s "$d/meta.txt" ] && meta=$d/meta.txt
-  info=$(awk -f "$here/csv.awk" -f "$here/runinfo.awk" "$meta" "$d/results.csv") || continue
+  tr -d '\r' <"$d/results.csv" >"$tmp/results.csv"
+  if [ -s "$d/meta.txt" ]; then tr -d '\r' <"$d/meta.txt" >"$tmp/meta.txt"; else : >"$tmp/meta.txt"; fi
+  info=$(awk -f "$here/csv.awk" -f "$here/runinfo.awk" "$tmp/meta.txt" "$tmp/results.csv") || continue
   IFS=$'\t' read -r nrows pl gpus <<<"$info"
   [ "${nrows:-0}" -gt 0 ] || continue   # model-only folders have no nights to compare
-  awk -f "$here/csv.awk" -f "$here/nightinfo.awk" -v d="$d" -v pl="$pl" -v gpus="$gpus" "$d/results.csv"
+  awk -f "$here/csv.awk" -f "$here/rowkind.awk" -f "$here/nightinfo.awk" -v d="$d" -v pl="$pl" -v gpus="$gpus" "$tmp/results.csv"
 done | sort | cut -f2- >"$tmp/manifest"
 [ -s "$tmp/left" ] && cat "$tmp/left" >&2
 if [ ! -s "$tmp/manifest" ]; then
   [ -s "$tmp/left" ] && left=" that is complete" || left=
   echo "arbench history: no run folder with measured rows$left in $runs" >&2; exit 1
 fi
-# history.awk wants DIR, group, words, date, time
-awk -F'\t' -v OFS='\t' '{ print $1, $2, $3, $4, $5 }' "$tmp/manifest" >"$tmp/m"
+# before the work: how many nights each group has, and that a verdict needs 3
+awk -F'\t' '{ if (!($1 in dir)) { dir[$1] = 1; nd++ } if (!($2 in n)) ng++; n[$2]++; nights++ }
+  END { for (g in n) if (n[g] < 3) few++
+        printf "history: %d run folder%s, %d night%s in %d group%s (machine, GPU count, placement, source, dtype, timing method); a verdict needs 3 nights of a group", nd, (nd > 1 ? "s" : ""), nights, (nights > 1 ? "s" : ""), ng, (ng > 1 ? "s" : "")
+        if (few) printf ": %d ha%s fewer (drawn, not judged)", few, (few > 1 ? "ve" : "s")
+        printf "\n" }' "$tmp/manifest" >&2
 files=()
 while IFS=$'\t' read -r d _; do
+  case " ${seen:-} " in *" $d "*) continue ;; esac
+  seen="${seen:-} $d"
   files+=("$d/results.csv")
   [ -s "$d/critical.csv" ] && files+=("$d/critical.csv")
-done <"$tmp/m"
+done <"$tmp/manifest"
 # the pictures' data and gnuplot drivers stay in DIR/plots/data (what each picture drew)
 rm -f "$out"/plots/trend_*.png "$out"/plots/trend_*.svg
 rm -rf "$out/plots/data" && mkdir -p "$out/plots/data" || exit 1
-if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/history.awk" -v tmp="$out/plots/data" -v out="$out/plots" \
-     -v gpdir="$here" -v sizes="$sizes" -v algos="$algos" -v left="$tmp/left" "$tmp/m" "${files[@]}" >"$tmp/drivers" 2>"$tmp/said"; then
+if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/stats.awk" -f "$here/rowkind.awk" -f "$here/history.awk" \
+     -v tmp="$out/plots/data" -v out="$out/plots" -v gpdir="$here" -v sizes="$sizes" -v algos="$algos" -v left="$tmp/left" \
+     "$tmp/manifest" "${files[@]}" >"$tmp/drivers" 2>"$tmp/said"; then
   cat "$tmp/said" >&2; echo "arbench history: could not read the runs in $runs" >&2; exit 1
 fi
 mv "$out/plots/history.md" "$out/plots/history.csv" "$out/" || exit 1

@@ -125,6 +125,17 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                                    "(their network, as the model's two tiers), against a "
                                    "healthy network of B bytes/s; nccl-p2p only",
                                    NULL, 0, 1e12, NULL},
+    [AR_SET_STATS_CI_TARGET] = {"stats.ci_target", "real", "0", "of the median",
+                                "repeat each row until the larger half of its median's 95% "
+                                "interval is within this fraction of the median (0.01: 1%), "
+                                "its --row-budget ends or stats.max_iters samples are taken; "
+                                "0: exactly -n samples (results.csv's repeat_stop says which)",
+                                NULL, 0, 1, NULL},
+    [AR_SET_STATS_MAX_ITERS] = {"stats.max_iters", "int", "1000", "samples",
+                                "stats.ci_target: the most samples a row takes (iterations, or "
+                                "timing.mode=host/graph batches); never fewer than -n (or "
+                                "timing.host_batches)",
+                                NULL, 1, 100000, NULL},
 };
 
 static struct ar_settings process; /* ar_settings_apply's copy: zero = defaults */
@@ -150,7 +161,19 @@ static int parse_value(const struct ar_setting *t, const char *s, double *v, con
     *v = i;
     return 0;
   }
-  /* a plain decimal read exactly (decimal.h): strtod would also take leading blanks,
+  if (!strcmp(t->type, "real")) { /* a fraction: a double, as every real number arbench reads */
+    const char *d = s + (*s == '+' || *s == '-');
+    int plain = (d[0] >= '0' && d[0] <= '9' && !(d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))) ||
+                (d[0] == '.' && d[1] >= '0' && d[1] <= '9');
+    char *end = NULL;
+    double x = strtod(s, &end);
+    if (!plain || end == s) return *why = "not a plain decimal number", -1;
+    if (*end) return *why = "a decimal number", -1;
+    if (x < t->lo || x > t->hi) return *why = "out of range (arbench settings lists the range)", -1;
+    *v = x;
+    return 0;
+  }
+  /* a whole number read exactly (decimal.h): strtod would also take leading blanks,
    * hexadecimal ("0x10": 16) and words (inf, nan), and round 1.00000000000000001 to 1 */
   size_t len = strlen(s);
   int pow = 0;
@@ -210,7 +233,7 @@ static void value_text(const struct ar_settings *s, int i, char *buf, size_t len
     for (int k = 0; k < (int)v && *p; k++) p += strcspn(p, ",") + 1;
     snprintf(buf, len, "%.*s", (int)strcspn(p, ","), p);
   } else {
-    snprintf(buf, len, "%.0f", v);
+    snprintf(buf, len, !strcmp(table[i].type, "real") ? "%g" : "%.0f", v);
   }
 }
 
@@ -240,6 +263,7 @@ void ar_settings_list(FILE *f) {
     const struct ar_setting *t = &table[i];
     char range[64];
     if (!strcmp(t->type, "choice")) snprintf(range, sizeof(range), "%s", t->choices);
+    else if (!strcmp(t->type, "real")) snprintf(range, sizeof(range), "%g..%g", t->lo, t->hi);
     else snprintf(range, sizeof(range), "%.0f..%.0f %s", t->lo, t->hi, t->unit);
     fprintf(f, "%-20s %-7s %-8s %-24s %s", t->name, t->type, t->def, range, t->doc);
     if (t->retired_env) fprintf(f, " (was %s)", t->retired_env);

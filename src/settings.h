@@ -37,6 +37,8 @@ enum ar_setting_id {
   AR_SET_LL_FORWARD,        /* off, on */
   AR_SET_PROCS_HOSTS,       /* count; 0: the hosts the processes run on */
   AR_SET_DEGRADE_NETWORK_BW, /* bytes/s; 0: --degrade slows a GPU's every link */
+  AR_SET_STATS_CI_TARGET,   /* fraction of the median; 0: exactly -n samples */
+  AR_SET_STATS_MAX_ITERS,   /* count: the most samples a row takes with a target */
   AR_SET_COUNT
 };
 
@@ -46,6 +48,8 @@ struct ar_setting {
   const char *retired_env; /* the environment variable it replaced, no longer read */
   double lo, hi;           /* numbers: the range accepted */
   const char *choices;     /* choice: the words accepted, comma-separated (index = value) */
+  /* type: "choice", "int" and "bytes" (whole numbers, bytes with K, M, G or T), "real" (a
+   * plain decimal that may have a fraction) */
 };
 
 /* The declarations, AR_SET_COUNT of them, in enum order. */

@@ -5,7 +5,10 @@
 # results.csv's iters column, delays.csv and the table say the count used; every iteration of a
 # cut row is still checked (a transport that reads stale data on odd iterations is caught); the
 # budget with a straggler, in a critical-delay search and with --phases; 0 turns it off; bad
-# input (-w 1, timing.mode=host); meta.txt and the plan name it.
+# input (-w 1, timing.mode=host); meta.txt and the plan name it. With stats.ci_target a row
+# that does not meet it grows past -n up to what the budget fits (repeat_stop budget) or
+# stats.max_iters (max); the plan estimates both the first samples and every row at its cap;
+# every run's samples read back by tests/check_samples.py.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 
@@ -94,7 +97,49 @@ printf '%s\n' "$with" | grep -q '^  row budget: 100 ms: timed iterations cut to 
 secs() { printf '%s\n' "$1" | awk '/^  rows:/ { s = $NF; m = 0; if (s ~ /m/) { split(s, p, "m"); m = p[1]; s = p[2] } sub(/s$/, "", s); print m * 60 + s }'; }
 [ "$(secs "$with")" -lt "$(secs "$without")" ] && ok || bad "plan: $(secs "$with") s with the budget, $(secs "$without") s without"
 
-# 8. bad input: one line, exit 2
+# 8. stats.ci_target under the budget: noisy rows (AR_SIM_JITTER 0.5) that never meet 0.01%
+#    grow in steps of -n past -n, up to max(5, floor(budget / the last warm-up's time)): that
+#    time lies between the model's and 1.5x it; below -n the budget stops them at once
+samples() {
+  local o
+  o=$(python3 tests/check_samples.py "$@" 2>&1) && ok || bad "check_samples $*: $o"
+}
+AR_SIM_JITTER=0.5 "$S" run --gpus 0,1,2,3 --algo ring,rhd --transport ce --sizes 1K,64M,1G -n 4 -w 2 \
+  --row-budget 20ms --set stats.ci_target=0.0001 --set stats.max_iters=2000 --out "$tmp/tb" >/dev/null 2>"$tmp/err"; rc=$?
+r=$tmp/tb/results.csv
+[ "$rc" -eq 0 ] && [ "$(awk -F, -v c="$(col "$r" repeat_stop)" 'NR > 1 { print $c }' "$r" | sort -u)" = budget ] && ok ||
+  bad "target under a budget: exit $rc, $(cut -d, -f10,14,19,45 "$r" | tr '\n' ' ') $(cat "$tmp/err")"
+samples "$tmp/tb" -n 4 --expect-stop budget
+for a in ring rhd; do
+  for b in 1024 67108864 1073741824; do
+    t=$(model "$a" "$b") n=$(field "$r" "$a" ce "$b" n_samples)
+    lo=$(want 100000000 20000 "$(awk -v t="$t" 'BEGIN { print 1.5 * t }')") hi=$(want 100000000 20000 "$t")
+    [ -n "$n" ] && [ "$n" -ge "$lo" ] && [ "$n" -le "$hi" ] && ok || bad "target under a budget: $a $b B: $n samples, want $lo..$hi"
+  done
+done
+[ "$(field "$r" ring ce 1024 n_samples)" -gt 4 ] && [ "$(field "$r" ring ce 1073741824 n_samples)" = 5 ] && ok ||
+  bad "target under a budget: 1 KiB should grow past -n, 1 GiB stop at 5: $(cut -d, -f10,14,40- "$r" | tr '\n' ' ')"
+grep -q '^row_budget: 20 ms (.*, then stats.ci_target.s more, up to max(5, that floor) and stats.max_iters in all' "$tmp/tb/meta.txt" &&
+  ok || bad "meta.txt's budget line: $(grep row_budget "$tmp/tb/meta.txt")"
+# stats.max_iters below what the budget fits: max
+AR_SIM_JITTER=0.5 "$S" run --gpus 0,1,2,3 --algo ring --transport ce --sizes 1K -n 4 -w 2 --row-budget 20ms \
+  --set stats.ci_target=0.0001 --set stats.max_iters=10 --out "$tmp/tm" >/dev/null 2>&1
+[ "$(field "$tmp/tm/results.csv" ring ce 1024 n_samples)/$(field "$tmp/tm/results.csv" ring ce 1024 repeat_stop)" = 10/max ] &&
+  ok || bad "max under a budget: $(cut -d, -f19,40- "$tmp/tm/results.csv" | tr '\n' ' ')"
+samples "$tmp/tm" -n 4 --expect-stop max
+# the budget-cut rows of the sweep above (no target): fixed, as many samples as iterations
+samples "$tmp/sweep" -n 20 --expect-stop fixed
+# the plan: the first samples' estimate and every row at its cap, here more
+plan=$("$S" run --gpus 0,1,2,3 --algo ring --transport ce -b 1K -e 1G -n 20 -w 2 --row-budget 100ms \
+       --set stats.ci_target=0.01 --set stats.max_iters=200 --dry-run)
+line=$(printf '%s\n' "$plan" | grep '^  repeats: ')
+capped=$(printf '%s\n' "$line" | sed -n 's/.*every row at its cap: \([0-9ms]*\).*/\1/p')
+printf '%s\n' "$line" | grep -q '^  repeats: stats.ci_target 0.01: 20 more timed iterations at a time until the median.s 95% interval is within 1% of it, up to stats.max_iters 200 or what the row budget fits; estimated as if every row met it with its first 20; every row at its cap: ' &&
+  printf '%s\n' "$plan" | grep -q "^plan: .*(at most $capped with every row repeated to its cap)" &&
+  [ "$(secs "$(printf '%s\n' "$plan" | grep '^  rows:')")" -lt "$(secs "  rows: $capped")" ] && ok ||
+  bad "plan with a target: $plan"
+
+# 9. bad input: one line, exit 2
 A=$S
 bad_input "^arbench: --row-budget: bad value '10ms': needs -w 2 or more" run --algo ring --row-budget 10ms -w 1
 bad_input "^arbench: --row-budget: bad value 'x': not a duration" run --algo ring --row-budget x

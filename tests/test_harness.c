@@ -63,6 +63,38 @@ static void test_stats(void) {
   CHECK(NEAR(hx_algbw(1e9, 1e6), 1.0), "algbw %g", hx_algbw(1e9, 1e6));
   CHECK(NEAR(hx_busbw(2.0, 4), 3.0), "busbw %g", hx_busbw(2.0, 4));
   CHECK(NEAR(hx_busbw(2.0, 2), 2.0), "busbw n=2 %g", hx_busbw(2.0, 2));
+  /* stats.ci_target's rule: the larger half of the interval within the target */
+  double d[20];
+  for (int i = 0; i < 20; i++) d[i] = 100 + i; /* median 109.5, [105, 114]: halves 4.5, 4.5 */
+  hx_stats_compute(d, 20, &st);
+  CHECK(hx_ci_within(&st, 0.045) && !hx_ci_within(&st, 0.04), "within: %g %g %g", st.ci_lo,
+        st.median, st.ci_hi);
+  d[19] = 1e6; /* an outlier moves neither the median nor its interval */
+  hx_stats_compute(d, 20, &st);
+  CHECK(hx_ci_within(&st, 0.045), "an outlier: [%g, %g]", st.ci_lo, st.ci_hi);
+  int why = -1;
+  CHECK(hx_repeat_next(&st, 20, 20, 0, INT_MAX, 1000, &why) == 0 && why == HX_REPEAT_FIXED,
+        "no target: fixed (%d)", why);
+  CHECK(hx_repeat_next(&st, 20, 20, 0.05, INT_MAX, 1000, &why) == 0 && why == HX_REPEAT_TARGET,
+        "met: target (%d)", why);
+  CHECK(hx_repeat_next(&st, 20, 20, 0.01, INT_MAX, 1000, &why) == 20, "not met: a step more");
+  CHECK(hx_repeat_next(&st, 20, 20, 0.01, INT_MAX, 30, &why) == 10, "not met: up to the cap");
+  CHECK(hx_repeat_next(&st, 30, 20, 0.01, INT_MAX, 30, &why) == 0 && why == HX_REPEAT_MAX,
+        "the cap: max (%d)", why);
+  CHECK(hx_repeat_next(&st, 20, 20, 0.01, 25, 1000, &why) == 5, "the budget's limit");
+  CHECK(hx_repeat_next(&st, 25, 20, 0.01, 25, 1000, &why) == 0 && why == HX_REPEAT_BUDGET,
+        "the budget: budget (%d)", why);
+  CHECK(hx_repeat_next(&st, 20, 20, 0.01, 20, 20, &why) == 0 && why == HX_REPEAT_BUDGET,
+        "both at once: the budget's (%d)", why);
+  CHECK(hx_repeat_next(&st, 40, 40, 0.01, INT_MAX, 30, &why) == 0 && why == HX_REPEAT_MAX,
+        "-n above the cap: max (%d)", why);
+  CHECK_STR(hx_repeat_stop_name(HX_REPEAT_BUDGET), "budget");
+  hx_stats_compute(NULL, 0, &st);
+  CHECK(!hx_ci_within(&st, 1), "no samples: never within");
+  /* --row-budget's cap with a target: floor(budget / pace), at least 5; none without one */
+  CHECK(hx_budget_cap(100000, 300) == 333 && hx_budget_cap(100000, 40000) == 5 &&
+            hx_budget_cap(0, 300) == INT_MAX && hx_budget_cap(100000, 0) == INT_MAX,
+        "budget caps %d %d", hx_budget_cap(100000, 300), hx_budget_cap(100000, 40000));
   /* nccl-tests' 1 GiB row on 4 H200s: 4533.37 us -> 236.85 / 355.28 GB/s */
   double alg = hx_algbw(1073741824.0, 4533.37);
   CHECK(fabs(alg - 236.85) < 0.01 && fabs(hx_busbw(alg, 4) - 355.28) < 0.01, "algbw %g", alg);
@@ -101,13 +133,13 @@ static void test_csv(void) {
             "time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,"
             "time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status,"
             "lower_bound_us");
-  char path[] = "/tmp/arbench_test_csv_XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0, "mkstemp");
-  if (fd < 0) return;
-  close(fd);
+  char dir[] = "/tmp/arbench_test_csv_XXXXXX", path[64], spath[64];
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+  snprintf(path, sizeof(path), "%s/results.csv", dir);
+  snprintf(spath, sizeof(spath), "%s/samples.csv", dir);
   struct hx_csv c;
   CHECK_INT(hx_csv_open_run(&c, path), ==, 0);
+  CHECK_INT(hx_csv_open_samples(&c), ==, 0);
   double t[] = {10, 12, 11};
   struct hx_csv_row r = {.run_id = "20261121T000000Z_h", .timestamp = "2026-11-21T00:00:00Z",
                          .host = "h", .gpu = "NVIDIA \"H200\", SXM", .n_gpus = 4,
@@ -123,30 +155,46 @@ static void test_csv(void) {
                          .placement = "4 ranks/GPU",
                          .settings = "ce.flow_batch=8388608;flags=kernel"};
   hx_stats_compute(t, 3, &r.t);
+  r.samples = t;
+  r.repeat_stop = "target";
   CHECK_INT(hx_csv_append(&c, &r), ==, 0);
   struct hx_csv_row na = r;
+  na.samples = NULL;
   na.t.n = 0;
   na.time_after_arrival_us = na.algbw_gbps = na.busbw_gbps = NAN;
   na.wrong = -1;
   na.status = "n/a";
   na.scenario = na.stragglers = na.degraded = na.placement = na.settings = NULL; /* empty */
   CHECK_INT(hx_csv_append(&c, &na), ==, 0);
+  struct hx_csv_row nosamp = r; /* a time but no samples (an imported row): no interval */
+  nosamp.samples = NULL;
+  CHECK_INT(hx_csv_append(&c, &nosamp), ==, 0);
   hx_csv_close(&c);
   FILE *f = fopen(path, "r");
-  char line[2048], fields[40][128];
+  char line[2048], fields[50][128];
   CHECK(f && fgets(line, sizeof(line), f), "read header");
   /* results.csv of arbench run: the SPEC columns, lower_bound_us, the scenario columns, the
-   * profile columns, then placement and settings */
-  CHECK_INT(split_csv(line, fields, 40), ==, 39);
+   * profile columns, placement and settings, then the statistics columns */
+  CHECK_INT(split_csv(line, fields, 50), ==, 45);
   CHECK_STR(fields[37], "placement");
   CHECK_STR(fields[38], "settings");
+  static const char *const stats_cols[] = {"row_key", "n_samples", "time_us_ci_lo",
+                                           "time_us_ci_hi", "ci_level_pct", "repeat_stop"};
+  for (int i = 0; i < 6; i++) CHECK_STR(fields[39 + i], stats_cols[i]);
   CHECK(!strncmp(line, hx_csv_header, strlen(hx_csv_header)), "SPEC columns first: %s", line);
   CHECK_STR(fields[31], "lower_bound_us");
   CHECK_STR(fields[32], "scenario");
   CHECK_STR(fields[33], "stragglers");
   CHECK_STR(fields[34], "degraded");
   CHECK(fgets(line, sizeof(line), f) != NULL, "read row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 39);
+  CHECK_INT(split_csv(line, fields, 50), ==, 45);
+  /* row 1, its 3 samples: the median's interval below 6 samples is [min, max], 75% */
+  CHECK_STR(fields[39], "1");
+  CHECK_STR(fields[40], "3");
+  CHECK_STR(fields[41], "10.000");
+  CHECK_STR(fields[42], "12.000");
+  CHECK_STR(fields[43], "75.000");
+  CHECK_STR(fields[44], "target");
   CHECK_STR(fields[37], "4 ranks/GPU");
   CHECK_STR(fields[38], "ce.flow_batch=8388608;flags=kernel");
   CHECK_STR(fields[32], "two, late"); /* quoted: it holds a comma */
@@ -164,24 +212,43 @@ static void test_csv(void) {
   CHECK_STR(fields[30], "ok");
   CHECK_STR(fields[31], ""); /* no lower bound: not degraded */
   CHECK(fgets(line, sizeof(line), f) != NULL, "read n/a row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 39);
+  CHECK_INT(split_csv(line, fields, 50), ==, 45);
+  CHECK_STR(fields[39], "2"); /* every row numbered; the rest empty: it did not run */
+  for (int i = 40; i < 45; i++) CHECK_STR(fields[i], "");
   CHECK_STR(fields[37], ""); /* no placement given: empty */
   CHECK_STR(fields[38], "");
   CHECK(!fields[20][0] && !fields[26][0] && !fields[29][0], "n/a row has empty measurements");
   CHECK_STR(fields[30], "n/a");
   CHECK(!fields[32][0] && !fields[33][0] && !fields[34][0], "no scenario: empty columns");
+  CHECK(fgets(line, sizeof(line), f) != NULL, "read the row without samples");
+  CHECK_INT(split_csv(line, fields, 50), ==, 45);
+  CHECK(!strcmp(fields[20], "11.000") && !strcmp(fields[39], "3") && !fields[40][0] &&
+            !fields[41][0] && !fields[43][0] && !fields[44][0],
+        "a time without samples: no n_samples, interval or repeat_stop (%s %s %s)", fields[20],
+        fields[39], fields[40]);
   if (f) fclose(f);
+  /* samples.csv: row 1's samples in the order measured, nothing of the others */
+  f = fopen(spath, "r");
+  char all[512] = "";
+  size_t k = 0;
+  while (f && fgets(line, sizeof(line), f) && k < sizeof(all))
+    k += (size_t)snprintf(all + k, sizeof(all) - k, "%s", line);
+  CHECK_STR(all, "row_key,sample,time_us\n1,1,10.000\n1,2,12.000\n1,3,11.000\n");
+  if (f) fclose(f);
+  unlink(spath);
   /* the model's CSV (hx_csv_open) keeps the header without the scenario columns */
   CHECK_INT(hx_csv_open(&c, path), ==, 0);
   CHECK_INT(hx_csv_append(&c, &r), ==, 0);
   hx_csv_close(&c);
   f = fopen(path, "r");
   CHECK(f && fgets(line, sizeof(line), f), "read model header");
-  CHECK_INT(split_csv(line, fields, 40), ==, 32);
+  CHECK_INT(split_csv(line, fields, 50), ==, 32);
   CHECK(f && fgets(line, sizeof(line), f), "read model row");
-  CHECK_INT(split_csv(line, fields, 40), ==, 32);
+  CHECK_INT(split_csv(line, fields, 50), ==, 32);
   if (f) fclose(f);
+  CHECK(access(spath, F_OK) != 0, "the model's CSV has no samples.csv");
   unlink(path);
+  rmdir(dir);
 }
 
 /* Parses a command line given as one string; returns run_opts_parse's value. */

@@ -244,6 +244,32 @@ mpi crit4 4 -- "${crit[@]}"
   bad "critical search under mpirun: exit $rc: $(tail -n 2 "$tmp/crit4/critical.csv")"
 same_rows crit4 crit1
 
+# stats.ci_target across processes (noisy times: AR_SIM_JITTER, a fixed function of the rank
+# and its AllReduce's number): each step's decision made on every rank's times, gathered, so
+# every rank of every process runs the same count (AR_SIM_COUNT: each process appends its
+# ranks' AllReduces), and the rows and samples are the plain run's; process 0 writes
+# samples.csv, read back by tests/check_samples.py; a straggler and host timing too
+tgt=(--algo ring,rhd,nccl --transport ce,sm --sizes 4100,1M -n 6 -w 1 --set stats.ci_target=0.02
+     --set stats.max_iters=60)
+plain tgt1 AR_SIM_JITTER=0.3 -- "${tgt[@]}"
+for how in np4:4 np2x2:2; do
+  name=tgt-${how%%:*} np=${how#*:} extra=()
+  [ "$np" = 2 ] && extra=(--ranks-per-process 2)
+  mpi "$name" "$np" AR_SIM_JITTER=0.3 AR_SIM_COUNT="$tmp/$name.count" -- "${tgt[@]}" "${extra[@]}"
+  want=$(awk -F, -v n="$(col "$tmp/$name/results.csv" n_samples)" 'NR > 1 && $n != "" { s += 1 + $n } END { print s + 0 }' "$tmp/$name/results.csv")
+  [ "$rc" -eq 0 ] && [ "$(sort "$tmp/$name.count" | tr '\n' ' ')" = "rank 0: $want allreduces rank 1: $want allreduces rank 2: $want allreduces rank 3: $want allreduces " ] &&
+    ok || bad "$name with a target: exit $rc, each rank's AllReduces: $(tr '\n' ' ' <"$tmp/$name.count" 2>&1), want $want"
+  same_rows "$name" tgt1
+  cmp -s "$tmp/$name/samples.csv" "$tmp/tgt1/samples.csv" && ok || bad "$name: samples.csv differs from the plain run's"
+  o=$(python3 tests/check_samples.py "$tmp/$name" -n 6 --expect-stop target 2>&1) && ok || bad "$name: $o"
+done
+awk -F, -v n="$(col "$tmp/tgt1/results.csv" n_samples)" 'NR > 1 && $n > 6 { k++ } END { exit !k }' "$tmp/tgt1/results.csv" &&
+  ok || bad "with a target: no row took more than -n samples (the jitter too small to test the steps)"
+mpi tgt-late 4 AR_SIM_JITTER=0.3 -- "${tgt[@]}" --straggler 2:100us
+o=$(python3 tests/check_samples.py "$tmp/tgt-late" -n 6 2>&1) && [ "$rc" -eq 0 ] && ok || bad "a straggler with a target under mpirun: exit $rc: $o"
+mpi tgt-host 4 -- "${tgt[@]}" --set timing.mode=host --set timing.host_batches=3
+o=$(python3 tests/check_samples.py "$tmp/tgt-host" 2>&1) && [ "$rc" -eq 0 ] && ok || bad "host timing with a target under mpirun: exit $rc: $o"
+
 # --dry-run plans processes x --ranks-per-process ranks, said once, nothing written
 mpi dry 2 -- --algo ring --transport ce --sizes 4K --ranks-per-process 2 --dry-run
 [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^dry run: 1 scenario, 4 ranks')" -eq 1 ] &&

@@ -251,11 +251,13 @@ static void test_write(void) {
   f = fopen(path, "r");
   char head[1024];
   CHECK(f && fgets(head, sizeof(head), f), "header");
-  const char *tail = ",scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,settings\n";
+  const char *tail = ",scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,"
+                     "settings,row_key,n_samples,time_us_ci_lo,time_us_ci_hi,ci_level_pct,"
+                     "repeat_stop\n";
   CHECK(strlen(head) > strlen(tail) && !strcmp(head + strlen(head) - strlen(tail), tail),
         "header ends: %s", head);
   CHECK(f && fgets(line, sizeof(line), f), "row 1");
-  const char *t1 = ",s,,,25.000,,,\n", *t2 = ",s,,,,,,\n";
+  const char *t1 = ",s,,,25.000,,,,1,,,,,\n", *t2 = ",s,,,,,,,2,,,,,\n"; /* no samples */
   CHECK(strlen(line) > strlen(t1) && !strcmp(line + strlen(line) - strlen(t1), t1), "row 1: %s",
         line);
   CHECK(f && fgets(line, sizeof(line), f), "row 2");

@@ -66,7 +66,7 @@ run fake --gpus 0,1,2,3 --algo nccl,ring,stragglar --transport ce,sm --straggler
 r=$tmp/fake/results.csv o=$tmp/fake/overlap.csv
 [ "$rc" -eq 0 ] && [ "$(rows "$r")" = 5 ] && ok || bad "fake run: exit $rc, $(rows "$r") rows: $(cat "$tmp/fake.err")"
 [ "$(warnings "$tmp/fake.err")" = 0 ] && ok || bad "fake run warned: $(cat "$tmp/fake.err")"
-head -n 1 "$r" | grep -q ',scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,settings$' && ok ||
+head -n 1 "$r" | grep -q ',scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,settings,row_key,' && ok ||
   bad "results.csv header: $(head -n 1 "$r")"
 for at in nccl/nccl ring/ce ring/sm stragglar/ce stragglar/sm; do
   a=${at%/*} t=${at#*/}

@@ -7,7 +7,8 @@
 # rules (README): --force removes every file of arbench's from the earlier run (and says so) but
 # no other; --baseline is refused when it is the --out folder or marked INCOMPLETE or FAILED;
 # a watchdog timeout marks FAILED and still writes summary.md; make run's baseline is never a
-# stopped run nor its own --out.
+# stopped run nor its own --out. A stopped, killed or timed-out run never leaves a results.csv
+# line without its samples (tests/check_samples.py reads every such folder back).
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 
@@ -20,6 +21,8 @@ ROWS=("${ROWS1[@]}" -n 2)
 
 # rowsok FILE: every line of the CSV has the header's field count
 rowsok() { awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1"; }
+# sampled DIR: every row with n_samples has its samples in samples.csv, its statistics theirs
+sampled() { python3 tests/check_samples.py "$1" >"$tmp/sampled.out" 2>&1; }
 
 # whole RUN_DIR: results.csv is a header and 4 rows of as many fields, COMMAND names the run
 whole() {
@@ -90,10 +93,11 @@ whole "$tmp/same" && ok || bad "two runs into one --out: rows not whole: $(cat "
 
 # 5. SIGINT and SIGTERM: the run stops at the next row boundary, writes summary.md marked
 #    incomplete and INCOMPLETE, says so in one line and exits 128 + the signal
-BIG=(--gpus 0,1,2,3 --algo all --transport all -b 1K -e 1G -n 50 -w 5)
+#    (rows repeated to a target on noisy times: AR_SIM_JITTER)
+BIG=(--gpus 0,1,2,3 --algo all --transport all -b 1K -e 1G -n 50 -w 5 --set stats.ci_target=0.005)
 for sig in INT TERM; do
   d=$tmp/sig$sig
-  "$S" run "${BIG[@]}" --out "$d" >"$d.out" 2>"$d.err" &
+  AR_SIM_JITTER=0.2 "$S" run "${BIG[@]}" --out "$d" >"$d.out" 2>"$d.err" &
   pid=$!
   for _ in $(seq 200); do # until a few rows are written
     [ -f "$d/results.csv" ] && [ "$(wc -l <"$d/results.csv")" -gt 3 ] && break
@@ -105,6 +109,7 @@ for sig in INT TERM; do
   n=$(($(wc -l <"$d/results.csv") - 1))
   [ "$rc" -eq "$want" ] && ok || bad "SIG$sig: exit $rc, want $want: $(cat "$d.err")"
   [ "$n" -gt 0 ] && [ "$n" -lt 1029 ] && rowsok "$d/results.csv" && ok || bad "SIG$sig: $n rows, or a row not whole"
+  sampled "$d" && ok || bad "SIG$sig: $(cat "$tmp/sampled.out")"
   grep -qx "stopped by SIG$sig before every row was measured" "$d/INCOMPLETE" && ok || bad "SIG$sig: no INCOMPLETE"
   grep -q "^\*\*Incomplete run: stopped by SIG$sig" "$d/summary.md" 2>/dev/null && ok ||
     bad "SIG$sig: summary.md not marked: $(head -n 3 "$d/summary.md" 2>&1)"
@@ -119,8 +124,8 @@ mkdir -p "$tmp/w6/runs" && cp -r configs plots "$tmp/w6/"
 for sig in INT TERM KILL; do
   for k in $(seq "$trials"); do
     d=$tmp/w6/runs/2026010${k}T00000$((RANDOM % 10))Z_$sig$k
-    "$S" run --gpus 0,1,2,3 --algo ring,rhd,direct --transport ce,sm -b 1K -e 64M -n 1000 --out "$d" \
-      >/dev/null 2>&1 &
+    AR_SIM_JITTER=0.2 "$S" run --gpus 0,1,2,3 --algo ring,rhd,direct --transport ce,sm -b 1K -e 64M -n 100 \
+      --set stats.ci_target=0.001 --out "$d" >/dev/null 2>&1 &
     pid=$!
     r=$((RANDOM % 120)) # 0..1.2 s: the rows take about a second
     sleep "$((r / 100)).$((r % 100 / 10))$((r % 10))"
@@ -129,6 +134,7 @@ for sig in INT TERM KILL; do
     if [ ! -f "$d/results.csv" ]; then ok; continue; fi # killed before the folder was made
     [ -n "${VERBOSE:-}" ] && echo "SIG$sig trial $k: exit $rc, $(($(wc -l <"$d/results.csv") - 1)) rows"
     rowsok "$d/results.csv" || { bad "SIG$sig trial $k: a row not whole"; continue; }
+    sampled "$d" || { bad "SIG$sig trial $k: $(cat "$tmp/sampled.out")"; continue; }
     n=$(($(wc -l <"$d/results.csv") - 1))
     if [ "$rc" -eq 0 ]; then # the signal came after the last row: whole, not marked
       [ "$n" -eq 102 ] && [ ! -e "$d/INCOMPLETE" ] && ok || bad "SIG$sig trial $k: exit 0 with $n rows"
@@ -213,6 +219,7 @@ grep -q '^\*\*Incomplete run: ended by the watchdog' "$w/summary.md" 2>/dev/null
   bad "timeout: summary.md missing or not marked: $(head -n 3 "$w/summary.md" 2>&1)"
 rowsok "$w/results.csv" && [ "$(awk -F, -v c="$(col "$w/results.csv" status)" 'NR > 1 { print $c }' "$w/results.csv" | tr '\n' ' ')" = "ok timeout " ] &&
   ok || bad "timeout: rows not whole or not ok, timeout: $(cat "$w/results.csv")"
+sampled "$w" && ok || bad "timeout: $(cat "$tmp/sampled.out")"
 grep -q '| rhd | .* | 1 KiB | .* | timeout |' "$w/summary.md" && ok || bad "timeout: summary.md does not list the timed-out row"
 
 finish

@@ -62,6 +62,19 @@ int main(void) {
             ar_setting_value(&g, AR_SET_DEGRADE_NETWORK_BW) == 999999999999.0 &&
             parse_quiet(&g, "ce.flow_batch=64.3K") == -1 && parse_quiet(&g, "ce.flow_batch=64.5K") == 0 &&
             ar_setting_value(&g, AR_SET_CE_FLOW_BATCH) == 66048, "exact decimals");
+  /* stats.ci_target is a fraction (off by default), stats.max_iters a count */
+  struct ar_settings st;
+  memset(&st, 0, sizeof(st));
+  CHECK(ar_setting_value(NULL, AR_SET_STATS_CI_TARGET) == 0 &&
+            ar_setting_value(NULL, AR_SET_STATS_MAX_ITERS) == 1000, "stats defaults");
+  CHECK(parse_quiet(&st, "stats.ci_target=0.01") == 0 &&
+            parse_quiet(&st, "stats.max_iters=250") == 0 &&
+            ar_setting_value(&st, AR_SET_STATS_CI_TARGET) == 0.01 &&
+            ar_setting_value(&st, AR_SET_STATS_MAX_ITERS) == 250, "stats values");
+  CHECK_STR(ar_settings_text(&st, buf, sizeof(buf)), "stats.ci_target=0.01;stats.max_iters=250");
+  CHECK(parse_quiet(&st, "stats.ci_target=.5") == 0 &&
+            ar_setting_value(&st, AR_SET_STATS_CI_TARGET) == 0.5,
+        "a plain decimal without its 0");
   /* applied: what the process reads */
   ar_settings_apply(&s);
   CHECK(ar_setting(AR_SET_CE_PROGRAM) == 1 && ar_setting(AR_SET_CE_RING_STREAMS) == 1, "applied");
@@ -79,7 +92,12 @@ int main(void) {
                         * 1024 and 64M through a double (#45) */
                        "ce.ring_streams=1.00000000000000001", "ce.ring_streams=1e0",
                        "ce.flow_batch=64.0000000000000000001K", "ce.flow_batch=67108864.0000000001",
-                       "ce.flow_batch=0.3K", "degrade.network_bw=1e12"};
+                       "ce.flow_batch=0.3K", "degrade.network_bw=1e12",
+                       /* a fraction of 0..1 and a whole count of 1..100000 */
+                       "stats.ci_target=-0.01", "stats.ci_target=1.01", "stats.ci_target=1%",
+                       "stats.ci_target=0x1", "stats.ci_target=",
+                       "stats.ci_target=nan", "stats.max_iters=0", "stats.max_iters=2.5",
+                       "stats.max_iters=100001", "stats.max_iters=1K"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     struct ar_settings b = s;
     CHECK(parse_quiet(&b, bad[i]) == -1 && !memcmp(&b, &s, sizeof(b)), "'%s' accepted", bad[i]);

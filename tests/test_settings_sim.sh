@@ -37,7 +37,9 @@ printf -- '--algo ring --transport ce --sizes 1K -n 2 -w 1\n[scenario a]\n[scena
 
 # bad settings: one line naming --set and the user's words, exit 2, nothing written
 for a in ce.bogus=1 ce.ring_streams=9 ce.program=fast ce.flow_batch=8X ce.flow_batch ll.protocol=fast \
-         ll.blocks=4097 ll.lines_max=-1 ll.slice=32M; do
+         ll.blocks=4097 ll.lines_max=-1 ll.slice=32M stats.ci_target=-0.01 stats.ci_target=1.5 \
+         stats.ci_target=1% stats.ci_target=0x1 stats.ci_target= stats.max_iters=0 stats.max_iters=2.5 \
+         stats.max_iters=100001 stats.max_iters=1K; do
   out=$("$S" run --gpus 0,1 --algo ring --sizes 1K --set "$a" --out "$tmp/bad" 2>&1); rc=$?
   [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
     printf '%s\n' "$out" | grep -q "^arbench: --set: bad value '$a'" && [ ! -e "$tmp/bad" ] && ok ||
@@ -66,6 +68,14 @@ got=$(ll_status --set ll.protocol=signals --set ll.lines_max=1M)
 [ "$got" = "ce/ok/ll.protocol=signals;ll.lines_max=1048576;ll/ok/ll.protocol=signals;ll.lines_max=1048576;" ] && ok ||
   bad "ll.protocol=signals: $got"
 
+# stats.ci_target and stats.max_iters: the row's settings column and meta.txt say them
+"$S" run --gpus 0,1 --algo ring --transport ce --sizes 1K -n 6 -w 1 --set stats.ci_target=0.025 \
+  --set stats.max_iters=40 --out "$tmp/stats" >/dev/null 2>&1
+[ "$(values "$tmp/stats/results.csv" settings)" = "stats.ci_target=0.025;stats.max_iters=40|" ] &&
+  grep -qx 'setting stats.ci_target = 0.025 (--set)' "$tmp/stats/meta.txt" &&
+  grep -qx 'setting stats.max_iters = 40 (--set)' "$tmp/stats/meta.txt" && ok ||
+  bad "stats settings: $(values "$tmp/stats/results.csv" settings) $(grep stats "$tmp/stats/meta.txt")"
+
 # a retired variable changes nothing and says so
 out=$(AR_CE_PROGRAM=flow "$S" run --gpus 0,1 --algo ring --transport ce --sizes 1K -n 2 -w 1 \
   --out "$tmp/env" 2>&1)
@@ -76,7 +86,7 @@ printf '%s\n' "$out" | grep -q "AR_CE_PROGRAM is no longer read" &&
 list=$("$S" settings)
 for s in ce.program ce.ring_batch ce.ring_streams ce.direct_batch ce.flow_batch ce.flow_sum_blocks \
          ce.sum_blocks ce.sum_wait flags sm.ll_max_bytes ll.protocol ll.lines_max ll.blocks ll.slice \
-         ll.forward; do
+         ll.forward stats.ci_target stats.max_iters; do
   [ "$(printf '%s\n' "$list" | grep -c "^$s ")" -eq 1 ] && ok || bad "arbench settings: $s"
 done
 finish

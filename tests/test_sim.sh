@@ -7,7 +7,8 @@
 # has inputs of its own), the progress line, plots/ and --baseline at the end. Timing is checked against
 # `arbench model` (the fake uses the model's constants; ll its 2 us a round): from the
 # non-stragglers' entry to the last finish, the straggler-aware precondition overlapping the
-# delay on the others.
+# delay on the others. Every row's samples read back (tests/check_samples.py); stats.ci_target:
+# tests/test_stats_sim.sh.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 
@@ -149,7 +150,10 @@ grep -q '^late,ring,ce,1048576,0,1,2000.000,' "$tmp/scen/delays.csv" && ok || ba
 # results.csv: docs/csv.md's 31 fixed columns first and unchanged, then lower_bound_us
 # and the scenario columns; every row names its scenario, every straggler and degraded GPU
 spec='run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status'
-[ "$(head -n 1 "$r")" = "$spec,lower_bound_us,scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,settings" ] && ok || bad "results.csv header: $(head -n 1 "$r")"
+[ "$(head -n 1 "$r")" = "$spec,lower_bound_us,scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,settings,row_key,n_samples,time_us_ci_lo,time_us_ci_hi,ci_level_pct,repeat_stop" ] && ok || bad "results.csv header: $(head -n 1 "$r")"
+# every row's samples: clean, stragglers, degraded (nccl n/a: none) and the search's probes
+o=$(python3 tests/check_samples.py "$tmp/scen" -n 2 --expect-stop fixed 2>&1) && ok || bad "scenarios' samples: $o"
+o=$(python3 tests/check_samples.py "$tmp/fixed" -n 4 --expect-stop fixed 2>&1) && ok || bad "fixed straggler's samples: $o"
 # sc COLUMN...: the distinct "scenario|COLUMN|..." of the rows, one per line, sorted
 sc() {
   LC_ALL=C awk -F, -v cols="scenario $*" -v hdr="$(head -n 1 "$r")" 'BEGIN { n = split(hdr, h, ","); for (i = 1; i <= n; i++) c[h[i]] = i; k = split(cols, w, " ") }

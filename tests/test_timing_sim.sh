@@ -7,7 +7,10 @@
 # row that runs; graph: ce n/a with co-located ranks (its captured waits hung such a run); each batch captured and launched once (the fake refuses a second launch
 # of one graph), n/a with the reason on a transport that cannot be captured (AR_SIM_NO_CAPTURE),
 # the batches' AllReduces counted (a stale read on odd AllReduces caught exactly when B x n is
-# even), refused with what needs every iteration on its own. mpirun: tests/test_mpi_sim.sh.
+# even), refused with what needs every iteration on its own. Every run's samples.csv read back
+# (tests/check_samples.py: n_samples, median and interval recomputed; a host or graph sample is a
+# batch); stats.ci_target with host and graph batches: more batches in steps of
+# timing.host_batches, every rank the same count. mpirun: tests/test_mpi_sim.sh.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 . tests/sim/build.sh
@@ -26,6 +29,11 @@ run() {
   shift
   out=$(env "${env[@]}" "$S" run --out "$tmp/$name" --sizes 4100 -n 3 -w 0 "$@" 2>&1); rc=$?
 }
+# samples DIR ARGS...: tests/check_samples.py on a run folder
+samples() {
+  local o
+  o=$(python3 tests/check_samples.py "$@" 2>&1) && ok || bad "check_samples $*: $o"
+}
 # matrix NAME ENV... -- ARGS...: events, then host and graph, clean and with every sum wrong
 matrix() {
   local name=$1 env=() ev m n_ok n_err n_said; shift
@@ -35,8 +43,10 @@ matrix() {
   ev=$(rows "$tmp/$name-events")
   n_ok=$(printf '%s\n' "$ev" | grep -c ' ok$')
   [ "$rc" -eq 0 ] && [ "$n_ok" -ge 20 ] && ok || bad "$name events: exit $rc, $n_ok ok rows: $(printf '%s\n' "$out" | tail -n 2)"
+  samples "$tmp/$name-events" -n 3 --expect-stop fixed
   for m in host graph; do
     run "$name-$m" "${env[@]}" -- "$@" --set timing.mode=$m
+    samples "$tmp/$name-$m" --expect-stop fixed
     # co-located graph timing: ce is n/a (its captured waits hung a co-located graph on a GPU)
     if [ "$m$name" = graphcoloc ]; then
       ev=$(printf '%s\n' "$ev" | sed 's|^\([^ ]*/ce\) ok$|\1 n/a|')
@@ -81,6 +91,22 @@ for bn in 1:3:ok 2:2:error 3:3:ok 1:4:error; do
   [ "$(rows "$tmp/st$nb$ni" | cut -d' ' -f2 | sort -u)" = "$want" ] && ok ||
     bad "graph, stale, $nb batches of $ni: $(rows "$tmp/st$nb$ni" | tr '\n' ' '), want $want"
 done
+# stats.ci_target with host and graph batches (their times are the host clock's, so a row may
+# stop at the target or at the cap: check_samples.py replays which), threads and co-located;
+# every rank the same count (AR_SIM_COUNT: warm-up + batches x -n + the checked one, each row)
+for m in host graph; do
+  for pl in threads coloc; do
+    g=(--gpus 0,1,2,3) e=()
+    [ "$pl" = coloc ] && g=(--ranks 4) e=(AR_SIM_GPUS=1)
+    run "target-$m-$pl" "${e[@]}" AR_SIM_COUNT="$tmp/$m-$pl.count" -- "${g[@]}" --algo ring,rhd,nccl --transport sm,ll \
+      -w 1 --set timing.mode=$m --set timing.host_batches=3 --set stats.ci_target=0.05 --set stats.max_iters=12
+    samples "$tmp/target-$m-$pl"
+    want=$(awk -F, -v n="$(col "$tmp/target-$m-$pl/results.csv" n_samples)" 'NR > 1 && $n != "" { s += 1 + 3 * $n + 1 } END { print s + 0 }' "$tmp/target-$m-$pl/results.csv")
+    got=$(awk '{ print $3 }' "$tmp/$m-$pl.count" 2>/dev/null | sort -u | tr '\n' ' ')
+    [ "$rc" -eq 0 ] && [ "$got" = "$want " ] && ok || bad "$m $pl with a target: exit $rc, each rank's AllReduces '$got', want $want: $(printf '%s\n' "$out" | tail -n 2)"
+  done
+done
+
 # refused with what needs every iteration on its own (one line, exit 2, no folder)
 sim_refused() {
   local pat=$1; shift

@@ -32,6 +32,14 @@
  * one CUDA graph (outside the time), and the batch times its launch and a stream synchronize;
  * a transport whose AllReduce cannot be captured makes the row n/a with CUDA's reason.
  *
+ * A row's samples are its timed iterations (host and graph: its batches), written to
+ * samples.csv before its line in results.csv. With stats.ci_target a row takes its -n (or
+ * timing.host_batches), then as many more at a time until the median's interval is tight, its
+ * row budget ends or stats.max_iters: after each step every rank's times are gathered (over
+ * every process) and each process's lead makes the same decision between two barriers
+ * (bench_rank.c's repeat_decide), so every rank runs the same count. Timed iterations reuse
+ * -n events (a step takes -n at most, read before the next).
+ *
  * Jobs come from a list (the size sweep) or, with --find-critical, from the critical-delay
  * search (critical.c), which picks each next (size, algorithm, transport, delay) from the
  * times measured so far. */
@@ -237,13 +245,19 @@ static void print_devices(struct bench *b) {
            "warm-up iteration's pace (slowest rank), %d at least; results.csv's iters column "
            "holds the count\n", o->row_budget_us / 1e3,
            o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS);
+  if (b->target > 0)
+    printf("# stats.ci_target %g: each row takes %d more %s at a time until the larger half of "
+           "its median's 95%% interval is within %g%% of the median, %s%d are taken "
+           "(results.csv's n_samples and repeat_stop)\n", b->target, b->step,
+           b->host_timing ? "batches" : "timed iterations", b->target * 100,
+           o->row_budget_us > 0 ? "its row budget ends or " : "or ", b->nsamp);
   if (b->graph_timing)
     printf("# timing.mode=graph: per row %d batches of %d AllReduces captured into one CUDA "
            "graph, its launch timed on the host (nccl-tests -G), then one checked iteration\n",
-           b->nsamp, o->iters);
+           b->step, o->iters);
   else if (b->host_timing)
     printf("# timing.mode=host: per row %d batches of %d back-to-back AllReduces timed on the "
-           "host (nccl-tests' method), then one checked iteration\n", b->nsamp, o->iters);
+           "host (nccl-tests' method), then one checked iteration\n", b->step, o->iters);
   printf("# driver %s, CUDA runtime %s, NCCL %s, run %s\n", b->cfg->meta->driver,
          b->cfg->meta->cuda, b->cfg->meta->nccl, b->cfg->run_id);
   if (b->procs)
@@ -265,9 +279,12 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->procs = hx_procs_count() > 1;
   b->host_timing = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 0;
   b->graph_timing = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) == HX_TIMING_GRAPH;
-  b->nsamp = b->host_timing ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
-                            : o->iters;
-  b->total = o->warmup + (b->host_timing ? 1 : o->iters);
+  b->step = b->host_timing ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
+                           : o->iters;
+  b->target = ar_setting_value(&o->settings, AR_SET_STATS_CI_TARGET);
+  b->max_iters = (int)ar_setting_value(&o->settings, AR_SET_STATS_MAX_ITERS);
+  b->nsamp = b->target > 0 && b->max_iters > b->step ? b->max_iters : b->step;
+  b->total = o->warmup + (b->host_timing ? 1 : b->nsamp);
   b->esize = o->sizes[0].esize; /* every size was resolved against the one dtype */
   b->bar.n = b->nlocal;
   b->bar.procs = b->procs;
@@ -281,11 +298,12 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast can take a shared host's GPUs down */
   int rc = 1;
   b->times = calloc((size_t)b->n * b->nsamp, sizeof(*b->times));
+  b->row_t = calloc((size_t)b->nsamp, sizeof(*b->row_t));
   b->wrong = calloc((size_t)b->n * b->total, sizeof(*b->wrong));
   if (ar_setting_value(&o->settings, AR_SET_TIMING_START_SKEW))
-    b->starts = calloc((size_t)b->n * o->iters, sizeof(*b->starts));
+    b->starts = calloc((size_t)b->n * b->nsamp, sizeof(*b->starts));
   b->delays = calloc((size_t)(o->nst ? o->nst : 1) * b->total, sizeof(*b->delays));
-  if (!b->times || !b->wrong || !b->delays || build_jobs(b)) {
+  if (!b->times || !b->row_t || !b->wrong || !b->delays || build_jobs(b)) {
     fprintf(stderr, "arbench: out of host memory\n");
     goto out;
   }
@@ -352,6 +370,7 @@ out:
   for (int a = 0; a < o->nalgos; a++) sched_free(&b->sched[a]);
   free(b->jobs);
   free(b->times);
+  free(b->row_t);
   free(b->wrong);
   free(b->starts);
   free(b->delays);

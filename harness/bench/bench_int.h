@@ -7,6 +7,7 @@
 #include "bench/bench.h"
 
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <math.h>
 #include <nccl.h>
 #include <pthread.h>
@@ -110,8 +111,11 @@ struct job {
   struct tp_ctx *ctx;
   int state;
   int warmup, iters, total; /* its warm-up and timed iterations and their sum (b->total at
-                             * most; --row-budget cuts iters after the warm-up; timing.mode=host:
-                             * -w, -n and b->total) */
+                             * most; --row-budget cuts iters after the warm-up, stats.ci_target
+                             * adds to them; timing.mode=host: -w, -n and b->total) */
+  int samples;      /* the row's samples so far: iters, or timing.mode=host batches */
+  int budget_limit; /* the samples --row-budget allows (hx_budget_cap; INT_MAX: no budget) */
+  int stop;         /* why it took no more: enum hx_repeat_stop (repeat_stop) */
   int pipeline_used; /* --pipeline, until the transport's setup says what it uses */
   int profiling;     /* --profile: CUPTI records this job (hx_profile_begin) */
   char reason[512];
@@ -129,7 +133,12 @@ struct bench {
   int host_timing; /* timing.mode=host or graph: times[] holds batches, not iterations */
   int graph_timing; /* timing.mode=graph: each batch's AllReduces captured into a CUDA graph */
   double graph_failed[HX_MAX_DEVS]; /* timing.mode=graph: rank r could not capture (1) */
-  int nsamp;       /* time samples per rank in times[]: iters, or timing.host_batches */
+  int nsamp;       /* time samples per rank in times[] (the stride): iters, or
+                    * timing.host_batches; with stats.ci_target, stats.max_iters if more */
+  int step;        /* a row's first samples, and each step's more: iters, or host_batches */
+  double target;   /* stats.ci_target (0: off, every row takes -n samples) */
+  int max_iters;   /* stats.max_iters */
+  double *row_t;   /* [nsamp]: the row's samples (row_samples) */
   char nccl_na[352]; /* why nccl rows are n/a in this registration mode (bench_buf.c); "" */
   int first, nlocal; /* this process's ranks: first .. first + nlocal - 1 (all of them, and
                       * first 0, in a one-process run); rank `first`'s thread leads here */
@@ -151,11 +160,11 @@ struct bench {
   struct job_desc sent; /* several processes: the job process 0 chose */
   int have_job;
   struct job job;
-  double *times;            /* [rank][nsamp], us per AllReduce (job.iters of them used) */
+  double *times;            /* [rank][nsamp], us per AllReduce (job.samples of them used) */
   double warm_us[HX_MAX_DEVS]; /* --row-budget: each rank's last warm-up AllReduce, us */
   struct sweep_est *est;       /* the estimate of each row's seconds (the progress line) */
   unsigned long long *wrong; /* [rank][total] */
-  unsigned long long *starts; /* timing.start_skew: [rank][iters] ns, else NULL */
+  unsigned long long *starts; /* timing.start_skew: [rank][nsamp] ns, else NULL */
   unsigned expired[HX_MAX_DEVS];
   double *delays; /* [straggler][total], us */
   int failed;     /* a row had wrong elements or an error */
@@ -219,6 +228,12 @@ void data_free(struct rank *R);
 int peers_open(struct bench *b);
 void peers_close(struct bench *b);
 int peers_gather(struct bench *b, unsigned long long *failed);
+int peers_times(struct bench *b);
+/* bench_row.c: the current row's samples into t (job.samples of them); by a lead, with every
+ * rank's times here. repeat_step: a lead's decision, with every rank's times of the samples so
+ * far, whether the row takes more (stats.ci_target): job.samples, iters, total and stop. */
+void row_samples(const struct bench *b, double *t);
+void repeat_step(struct bench *b);
 int barrier_wait(struct hx_barrier *b, int err);
 int job_run(struct rank *R);
 int rank_fail(struct rank *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -142,25 +142,33 @@ void peers_close(struct bench *b) {
   peer_unshare(b, data);
 }
 
+/* Every rank's times in every process (the other processes' slots zeroed, then summed): by
+ * every process's lead at once; 0, or -1 when MPI failed. */
+int peers_times(struct bench *b) {
+  for (int r = 0; r < b->n; r++)
+    if (b->rk[r].remote)
+      memset(b->times + (size_t)r * b->nsamp, 0, (size_t)b->nsamp * sizeof(*b->times));
+  return b->procs ? hx_procs_sum_f64(b->times, (size_t)b->n * b->nsamp) : 0;
+}
+
 /* After a measured job: every rank's times, wrong counts and expired gates in every process,
  * and failed[r] = 1 where rank r recorded an error; 0, or -1 when MPI failed. */
 int peers_gather(struct bench *b, unsigned long long *failed) {
-  const struct run_opts *o = b->o;
   for (int r = 0; r < b->n; r++) {
     failed[r] = !b->rk[r].remote && b->rk[r].err[0];
     if (!b->rk[r].remote) continue;
-    memset(b->times + (size_t)r * b->nsamp, 0, (size_t)b->nsamp * sizeof(*b->times));
     memset(b->wrong + (size_t)r * b->total, 0, (size_t)b->total * sizeof(*b->wrong));
-    if (b->starts) memset(b->starts + (size_t)r * o->iters, 0, (size_t)o->iters * sizeof(*b->starts));
+    if (b->starts)
+      memset(b->starts + (size_t)r * b->nsamp, 0, (size_t)b->nsamp * sizeof(*b->starts));
     b->expired[r] = 0;
   }
+  if (peers_times(b)) return -1;
   if (!b->procs) return 0;
   unsigned long long exp[HX_MAX_DEVS];
   for (int r = 0; r < b->n; r++) exp[r] = b->expired[r];
-  if (hx_procs_sum_f64(b->times, (size_t)b->n * b->nsamp) ||
-      hx_procs_sum_u64(b->wrong, (size_t)b->n * b->total) ||
+  if (hx_procs_sum_u64(b->wrong, (size_t)b->n * b->total) ||
       hx_procs_sum_u64(exp, (size_t)b->n) || hx_procs_sum_u64(failed, (size_t)b->n) ||
-      (b->starts && hx_procs_sum_u64(b->starts, (size_t)b->n * o->iters)))
+      (b->starts && hx_procs_sum_u64(b->starts, (size_t)b->n * b->nsamp)))
     return -1;
   for (int r = 0; r < b->n; r++) b->expired[r] = (unsigned)exp[r];
   return 0;

@@ -46,7 +46,7 @@ int rank_init(struct rank *R) {
   err |= RK_CUDA(R, cudaMalloc((void **)&R->d_expired, sizeof(*R->d_expired)));
   if (b->cfg->nhosts > 1) err |= RK_CUDA(R, cudaMalloc((void **)&R->d_sync, 4 * sizeof(float)));
   if (b->starts)
-    err |= RK_CUDA(R, cudaMalloc((void **)&R->d_starts, (size_t)b->o->iters * sizeof(uint64_t)));
+    err |= RK_CUDA(R, cudaMalloc((void **)&R->d_starts, (size_t)b->nsamp * sizeof(uint64_t)));
   /* load the harness's kernels now, while nothing spins (see job_run) */
   err |= RK_AR(R, ar_fill_launch(R->d_wrong, 0, b->o->dtype, R->rank, 0, R->stream));
   err |= RK_AR(R, ar_check_launch(R->d_wrong, 0, b->o->dtype, n, 0, R->d_wrong, R->stream));
@@ -114,14 +114,16 @@ static int allreduce(struct rank *R, cudaStream_t s) {
 
 /* Iteration `it` of the job, in bench.c's shape, with the error so far (err: every barrier is
  * still passed, saying so); timed: its start and end events are timed iteration
- * it - warmup's (--row-budget: the last warm-up iteration records wstart and wend there).
- * Returns 1 when a barrier said some rank failed, else 0. */
+ * i = it - warmup's, in slot i % -n (stats.ci_target's steps take -n at most, each read before
+ * the next: read_times) (--row-budget: the last warm-up iteration records wstart and wend
+ * there). Returns 1 when a barrier said some rank failed, else 0. */
 static int iteration(struct rank *R, int it, int timed, int err) {
   struct bench *b = R->b;
   const struct run_opts *o = b->o;
   struct job *J = &b->job;
   int n = b->n, i = it - J->warmup, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
-  cudaEvent_t t0 = timed ? R->start[i] : NULL, t1 = timed ? R->end[i] : NULL;
+  cudaEvent_t t0 = timed ? R->start[i % o->iters] : NULL;
+  cudaEvent_t t1 = timed ? R->end[i % o->iters] : NULL;
   if (!timed && R->wstart && it == J->warmup - 1) t0 = R->wstart, t1 = R->wend;
   cudaStream_t s = R->stream;
   /* a gate opens by itself after GATE_MAX_S: a program of about a thousand stream ops
@@ -182,16 +184,16 @@ static int iteration(struct rank *R, int it, int timed, int err) {
   return 0;
 }
 
-/* timing.mode=host, nccl-tests' method: per batch, this rank's stream idle, a barrier of every
- * rank, the host clock, -n AllReduces enqueued back to back with nothing between them, a
- * stream synchronize, the clock again; the rank's sample k is (end - start) / -n. The batch
- * sums in place (each AllReduce's output is the next one's input), so it has no inputs of its
- * own and no check: the checked iteration after it is the row's check. Returns 1 when a
- * barrier said some rank failed, else 0. */
-static int host_batches(struct rank *R, int err) {
+/* timing.mode=host, nccl-tests' method: batches from .. to - 1, per batch this rank's stream
+ * idle, a barrier of every rank, the host clock, -n AllReduces enqueued back to back with
+ * nothing between them, a stream synchronize, the clock again; the rank's sample k is
+ * (end - start) / -n. The batch sums in place (each AllReduce's output is the next one's
+ * input), so it has no inputs of its own and no check: the checked iteration after it is the
+ * row's check. Returns 1 when a barrier said some rank failed, else 0. */
+static int host_batches(struct rank *R, int from, int to, int err) {
   struct bench *b = R->b;
   int iters = b->o->iters;
-  for (int k = 0; k < b->nsamp; k++) {
+  for (int k = from; k < to; k++) {
     if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
     if (barrier_wait(&b->bar, err)) return 1;
     ar_nvtx_push("host-timed batch %d: %d allreduces", k, iters);
@@ -251,17 +253,17 @@ static int graph_capture(struct rank *R, int iters, cudaGraphExec_t *exec) {
   return -1;
 }
 
-/* timing.mode=graph: host_batches' shape, each batch's -n AllReduces captured into one CUDA
- * graph before its barrier and the graph's launch timed (nccl-tests -G). Every rank learns
- * whether any could not capture (over every process); then the job is n/a with the first
- * reason here, and nothing more runs. Returns 1 when a barrier said some rank failed, 2 when
- * the job became n/a, else 0. */
-static int graph_batches(struct rank *R, int err) {
+/* timing.mode=graph: host_batches' shape (batches from .. to - 1), each batch's -n AllReduces
+ * captured into one CUDA graph before its barrier and the graph's launch timed (nccl-tests
+ * -G). Every rank learns whether any could not capture (over every process); then the job is
+ * n/a with the first reason here, and nothing more runs. Returns 1 when a barrier said some
+ * rank failed, 2 when the job became n/a, else 0. */
+static int graph_batches(struct rank *R, int from, int to, int err) {
   struct bench *b = R->b;
   struct job *J = &b->job;
   int iters = b->o->iters;
   R->graph_why[0] = 0;
-  for (int k = 0; k < b->nsamp; k++) {
+  for (int k = from; k < to; k++) {
     cudaGraphExec_t exec = NULL;
     if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
     int failed = !err && graph_capture(R, iters, &exec);
@@ -315,8 +317,39 @@ static int budget_decide(struct rank *R, int err) {
     if (b->procs && hx_procs_sum_f64(b->warm_us, (size_t)b->n)) hx_procs_abort(1);
     double worst = 0;
     for (int r = 0; r < b->n; r++) worst = fmax(worst, b->warm_us[r]);
-    J->iters = hx_budget_iters(b->o->iters, b->o->row_budget_us, worst);
+    J->iters = J->samples = hx_budget_iters(b->o->iters, b->o->row_budget_us, worst);
     J->total = J->warmup + J->iters;
+    J->budget_limit = hx_budget_cap(b->o->row_budget_us, worst);
+  }
+  return barrier_wait(&b->bar, err);
+}
+
+/* Timed iterations from .. to - 1 of rank R: their events' times into b->times (its stream
+ * done with them); 0 or 1. */
+static int read_times(struct rank *R, int from, int to) {
+  struct bench *b = R->b;
+  int err = 0;
+  for (int i = from; i < to && !err; i++) {
+    float ms = 0;
+    int slot = i % b->o->iters;
+    err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[slot], R->end[slot]));
+    b->times[(size_t)R->rank * b->nsamp + i] = ms * 1e3;
+  }
+  return err;
+}
+
+/* stats.ci_target, after a step of samples (from .. job.samples - 1 new; timing.mode=host or
+ * graph: already in b->times): every rank's times read, gathered over every process, and the
+ * decision (repeat_step) made by each process's lead on the same samples between two barriers,
+ * so that every rank takes the same count. Returns 1 when a barrier said some rank failed. */
+static int repeat_decide(struct rank *R, int from, int err) {
+  struct bench *b = R->b;
+  if (!b->host_timing && !err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
+  if (!b->host_timing && !err) err |= read_times(R, from, b->job.samples);
+  if (barrier_wait(&b->bar, err)) return 1;
+  if (IS_LEAD(R)) {
+    if (peers_times(b)) hx_procs_abort(1);
+    repeat_step(b);
   }
   return barrier_wait(&b->bar, err);
 }
@@ -334,14 +367,29 @@ int job_run(struct rank *R) {
     err |= RK_CUDA(R, hx_phase_job_rounds(&R->ph, b->sched[J->d->algo_idx].nrounds));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_wrong, 0, (size_t)b->total * sizeof(*R->d_wrong), s));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_expired, 0, sizeof(*R->d_expired), s));
+  int read = 0; /* samples whose times are in b->times */
   if (!b->host_timing) {
     int it = 0;
     for (; it < J->warmup && !stop; it++) stop = iteration(R, it, 0, err);
     if (R->wstart && !stop) stop = budget_decide(R, err);
-    for (; it < J->total && !stop; it++) stop = iteration(R, it, 1, err);
+    for (;;) { /* -n (or what the budget allows), then stats.ci_target's steps */
+      for (; it < J->total && !stop; it++) stop = iteration(R, it, 1, err);
+      if (stop || !(b->target > 0)) break;
+      int had = J->samples;
+      stop = repeat_decide(R, read, err);
+      read = had;
+      if (J->samples == had) break;
+    }
   } else {
     for (int it = 0; it < o->warmup && !stop; it++) stop = iteration(R, it, 0, err);
-    if (!stop) stop = b->graph_timing ? graph_batches(R, err) : host_batches(R, err);
+    while (!stop) { /* timing.host_batches, then stats.ci_target's steps */
+      int had = J->samples;
+      stop = b->graph_timing ? graph_batches(R, read, had, err) : host_batches(R, read, had, err);
+      read = had;
+      if (stop || !(b->target > 0)) break;
+      stop = repeat_decide(R, read, err);
+      if (J->samples == had) break;
+    }
     if (stop == 2) { /* n/a: no capture; the warm-up ran and was checked, the row says n/a */
       atomic_store(&b->done[R->rank], 1);
       return RK_CUDA(R, cudaStreamSynchronize(s));
@@ -354,18 +402,14 @@ int job_run(struct rank *R) {
   }
   if (RK_CUDA(R, cudaStreamSynchronize(s))) return 1;
   atomic_store(&b->done[R->rank], 1);
-  for (int i = 0; !b->host_timing && i < J->iters; i++) {
-    float ms = 0;
-    err |= RK_CUDA(R, cudaEventElapsedTime(&ms, R->start[i], R->end[i]));
-    b->times[R->rank * o->iters + i] = ms * 1e3;
-  }
-  if (R->ph.nev) err |= RK_CUDA(R, hx_phase_collect(&R->ph, R->start[J->iters - 1]));
+  if (!b->host_timing) err |= read_times(R, read, J->iters);
+  if (R->ph.nev) err |= RK_CUDA(R, hx_phase_collect(&R->ph, R->start[(J->iters - 1) % o->iters]));
   err |= RK_CUDA(R, cudaMemcpy(b->wrong + (size_t)R->rank * b->total, R->d_wrong,
                                (size_t)b->total * sizeof(*R->d_wrong), cudaMemcpyDeviceToHost));
   err |= RK_CUDA(R, cudaMemcpy(&b->expired[R->rank], R->d_expired, sizeof(unsigned),
                                cudaMemcpyDeviceToHost));
   if (R->d_starts)
-    err |= RK_CUDA(R, cudaMemcpy(b->starts + (size_t)R->rank * o->iters, R->d_starts,
-                                 (size_t)o->iters * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+    err |= RK_CUDA(R, cudaMemcpy(b->starts + (size_t)R->rank * b->nsamp, R->d_starts,
+                                 (size_t)b->nsamp * sizeof(uint64_t), cudaMemcpyDeviceToHost));
   return err;
 }

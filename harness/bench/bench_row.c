@@ -158,7 +158,10 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
   J->state = JOB_RUN;
   J->warmup = o->warmup; /* until --row-budget cuts iters after the warm-up (job_run) */
   J->iters = o->iters;
-  J->total = b->total;
+  J->total = J->warmup + (b->host_timing ? 1 : J->iters); /* stats.ci_target may add more */
+  J->samples = b->step;
+  J->budget_limit = INT_MAX;
+  J->stop = HX_REPEAT_FIXED;
   memset(b->warm_us, 0, sizeof(b->warm_us));
   J->seed0 = seed_next;
   seed_next += (unsigned long long)b->total;
@@ -266,7 +269,7 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
 /* timing.start_skew: how far apart the ranks' starts were (the latest stamp minus the
  * earliest, per timed iteration), as a table line. */
 static void start_skew(struct bench *b) {
-  int it = b->job.iters, stride = b->o->iters;
+  int it = b->job.iters, stride = b->nsamp;
   double *skew = malloc((size_t)it * sizeof(double));
   struct hx_stats st;
   if (!skew) return;
@@ -337,6 +340,35 @@ static void job_overlap(struct bench *b, struct hx_csv_row *row) {
     ar_log(AR_LOG_WARN, "could not write timeline.csv");
 }
 
+void row_samples(const struct bench *b, double *t) {
+  const struct job *J = &b->job;
+  for (int i = 0; i < J->samples; i++) {
+    double v = 0;
+    /* an iteration lasts until its last rank is done; a host-timed batch is the mean over the
+     * ranks, as nccl-tests averages its ranks' times */
+    for (int r = 0; r < b->n; r++) {
+      double x = b->times[(size_t)r * b->nsamp + i];
+      v = b->host_timing ? v + x / b->n : fmax(v, x);
+    }
+    /* to the 3 decimals samples.csv holds: the row's statistics are its written samples' */
+    t[i] = round(v * 1e3) / 1e3;
+  }
+}
+
+void repeat_step(struct bench *b) {
+  struct job *J = &b->job;
+  struct hx_stats st;
+  row_samples(b, b->row_t);
+  if (hx_stats_compute(b->row_t, J->samples, &st)) st.n = 0; /* no memory: no interval */
+  int more = hx_repeat_next(&st, J->samples, b->step, b->target, J->budget_limit, b->max_iters,
+                            &J->stop);
+  J->samples += more;
+  if (!b->host_timing) {
+    J->iters = J->samples;
+    J->total = J->warmup + J->iters;
+  }
+}
+
 /* The lead of every process, every rank idle: the results gathered; process 0 makes the
  * statistics, check results and the row; a fault ends the job. */
 void job_finish(struct bench *b) {
@@ -373,23 +405,17 @@ void job_finish(struct bench *b) {
   }
   if (J->state == JOB_RUN && !fatal) {
     /* samples: timed iterations (job.iters of a stride of nsamp), or host-timed batches */
-    int it = b->host_timing ? b->nsamp : J->iters, stride = b->nsamp, w = J->warmup;
-    double *t = malloc((size_t)it * sizeof(double)), *after = malloc((size_t)it * sizeof(double));
+    int it = J->samples, w = J->warmup;
+    double *t = b->row_t, *after = malloc((size_t)it * sizeof(double));
     double delay_sum = 0;
     long long worst = 0;
     int worst_it = -1, nbad = 0; /* iterations counted over warm-up and timed ones */
+    row_samples(b, t);
     for (int i = 0; i < it; i++) {
-      double tmax = 0, dmax = 0;
-      /* an iteration lasts until its last rank is done; a host-timed batch is the mean over
-       * the ranks, as nccl-tests averages its ranks' times */
-      for (int r = 0; r < b->n; r++) {
-        double v = b->times[r * stride + i];
-        tmax = b->host_timing ? tmax + v / b->n : fmax(tmax, v);
-      }
+      double dmax = 0;
       for (int k = 0; k < o->nst && !b->host_timing; k++)
         dmax = fmax(dmax, b->delays[k * b->total + w + i]);
-      if (t) t[i] = tmax;
-      if (after) after[i] = tmax - dmax;
+      if (after) after[i] = t[i] - dmax;
       delay_sum += dmax;
     }
     for (int i = 0; i < J->total; i++) { /* a wrong warm-up fails the row as well */
@@ -401,10 +427,12 @@ void job_finish(struct bench *b) {
     write_delays(b, t);
     write_phases(b);
     struct hx_stats sa;
-    if (!t || !after || hx_stats_compute(t, it, &row.t) || hx_stats_compute(after, it, &sa)) {
+    if (!after || hx_stats_compute(t, it, &row.t) || hx_stats_compute(after, it, &sa)) {
       fprintf(stderr, "arbench: out of host memory\n");
       fatal = 1;
     } else {
+      row.samples = t;
+      row.repeat_stop = hx_repeat_stop_name(J->stop);
       row.delay_us = delay_sum / it;
       row.time_after_arrival_us = sa.median;
       row.algbw_gbps = hx_algbw((double)J->bytes, row.t.median);
@@ -430,7 +458,6 @@ void job_finish(struct bench *b) {
                  "was slow; those iterations may include launch overhead", r, b->expired[r],
                  J->algo->name, J->d->tname, (unsigned long long)J->bytes);
     }
-    free(t);
     free(after);
   } else if (J->state == JOB_NA) {
     row.status = "n/a";

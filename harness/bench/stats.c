@@ -59,6 +59,28 @@ int hx_stats_compute(const double *x, int n, struct hx_stats *st) {
   return 0;
 }
 
+int hx_ci_within(const struct hx_stats *st, double target) {
+  if (st->n < 1 || !(st->median > 0)) return 0;
+  return fmax(st->median - st->ci_lo, st->ci_hi - st->median) <= target * st->median;
+}
+
+const char *hx_repeat_stop_name(int why) {
+  static const char *const name[] = {"fixed", "target", "budget", "max"};
+  return why >= 0 && why <= HX_REPEAT_MAX ? name[why] : "";
+}
+
+int hx_repeat_next(const struct hx_stats *st, int have, int step, double target,
+                   int budget_limit, int max_iters, int *why) {
+  *why = HX_REPEAT_FIXED;
+  if (!(target > 0)) return 0;
+  *why = HX_REPEAT_TARGET;
+  if (hx_ci_within(st, target)) return 0;
+  int limit = budget_limit < max_iters ? budget_limit : max_iters;
+  *why = budget_limit <= max_iters ? HX_REPEAT_BUDGET : HX_REPEAT_MAX;
+  if (have >= limit || step < 1) return 0;
+  return step < limit - have ? step : limit - have;
+}
+
 double hx_algbw(double bytes, double time_us) {
   return time_us > 0 ? bytes / (time_us * 1e-6) / 1e9 : NAN;
 }

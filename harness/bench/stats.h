@@ -20,6 +20,22 @@ int hx_median_ci_rank(int n, double *level);
  * Returns 0, or -1 when memory for the sorted copy cannot be had. */
 int hx_stats_compute(const double *x, int n, struct hx_stats *st);
 
+/* stats.ci_target's rule (docs/statistics.md): the larger half of st's interval, the greater
+ * of median - ci_lo and ci_hi - median, is within target x the median (0 when st has none). */
+int hx_ci_within(const struct hx_stats *st, double target);
+
+/* Why a row stopped taking samples: results.csv's repeat_stop (hx_repeat_stop_name). */
+enum hx_repeat_stop { HX_REPEAT_FIXED, HX_REPEAT_TARGET, HX_REPEAT_BUDGET, HX_REPEAT_MAX };
+const char *hx_repeat_stop_name(int why); /* "fixed", "target", "budget", "max" */
+
+/* The samples a row takes next, once it has `have` of them with statistics st: 0 when it
+ * stops (*why says why: fixed when target <= 0, target when hx_ci_within, else budget or max
+ * when `have` reached the smaller of budget_limit (the samples --row-budget allows; INT_MAX:
+ * none) and max_iters, budget where that is the budget's); else more, at most step and never
+ * past that limit. */
+int hx_repeat_next(const struct hx_stats *st, int have, int step, double target,
+                   int budget_limit, int max_iters, int *why);
+
 /* Algorithmic bandwidth in GB/s (1e9 bytes) of `bytes` in `time_us`; NaN for time <= 0. */
 double hx_algbw(double bytes, double time_us);
 /* nccl-tests' bus bandwidth for AllReduce: algbw * 2(n-1)/n. */

@@ -3,6 +3,7 @@
  * line and the regressions summary.md reports. */
 #include "plan/sweep.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,12 @@ int sweep_crit_side(const struct run_opts *o, int a) {
   return o->algos[a]->flags & AR_ALGO_STRAGGLER_AWARE ? -1 : 0;
 }
 
+int hx_budget_cap(double budget_us, double warm_us) {
+  if (!(budget_us > 0) || !(warm_us > 0)) return INT_MAX;
+  double fit = floor(budget_us / warm_us);
+  return fit < HX_BUDGET_MIN_ITERS ? HX_BUDGET_MIN_ITERS : fit >= INT_MAX ? INT_MAX : (int)fit;
+}
+
 int hx_budget_iters(int iters, double budget_us, double warm_us) {
   if (!(budget_us > 0) || !(warm_us > 0) || iters <= HX_BUDGET_MIN_ITERS) return iters;
   double fit = floor(budget_us / warm_us);
@@ -191,20 +198,34 @@ double sweep_est_time_us(const struct sweep_est *e, int a, const char *tname, ui
   return delay_us + (t - delay_us) * slow;
 }
 
-/* A row's seconds when its AllReduce takes t_us. */
-static double row_seconds_t(const struct run_opts *o, uint64_t bytes, double t_us) {
+int sweep_repeat_cap(const struct run_opts *o, double t_us) {
+  int host = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 0;
+  int first = host ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
+                   : hx_budget_iters(o->iters, o->row_budget_us, t_us);
+  if (!(ar_setting_value(&o->settings, AR_SET_STATS_CI_TARGET) > 0)) return first;
+  int cap = (int)ar_setting_value(&o->settings, AR_SET_STATS_MAX_ITERS);
+  int budget = host ? INT_MAX : hx_budget_cap(o->row_budget_us, t_us);
+  if (budget < cap) cap = budget;
+  return cap > first ? cap : first;
+}
+
+/* A row's seconds when its AllReduce takes t_us: with its first samples (-n, what the budget
+ * allows, timing.host_batches), or with at_cap as many as stats.ci_target may take. */
+static double row_seconds_t(const struct run_opts *o, uint64_t bytes, double t_us, int at_cap) {
   double per_iter = t_us * 1e-6 + (double)bytes / EST_CHECK_BPS + EST_ITER_US * 1e-6;
   double row = EST_ROW_S + (double)bytes / EST_SETUP_BPS;
-  if (ar_setting_value(&o->settings, AR_SET_TIMING_MODE)) /* batches of bare AllReduces, then
-                                                             * one checked iteration */
-    return row + (o->warmup + 1) * per_iter +
-           o->iters * ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES) * t_us * 1e-6;
-  return row + (o->warmup + hx_budget_iters(o->iters, o->row_budget_us, t_us)) * per_iter;
+  int host = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 0;
+  int samples = at_cap ? sweep_repeat_cap(o, t_us)
+                : host ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
+                       : hx_budget_iters(o->iters, o->row_budget_us, t_us);
+  if (host) /* batches of bare AllReduces, then one checked iteration */
+    return row + (o->warmup + 1) * per_iter + o->iters * samples * t_us * 1e-6;
+  return row + (o->warmup + samples) * per_iter;
 }
 
 double sweep_row_seconds(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
                          double delay_us) {
-  return row_seconds_t(e->o, bytes, sweep_est_time_us(e, a, tname, bytes, delay_us));
+  return row_seconds_t(e->o, bytes, sweep_est_time_us(e, a, tname, bytes, delay_us), e->at_cap);
 }
 
 /* Writes "a, b: why; c: other" into buf: the algorithms with a reason, grouped by reason. */
@@ -299,6 +320,54 @@ static const char *transport_na(const struct run_opts *o, const char *tname, cha
   return why;
 }
 
+/* The seconds of o's rows estimated with e (as the search is predicted, and at its longest),
+ * and with p, their counts into p (n/a, measured); a critical search's every coarse probe. */
+static void plan_seconds(const struct run_opts *o, const struct sweep_est *e,
+                         const unsigned char *na, const int *per_algo, struct sweep_plan *p,
+                         double *seconds, double *seconds_max) {
+  int nna = 0, measure = 0;
+  *seconds = *seconds_max = 0;
+  if (!o->find_critical) {
+    double delay = sweep_mean_delay_us(o);
+    for (int s = 0; s < o->nsizes; s++)
+      for (int a = 0; a < o->nalgos; a++) {
+        if (na[a]) {
+          nna += per_algo[a];
+          continue;
+        }
+        int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
+        for (int t = 0; t < per_algo[a]; t++) {
+          const char *tname = native ? "nccl" : o->transports[t];
+          char twhy[128];
+          if (transport_na(o, tname, twhy, sizeof(twhy))) {
+            nna++;
+            continue;
+          }
+          measure++;
+          *seconds += sweep_row_seconds(e, a, tname, o->sizes[s].bytes, delay);
+        }
+      }
+    *seconds_max = *seconds;
+  } else {
+    for (int s = 0; s < o->nsizes; s++) {
+      struct sweep_crit c;
+      sweep_crit_size(e, na, o->sizes[s].bytes, &c);
+      int dead = 0;
+      for (int a = 0; a < o->nalgos; a++)
+        if (na[a] && sweep_crit_side(o, a) >= 0) dead += per_algo[a];
+      nna += dead;
+      measure += c.rows_max - dead;
+      *seconds += c.seconds;
+      *seconds_max += c.seconds_max;
+    }
+  }
+  if (measure) { /* communicators, buffers and the first launches */
+    *seconds += HX_EST_SCENARIO_S;
+    *seconds_max += HX_EST_SCENARIO_S;
+  }
+  if (p) p->na = nna, p->measure = measure;
+}
+
 int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
   memset(p, 0, sizeof(*p));
   struct ar_schedule *sched = calloc((size_t)o->nalgos + 1, sizeof(*sched));
@@ -328,45 +397,11 @@ int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
       snprintf(p->na_text + k, sizeof(p->na_text) - k, "%severy algorithm on %s: %s",
                k ? "; " : "", o->transports[t], tw);
   }
-  if (!o->find_critical) {
-    double delay = sweep_mean_delay_us(o);
-    for (int s = 0; s < o->nsizes; s++)
-      for (int a = 0; a < o->nalgos; a++) {
-        if (na[a]) {
-          p->na += per_algo[a];
-          continue;
-        }
-        int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-        for (int t = 0; t < per_algo[a]; t++) {
-          const char *tname = native ? "nccl" : o->transports[t];
-          char twhy[128];
-          if (transport_na(o, tname, twhy, sizeof(twhy))) {
-            p->na++;
-            continue;
-          }
-          p->measure++;
-          p->seconds += sweep_row_seconds(e, a, tname, o->sizes[s].bytes, delay);
-        }
-      }
-    p->seconds_max = p->seconds;
-  } else {
-    for (int s = 0; s < o->nsizes; s++) {
-      struct sweep_crit c;
-      sweep_crit_size(e, na, o->sizes[s].bytes, &c);
-      int dead = 0;
-      for (int a = 0; a < o->nalgos; a++)
-        if (na[a] && sweep_crit_side(o, a) >= 0) dead += per_algo[a];
-      p->na += dead;
-      p->measure += c.rows_max - dead;
-      p->seconds += c.seconds;
-      p->seconds_max += c.seconds_max;
-    }
-  }
+  double first_max; /* a search at its longest, each row with its first samples */
+  plan_seconds(o, e, na, per_algo, p, &p->seconds, &first_max);
+  e->at_cap = 1; /* stats.ci_target: every row at its repeats' cap */
+  plan_seconds(o, e, na, per_algo, NULL, &p->seconds_cap, &p->seconds_max);
   p->rows = p->measure + p->na;
-  if (p->measure) { /* communicators, buffers and the first launches */
-    p->seconds += HX_EST_SCENARIO_S;
-    p->seconds_max += HX_EST_SCENARIO_S;
-  }
   for (int a = 0; a < o->nalgos; a++) sched_free(&sched[a]);
   free(sched);
   free(e);
@@ -445,6 +480,19 @@ void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct swe
     fprintf(f, "  row budget: %g ms: timed iterations cut to what fits it at the last warm-up "
             "iteration's pace, %d at least\n", o->row_budget_us / 1e3,
             o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS);
+  double target = ar_setting_value(&o->settings, AR_SET_STATS_CI_TARGET);
+  if (target > 0) {
+    int host = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 0;
+    int step = host ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES) : o->iters;
+    fprintf(f, "  repeats: stats.ci_target %g: %d more %s at a time until the median's 95%% "
+            "interval is within %g%% of it, up to stats.max_iters %.0f%s; estimated as if every "
+            "row met it with its first %d; every row at its cap: %s%s\n", target, step,
+            host ? "batches" : "timed iterations", target * 100,
+            ar_setting_value(&o->settings, AR_SET_STATS_MAX_ITERS),
+            o->row_budget_us > 0 && !host ? " or what the row budget fits" : "", step,
+            sweep_duration(d, sizeof(d), p->seconds_cap),
+            o->find_critical ? " (the search as predicted)" : "");
+  }
   if (p->na_text[0]) fprintf(f, "  n/a: %s\n", p->na_text);
   if (o->phases)
     fprintf(f, "  phases: the last iteration of each row on every rank (phases.csv)\n");

@@ -161,6 +161,10 @@ int sweep_crit_side(const struct run_opts *o, int a);
  * the minimum, when the budget is off (<= 0) or when warm_us is not > 0). bench_rank.c decides
  * each row with it; the plan estimates with it. */
 int hx_budget_iters(int iters, double budget_us, double warm_us);
+/* --row-budget with stats.ci_target: the most timed iterations a row may take,
+ * floor(budget_us / warm_us) but at least HX_BUDGET_MIN_ITERS; INT_MAX when the budget is off
+ * or warm_us is not > 0. */
+int hx_budget_cap(double budget_us, double warm_us);
 
 /* The duration estimate (--dry-run, the progress line). A row's AllReduce is priced by the
  * model (model.h) on the algorithm's schedule, on a switch, with the transport's per-round cost
@@ -173,7 +177,12 @@ struct sweep_est {
   int n;
   unsigned char priced[HX_MAX_ALGOS];     /* price[a] holds algorithm a's schedule */
   struct model_price price[HX_MAX_ALGOS]; /* the native algorithm (nccl): ring's schedule */
+  int at_cap; /* stats.ci_target: every row at its cap (sweep_repeat_cap), not its first */
 };
+/* stats.ci_target: the most samples a row whose AllReduce takes t_us may take (stats.max_iters,
+ * or fewer where --row-budget fits fewer; never fewer than its first: -n, what the budget
+ * allows, timing.host_batches); without a target, its first. */
+int sweep_repeat_cap(const struct run_opts *o, double t_us);
 /* Prices o's algorithms for n ranks from their schedules (sweep_build_schedules'); one that
  * could not be priced is estimated from its bytes alone. */
 void sweep_est_init(struct sweep_est *e, const struct run_opts *o, int n,
@@ -185,7 +194,8 @@ double sweep_est_time_us(const struct sweep_est *e, int a, const char *tname, ui
 /* Estimated seconds of one row: the bookkeeping and setup of a row, then (warm-up + timed
  * iterations) x (the AllReduce + the harness's work per iteration), the timed iterations as
  * --row-budget would cut them at the estimated time (timing.mode=host: warm-up + 1 such
- * iterations, and batches x -n bare AllReduces). */
+ * iterations, and batches x -n bare AllReduces); with e->at_cap, as many timed iterations
+ * (batches) as stats.ci_target may take. */
 double sweep_row_seconds(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
                          double delay_us);
 /* Estimated seconds of a scenario's own setup (communicators, buffers, the first launches). */
@@ -210,7 +220,10 @@ struct sweep_plan {
   int measure;     /* of which measured on the GPUs */
   int na;          /* of which n/a before any GPU work */
   double seconds;  /* estimated duration (for a search: as the estimate predicts it) */
-  double seconds_max; /* the same with every search at its longest */
+  double seconds_max; /* the same with every search at its longest and every row at its
+                       * repeats' cap (stats.ci_target) */
+  double seconds_cap; /* stats.ci_target: seconds with every row at its repeats' cap (a
+                       * search as predicted); = seconds without a target */
   char na_text[1024]; /* "algorithm: reason; ..." */
 };
 /* Fills p for o on n ranks (builds the schedules); returns 0, or -1 when out of memory. */

@@ -1,9 +1,10 @@
 /* arbench history RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR]: the trend of every run
  * folder in RUNS_DIR (but those marked INCOMPLETE or FAILED), night by night, per machine, GPU
- * count and placement, with a verdict that flags only changes beyond the runs' own spread. The
- * work is plots/history.sh's (awk and gnuplot, as the run's pictures and summary are); this
- * finds it (./plots, else next to the binary's folder: build/arbench -> plots/) and hands it
- * the arguments. */
+ * count, placement, source, dtype and timing method, with a verdict per series (the last night
+ * against the night before it and the nights before that). The work is plots/history.sh's (awk
+ * and gnuplot, as the run's pictures and summary are); this reads and checks every argument
+ * (one line and exit 2 for anything it does not take), finds the script (./plots, else next to
+ * the binary's folder: build/arbench -> plots/) and hands it the checked values. */
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -11,10 +12,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ar.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 
 #define HISTORY_MAX_SIZES 1024
+
+static const char *const history_usage =
+    "usage: arbench history RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR]\n"
+    "  reads every run folder in RUNS_DIR (one folder that holds the nights) and writes DIR:\n"
+    "  history.html, history.md (per group, each series' last night against the night before\n"
+    "  it: by their rows' intervals and beyond the earlier nights' spread, else by the spread),\n"
+    "  history.csv and plots/trend_*.png/svg (algbw per size, critical delay, time over OPTCC's\n"
+    "  bound). A verdict needs 3 nights of a group. --sizes 1M,1G (algbw default: 1K,1M,64M,1G);\n"
+    "  --algo ring,stragglar (nccl always). Nights of different machines, GPU counts,\n"
+    "  placements, dtypes or timing methods, and nccl-tests imports, are never in one trend; a\n"
+    "  run marked INCOMPLETE or FAILED is left out (one line says so).\n"
+    "  DIR (default RUNS_DIR/history; history-NAME beside RUNS_DIR where git tracks it, as\n"
+    "  runs/reference) must be new, empty or one history wrote: never a run folder, a folder in\n"
+    "  one, or checked-in files. Each flag once.";
 
 /* Reads a --sizes value with every subcommand's size-list parser and writes it for history.sh
  * as plain bytes ("1048576,1073741824"); returns a new string, or NULL after one line. */
@@ -28,6 +44,27 @@ static char *sizes_in_bytes(const char *flag, const char *text) {
   for (int i = 0; i < n; i++)
     k += (size_t)sprintf(out + k, "%s%llu", i ? "," : "", (unsigned long long)v[i].bytes);
   return out;
+}
+
+/* Checks an --algo value: "all", or algorithm names (`arbench --list`'s, nccl among them), each
+ * once; returns 0, or -1 after one line. */
+static int check_algos(const char *flag, const char *text) {
+  if (!strcmp(text, "all")) return 0;
+  if (!*text) return args_bad(flag, text, "empty");
+  if (args_check_list(flag, text)) return -1;
+  char buf[1024];
+  if (strlen(text) >= sizeof(buf)) return args_bad(flag, text, "too long");
+  snprintf(buf, sizeof(buf), "%s", text);
+  const struct ar_algo *seen[64];
+  int n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    const struct ar_algo *a = args_find_algo(flag, t);
+    if (!a) return -1;
+    for (int i = 0; i < n; i++)
+      if (seen[i] == a) return args_bad(flag, text, "an algorithm is named twice");
+    if (n < 64) seen[n++] = a;
+  }
+  return 0;
 }
 
 /* Fills buf with plots/history.sh's path (the source tree's, or the one beside the binary's
@@ -45,33 +82,63 @@ static int find_history(char *buf, size_t len) {
 }
 
 int cmd_history(int argc, char **argv) {
-  char path[PATH_MAX + 32];
+  static const char *const flags[] = {"--sizes", "--algo", "--out"};
+  const char *val[3] = {NULL, NULL, NULL}, *runs = NULL;
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    puts("usage: arbench history RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR]\n"
-         "  reads every run folder in RUNS_DIR and writes DIR (default RUNS_DIR/history):\n"
-         "  history.html, history.md (the last night of each machine against the earlier\n"
-         "  nights' spread), history.csv and plots/trend_*.png/svg (algbw per size, critical\n"
-         "  delay, time over OPTCC's bound). --sizes 1M,1G (algbw default: 1K,1M,64M,1G);\n"
-         "  --algo ring,stragglar (nccl always). Runs of different machines, GPU counts or\n"
-         "  placements are never in one trend; a run marked INCOMPLETE or FAILED is left out\n"
-         "  (one line says so) and never decides a verdict.");
+    puts(history_usage);
     return EXIT_OK;
   }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *eq = strchr(a, '=');
+    int f = -1;
+    for (int k = 0; k < 3; k++) {
+      size_t n = strlen(flags[k]);
+      if (!strncmp(a, flags[k], n) && (a[n] == '\0' || a[n] == '=')) f = k;
+    }
+    if (f < 0 && a[0] == '-' && a[1]) {
+      fprintf(stderr, "arbench: history: unknown option '%s' (history takes RUNS_DIR, --sizes, --algo and --out)\n", a);
+      return EXIT_BAD_INPUT;
+    }
+    if (f < 0) {
+      if (runs) {
+        fprintf(stderr, "arbench: history: one RUNS_DIR, got '%s' and '%s': history reads the run folders inside one "
+                "folder of nights (RUNS_DIR/*/results.csv); put them in one folder\n", runs, a);
+        return EXIT_BAD_INPUT;
+      }
+      runs = a;
+      continue;
+    }
+    const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+    if (!v) {
+      fprintf(stderr, "arbench: %s: needs a value\n", flags[f]);
+      return EXIT_BAD_INPUT;
+    }
+    if (val[f]) return args_bad(flags[f], v, "given twice (each flag once)"), EXIT_BAD_INPUT;
+    if (!*v) return args_bad(flags[f], v, "empty"), EXIT_BAD_INPUT;
+    val[f] = v;
+  }
+  if (!runs) {
+    fprintf(stderr, "%s\n", history_usage);
+    return EXIT_BAD_INPUT;
+  }
+  if (!*runs) return args_bad("history", runs, "RUNS_DIR is empty"), EXIT_BAD_INPUT;
+  char *sizes = NULL;
+  if (val[0] && !(sizes = sizes_in_bytes(flags[0], val[0]))) return EXIT_BAD_INPUT;
+  if (val[1] && check_algos(flags[1], val[1])) return EXIT_BAD_INPUT;
+  char path[PATH_MAX + 32];
   if (find_history(path, sizeof(path))) {
     fprintf(stderr, "arbench history: cannot find plots/history.sh (run from the source tree)\n");
     return EXIT_FAIL;
   }
-  char *args[64];
+  /* bash, the script, RUNS_DIR, three flags and their values, NULL */
+  char *args[10];
   int n = 0;
   args[n++] = "bash";
   args[n++] = path;
-  for (int i = 1; i < argc && n < 62; i++) {
-    args[n++] = argv[i];
-    if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-      i++;
-      if (!(args[n++] = sizes_in_bytes(argv[i - 1], argv[i]))) return EXIT_BAD_INPUT;
-    }
-  }
+  args[n++] = (char *)runs;
+  if (sizes) args[n++] = "--sizes", args[n++] = sizes;
+  if (val[1] && strcmp(val[1], "all")) args[n++] = "--algo", args[n++] = (char *)val[1];
+  if (val[2]) args[n++] = "--out", args[n++] = (char *)val[2];
   args[n] = NULL;
   fflush(stdout);
   execvp("bash", args);

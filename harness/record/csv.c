@@ -1,5 +1,6 @@
 /* results.csv writer: the header of docs/csv.md (then lower_bound_us, and for `arbench run`
- * the scenario, --profile overlap, placement and settings columns), CSV quoting, rows flushed one by one. */
+ * the scenario, --profile overlap, placement, settings and statistics columns), CSV quoting,
+ * rows flushed one by one, each after its samples in samples.csv. */
 #include "record/csv.h"
 
 #include <math.h>
@@ -15,6 +16,9 @@ const char hx_csv_scenario_columns[] = "scenario,stragglers,degraded";
 const char hx_csv_profile_columns[] = "overlap_reduce_pct,overlap_delay_pct";
 const char hx_csv_placement_column[] = "placement";
 const char hx_csv_settings_column[] = "settings";
+const char hx_csv_stats_columns[] =
+    "row_key,n_samples,time_us_ci_lo,time_us_ci_hi,ci_level_pct,repeat_stop";
+const char hx_samples_header[] = "row_key,sample,time_us";
 
 void hx_csv_field(FILE *f, const char *s) {
   if (!s) s = "";
@@ -82,6 +86,14 @@ int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
     put_num(f, r->profiled ? r->overlap_delay_pct : NAN);
     put_str(f, r->placement);
     put_str(f, r->settings);
+    int sampled = r->samples && have;
+    fprintf(f, ",%ld", r->row_key);
+    if (sampled) fprintf(f, ",%d", r->t.n);
+    else fputc(',', f);
+    put_num(f, sampled ? r->t.ci_lo : NAN);
+    put_num(f, sampled ? r->t.ci_hi : NAN);
+    put_num(f, sampled ? r->t.ci_level : NAN);
+    put_str(f, sampled ? r->repeat_stop : NULL);
   }
   return fputc('\n', f) == EOF ? -1 : 0;
 }
@@ -89,6 +101,8 @@ int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
 /* Creates path with the header (and the scenario columns when asked); 0, or -1 (errno). */
 static int csv_create(struct hx_csv *c, const char *path, int scenario_cols) {
   c->f = fopen(path, "w");
+  c->samples = NULL;
+  c->rows = 0;
   if (!c->f) return -1;
   /* a row (far below 64 KiB) leaves in one write() at its fflush: a kill never cuts one */
   setvbuf(c->f, NULL, _IOFBF, 1 << 16);
@@ -96,8 +110,9 @@ static int csv_create(struct hx_csv *c, const char *path, int scenario_cols) {
   c->scenario_cols = scenario_cols;
   snprintf(c->path, sizeof(c->path), "%s", path);
   if (scenario_cols)
-    fprintf(c->f, "%s,%s,%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns,
-            hx_csv_profile_columns, hx_csv_placement_column, hx_csv_settings_column);
+    fprintf(c->f, "%s,%s,%s,%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns,
+            hx_csv_profile_columns, hx_csv_placement_column, hx_csv_settings_column,
+            hx_csv_stats_columns);
   else fprintf(c->f, "%s\n", hx_csv_header);
   fflush(c->f);
   return 0;
@@ -107,10 +122,33 @@ int hx_csv_open(struct hx_csv *c, const char *path) { return csv_create(c, path,
 
 int hx_csv_open_run(struct hx_csv *c, const char *path) { return csv_create(c, path, 1); }
 
+int hx_csv_open_samples(struct hx_csv *c) {
+  char path[1200];
+  const char *slash = strrchr(c->path, '/');
+  int dir = slash ? (int)(slash - c->path) : 1;
+  snprintf(path, sizeof(path), "%.*s/samples.csv", dir, slash ? c->path : ".");
+  c->samples = fopen(path, "w");
+  if (!c->samples) return -1;
+  setvbuf(c->samples, NULL, _IOFBF, 1 << 16);
+  fprintf(c->samples, "%s\n", hx_samples_header);
+  return fflush(c->samples) ? -1 : 0;
+}
+
+/* Writes row key's samples, one line each, and flushes them; 0, or -1 when a write failed. */
+static int write_samples(FILE *f, long key, const double *x, int n) {
+  for (int i = 0; i < n; i++) fprintf(f, "%ld,%d,%.3f\n", key, i + 1, x[i]);
+  return fflush(f) || ferror(f) ? -1 : 0;
+}
+
 int hx_csv_append(struct hx_csv *c, const struct hx_csv_row *r) {
   if (!c->f) return -1;
   pthread_mutex_lock(&c->mu);
-  int rc = hx_csv_write_row(c->f, r, c->scenario_cols);
+  struct hx_csv_row w = *r;
+  w.row_key = ++c->rows;
+  int rc = 0;
+  if (!c->samples || !w.samples || w.t.n < 1) w.samples = NULL; /* no lines, and it says so */
+  else if (write_samples(c->samples, w.row_key, w.samples, w.t.n)) rc = -1, w.samples = NULL;
+  if (hx_csv_write_row(c->f, &w, c->scenario_cols)) rc = -1;
   if (fflush(c->f)) rc = -1;
   pthread_mutex_unlock(&c->mu);
   return rc;
@@ -121,6 +159,8 @@ void hx_csv_close(struct hx_csv *c) {
   pthread_mutex_lock(&c->mu);
   fclose(c->f);
   c->f = NULL;
+  if (c->samples) fclose(c->samples);
+  c->samples = NULL;
   pthread_mutex_unlock(&c->mu);
 }
 

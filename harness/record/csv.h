@@ -29,6 +29,13 @@ extern const char hx_csv_placement_column[];
 /* Then settings: the tuning settings given with --set, as "name=value;name=value" (empty:
  * every default; settings.h). */
 extern const char hx_csv_settings_column[];
+/* Last (hx_csv_open_run's files only; docs/statistics.md): row_key (every row's number in the
+ * file, 1, 2, ...: samples.csv's key), n_samples, time_us_ci_lo, time_us_ci_hi and
+ * ci_level_pct (the median's 95% interval from order statistics and its exact coverage) and
+ * repeat_stop (fixed, target, budget or max); all but row_key empty on a row without samples. */
+extern const char hx_csv_stats_columns[];
+/* The header of samples.csv: every sample of every row that has them, keyed by row_key. */
+extern const char hx_samples_header[];
 
 /* One row. NaN doubles, negative `wrong` and a zero t.n leave their fields empty. */
 struct hx_csv_row {
@@ -57,19 +64,27 @@ struct hx_csv_row {
   double overlap_reduce_pct, overlap_delay_pct;
   const char *placement; /* hx_csv_placement_column (NULL: empty) */
   const char *settings;  /* hx_csv_settings_column (NULL: empty) */
+  /* hx_csv_stats_columns: the samples t was computed from (NULL: none; n/a, oom, timeout and
+   * imported rows), written to samples.csv before the row; t.n of them */
+  const double *samples;
+  const char *repeat_stop; /* hx_repeat_stop_name (NULL: empty) */
+  long row_key;            /* set by hx_csv_append */
 };
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a line break. */
 void hx_csv_field(FILE *f, const char *s);
 /* Writes the row as one line (with its newline), with hx_csv_scenario_columns,
- * hx_csv_profile_columns and hx_csv_placement_column when scenario_cols is set; returns 0, or -1 when the write failed. */
+ * hx_csv_profile_columns, hx_csv_placement_column, hx_csv_settings_column and
+ * hx_csv_stats_columns when scenario_cols is set; returns 0, or -1 when the write failed. */
 int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols);
 
 /* A results file shared by threads: each row is written and flushed under the lock. */
 struct hx_csv {
   FILE *f;
+  FILE *samples; /* samples.csv beside it (hx_csv_open_samples), or NULL */
   pthread_mutex_t mu;
-  int scenario_cols; /* the file has hx_csv_scenario_columns and hx_csv_profile_columns */
+  int scenario_cols; /* the file has hx_csv_scenario_columns and the columns after them */
+  long rows;         /* rows appended: the last row_key */
   char path[1100];   /* where it was created (files written next to it: overlap.csv) */
 };
 /* Creates path and writes hx_csv_header; returns 0, or -1 with errno set. */
@@ -77,7 +92,11 @@ int hx_csv_open(struct hx_csv *c, const char *path);
 /* Creates path and writes hx_csv_header, hx_csv_scenario_columns, then
  * hx_csv_profile_columns (results.csv of `arbench run`); returns 0, or -1 with errno set. */
 int hx_csv_open_run(struct hx_csv *c, const char *path);
-/* Appends and flushes one row; returns 0, or -1 when the write failed. */
+/* Creates samples.csv beside a file of hx_csv_open_run, with its header; 0, or -1 (errno). */
+int hx_csv_open_samples(struct hx_csv *c);
+/* Appends and flushes one row, numbered by the next row_key: its samples (when it has them
+ * and samples.csv is open) first, written and flushed, so that a row with n_samples always has
+ * its lines; returns 0, or -1 when a write failed. */
 int hx_csv_append(struct hx_csv *c, const struct hx_csv_row *r);
 void hx_csv_close(struct hx_csv *c);
 

@@ -83,7 +83,7 @@ int dir_nonempty(const char *path) {
  * folder's rules"). --force removes these before the run, so that nothing of an earlier run
  * (its INCOMPLETE, its critical delays) is read as this one's; any other file stays. */
 static const char *const run_files[] = {
-    "results.csv", "meta.txt",     "COMMAND",     "config.conf",  "critical.csv",
+    "results.csv", "samples.csv",  "meta.txt",    "COMMAND",      "config.conf",  "critical.csv",
     "delays.csv",  "phases.csv",   "overlap.csv", "timeline.csv", "trace.json",
     "INCOMPLETE",  "FAILED",       "summary.md",  "report.html",  "plots",
     ".INCOMPLETE.tmp", ".FAILED.tmp"};
@@ -222,10 +222,14 @@ void budget_meta(const char *dir, const struct run_plan *plan) {
     const struct run_opts *o = &plan->scen[i];
     if (!(o->row_budget_us > 0) || (!f && !(f = fopen(path, "a")))) continue;
     fprintf(f, "row_budget%s%s: %g ms (-n %d, -w %d: a row's timed iterations are min(-n, "
-            "max(%d, floor(budget / its last warm-up iteration's time on its slowest rank))); "
+            "max(%d, floor(budget / its last warm-up iteration's time on its slowest rank)))%s; "
             "results.csv's iters holds each row's count)\n", o->scenario[0] ? " of scenario " : "",
             o->scenario, o->row_budget_us / 1e3, o->iters, o->warmup,
-            o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS);
+            o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS,
+            ar_setting_value(&o->settings, AR_SET_STATS_CI_TARGET) > 0
+                ? ", then stats.ci_target's more, up to max(5, that floor) and stats.max_iters "
+                  "in all"
+                : "");
   }
   if (f) fclose(f);
 }

@@ -121,7 +121,7 @@ static int may_colocate(const struct run_opts *o) {
 /* --dry-run: checks every scenario against the GPU count and prints the plan; the exit status. */
 static int dry_run(struct run_plan *plan) {
   const char *how;
-  int n = dry_gpus(&plan->scen[0], &how), rows = 0, measure = 0, search = 0;
+  int n = dry_gpus(&plan->scen[0], &how), rows = 0, measure = 0, search = 0, repeat = 0;
   double secs = 0, secs_max = 0;
   for (int i = 0; i < plan->nscen; i++) {
     int ni = named_ranks(&plan->scen[i]) ? named_ranks(&plan->scen[i]) : n;
@@ -143,13 +143,15 @@ static int dry_run(struct run_plan *plan) {
     secs += p.seconds;
     secs_max += p.seconds_max;
     search |= plan->scen[i].find_critical;
+    repeat |= p.seconds_cap > p.seconds; /* stats.ci_target */
   }
   char d[32], m[32];
   printf("plan: %d rows, %d to measure, estimated %s", rows, measure,
          sweep_duration(d, sizeof(d), secs));
-  if (search)
-    printf(" (at most %s with every search at its longest)",
-           sweep_duration(m, sizeof(m), secs_max));
+  if (search || repeat)
+    printf(" (at most %s with %s%s%s)", sweep_duration(m, sizeof(m), secs_max),
+           search ? "every search at its longest" : "", search && repeat ? " and " : "",
+           repeat ? "every row repeated to its cap" : "");
   printf("; each row's AllReduce priced by the model on its schedule at its transport's "
          "measured per-round cost and bandwidth, plus the harness's work per iteration and "
          "row (README: the estimate)\n");
@@ -509,7 +511,7 @@ int cmd_run(int argc, char **argv) {
     goto out;
   }
   snprintf(path, sizeof(path), "%s/results.csv", dir);
-  if (hx_csv_open_run(&csv, path)) { /* with the scenario columns */
+  if (hx_csv_open_run(&csv, path) || hx_csv_open_samples(&csv)) { /* and samples.csv */
     fprintf(stderr, "arbench: --out: cannot write '%s': %s\n", path, strerror(errno));
     rc = EXIT_FAIL;
     if (procs) hx_procs_abort(rc);

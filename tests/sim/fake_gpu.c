@@ -42,7 +42,10 @@
  * names its path to each peer at ncclCommInitRank, as NCCL does: sim_nccl_paths; between hosts
  * NET/Socket where NCCL_SOCKET_IFNAME=lo and NCCL_NET=Socket, else NET/IB),
  * AR_SIM_NCCL_VERSION=N (ncclGetVersion says N, e.g. 22600 for 2.26.0; default
- * 22803), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
+ * 22803), AR_SIM_JITTER=F (every AllReduce's time, transports' and nccl's, times 1 + F u, u in
+ * [0, 1) a fixed function of the rank and its AllReduce's number: noise for stats.ci_target),
+ * AR_SIM_COUNT=FILE (each process appends "rank R: K allreduces" for its ranks at its exit:
+ * every rank must have made as many), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
  * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
  * PMI_RANK (set by mpirun) picks the process's region of the file. Degraded jobs are priced
  * with the model's slow ports, and the healthy bandwidth "measured" is the model's; ll has no
@@ -717,11 +720,44 @@ static int sim_hook_at(const char *spec, int rank, int k) {
   int r, at;
   return spec && sscanf(spec, "%d:%d", &r, &at) == 2 && r == rank && at == k;
 }
-/* Counts rank `rank`'s AllReduces and fires AR_SIM_KILL or AR_SIM_HANG at theirs. */
-static void sim_failure_hooks(int rank) {
-  static int calls[AR_MAX_GPUS];
-  if (rank < 0 || rank >= AR_MAX_GPUS) return;
-  int k = __atomic_add_fetch(&calls[rank], 1, __ATOMIC_SEQ_CST);
+static int sim_calls[AR_MAX_GPUS]; /* each rank's AllReduces so far (this process's ranks) */
+static void sim_write_counts(void);
+static void sim_count_at_exit(void) { atexit(sim_write_counts); }
+
+/* AR_SIM_COUNT=FILE, at the process's exit: "rank R: K allreduces" appended for each rank of
+ * this process that made any (one write per line: processes of a job append at once). */
+static void sim_write_counts(void) {
+  const char *path = getenv("AR_SIM_COUNT");
+  int fd = path && *path ? open(path, O_WRONLY | O_APPEND | O_CREAT, 0644) : -1;
+  for (int r = 0; r < AR_MAX_GPUS && fd >= 0; r++) {
+    char line[64];
+    int k = __atomic_load_n(&sim_calls[r], __ATOMIC_SEQ_CST), len;
+    len = snprintf(line, sizeof(line), "rank %d: %d allreduces\n", r, k);
+    if (k > 0 && write(fd, line, (size_t)len) != len) break;
+  }
+  if (fd >= 0) close(fd);
+}
+
+/* AR_SIM_JITTER=F: the factor 1 + F u on the k-th AllReduce of rank `rank`, u in [0, 1) a
+ * fixed function of (rank, k) (splitmix64): noisy times whose interval shrinks as samples
+ * grow; 1 without it. */
+static double sim_jitter(int rank, int k) {
+  const char *j = getenv("AR_SIM_JITTER");
+  if (!j || !(atof(j) > 0)) return 1;
+  uint64_t z = ((uint64_t)rank << 32 | (uint32_t)k) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return 1 + atof(j) * (double)(z >> 11) / 9007199254740992.0;
+}
+
+/* Counts rank `rank`'s AllReduces and fires AR_SIM_KILL or AR_SIM_HANG at theirs; returns the
+ * count (0 for a rank out of range). */
+static int sim_failure_hooks(int rank) {
+  static pthread_once_t counts_once = PTHREAD_ONCE_INIT;
+  if (rank < 0 || rank >= AR_MAX_GPUS) return 0;
+  if (getenv("AR_SIM_COUNT")) pthread_once(&counts_once, sim_count_at_exit);
+  int k = __atomic_add_fetch(&sim_calls[rank], 1, __ATOMIC_SEQ_CST);
   if (sim_hook_at(getenv("AR_SIM_KILL"), rank, k)) {
     fprintf(stderr, "fake_gpu: AR_SIM_KILL: rank %d's process killed at its AllReduce %d\n",
             rank, k);
@@ -736,6 +772,7 @@ static void sim_failure_hooks(int rank) {
             k);
     raise(SIGSTOP);
   }
+  return k;
 }
 
 /* ---- NCCL: the native AllReduce as a bulk-synchronous ring at 300 GB/s ---- */
@@ -818,7 +855,7 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
                            ncclRedOp_t op, ncclComm_t c, cudaStream_t s) {
   (void)a, (void)op;
   struct sim_head *h = sim_head();
-  sim_failure_hooks(c->rank);
+  int k = sim_failure_hooks(c->rank);
   void *buf[AR_MAX_GPUS] = {0};
   size_t bytes[AR_MAX_GPUS] = {0};
   for (int q = 0; q < c->n && q < AR_MAX_GPUS; q++) {
@@ -833,7 +870,8 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
   int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
   sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0, sim_bad_sum("nccl")); /* in place */
   double total = count * 4.0;
-  s->clock += 2.0 * (c->n - 1) * 5 + total * 2 * (c->n - 1) / c->n / 300e3;
+  double us = 2.0 * (c->n - 1) * 5 + total * 2 * (c->n - 1) / c->n / 300e3;
+  s->clock += us * sim_jitter(c->rank, k);
   return ncclSuccess;
 }
 
@@ -1146,7 +1184,7 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
     ar_log(AR_LOG_WARN, "simulated: enqueue of rank %d, not a rank of this process", rank);
     return AR_ERR_INVALID;
   }
-  sim_failure_hooks(rank);
+  int k = sim_failure_hooks(rank);
   const char *nocap = getenv("AR_SIM_NO_CAPTURE");
   if (s->capturing && nocap && !strcmp(nocap, c->tp->name)) {
     s->cap_bad = 1; /* as a host-driven step would: CUDA refuses it under capture */
@@ -1180,7 +1218,7 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
   sim_allreduce(rank, c->n, buf, bytes, c->nelem, c->dtype, c->stale && it % 2 == 1, c->bad_sum);
   /* the precondition runs among the others at once; the straggler joins for the rest */
   double t0 = s->clock, pre = c->has_pre && rank != c->straggler ? c->pre_us : 0;
-  s->clock += pre + c->main_us;
+  s->clock += (pre + c->main_us) * sim_jitter(rank, k);
   struct tp_marks *mk = c->marks ? c->marks[rank] : NULL;
   const char *marking = getenv("AR_SIM_ROUNDS");
   if (mk && marking && atoi(marking) == 1) sim_mark(c, rank, mk, t0, pre);
