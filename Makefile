@@ -103,7 +103,7 @@ test: $(B)/arbench $(TEST_BIN)
 ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config \
               profile settings golden_programs cli run_cli configs sim colocated_sim settings_sim \
               degrade_sim hooks_sim profile_sim trace_sim fuzz runs_sim mpi_sim nccl_modes_sim \
-              budget_sim signals_sim strict_cli
+              budget_sim import import_corpus import_bad signals_sim strict_cli
 test-asan:
 	@$(MAKE) --no-print-directory B=build-asan SANITIZE=1 build-asan/arbench
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -132,10 +132,14 @@ gputest: $(B)/arbench
 run: $(B)/arbench
 	@B=$(B) bash configs/run-main.sh
 
-# arbench beside nccl-tests in one call (tools/compare_nccl_tests.sh): NCCL_TESTS=DIR (its
-# source tree; else all_reduce_perf on PATH), GPUS=N (2), OUT=DIR; the ratios in OUT/compare.md
-compare-nccl-tests: $(B)/arbench
-	@A=$(B)/arbench ARB_ALGOS=$(ARB_ALGOS) NCCL_TESTS=$(NCCL_TESTS) GPUS=$(GPUS) OUT=$(OUT) DEADLINE=$(DEADLINE) bash tools/compare_nccl_tests.sh
+# arbench beside nccl-tests (tools/compare_nccl_tests.sh, which says every variable): both run
+# on the same GPUs (NCCL_TESTS=DIR: its source tree, else all_reduce_perf on PATH; GPUS=N), or
+# NCCL_TESTS_LOGS=DIR and/or RUN=DIR read instead (both: no GPU and no arbench needed); OUT=DIR
+# gets compare.md
+compare-nccl-tests: $(if $(and $(NCCL_TESTS_LOGS),$(RUN)),,$(B)/arbench)
+	@A="$(B)/arbench" ARB_ALGOS="$(ARB_ALGOS)" NCCL_TESTS="$(NCCL_TESTS)" NCCL_TESTS_LOGS="$(NCCL_TESTS_LOGS)" \
+	  RUN="$(RUN)" GPUS="$(GPUS)" OUT="$(OUT)" DEADLINE="$(DEADLINE)" SIZES="$(SIZES)" ARB_ITERS="$(ARB_ITERS)" \
+	  SAMPLES="$(SAMPLES)" bash tools/compare_nccl_tests.sh
 
 plots:
 	@bash plots/plot.sh $(RUN)

@@ -20,7 +20,7 @@ nav { position: sticky; top: 0; background: #f6f6f6; padding: 6px 10px; border-b
 nav a { margin-right: 14px; }
 table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 2px 8px; } th { background: #eee; } td.num, th.num { text-align: right; }
-tr.regressed td { background: #fde2e2; } .ok { color: #17702a; } .none { color: #666; font-style: italic; }
+tr.regressed td { background: #fde2e2; } td.tie { background: #e6effc; } .ok { color: #17702a; } .none { color: #666; font-style: italic; }
 blockquote { border-left: 4px solid #e0a000; margin: 8px 0; padding: 4px 12px; background: #fff7e0; }
 figure.picture { margin: 12px 0 24px; } figure.picture svg { width: 100%; height: auto; display: block; }
 figcaption { font-size: 13px; color: #555; } pre { background: #f6f6f6; padding: 8px; overflow-x: auto; font-size: 12px; }

@@ -1,6 +1,7 @@
 # md2html.awk: the markdown that summary.awk writes, as an HTML fragment (no page around it):
 # headings, pipe tables (right-aligned where the separator says ---:), "- " lists, "> " quotes
-# and paragraphs; inline **bold**, `code` and [text](link). Not a general markdown reader.
+# and paragraphs; inline **bold**, `code` and [text](link); table cells that name a tie get the
+# class "tie". Not a general markdown reader.
 #   awk -f md2html.awk [-v rowclass=CLASS] [-v pclass=CLASS] FILE
 #   (rowclass: a class for every table body row; pclass: for every paragraph)
 
@@ -39,6 +40,14 @@ function cells(line, c,    n, i, raw) {
     return n
 }
 
+# cell_class(i, text): the class attribute of body cell i: "num" where its column is right-aligned,
+# and "tie" where it names a tie (a best group "a ~ b", a ratio "tie 1.01x ...")
+function cell_class(i, text,    k) {
+    k = al[i] != "" ? "num" : ""
+    if (text ~ /^tie / || text ~ / ~ /) k = k (k == "" ? "" : " ") "tie"
+    return k == "" ? "" : " class=\"" k "\""
+}
+
 /^[ \t]*$/ { close_all(); next }
 
 /^#+ / {
@@ -60,7 +69,7 @@ function cells(line, c,    n, i, raw) {
         next
     }
     printf "<tr%s>", rowclass != "" ? " class=\"" rowclass "\"" : ""
-    for (i = 1; i <= n; i++) printf "<td%s>%s</td>", al[i], inline(c[i])
+    for (i = 1; i <= n; i++) printf "<td%s>%s</td>", cell_class(i, c[i]), inline(c[i])
     print "</tr>"
     next
 }

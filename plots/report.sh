@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # plots/report.sh RUN_DIR [BASELINE_RUN_DIR]: writes RUN_DIR/report.html, the morning view of a
 # run: one self-contained page (every picture inlined as SVG, no script, nothing fetched) that
-# opens with regressions against the baseline, the fastest algorithm per size range with its
-# margin over nccl, critical delays against the model and the degraded-link table with OPTCC's
-# bound; then every picture, the overlap and phase views, the settings and meta.txt. Its tables
+# opens with the answers: regressions against the baseline, the best per size range (ties named)
+# with its ratio to nccl at its strongest, critical delays against the model and the
+# degraded-link table with OPTCC's bound; then stragglers, failed rows and the critical search's
+# probes; then every picture, the overlap and phase views, the settings and meta.txt. Its tables
 # are summary.md's (run plots/summary.sh first; summary.sh calls this at its end), turned into
 # HTML by md2html.awk. awk and bash only. Prints "report.sh: wrote RUN_DIR/report.html".
 # Exit status: 0 written; 1 no summary.md or not writable; 2 usage.
@@ -68,7 +69,7 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   done
   printf '<nav>'
   for s in regressions:Regressions best:Best\ per\ size nccl-tests:Beside\ nccl-tests critical:Critical\ delays \
-           degraded:Degraded\ links straggler:Stragglers failed:Failed\ rows pictures:Pictures \
+           degraded:Degraded\ links straggler:Stragglers failed:Failed\ rows probes:Search\ probes pictures:Pictures \
            overlap:Overlap phases:Phases settings:Settings meta:meta.txt; do
     [ "${s%%:*}" = nccl-tests ] && [ ! -s "$run/compare.md" ] && continue
     printf '<a href="#%s">%s</a>' "${s%%:*}" "${s#*:}"
@@ -88,16 +89,16 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   fi
   printf '</section>\n'
 
-  printf '<section id="best">\n<h2>Fastest algorithm per size range (clean)</h2>\n'
+  printf '<section id="best">\n<h2>Best per size range (clean), against nccl</h2>\n'
   if [ "$kind" = none ]; then
     say "Nothing could run: no row was timed (see Rows that could not run)."
   elif [ -n "$(heading 'Clean$')" ]; then
     if [ "$kind" = model ]; then
       printf '<p>The model'"'"'s times, not measurements: consecutive sizes where the model prices the same algorithm fastest (nccl has no model, so no comparison with it).</p>\n'
     elif section 'Clean' | grep -q '| vs nccl |'; then
-      printf '<p>Consecutive sizes with the same winner; <em>best schedule vs nccl</em> is nccl'"'"'s median over the best schedule'"'"'s (&gt; 1: the schedule is faster), its range over the sizes.</p>\n'
+      printf '<p>At each size the winners are the fastest schedule and those tied with it (their intervals overlap: <em>a ~ b</em>), with <em>nccl MODE</em> where nccl ties, or nccl alone where it was faster. A range runs over consecutive sizes while some winner wins at every one of them, and names exactly those; <em>fastest schedule</em> lists who was fastest at its sizes. <em>best schedule vs nccl</em> is nccl'"'"'s median over the fastest schedule'"'"'s (&gt; 1: the schedule is faster), against nccl at its strongest (<em>nccl mode</em>), its range over the sizes; ratios resting on fewer than 6 samples are left out and counted.</p>\n'
     else
-      printf '<p>Consecutive sizes with the same fastest schedule (nccl did not run, so no comparison with it).</p>\n'
+      printf '<p>At each size the fastest schedule and those tied with it (<em>a ~ b</em>); a range runs over consecutive sizes while some of them win at every one (nccl did not run, so no comparison with it).</p>\n'
     fi
     section 'Clean' | awk -f "$here/ranges.awk" | html
     printf '<details><summary>Every size</summary>\n'; section 'Clean' | html; printf '</details>\n'
@@ -116,9 +117,6 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   printf '<section id="critical">\n<h2>Critical straggler delay, measured and modelled</h2>\n'
   if [ -n "$(heading 'Critical straggler delay')" ]; then section 'Critical straggler delay' | html
   else say "No critical.csv: this run did not search for critical delays (--find-critical)."; fi
-  if [ -n "$(heading 'Critical search probes')" ]; then
-    printf '<details><summary>Every probe of the search</summary>\n'; section 'Critical search probes' | html; printf '</details>\n'
-  fi
   printf '</section>\n'
 
   printf '<section id="degraded">\n<h2>Degraded links, against OPTCC'"'"'s lower bound</h2>\n'
@@ -139,6 +137,13 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   if [ -n "$(heading 'Rows that could not run')" ]; then
     printf '<h3>Rows that could not run</h3>\n'; section 'Rows that could not run' | html
   fi
+  printf '</section>\n'
+
+  # the search's probes last: how it found the critical delays, not an answer
+  printf '<section id="probes">\n<h2>Critical search probes</h2>\n'
+  if [ -n "$(heading 'Critical search probes')" ]; then
+    printf '<details><summary>Every probe of the search</summary>\n'; section 'Critical search probes' | html; printf '</details>\n'
+  else say "No critical-delay search in this run (--find-critical)."; fi
   printf '</section>\n'
 
   printf '<section id="pictures">\n<h2>Pictures</h2>\n'

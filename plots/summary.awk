@@ -1,8 +1,12 @@
 # summary.awk: writes the markdown of a run's summary.md (less its pictures) on stdout, from
 # results.csv, with the critical delays of critical.csv and the regressions against a baseline
-# run's results.csv when given. Load csv.awk first.
-#   awk -f csv.awk -f summary.awk -v res=RUN/results.csv -v crit=FILE|"" -v base=FILE|"" \
-#       -v basedir=DIR [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
+# run's results.csv when given. Load csv.awk, stats.awk (the rules of docs/statistics.md) and
+# rowkind.awk (a row's settings) first, summary_sections.awk after it (the sections after the
+# tables).
+#   awk -f csv.awk -f stats.awk -f rowkind.awk -f summary.awk -f summary_sections.awk -v crit=FILE|"" \
+#       -v base=FILE|"" -v basedir=DIR -v meta=0|1 -v nvls=VALUE \
+#       [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
+# meta: 1 when the run has a meta.txt; nvls: its NCCL_NVLS_ENABLE value ("" when it has none).
 # Columns are found by name (see prep.awk for the optional ones). Rows whose status is not ok are
 # counted and listed (failed ones row by row, n/a and oom per scenario, algorithm and transport),
 # never ranked. A CSV with no measured rows is summarised from its model rows. The lines under the
@@ -16,9 +20,13 @@
 # "/p<pipeline>" only in a pipeline sweep, not for a pipeline picked per size (OPTCC's k).
 # Rows measured with --profile overlap (overlap_reduce_pct, overlap_delay_pct) get a table of
 # their own: the share of copy time that overlapped reduction kernels and the straggler's delay.
-# Co-located rows (a placement column other than "1 rank/GPU"; missing means that) get a note at
-# the top; with several placements the tables have a placement column and a row per placement,
-# and a row matches a baseline row only of the same placement.
+# Rows of ranks sharing a GPU ("4 ranks/GPU", "2-3 ranks/GPU") get the co-located note at the top,
+# rows on several hosts (rehearsed on one machine or real) a note saying what they are; missing
+# means "1 rank/GPU". With several placements the tables have a placement column and a row per
+# placement, and a row matches a baseline row only of the same placement.
+# Best is a set (docs/statistics.md): the fastest schedule and every other whose median's
+# interval overlaps its own; vs nccl is against NCCL at its strongest (its fastest registration
+# mode at the size, across scenarios, for clean rows), named, with the interval of the ratio.
 
 # files come in the order [baseline] results [critical]; roles go by position, not by name, so
 # that a run compared with itself still works
@@ -58,6 +66,8 @@ role == "base" {
     # matched with this run's rows at the end, once both headers are known (row_key)
     NBR++; BR_id[NBR] = row_id(f, bcol); BR_x[NBR] = row_extra(f, bcol); BR_med[NBR] = v + 0
     s = get(f, bcol, "time_us_stdev", "0"); BR_sd[NBR] = is_num(s) ? s + 0 : 0
+    ci_of(f, bcol); BR_lo[NBR] = CI_LO; BR_hi[NBR] = CI_HI
+    BR_ns[NBR] = samples_of(f, bcol, row_setting(f, bcol, "timing.mode", "events"))
     if (base_run == "") { base_run = clean_text(get(f, bcol, "run_id", "")); base_gpu = clean_text(get(f, bcol, "gpu", "")) }
     next
 }
@@ -80,7 +90,11 @@ role == "base" {
     }
     # where the ranks ran: co-located rows (ranks sharing a GPU) get a note at the top
     pl = clean_text(get(f, col, "placement", "1 rank/GPU"))
-    if (!(pl in seen_pl)) { seen_pl[pl] = 1; pl_count++; if (pl != "1 rank/GPU") pl_co = pl_co (pl_co == "" ? "" : ", ") pl }
+    if (!(pl in seen_pl)) {
+        seen_pl[pl] = 1; pl_count++
+        if (pl_shared(pl)) pl_co = pl_co (pl_co == "" ? "" : ", ") pl
+        if (pl ~ / on [0-9]+ hosts/) pl_mh = pl_mh (pl_mh == "" ? "" : ", ") pl
+    }
     if (st != "ok" || (is_num(wr) && wr + 0 > 0)) {
         if (st != "n/a" && st != "oom" || (is_num(wr) && wr + 0 > 0)) {
             NB++
@@ -131,6 +145,13 @@ role == "base" {
     v = get(f, col, "algbw_gbps", ""); S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
     s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
     S_id[R] = row_id(f, col); S_x[R] = row_extra(f, col)
+    # the median's interval and sample count, the timing method and nccl's registration mode
+    S_tm[R] = row_setting(f, col, "timing.mode", "events"); S_reg[R] = row_setting(f, col, "nccl.registration", "none")
+    # an imported nccl-tests row is one side of the test: the mode names it (never the faster
+    # of the two sides unsaid)
+    S_side[R] = S_tp[R] == "in-place" || S_tp[R] == "out-of-place" ? " " S_tp[R] : ""
+    ci_of(f, col); S_lo[R] = CI_LO; S_hi[R] = CI_HI
+    S_ns[R] = samples_of(f, col, S_tm[R])
     if (src != "model") has_measured = 1
 }
 
@@ -138,9 +159,12 @@ END {
     if (bad_header) exit 1
     for (r = 1; r <= R; r++) M[r] = has_measured ? (S_src[r] != "model") : 1
     for (r = 1; r <= R; r++) if (M[r] && S_scen[r] != "") has_scen = 1
+    # several dtypes (an import of nccl-tests -d all): a column, and never one best of them all
+    for (r = 1; r <= R; r++) if (M[r]) { if (dt_first == "") dt_first = S_dt[r]; else if (S_dt[r] != dt_first) has_dt = 1 }
     # the baseline's rows by identity (the scenario columns count where both CSVs have them)
     for (i = 1; i <= NBR; i++) {
-        k = row_key(BR_id[i], BR_x[i]); B_med[k] = BR_med[i]; B_sd[k] = BR_sd[i]
+        k = row_key(BR_id[i], BR_x[i]); B_med[k] = BR_med[i]; B_sd[k] = BR_sd[i]; B_lo[k] = BR_lo[i]; B_hi[k] = BR_hi[i]
+        B_ns[k] = BR_ns[i]
     }
     for (r = 1; r <= R; r++) S_id[r] = row_key(S_id[r], S_x[r])
     # the series rule of the pictures (prep.awk): "/p<pipeline>" only on rows whose algorithm,
@@ -151,6 +175,7 @@ END {
         S_lab[r] = S_alg[r] == "nccl" ? "nccl" : S_alg[r] (S_tp[r] != "" && S_tp[r] != "-" && S_tp[r] != "model" ? "/" S_tp[r] : "") \
                    (M[r] && npipe[pipe_group(r)] > 1 ? "/p" S_pipe[r] : "")
     for (r = 1; r <= R; r++) if (M[r] && npipe[pipe_group(r)] > 1) has_sweep = 1
+    nccl_strongest()
 
     # what kind of run this is: measured (rows timed on GPUs), nothing ran (every GPU row n/a,
     # oom or failed), or model mode (every row priced by arbench model)
@@ -158,6 +183,8 @@ END {
     if (!any_gpu) printf "- model mode: a modelled node of %s GPUs (arbench model; no GPU was used), computed on %s; %s\n", meta_n, meta_host, meta_ts
     else if (pl_count == 1 && pl_co != "")
         printf "- GPUs: %s, %s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, pl_words(pl_co, meta_n), meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
+    else if (pl_count == 1 && pl_mh != "")
+        printf "- GPUs: %s x%s, %s, on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, meta_n, pl_mh, meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
     else printf "- GPUs: %s x%s on %s; driver %s, CUDA %s, NCCL %s; %s\n", meta_gpu, meta_n, meta_host, meta_drv, meta_cuda, meta_nccl, meta_ts
     if (!any_gpu) printf "- rows: %d, every one modelled (source=model): nothing ran on a GPU and nothing was checked\n", total
     else {
@@ -166,6 +193,7 @@ END {
         printf "\n"
     }
     if (!has_measured && R > 0) printf "- no measured rows: everything below is the model's (source=model)\n"
+    if (has_measured) { nccl_line(); interval_line() }
     if (any_gpu && !has_measured)
         printf "\n**Nothing could run: not one of the %d rows to be measured was timed or checked** (%s). \"Rows that could not run\" says which; `arbench run --dry-run` with this run's COMMAND prints why.\n",
                any_gpu, status_words()
@@ -174,68 +202,94 @@ END {
                (pl_count > 1 ? "; the other rows 1 rank/GPU, in rows of their own" : "")
         printf "> They are for correctness, smoke runs and CI, not for comparing with NVLink numbers.\n"
     }
+    if (pl_mh != "") hosts_note()
     TIME_COL = has_measured ? "median (us)" : "model time (us)"
     if (!has_measured && R > 0) {
         printf "\nTimes are the model's per AllReduce in us (see meta.txt for its parameters); algbw = bytes /\n"
         printf "time (GB = 1e9 B). **best** is the algorithm the model prices fastest at that size (nccl has no\n"
         printf "schedule to price, so it has no rows).\n"
+    } else if (has_measured && any_ci) {
+        printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
+        printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
+        printf "comparison says something), then, joined by ~, every other whose interval overlaps the fastest's:\n"
+        printf "they tie. **interval**: the median's nonparametric 95%% confidence interval (docs/statistics.md;\n"
+        printf "below 6 samples, their range, which covers less). **vs nccl** = nccl's median / the fastest's\n"
+        printf "(> 1: faster than nccl) with the interval both medians' intervals allow, **tie** where it holds 1;\n"
+        printf "nccl is at its strongest: its fastest registration mode at that size (**nccl mode**).\n"
     } else if (has_measured) {
         printf "\nTimes are medians per AllReduce in us; algbw = bytes / time (GB = 1e9 B). **best** is the\n"
         printf "fastest schedule-based algorithm/transport at that size (nccl itself is left out so that the\n"
-        printf "comparison says something); **vs nccl** = nccl's median / best's median (> 1: faster than nccl).\n"
+        printf "comparison says something); **vs nccl** = nccl's median / best's median (> 1: faster than nccl),\n"
+        printf "nccl at its strongest: its fastest registration mode at that size (**nccl mode**).\n"
     }
     if (has_sweep) printf "A /pK after the transport marks a pipeline sweep (the same size measured at several --pipeline K).\n"
 
-    table("clean", "Clean")
-    table("straggler", "Straggler")
-    table("probe", "Critical search probes")
-    table("degraded", "Degraded link")
-    critical_section()
-    overlap_section()
+    # the answers first (regressions, best per size, critical delays, degraded links), the
+    # critical-delay search's probes last
     if (base != "") regressions()
+    table("clean", "Clean")
+    critical_section()
+    table("degraded", "Degraded link")
+    table("straggler", "Straggler")
+    overlap_section()
     failed_section()
     unrun_section()
+    table("probe", "Critical search probes")
 }
 
-# status_words(): returns the statuses of the measured rows that did not run: "288 n/a, 2 oom"
-function status_words(    s, t) {
-    for (s in nst) if (s != "ok") t = t (t == "" ? "" : ", ") nst[s] " " s
-    return t
-}
-
-# failed_section(): the rows that failed or were wrong, or what was checked when none did
-function failed_section(    i) {
-    printf "\n## Rows that failed\n\n"
-    if (NB > 0) {
-        printf "| algorithm | transport | size | scenario | status | wrong |\n|---|---|---:|---|---|---:|\n"
-        for (i = 1; i <= NB && i <= 50; i++) print NB_line[i]
-        if (NB > 50) printf "\n(%d more not shown)\n", NB - 50
-    } else if (!any_gpu)
-        printf "Nothing ran: in model mode every row is priced by arbench model; no AllReduce was run or checked.\n"
-    else if (!has_measured)
-        printf "Nothing ran: no row was timed, so none was checked (see \"Rows that could not run\").\n"
-    else if (n_unchecked > 0)
-        printf "None failed, but only %d of the %d rows that ran were checked (%d ran with --no-check: wrong = -1).\n",
-               n_checked, n_checked + n_unchecked, n_unchecked
-    else printf "None: all %d rows that ran were checked, with 0 wrong elements.\n", n_checked
-}
-
-# unrun_section(): the rows that could not run (n/a) or did not fit (oom), counted per
-# scenario, algorithm and transport
-function unrun_section(    i, k, p, idx, key) {
-    if (NNA == 0) return
-    for (i = 1; i <= NNA; i++) { idx[i] = i; key[i] = NA_k[i] }
-    isort(key, idx, NNA)
-    printf "\n## Rows that could not run\n\n"
-    printf "n/a: the algorithm or transport cannot run there (arbench run printed why as it ran, and\n"
-    printf "`arbench run --dry-run` with the run's COMMAND prints it again); oom: the buffers did not fit.\n\n"
-    printf "| scenario | algorithm | transport | status | rows | sizes |\n|---|---|---|---|---:|---|\n"
-    for (i = 1; i <= NNA && i <= 60; i++) {
-        k = NA_k[idx[i]]; split(k, p, SUBSEP)
-        printf "| %s | %s | %s | %s | %d | %s |\n", p[1] == "" ? "-" : p[1], p[2], p[3], p[4], NA_n[k],
-               NA_lo[k] == NA_hi[k] ? size_label(NA_lo[k], " ") : size_label(NA_lo[k], " ") " to " size_label(NA_hi[k], " ")
+# nccl_strongest(): NCB[nc_key] = the fastest clean nccl row under those conditions, whatever
+# scenario (and so registration mode) measured it; HAS_SCHED[nc_key] where clean schedules were
+# measured under them; NC_MODES the registration modes measured; any_ci and n_noci: measured
+# rows with and without an interval
+function nccl_strongest(    r, k, m) {
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || S_src[r] == "model") continue
+        if (has_ci(S_lo[r], S_hi[r])) any_ci = 1; else n_noci++
+        n_meas++
+        if (S_alg[r] == "nccl" && !(S_reg[r] in seen_mode)) { seen_mode[S_reg[r]] = 1; n_modes++ }
+        if (table_of(r) != "clean") continue
+        k = nc_key(r)
+        if (S_alg[r] != "nccl") HAS_SCHED[k] = 1
+        else if (!(k in NCB) || S_med[r] < S_med[NCB[k]]) NCB[k] = r
     }
-    if (NNA > 60) printf "\n(%d more not shown)\n", NNA - 60
+    # the modes in NCCL's order, any other after them
+    split("none registered symmetric", m, " ")
+    for (k = 1; k <= 3; k++) if (m[k] in seen_mode) { NC_MODES = NC_MODES (NC_MODES == "" ? "" : ", ") m[k]; delete seen_mode[m[k]] }
+    for (k in seen_mode) NC_MODES = NC_MODES (NC_MODES == "" ? "" : ", ") k
+}
+
+# nc_key(r): the conditions nccl's row must share with row r to be compared with it: size, GPU
+# count, placement, dtype and timing method
+function nc_key(r) { return S_pl[r] SUBSEP S_n[r] SUBSEP S_dt[r] SUBSEP S_tm[r] SUBSEP S_b[r] }
+
+# nccl_line(): which NCCL the ratios are against: version, registration modes, NVLS
+function nccl_line(    nv) {
+    if (n_modes == 0) return
+    nv = !meta ? "NVLS unknown (no meta.txt)" : nvls == "" ? "NVLS unknown (meta.txt has no NCCL_NVLS_ENABLE line)" : \
+         nvls == "0" ? "NVLS off (meta.txt: NCCL_NVLS_ENABLE=0)" : \
+         nvls == "(unset)" ? "NVLS NCCL's default (NCCL_NVLS_ENABLE unset: on where the machine has it)" : \
+         "NVLS on (meta.txt: NCCL_NVLS_ENABLE=" nvls ")"
+    if (n_modes == 1)
+        printf "- vs nccl: against nccl %s only (NCCL %s; the one registration mode this run measured: the others may be faster); %s\n",
+               NC_MODES, meta_nccl, nv
+    else printf "- vs nccl: against NCCL %s at its strongest: at each size the fastest of the registration modes measured (%s), named in the tables; %s\n",
+                meta_nccl, NC_MODES, nv
+}
+
+# interval_line(): where the measured rows have no interval, what that takes away
+function interval_line() {
+    if (!any_ci) printf "- intervals: none in this results.csv (written before samples were kept): best is the fastest alone, ties cannot be called, and vs nccl has no interval\n"
+    else if (n_noci > 0) printf "- intervals: %d of the %d measured rows have none: they join no best group and their ratios have no interval\n", n_noci, n_meas
+}
+
+# hosts_note(): rows on several hosts, rehearsed on one machine or real: what they measure
+function hosts_note(    on) {
+    if (match(pl_mh, /rehearsed on [a-z0-9]+/)) {
+        on = substr(pl_mh, RSTART + 13, RLENGTH - 13)
+        printf "\n> **Hosts rehearsed** (%s): the ranks are grouped into hosts on %s; within a host\n", pl_mh,
+               on == "one" ? "one machine" : on " machines"
+        printf "> they use NVLink, between hosts NCCL's socket network: real NVLink plus a network, not a real cluster's network.\n"
+    } else printf "\n> **Several hosts** (%s): within a host NVLink, between hosts the network.\n", pl_mh
 }
 
 # row_id(f, c): returns the identity of a row, for matching it with the baseline's: scenario
@@ -335,21 +389,34 @@ function isort(key, idx, n,    i, j, t) {
 
 # table(kind, heading): prints the best-per-size table of one kind of row (table_of), nothing
 # if it has none. Clean and degraded rows go by scenario, then size; straggler rows and the
-# search's probes by size, then delay.
-function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb, has_nc, line, lg, lat, latb, nlat, lat_note, nhid, bt) {
-    delete gk; delete best; delete nc; delete gi; delete first; delete lat; delete latb; ng = 0; has_lb = 0
+# search's probes by size, then delay. Clean rows' best is set beside nccl at its strongest
+# (nccl_strongest); a line of nccl rows alone shows its own, and gets no line at all where
+# schedules are set beside them.
+function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb, has_nc, line, lg, lat, latb, nlat, lat_note, bt, ck, n, ci) {
+    delete gk; delete best; delete nc; delete gi; delete first; delete lat; delete latb; delete GN; delete GR; ng = 0; has_lb = 0
     for (r = 1; r <= R; r++) {
         if (!M[r] || table_of(r) != kind) continue
         # text fields end in \001, below every printable character: "late" sorts before "late2"
         if (kind == "straggler" || kind == "probe")
-            g = sprintf("%s\001%s|%020.0f|%014.3f|%06d|%s\001%s\001", S_pl[r], S_n[r], S_b[r], S_d[r] / 1000, S_sr[r] + 1, S_so[r], S_scen[r])
+            g = sprintf("%s\001%s|%020.0f|%014.3f|%06d|%s\001%s\001%s\001", S_pl[r], S_n[r], S_b[r], S_d[r] / 1000, S_sr[r] + 1, S_so[r], S_scen[r], S_dt[r])
         else
-            g = sprintf("%s\001%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%020.0f", S_pl[r], S_n[r], S_sr[r] + 1, S_d[r] / 1000,
-                        S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_b[r])
+            g = sprintf("%s\001%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%s\001%020.0f", S_pl[r], S_n[r], S_sr[r] + 1, S_d[r] / 1000,
+                        S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_dt[r], S_b[r])
         if (!(g in gk)) { gk[g] = g; gi[++ng] = g; first[g] = r }
+        GR[g, ++GN[g]] = r
         if (S_alg[r] == "nccl") { if (!(g in nc) || S_med[r] < S_med[nc[g]]) nc[g] = r }
         else if (!(g in best) || S_med[r] < S_med[best[g]]) best[g] = r
         if ((S_n[r], S_b[r], S_f[r]) in LB) has_lb = 1
+    }
+    if (kind == "clean") {
+        n = 0
+        for (i = 1; i <= ng; i++) {
+            g = gi[i]; ck = nc_key(first[g])
+            if (!(g in best) && (ck in HAS_SCHED)) { delete gk[g]; continue }
+            if ((g in best) && (ck in NCB)) nc[g] = NCB[ck]
+            gi[++n] = g
+        }
+        ng = n
     }
     if (ng == 0) return
     isort(gk, gi, ng)
@@ -382,29 +449,37 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
         }
         printf "\n"
     }
+    ci = any_ci ? 1 : 0
     TH = "|"; TS = "|"
     if (pl_count > 1) addcol("placement", 0)
     if (has_scen) addcol("scenario", 0)
+    if (has_dt) addcol("dtype", 0)
     if (n_multi()) addcol("n", 1)
     if (kind == "straggler" || kind == "probe") { addcol("straggler", 1); addcol("delay (ms)", 1) }
     if (kind == "degraded") { addcol("slow GPU", 1); addcol("factor", 1) }
-    addcol("size", 1); addcol("best", 0); addcol(TIME_COL, 1); addcol("algbw (GB/s)", 1)
+    addcol("size", 1); addcol("best", 0); addcol(TIME_COL, 1)
+    if (ci) addcol("interval (us)", 1)
+    addcol("algbw (GB/s)", 1)
     # nccl columns only where nccl ran (not in a model-only CSV, nor when it was left out)
-    has_nc = 0; for (g in nc) has_nc = 1
-    if (kind != "degraded" && has_nc) { addcol("nccl median (us)", 1); addcol("nccl algbw (GB/s)", 1); addcol("vs nccl", 1) }
-    else if (kind == "degraded" && has_lb) { addcol("lower bound (us)", 1); addcol("best / bound", 1) }
+    has_nc = 0; for (i = 1; i <= ng; i++) if (gi[i] in nc) has_nc = 1
+    if (kind != "degraded" && has_nc) {
+        addcol("nccl mode", 0); addcol("nccl median (us)", 1)
+        if (ci) addcol("nccl interval (us)", 1)
+        addcol("nccl algbw (GB/s)", 1); addcol("vs nccl", 1)
+    } else if (kind == "degraded" && has_lb) { addcol("lower bound (us)", 1); addcol("best / bound", 1) }
     print TH; print TS
     for (i = 1; i <= ng; i++) {
         g = gi[i]; r = first[g]
         line = "| "
         if (pl_count > 1) line = line S_pl[r] " | "
         if (has_scen) line = line (S_scen[r] == "" ? "-" : S_scen[r]) " | "
+        if (has_dt) line = line S_dt[r] " | "
         if (n_multi()) line = line S_n[r] " | "
         if (kind == "straggler" || kind == "probe") line = line S_sr[r] others_words(S_so[r], "d") " | " num_str(S_d[r] / 1000) " | "
         if (kind == "degraded") line = line S_dr[r] others_words(S_do[r], "f") " | " num_str(S_f[r]) " | "
         line = line size_label(S_b[r], " ") " | "
-        if (g in best) line = line S_lab[best[g]] " | " fmt_t(S_med[best[g]]) " | " sprintf("%.2f", S_bw[best[g]]) " |"
-        else line = line "- | - | - |"
+        if (g in best) line = line best_group(g, best[g]) " | " fmt_t(S_med[best[g]]) " | " (ci ? ci_cell(best[g]) " | " : "") sprintf("%.2f", S_bw[best[g]]) " |"
+        else line = line "- | - | " (ci ? "- | " : "") "- |"
         if (kind == "degraded") {
             if (has_lb) {
                 lbv = ((S_n[r], S_b[r], S_f[r]) in LB) ? LB[S_n[r], S_b[r], S_f[r]] : ""
@@ -414,11 +489,53 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
             }
         } else if (!has_nc) {
         } else if (g in nc) {
-            sp = (g in best) ? sprintf("%.2fx", S_med[nc[g]] / S_med[best[g]]) : "-"
-            line = line " " fmt_t(S_med[nc[g]]) " | " sprintf("%.2f", S_bw[nc[g]]) " | " sp " |"
-        } else line = line " - | - | - |"
+            n = nc[g]
+            line = line " " S_reg[n] S_side[n] " | " fmt_t(S_med[n]) " | " (ci ? ci_cell(n) " | " : "") sprintf("%.2f", S_bw[n]) " | " \
+                   ((g in best) ? vs_cell(n, best[g]) : "-") " |"
+        } else line = line " - | - | " (ci ? "- | " : "") "- | - |"
         print line
     }
+}
+
+# best_group(g, b): returns the best group of table group g, whose fastest schedule is row b: b,
+# then every other schedule whose interval overlaps b's, by median, joined by " ~ " (b alone
+# where it has no interval)
+function best_group(g, b,    i, r, k, cand, j, t, name, seen) {
+    name = S_lab[b]; seen[name] = 1
+    if (!has_ci(S_lo[b], S_hi[b])) return name
+    for (i = 1; i <= GN[g]; i++) {
+        r = GR[g, i]
+        if (r == b || S_alg[r] == "nccl" || !has_ci(S_lo[r], S_hi[r]) || !ci_overlap(S_lo[r], S_hi[r], S_lo[b], S_hi[b])) continue
+        cand[++k] = r
+        for (j = k; j > 1 && S_med[cand[j]] < S_med[cand[j - 1]]; j--) { t = cand[j]; cand[j] = cand[j - 1]; cand[j - 1] = t }
+    }
+    for (i = 1; i <= k; i++) if (!(S_lab[cand[i]] in seen)) { seen[S_lab[cand[i]]] = 1; name = name " ~ " S_lab[cand[i]] }
+    return name
+}
+
+# ci_cell(r): returns row r's interval as the tables print it: "313.7-314.9", with the sample
+# count below 6 ("12214-12263 (5 samples)"), "-" where it has none
+function ci_cell(r) { return ci_text(S_lo[r], S_hi[r], S_ns[r]) }
+
+# ci_text(lo, hi, n): returns an interval of n samples as the tables print it (ci_cell)
+function ci_text(lo, hi, n) {
+    if (!has_ci(lo, hi)) return "-"
+    return fmt_t(lo) "-" fmt_t(hi) (n != "" && n < 6 ? " (" n " sample" (n == 1 ? "" : "s") ")" : "")
+}
+
+# few(r): returns 1 when row r's median rests on fewer than 6 samples, where no interval reaches 95%
+function few(r) { return S_ns[r] != "" && S_ns[r] < 6 }
+
+# vs_cell(n, b): returns nccl row n's median over best row b's as the tables print it: with its
+# interval and "tie" where that holds 1 (ratio_words); on fewer than 6 samples on either side,
+# the ratio and the sample counts, no interval: "3.00x (few samples: nccl 1)"
+function vs_cell(n, b,    rt, w) {
+    rt = S_med[n] / S_med[b]
+    if (few(b)) w = "best " S_ns[b]
+    if (few(n)) w = w (w == "" ? "" : ", ") "nccl " S_ns[n]
+    if (w != "") return sprintf("%.2fx (few samples: %s)", rt, w)
+    if (!has_ci(S_lo[n], S_hi[n]) || !has_ci(S_lo[b], S_hi[b])) return ratio_words(rt, "", "")
+    return ratio_words(rt, ratio_ci_lo(S_lo[n], S_hi[n], S_lo[b], S_hi[b]), ratio_ci_hi(S_lo[n], S_hi[n], S_lo[b], S_hi[b]))
 }
 
 # addcol(name, right): appends a column to the table header TH and its separator TS
@@ -438,72 +555,26 @@ function n_multi(    r, first_n) {
     return n_multi_val
 }
 
-# critical_section(): prints critical.csv's delays with the model's prediction next to them
-function critical_section(    c, i, idx, key, mv, d, n) {
-    if (NC == 0) return
-    for (c = 1; c <= NC; c++)
-        if (C_src[c] == "model") MCRIT[C_b[c], C_alg[c]] = C_d[c]
-    for (c = 1; c <= NC; c++) if (C_src[c] != "model") { idx[++n] = c; key[c] = sprintf("%020.0f|%s", C_b[c], C_alg[c]) }
-    if (n == 0) return
-    isort(key, idx, n)
-    printf "\n## Critical straggler delay\n\nThe smallest delay at which the straggler-aware algorithm beats the best bulk-synchronous one.\n\n"
-    printf "| size | algorithm | beats | critical delay (ms) | model (ms) |\n|---:|---|---|---:|---:|\n"
-    for (i = 1; i <= n; i++) {
-        c = idx[i]
-        d = is_num(C_d[c]) && C_d[c] + 0 >= 0 ? sprintf("%.2f", C_d[c] / 1000) : "not found (" clean_text(C_d[c] == "" ? "empty" : C_d[c]) ")"
-        mv = C_mod[c] != "" ? C_mod[c] : ((C_b[c], C_alg[c]) in MCRIT) ? MCRIT[C_b[c], C_alg[c]] : ""
-        mv = is_num(mv) && mv + 0 >= 0 ? sprintf("%.2f", mv / 1000) : (mv == "" ? "-" : clean_text(mv))
-        printf "| %s | %s | %s | %s | %s |\n", size_label(C_b[c], " "), C_alg[c], C_base[c], d, mv
-    }
+# pl_shared(p): returns 1 when placement p has ranks sharing a GPU ("4 ranks/GPU", "2-3
+# ranks/GPU", with or without hosts after it)
+function pl_shared(p,    hi) {
+    if (!match(p, /^[0-9]+(-[0-9]+)? ranks?\/GPU/)) return 0
+    hi = substr(p, 1, RLENGTH); sub(/ .*/, "", hi); sub(/^[0-9]+-/, "", hi)
+    return hi + 0 > 1
 }
 
-# overlap_section(): prints the rows measured with --profile overlap: the share of copy time
-# that ran concurrently with reduction kernels and with the straggler's delay (at most 80 rows)
-function overlap_section(    i, idx, key, pr) {
-    if (NO == 0) return
-    for (i = 1; i <= NO; i++) { idx[i] = i; key[i] = sprintf("%s\001%020.0f\001%s", O_scen[i], O_b[i], O_lab[i]) }
-    isort(key, idx, NO)
-    printf "\n## Overlap (--profile overlap)\n\n"
-    printf "The share of each rank's copy time (copy-engine copies, NCCL's and the sm and ll transports'\n"
-    printf "kernels) that ran concurrently with reduction kernels and with the straggler's delay, from\n"
-    printf "CUPTI activity records, mean over the ranks (per rank: overlap.csv).\n\n"
-    printf "| scenario | size | algorithm | copy with reduction (%%) | copy with delay (%%) |\n|---|---:|---|---:|---:|\n"
-    for (i = 1; i <= NO && i <= 80; i++) {
-        pr = idx[i]
-        printf "| %s | %s | %s | %s | %s |\n", O_scen[pr], size_label(O_b[pr], " "), O_lab[pr],
-               is_num(O_r[pr]) ? sprintf("%.1f", O_r[pr]) : "-", is_num(O_d[pr]) ? sprintf("%.1f", O_d[pr]) : "-"
-    }
-    if (NO > 80) printf "\n(%d more not shown)\n", NO - 80
+# ci_of(f, c): sets CI_LO and CI_HI to a row's interval columns, both "" where it has none
+function ci_of(f, c) {
+    CI_LO = get(f, c, "time_us_ci_lo", ""); CI_HI = get(f, c, "time_us_ci_hi", "")
+    if (!has_ci(CI_LO, CI_HI)) CI_LO = CI_HI = ""
 }
 
-# regressions(): prints the rows slower than the baseline's by more than
-# max(3 x the larger stdev, 5% of the baseline median)
-function regressions(    r, k, thr, sd, nreg, nimp, ncmp, idx, key, i, scen) {
-    printf "\n## Regressions against %s\n\n", basedir (base_run != "" ? " (" base_run ")" : "")
-    printf "A row regressed when its median is slower than the baseline's by more than max(3 x the larger\n"
-    printf "stdev, 5%%) (same scenario, algorithm, transport, pipeline, dtype, size).\n\n"
-    if (base_gpu != "" && meta_gpu != "" && base_gpu != meta_gpu) printf "Note: the baseline ran on %s, this run on %s.\n\n", base_gpu, meta_gpu
-    for (r = 1; r <= R; r++) {
-        if (S_src[r] == "model" || !(S_id[r] in B_med)) continue
-        k = S_id[r]; ncmp++
-        sd = S_sd[r] > B_sd[k] ? S_sd[r] : B_sd[k]
-        thr = 3 * sd > 0.05 * B_med[k] ? 3 * sd : 0.05 * B_med[k]
-        if (S_med[r] - B_med[k] > thr) {
-            idx[++nreg] = r
-            key[r] = sprintf("%s|%06d|%014.3f|%06d|%010.3f|%s\001%s\001%s\001%s\001%020.0f", kind_of(r), S_sr[r] + 1, S_d[r] / 1000,
-                             S_dr[r] + 1, S_f[r], S_so[r], S_do[r], S_scen[r], S_lab[r], S_b[r])
-            THR[r] = thr
-        } else if (B_med[k] - S_med[r] > thr) nimp++
-    }
-    if (ncmp == 0) { printf "No rows in common with the baseline.\n"; return }
-    if (nreg == 0) { printf "None: %d rows compared, %d faster beyond noise.\n", ncmp, nimp; return }
-    isort(key, idx, nreg)
-    printf "**%d regressions** (%d rows compared, %d faster beyond noise):\n\n", nreg, ncmp, nimp
-    printf "| scenario | algorithm | size | baseline (us) | now (us) | change | threshold (us) |\n|---|---|---:|---:|---:|---:|---:|\n"
-    for (i = 1; i <= nreg; i++) {
-        r = idx[i]; k = S_id[r]
-        scen = scen_label(S_scen[r], row_words(r))
-        printf "| %s | %s | %s | %s | %s | +%.1f%% | %s |\n", scen, S_lab[r], size_label(S_b[r], " "),
-               fmt_t(B_med[k]), fmt_t(S_med[r]), 100 * (S_med[r] / B_med[k] - 1), fmt_t(THR[r])
-    }
+# samples_of(f, c, tm): returns the number of samples a measured row's median rests on: its
+# n_samples column; in a folder from before that column, its iterations (events timing) or its
+# batches (host and graph timing: timing.host_batches, 5 by default); "" where none tells
+function samples_of(f, c, tm,    v) {
+    if (tolower(get(f, c, "source", "gpu")) == "model") return ""
+    if ("n_samples" in c) { v = get(f, c, "n_samples", ""); return is_num(v) ? v + 0 : "" }
+    v = tm == "events" ? get(f, c, "iters", "") : row_setting(f, c, "timing.host_batches", 5)
+    return is_num(v) ? v + 0 : ""
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # plots/summary.sh RUN_DIR [BASELINE_RUN_DIR]: writes RUN_DIR/summary.md: what kind of run it was,
-# per scenario the best algorithm/transport per size against nccl (OPTCC's bound for degraded
+# per scenario the best group per size (ties named) against nccl at its strongest (OPTCC's bound for degraded
 # links), the critical search's probes and delays, regressions against the baseline run (if
-# given), the rows that failed and those that could not run, and links to RUN_DIR/plots/*.
+# given, decided by the medians' intervals where both rows have one: docs/statistics.md), the rows
+# that failed and those that could not run, and links to RUN_DIR/plots/*.
 # INCOMPLETE and FAILED markers are said under the title.
 # awk and bash only (the GPU machine may have no Python). Prints "summary.sh: ..., N regressions".
 # Then report.sh writes RUN_DIR/report.html from it (a failure there says so and exits 0).
@@ -34,8 +35,15 @@ files=()
 [ -n "$base" ] && files+=("$base")
 files+=("$run/results.csv")
 [ -n "$crit" ] && files+=("$crit")
-if ! awk -f "$here/csv.awk" -f "$here/summary.awk" -v crit="$crit" -v base="$base" \
-         -v basedir="$basedir" "${files[@]}" >"$tmp"; then
+# which NCCL the ratios are against: meta.txt's NCCL_NVLS_ENABLE line (0: NVLink SHARP off)
+meta=0 nvls=
+if [ -s "$run/meta.txt" ]; then
+  meta=1
+  nvls=$(sed -n 's/^NCCL_NVLS_ENABLE:[ \t]*//p' "$run/meta.txt" | head -n 1)
+fi
+if ! awk -f "$here/csv.awk" -f "$here/stats.awk" -f "$here/rowkind.awk" -f "$here/summary.awk" -f "$here/summary_sections.awk" \
+         -v crit="$crit" -v base="$base" -v basedir="$basedir" -v meta="$meta" -v nvls="$nvls" \
+         "${files[@]}" >"$tmp"; then
   echo "summary.sh: could not summarise $run/results.csv" >&2
   exit 1
 fi
@@ -73,7 +81,8 @@ fi
 chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" 2>/dev/null
 mv "$tmp" "$run/summary.md" || exit 1
 trap - EXIT
-nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\*\*' "$run/summary.md" | tr -dc 0-9)
-echo "summary.sh: wrote $run/summary.md${basedir:+, ${nreg:-0} regressions against $basedir}"
+nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\{0,1\}\*\*' "$run/summary.md" | tr -dc 0-9)
+[ "${nreg:-0}" = 1 ] && regs=regression || regs=regressions
+echo "summary.sh: wrote $run/summary.md${basedir:+, ${nreg:-0} $regs against $basedir}"
 # the morning view: the same tables and every picture on one page (report.html)
 bash "$here/report.sh" "$run" ${basedir:+"$basedir"} || echo "summary.sh: report.html was not written" >&2

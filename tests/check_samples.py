@@ -11,7 +11,8 @@ row says of its samples (docs/statistics.md):
 - time_us_median, time_us_min, time_us_max, time_us_mean, the interval's ends
   (time_us_ci_lo, time_us_ci_hi: [x(l), x(n+1-l)] with l the largest rank whose binomial
   coverage is at least 95%, [min, max] below 6 samples) and ci_level_pct, from the samples;
-- events timing: iters == n_samples; host and graph: n_samples batches;
+- events timing: iters == n_samples; host and graph: n_samples batches; imported rows
+  (source=nccl-tests): one sample per line of nccl-tests' for the size, repeat_stop fixed;
 - repeat_stop: fixed without stats.ci_target (then n_samples is the first count: --first, or
   -n / timing.host_batches), else the decision replayed on the first k samples at every step
   boundary (the first count, then -n or timing.host_batches more each time): the interval's
@@ -138,6 +139,11 @@ def main(argv):
               "%s: time_us_mean %s, the samples give %.4f" % (what, r["time_us_mean"], st["mean"]))
         check(abs(float(r["ci_level_pct"]) - st["level"]) <= 0.0011,
               "%s: ci_level_pct %s, want %.4f" % (what, r["ci_level_pct"], st["level"]))
+        if r["source"] == "nccl-tests":
+            # an imported sample is one of nccl-tests' lines for the size (a -N cycle, or one
+            # test of several): a batch of iters AllReduces, never repeated by arbench
+            check(r["repeat_stop"] == "fixed", "%s: imported, repeat_stop %s" % (what, r["repeat_stop"]))
+            continue
         mode = setting(r, "timing.mode", "events")
         step = int(setting(r, "timing.host_batches", "5")) if mode != "events" else n_opt
         if mode == "events":

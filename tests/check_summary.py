@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
 """tests/check_summary.py RUN_DIR [BASELINE_RUN_DIR]: reads what RUN_DIR/summary.md and
-RUN_DIR/report.html print and recomputes every number from RUN_DIR/results.csv (critical.csv,
-meta.txt, the baseline's results.csv), on its own: nothing of plots/*.awk is used. Checks the
-run's counts, the kind of run it says it is (measured, nothing could run, model mode), every
-best-per-size table (best, times, algbw, nccl, vs nccl, OPTCC's bound and best / bound), the
-critical delays, the overlap table, the regressions, the failed rows and the rows that could not
-run; then that report.html shows the same tables cell for cell, its size ranges, its settings
-and the words of its kind of run. Prints one line per mismatch and "N checks, N wrong"; exit
-status 0 when nothing is wrong, 1 otherwise, 2 usage."""
-import csv
+RUN_DIR/report.html print and recomputes every number from RUN_DIR/results.csv (samples.csv,
+critical.csv, meta.txt, the baseline's results.csv and samples.csv), on its own: nothing of
+plots/*.awk is used (tests/conclusions.py writes docs/statistics.md's rules again). Checks
+results.csv's interval columns against the samples, then computes every interval from the
+samples themselves (from the columns only where a run has no samples.csv); the run's counts, the
+kind of run it says it is (measured, nothing could run, model mode), which nccl the ratios are
+against (modes, version, NVLS) and where intervals are missing, the placement notes (co-located
+only where ranks share a GPU, rehearsed hosts as such), the order of the sections (the answers
+first, the search's probes last), every best-per-size table (the best group with its ties,
+times, intervals, algbw, nccl's strongest mode and its numbers, vs nccl with its interval, tie
+and few-samples words, OPTCC's bound and best / bound), the critical delays, the overlap table,
+the regressions and the rule that decided each, the failed rows and the rows that could not
+run; then that report.html shows the same tables cell for cell in the same order, its size
+ranges, its settings and the words of its kind of run. Prints one line per mismatch and "N
+checks, N wrong"; exit status 0 when nothing is wrong, 1 otherwise, 2 usage."""
 import html
-import html.parser
-import math
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import conclusions as C  # noqa: E402
+from summary_pages import Tables, md_sections, md_table, read_csv, size_bytes, size_label  # noqa: E402
 
 checks = 0
 wrong = []
@@ -28,106 +36,7 @@ def check(cond, what):
     return cond
 
 
-# ---- reading ----
-
-def read_csv(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        return [{k.strip().lower(): (v or "").strip() for k, v in r.items() if k} for r in csv.DictReader(f)]
-
-
-def num(s):
-    try:
-        v = float(s)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
-
-
-def md_sections(text):
-    """summary.md as {heading: [lines]}, plus "" for the lines above the first heading"""
-    out, cur = {"": []}, ""
-    for line in text.splitlines():
-        if line.startswith("## "):
-            cur = line[3:]
-            out[cur] = []
-        else:
-            out.setdefault(cur, []).append(line)
-    return out
-
-
-def md_table(lines):
-    """the first pipe table of lines: (header, [rows]) of stripped cells"""
-    rows = [l for l in lines if l.startswith("|")]
-    if len(rows) < 2:
-        return None, []
-    cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows]
-    return cells[0], cells[2:]
-
-
-class Tables(html.parser.HTMLParser):
-    """every <table> of a page with the id of the <section> it sits in; the text of each
-    section; the class of each paragraph"""
-
-    def __init__(self):
-        super().__init__()
-        self.tables, self.text, self.pclass = [], {}, []
-        self.sec, self.row, self.cell, self.cur, self.inp = None, None, None, None, None
-
-    def handle_starttag(self, tag, a):
-        a = dict(a)
-        if tag == "section":
-            self.sec = a.get("id")
-        elif tag == "table":
-            self.cur = {"section": self.sec, "rows": []}
-        elif tag == "tr" and self.cur is not None:
-            self.row = []
-        elif tag in ("td", "th") and self.row is not None:
-            self.cell = ""
-        elif tag == "p":
-            self.inp = [a.get("class") or "", ""]
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self.cell is not None:
-            self.row.append(self.cell.strip())
-            self.cell = None
-        elif tag == "tr" and self.row is not None:
-            self.cur["rows"].append(self.row)
-            self.row = None
-        elif tag == "table" and self.cur is not None:
-            self.tables.append(self.cur)
-            self.cur = None
-        elif tag == "p" and self.inp is not None:
-            self.pclass.append((self.sec, self.inp[0], " ".join(self.inp[1].split())))
-            self.inp = None
-        elif tag == "section":
-            self.sec = None
-
-    def handle_data(self, d):
-        if self.cell is not None:
-            self.cell += d
-        if self.inp is not None:
-            self.inp[1] += d
-        if self.sec:
-            self.text[self.sec] = self.text.get(self.sec, "") + d
-
-
-# ---- formats (what a reader sees) ----
-
-UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
-
-
-def size_bytes(label):
-    m = re.fullmatch(r"([0-9.]+) (B|KiB|MiB|GiB|TiB)", label)
-    return round(float(m.group(1)) * UNITS[m.group(2)]) if m else None
-
-
-def size_label(b):
-    for u in ("TiB", "GiB", "MiB", "KiB"):
-        if b >= UNITS[u]:
-            return "%g %s" % (b / UNITS[u], u)
-    return "%g B" % b
+num = C.num
 
 
 def near(printed, value, what, alt=None):
@@ -197,7 +106,112 @@ def kind(r, crit_scen):
 def group_key(r):
     return (r.get("placement") or "1 rank/GPU", r.get("n_gpus", ""), fnum(r, "straggler_rank", -1), fnum(r, "delay_us", 0),
             fnum(r, "degraded_rank", -1), fnum(r, "factor", 1), r.get("stragglers", ""), r.get("degraded", ""),
-            r.get("scenario", ""), int(r["bytes"]))
+            r.get("scenario", ""), int(r["bytes"]), r.get("dtype", ""))
+
+
+def fmt_t(x):
+    """a time as the tables print it"""
+    return "%.2f" % x if x < 100 else "%.1f" % x if x < 10000 else "%.0f" % x
+
+
+def row_info(samples, has_ncol):
+    """info(r): (lo, hi, n) of a row: its interval (None, None where it has none) and samples"""
+    memo = {}
+    def info(r):
+        if id(r) not in memo:
+            lo, hi = C.interval(r, samples) if r.get("source", "gpu").lower() != "model" else (None, None)
+            memo[id(r)] = (lo, hi, C.n_samples(r, has_ncol))
+        return memo[id(r)]
+    return info
+
+
+def interval_cell(printed, inf, what):
+    """an interval cell: "lo-hi", "(N samples)" after it below 6, "-" without an interval"""
+    lo, hi, n = inf
+    if not C.has(lo, hi):
+        check(printed == "-", "%s: '%s' where the row has no interval" % (what, printed))
+        return
+    m = re.fullmatch(r"([0-9.]+)-([0-9.]+)(?: \((\d+) samples?\))?", printed or "")
+    if check(m, "%s: '%s' is no interval (want %.6g-%.6g)" % (what, printed, lo, hi)):
+        near(m.group(1), lo, what + " lo")
+        near(m.group(2), hi, what + " hi")
+        want = n if n is not None and n < C.FEW else None
+        check((int(m.group(3)) if m.group(3) else None) == want, "%s: '%s', the row has %s samples" % (what, printed, n))
+
+
+def ratio_cell(printed, rt, lo, hi, few, where):
+    """a vs nccl cell: "tie 1.01x (0.98-1.03)" where the interval holds 1, "1.48x (1.41-1.55)",
+    "1.48x" without an interval, "3.00x (few samples: nccl 1)"; returns whether it is a tie"""
+    printed = printed or ""
+    if few:
+        m = re.fullmatch(r"([0-9.]+x) \(few samples: (.*)\)", printed)
+        if check(m, "%s: vs nccl '%s', want the ratio with 'few samples: %s'" % (where, printed, few)):
+            check(m.group(2) == few, "%s: vs nccl '%s', the rows rest on %s" % (where, printed, few))
+            near(m.group(1), rt, where + " vs nccl")
+        return False
+    if lo is None:
+        check(re.fullmatch(r"[0-9.]+x", printed), "%s: vs nccl '%s', want a ratio without an interval" % (where, printed))
+        near(printed, rt, where + " vs nccl")
+        return False
+    tie = lo <= 1 <= hi
+    m = re.fullmatch(r"(tie )?([0-9.]+x) \(([0-9.]+)-([0-9.]+)\)", printed)
+    if check(m, "%s: vs nccl '%s', want %s%.2fx (%.2f-%.2f)" % (where, printed, "tie " if tie else "", rt, lo, hi)):
+        check(bool(m.group(1)) == tie, "%s: vs nccl '%s': the interval %.4f-%.4f %s 1" % (where, printed, lo, hi, "holds" if tie else "does not hold"))
+        near(m.group(2), rt, where + " vs nccl")
+        near(m.group(3), lo, where + " vs nccl lo")
+        near(m.group(4), hi, where + " vs nccl hi")
+    return tie
+
+
+def meta_lines(run, measured, head, any_ci, n_noci, n_meas):
+    """the lines under the title: which nccl the ratios are against (modes, version, NVLS) and
+    where intervals are missing"""
+    modes = []
+    for r in measured:
+        if r["algorithm"] == "nccl" and C.mode(r) not in modes:
+            modes.append(C.mode(r))
+    canon = ["none", "registered", "symmetric"]
+    modes = [m for m in canon if m in modes] + [m for m in modes if m not in canon]
+    line = [l for l in head.splitlines() if l.startswith("- vs nccl: ")]
+    if not modes:
+        check(not line, "a 'vs nccl' line without nccl rows: %s" % line)
+    elif check(len(line) == 1, "no '- vs nccl:' line naming nccl's modes %s" % modes):
+        if len(modes) == 1:
+            check(line[0].startswith("- vs nccl: against nccl %s only (NCCL " % modes[0]), "one mode %s: %s" % (modes[0], line[0]))
+        else:
+            check("the fastest of the registration modes measured (%s)" % ", ".join(modes) in line[0], "modes %s: %s" % (modes, line[0]))
+        meta = os.path.join(run, "meta.txt")
+        nv = None
+        if os.path.exists(meta) and os.path.getsize(meta) > 0:
+            nv = ""
+            for l in open(meta, errors="replace"):
+                if l.startswith("NCCL_NVLS_ENABLE:"):
+                    nv = l.split(":", 1)[1].strip()
+                    break
+        want = ("NVLS unknown (no meta.txt)" if nv is None else "NVLS unknown (meta.txt has no NCCL_NVLS_ENABLE line)" if nv == ""
+                else "NVLS off (meta.txt: NCCL_NVLS_ENABLE=0)" if nv == "0" else "NVLS NCCL's default" if nv == "(unset)"
+                else "NVLS on (meta.txt: NCCL_NVLS_ENABLE=%s)" % nv)
+        check(want in line[0], "the vs nccl line does not say '%s': %s" % (want, line[0]))
+    if not any_ci:
+        check("- intervals: none in this results.csv" in head, "no line saying the rows have no interval")
+    elif n_noci:
+        check("- intervals: %d of the %d measured rows have none" % (n_noci, n_meas) in head, "no line saying %d rows lack an interval" % n_noci)
+    else:
+        check("- intervals:" not in head, "an intervals line where every measured row has one")
+
+
+def placement_notes(res, head):
+    """the co-located note only where ranks share a GPU; rows on several hosts said as such"""
+    pls = {r.get("placement") or "1 rank/GPU" for r in res}
+    def shared(p):
+        m = re.match(r"(\d+)(?:-(\d+))? ranks?/GPU", p)
+        return bool(m) and int(m.group(2) or m.group(1)) > 1
+    co = any(shared(p) for p in pls)
+    hosts = [p for p in pls if re.search(r" on \d+ hosts", p)]
+    check(("**Co-located ranks**" in head) == co, "co-located note %s, placements %s" % ("**Co-located ranks**" in head, sorted(pls)))
+    rehearsed = any("rehearsed" in p for p in hosts)
+    check(("**Hosts rehearsed**" in head) == rehearsed, "rehearsed-hosts note %s, placements %s" % ("**Hosts rehearsed**" in head, sorted(pls)))
+    check(("**Several hosts**" in head) == bool(hosts and not rehearsed), "several-hosts note, placements %s" % sorted(pls))
 
 
 def main():
@@ -253,10 +267,38 @@ def main():
     else:
         check("Nothing could run" not in md, "%s run: says nothing could run" % run_kind)
 
+    # ---- the rows' intervals and samples (docs/statistics.md): from samples.csv where the run
+    # has one (its columns checked against it), else from the columns ----
+    samples = C.read_samples(run)
+    if samples is not None:
+        C.check_columns(res, samples, check)
+    info = row_info(samples, bool(res) and "n_samples" in res[0])
+    any_ci = any(C.has(*info(r)[:2]) for r in measured)
+    n_noci = sum(1 for r in measured if not C.has(*info(r)[:2]))
+    if measured:
+        meta_lines(run, measured, head, any_ci, n_noci, len(measured))
+    placement_notes(res, head)
+    order = [h for h in S if h]
+    seq = [h for h in order if h.startswith("Regressions against")] + [h for h in ("Clean", "Critical straggler delay",
+           "Degraded link", "Straggler", "Rows that failed", "Rows that could not run", "Critical search probes", "Pictures") if h in S]
+    check([h for h in order if h in seq] == seq, "summary.md's sections in the order %s, want the answers first: %s" % (order, seq))
+
     # ---- best-per-size tables ----
     groups = {}
     for r in ranked:
         groups.setdefault(kind(r, crit_scen), {}).setdefault(group_key(r), []).append(r)
+    # nccl at its strongest for clean rows: the fastest nccl row under the same conditions (size,
+    # GPU count, placement, dtype, timing), whatever scenario measured it
+    cond = lambda r: (r.get("placement") or "1 rank/GPU", r.get("n_gpus", ""), r.get("dtype", ""), C.timing(r), int(r["bytes"]))
+    strongest, sched_cond = {}, set()
+    for r in groups.get("clean", {}).values():
+        for x in r:
+            if x["algorithm"] != "nccl":
+                sched_cond.add(cond(x))
+            elif cond(x) not in strongest or float(x["time_us_median"]) < float(strongest[cond(x)]["time_us_median"]):
+                strongest[cond(x)] = x
+    for key in [k for k, rows in groups.get("clean", {}).items() if all(x["algorithm"] == "nccl" for x in rows) and cond(rows[0]) in sched_cond]:
+        del groups["clean"][key]
     lbound = {}
     for r in res:
         if r["status"].lower() != "ok":
@@ -280,12 +322,13 @@ def main():
             continue
         hdr, rows = md_table(S[heading])
         check(time_col in hdr, "%s: no column '%s' (%s)" % (heading, time_col, hdr))
+        check(("interval (us)" in hdr) == any_ci, "%s: an interval column %s, measured rows with an interval: %s" % (heading, "interval (us)" in hdr, any_ci))
         if k in ("straggler", "probe"):
-            order = sorted(g, key=lambda x: (x[0], x[1], x[9], x[3], x[2], x[6], x[8]))
+            order = sorted(g, key=lambda x: (x[0], x[1], x[9], x[3], x[2], x[6], x[8], x[10]))
         elif k == "degraded":
-            order = sorted(g, key=lambda x: (x[0], x[1], x[4], x[5], x[7], x[8], x[9]))
+            order = sorted(g, key=lambda x: (x[0], x[1], x[4], x[5], x[7], x[8], x[10], x[9]))
         else:
-            order = sorted(g, key=lambda x: (x[0], x[1], x[8], x[9]))
+            order = sorted(g, key=lambda x: (x[0], x[1], x[8], x[10], x[9]))
         check(len(rows) == len(order), "%s: %d rows, results.csv has %d groups" % (heading, len(rows), len(order)))
         col = {h: i for i, h in enumerate(hdr)}
         lat = {}
@@ -302,6 +345,10 @@ def main():
             check(size_bytes(cell("size") or "") == key[9], "%s: size cell %s (rows out of order?)" % (where, cell("size")))
             if "scenario" in col:
                 check(cell("scenario") == (key[8] or "-"), "%s: scenario cell %s" % (where, cell("scenario")))
+            # several dtypes (nccl-tests -d all): a column, each dtype its own line
+            check(("dtype" in col) == (len({r.get("dtype", "") for r in ranked}) > 1), "%s: a dtype column %s" % (where, "dtype" in col))
+            if "dtype" in col:
+                check(cell("dtype") == key[10], "%s: dtype cell %s, want %s" % (where, cell("dtype"), key[10]))
             if k in ("straggler", "probe"):
                 check(cell("straggler").split(" ")[0] == "%d" % key[2], "%s: straggler %s" % (where, cell("straggler")))
                 near(cell("delay (ms)"), key[3] / 1000, where + " delay (ms)")
@@ -310,22 +357,32 @@ def main():
                 near(cell("factor"), key[5], where + " factor")
             best = [r for r in g[key] if r["algorithm"] != "nccl"]
             nccl = [r for r in g[key] if r["algorithm"] == "nccl"]
-            b = min(best, key=lambda r: float(r["time_us_median"])) if best else None
+            b, names = C.best_group(best, label, info) if best else (None, ["-"])
             if b:
                 bt = float(b["time_us_median"])
-                check(cell("best") == label(b), "%s: best %s, results say %s (%.4g us)" % (where, cell("best"), label(b), bt))
+                check(cell("best") == " ~ ".join(names), "%s: best %s, results say %s (%.4g us)" % (where, cell("best"), " ~ ".join(names), bt))
                 near(cell(time_col), bt, where + " time")
                 near(cell("algbw (GB/s)"), key[9] / (bt * 1e3), where + " algbw", num(b.get("algbw_gbps", "")))
+                if any_ci:
+                    interval_cell(cell("interval (us)"), info(b), where + " interval")
             else:
                 check(cell("best") == "-", "%s: a best %s where only nccl ran" % (where, cell("best")))
+            n0 = strongest.get(cond(g[key][0])) if k == "clean" and b else min(nccl, key=lambda r: float(r["time_us_median"])) if nccl else None
+            rt = few = tie = None
             if "vs nccl" in col:
-                if nccl and b:
-                    n0 = min(nccl, key=lambda r: float(r["time_us_median"]))
+                if n0:
                     nt = float(n0["time_us_median"])
+                    # an imported row names its side of the nccl-tests test too
+                    side = n0.get("transport", "")
+                    want = C.mode(n0) + (" " + side if side in ("in-place", "out-of-place") else "")
+                    check(cell("nccl mode") == want, "%s: nccl mode %s, its fastest is %s (%.4g us)" % (where, cell("nccl mode"), want, nt))
                     near(cell("nccl median (us)"), nt, where + " nccl median")
                     near(cell("nccl algbw (GB/s)"), key[9] / (nt * 1e3), where + " nccl algbw", num(n0.get("algbw_gbps", "")))
-                    check(cell("vs nccl").endswith("x"), where + " vs nccl without its x")
-                    near(cell("vs nccl"), nt / bt, where + " vs nccl")
+                    if any_ci:
+                        interval_cell(cell("nccl interval (us)"), info(n0), where + " nccl interval")
+                if n0 and b:
+                    rt, lo, hi, few = C.ratio(n0, b, info)
+                    tie = ratio_cell(cell("vs nccl"), rt, lo, hi, few, where)
                 else:
                     check(cell("vs nccl") == "-", "%s: vs nccl %s without nccl" % (where, cell("vs nccl")))
             if "best / bound" in col:
@@ -339,7 +396,7 @@ def main():
                               "%s: best / bound %s where the bound (%.4g us) is below the latency floor %.4g us" % (where, cell("best / bound"), lb, lat[key[:2]]))
                     else:
                         near(cell("best / bound"), bt / lb, where + " best / bound")
-            expect_rows[heading].append((key, label(b) if b else "-", cell("vs nccl")))
+            expect_rows[heading].append((key, names, n0 and C.mode(n0), rt, few, tie))
         if k == "degraded" and "best / bound" in col:
             for fl in lat.values():
                 check(re.search(r"below the fastest time of this table at 64 KiB or less \(.*%s us at" % re.escape(
@@ -388,6 +445,7 @@ def main():
     # ---- regressions ----
     if base:
         brows = read_csv(os.path.join(base, "results.csv"))
+        binfo = row_info(C.read_samples(base), bool(brows) and "n_samples" in brows[0])
         def ident(r):
             return (r.get("scenario", ""), r.get("stragglers", ""), r.get("degraded", ""), r.get("n_gpus", ""),
                     fnum(r, "straggler_rank", -1), fnum(r, "delay_us", 0), fnum(r, "degraded_rank", -1), fnum(r, "factor", 1),
@@ -395,34 +453,56 @@ def main():
                     r.get("placement") or "1 rank/GPU")
         bm = {ident(r): r for r in brows if r.get("source", "gpu").lower() != "model" and r["status"].lower() == "ok"
               and (num(r.get("time_us_median", "")) or 0) > 0}
-        reg, faster, ncmp = [], 0, 0
+        reg, faster, ncmp, nci, show_ci = [], 0, 0, 0, False
         for r in measured:
             o = bm.get(ident(r))
             if not o:
                 continue
             ncmp += 1
             now, was = float(r["time_us_median"]), float(o["time_us_median"])
-            sd = max(fnum(r, "time_us_stdev", 0), fnum(o, "time_us_stdev", 0))
-            thr = max(3 * sd, 0.05 * was)
-            if now - was > thr:
-                reg.append((r, was, now, thr))
-            elif was - now > thr:
-                faster += 1
+            (blo, bhi, bn), (lo, hi, n) = binfo(o), info(r)
+            show_ci = show_ci or C.has(blo, bhi) or C.has(lo, hi)
+            # an interval decides only where it covers 95%: 6 samples or more
+            v = None if (bn is not None and bn < C.FEW) or (n is not None and n < C.FEW) else C.verdict(was, blo, bhi, now, lo, hi)
+            thr = None
+            if v is not None:
+                nci += 1
+            else:
+                sd = max(fnum(r, "time_us_stdev", 0), fnum(o, "time_us_stdev", 0))
+                thr = max(3 * sd, 0.05 * was)
+                v = "slower" if now - was > thr else "faster" if was - now > thr else "same"
+            if v == "slower":
+                reg.append((r, was, now, thr, (blo, bhi, bn), (lo, hi, n)))
+            faster += v == "faster"
         sec = [h for h in S if h.startswith("Regressions against")]
         if check(len(sec) == 1, "no regressions section against a baseline"):
             text = "\n".join(S[sec[0]])
+            if ncmp:
+                check("Decided by intervals: %d rows; by 3 sd / 5%%: %d rows" % (nci, ncmp - nci) in text,
+                      "regressions: want %d decided by intervals, %d by 3 sd / 5%%: %s" % (nci, ncmp - nci, text[:400]))
             if reg:
-                check("**%d regressions** (%d rows compared, %d faster beyond noise)" % (len(reg), ncmp, faster) in text,
+                check("**%d regression%s** (%d rows compared, %d faster beyond noise)" % (len(reg), "s" if len(reg) > 1 else "", ncmp, faster) in text,
                       "regressions: want %d of %d compared, %d faster: %s" % (len(reg), ncmp, faster, text[:300]))
                 hdr, rows = md_table(S[sec[0]])
+                hdr = hdr or []
+                check(("now interval (us)" in hdr) == show_ci, "regressions: interval columns %s, rows with an interval %s" % (hdr, show_ci))
+                col = {h: i for i, h in enumerate(hdr)}
                 check(len(rows) == len(reg), "regressions: %d rows listed, %d regressed" % (len(rows), len(reg)))
-                for r, was, now, thr in reg:
+                for r, was, now, thr, binf, inf in reg:
                     m = [x for x in rows if x[1] == label(r) and size_bytes(x[2]) == int(r["bytes"]) and x[0].split(" ")[0] == (r.get("scenario") or x[0].split(" ")[0])]
-                    if check(len(m) == 1, "regression %s %s %s not listed once" % (r.get("scenario"), label(r), r["bytes"])):
-                        near(m[0][3], was, "regression %s baseline" % label(r))
-                        near(m[0][4], now, "regression %s now" % label(r))
-                        near(m[0][5].lstrip("+").rstrip("%"), 100 * (now / was - 1), "regression %s change" % label(r))
-                        near(m[0][6], thr, "regression %s threshold" % label(r))
+                    if not check(len(m) == 1, "regression %s %s %s not listed once" % (r.get("scenario"), label(r), r["bytes"])):
+                        continue
+                    cell = lambda name: m[0][col[name]] if name in col else None
+                    near(cell("baseline (us)"), was, "regression %s baseline" % label(r))
+                    near(cell("now (us)"), now, "regression %s now" % label(r))
+                    near(cell("change").lstrip("+").rstrip("%"), 100 * (now / was - 1), "regression %s change" % label(r))
+                    if show_ci:
+                        interval_cell(cell("baseline interval (us)"), binf, "regression %s baseline interval" % label(r))
+                        interval_cell(cell("now interval (us)"), inf, "regression %s now interval" % label(r))
+                    if thr is None:
+                        check(cell("rule") == "intervals", "regression %s: rule '%s', both rows have intervals" % (label(r), cell("rule")))
+                    elif check(re.fullmatch(r"3 sd / 5%: > [0-9.]+ us", cell("rule") or ""), "regression %s: rule '%s', want 3 sd / 5%%" % (label(r), cell("rule"))):
+                        near(cell("rule").split("> ")[1].split(" ")[0], thr, "regression %s threshold" % label(r))
             elif ncmp:
                 check("None: %d rows compared, %d faster beyond noise." % (ncmp, faster) in text, "regressions: want none of %d, %d faster: %s" % (ncmp, faster, text[:300]))
             else:
@@ -472,7 +552,7 @@ def main():
     # ---- report.html: the same tables, cell for cell, and the same words ----
     p = Tables()
     p.feed(page)
-    hsec = {"Clean": "best", "Straggler": "straggler", "Critical search probes": "critical", "Degraded link": "degraded",
+    hsec = {"Clean": "best", "Straggler": "straggler", "Critical search probes": "probes", "Degraded link": "degraded",
             "Critical straggler delay": "critical", "Rows that failed": "failed", "Rows that could not run": "failed"}
     for h in list(hsec) + [h for h in S if h.startswith("Regressions against")]:
         if h not in S:
@@ -484,29 +564,55 @@ def main():
         want = [[html.unescape(re.sub(r"[*`]", "", c)) for c in x] for x in [hdr] + rows]
         found = any(t["section"] == sid and t["rows"] == want for t in p.tables)
         check(found, "report.html: section %s lacks the table %s as summary.md has it" % (sid, h))
-    # the size ranges: consecutive clean sizes with the same winner (nccl where it was faster)
+    # the answers first, the critical search's probes after every other table
+    ids = re.findall(r'<section id="([a-z-]+)">', page)
+    want = ["regressions", "best", "nccl-tests", "critical", "degraded", "straggler", "failed", "probes", "pictures", "overlap",
+            "phases", "settings", "meta"]
+    check([i for i in ids if i in want] == [i for i in want if i in ids] and "probes" in ids, "report.html: sections in the order %s" % ids)
+    # the size ranges (docs/statistics.md): a range runs while some winner (the best group, with
+    # "nccl MODE" where vs nccl is a tie, or nccl alone where it was faster) wins at every size
     if "Clean" in expect_rows and run_kind != "none":
+        chdr, _ = md_table(S["Clean"])
+        gcols = [h for h in ("placement", "scenario", "n") if h in chdr]
+        grp = lambda key: [{"placement": key[0], "scenario": key[8] or "-", "n": key[1]}[h] for h in gcols]
         want = []
-        for key, best, vs in expect_rows["Clean"]:
-            v = num((vs or "").rstrip("x"))
-            win = "nccl" if v is not None and v < 1 else best
-            grp = key[8] or "-"
-            if want and want[-1][0] == grp and want[-1][1] == win:
-                want[-1][3] = size_label(key[9])
-                if v is not None:
-                    want[-1][4].append(v)
+        for key, names, mode, rt, few, tie in expect_rows["Clean"]:
+            counted = rt is not None and not few
+            win = names + ["nccl " + mode] if counted and tie else ["nccl " + mode] if counted and float("%.2f" % rt) < 1 else list(names)
+            cur = want[-1] if want and want[-1]["grp"] == grp(key) else None
+            keep = [w for w in cur["win"] if w in win] if cur else []
+            if not keep:
+                cur = {"grp": grp(key), "win": win, "lo": key[9], "vals": [], "ties": 0, "few": 0, "modes": [], "fastest": []}
+                want.append(cur)
             else:
-                want.append([grp, win, size_label(key[9]), size_label(key[9]), [v] if v is not None else []])
-        rng = [t for t in p.tables if t["section"] == "best" and t["rows"] and "fastest" in t["rows"][0]]
+                cur["win"] = keep
+            cur["hi"] = key[9]
+            if counted:
+                cur["vals"].append(float("%.2f" % rt))
+                cur["ties"] += tie
+            cur["few"] += bool(few)
+            if rt is not None and mode not in cur["modes"]:
+                cur["modes"].append(mode)
+            if names[0] != "-" and names[0] not in cur["fastest"]:
+                cur["fastest"].append(names[0])
+        plural = lambda n: "%d size%s" % (n, "s" if n > 1 else "")
+        rng = [t for t in p.tables if t["section"] == "best" and t["rows"] and "best at every size" in t["rows"][0]]
         if check(len(rng) == 1, "report.html: no size-range table"):
             rows = rng[0]["rows"][1:]
             check(len(rows) == len(want), "size ranges: %d, want %d" % (len(rows), len(want)))
             for x, w in zip(rows, want):
-                sz = w[2] if w[2] == w[3] else "%s to %s" % (w[2], w[3])
-                check(x[-4:-2] == [sz, w[1]], "size range %s: %s, want %s %s" % (x, x[-4:-2], sz, w[1]))
-                if w[4]:
-                    lo, hi = min(w[4]), max(w[4])
-                    check(x[-2] == ("%.2fx" % lo if lo == hi else "%.2fx to %.2fx" % (lo, hi)), "size range %s: vs nccl %s" % (sz, x[-2]))
+                lo, hi = size_label(w["lo"]), size_label(w["hi"])
+                v = w["vals"]
+                vs = "-" if not v else "%.2fx" % v[0] if min(v) == max(v) else "%.2fx to %.2fx" % (min(v), max(v))
+                if v and w["ties"] == len(v):
+                    vs = "tie " + vs
+                elif w["ties"]:
+                    vs += " (tie at %s)" % plural(w["ties"])
+                if w["few"]:
+                    vs += " (%s on few samples left out)" % plural(w["few"])
+                row = w["grp"] + [lo if lo == hi else "%s to %s" % (lo, hi), " ~ ".join(w["win"]), vs,
+                                  ", ".join(w["modes"]) or "-", ", ".join(w["fastest"]) or "-"]
+                check(x == row, "size range %s, want %s" % (x, row))
     ok_ps = [t for s, c, t in p.pclass if s == "failed" and c == "ok"]
     if run_kind == "model":
         check("model mode" in p.text.get("regressions", "").lower() or "Model mode" in page, "report.html: never says model mode")

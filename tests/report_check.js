@@ -2,7 +2,7 @@
 // the rendered DOM and writes one "key value" line per check into <pre id="verdict">.
 (function () {
   const out = [];
-  const want = ["regressions", "best", "critical", "degraded", "straggler", "failed", "pictures",
+  const want = ["regressions", "best", "critical", "degraded", "straggler", "failed", "probes", "pictures",
                 "overlap", "phases", "settings", "meta"];
   for (const id of want) {
     const s = document.getElementById(id);
@@ -48,6 +48,15 @@
   out.push("failed_ok " + (failed ? failed.querySelectorAll("p.ok").length : -1));
   const fp = failed ? failed.querySelector("p") : null;
   out.push("failed_text " + (fp ? fp.innerText.replace(/\s+/g, " ").trim() : ""));
+  // the size ranges as laid out: each row's cells joined by " | ", and the order of the sections
+  const best = document.getElementById("best");
+  const rng = best ? best.querySelector("table") : null;
+  if (rng) Array.from(rng.rows).slice(1).forEach(r => {
+    if (r.getBoundingClientRect().height > 0) out.push("range " + Array.from(r.cells).map(c => c.innerText.trim()).join(" | "));
+  });
+  out.push("order " + Array.from(document.querySelectorAll("section")).map(s => s.id).join(" "));
+  const note = document.querySelector("blockquote");
+  out.push("note " + (note ? note.innerText.replace(/\s+/g, " ").trim() : ""));
   const v = document.createElement("pre");
   v.id = "verdict";
   v.textContent = out.join("\n");

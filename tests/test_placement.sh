@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Co-located ranks (issue #21) in summary.md and the pictures: tests/fixtures/colocated (4 ranks
 # on one GPU, the placement column last), those rows beside the same rows at 1 rank/GPU in one
-# CSV, and CSVs from before the column (1 rank/GPU). Picture checks need gnuplot (else skipped).
+# CSV, and CSVs from before the column (1 rank/GPU); rehearsed hosts as make run's baseline search
+# reads them. Picture checks need gnuplot (else skipped).
 . "$(dirname "$0")/lib.sh"
 skip=0
 check() { local name=$1; shift; if "$@"; then ok; else bad "$name"; fi; }
@@ -75,6 +76,14 @@ pcheck "mixed: the co-located title names the placement" \
   grep -q "^ptitle = 'algbw vs size, clean, 4 ranks on 1 GPU (co-located, not NVLink)  |  NVIDIA H100 80GB HBM3 x4," "$X/plots/data/algbw_4ranks-per-GPU_clean.gp"
 pcheck "mixed: the 1 rank/GPU title is unmarked" \
   grep -q "^ptitle = 'algbw vs size, clean  |" "$X/plots/data/algbw_1rank-per-GPU_clean.gp"
+
+# ---- hosts rehearsed on one machine (runs/reference/h200x4-two-tier): what make run's baseline
+# search reads of a folder (plots/runinfo.awk): the placement whole, four GPUs ----
+T=runs/reference/h200x4-two-tier
+check "runinfo: rehearsed hosts, 4 GPUs" test "$(awk -f plots/csv.awk -f plots/runinfo.awk $T/meta.txt $T/results.csv)" = \
+  "$(printf '90\t1 rank/GPU on 2 hosts (rehearsed on one)\t4')"
+check "runinfo: the same from results.csv alone" test "$(awk -f plots/csv.awk -f plots/runinfo.awk /dev/null $T/results.csv)" = \
+  "$(printf '90\t1 rank/GPU on 2 hosts (rehearsed on one)\t4')"
 
 [ "$skip" -gt 0 ] && echo "skipped: $skip picture checks (gnuplot is not installed: apt-get install -y gnuplot-nox)"
 finish

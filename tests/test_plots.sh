@@ -33,8 +33,8 @@ check "summary.md written" test -s "$S"
 check "title names the run" has "$S" '^# arbench run 20261121T030000Z_dgx-h200-07$'
 check "row counts" has "$S" '^- rows: 618, 582 ok, .*34 n/a'
 # direct/sm wins small sizes, nccl is 10.36 us there: 1.48x
-check "clean 1 KiB best is direct/sm at 1.48x nccl" in_section "$S" Clean '^\| 1 KiB \| direct/sm \| 7\.00 \| 0\.15 \| 10\.36 \| 0\.10 \| 1\.48x \|$'
-check "clean 1 GiB best is ring/ce at 1.04x nccl" in_section "$S" Clean '^\| 1 GiB \| ring/ce \| 4348\.2 \| 246\.94 \| 4539\.7 \| 236\.52 \| 1\.04x \|$'
+check "clean 1 KiB best is direct/sm at 1.48x nccl" in_section "$S" Clean '^\| 1 KiB \| direct/sm \| 7\.00 \| 0\.15 \| none \| 10\.36 \| 0\.10 \| 1\.48x \|$'
+check "clean 1 GiB best is ring/ce at 1.04x nccl" in_section "$S" Clean '^\| 1 GiB \| ring/ce \| 4348\.2 \| 246\.94 \| none \| 4539\.7 \| 236\.52 \| 1\.04x \|$'
 check "clean 8 MiB: nccl faster than the best (< 1x)" in_section "$S" Clean '^\| 8 MiB \| [^|]+ \|.*\| 0\.9[0-9]x \|$'
 check "an error row (rd 2 KiB, 0.01 us) is never the best" in_section "$S" Clean '^\| 2 KiB \| direct/sm \|'
 check "an oom row (direct 8 GiB) is never the best" in_section "$S" Clean '^\| 8 GiB \| ring/ce \|'
@@ -83,7 +83,7 @@ check "wide: optcc/ce best at 128 MiB, without its k" in_section "$W" Clean '^\|
 check "wide: optcc/ce best at 512 MiB, without its k" in_section "$W" Clean '^\| 512 MiB \| optcc/ce \|'
 check "wide: no optcc label carries a pipeline" not has "$W" 'optcc/[a-z0-9-]+/p'
 check "wide: the pipeline sweep keeps /p4 (1 GiB, faster nccl run 4539.7 us)" \
-  in_section "$W" Clean '^\| 1 GiB \| async-ring/ce/p4 \| 4047\.5 \| 265\.29 \| 4539\.7 \| 236\.52 \| 1\.12x \|$'
+  in_section "$W" Clean '^\| 1 GiB \| async-ring/ce/p4 \| 4047\.5 \| 265\.29 \| none \| 4539\.7 \| 236\.52 \| 1\.12x \|$'
 check "wide: says what /pK means" has "$W" '^A /pK after the transport'
 check "wide: critical delay not found, the model's next to it" in_section "$W" "Critical straggler delay" '^\| 1 GiB \| stragglar \| nccl \| not found \(inf\) \| 1\.30 \|$'
 
@@ -322,7 +322,7 @@ check "scenarios: rank1-x2 and two-x2 are two rows at 64 MiB" \
 check "scenarios: no scenario column in a CSV without one" not in_section "$S" Clean 'scenario'
 # the baseline is matched by scenario: fixed-8ms rhd 16 MiB was 10% faster the night before
 # (two-stragglers, with the same fixed columns, was not): one regression, named by scenario
-check "scenarios: one regression, fixed-8ms's" has "$X" '^\*\*1 regressions\*\* \(92 rows compared, 0 faster'
+check "scenarios: one regression, fixed-8ms's" has "$X" '^\*\*1 regression\*\* \(92 rows compared, 0 faster'
 check "scenarios: the regression names its scenario" in_section "$X" "Regressions against $tmp/scenbase (20261121T030000Z_dgx-h200-07)" \
   '^\| fixed-8ms \(straggler 1 \+8 ms\) \| rhd/nccl-p2p \| 16 MiB \| [0-9.]+ \| [0-9.]+ \| \+11\.1% \|'
 # a baseline without the scenario columns still matches on the fixed columns

@@ -1,217 +1,207 @@
 /* arbench import nccl-tests FILE... [--out DIR] [--scenario NAME]: nccl-tests' AllReduce
- * results (all_reduce_perf's text table, or the JSON file its -J writes) become a run folder:
- * results.csv with arbench's header, one row per size and side (transport `out-of-place` or
- * `in-place`, algorithm nccl, source nccl-tests), the test's flags as the scenario, and
- * meta.txt with each test's header lines and (JSON) its arguments and NCCL/CUDA environment.
- * So the pictures, the summary, `history` and `--baseline` read them as they read a run.
- *
- * Every file is read whole before anything is written: a file that is not nccl-tests output,
- * or a test cut off before nccl-tests' closing lines, is refused with FILE:LINE (exit 2) and
- * no folder is made. Tests of other collectives in a file (reduce_scatter_perf...) are left
- * out, each said on stderr. */
+ * results (all_reduce_perf's text log, or the JSON file its -J writes) become a run folder
+ * (import_write.c), so the pictures, the summary, `history` and `--baseline` read them as they
+ * read a run. Every file is read whole and every all_reduce_perf test checked (nt_check.c)
+ * before anything is written: a file or a figure that is not what nccl-tests writes is
+ * refused with FILE:LINE (exit 2) and no folder is made. Tests of other collectives are left
+ * out and other programs' lines skipped, each said on stderr and in meta.txt. */
 #include "record/cmd_import.h"
 
 #include <errno.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "cli/bad_value.h"
 #include "cli/cli.h"
 #include "cli/config.h"
-#include "record/csv.h"
+#include "record/import_write.h"
 #include "record/nccl_tests.h"
+#include "run/folder.h"
 
-/* ---- the run folder ---- */
-
-static const char *dtype_of(const char *nt) {
-  static const char *map[][2] = {
-      {"float", "float32"}, {"double", "float64"}, {"half", "float16"}, {"bfloat16", "bfloat16"},
-      {"int32", "int32"},   {"uint32", "uint32"},  {"int64", "int64"},  {"uint64", "uint64"},
-      {"int8", "int8"},     {"uint8", "uint8"}};
-  for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-    if (!strcmp(nt, map[i][0])) return map[i][1];
-  return nt;
+/* Appends one formatted line to notes (meta.txt, and stderr once the import goes ahead). */
+static void note(char *notes, size_t len, const char *fmt, const char *a, const char *b) {
+  size_t u = strlen(notes);
+  snprintf(notes + u, len - u, "note: ");
+  u = strlen(notes);
+  snprintf(notes + u, len - u, fmt, a, b);
+  u = strlen(notes);
+  snprintf(notes + u, len - u, "\n");
 }
 
-/* The ranks: the devices the log lists, else its threads x GPUs, else what busbw / algbw
- * (2(n-1)/n for AllReduce) says at the largest size. */
-static int ranks_of(const struct nt_test *t) {
-  if (t->ranks > 0) return t->ranks;
-  if (t->threads > 0 && t->gpus > 0) return t->threads * t->gpus;
-  const struct nt_row *big = NULL;
-  for (int i = 0; i < t->nrows; i++)
-    if (!big || t->rows[i].bytes > big->bytes) big = &t->rows[i];
-  if (!big || !(big->algbw > 0)) return 0;
-  double q = big->busbw / big->algbw; /* 2(n-1)/n */
-  return q >= 2 ? 0 : (int)lround(2 / (2 - q));
-}
-
-/* The scenario: the flags that tell the test's mode (its sizes and iteration counts are in
- * the rows), else -t -g [-G] from its header. */
-static void scenario_of(struct nt_test *t, const char *name, int k, int ntests) {
-  char buf[512], *w[64], out[256] = "";
-  size_t u = 0;
-  snprintf(buf, sizeof(buf), "%s", t->cmd);
-  int n = nt_split_words(buf, w, 64);
-  for (int i = 0; i + 1 < n && t->iters < 0; i++) /* a log without its header line */
-    if (!strcmp(w[i], "-n")) t->iters = atoi(w[i + 1]);
-  if (name) {
-    if (ntests > 1)
-      snprintf(t->scenario, sizeof(t->scenario), "%s %d", name, k + 1);
-    else
-      snprintf(t->scenario, sizeof(t->scenario), "%s", name);
-    return;
-  }
-  for (int i = 0; i < n; i++) {
-    if (strstr(w[i], "_perf")) continue;
-    if (!strcmp(w[i], "-b") || !strcmp(w[i], "-e") || !strcmp(w[i], "-f") || !strcmp(w[i], "-w") ||
-        !strcmp(w[i], "-n") || !strcmp(w[i], "-J") ||
-        (!strcmp(w[i], "-d") && i + 1 < n && !strcmp(w[i + 1], "float")) ||
-        (!strcmp(w[i], "-o") && i + 1 < n && !strcmp(w[i + 1], "sum"))) { /* the defaults */
-      i++;
-      continue;
-    }
-    u += (size_t)snprintf(out + u, u < sizeof(out) ? sizeof(out) - u : 0, "%s%s", u ? " " : "",
-                          w[i]);
-  }
-  if (!out[0] && t->threads > 0)
-    snprintf(out, sizeof(out), "-t %d -g %d%s", t->threads, t->gpus, t->graph > 0 ? " -G" : "");
-  snprintf(t->scenario, sizeof(t->scenario), "%s", out[0] ? out : "nccl-tests");
-}
-
-static int write_folder(struct nt_set *s, const char *dir, int argc, char **argv) {
-  char path[4200], stamp[32];
-  hx_utc_iso(stamp, sizeof(stamp));
-  const char *id = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-  snprintf(path, sizeof(path), "%s/results.csv", dir);
-  struct hx_csv csv;
-  if (hx_csv_open_run(&csv, path)) {
-    fprintf(stderr, "arbench import: %s: %s\n", path, strerror(errno));
-    return EXIT_FAIL;
-  }
-  int rc = 0, rows = 0;
-  for (int i = 0; i < s->n; i++) {
-    struct nt_test *t = &s->t[i];
-    char nccl[32] = "";
-    if (t->nccl_code > 0)
-      snprintf(nccl, sizeof(nccl), "%d.%d.%d", t->nccl_code / 10000, t->nccl_code / 100 % 100,
-               t->nccl_code % 100);
-    int n = ranks_of(t);
-    for (int k = 0; k < t->nrows; k++) {
-      const struct nt_row *r = &t->rows[k];
-      struct hx_csv_row row = {
-          .run_id = id,
-          .timestamp = stamp,
-          .host = t->host,
-          .gpu = t->gpu,
-          .n_gpus = n,
-          .driver = "",
-          .cuda = "",
-          .nccl = nccl,
-          .source = "nccl-tests",
-          .algorithm = "nccl",
-          .transport = r->in_place ? "in-place" : "out-of-place",
-          .pipeline = 1,
-          .dtype = dtype_of(r->type),
-          .bytes = r->bytes,
-          .straggler_rank = -1,
-          .delay_us = 0,
-          .degraded_rank = -1,
-          .factor = 1,
-          .iters = t->iters > 0 ? t->iters * (t->agg > 0 ? t->agg : 1) : 0,
-          .t = {1, r->time_us, r->time_us, r->time_us, r->time_us, r->time_us, NAN},
-          .time_after_arrival_us = r->time_us,
-          .algbw_gbps = r->algbw,
-          .busbw_gbps = r->busbw,
-          .model_time_us = NAN,
-          .wrong = r->wrong,
-          .status = r->wrong > 0 ? "error" : "ok",
-          .lower_bound_us = NAN,
-          .scenario = t->scenario,
-          .stragglers = "",
-          .degraded = "",
-          .placement = "1 rank/GPU",
-          .settings = strcmp(r->redop, "sum") ? (r->redop[0] ? r->redop : "?") : ""};
-      if (hx_csv_append(&csv, &row)) rc = EXIT_FAIL;
-      rows++;
-    }
-  }
-  hx_csv_close(&csv);
-  snprintf(path, sizeof(path), "%s/meta.txt", dir);
-  FILE *m = fopen(path, "w");
-  if (!m) {
-    fprintf(stderr, "arbench import: %s: %s\n", path, strerror(errno));
-    return EXIT_FAIL;
-  }
-  fprintf(m, "command:");
-  for (int i = 0; i < argc; i++)
-    fprintf(m, " %s", argv[i]);
-  fprintf(m, "\ndate_utc: %s (the import's; the timestamp column is this time)\n", stamp);
-  fprintf(m, "source: nccl-tests (imported; every row's source column says so)\n");
-  fprintf(m,
-          "rows: %d (algorithm nccl, transport out-of-place or in-place, scenario the test's "
-          "flags)\n",
-          rows);
-  for (int i = 0; i < s->n; i++) {
-    const struct nt_test *t = &s->t[i];
-    fprintf(m, "\n--- test %d: %s:%d, scenario '%s', %d rows, %d ranks\n", i + 1, t->file, t->line,
-            t->scenario, t->nrows, ranks_of(t));
-    if (t->cmd[0]) fprintf(m, "nccl-tests command: %s\n", t->cmd);
-    if (t->version[0]) fprintf(m, "nccl-tests: %s\n", t->version);
-    if (t->header[0]) fprintf(m, "nccl-tests: %s\n", t->header);
-    if (t->times[0]) fprintf(m, "nccl-tests time: %s\n", t->times);
-    if (t->host[0]) fprintf(m, "host: %s, GPU %s\n", t->host, t->gpu);
-    for (const char *e = t->env; *e;) {
-      size_t k = strcspn(e, "\n");
-      fprintf(m, "environment: %.*s\n", (int)k, e);
-      e += k + (e[k] == '\n');
-    }
-  }
-  if (fclose(m)) rc = EXIT_FAIL;
-  snprintf(path, sizeof(path), "%s/COMMAND", dir);
-  FILE *c = fopen(path, "w");
-  if (c) {
-    for (int i = 0; i < argc; i++)
-      fprintf(c, "%s%s", i ? " " : "", argv[i]);
-    fputc('\n', c);
-    if (fclose(c)) rc = EXIT_FAIL;
-  }
-  printf("arbench import: %d rows of %d test%s into %s\n", rows, s->n, s->n == 1 ? "" : "s", dir);
-  return rc;
-}
-
-/* Reads one file (text or JSON) into s, whole and within the input bounds every file arbench
- * reads has (bytes, line length, a pipe's time: config.h); 0, or -1 said. */
-static int read_file(struct nt_set *s, const char *file) {
+/* Reads one file (text or JSON) into s, whole and within the bounds every file arbench reads
+ * has (bytes, line length, a pipe's time: config.h); 0, or -1 said. */
+static int read_file(struct nt_set *s, const char *file, char *notes, size_t len) {
   struct input_file in;
   if (input_open(&in, "import", file, "nccl-tests output", INPUT_WAIT_MS)) return -1;
-  const char *c = in.data + strspn(in.data, " \t\r\n");
-  int rc;
-  if (*c == '{') {
-    rc = nt_read_json(s, file, in.data);
-  } else {
-    FILE *f = fmemopen(in.data, in.len ? in.len : 1, "r");
-    rc = f ? nt_read_text(s, file, f) : nt_bad_at(file, 1, "out of memory");
-    if (f) fclose(f);
-  }
+  int json = in.data[strspn(in.data, " \t\r\n")] == '{';
+  int rc = json ? nt_read_json(s, file, in.data) : nt_read_text(s, file, in.data, in.len);
   free(in.data);
+  char said[400];
+  nt_noise_said(&s->noise, said, sizeof(said));
+  if (!rc && said[0] && !json) note(notes, len, "%s: %s", file, said);
   return rc;
+}
+
+/* nccl-tests flags that do not change what is measured: the sizes, iteration counts and -N
+ * cycles (in the rows), where reports go; with their long names. */
+static int flag_left_out(const char *w, const char *value) {
+  static const char *const flags[][2] = {
+      {"-b", "--minbytes"}, {"-e", "--maxbytes"}, {"-i", "--stepbytes"}, {"-f", "--stepfactor"},
+      {"-n", "--iters"},    {"-w", "--warmup_iters"}, {"-N", "--run_cycles"},
+      {"-J", "--output_file"}, {"-S", "--report_timestamps"}, {"-T", "--timeout"},
+      {"-M", "--memory"},   {"-K", "--per_iter_skip"}};
+  size_t k = strcspn(w, "=");
+  for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+    if ((!strncmp(w, flags[i][0], k) && !flags[i][0][k]) ||
+        (!strncmp(w, flags[i][1], k) && !flags[i][1][k]))
+      return 1;
+  /* the defaults: float, sum */
+  return value && ((!strcmp(w, "-d") || !strcmp(w, "--datatype")) ? !strcmp(value, "float")
+                   : (!strcmp(w, "-o") || !strcmp(w, "--op")) ? !strcmp(value, "sum") : 0);
+}
+
+/* The scenario of test t: the flags of its command that tell its mode, else -t -g [-G] from
+ * its header; or NAME [k]. */
+static int scenario_of(struct nt_test *t, const char *name, int k, int ntests) {
+  size_t cap = (t->cmd ? strlen(t->cmd) : 0) + (name ? strlen(name) : 0) + 64;
+  char *out = calloc(1, cap), *buf = t->cmd ? strdup(t->cmd) : NULL;
+  char **w = calloc(cap, sizeof(char *));
+  if (!out || !w || (t->cmd && !buf)) {
+    free(out), free(buf), free(w);
+    return -1;
+  }
+  int n = buf ? nt_split_words(buf, w, (int)cap) : 0;
+  for (int i = 0; i + 1 < n && t->iters < 0; i++) /* a log without its header line */
+    if (!strcmp(w[i], "-n")) t->iters = atoi(w[i + 1]);
+  size_t u = 0;
+  if (name && ntests > 1) snprintf(out, cap, "%s %d", name, k + 1);
+  else if (name) snprintf(out, cap, "%s", name);
+  for (int i = 0; i < n && !name; i++) {
+    if (strstr(w[i], "_perf")) continue;
+    int joined = w[i][0] == '-' && strchr(w[i], '=') != NULL; /* --flag=value */
+    const char *value = joined ? strchr(w[i], '=') + 1 : i + 1 < n ? w[i + 1] : NULL;
+    if (w[i][0] == '-' && flag_left_out(w[i], value)) {
+      i += !joined;
+      continue;
+    }
+    u += (size_t)snprintf(out + u, cap - u, "%s%s", u ? " " : "", w[i]);
+  }
+  if (!out[0] && t->threads > 0)
+    snprintf(out, cap, "-t %d -g %d%s", t->threads, t->gpus, t->graph > 0 ? " -G" : "");
+  if (!out[0]) snprintf(out, cap, "nccl-tests");
+  free(buf);
+  free(w);
+  t->scenario = out;
+  return 0;
+}
+
+/* Drops the tests of other collectives from s (noted), checks the rest and gives each its
+ * scenario; 0, or -1 said in one line. */
+static int settle_tests(struct nt_set *s, const char *name, char *notes, size_t len,
+                        const char *first, int nfiles) {
+  int kept = 0;
+  char others[300] = "";
+  for (int i = 0; i < s->n; i++) {
+    struct nt_test *t = &s->t[i];
+    int no_redop = !t->coll[0] && t->lead && !t->has_redop; /* AllReduce's table has one */
+    if (no_redop || (t->coll[0] && !nt_is_all_reduce(t->coll))) {
+      char where[300];
+      snprintf(where, sizeof(where), "%s:%d", t->file, t->line);
+      if (no_redop) {
+        note(notes, len, "%s: %s", where, "a table without a redop column left out (not "
+             "all_reduce_perf's)");
+        snprintf(t->coll, sizeof(t->coll), "a table without redop");
+      } else note(notes, len, "%s: %s's results left out (not all_reduce_perf)", where, t->coll);
+      size_t u = strlen(others);
+      snprintf(others + u, sizeof(others) - u, "%s%s (line %d)", u ? ", " : "", t->coll, t->line);
+      nt_free_test(t);
+      continue;
+    }
+    s->t[kept++] = *t;
+  }
+  s->n = kept;
+  if (!s->n) {
+    char said[400];
+    nt_noise_said(&s->noise, said, sizeof(said));
+    if (nfiles > 1)
+      fprintf(stderr, "arbench import: %s...: no all_reduce_perf results in the %d files\n",
+              first, nfiles);
+    else if (others[0])
+      fprintf(stderr, "arbench import: %s: no all_reduce_perf results: its tests are %s\n",
+              first, others);
+    else
+      fprintf(stderr, "arbench import: %s: no all_reduce_perf results: no nccl-tests table in "
+              "it%s%s%s\n", first, said[0] ? " (" : "", said, said[0] ? ")" : "");
+    return -1;
+  }
+  for (int i = 0; i < s->n; i++)
+    if (nt_check_test(&s->t[i])) return -1;
+  for (int i = 0; i < s->n; i++) {
+    struct nt_test *t = &s->t[i];
+    if (scenario_of(t, name, i, s->n)) return -1;
+    if (t->zero_rows) {
+      char where[300], what[64];
+      snprintf(where, sizeof(where), "%s:%d", t->file, t->line);
+      snprintf(what, sizeof(what), "%d", t->zero_rows);
+      note(notes, len, "%s: %s results of 0 bytes left out (nothing is reduced)", where, what);
+    }
+    for (int k = 0; k < i; k++) /* two tests of one scenario would read as one */
+      if (!strcmp(t->scenario, s->t[k].scenario)) {
+        char *again = malloc(strlen(t->scenario) + 16);
+        if (!again) return -1;
+        sprintf(again, "%s (%d)", t->scenario, i + 1);
+        free(t->scenario);
+        t->scenario = again;
+        break;
+      }
+  }
+  return 0;
 }
 
 static void usage(FILE *f) {
   fputs("usage: arbench import nccl-tests FILE... [--out DIR] [--scenario NAME]\n"
-        "  nccl-tests' all_reduce_perf output (its text table, or the JSON its -J writes) as a\n"
-        "  run folder DIR (default runs/nccl-tests-<first FILE's name>): results.csv with\n"
-        "  arbench's columns, one row per size and side (source nccl-tests, algorithm nccl,\n"
-        "  transport out-of-place or in-place, scenario the test's flags or NAME), meta.txt\n"
-        "  with each test's header (and, from JSON, its arguments and NCCL_/CUDA_ variables).\n"
-        "  A comment line naming the command (# all_reduce_perf -t 2 -g 1 -R 2) before a\n"
-        "  test gives its flags; the text table does not print -R. A file that is not\n"
-        "  nccl-tests output or a test cut off is refused with FILE:LINE (exit 2).\n",
+        "  nccl-tests' all_reduce_perf output (its text log, any version from 2.0, or the JSON\n"
+        "  its -J writes) as a run folder DIR (a new or empty folder; default\n"
+        "  runs/nccl-tests-<first FILE's name>): results.csv with arbench's columns, one row per\n"
+        "  size and side (source nccl-tests, algorithm nccl, transport out-of-place or in-place,\n"
+        "  scenario the test's flags or NAME), samples.csv (a size listed again, as -N cycles\n"
+        "  list it, is another sample), meta.txt with each test's header. A comment or command\n"
+        "  line naming the command (# all_reduce_perf -t 2 -g 1 -R 2) before a test gives its\n"
+        "  flags. Other programs' lines (NCCL_DEBUG, ssh, UCX, mpirun) are skipped and counted.\n"
+        "  A figure nccl-tests would not print, a test cut off, or a file that is not nccl-tests\n"
+        "  output is refused with FILE:LINE (exit 2); wrong elements mark the folder FAILED\n"
+        "  (exit 1). docs/import.md says every rule.\n",
         f);
+}
+
+/* --out DIR as given, trailing slashes dropped (DIR/ names DIR); 0, or -1 said. */
+static int out_dir(const char *out, char *dir, size_t len) {
+  size_t k = strlen(out);
+  while (k > 1 && out[k - 1] == '/') k--;
+  if (!k || k >= len) return args_bad("--out", out, k ? "too long a path" : "an empty path");
+  snprintf(dir, len, "%.*s", (int)k, out);
+  if (dir_nonempty(dir))
+    return args_bad("--out", out, "the folder is not empty (an import makes a run folder of its "
+                    "own: name a new or empty one)");
+  if (out_writable(dir)) {
+    char why[160];
+    snprintf(why, sizeof(why), "cannot make a run folder there: %s", strerror(errno));
+    return args_bad("--out", out, why);
+  }
+  return 0;
+}
+
+/* One flag that takes one value, given once; 0, or -1 said. */
+static int one_value(const char *flag, const char **slot, const char *value) {
+  if (*slot) {
+    char why[300];
+    snprintf(why, sizeof(why), "given twice (first '%.200s'): a flag that takes one value is "
+             "given once", *slot);
+    return args_bad(flag, value, why);
+  }
+  *slot = value;
+  return 0;
 }
 
 int cmd_import(int argc, char **argv) {
@@ -228,79 +218,55 @@ int cmd_import(int argc, char **argv) {
     return EXIT_BAD_INPUT;
   }
   for (int i = 2; i < argc; i++) {
-    if ((!strcmp(argv[i], "--out") || !strcmp(argv[i], "--scenario")) && i + 1 >= argc) {
+    int out_flag = !strcmp(argv[i], "--out"), name_flag = !strcmp(argv[i], "--scenario");
+    if ((out_flag || name_flag) && i + 1 >= argc) {
       fprintf(stderr, "arbench import: %s needs a value\n", argv[i]);
       return EXIT_BAD_INPUT;
     }
-    if (!strcmp(argv[i], "--out"))
-      out = argv[++i];
-    else if (!strcmp(argv[i], "--scenario"))
-      name = argv[++i];
-    else if (argv[i][0] == '-' && argv[i][1]) {
+    if (out_flag || name_flag) {
+      const char *v = argv[++i];
+      if (one_value(argv[i - 1], out_flag ? &out : &name, v)) return EXIT_BAD_INPUT;
+      if (name_flag && (!v[0] || strpbrk(v, "\n\r")))
+        return args_bad("--scenario", v, "a name of one line, not empty"), EXIT_BAD_INPUT;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "arbench import: unknown option '%s' (--out DIR, --scenario NAME)\n",
               argv[i]);
       return EXIT_BAD_INPUT;
-    } else if (nfiles < MAX_TESTS)
-      files[nfiles++] = argv[i];
+    } else if (nfiles == MAX_TESTS) {
+      fprintf(stderr, "arbench import: more than %d files\n", MAX_TESTS);
+      return EXIT_BAD_INPUT;
+    } else files[nfiles++] = argv[i];
   }
   if (!nfiles) {
     fprintf(stderr, "arbench import: no FILE given\n");
     return EXIT_BAD_INPUT;
   }
+  char dir[1100];
+  if (out && out_dir(out, dir, sizeof(dir))) return EXIT_BAD_INPUT;
   struct nt_set *s = calloc(1, sizeof(*s));
-  if (!s) return EXIT_FAIL;
-  int rc = 0;
+  char *notes = calloc(1, 16384);
+  int rc = s && notes ? 0 : -1;
   for (int i = 0; i < nfiles && !rc; i++)
-    rc = read_file(s, files[i]);
-  /* tests of other collectives are not AllReduce rows: left out, said */
-  int kept = 0;
-  for (int i = 0; i < s->n && !rc; i++) {
-    struct nt_test *t = &s->t[i];
-    if (t->coll[0] && strcmp(t->coll, "all_reduce_perf")) {
-      fprintf(stderr, "arbench import: %s:%d: %s's results left out (not all_reduce_perf)\n",
-              t->file, t->line, t->coll);
-      free(t->rows);
-      continue;
-    }
-    s->t[kept++] = *t;
+    rc = read_file(s, files[i], notes, 16384);
+  if (!rc) rc = settle_tests(s, name, notes, 16384, files[0], nfiles);
+  if (!rc && !out) {
+    const char *b = strrchr(files[0], '/') ? strrchr(files[0], '/') + 1 : files[0];
+    snprintf(dir, sizeof(dir), "runs/nccl-tests-%.*s", (int)strcspn(b, "."), b);
   }
-  if (!rc) s->n = kept;
-  if (!rc && !s->n) {
-    fprintf(stderr, "arbench import: %s: no all_reduce_perf results in %s\n", files[0],
-            nfiles == 1 ? "it" : "these files");
+  if (!rc && claim_dir(dir, sizeof(dir), out != NULL, 0)) {
+    args_bad("--out", out ? out : dir, errno == EEXIST ? "another run took the folder"
+                                                       : strerror(errno));
     rc = -1;
   }
-  for (int i = 0; i < s->n && !rc; i++)
-    scenario_of(&s->t[i], name, i, s->n);
-  for (int i = 0; i < s->n && !rc; i++) /* two tests of one scenario would read as one */
-    for (int k = 0; k < i; k++)
-      if (!strcmp(s->t[i].scenario, s->t[k].scenario)) {
-        char tmp[300];
-        snprintf(tmp, sizeof(tmp), "%s (%d)", s->t[i].scenario, i + 1);
-        snprintf(s->t[i].scenario, sizeof(s->t[i].scenario), "%.250s", tmp);
-      }
-  char dir[1100];
-  if (!rc) {
-    if (out)
-      snprintf(dir, sizeof(dir), "%s", out);
-    else {
-      const char *b = strrchr(files[0], '/') ? strrchr(files[0], '/') + 1 : files[0];
-      snprintf(dir, sizeof(dir), "runs/nccl-tests-%.*s", (int)strcspn(b, "."), b);
-    }
-    char probe[1200];
-    snprintf(probe, sizeof(probe), "%s/results.csv", dir);
-    struct stat st;
-    if (!stat(probe, &st)) {
-      fprintf(stderr, "arbench import: --out: bad value '%s': it already holds results.csv\n", dir);
-      rc = -1;
-    } else if (mkdir(dir, 0777) && errno != EEXIST) {
-      fprintf(stderr, "arbench import: --out: bad value '%s': %s\n", dir, strerror(errno));
-      rc = -1;
-    }
+  for (const char *p = notes; !rc && *p;) { /* said once the import goes ahead */
+    size_t k = strcspn(p, "\n");
+    fprintf(stderr, "arbench import: %.*s\n", (int)k - 6, p + 6);
+    p += k + (p[k] == '\n');
   }
-  int status = rc ? EXIT_BAD_INPUT : write_folder(s, dir, argc + 1, argv - 1);
-  for (int i = 0; i < s->n; i++)
-    free(s->t[i].rows);
+  int status = rc ? EXIT_BAD_INPUT : import_write(dir, s, argc + 1, argv - 1, notes);
+  for (int i = 0; s && i < s->n; i++)
+    nt_free_test(&s->t[i]);
   free(s);
+  free(notes);
   return status;
 }

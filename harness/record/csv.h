@@ -64,8 +64,8 @@ struct hx_csv_row {
   double overlap_reduce_pct, overlap_delay_pct;
   const char *placement; /* hx_csv_placement_column (NULL: empty) */
   const char *settings;  /* hx_csv_settings_column (NULL: empty) */
-  /* hx_csv_stats_columns: the samples t was computed from (NULL: none; n/a, oom, timeout and
-   * imported rows), written to samples.csv before the row; t.n of them */
+  /* hx_csv_stats_columns: the samples t was computed from (NULL: none; n/a, oom and timeout
+   * rows), written to samples.csv before the row; t.n of them */
   const double *samples;
   const char *repeat_stop; /* hx_repeat_stop_name (NULL: empty) */
   long row_key;            /* set by hx_csv_append */

@@ -1,9 +1,10 @@
 /* A small JSON reader (json.h). */
 #include "record/json.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 int jp_line(const struct jp *j) {
   int ln = 1;
@@ -138,14 +139,35 @@ int jvalue(struct jp *j, struct jv *v, int depth) {
     v->type = J_BOOL;
     return 0;
   }
-  char *e;
-  v->num = strtod(j->p, &e);
-  if (e == j->p) {
-    j->err = "a value was expected";
+  /* a number as JSON writes one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, finite */
+  const char *q = j->p + (*j->p == '-');
+  size_t k = strspn(q, "0123456789");
+  if (!k || (*q == '0' && k > 1)) {
+    j->err = k ? "a number with a leading zero" : "a value was expected";
+    return -1;
+  }
+  q += k;
+  if (*q == '.' && !(k = strspn(q + 1, "0123456789"))) {
+    j->err = "a number with no digit after its point";
+    return -1;
+  }
+  if (*q == '.') q += 1 + k;
+  if (*q == 'e' || *q == 'E') {
+    q += 1 + (q[1] == '+' || q[1] == '-');
+    if (!(k = strspn(q, "0123456789"))) {
+      j->err = "a number with no digit in its exponent";
+      return -1;
+    }
+    q += k;
+  }
+  errno = 0;
+  v->num = strtod(j->p, NULL);
+  if (errno == ERANGE && fabs(v->num) > 1) {
+    j->err = "a number beyond what a double holds";
     return -1;
   }
   v->type = J_NUM;
-  j->p = e;
+  j->p = q;
   return 0;
 }
 
