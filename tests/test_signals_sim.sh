@@ -158,7 +158,7 @@ for sig in INT TERM; do
   ended
   want=$((128 + $(signum "$sig")))
   [ "$rc" -eq "$want" ] && [ ! -e "$d/INCOMPLETE" ] && ok || bad "SIG$sig while summary.md was written: exit $rc (want $want), INCOMPLETE: $(cat "$d/INCOMPLETE" 2>&1)"
-  grep -q '^| 1 MiB | r[a-z]*/ce |' "$d/summary.md" 2>/dev/null && ! grep -q Incomplete "$d/summary.md" && ok ||
+  grep -q '^| 1 MiB | r[a-z]*/ce' "$d/summary.md" 2>/dev/null && grep -q "^- rows: $TOTAL, $TOTAL ok" "$d/summary.md" && ! grep -q Incomplete "$d/summary.md" && ok ||
     bad "SIG$sig while summary.md was written: summary.md not whole: $(head -n 5 "$d/summary.md" 2>&1)"
   [ "$(nrows "$d")" -eq "$TOTAL" ] && [ "$(wc -l <"$d.err")" -eq 1 ] &&
     grep -q "^arbench: SIG$sig came once every row was measured: the run is complete" "$d.err" &&
