@@ -90,7 +90,7 @@ $(B)/obj/src/cuda/%.o: src/cuda/%.cu
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
 
 # CPU test suites link the pure-C core and the argument parsers only
-TEST_HX_OBJ = $(addprefix $(B)/obj/harness/,args.o bad_value.o config.o)
+TEST_HX_OBJ = $(addprefix $(B)/obj/harness/,args.o bad_value.o config.o once.o)
 $(B)/tests/%: tests/%.c tests/test.h $(B)/libarcore.a $(TEST_HX_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TEST_HX_OBJ) $(B)/libarcore.a -lm -lpthread -ldl
@@ -103,7 +103,7 @@ test: $(B)/arbench $(TEST_BIN)
 ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config model_flow \
               profile settings golden_programs cli run_cli configs sim colocated_sim settings_sim \
               degrade_sim hooks_sim profile_sim trace_sim fuzz runs_sim mpi_sim nccl_modes_sim \
-              budget_sim import import_corpus import_bad
+              budget_sim import import_corpus import_bad signals_sim strict_cli
 test-asan:
 	@$(MAKE) --no-print-directory B=build-asan SANITIZE=1 build-asan/arbench
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

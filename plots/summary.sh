@@ -30,7 +30,7 @@ base=
 [ -n "$basedir" ] && base=$basedir/results.csv
 
 tmp=$(mktemp "$run/.summary.md.XXXXXX") || exit 1
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.i"' EXIT # also when a stop ends it (arbench run: TERM)
 files=()
 [ -n "$base" ] && files+=("$base")
 files+=("$run/results.csv")

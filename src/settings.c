@@ -1,7 +1,10 @@
 /* The declared settings (settings.h). */
 #include "settings.h"
 
+#include "decimal.h"
+
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,30 +161,34 @@ static int parse_value(const struct ar_setting *t, const char *s, double *v, con
     *v = i;
     return 0;
   }
-  /* a plain decimal, as every number arbench reads: strtod alone would also take leading
-   * blanks, hexadecimal ("0x10": 16) and words (inf, nan) */
-  const char *d = s + (*s == '+' || *s == '-');
-  int plain = (d[0] >= '0' && d[0] <= '9' && !(d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))) ||
-              (d[0] == '.' && d[1] >= '0' && d[1] <= '9');
-  char *end = NULL;
-  double x = strtod(s, &end);
-  if (!plain || end == s) return *why = "not a plain decimal number", -1;
-  if (!strcmp(t->type, "bytes")) {
-    static const char units[] = "KMGT";
-    const char *u = *end ? strchr(units, *end) : NULL;
-    if (u) {
-      x *= pow(1024, (double)(u - units + 1));
-      end++;
-    }
+  if (!strcmp(t->type, "real")) { /* a fraction: a double, as every real number arbench reads */
+    const char *d = s + (*s == '+' || *s == '-');
+    int plain = (d[0] >= '0' && d[0] <= '9' && !(d[0] == '0' && (d[1] == 'x' || d[1] == 'X'))) ||
+                (d[0] == '.' && d[1] >= '0' && d[1] <= '9');
+    char *end = NULL;
+    double x = strtod(s, &end);
+    if (!plain || end == s) return *why = "not a plain decimal number", -1;
+    if (*end) return *why = "a decimal number", -1;
+    if (x < t->lo || x > t->hi) return *why = "out of range (arbench settings lists the range)", -1;
+    *v = x;
+    return 0;
   }
-  if (*end)
-    return *why = !strcmp(t->type, "bytes")  ? "a size (e.g. 64M)"
-                  : !strcmp(t->type, "real") ? "a decimal number"
-                                             : "an integer",
-           -1;
-  if (x != floor(x) && strcmp(t->type, "real")) return *why = "a whole number", -1;
-  if (x < t->lo || x > t->hi) return *why = "out of range (arbench settings lists the range)", -1;
-  *v = x;
+  /* a whole number read exactly (decimal.h): strtod would also take leading blanks,
+   * hexadecimal ("0x10": 16) and words (inf, nan), and round 1.00000000000000001 to 1 */
+  size_t len = strlen(s);
+  int pow = 0;
+  if (!strcmp(t->type, "bytes") && len && strchr("KMGT", s[len - 1])) {
+    pow = (int)(strchr("KMGT", s[len - 1]) - "KMGT") + 1;
+    len--;
+  }
+  uint64_t x;
+  const char *w = NULL;
+  if (ar_decimal_whole(s, len, pow, (uint64_t)t->hi, &x, &w) || x < t->lo) {
+    int range = !w || !strcmp(w, "out of range") || !strcmp(w, "negative");
+    *why = range ? "out of range (arbench settings lists the range)" : w;
+    return -1;
+  }
+  *v = (double)x;
   return 0;
 }
 

@@ -22,13 +22,15 @@ expect() {
   ok
 }
 
-# bad_input PATTERN [run] ARGS...: `arbench [run] --out DIR ARGS` exits 2 with one stderr line
-# matching PATTERN, nothing on stdout, no run folder
+# bad_input PATTERN [run] ARGS...: `arbench [run] --out DIR ARGS` (ARGS' own --out, when they
+# name one: a flag is given once) exits 2 with one stderr line matching PATTERN, nothing on
+# stdout, no run folder
 bad_input() {
   local pat=$1; shift
-  local out err rc
-  if [ "$1" = run ]; then shift; set -- run --out "$tmp/run" "$@"
-  else set -- --out "$tmp/run" "$@"; fi
+  local out err rc a own=(--out "$tmp/run")
+  for a in "$@"; do case $a in --out | --out=* | -o | -o?*) own=() ;; esac; done
+  if [ "$1" = run ]; then shift; set -- run ${own[@]+"${own[@]}"} "$@"
+  else set -- ${own[@]+"${own[@]}"} "$@"; fi
   out=$("$A" "$@" 2>"$tmp/err"); rc=$?
   err=$(cat "$tmp/err")
   if [ "$rc" -ne 2 ]; then bad "$* -> exit $rc, want 2 ($err)"; return; fi

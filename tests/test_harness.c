@@ -322,7 +322,7 @@ static void test_sweep(void) {
         o.nsizes);
   CHECK_INT(o.nalgos, ==, nall);
   CHECK(o.ntransports == 1 && !strcmp(o.transports[0], "nccl-p2p"), "default transport");
-  CHECK_INT(parse_line(&o, "--algo ring,nccl,ring --transport all -b 1K -e 1M -f 4 "
+  CHECK_INT(parse_line(&o, "--algo ring,nccl --transport all -b 1K -e 1M -f 4 "
                            "--gpus 2,0,1 --dtype bf16 --check 0 -n 3 -w 0 -T 9 --pipeline 4"),
             ==, 0);
   CHECK(o.nalgos == 2 && !strcmp(o.algos[0]->name, "ring") && !strcmp(o.algos[1]->name, "nccl"),
@@ -381,9 +381,9 @@ static void test_sweep(void) {
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
     CHECK(parse_line(&o, bad[i]) == -1, "'%s' accepted", bad[i]);
   CHECK(parse_line(&o, "--pipeline 0") == 0 && o.pipeline == 0, "--pipeline 0: the transport chooses");
-  CHECK(parse_line(&o, "--transport ll,ce,ll") == 0 && o.ntransports == 2 &&
-            !strcmp(o.transports[0], "ll") && !strcmp(o.transports[1], "ce"),
-        "--transport ll,ce,ll: %d transports", o.ntransports);
+  /* an item named twice in a list is refused (docs/cli.md), as a size named twice always was */
+  CHECK(parse_line(&o, "--transport ll,ce,ll") == -1, "--transport ll,ce,ll accepted");
+  CHECK(parse_line(&o, "--algo ring,nccl,ring") == -1, "--algo ring,nccl,ring accepted");
   CHECK(parse_line(&o, "--pipeline 1025") == -1, "--pipeline 1025 accepted");
   CHECK_INT(parse_line(&o, "--gpus 0,1 --straggler 1:2ms"), ==, 0);
   CHECK_INT(run_opts_check_ranks(&o, 2), ==, 0);

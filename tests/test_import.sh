@@ -58,11 +58,13 @@ out=$("$A" import nccl-tests $F/h200x4-mixed.txt --out "$tmp/mixed" 2>&1); rc=$?
 printf '%s\n' "$out" | grep -qx "arbench import: $F/h200x4-mixed.txt:82: reduce_scatter_perf's results left out (not all_reduce_perf)" &&
   printf '%s\n' "$out" | grep -qx "arbench import: $F/h200x4-mixed.txt:93: sendrecv_perf's results left out (not all_reduce_perf)" && ok ||
   bad "h200x4-mixed: other collectives not said: $out"
-# the folder reads as a run: the summary's nccl column is the faster side's time in the file
+# the folder reads as a run: the summary's nccl column is the faster side's time in the file,
+# the side named
 "$A" import nccl-tests $F/h200x2-modes.log --out "$tmp/sum" --scenario mine >/dev/null 2>&1
 bash plots/summary.sh "$tmp/sum" >/dev/null 2>&1
 want=$(awk '/^######## call 2/ { c = 1 } c && $1 == 1073741824 { printf "%.1f", $6 < $10 ? $6 : $10; exit }' $F/h200x2-modes.log)
-grep -q "^| mine 7 | 1 GiB | - | - | - | - | none | $want | " "$tmp/sum/summary.md" && ok ||
+side=$(awk '/^######## call 2/ { c = 1 } c && $1 == 1073741824 { print $6 < $10 ? "out-of-place" : "in-place"; exit }' $F/h200x2-modes.log)
+grep -q "^| mine 7 | 1 GiB | - | - | - | - | none $side | $want | " "$tmp/sum/summary.md" && ok ||
   bad "summary.md of an import: no 'mine 7' 1 GiB line with nccl $want: $(grep 'mine 7 | 1 GiB' "$tmp/sum/summary.md")"
 
 # ---- 3. 2 x H200, the comparison's four modes and nccl-tests' variants (-J, -G, -c 0) ----

@@ -16,7 +16,8 @@ B=${B:-build}
 sim_build runs
 S=$PWD/$S
 repo=$PWD
-ROWS=(--gpus 0,1 --algo ring,rhd --sizes 1K,1M -n 2 -w 1)
+ROWS1=(--gpus 0,1 --algo ring,rhd --sizes 1K,1M -w 1) # and an -n of its own (a flag is given once)
+ROWS=("${ROWS1[@]}" -n 2)
 
 # rowsok FILE: every line of the CSV has the header's field count
 rowsok() { awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad }' "$1"; }
@@ -57,7 +58,7 @@ else bad "default folder taken -> exit $rc, folder '$got': $out"; fi
 
 # 2. three runs started at once: three folders, whole rows, each its own COMMAND
 mkdir -p "$tmp/w2" && cd "$tmp/w2" || exit 1
-for k in 1 2 3; do "$S" run "${ROWS[@]}" -n $((k + 1)) >"out$k" 2>&1 & done
+for k in 1 2 3; do "$S" run "${ROWS1[@]}" -n $((k + 1)) >"out$k" 2>&1 & done
 wait
 n=$(find runs -mindepth 1 -maxdepth 1 -type d | wc -l)
 [ "$n" -eq 3 ] && ok || bad "3 runs at once made $n folders: $(ls runs)"
@@ -73,13 +74,13 @@ before=$(md5sum "$tmp/r/results.csv")
 expect 2 "^arbench: --out: bad value '$tmp/r': the folder is not empty \(--force writes into it\)$" \
   "$S" run "${ROWS[@]}" --out "$tmp/r"
 [ "$(md5sum "$tmp/r/results.csv")" = "$before" ] && ok || bad "a refused --out changed results.csv"
-expect 0 "# results: $tmp/r/results.csv" "$S" run "${ROWS[@]}" -n 3 --out "$tmp/r" --force
+expect 0 "# results: $tmp/r/results.csv" "$S" run "${ROWS1[@]}" -n 3 --out "$tmp/r" --force
 whole "$tmp/r" "-n 3" && ok || bad "--force: not the new run's folder"
 mkdir -p "$tmp/empty"
 expect 0 "# results: $tmp/empty/results.csv" "$S" run "${ROWS[@]}" --out "$tmp/empty"
 
 # 4. two runs at once into one new --out: one writes it, the other is refused (exit 2)
-for k in 1 2; do "$S" run "${ROWS[@]}" -n $((k + 1)) --out "$tmp/same" >"$tmp/same$k" 2>&1 & done
+for k in 1 2; do "$S" run "${ROWS1[@]}" -n $((k + 1)) --out "$tmp/same" >"$tmp/same$k" 2>&1 & done
 wait
 ok2=0 refused=0
 for k in 1 2; do

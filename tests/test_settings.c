@@ -56,6 +56,12 @@ int main(void) {
   CHECK(parse_quiet(&g, "ce.ring_streams=+2") == 0 && ar_setting_value(&g, AR_SET_CE_RING_STREAMS) == 2 &&
             parse_quiet(&g, "ce.flow_batch=0.5M") == 0 &&
             ar_setting_value(&g, AR_SET_CE_FLOW_BATCH) == 512 * 1024, "plain decimals");
+  /* exact decimals: trailing zeros and halves of a binary unit are whole numbers */
+  CHECK(parse_quiet(&g, "ce.ring_streams=2.000") == 0 && ar_setting_value(&g, AR_SET_CE_RING_STREAMS) == 2 &&
+            parse_quiet(&g, "degrade.network_bw=999999999999") == 0 &&
+            ar_setting_value(&g, AR_SET_DEGRADE_NETWORK_BW) == 999999999999.0 &&
+            parse_quiet(&g, "ce.flow_batch=64.3K") == -1 && parse_quiet(&g, "ce.flow_batch=64.5K") == 0 &&
+            ar_setting_value(&g, AR_SET_CE_FLOW_BATCH) == 66048, "exact decimals");
   /* stats.ci_target is a fraction (off by default), stats.max_iters a count */
   struct ar_settings st;
   memset(&st, 0, sizeof(st));
@@ -82,6 +88,11 @@ int main(void) {
                        /* numbers are plain decimals: these were read as 1, 1, 8M and 1 */
                        "ce.sum_wait=0x1",     "ce.sum_wait= 1",    "ce.flow_batch=0x8M",
                        "ce.ring_streams=\t1", "ce.ring_streams=inf", "ce.ring_streams=nan",
+                       /* more precision than a whole number holds: these were read as 1, 1,
+                        * 1024 and 64M through a double (#45) */
+                       "ce.ring_streams=1.00000000000000001", "ce.ring_streams=1e0",
+                       "ce.flow_batch=64.0000000000000000001K", "ce.flow_batch=67108864.0000000001",
+                       "ce.flow_batch=0.3K", "degrade.network_bw=1e12",
                        /* a fraction of 0..1 and a whole count of 1..100000 */
                        "stats.ci_target=-0.01", "stats.ci_target=1.01", "stats.ci_target=1%",
                        "stats.ci_target=0x1", "stats.ci_target=",

@@ -24,10 +24,11 @@ rows() {
 }
 # run NAME ENV... -- ARGS...: the simulator's run into $tmp/NAME; out, rc
 run() {
-  local name=$1 env=(); shift
+  local name=$1 env=() d=(-n 3 -w 0) a; shift
   while [ "$1" != -- ]; do env+=("$1"); shift; done
   shift
-  out=$(env "${env[@]}" "$S" run --out "$tmp/$name" --sizes 4100 -n 3 -w 0 "$@" 2>&1); rc=$?
+  for a in "$@"; do [ "$a" = -w ] && d=(-n 3); done # the caller's -w instead (a flag is given once)
+  out=$(env "${env[@]}" "$S" run --out "$tmp/$name" --sizes 4100 "${d[@]}" "$@" 2>&1); rc=$?
 }
 # samples DIR ARGS...: tests/check_samples.py on a run folder
 samples() {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/config.h"
+#include "decimal.h"
 #include "model.h" /* MODEL_MAX_RANKS: a straggler or degraded rank the model can price */
 
 int args_check_list(const char *flag, const char *s) {
@@ -44,25 +45,24 @@ int args_parse_int(const char *flag, const char *s, int lo, int hi, int *out) {
 }
 
 int args_parse_size(const char *flag, const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (!plain_number(s) || end == s || errno || !(v >= 0))
-    return args_bad(flag, s, "not a size (e.g. 1024, 1K, 8M, 8G)");
-  double mul = 1;
-  switch (*end) {
-  case 'k': case 'K': mul = 1024.0; end++; break;
-  case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-  case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-  case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-  default: break;
-  }
-  if (!strcmp(end, "iB") || !strcmp(end, "B") || (mul > 1 && !strcmp(end, "b"))) end += strlen(end);
+  size_t nlen = strspn(s, "+-.0123456789");
+  const char *end = s + nlen, *why = NULL;
+  if (!plain_number(s) || !nlen) return args_bad(flag, s, "not a size (e.g. 1024, 1K, 8M, 8G)");
+  const char *unit = *end ? strchr("kKmMgGtT", *end) : NULL;
+  int pow = unit ? (int)(unit - "kKmMgGtT") / 2 + 1 : 0; /* K: 1024^1, ... T: 1024^4 */
+  if (pow) end++;
+  if (!strcmp(end, "iB") || !strcmp(end, "B") || (pow && !strcmp(end, "b"))) end += strlen(end);
+  if (*end == 'e' || *end == 'E') return args_bad(flag, s, "not a plain decimal (no exponent)");
   if (*end) return args_bad(flag, s, "unknown unit (use K, M, G or T: binary)");
-  double bytes = v * mul;
-  if (bytes < 1 || bytes != floor(bytes)) return args_bad(flag, s, "must be a whole number of bytes >= 1");
-  if (bytes > 1.0 * (1ull << 50)) return args_bad(flag, s, "larger than 1 PiB");
-  *out = (uint64_t)bytes;
+  uint64_t bytes = 0; /* read exactly: 1.00000000000000001K is no size, not 1024 */
+  if (ar_decimal_whole(s, nlen, pow, 1ull << 50, &bytes, &why)) {
+    if (!strcmp(why, "out of range")) return args_bad(flag, s, "larger than 1 PiB");
+    if (!strcmp(why, "negative") || !strcmp(why, "not a plain decimal number"))
+      return args_bad(flag, s, "not a size (e.g. 1024, 1K, 8M, 8G)");
+    return args_bad(flag, s, "must be a whole number of bytes >= 1");
+  }
+  if (bytes < 1) return args_bad(flag, s, "must be a whole number of bytes >= 1");
+  *out = bytes;
   return 0;
 }
 
@@ -361,6 +361,16 @@ void args_fill_params(struct ar_params *p, int n, const struct straggler_spec *s
   }
   p->torus_ndims = torus_ndims;
   for (int i = 0; i < torus_ndims; i++) p->torus[i] = torus[i];
+}
+
+int args_check_segments(const struct ar_algo *a, int n, int segments) {
+  double xfers = 2.0 * segments * n * n;
+  if (!segments || !(a->flags & AR_ALGO_DEGRADE_AWARE) || xfers <= ARGS_MAX_SEGMENT_XFERS) return 0;
+  char v[16], why[200];
+  snprintf(v, sizeof(v), "%d", segments);
+  snprintf(why, sizeof(why), "%s at %d ranks in %d segments is about %.2g transfers (at most "
+           "%.2g: fewer segments or ranks)", a->name, n, segments, xfers, ARGS_MAX_SEGMENT_XFERS);
+  return args_bad("--segments", v, why);
 }
 
 const struct ar_algo *args_find_algo(const char *flag, const char *name) {

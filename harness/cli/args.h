@@ -88,6 +88,13 @@ int args_check_ranks(int n, const struct straggler_spec *st, int nst,
 void args_fill_params(struct ar_params *p, int n, const struct straggler_spec *st, int nst,
                       const struct degrade_spec *dg, int torus_ndims, const int *torus);
 
+/* --segments K builds OPTCC's forms (the degrade-aware algorithms) at any size: about 2 K n^2
+ * transfers, which past ARGS_MAX_SEGMENT_XFERS (OPTCC's own choice of K stays under it; some
+ * 10 s to price flow by flow) take minutes and gigabytes. Refuses such a K for a at n ranks
+ * with one line; 0 or -1. */
+#define ARGS_MAX_SEGMENT_XFERS 33554432.0
+int args_check_segments(const struct ar_algo *a, int n, int segments);
+
 /* Looks up an algorithm; for an unknown name prints one line listing the known ones. */
 const struct ar_algo *args_find_algo(const char *flag, const char *name);
 

@@ -26,6 +26,12 @@ int main(int argc, char **argv) {
     usage(stdout);
     return EXIT_OK;
   }
+  /* --list and settings take nothing more: a word after them is refused, never ignored */
+  int help = argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+  if (argc > 2 && !help && (!strcmp(argv[1], "--list") || !strcmp(argv[1], "settings"))) {
+    fprintf(stderr, "arbench: %s: unexpected argument '%s' (it takes none)\n", argv[1], argv[2]);
+    return EXIT_BAD_INPUT;
+  }
   if (argc > 1 && !strcmp(argv[1], "--list")) return cmd_list();
   if (argc > 1 && !strcmp(argv[1], "schedule")) return cmd_schedule(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "model")) return cmd_model(argc - 1, argv + 1);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/config.h"
+#include "cli/once.h"
 #include "plan/critical.h"
 #include "profile/profile.h"
 
@@ -157,9 +158,9 @@ static int parse_algos(const char *s, struct run_opts *o) {
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     const struct ar_algo *a = args_find_algo("--algo", t);
     if (!a) return -1;
-    int dup = 0;
-    for (int i = 0; i < o->nalgos; i++) dup |= o->algos[i] == a;
-    if (!dup && o->nalgos < HX_MAX_ALGOS) o->algos[o->nalgos++] = a;
+    for (int i = 0; i < o->nalgos; i++)
+      if (o->algos[i] == a) return args_bad("--algo", t, "named twice in the list");
+    if (o->nalgos < HX_MAX_ALGOS) o->algos[o->nalgos++] = a;
   }
   if (!o->nalgos) return args_bad("--algo", s, "empty");
   return 0;
@@ -186,9 +187,9 @@ static int parse_transports(const char *s, struct run_opts *o) {
                ar_transport_names(known, sizeof(known), " "));
       return args_bad("--transport", t, why);
     }
-    int dup = 0;
-    for (int i = 0; i < o->ntransports; i++) dup |= o->transports[i] == name;
-    if (!dup) o->transports[o->ntransports++] = name;
+    for (int i = 0; i < o->ntransports; i++)
+      if (o->transports[i] == name) return args_bad("--transport", t, "named twice in the list");
+    o->transports[o->ntransports++] = name;
   }
   if (!o->ntransports) return args_bad("--transport", s, "empty");
   return 0;
@@ -199,6 +200,42 @@ static int src_line(const struct run_words *src, const char *w) {
   for (int i = 0; i < src->n; i++)
     if (src->words[i] == w) return src->lines[i];
   return 0;
+}
+
+/* run's long options without a short form: getopt codes above any character */
+enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
+       O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
+       O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE, O_PER_PROC,
+       O_ROW_BUDGET };
+
+/* Where word w came from: 0 a config's lines above its first scenario (or a subcommand's
+ * defaults), 1 the scenario's own lines, 2 the command line. */
+static int src_place(const struct run_words *src, const char *w) {
+  for (int i = 0; i < src->n; i++)
+    if (src->words[i] == w) return i < src->ncommon ? 0 : 1;
+  return 2;
+}
+
+/* A flag given twice in one place is refused (docs/cli.md, "Repeated flags"), but those that
+ * add up; so is an option of run that the subcommand does nothing with. 0 or -1. */
+static int check_once(struct once *seen, int c, const struct option *opts,
+                      const struct run_words *src, char **argv) {
+  const char *w = once_word(argv);
+  char flag[32], where[1300] = "", name[40];
+  for (int i = 0; src->not_here && opts[i].name; i++) {
+    snprintf(name, sizeof(name), " %s ", opts[i].name);
+    if (opts[i].val == c && strstr(src->not_here, name)) {
+      fprintf(stderr, "arbench: %s: not an option of %s (it measures nothing and writes no "
+              "file; see arbench %s --help)\n", once_flag_word(argv, flag, sizeof(flag)),
+              src->cmd, src->cmd);
+      return -1;
+    }
+  }
+  if (c == O_STRAGGLER || c == O_DEGRADE || c == O_PROFILE) return 0; /* they add up */
+  int place = src_place(src, w);
+  if (place < 2 && src->file) snprintf(where, sizeof(where), " in %s:%d", src->file, src_line(src, w));
+  return c == O_SET ? once_setting(seen, place, optarg, where)
+                    : once_given(seen, c, place, argv, where);
 }
 
 /* After getopt_long returned an option with a value: refuses a value that came from another
@@ -339,10 +376,6 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o) {
 
 int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct run_words *src) {
   const char *parse_where = src->where;
-  enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
-         O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
-         O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE, O_PER_PROC,
-         O_ROW_BUDGET };
   static const struct option opts[] = {
       {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
       {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'},
@@ -389,8 +422,11 @@ int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct
     return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
   opterr = 0;
+  static struct once seen; /* large: keep it off the stack */
+  memset(&seen, 0, sizeof(seen));
   for (int c; (c = getopt_long(argc, argv, ":b:e:f:i:n:w:T:o:d:c:h", opts, NULL)) != -1;) {
     if (c != ':' && c != '?' && check_same_line(src, argv)) return -1;
+    if (c != ':' && c != '?' && c != 'h' && check_once(&seen, c, opts, src, argv)) return -1;
     switch (c) {
     case 'b':
       if (args_parse_size("-b", optarg, &o->min_bytes)) return -1;

@@ -40,7 +40,12 @@ static int strip_plan_words(int argc, char **argv, char **rest, const char **con
       fprintf(stderr, "arbench: %s: needs a value\n", flag);
       return -1;
     }
-    if (*slot) return args_bad(flag, val, "given twice");
+    if (*slot) {
+      char why[1200];
+      snprintf(why, sizeof(why), "given twice (first '%s'): a flag that takes one value is given "
+               "once", *slot);
+      return args_bad(flag, val, why);
+    }
     if (!*val) return args_bad(flag, val, "empty");
     *slot = val;
   }
@@ -73,7 +78,7 @@ static int parse_scenario(const struct config_file *cf, const char *file, const 
   for (int i = 0; i < sw->argc; i++)
     words[cf->common.argc + i] = sw->argv[i], lines[cf->common.argc + i] = sw->line[i];
   struct run_words src = {.where = where, .file = file, .words = words, .lines = lines,
-                          .n = cf->common.argc + sw->argc};
+                          .n = cf->common.argc + sw->argc, .ncommon = cf->common.argc};
   int rc = run_opts_parse_words(argc, argv, o, &src);
   free(argv), free(words), free(lines);
   snprintf(o->scenario, sizeof(o->scenario), "%s", cf->scen[si].name);
@@ -132,6 +137,10 @@ int run_plan_parse(int argc, char **argv, struct run_plan *plan) {
     char buf[1024];
     snprintf(buf, sizeof(buf), "%s", scenarios);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      if (in_list(save ? save : "", t)) { /* as every list: an item once */
+        args_bad("--scenario", t, "named twice in the list");
+        goto out;
+      }
       int found = 0;
       for (int i = 0; i < cf.nscen; i++) found |= !strcmp(cf.scen[i].name, t);
       if (!found) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/once.h"
 #include "model/model_cmd.h"
 
 /* ---- parsing ---- */
@@ -26,7 +27,10 @@ static int split_list(const char *flag, const char *s, char items[][64], int max
     if (len >= 64) return args_bad(flag, s, "item too long");
     if (k == max) return args_bad(flag, s, "too many items");
     memcpy(items[k], p, len);
-    items[k++][len] = 0;
+    items[k][len] = 0;
+    for (int i = 0; i < k; i++) /* as every list: an item once */
+      if (!strcmp(items[i], items[k])) return args_bad(flag, items[k], "named twice in the list");
+    k++;
     if (!c) break;
     p = c + 1;
   }
@@ -57,8 +61,11 @@ static int parse_ranks(const char *s, struct options *o) {
   char items[MAX_LIST][64];
   int k = split_list("--ranks", s, items, MAX_LIST);
   if (k < 0) return -1;
-  for (int i = 0; i < k; i++)
+  for (int i = 0; i < k; i++) {
     if (args_parse_int("--ranks", items[i], 2, MODEL_MAX_RANKS, &o->ranks[i])) return -1;
+    for (int j = 0; j < i; j++)
+      if (o->ranks[j] == o->ranks[i]) return args_bad("--ranks", items[i], "named twice in the list");
+  }
   o->nranks = k;
   return 0;
 }
@@ -240,8 +247,14 @@ static int parse_options(int argc, char **argv, struct options *o) {
   o->alpha_local_us = -1;
   optind = 1;
   opterr = 0;
+  static struct once seen; /* a flag given twice is refused, but those that add up */
+  memset(&seen, 0, sizeof(seen));
   for (int c; (c = getopt_long(argc, argv, ":hb:e:f:", opts, NULL)) != -1;) {
-    int bad = 0;
+    int bad = c == 'X' ? once_setting(&seen, 0, optarg, "") : 0;
+    if (c != ':' && c != '?' && c != 'h' && c != 's' && c != 'd' && c != 'X' &&
+        once_given(&seen, c == 'B' ? 'S' : c, 0, argv, "")) /* --bytes: --sizes' alias */
+      return EXIT_BAD_INPUT;
+    if (bad) return EXIT_BAD_INPUT;
     switch (c) {
     case 'a': bad = parse_algos(optarg, o); break;
     case 'r':
@@ -345,6 +358,9 @@ static int parse_options(int argc, char **argv, struct options *o) {
     if (!o->nranks) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
     if (!o->nsizes) return args_bad("--sizes", "", "required (or -b MIN -e MAX)"), EXIT_BAD_INPUT;
   }
+  for (int a = 0; a < o->nalgos; a++) /* the size --segments asks for: bounded */
+    for (int r = 0; r < o->nranks; r++)
+      if (args_check_segments(o->algos[a], o->ranks[r], o->segments)) return EXIT_BAD_INPUT;
   for (int k = 0; k < o->nst; k++) { /* a delay file: its mean, read as the harness reads it */
     double *d, sum = 0;
     int nd;

@@ -139,12 +139,20 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
  * returns 0 or -1 after one line naming the bad value. */
 static int own_flags(int *argc, char **argv, int *json, double *bw) {
   int k = 1;
+  const char *given[2] = {NULL, NULL}; /* each once, as every flag that takes one value */
   for (int i = 1; i < *argc; i++) {
     int fmt = !strcmp(argv[i], "--format"), rate = !strcmp(argv[i], "--degrade-bw");
     if ((fmt || rate) && i + 1 >= *argc) {
       fprintf(stderr, "arbench: %s: needs a value\n", argv[i]);
       return -1;
     }
+    if ((fmt || rate) && given[rate]) {
+      char why[512];
+      snprintf(why, sizeof(why), "given twice (first '%s'): a flag that takes one value is "
+               "given once", given[rate]);
+      return args_bad(argv[i], argv[i + 1], why);
+    }
+    if (fmt || rate) given[rate] = argv[i + 1];
     if (fmt) {
       const char *v = argv[++i];
       if (strcmp(v, "text") && strcmp(v, "json")) return args_bad("--format", v, "text or json");
@@ -184,7 +192,17 @@ int cmd_lower(int argc, char **argv) {
   args[1] = "--transport";
   args[2] = "ce,sm,ll";
   for (int i = 1; i < argc; i++) args[i + 2] = argv[i];
-  int bad = run_opts_parse(argc + 2, args, &o);
+  /* the defaults are a place of their own: the user's --transport replaces them, and run's
+   * options that lower does nothing with are refused */
+  const char *const defaults[2] = {args[1], args[2]};
+  static const int lines[2] = {0, 0};
+  struct run_words src = {.where = "", .words = defaults, .lines = lines, .n = 2, .ncommon = 2,
+                          .cmd = "lower",
+                          .not_here = " out force baseline dry-run self-test find-critical "
+                                      "critical-max critical-algo phases profile iters warmup "
+                                      "timeout row-budget check gpus ranks-per-process config "
+                                      "scenario "};
+  int bad = run_opts_parse_words(argc + 2, args, &o, &src);
   free(args);
   if (bad) return EXIT_BAD_INPUT;
   int n = o.nranks;

@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/once.h"
 
 /* Writes the algorithm's flags, and its pipelined trait, as words ("-" for none) into buf. */
 static const char *flag_words(const struct ar_algo *a, char *buf, size_t len) {
@@ -93,7 +94,12 @@ int cmd_schedule(int argc, char **argv) {
   const char *torus_text = "";
   optind = 1;
   opterr = 0;
+  static struct once seen; /* a flag given twice is refused, but those that add up */
+  memset(&seen, 0, sizeof(seen));
   for (int c; (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1;) {
+    if (c != ':' && c != '?' && c != 'h' && c != 's' && c != 'd' &&
+        once_given(&seen, c == 'b' ? 'S' : c, 0, argv, "")) /* --bytes: --sizes' alias */
+      return EXIT_BAD_INPUT;
     switch (c) {
     case 'a':
       if (!(algo = args_find_algo("--algo", optarg))) return EXIT_BAD_INPUT;
@@ -143,7 +149,9 @@ int cmd_schedule(int argc, char **argv) {
   }
   if (!algo) return args_bad("--algo", "", "required (see arbench --list)"), EXIT_BAD_INPUT;
   if (!n) return args_bad("--ranks", "", "required"), EXIT_BAD_INPUT;
-  if (args_check_ranks(n, st, nst, &dg, tdims, torus, torus_text)) return EXIT_BAD_INPUT;
+  if (args_check_ranks(n, st, nst, &dg, tdims, torus, torus_text) ||
+      args_check_segments(algo, n, segments))
+    return EXIT_BAD_INPUT;
   struct ar_params p;
   args_fill_params(&p, n, st, nst, &dg, tdims, torus);
   p.segments = segments;

@@ -74,6 +74,11 @@ struct run_words {
   const char *const *words; /* its words in argv, by address (getopt permutes argv) */
   const int *lines;         /* each word's line in file */
   int n;
+  int ncommon;              /* words[0..ncommon): the config's lines above its first scenario
+                             * (or a subcommand's defaults); the rest: the scenario's */
+  const char *not_here;     /* options of run this subcommand refuses: " out force " (long
+                             * names between spaces); NULL: none */
+  const char *cmd;          /* the subcommand, for that refusal ("lower") */
 };
 /* run_opts_parse for words partly read from a config (run_plan.c). */
 int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct run_words *src);

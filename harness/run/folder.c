@@ -7,16 +7,20 @@
 #include <ftw.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "run/folder.h"
 #include "cli/args.h"
 #include "plan/sweep.h"
+#include "bench/bench.h"
+#include "run/stop.h"
 
 /* mkdir -p; returns 0 or -1 with errno set. */
 static int make_dirs(const char *path) {
@@ -240,25 +244,6 @@ void degrade_meta(const char *dir, const char *how) {
   fclose(f);
 }
 
-/* Writes s single-quoted for sh into buf; returns buf ("" when it does not fit). */
-static char *sh_quote(char *buf, size_t len, const char *s) {
-  size_t k = 0;
-  if (len < 3) return buf;
-  buf[k++] = '\'';
-  for (; *s && k + 5 < len; s++) {
-    if (*s == '\'') { /* close, an escaped quote, reopen */
-      memcpy(buf + k, "'\\''", 4);
-      k += 4;
-    } else {
-      buf[k++] = *s;
-    }
-  }
-  if (*s) return buf[0] = 0, buf;
-  buf[k++] = '\'';
-  buf[k] = 0;
-  return buf;
-}
-
 /* The folder holding plots/plot.sh and summary.sh: ./plots, else next to the binary's folder
  * (build/arbench -> plots/). Returns 0, or -1 when there is none. */
 static int find_plots(char *buf, size_t len) {
@@ -279,29 +264,56 @@ static int find_plots(char *buf, size_t len) {
   return access(probe, R_OK) ? -1 : 0;
 }
 
-/* Runs `bash DIR/SCRIPT ARG [ARG2]`, its output (stdout and stderr) copied to stdout as
- * "# " lines; returns its exit status (-1 when it could not start). */
+/* Runs `bash DIR/SCRIPT ARG [ARG2]` in a process group of its own (a stop ends it as a whole:
+ * stop.c; a Ctrl-C at the terminal reaches arbench alone, which decides), its output (stdout
+ * and stderr) copied to stdout as "# " lines; returns its exit status (-1 when it could not
+ * start or a stop came before it did). */
 static int run_script(const char *dir, const char *script, const char *arg, const char *arg2) {
-  char q1[2200], q2[2200], q3[2200], cmd[7000];
   char path[1200];
   snprintf(path, sizeof(path), "%s/%s", dir, script);
-  sh_quote(q1, sizeof(q1), path);
-  sh_quote(q2, sizeof(q2), arg);
-  sh_quote(q3, sizeof(q3), arg2 ? arg2 : "");
-  if (!q1[0] || !q2[0] || !q3[0]) return -1;
-  snprintf(cmd, sizeof(cmd), "bash %s %s %s 2>&1", q1, q2, arg2 && *arg2 ? q3 : "");
+  char *argv[] = {"bash", path, (char *)arg, (char *)arg2, NULL};
+  if (!arg2 || !*arg2) argv[3] = NULL;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC)) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
   fflush(stdout);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
+  pid_t pid = -1;
+  extern char **environ;
+  int err = stop_cut_pictures() && !strcmp(script, "plot.sh") ? -1
+            : posix_spawnp(&pid, "bash", &fa, &at, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  close(fds[1]);
+  if (err) {
+    close(fds[0]);
+    return -1;
+  }
+  stop_child(pid); /* from here a stop ends it (and at once, when one came while it started) */
+  FILE *p = fdopen(fds[0], "r");
   char line[1024];
-  while (fgets(line, sizeof(line), p)) printf("# %s%s", line, strchr(line, '\n') ? "" : "\n");
-  int st = pclose(p);
+  while (p && fgets(line, sizeof(line), p)) printf("# %s%s", line, strchr(line, '\n') ? "" : "\n");
+  if (p) fclose(p);
+  else close(fds[0]);
+  int st = -1;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  stop_child(0);
   fflush(stdout);
   return st;
 }
 
 /* The end of a run: plots/plot.sh and plots/summary.sh on the run folder (against the
- * baseline when given, its regression lines printed). Never fails the run. */
+ * baseline when given, its regression lines printed). Never fails the run. A first signal
+ * while the pictures are drawn ends them: the folder is marked INCOMPLETE (every row was
+ * measured) and summary.md, still written, says so; one while summary.md is written lets it
+ * finish (stop.c). */
 void finish_run(const char *dir, const char *baseline) {
   char plots[PATH_MAX + 16];
   if (find_plots(plots, sizeof(plots))) {
@@ -309,10 +321,22 @@ void finish_run(const char *dir, const char *baseline) {
                     "and plots/summary.sh on %s by hand)\n", dir);
     return;
   }
+  stop_set_phase(STOP_PICTURES);
   int st = run_script(plots, "plot.sh", dir, NULL);
-  if (st) ar_log(AR_LOG_WARN, "plots/plot.sh %s ended with status %d", dir, st);
+  stop_hold();
+  if (stop_cut_pictures()) {
+    char why[400], path[1200];
+    snprintf(path, sizeof(path), "%s/INCOMPLETE", dir);
+    snprintf(why, sizeof(why), "stopped by %s while the pictures were drawn: every row was "
+             "measured; plots/plot.sh %s draws them", stop_name(hx_stop_signal), dir);
+    if (access(path, F_OK)) mark_run(dir, "INCOMPLETE", why);
+  } else if (st) {
+    ar_log(AR_LOG_WARN, "plots/plot.sh %s ended with status %d", dir, st);
+  }
+  stop_release(STOP_SUMMARY);
   st = run_script(plots, "summary.sh", dir, baseline);
   if (st) ar_log(AR_LOG_WARN, "plots/summary.sh %s ended with status %d", dir, st);
+  stop_set_phase(STOP_DONE);
   if (!baseline[0]) return;
   char md[1200];
   snprintf(md, sizeof(md), "%s/summary.md", dir);
@@ -335,8 +359,9 @@ void mark_run(const char *dir, const char *name, const char *why) {
 
 /* Marks dir as an incomplete run: DIR/INCOMPLETE says why (summary.sh marks summary.md). */
 void mark_incomplete(const char *dir, int sig) {
-  mark_run(dir, "INCOMPLETE", sig == SIGINT ? "stopped by SIGINT before every row was measured"
-                                            : "stopped by SIGTERM before every row was measured");
+  char why[96];
+  snprintf(why, sizeof(why), "stopped by %s before every row was measured", stop_name(sig));
+  mark_run(dir, "INCOMPLETE", why);
 }
 
 /* Writes the config's bytes as parsed into the run folder as config.conf (what ran, next to

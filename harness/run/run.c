@@ -3,7 +3,6 @@
  * benchmark (bench.c), then draw and summarise the run with plots/. Also --dry-run (the plan,
  * no GPU) and --self-test; with --degrade, the healthy bandwidth the emulation divides. */
 #include <cuda_runtime.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -27,6 +26,8 @@
 #include "procs/run_procs.h"
 #include "plan/sweep.h"
 #include "run/folder.h"
+#include "run/launch.h"
+#include "run/stop.h"
 
 
 /* The ranks a scenario names before any GPU is seen: --ranks, else --gpus (0: one per
@@ -83,26 +84,6 @@ static double now_s(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* GPUs seen without starting CUDA: CUDA_VISIBLE_DEVICES, else /dev/nvidiaN (at most 16). */
-static int gpus_seen(const char **how) {
-  int n = 0;
-  const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-  if (vis && *vis) {
-    n = 1;
-    for (const char *p = vis; *p; p++) n += *p == ',';
-    *how = "CUDA_VISIBLE_DEVICES";
-  } else {
-    DIR *d = opendir("/dev");
-    for (struct dirent *e; d && (e = readdir(d));) {
-      const char *s = e->d_name;
-      if (!strncmp(s, "nvidia", 6) && s[6] && strspn(s + 6, "0123456789") == strlen(s + 6)) n++;
-    }
-    if (d) closedir(d);
-    *how = "/dev/nvidia*";
-  }
-  return n > HX_MAX_DEVS ? HX_MAX_DEVS : n;
-}
-
 /* The GPUs a dry run plans for: --ranks or --gpus, else the GPUs seen (nothing is opened),
  * else 8; *how says which. */
 static int dry_gpus(const struct run_opts *o, const char **how) {
@@ -112,9 +93,16 @@ static int dry_gpus(const struct run_opts *o, const char **how) {
                                 : "--gpus";
     return named_ranks(o);
   }
-  int n = gpus_seen(how);
+  static char said[256];
+  char note[160];
+  int n = launch_gpus_seen(how, note, sizeof(note));
+  if (note[0]) { /* CUDA_VISIBLE_DEVICES says less than its entries: what CUDA will see */
+    snprintf(said, sizeof(said), "%s: %s%s", *how, note,
+             n >= 2 ? "" : "; assumed 8: --gpus or --ranks to choose");
+    *how = said;
+  }
   if (n >= 2) return n;
-  *how = "assumed: no GPU seen here; --gpus to choose";
+  if (!note[0]) *how = "assumed: no GPU seen here; --gpus to choose";
   return 8;
 }
 
@@ -122,10 +110,11 @@ static int dry_gpus(const struct run_opts *o, const char **how) {
  * in --gpus, more --ranks than GPUs listed or seen, or fewer than 2 GPUs seen. */
 static int may_colocate(const struct run_opts *o) {
   const char *how;
+  char note[160];
   for (int r = 0; r < o->ngpus; r++)
     for (int q = 0; q < r; q++)
       if (o->gpus[q] == o->gpus[r]) return 1;
-  int gpus = o->ngpus ? o->ngpus : gpus_seen(&how);
+  int gpus = o->ngpus ? o->ngpus : launch_gpus_seen(&how, note, sizeof(note));
   return (o->nranks > 0 && o->nranks > gpus) || (!o->ngpus && gpus < 2);
 }
 
@@ -279,27 +268,6 @@ static void degrade_calibrate(struct run_plan *plan, const struct hx_bench_cfg *
   fflush(stdout);
 }
 
-/* SIGINT/SIGTERM: the first asks for a stop at the next row boundary, a second one ends the
- * process at once (the default action). */
-static void on_stop_signal(int sig) {
-  if (hx_stop_signal) {
-    signal(sig, SIG_DFL);
-    raise(sig);
-    return;
-  }
-  hx_stop_signal = sig;
-}
-
-static void catch_stop_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = on_stop_signal;
-  sa.sa_flags = SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-}
-
 /* The run folder and baseline of the run in progress, for on_timeout. */
 static char timeout_dir[1100];
 static const char *timeout_baseline = "";
@@ -427,6 +395,15 @@ int cmd_run(int argc, char **argv) {
     hx_procs_finalize();
     return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
   }
+  char launcher[96];
+  if (!procs && launch_copies(launcher, sizeof(launcher)) > 1) { /* copies that know not of each other */
+    fprintf(stderr, "arbench: %s: a launcher started %d copies of an arbench that runs alone "
+            "(built without MPI, or MPI not started): each would run every row on the same GPUs; "
+            "start it once, or build with make MPI=1 (docs/multiprocess.md)\n", launcher,
+            launch_copies(launcher, sizeof(launcher)));
+    rc = EXIT_BAD_INPUT;
+    goto out;
+  }
   if ((procs ? procs_refuse(&plan) : one_process_refuse(&plan)) || procs_hosts_refuse(&plan)) {
     rc = EXIT_BAD_INPUT;
     goto out;
@@ -477,7 +454,7 @@ int cmd_run(int argc, char **argv) {
     rc = EXIT_BAD_INPUT;
   }
   if (hx_procs_bcast(&rc, sizeof(rc), 0) || rc) goto out; /* the folder is process 0's */
-  catch_stop_signals();
+  stop_catch();
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* before any NCCL call, whatever the caller set */
   /* load every kernel when a context starts: a lazy load on first launch may wait for the
    * device to drain, and a transport's stream can be held by a wait on a peer at that moment
@@ -520,7 +497,12 @@ int cmd_run(int argc, char **argv) {
   char dir[1100], path[1200];
   if (o0->out[0]) snprintf(dir, sizeof(dir), "%s", o0->out);
   else default_out(dir, sizeof(dir), meta.host);
-  if (claim_dir(dir, sizeof(dir), o0->out[0] != 0, o0->force)) {
+  stop_hold(); /* a second signal from here marks the folder: it learns the folder first */
+  int claim = claim_dir(dir, sizeof(dir), o0->out[0] != 0, o0->force), claim_err = errno;
+  if (!claim) stop_folder(dir);
+  stop_release(STOP_MEASURING);
+  if (claim) {
+    errno = claim_err;
     int taken = errno == EEXIST;
     if (taken) args_bad("--out", dir, "another run took the folder (--force writes into it)");
     else fprintf(stderr, "arbench: --out: cannot make '%s': %s\n", dir, strerror(errno));
@@ -574,16 +556,29 @@ int cmd_run(int argc, char **argv) {
   if (crit) fclose(crit);
   if (delays) fclose(delays);
   if (phases) fclose(phases);
-  int sig = hx_stopped_early ? hx_stop_signal : 0; /* a stop after the last row: complete */
-  if (sig) mark_incomplete(dir, sig);
+  stop_hold();
+  int early = hx_stopped_early; /* a stop after the last row leaves the rows complete */
+  if (early) mark_incomplete(dir, hx_stop_signal);
   if (failed) /* wrong elements or errors: the exit status is 1, and no night compares with it */
     mark_run(dir, "FAILED", "some rows were wrong or failed (status error or timeout in results.csv)");
+  stop_release(STOP_PICTURES);
   printf("# results: %s\n", path);
   finish_run(dir, o0->baseline);
+  fflush(stdout); /* a reader of stdout gone by now is a stop too */
   rc = failed ? EXIT_FAIL : EXIT_OK;
-  if (sig) { /* one line; the shell's status for a signal */
-    fprintf(stderr, "arbench: stopped by %s: the rows measured so far are in %s, the run is "
-            "incomplete (%s/INCOMPLETE)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", path, dir);
+  int sig = hx_stop_signal;
+  if (sig) { /* one line; the shell's status for a signal, whatever it left undone */
+    const char *name = stop_name(sig), *who = sig == SIGPIPE ? " (stdout's reader went away)" : "";
+    if (early)
+      fprintf(stderr, "arbench: stopped by %s%s: the rows measured so far are in %s, the run is "
+              "incomplete (%s/INCOMPLETE)\n", name, who, path, dir);
+    else if (stop_cut_pictures())
+      fprintf(stderr, "arbench: stopped by %s%s while the pictures were drawn: every row is in "
+              "%s and summary.md is written, the pictures are not (%s/INCOMPLETE)\n", name, who,
+              path, dir);
+    else
+      fprintf(stderr, "arbench: %s%s came once every row was measured: the run is complete "
+              "(%s)\n", name, who, path);
     rc = 128 + sig;
   }
   if (procs) hx_procs_bcast(&rc, sizeof(rc), 0); /* every process ends as process 0 does */
