@@ -36,8 +36,8 @@ if [ -x "$P" ]; then
   done
 fi
 stamp "signals"
-build/arbench run --gpus 0,0 --algo ring,rhd --transport ce,sm -b 1K -e 1G -n 20 --out "$o/sig2" >"$o/sig2.log" 2>&1 &
-p=$!; sleep 8; kill -INT $p; sleep 0.01; kill -INT $p; wait $p
+build/arbench run --gpus 0,0 --algo ring,rhd --transport ce,sm -b 1M -e 1G -f 2 -n 200 --out "$o/sig2" >"$o/sig2.log" 2>&1 &
+p=$!; sleep 4; kill -INT $p; sleep 0.01; kill -INT $p; wait $p
 stamp "signals: exit $?; INCOMPLETE: $(head -c 200 "$o/sig2/INCOMPLETE" 2>&1); summary: $(grep -m1 -i incomplete "$o/sig2/summary.md"); cut rows: $(awk -F, 'NR==1{n=NF} NF!=n{c++} END{print c+0}' "$o/sig2/results.csv")"
 rm -rf "$o/sig2/plots"
 (cd "$o" && tar czf "$OUT/conclusions.tgz" .)
