@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --row-budget end to end on the simulated machine (tests/sim/fake_gpu.c: every AllReduce takes
 # the model's time, so the count each row must get is known): a row's timed iterations are
-# min(-n, max(5, floor(budget / its last warm-up iteration's time))), the same on every rank;
+# min(-n, max(6, floor(budget / its last warm-up iteration's time))), the same on every rank;
 # results.csv's iters column, delays.csv and the table say the count used; every iteration of a
 # cut row is still checked (a transport that reads stale data on odd iterations is caught); the
 # budget with a straggler, in a critical-delay search and with --phases; 0 turns it off; bad
@@ -18,9 +18,9 @@ sim_build budget
 # model ALGO BYTES [RANK DELAY]: arbench model's time_us on 4 ranks (the fake's time)
 model() { "$A" model --algo "$1" --ranks 4 --sizes "$2" ${3:+--straggler "$3:$4"} | awk '/^model_time_us:/ { print $2 }'; }
 # want N BUDGET_US TIME_US: the count a row should get
-want() { awk -v n="$1" -v b="$2" -v t="$3" 'BEGIN { k = int(b / t); if (k > n) k = n; if (k < 5) k = 5; if (n < 5) k = n; print k }'; }
+want() { awk -v n="$1" -v b="$2" -v t="$3" 'BEGIN { k = int(b / t); if (k > n) k = n; if (k < 6) k = 6; if (n <= 6) k = n; print k }'; }
 
-# 1. a sweep: 1 KiB keeps -n, 256 MiB and 1 GiB get what fits 10 ms (at least 5)
+# 1. a sweep: 1 KiB keeps -n, 256 MiB and 1 GiB get what fits 10 ms (at least 6)
 out=$("$S" run --gpus 0,1,2,3 --algo ring,rhd --transport ce,sm --sizes 1K,256M,1G -n 20 -w 2 \
       --row-budget 10ms --out "$tmp/sweep" 2>"$tmp/err"); rc=$?
 r=$tmp/sweep/results.csv
@@ -35,9 +35,9 @@ for a in ring rhd; do
     done
   done
 done
-[ "$(field "$r" ring ce 1024 iters)" = 20 ] && [ "$(field "$r" ring ce 1073741824 iters)" = 5 ] &&
-  [ "$(field "$r" ring ce 268435456 iters)" -gt 5 ] && [ "$(field "$r" ring ce 268435456 iters)" -lt 20 ] &&
-  ok || bad "sweep: the three regimes (20, between, 5): $(cut -d, -f10,11,14,19 "$r" | tr '\n' ' ')"
+[ "$(field "$r" ring ce 1024 iters)" = 20 ] && [ "$(field "$r" ring ce 1073741824 iters)" = 6 ] &&
+  [ "$(field "$r" ring ce 268435456 iters)" -gt 6 ] && [ "$(field "$r" ring ce 268435456 iters)" -lt 20 ] &&
+  ok || bad "sweep: the three regimes (20, between, 6): $(cut -d, -f10,11,14,19 "$r" | tr '\n' ' ')"
 printf '%s\n' "$out" | grep -q '^# row budget 10 ms: ' && ok || bad "sweep: no row budget line: $out"
 grep -q '^row_budget: 10 ms ' "$tmp/sweep/meta.txt" && ok || bad "sweep: meta.txt lacks row_budget: $(grep -i budget "$tmp/sweep/meta.txt")"
 
@@ -49,16 +49,16 @@ grep -q '^row_budget: 10 ms ' "$tmp/sweep/meta.txt" && ok || bad "sweep: meta.tx
 
 # 3. every iteration of a cut row is checked: stale data on odd iterations is caught, in the
 #    warm-up or the timed ones, and fails the run (64 KiB: the fake's buffers under 1 MiB hold
-#    real data; AR_SIM_SCALE makes its rows slow enough for the budget to cut them to 5)
+#    real data; AR_SIM_SCALE makes its rows slow enough for the budget to cut them to 6)
 AR_SIM_STALE=ring AR_SIM_SCALE=2000 "$S" run --gpus 0,1,2,3 --algo ring,rhd --transport ce --sizes 64K \
   -n 20 -w 2 --row-budget 100ms --out "$tmp/stale" >/dev/null 2>"$tmp/err"; rc=$?
 r=$tmp/stale/results.csv
-[ "$rc" -eq 1 ] && [ "$(field "$r" ring ce 65536 status)" = error ] && [ "$(field "$r" ring ce 65536 iters)" = 5 ] &&
-  [ "$(field "$r" rhd ce 65536 status)/$(field "$r" rhd ce 65536 iters)" = ok/5 ] && [ -e "$tmp/stale/FAILED" ] &&
-  grep -q "(3 of 7 iterations wrong, warm-up included)" "$tmp/err" && ok ||
+[ "$rc" -eq 1 ] && [ "$(field "$r" ring ce 65536 status)" = error ] && [ "$(field "$r" ring ce 65536 iters)" = 6 ] &&
+  [ "$(field "$r" rhd ce 65536 status)/$(field "$r" rhd ce 65536 iters)" = ok/6 ] && [ -e "$tmp/stale/FAILED" ] &&
+  grep -q "(4 of 8 iterations wrong, warm-up included)" "$tmp/err" && ok ||
   bad "stale under a budget: exit $rc, $(cut -d, -f10,11,19,30,31 "$r" | tr '\n' ' '): $(cat "$tmp/err")"
 
-# 4. a straggler: the delay is in the pace (8 ms + the AllReduce: 5 iterations fit no more
+# 4. a straggler: the delay is in the pace (8 ms + the AllReduce: 6 iterations fit no more
 #    than 20 ms), delays.csv has the timed iterations used
 "$S" run --gpus 0,1,2,3 --algo ring,stragglar --transport ce --sizes 1M,1G -n 10 -w 2 \
   --straggler 1:8ms --row-budget 20ms --out "$tmp/st" >/dev/null 2>"$tmp/err"; rc=$?
@@ -87,7 +87,7 @@ ks=$(awk -F, -v c="$(col "$r" iters)" 'NR > 1 { print $c }' "$r" | sort -un | tr
 AR_SIM_ROUNDS=1 "$S" run --gpus 0,1,2,3 --algo ring --transport ce --sizes 1G -n 20 -w 2 \
   --row-budget 10ms --phases --out "$tmp/ph" >/dev/null 2>&1
 it=$(awk -F, -v c="$(col "$tmp/ph/phases.csv" iteration)" 'NR > 1 { print $c }' "$tmp/ph/phases.csv" | sort -u)
-[ "$it" = 4 ] && ok || bad "phases: iteration '$it', want 4 (the 5th of 5)"
+[ "$it" = 5 ] && ok || bad "phases: iteration '$it', want 5 (the 6th of 6)"
 
 # 7. the plan: the budget line, and fewer seconds than without it
 with=$("$S" run --gpus 0,1,2,3 --algo ring --transport ce -b 1K -e 8G -n 20 -w 2 --row-budget 100ms --dry-run)
@@ -98,7 +98,7 @@ secs() { printf '%s\n' "$1" | awk '/^  rows:/ { s = $NF; m = 0; if (s ~ /m/) { s
 [ "$(secs "$with")" -lt "$(secs "$without")" ] && ok || bad "plan: $(secs "$with") s with the budget, $(secs "$without") s without"
 
 # 8. stats.ci_target under the budget: noisy rows (AR_SIM_JITTER 0.5) that never meet 0.01%
-#    grow in steps of -n past -n, up to max(5, floor(budget / the last warm-up's time)): that
+#    grow in steps of -n past -n, up to max(6, floor(budget / the last warm-up's time)): that
 #    time lies between the model's and 1.5x it; below -n the budget stops them at once
 samples() {
   local o
@@ -117,9 +117,9 @@ for a in ring rhd; do
     [ -n "$n" ] && [ "$n" -ge "$lo" ] && [ "$n" -le "$hi" ] && ok || bad "target under a budget: $a $b B: $n samples, want $lo..$hi"
   done
 done
-[ "$(field "$r" ring ce 1024 n_samples)" -gt 4 ] && [ "$(field "$r" ring ce 1073741824 n_samples)" = 5 ] && ok ||
-  bad "target under a budget: 1 KiB should grow past -n, 1 GiB stop at 5: $(cut -d, -f10,14,40- "$r" | tr '\n' ' ')"
-grep -q '^row_budget: 20 ms (.*, then stats.ci_target.s more, up to max(5, that floor) and stats.max_iters in all' "$tmp/tb/meta.txt" &&
+[ "$(field "$r" ring ce 1024 n_samples)" -gt 4 ] && [ "$(field "$r" ring ce 1073741824 n_samples)" = 6 ] && ok ||
+  bad "target under a budget: 1 KiB should grow past -n, 1 GiB stop at 6: $(cut -d, -f10,14,40- "$r" | tr '\n' ' ')"
+grep -q '^row_budget: 20 ms (.*, then stats.ci_target.s more, up to max(6, that floor) and stats.max_iters in all' "$tmp/tb/meta.txt" &&
   ok || bad "meta.txt's budget line: $(grep row_budget "$tmp/tb/meta.txt")"
 # stats.max_iters below what the budget fits: max
 AR_SIM_JITTER=0.5 "$S" run --gpus 0,1,2,3 --algo ring --transport ce --sizes 1K -n 4 -w 2 --row-budget 20ms \

@@ -47,7 +47,7 @@ for pat in 'transports nccl-p2p,ce,sm' 'sizes: 24, 1K\.\.8G' 'straggler: rank 1 
 done
 # the profiled scenario: 1 GiB, an 8 ms straggler, the overlap figure and the phase timeline
 prof=$(printf '%s\n' "$nightly" | awk '/^scenario / { on = /^scenario profile-8ms:/ } on')
-for pat in '^scenario profile-8ms: 4 GPUs, 4 algorithms, transports ce,sm,nccl-p2p, float32, 5 iterations \+ 2 warm-up$' \
+for pat in '^scenario profile-8ms: 4 GPUs, 4 algorithms, transports ce,sm,nccl-p2p, float32, 6 iterations \+ 2 warm-up$' \
            '^  sizes: 1, 1G$' '^  straggler: rank 1 delayed 8 ms$' '^  rows: 10 \(10 to measure, 0 n/a\)' \
            '^  phases: ' '^  profile: overlap'; do
   printf '%s\n' "$prof" | grep -qE -- "$pat" && ok || bad "nightly profile-8ms plan lacks /$pat/: $prof"

@@ -91,8 +91,8 @@ static void test_stats(void) {
   CHECK_STR(hx_repeat_stop_name(HX_REPEAT_BUDGET), "budget");
   hx_stats_compute(NULL, 0, &st);
   CHECK(!hx_ci_within(&st, 1), "no samples: never within");
-  /* --row-budget's cap with a target: floor(budget / pace), at least 5; none without one */
-  CHECK(hx_budget_cap(100000, 300) == 333 && hx_budget_cap(100000, 40000) == 5 &&
+  /* --row-budget's cap with a target: floor(budget / pace), at least 6; none without one */
+  CHECK(hx_budget_cap(100000, 300) == 333 && hx_budget_cap(100000, 40000) == 6 &&
             hx_budget_cap(0, 300) == INT_MAX && hx_budget_cap(100000, 0) == INT_MAX,
         "budget caps %d %d", hx_budget_cap(100000, 300), hx_budget_cap(100000, 40000));
   /* nccl-tests' 1 GiB row on 4 H200s: 4533.37 us -> 236.85 / 355.28 GB/s */

@@ -31,6 +31,10 @@ imports() {
 }
 
 # ---- 1. real logs: each imports whole, every row equal to the log's ----
+# nccl-tests -N 3 on one H200 (tools/device/conclusions_h200x1.sh): three cycles, three samples a size
+imports tests/fixtures/nccl-tests/h200x1-t1-N3R0.log 0 1 vm "NVIDIA H200" 2.28.3 float32 "NCCL_NVLS_ENABLE=0 -t 1 -g 1 -R 0"
+imports tests/fixtures/nccl-tests/h200x1-t1-N3G1R2.log 0 1 vm "NVIDIA H200" 2.28.3 float32 "NCCL_NVLS_ENABLE=0 -t 1 -g 1 -G 1 -R 2"
+imports tests/fixtures/nccl-tests/h200x1-t1-N3R1.log 0 1 vm "NVIDIA H200" 2.28.3 float32 "NCCL_NVLS_ENABLE=0 -t 1 -g 1 -R 1"
 imports $R/h100x16-a3mega-2nodes.txt 0 16 ztan-mig-235z "NVIDIA H100 80GB HBM3" "" float32 "-g 1"
 imports $R/a100x8-superbench.log 0 8 localhost A100-SXM4-40GB "" float32 "-t 1 -g 8"
 imports $R/h100x16-p5-nccl2.20.log 0 16 test-nccl-worker-0 "NVIDIA H100 80GB HBM3" 2.22.3 float32 "-t 1 -g 1"

@@ -219,8 +219,8 @@ static void test_budget_iters(void) {
   CHECK_INT(hx_budget_iters(20, 1e5, 5e4), ==, HX_BUDGET_MIN_ITERS); /* 2 fit: the minimum */
   CHECK_INT(hx_budget_iters(20, 1e5, 1e9), ==, HX_BUDGET_MIN_ITERS);
   CHECK_INT(hx_budget_iters(3, 1e5, 5e4), ==, 3);      /* -n below the minimum: -n */
-  CHECK_INT(hx_budget_iters(5, 1e5, 5e4), ==, 5);
-  CHECK_INT(hx_budget_iters(6, 1e5, 1e6), ==, 5);
+  CHECK_INT(hx_budget_iters(6, 1e5, 5e4), ==, 6);
+  CHECK_INT(hx_budget_iters(7, 1e5, 1e6), ==, 6);
   static struct run_plan p;
   CHECK_INT(plan_line(&p, "--row-budget 100ms -w 2"), ==, 0);
   CHECK(fabs(p.scen[0].row_budget_us - 1e5) < 1e-9, "budget %g", p.scen[0].row_budget_us);
@@ -293,7 +293,7 @@ static void test_plan_counts(void) {
   est_of(&p.scen[0], 4, &e);
   t = sweep_est_time_us(&e, 0, "ce", 8ull << 30, 0);
   int k = hx_budget_iters(20, 1e5, t);
-  CHECK(k == 5 && t > 2e4, "8 GiB ring/ce %g us: %d iterations", t, k);
+  CHECK(k == 6 && t > 2e4, "8 GiB ring/ce %g us: %d iterations", t, k);
   row = EST_ROW_S + (8ull << 30) / EST_SETUP_BPS +
         (2 + k) * (t * 1e-6 + (8ull << 30) / EST_CHECK_BPS + EST_ITER_US * 1e-6);
   CHECK(fabs(sweep_row_seconds(&e, 0, "ce", 8ull << 30, 0) - row) < 1e-12, "budget row");

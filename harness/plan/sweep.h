@@ -14,7 +14,8 @@
 #define HX_MAX_SIZES 1024
 #define HX_MAX_ALGOS 64
 #define HX_MAX_DEVS 16 /* AR_MAX_GPUS of transport.h */
-#define HX_BUDGET_MIN_ITERS 5 /* --row-budget keeps at least these timed iterations (or -n) */
+#define HX_BUDGET_MIN_ITERS 6 /* --row-budget keeps at least these timed iterations (or -n): the fewest whose
+                               * [min, max] covers the median with 95% (docs/statistics.md) */
 
 
 struct run_opts {

@@ -227,7 +227,7 @@ void budget_meta(const char *dir, const struct run_plan *plan) {
             o->scenario, o->row_budget_us / 1e3, o->iters, o->warmup,
             o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS,
             ar_setting_value(&o->settings, AR_SET_STATS_CI_TARGET) > 0
-                ? ", then stats.ci_target's more, up to max(5, that floor) and stats.max_iters "
+                ? ", then stats.ci_target's more, up to max(6, that floor) and stats.max_iters "
                   "in all"
                 : "");
   }
