@@ -51,6 +51,7 @@ role == "crit" {
     C_alg[NC] = clean_text(get(f, ccol, "algorithm", "stragglar"))
     C_base[NC] = clean_text(get(f, ccol, "baseline", "-"))
     C_src[NC] = tolower(get(f, ccol, "source", "gpu"))
+    C_st[NC] = tolower(get(f, ccol, "status", "")); C_note[NC] = clean_text(get(f, ccol, "note", ""))
     C_mod[NC] = get(f, ccol, "model_critical_delay_us", "")
     # the scenario the search measured its probes in: their rows get a table of their own
     v = clean_text(get(f, ccol, "scenario", "")); if (v != "") CRIT_SCEN[v] = 1

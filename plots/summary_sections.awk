@@ -14,11 +14,21 @@ function critical_section(    c, i, idx, key, mv, d, n) {
     printf "| size | algorithm | beats | critical delay (ms) | model (ms) |\n|---:|---|---|---:|---:|\n"
     for (i = 1; i <= n; i++) {
         c = idx[i]
-        d = is_num(C_d[c]) && C_d[c] + 0 >= 0 ? sprintf("%.2f", C_d[c] / 1000) : "not found (" clean_text(C_d[c] == "" ? "empty" : C_d[c]) ")"
+        d = is_num(C_d[c]) && C_d[c] + 0 >= 0 ? sprintf("%.2f", C_d[c] / 1000) : C_st[c] == "never" ? never_words(C_note[c]) \
+            : "not found (" clean_text(C_d[c] == "" ? "empty" : C_d[c]) ")"
         mv = C_mod[c] != "" ? C_mod[c] : ((C_b[c], C_alg[c]) in MCRIT) ? MCRIT[C_b[c], C_alg[c]] : ""
         mv = is_num(mv) && mv + 0 >= 0 ? sprintf("%.2f", mv / 1000) : (mv == "" ? "-" : clean_text(mv))
         printf "| %s | %s | %s | %s | %s |\n", size_label(C_b[c], " "), C_alg[c], C_base[c], d, mv
     }
+}
+
+# never_words(note): returns a search that never found a critical delay as what it shows: "none up
+# to 64 ms", the bound from the note ("did not win up to 64.0 ms ..."), "none (bound unknown)"
+# where the note does not say it
+function never_words(note,    v) {
+    if (!match(note, /up to [0-9.]+ ms/)) return "none (bound unknown)"
+    v = substr(note, RSTART + 6, RLENGTH - 9)
+    return "none up to " num_str(v + 0) " ms"
 }
 
 # overlap_section(): prints the rows measured with --profile overlap: the share of copy time
