@@ -448,11 +448,11 @@ arbench_lines | grep -qE "^arbench: timeout: .* did not finish within 4 s \(-T\)
 
 # ---- 5b. --row-budget across processes: every rank runs the count decided from the slowest
 #      rank's warm-up over every process, so the rows are a plain run's (1 KiB keeps -n, 1 GiB
-#      gets 5), under -np 4 and -np 2 with 2 ranks each ----
+#      gets 6, the floor), under -np 4 and -np 2 with 2 ranks each ----
 bud=(--algo ring,rhd,nccl --transport ce,sm --sizes 1K,256M,1G -n 12 -w 2 --row-budget 5ms)
 plain bplain -- "${bud[@]}"
 [ "$rc" -eq 0 ] && [ "$(awk -F, -v c="$(col "$tmp/bplain/results.csv" iters)" 'NR > 1 { print $c }' \
-    "$tmp/bplain/results.csv" | sort -un | paste -sd,)" = "5,12" ] && ok ||
+    "$tmp/bplain/results.csv" | sort -un | paste -sd,)" = "6,12" ] && ok ||
   bad "row budget, plain: exit $rc, iters $(cut -d, -f10,11,14,19 "$tmp/bplain/results.csv" | tr '\n' ' ')"
 mpi bnp4 4 -- "${bud[@]}"
 [ "$rc" -eq 0 ] && ok || bad "row budget, -np 4: exit $rc: $(arbench_lines | tail -n 3)"
