@@ -163,15 +163,11 @@ int model_parse_bw(const char *s, double *bytes_per_s, const char **why) {
   return -1;
 }
 
-/* Each transport's cost per round and bandwidth are in its descriptor (src/transports.c); the
- * native nccl call's here, from nccl-tests on runs/reference/h200x4-nightly's 4 x H200 (10 us
- * at 1 KiB, 365 GB/s bus bandwidth at 8 GiB). The dry run's estimate and `model --transport`
- * read these. */
-static const struct ar_transport nccl_native = {
-    .id = -1, .name = "nccl", .alpha_us = 1.7, .bytes_per_s = 365e9};
-
+/* Each executor's cost per round and bandwidth are in its descriptor (src/transports.c), NCCL's
+ * own AllReduce's too; the dry run's estimate and `model --transport` read them. */
 const struct ar_transport *model_transport_find(const char *name) {
-  return !strcmp(name, nccl_native.name) ? &nccl_native : ar_transport_find(name);
+  const struct ar_transport *nccl = ar_executor_nccl();
+  return !strcmp(name, nccl->name) ? nccl : ar_transport_find(name);
 }
 
 void model_transport_hw(const struct ar_transport *t, struct model_hw *hw) {

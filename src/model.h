@@ -220,7 +220,7 @@ int model_parse_bw(const char *s, double *bytes_per_s, const char **why);
 /* ---- each transport's cost per round and bandwidth ---- */
 
 /* The fitted figures (alpha per round, one link's bandwidth) of a transport (its descriptor,
- * src/transports.h) or of the native nccl call (a descriptor of its own, id -1; nccl as a
+ * src/transports.h) or of the native nccl call (its executor, AR_EX_NCCL; nccl as a
  * ring), as `arbench model --calibrate` fitted them on 4 x H200, or NULL. */
 const struct ar_transport *model_transport_find(const char *name);
 /* Sets hw's alpha and beta to a transport's figures (hop latency and gamma untouched). */

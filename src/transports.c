@@ -14,7 +14,7 @@
 /* what the transports that reach peers through CUDA IPC cannot do */
 #define IPC_HOSTS "reaches other GPUs' memory within one host only (CUDA IPC)"
 
-static const struct ar_transport table[AR_NTRANSPORTS] = {
+static const struct ar_transport table[AR_NEXECUTORS] = {
     [AR_TP_NCCL_P2P] =
         {.id = AR_TP_NCCL_P2P, .name = "nccl-p2p", .lowering = AR_LOWER_NONE,
          .caps = CAP(AR_TP_PROCESSES) | CAP(AR_TP_HOSTS) | CAP(AR_TP_DEGRADE) |
@@ -47,10 +47,23 @@ static const struct ar_transport table[AR_NTRANSPORTS] = {
          .na = {[AR_TP_HOSTS] = IPC_HOSTS,
                 [AR_TP_DEGRADE] = "no degraded-link emulation on this transport (ce, sm and "
                                   "nccl-p2p have one)"}},
+    /* NCCL's own AllReduce; its figures from nccl-tests on runs/reference/h200x4-nightly's
+     * 4 x H200 (10 us at 1 KiB, 365 GB/s bus bandwidth at 8 GiB) */
+    [AR_EX_NCCL] =
+        {.id = AR_EX_NCCL, .name = "nccl", .lowering = AR_LOWER_NONE,
+         .caps = CAP(AR_TP_PROCESSES) | CAP(AR_TP_HOSTS) | CAP(AR_TP_NCCL_REG) |
+                 CAP(AR_TP_GRAPH_COLOCATED),
+         .alpha_us = 1.7, .bytes_per_s = 365e9,
+         .na = {[AR_TP_COLOCATED] = "NCCL cannot run two ranks on one GPU",
+                [AR_TP_DEGRADE] = "nccl cannot be degraded"}},
 };
 
 const struct ar_transport *ar_transport_at(int id) {
   return id >= 0 && id < AR_NTRANSPORTS ? &table[id] : NULL;
+}
+
+const struct ar_transport *ar_executor_at(int id) {
+  return id >= 0 && id < AR_NEXECUTORS ? &table[id] : NULL;
 }
 
 const struct ar_transport *ar_transport_find(const char *name) {

@@ -2,8 +2,9 @@
  * Everything that asks what a transport is or can do reads it: the command line's names, the
  * n/a reasons, the dry run's estimate, `arbench model --transport`, the MPI broadcast of a
  * job (its id), the lowering (lower_job) and the executors (src/cuda/tp_table.cu, and the
- * simulator's fake GPU, index their ops by the same enum). The native nccl call is an
- * algorithm, not a transport.
+ * simulator's fake GPU, index their ops by the same enum). Beside them, one more executor:
+ * NCCL's own AllReduce (AR_EX_NCCL), on which the native algorithm runs; it has no program
+ * and no --transport names it. A row's executor is one entry of this table, never a name.
  *
  * Adding a transport: a line in AR_TRANSPORT_LIST below (its id and its ops' symbol), its
  * entry in transports.c, and its ops in src/cuda/tp_<name>.cu. */
@@ -29,6 +30,9 @@ enum ar_tp {
 #undef AR_TP_ENUM_
   AR_NTRANSPORTS
 };
+/* The executors: every transport, then NCCL's own AllReduce (results.csv's transport "nccl") */
+#define AR_EX_NCCL AR_NTRANSPORTS
+#define AR_NEXECUTORS (AR_NTRANSPORTS + 1)
 
 /* How a transport's programs are made (lower_job, src/lower/lower.h). */
 enum ar_tp_lowering {
@@ -51,7 +55,7 @@ enum ar_tp_cap {
 #define AR_TP_CAN(t, cap) (((t)->caps >> (cap)) & 1u)
 
 struct ar_transport {
-  int id;           /* enum ar_tp: its index in the table */
+  int id;           /* enum ar_tp, or AR_EX_NCCL: its index in the table */
   const char *name; /* as --transport, results.csv and `arbench lower` spell it */
   int lowering;     /* enum ar_tp_lowering */
   int pipelines;    /* honours --pipeline (mini-batches per transfer); others run 1 */
@@ -63,10 +67,14 @@ struct ar_transport {
   const char *na[AR_TP_NCAPS]; /* for each capability it lacks: why, in words (else NULL) */
 };
 
-/* The table (AR_NTRANSPORTS entries, entry i has id i). */
+/* The table's transports (AR_NTRANSPORTS entries, entry i has id i); NULL past them. */
 const struct ar_transport *ar_transport_at(int id);
-/* The transport named `name`, or NULL. */
+/* The transport named `name` (as --transport names it: not "nccl"), or NULL. */
 const struct ar_transport *ar_transport_find(const char *name);
+/* Any executor (AR_NEXECUTORS entries: the transports, then AR_EX_NCCL), or NULL. */
+const struct ar_transport *ar_executor_at(int id);
+/* NCCL's own AllReduce: the executor of the native algorithm. */
+#define ar_executor_nccl() ar_executor_at(AR_EX_NCCL)
 /* The names joined by sep into buf ("nccl-p2p ce sm ll" with " "), for messages; buf. */
 char *ar_transport_names(char *buf, size_t len, const char *sep);
 

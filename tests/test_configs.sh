@@ -68,7 +68,7 @@ deg=$(printf '%s\n' "$nightly" | awk '/^scenario degraded-2x/ { on = 1; next } /
 nsz=$(printf '%s\n' "$deg" | awk -F'[:,]' '/^  sizes: / { print $2 + 0; exit }')
 printf '%s\n' "$deg" | grep -qE "^  rows: [0-9]+ \([0-9]+ to measure, $((nalgos * ${nsz:-0})) n/a\)" && ok ||
   bad "nightly degraded-2x: n/a rows not counted as the run has them: $deg"
-printf '%s\n' "$deg" | grep -q "every algorithm on ll: no degraded-link emulation on ll" && ok ||
+printf '%s\n' "$deg" | grep -q "every algorithm on ll: no degraded-link emulation on this transport" && ok ||
   bad "nightly degraded-2x: ll's n/a not said: $deg"
 # the row budget in every scenario, and the whole job within issue #27's 10 minutes on 4 GPUs
 [ "$(printf '%s\n' "$nightly" | grep -c '^  row budget: 100 ms: ')" -eq "$(printf '%s\n' "$nightly" | grep -c '^scenario ')" ] &&

@@ -321,16 +321,16 @@ static void test_sweep(void) {
             o.sizes[23].nelem == 2ull << 30 && o.sizes[23].esize == 4, "default sizes %d",
         o.nsizes);
   CHECK_INT(o.nalgos, ==, nall);
-  CHECK(o.ntransports == 1 && !strcmp(o.transports[0], "nccl-p2p"), "default transport");
+  CHECK(o.ntransports == 1 && !strcmp(o.transports[0]->name, "nccl-p2p"), "default transport");
   CHECK_INT(parse_line(&o, "--algo ring,nccl --transport all -b 1K -e 1M -f 4 "
                            "--gpus 2,0,1 --dtype bf16 --check 0 -n 3 -w 0 -T 9 --pipeline 4"),
             ==, 0);
   CHECK(o.nalgos == 2 && !strcmp(o.algos[0]->name, "ring") && !strcmp(o.algos[1]->name, "nccl"),
         "algos %d", o.nalgos);
   CHECK_INT(o.ntransports, ==, AR_NTRANSPORTS); /* the table's: tests/test_transports.c */
-  CHECK(o.ntransports >= 4 && !strcmp(o.transports[0], "nccl-p2p") &&
-            !strcmp(o.transports[1], "ce") && !strcmp(o.transports[2], "sm") &&
-            !strcmp(o.transports[3], "ll"),
+  CHECK(o.ntransports >= 4 && !strcmp(o.transports[0]->name, "nccl-p2p") &&
+            !strcmp(o.transports[1]->name, "ce") && !strcmp(o.transports[2]->name, "sm") &&
+            !strcmp(o.transports[3]->name, "ll"),
         "all: every transport in order");
   CHECK(o.nsizes == 6 && o.sizes[5].bytes == 1048576 && o.sizes[5].nelem == 524288 &&
             o.sizes[5].esize == 2, "sizes %d", o.nsizes);

@@ -16,6 +16,7 @@
 #include "cli/run_plan.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
+#include "plan/plan.c"
 
 /* Writes text to a new temporary file; returns its path (static buffer, one at a time). */
 static const char *temp_file(const char *text) {
@@ -191,12 +192,31 @@ static void test_straggler_rank(void) {
   run_plan_free(&p);
   /* without --straggler the straggler-aware ones take n-1; with degraded links only nccl is
    * n/a (the transports emulate them) */
-  CHECK_INT(plan_line(&p, "--algo bcast,nccl --degrade 0:2"), ==, 0);
+  CHECK_INT(plan_line(&p, "--algo bcast,nccl --degrade 0:2 --sizes 1M"), ==, 0);
   sweep_build_schedules(&p.scen[0], 6, sched, st);
   CHECK(st[0] == AR_OK && sched[0].straggler == 5, "default straggler %d", sched[0].straggler);
   CHECK(sweep_row_na(&p.scen[0], 0, sched, st) == NULL, "bcast degraded n/a");
-  CHECK_STR(sweep_row_na(&p.scen[0], 1, sched, st), "nccl cannot be degraded");
+  CHECK(sweep_row_na(&p.scen[0], 1, sched, st) == NULL, "nccl has no schedule to refuse");
   for (int a = 0; a < 2; a++) sched_free(&sched[a]);
+  /* the plan: nccl's rows n/a for its executor (NCCL's own AllReduce cannot be slowed);
+   * with the placement known, nccl and nccl-p2p n/a on co-located ranks */
+  struct plan pl;
+  CHECK_INT(plan_build(&pl, &p.scen[0], 6, NULL), ==, 0);
+  CHECK(pl.nrows == 2 && !pl.rows[0].na && pl.rows[1].ex == ar_executor_nccl() &&
+            pl.rows[1].na && !strcmp(pl.rows[1].na, "nccl cannot be degraded") && pl.nna == 1,
+        "degraded plan: %d rows, %d n/a", pl.nrows, pl.nna);
+  plan_free(&pl);
+  run_plan_free(&p);
+  CHECK_INT(plan_line(&p, "--algo ring,nccl --transport nccl-p2p,ce --sizes 1M"), ==, 0);
+  struct plan_where one_gpu = {1, 1, "4 ranks/GPU"};
+  CHECK_INT(plan_build(&pl, &p.scen[0], 4, &one_gpu), ==, 0);
+  CHECK(pl.nrows == 3 && pl.rows[0].na && strstr(pl.rows[0].na, "(4 ranks/GPU)") && !pl.rows[1].na &&
+            pl.rows[2].na && strstr(pl.rows[2].na, "NCCL cannot run two ranks on one GPU"),
+        "co-located plan");
+  plan_free(&pl);
+  CHECK_INT(plan_build(&pl, &p.scen[0], 4, NULL), ==, 0);
+  CHECK(pl.nna == 0, "the dry run knows no placement: %d n/a", pl.nna);
+  plan_free(&pl);
   run_plan_free(&p);
 }
 
@@ -238,92 +258,97 @@ static void test_budget_iters(void) {
 static void test_plan_counts(void) {
   static struct run_plan p;
   static struct sweep_est e;
-  struct sweep_plan sp;
+  struct plan sp;
+  const struct ar_transport *ce = ar_transport_at(AR_TP_CE), *nc = ar_executor_nccl();
   CHECK_INT(plan_line(&p, "--algo ring,nccl,bcast --transport nccl-p2p,ce -b 1K -e 4K -n 4 -w 1"),
             ==, 0);
-  CHECK_INT(sweep_plan(&p.scen[0], 4, &sp), ==, 0);
-  CHECK(sp.rows == 15 && sp.measure == 15 && sp.na == 0, "rows %d measure %d", sp.rows,
-        sp.measure);
+  CHECK_INT(plan_build(&sp, &p.scen[0], 4, NULL), ==, 0);
+  CHECK(sp.write == 15 && sp.measure == 15 && sp.nna == 0 && sp.nrows == 15,
+        "rows %d measure %d", sp.write, sp.measure);
+  /* the rows in the order they run: size, algorithm, executor (nccl's own for nccl) */
+  CHECK(sp.rows[0].ex == ar_transport_at(AR_TP_NCCL_P2P) && sp.rows[1].ex == ce &&
+            sp.rows[2].ex == nc && sp.rows[2].algo_idx == 1 && sp.rows[5].size_idx == 1,
+        "row order");
   /* the plan is the sum of its rows' estimates and the scenario's own setup */
   est_of(&p.scen[0], 4, &e);
   double want = HX_EST_SCENARIO_S;
-  const char *tp[] = {"nccl-p2p", "ce"};
+  const struct ar_transport *tp[] = {ar_transport_at(AR_TP_NCCL_P2P), ce};
   for (uint64_t b = 1024; b <= 4096; b *= 2)
     for (int a = 0; a < 3; a++)
       for (int t = 0; t < (a == 1 ? 1 : 2); t++)
-        want += sweep_row_seconds(&e, a, a == 1 ? "nccl" : tp[t], b, 0);
+        want += sweep_row_seconds(&e, a, a == 1 ? nc : tp[t], b, 0);
   CHECK(fabs(sp.seconds - want) < 1e-9 && sp.seconds_max == sp.seconds, "seconds %.9f want %.9f",
         sp.seconds, want);
+  plan_free(&sp);
   /* a row: setup, then (warm-up + timed) x (the AllReduce + the harness's work) */
-  double t = sweep_est_time_us(&e, 0, "ce", 1u << 30, 0);
+  double t = sweep_est_time_us(&e, 0, ce, 1u << 30, 0);
   double row = EST_ROW_S + (1u << 30) / EST_SETUP_BPS +
                5 * (t * 1e-6 + (1u << 30) / EST_CHECK_BPS + EST_ITER_US * 1e-6);
-  CHECK(fabs(sweep_row_seconds(&e, 0, "ce", 1u << 30, 0) - row) < 1e-12, "row %g want %g",
-        sweep_row_seconds(&e, 0, "ce", 1u << 30, 0), row);
+  CHECK(fabs(sweep_row_seconds(&e, 0, ce, 1u << 30, 0) - row) < 1e-12, "row %g want %g",
+        sweep_row_seconds(&e, 0, ce, 1u << 30, 0), row);
   /* the AllReduce: ring's schedule priced at the transport's round cost and bandwidth (ce:
    * 2(n-1) rounds, 2(n-1)/n of the bytes through the busiest link); nccl as ring at its own */
-  struct model_hw ce = {27.5, 0, 1e6 / 305e9, 0}, nccl = {1.7, 0, 1e6 / 365e9, 0};
-  CHECK(fabs(t - model_closed_ring(4, &ce, 1u << 30)) < 1e-6 * t, "ring/ce %g want %g", t,
-        model_closed_ring(4, &ce, 1u << 30));
-  double tn = sweep_est_time_us(&e, 1, "nccl", 1u << 30, 0);
+  struct model_hw cehw = {27.5, 0, 1e6 / 305e9, 0}, nccl = {1.7, 0, 1e6 / 365e9, 0};
+  CHECK(fabs(t - model_closed_ring(4, &cehw, 1u << 30)) < 1e-6 * t, "ring/ce %g want %g", t,
+        model_closed_ring(4, &cehw, 1u << 30));
+  double tn = sweep_est_time_us(&e, 1, nc, 1u << 30, 0);
   CHECK(fabs(tn - model_closed_ring(4, &nccl, 1u << 30)) < 1e-6 * tn, "nccl %g", tn);
-  /* ll at its own fit; a transport with no fit (a name the table lacks): the slower of ce
-   * and sm, size by size */
+  /* ll at its own fit */
   struct model_hw llhw = {3.2, 0, 1e6 / 271e9, 0};
   for (uint64_t b = 1024; b <= (8ull << 30); b *= 64) {
-    double l = sweep_est_time_us(&e, 0, "ll", b, 0), want_l = model_closed_ring(4, &llhw, b);
+    double l = sweep_est_time_us(&e, 0, ar_transport_at(AR_TP_LL), b, 0),
+           want_l = model_closed_ring(4, &llhw, b);
     CHECK(fabs(l - want_l) < 1e-6 * want_l, "ll %g want %g at %llu B", l, want_l,
-          (unsigned long long)b);
-    double u = sweep_est_time_us(&e, 0, "unfitted", b, 0);
-    double want_u =
-        fmax(sweep_est_time_us(&e, 0, "ce", b, 0), sweep_est_time_us(&e, 0, "sm", b, 0));
-    CHECK(fabs(u - want_u) < 1e-9, "unfitted %g want %g at %llu B", u, want_u,
           (unsigned long long)b);
   }
   /* a delay: the bulk-synchronous ring starts after it; bcast hides its precondition */
-  CHECK(fabs(sweep_est_time_us(&e, 0, "ce", 1u << 20, 8000) - 8000 -
-             sweep_est_time_us(&e, 0, "ce", 1u << 20, 0)) < 1e-6, "ring + delay");
-  CHECK(sweep_est_time_us(&e, 2, "ce", 64u << 20, 8000) <
-            8000 + sweep_est_time_us(&e, 2, "ce", 64u << 20, 0) - 1,
+  CHECK(fabs(sweep_est_time_us(&e, 0, ce, 1u << 20, 8000) - 8000 -
+             sweep_est_time_us(&e, 0, ce, 1u << 20, 0)) < 1e-6, "ring + delay");
+  CHECK(sweep_est_time_us(&e, 2, ce, 64u << 20, 8000) <
+            8000 + sweep_est_time_us(&e, 2, ce, 64u << 20, 0) - 1,
         "bcast hides its reduce-scatter");
   run_plan_free(&p);
   /* --row-budget: a row estimated as -n k, k the count the budget leaves at its time */
   CHECK_INT(plan_line(&p, "--algo ring --transport ce --sizes 8G -n 20 -w 2 --row-budget 100ms"),
             ==, 0);
   est_of(&p.scen[0], 4, &e);
-  t = sweep_est_time_us(&e, 0, "ce", 8ull << 30, 0);
+  t = sweep_est_time_us(&e, 0, ce, 8ull << 30, 0);
   int k = hx_budget_iters(20, 1e5, t);
   CHECK(k == 6 && t > 2e4, "8 GiB ring/ce %g us: %d iterations", t, k);
   row = EST_ROW_S + (8ull << 30) / EST_SETUP_BPS +
         (2 + k) * (t * 1e-6 + (8ull << 30) / EST_CHECK_BPS + EST_ITER_US * 1e-6);
-  CHECK(fabs(sweep_row_seconds(&e, 0, "ce", 8ull << 30, 0) - row) < 1e-12, "budget row");
-  CHECK_INT(sweep_plan(&p.scen[0], 4, &sp), ==, 0);
+  CHECK(fabs(sweep_row_seconds(&e, 0, ce, 8ull << 30, 0) - row) < 1e-12, "budget row");
+  CHECK_INT(plan_build(&sp, &p.scen[0], 4, NULL), ==, 0);
   CHECK(fabs(sp.seconds - HX_EST_SCENARIO_S - row) < 1e-9, "budget plan %g", sp.seconds);
+  CHECK(fabs(sp.rows[0].seconds - row) < 1e-12, "the row's own seconds %g", sp.rows[0].seconds);
+  plan_free(&sp);
   run_plan_free(&p);
   CHECK_INT(plan_line(&p, "--algo ring --transport ce -b 1M -e 1M -n 1 -w 0 --straggler 0:1ms-3ms"),
             ==, 0);
   CHECK(fabs(sweep_mean_delay_us(&p.scen[0]) - 2000) < 1e-9, "mean delay %g",
         sweep_mean_delay_us(&p.scen[0]));
-  CHECK_INT(sweep_plan(&p.scen[0], 2, &sp), ==, 0);
+  CHECK_INT(plan_build(&sp, &p.scen[0], 2, NULL), ==, 0);
   est_of(&p.scen[0], 2, &e);
-  CHECK(fabs(sp.seconds - HX_EST_SCENARIO_S - sweep_row_seconds(&e, 0, "ce", 1 << 20, 2000)) < 1e-9,
+  CHECK(fabs(sp.seconds - HX_EST_SCENARIO_S - sweep_row_seconds(&e, 0, ce, 1 << 20, 2000)) < 1e-9,
         "delay %g", sp.seconds);
+  plan_free(&sp);
   run_plan_free(&p);
   /* a search: ring, rhd and bcast on one transport; at most: delay 0, the 8 coarse probes
    * (0.5..64 ms) and a 9-probe bisection at 64 ms; estimated: where the model's times cross */
   CHECK_INT(plan_line(&p, "--find-critical 1G --algo ring,rhd,bcast --critical-algo bcast "
                           "--transport ce -n 1 -w 0"),
             ==, 0);
-  CHECK_INT(sweep_plan(&p.scen[0], 4, &sp), ==, 0);
-  CHECK(sp.rows == 3 * 18 && sp.measure == 54 && sp.na == 0, "search rows %d", sp.rows);
+  CHECK_INT(plan_build(&sp, &p.scen[0], 4, NULL), ==, 0);
+  CHECK(sp.write == 3 * 18 && sp.measure == 54 && sp.nna == 0, "search rows %d", sp.write);
+  CHECK(sp.nrows == 3 && sp.rows[2].side == 1 && sp.rows[0].side == 0, "candidates %d",
+        sp.nrows);
   est_of(&p.scen[0], 4, &e);
-  unsigned char na[HX_MAX_ALGOS] = {0};
   struct sweep_crit c;
-  sweep_crit_size(&e, na, 1u << 30, &c);
+  plan_crit_size(&sp, 0, &c);
   double d[] = {0, 500, 1000, 2000, 4000, 8000, 16000, 32000, 64000}, ub = 0;
   for (int a = 0; a < 3; a++) {
-    for (int i = 0; i < 9; i++) ub += sweep_row_seconds(&e, a, "ce", 1u << 30, d[i]);
-    ub += 9 * sweep_row_seconds(&e, a, "ce", 1u << 30, 64000);
+    for (int i = 0; i < 9; i++) ub += sweep_row_seconds(&e, a, ce, 1u << 30, d[i]);
+    ub += 9 * sweep_row_seconds(&e, a, ce, 1u << 30, 64000);
   }
   CHECK(c.rows_max == 54 && fabs(c.seconds_max - ub) < 1e-9, "at most %d rows, %g s (%g)",
         c.rows_max, c.seconds_max, ub);
@@ -336,22 +361,24 @@ static void test_plan_counts(void) {
   CHECK(fabs(sp.seconds - c.seconds - HX_EST_SCENARIO_S) < 1e-9 &&
             fabs(sp.seconds_max - c.seconds_max - HX_EST_SCENARIO_S) < 1e-9,
         "plan %g = search + setup", sp.seconds);
+  plan_free(&sp);
   run_plan_free(&p);
   /* where the model's target never wins (up to 0.5 ms here): delay 0 and every coarse probe */
   CHECK_INT(plan_line(&p, "--find-critical 1G --algo ring,rhd,bcast --critical-algo bcast "
                           "--transport ce -n 1 -w 0 --critical-max 500us"),
             ==, 0);
   est_of(&p.scen[0], 4, &e);
-  sweep_crit_size(&e, na, 1u << 30, &c);
+  CHECK_INT(plan_build(&sp, &p.scen[0], 4, NULL), ==, 0);
+  plan_crit_size(&sp, 0, &c);
   double two = 0;
   for (int a = 0; a < 3; a++)
-    two += sweep_row_seconds(&e, a, "ce", 1u << 30, 0) +
-           sweep_row_seconds(&e, a, "ce", 1u << 30, 500);
+    two += sweep_row_seconds(&e, a, ce, 1u << 30, 0) + sweep_row_seconds(&e, a, ce, 1u << 30, 500);
   CHECK(c.rows == 6 && fabs(c.seconds - two) < 1e-9, "never: %d rows, %g s (%g)", c.rows,
         c.seconds, two);
-  na[2] = 1; /* no target: each candidate once, at delay 0 */
-  sweep_crit_size(&e, na, 1u << 30, &c);
+  sp.rows[2].na = "n/a"; /* no target: each candidate once, at delay 0 */
+  plan_crit_size(&sp, 0, &c);
   CHECK(c.rows == 3 && c.rows_max == 3, "no target: %d rows", c.rows);
+  plan_free(&sp);
   run_plan_free(&p);
 }
 

@@ -43,6 +43,16 @@ static void test_table(void) {
     CHECK(ar_transport_find(name) == t, "%s: not found by its name", name);
   }
   CHECK(ar_transport_at(-1) == NULL && ar_transport_at(AR_NTRANSPORTS) == NULL, "out of range");
+  /* the executors: every transport, then NCCL's own AllReduce, which no --transport names */
+  for (int i = 0; i < AR_NTRANSPORTS; i++)
+    CHECK(ar_executor_at(i) == ar_transport_at(i), "executor %d is transport %d", i, i);
+  const struct ar_transport *nc = ar_executor_nccl();
+  CHECK(nc && nc->id == AR_EX_NCCL && !strcmp(nc->name, "nccl") && nc->lowering == AR_LOWER_NONE &&
+            !ar_transport_find("nccl") && ar_executor_at(AR_NEXECUTORS) == NULL,
+        "nccl's executor");
+  CHECK(!AR_TP_CAN(nc, AR_TP_COLOCATED) && nc->na[AR_TP_COLOCATED] && AR_TP_CAN(nc, AR_TP_HOSTS) &&
+            !AR_TP_CAN(nc, AR_TP_DEGRADE) && nc->na[AR_TP_DEGRADE],
+        "nccl's executor: no co-located ranks, several hosts, no degraded links");
   CHECK(ar_transport_find("nccl") == NULL, "nccl is an algorithm, not a transport");
 }
 
@@ -69,13 +79,13 @@ static void test_option(void) {
   for (int i = 0; i < AR_NTRANSPORTS; i++) {
     const char *name = ar_transport_at(i)->name;
     snprintf(line, sizeof(line), "--transport %s", name);
-    CHECK(parse_quiet(&o, line) == 0 && o.ntransports == 1 && !strcmp(o.transports[0], name),
+    CHECK(parse_quiet(&o, line) == 0 && o.ntransports == 1 && o.transports[0] == ar_transport_at(i),
           "--transport %s not accepted as itself", name);
   }
   CHECK_INT(parse_quiet(&o, "--transport all"), ==, 0);
   CHECK_INT(o.ntransports, ==, AR_NTRANSPORTS);
   for (int i = 0; i < o.ntransports && i < AR_NTRANSPORTS; i++)
-    CHECK_STR(o.transports[i], ar_transport_at(i)->name);
+    CHECK(o.transports[i] == ar_transport_at(i), "--transport all: entry %d", i);
   static const char *const not_ones[] = {"nccl", "llk", "CE", "sm-oneshot", ""};
   for (size_t i = 0; i < sizeof(not_ones) / sizeof(not_ones[0]); i++) {
     snprintf(line, sizeof(line), "--transport %s,ce", not_ones[i]);

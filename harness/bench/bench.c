@@ -103,8 +103,8 @@ static void *rank_main(void *arg) {
     if (!b->have_job) break;
     if (b->job.state == JOB_RUN) {
       const struct job *J = &b->job; /* the straggler takes no part in the precondition */
-      const struct ar_schedule *sc = J->tp ? &b->sched[J->d->algo_idx] : NULL;
-      hx_phase_job_begin(&R->ph, J->bytes, J->algo->name, J->d->tname,
+      const struct ar_schedule *sc = J->tp ? J->sched : NULL;
+      hx_phase_job_begin(&R->ph, J->bytes, J->algo->name, J->ex,
                          sc && sc->straggler != R->rank ? sc->nprecond : 0);
       job_run(R);
       hx_phase_job_end(&R->ph);
@@ -118,11 +118,6 @@ static void *rank_main(void *arg) {
   return NULL;
 }
 
-/* Builds each algorithm's schedule once (they do not depend on the size). */
-static void build_schedules(struct bench *b) {
-  sweep_build_schedules(b->o, b->n, b->sched, b->sched_st);
-}
-
 /* Rank 0: the critical-delay search's candidates (every algorithm on one side, on each
  * transport; nccl once) and the model's price of each schedule. */
 
@@ -133,10 +128,14 @@ void (*hx_on_timeout)(const char *what);
 /* Process 0: the next job (NULL: none left, or a stop was asked for). */
 static const struct job_desc *pick_job(struct bench *b) {
   if (hx_stop_signal) { /* stopped: no new row, the rows written are whole */
-    if (b->crit.on ? b->crit.size < b->o->nsizes : b->next < b->njobs) hx_stopped_early = 1;
+    if (b->crit.on ? b->crit.size < b->o->nsizes : b->next < b->plan.nrows) hx_stopped_early = 1;
     return NULL;
   }
-  if (!b->crit.on) return b->next < b->njobs ? &b->jobs[b->next++] : NULL;
+  if (!b->crit.on) {
+    if (b->next >= b->plan.nrows) return NULL;
+    b->sweep_job = (struct job_desc){b->next++, -1};
+    return &b->sweep_job;
+  }
   struct crit_state *c = &b->crit;
   while (c->size < b->o->nsizes) {
     if (!c->started) {
@@ -148,7 +147,7 @@ static const struct job_desc *pick_job(struct bench *b) {
     int k;
     double d;
     if (crit_next(&c->cs, &k, &d)) {
-      c->desc = (struct job_desc){c->size, c->cand_algo[k], c->cand_tname[k], d};
+      c->desc = (struct job_desc){b->plan.size_row[c->size] + k, d};
       return &c->desc;
     }
     crit_report(b);
@@ -166,40 +165,19 @@ static int next_job(struct bench *b) {
     if (d) job_prepare(b, d);
     return d != NULL;
   }
-  struct sent_job { /* a job_desc without pointers */
-    int have, size_idx, algo_idx, transport; /* transport: enum ar_tp, -1: nccl */
-    double delay_us;
-  } m = {0, 0, 0, -1, -1};
+  struct sent_job { /* every process holds the same plan: a row's index says the row */
+    int have;
+    struct job_desc d;
+  } m = {0, {0, -1}};
   if (IS_ROOT(b)) {
     const struct job_desc *d = pick_job(b);
-    if (d) {
-      const struct ar_transport *t = ar_transport_find(d->tname);
-      m = (struct sent_job){1, d->size_idx, d->algo_idx, t ? t->id : -1, d->delay_us};
-    }
+    if (d) m = (struct sent_job){1, *d};
   }
   if (hx_procs_bcast(&m, sizeof(m), 0)) hx_procs_abort(1);
   if (!m.have) return 0;
-  const struct ar_transport *t = ar_transport_at(m.transport);
-  b->sent = (struct job_desc){m.size_idx, m.algo_idx, t ? t->name : "nccl", m.delay_us};
+  b->sent = m.d;
   job_prepare(b, &b->sent);
   return 1;
-}
-
-/* The jobs in order: size, then algorithm, then transport (one job for nccl). */
-static int build_jobs(struct bench *b) {
-  const struct run_opts *o = b->o;
-  b->jobs = calloc((size_t)o->nsizes * o->nalgos * (o->ntransports + 1), sizeof(*b->jobs));
-  if (!b->jobs) return -1;
-  for (int s = 0; s < o->nsizes; s++)
-    for (int a = 0; a < o->nalgos; a++) {
-      if (o->algos[a]->flags & AR_ALGO_NATIVE) {
-        b->jobs[b->njobs++] = (struct job_desc){s, a, "nccl", -1};
-        continue;
-      }
-      for (int t = 0; t < o->ntransports; t++)
-        b->jobs[b->njobs++] = (struct job_desc){s, a, o->transports[t], -1};
-    }
-  return 0;
 }
 
 /* The SMs each rank's waiting kernels may occupy (transport.h): its GPU's, shared evenly by
@@ -303,7 +281,8 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   if (ar_setting_value(&o->settings, AR_SET_TIMING_START_SKEW))
     b->starts = calloc((size_t)b->n * b->nsamp, sizeof(*b->starts));
   b->delays = calloc((size_t)(o->nst ? o->nst : 1) * b->total, sizeof(*b->delays));
-  if (!b->times || !b->row_t || !b->wrong || !b->delays || build_jobs(b)) {
+  struct plan_where where = {b->colocated, cfg->nhosts, b->placement};
+  if (!b->times || !b->row_t || !b->wrong || !b->delays || plan_build(&b->plan, o, b->n, &where)) {
     fprintf(stderr, "arbench: out of host memory\n");
     goto out;
   }
@@ -322,12 +301,6 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
     b->world.dev[r] = R->dev;
   }
   if (share_sms(b)) goto out;
-  build_schedules(b);
-  if (!(b->est = malloc(sizeof(*b->est)))) {
-    fprintf(stderr, "arbench: out of host memory\n");
-    goto out;
-  }
-  sweep_est_init(b->est, o, b->n, b->sched, b->sched_st);
   if (o->find_critical) crit_setup(b);
   if (o->profile && cfg->csv) b->overlap_csv = hx_overlap_csv(cfg->csv->path);
   if ((o->profile & HX_PROFILE_TIMELINE) && cfg->csv) {
@@ -367,14 +340,12 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   rc = b->failed ? 1 : 0;
   cudaFreeHost(gate);
 out:
-  for (int a = 0; a < o->nalgos; a++) sched_free(&b->sched[a]);
-  free(b->jobs);
+  if (b->plan.o) plan_free(&b->plan);
   free(b->times);
   free(b->row_t);
   free(b->wrong);
   free(b->starts);
   free(b->delays);
-  free(b->est);
   free(b);
   return rc;
 }

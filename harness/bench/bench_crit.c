@@ -9,30 +9,32 @@ void crit_setup(struct bench *b) {
   struct model_net net;
   args_fill_params(&p, b->n, o->st, o->nst, &o->dg, o->torus_ndims, o->torus);
   int have_net = model_net_init(&net, MODEL_SWITCH, &p) == AR_OK;
+  const struct plan *pl = &b->plan;
+  unsigned char priced[HX_MAX_ALGOS] = {0};
   c->on = 1;
-  for (int a = 0; a < o->nalgos; a++) {
-    int side = sweep_crit_side(o, a), native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-    if (side < 0) continue;
-    int priced = !native && b->sched_st[a] == AR_OK && have_net &&
-                 model_price_schedule(&b->sched[a], &net, &c->price[a]) == AR_OK;
-    int na = sweep_row_na(o, a, b->sched, b->sched_st) != NULL;
-    c->na[a] = (unsigned char)na;
-    for (int t = 0; t < (native ? 1 : o->ntransports) && c->ncand < CRIT_MAX_CAND; t++) {
-      c->cand_algo[c->ncand] = a;
-      c->cand_tname[c->ncand] = native ? "nccl" : o->transports[t];
-      c->cand_target[c->ncand] = side == 1;
-      c->cand_price[c->ncand] = priced ? &c->price[a] : NULL;
-      c->ncand++;
-    }
+  for (int a = 0; a < o->nalgos; a++) /* each schedule's price, once */
+    priced[a] = !(o->algos[a]->flags & AR_ALGO_NATIVE) && pl->st[a] == AR_OK && have_net &&
+                model_price_schedule(&pl->sched[a], &net, &c->price[a]) == AR_OK;
+  /* the candidates: the plan's rows of a size (every size has them in the same order) */
+  c->ncand = o->nsizes ? pl->size_row[1] - pl->size_row[0] : 0;
+  for (int k = 0; k < c->ncand; k++) {
+    const struct plan_row *r = &pl->rows[k];
+    c->cand_target[k] = (unsigned char)(r->side == 1);
+    c->cand_price[k] = priced[r->algo_idx] ? &c->price[r->algo_idx] : NULL;
   }
+}
+
+/* Candidate k of the current size's row of the plan. */
+static const struct plan_row *cand_row(const struct bench *b, int k) {
+  return &b->plan.rows[b->plan.size_row[b->crit.size] + k];
 }
 
 /* A candidate's name for critical.csv: "nccl" or "algorithm/transport"; returns buf. */
 static char *cand_label(const struct bench *b, int k, char *buf, size_t len) {
-  const struct crit_state *c = &b->crit;
-  const char *name = b->o->algos[c->cand_algo[k]]->name;
-  if (!strcmp(c->cand_tname[k], "nccl")) snprintf(buf, len, "%s", name);
-  else snprintf(buf, len, "%s/%s", name, c->cand_tname[k]);
+  const struct plan_row *r = cand_row(b, k);
+  const char *name = b->o->algos[r->algo_idx]->name;
+  if (r->ex->id == AR_EX_NCCL) snprintf(buf, len, "%s", name);
+  else snprintf(buf, len, "%s/%s", name, r->ex->name);
   return buf;
 }
 
@@ -59,7 +61,7 @@ void crit_report(struct bench *b) {
   snprintf(tgt, sizeof(tgt), "%s", o->crit_algo->name);
   if (cs->best_base >= 0) cand_label(b, cs->best_base, base, sizeof(base));
   if (cs->best_target >= 0) cand_label(b, cs->best_target, tgt, sizeof(tgt));
-  const char *tname = cs->best_target >= 0 ? c->cand_tname[cs->best_target] : "";
+  const char *tname = cs->best_target >= 0 ? cand_row(b, cs->best_target)->ex->name : "";
   switch (cs->outcome) {
   case CRIT_FOUND:
     snprintf(note, sizeof(note), "%s %.1f us vs %s %.1f us at %.1f ms", tgt, cs->t_target, base,
@@ -73,10 +75,11 @@ void crit_report(struct bench *b) {
     snprintf(note, sizeof(note), "a row failed at delay %.1f ms", cs->decided_at_us / 1000);
     break;
   default: {
-    int a = -1; /* the first algorithm of the missing side, for its reason */
-    for (int k = 0; k < c->ncand && a < 0; k++)
-      if (c->cand_target[k] == (cs->outcome == CRIT_NO_TARGET)) a = c->cand_algo[k];
-    const char *why = a >= 0 ? sweep_row_na(o, a, b->sched, b->sched_st) : NULL;
+    const struct plan_row *r = NULL; /* the first row of the missing side, for its reason */
+    for (int k = 0; k < c->ncand && !r; k++)
+      if (c->cand_target[k] == (cs->outcome == CRIT_NO_TARGET)) r = cand_row(b, k);
+    const char *why = !r ? NULL : sweep_row_na(o, r->algo_idx, b->plan.sched, b->plan.st);
+    if (r && !why) why = r->ex_na;
     snprintf(note, sizeof(note), "no %s row could be measured at delay 0%s%s",
              cs->outcome == CRIT_NO_TARGET ? o->crit_algo->name : "baseline", why ? ": " : "",
              why ? why : " (see the n/a and error lines)");
@@ -106,7 +109,7 @@ void crit_report(struct bench *b) {
   struct hx_progress *p = b->cfg->progress;
   if (p) { /* the plan counted this size's rows at most, its seconds as predicted */
     struct sweep_crit sc;
-    sweep_crit_size(b->est, c->na, bytes, &sc);
+    plan_crit_size(&b->plan, c->size, &sc);
     p->total -= sc.rows_max - c->rows;
     p->total_s -= sc.seconds - c->seconds;
   }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "plan/critical.h"
+#include "plan/plan.h"
 #include "cuda/delay.h"
 #include "cuda/kernels.h"
 #include "cuda/tp_degrade.h"
@@ -45,22 +46,17 @@ struct hx_barrier {
 
 /* ---- state ---- */
 
-enum { HX_TIMING_EVENTS, HX_TIMING_HOST, HX_TIMING_GRAPH }; /* timing.mode's values */
-
 enum job_state { JOB_RUN, JOB_NA, JOB_OOM, JOB_ERROR };
 
 struct job_desc { /* one row to measure */
-  int size_idx, algo_idx;
-  const char *tname; /* "nccl" for the native algorithm, else the transport's name */
-  double delay_us;   /* >= 0: the first straggler's delay (critical search); < 0: its spec */
+  int row;         /* the plan's row (struct plan_row) */
+  double delay_us; /* >= 0: the first straggler's delay (critical search); < 0: its spec */
 };
 
 /* The critical-delay search of one scenario (rank 0's thread only). */
-struct crit_state {
+struct crit_state { /* candidate k of size s: the plan's row size_row[s] + k */
   int on, size, started;
   int ncand;
-  int cand_algo[CRIT_MAX_CAND];
-  const char *cand_tname[CRIT_MAX_CAND];
   unsigned char cand_target[CRIT_MAX_CAND];
   const struct model_price *cand_price[CRIT_MAX_CAND]; /* NULL: the model has none */
   struct model_price price[HX_MAX_ALGOS];
@@ -68,7 +64,6 @@ struct crit_state {
   struct job_desc desc; /* the job being measured */
   int rows;             /* rows written for the current size */
   double seconds;       /* their estimated seconds */
-  unsigned char na[HX_MAX_ALGOS]; /* algorithm a's rows are n/a (the plan's estimate) */
 };
 
 struct bench;
@@ -104,6 +99,9 @@ struct job {
   int index;
   unsigned long long seed0; /* the inputs' seed of iteration 0; iteration it uses seed0 + it */
   const struct job_desc *d;
+  const struct plan_row *row; /* d's row of the plan */
+  const struct ar_transport *ex; /* its executor (row->ex) */
+  const struct ar_schedule *sched; /* its schedule at its size; NULL for the native one */
   const struct ar_algo *algo;
   uint64_t bytes; /* payload: nelem * element size */
   size_t nelem;
@@ -151,18 +149,15 @@ struct bench {
   struct rank rk[HX_MAX_DEVS];
   volatile unsigned long long *gate_host; /* mapped pinned memory seen by every GPU */
   size_t cap;                             /* bytes every rank's data buffer holds */
-  struct ar_schedule sched[HX_MAX_ALGOS];
-  ar_status sched_st[HX_MAX_ALGOS];
-  int sched_k[HX_MAX_ALGOS]; /* OPTCC: the k sched[a] was asked for, per size (0: not yet) */
-  int njobs, next; /* jobs[next] is the next job of the size sweep */
-  struct job_desc *jobs;
+  struct plan plan;       /* the scenario's rows (plan.h), built before any GPU work */
+  int next;               /* the sweep's next row */
+  struct job_desc sweep_job; /* the sweep's current job */
   struct crit_state crit;
   struct job_desc sent; /* several processes: the job process 0 chose */
   int have_job;
   struct job job;
   double *times;            /* [rank][nsamp], us per AllReduce (job.samples of them used) */
   double warm_us[HX_MAX_DEVS]; /* --row-budget: each rank's last warm-up AllReduce, us */
-  struct sweep_est *est;       /* the estimate of each row's seconds (the progress line) */
   unsigned long long *wrong; /* [rank][total] */
   unsigned long long *starts; /* timing.start_skew: [rank][nsamp] ns, else NULL */
   unsigned expired[HX_MAX_DEVS];
@@ -170,7 +165,7 @@ struct bench {
   int failed;     /* a row had wrong elements or an error */
   char st_text[AR_MAX_STRAGGLERS * 40]; /* the current row's `stragglers` column */
   char dg_text[AR_MAX_DEGRADED * 40];   /* and its `degraded` column */
-  unsigned char na_said[HX_MAX_ALGOS][AR_NTRANSPORTS + 1];
+  unsigned char na_said[HX_MAX_ALGOS][AR_NEXECUTORS];
   /* watchdog */
   pthread_t wd_th;
   pthread_mutex_t wd_mu;

@@ -162,7 +162,7 @@ static int iteration(struct rank *R, int it, int timed, int err) {
   }
   if (!err) /* the collective's range: the transport's rounds nest inside */
     err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "allreduce %s%s%s", J->algo->name,
-                                    native ? "" : "/", native ? "" : J->d->tname));
+                                    native ? "" : "/", native ? "" : J->ex->name));
   if (!err) {
     b->marks[R->rank] = native ? NULL : hx_phase_marks(&R->ph); /* NULL but in a timed
                                                                  * --phases iteration */
@@ -364,7 +364,7 @@ int job_run(struct rank *R) {
   cudaStream_t s = R->stream;
   err |= RK_CUDA(R, cudaSetDevice(R->dev));
   if (J->tp && !err) /* --phases: the rounds' marks (nothing without it) */
-    err |= RK_CUDA(R, hx_phase_job_rounds(&R->ph, b->sched[J->d->algo_idx].nrounds));
+    err |= RK_CUDA(R, hx_phase_job_rounds(&R->ph, J->sched->nrounds));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_wrong, 0, (size_t)b->total * sizeof(*R->d_wrong), s));
   err |= RK_CUDA(R, cudaMemsetAsync(R->d_expired, 0, sizeof(*R->d_expired), s));
   int read = 0; /* samples whose times are in b->times */

@@ -53,10 +53,10 @@ static void row_base(struct bench *b, struct hx_csv_row *row, char *ts, size_t t
   row->nccl = m->nccl;
   row->source = "gpu";
   row->algorithm = J->algo->name;
-  row->transport = J->d->tname;
+  row->transport = J->ex->name;
   row->pipeline = J->tp ? J->pipeline_used : 1; /* the count used (--pipeline 0: chosen) */
   if (J->tp && (J->algo->flags & AR_ALGO_DEGRADE_AWARE)) /* OPTCC: the k segments it built */
-    row->pipeline = b->sched[J->d->algo_idx].segments;
+    row->pipeline = J->sched->segments;
   row->dtype = ar_dtype_name(b->o->dtype);
   row->bytes = J->bytes;
   row->straggler_rank = b->o->nst ? b->o->st[0].rank : -1;
@@ -130,19 +130,10 @@ void progress_clear(struct bench *b) {
 
 /* ---- one job: prepared and finished by rank 0, measured by all ---- */
 
-/* A transport's id (enum ar_tp; the native algorithm uses the spare last slot). */
-static int transport_slot(const char *name) {
-  const struct ar_transport *t = ar_transport_find(name);
-  return t ? t->id : AR_NTRANSPORTS;
-}
-
 /* The inputs' seed of the next job's first iteration: a counter over the whole process (every
  * scenario of a run), so that no two iterations of a run share their inputs. Rank 0's thread
  * only (job_prepare). */
 static unsigned long long seed_next = 1;
-
-/* The job runs NCCL's own AllReduce. */
-static int native_job(const struct job *J) { return (J->algo->flags & AR_ALGO_NATIVE) != 0; }
 
 /* Rank 0: resolves a job (schedule, memory, transport setup) into b->job. */
 void job_prepare(struct bench *b, const struct job_desc *d) {
@@ -150,11 +141,14 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
   struct job *J = &b->job;
   memset(J, 0, sizeof(*J));
   J->pipeline_used = o->pipeline;
-  J->index = d->size_idx; /* uniform delay draws depend on the size only: fair to every algorithm */
+  J->index = b->plan.rows[d->row].size_idx; /* uniform delay draws depend on the size only:
+                                             * fair to every algorithm */
   J->d = d;
-  J->algo = o->algos[J->d->algo_idx];
-  J->nelem = o->sizes[J->d->size_idx].nelem;
-  J->bytes = o->sizes[J->d->size_idx].bytes;
+  J->row = &b->plan.rows[d->row];
+  J->ex = J->row->ex;
+  J->algo = o->algos[J->row->algo_idx];
+  J->nelem = o->sizes[J->row->size_idx].nelem;
+  J->bytes = o->sizes[J->row->size_idx].bytes;
   J->state = JOB_RUN;
   J->warmup = o->warmup; /* until --row-budget cuts iters after the warm-up (job_run) */
   J->iters = o->iters;
@@ -165,8 +159,7 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
   memset(b->warm_us, 0, sizeof(b->warm_us));
   J->seed0 = seed_next;
   seed_next += (unsigned long long)b->total;
-  sweep_size_schedule(o, b->n, d->algo_idx, J->bytes, &b->sched[d->algo_idx],
-                      &b->sched_st[d->algo_idx], &b->sched_k[d->algo_idx]); /* OPTCC's k */
+  J->sched = plan_schedule(&b->plan, J->row); /* OPTCC's k at this size */
   /* every straggler's delay of every iteration, before the row (its stragglers column) */
   for (int k = 0; k < o->nst; k++)
     for (int it = 0; it < b->total; it++)
@@ -176,57 +169,27 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
   char label[256], ts[32], dl[48] = "";
   if (d->delay_us >= 0) snprintf(dl, sizeof(dl), ", delay %.1f ms", d->delay_us / 1000);
   snprintf(label, sizeof(label), "size %llu B, algorithm %s, transport %s%s",
-           (unsigned long long)J->bytes, J->algo->name, J->d->tname, dl);
+           (unsigned long long)J->bytes, J->algo->name, J->ex->name, dl);
   struct hx_csv_row row;
   row_base(b, &row, ts, sizeof(ts));
   wd_begin(b, label, &row);
   ar_log(AR_LOG_INFO, "job %d: %s", b->cfg->progress ? b->cfg->progress->done + 1 : 0, label);
   progress_show(b, label);
 
-  const char *na = sweep_row_na(o, J->d->algo_idx, b->sched, b->sched_st);
-  if (na) {
-    ar_status st = b->sched_st[J->d->algo_idx];
-    J->state = st == AR_ERR_UNSUPPORTED ? JOB_NA : JOB_ERROR;
-    snprintf(J->reason, sizeof(J->reason), "%s", na);
+  /* the plan's decision: the schedule at this size, then the executor and the placement */
+  int a = J->row->algo_idx;
+  const char *na = sweep_row_na(o, a, b->plan.sched, b->plan.st);
+  if (na || J->row->ex_na) {
+    ar_status st = b->plan.st[a];
+    J->state = na && st != AR_ERR_UNSUPPORTED ? JOB_ERROR : JOB_NA;
+    snprintf(J->reason, sizeof(J->reason), "%s", na ? na : J->row->ex_na);
     return;
   }
-  /* what the transport's descriptor says it cannot do (src/transports.h); the native nccl
-   * call shares nccl-p2p's NCCL limits but runs across hosts */
-  const struct ar_transport *td = native_job(J) ? NULL : ar_transport_find(J->d->tname);
-  const struct ar_transport *p2p = ar_transport_at(AR_TP_NCCL_P2P);
-  if (b->colocated && (td ? !AR_TP_CAN(td, AR_TP_COLOCATED) : !AR_TP_CAN(p2p, AR_TP_COLOCATED))) {
-    J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "%s (%s)", (td ? td : p2p)->na[AR_TP_COLOCATED],
-             b->placement);
-    return;
-  }
-  if (b->graph_timing && b->colocated && td && !AR_TP_CAN(td, AR_TP_GRAPH_COLOCATED)) {
-    J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "timing.mode=graph with ranks sharing a GPU (%s): %s",
-             b->placement, td->na[AR_TP_GRAPH_COLOCATED]);
-    return;
-  }
-  const char *reg_na = native_job(J) ? (b->nccl_na[0] ? b->nccl_na : NULL)
-                                      : data_reg_transport_na(td);
+  int native = J->ex->id == AR_EX_NCCL;
+  const char *reg_na = native ? (b->nccl_na[0] ? b->nccl_na : NULL) : data_reg_transport_na(J->ex);
   if (reg_na) { /* nccl.registration could not be had, or the transport cannot share it */
     J->state = JOB_NA;
     snprintf(J->reason, sizeof(J->reason), "%s", reg_na);
-    return;
-  }
-  if (b->cfg->nhosts > 1 && td && !AR_TP_CAN(td, AR_TP_HOSTS)) {
-    J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "%s %s; the ranks span %d hosts", td->name,
-             td->na[AR_TP_HOSTS], b->cfg->nhosts);
-    return;
-  }
-  /* degrade.network_bw: only nccl-p2p's emulation knows which bytes cross hosts */
-  int net_dg = o->dg.n > 0 && ar_setting_value(&o->settings, AR_SET_DEGRADE_NETWORK_BW) > 0;
-  if (net_dg && td && (td->id != AR_TP_NCCL_P2P || !o->gpus_per_node)) {
-    J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "degrade.network_bw: %s",
-             td->id != AR_TP_NCCL_P2P
-                 ? "only nccl-p2p emulates a degraded network between hosts"
-                 : "no network to degrade: the ranks are not on several hosts of equal blocks");
     return;
   }
   if (J->bytes > b->cap) {
@@ -235,19 +198,20 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
              (unsigned long long)J->bytes, b->cap);
     return;
   }
-  if (!(J->algo->flags & AR_ALGO_NATIVE)) {
-    J->tp = td ? tp_ops_of(td->id) : NULL;
+  if (!native) {
+    J->tp = tp_ops_of(J->ex->id);
     if (!J->tp) {
       J->state = JOB_ERROR;
-      snprintf(J->reason, sizeof(J->reason), "no transport named %s", J->d->tname);
+      snprintf(J->reason, sizeof(J->reason), "no transport named %s", J->ex->name);
       return;
     }
-    struct tp_job tj = {.sched = &b->sched[J->d->algo_idx], .nelem = J->nelem,
+    struct tp_job tj = {.sched = J->sched, .nelem = J->nelem,
                         .dtype = o->dtype, .pipeline = o->pipeline,
                         .pipeline_used = &J->pipeline_used,
                         .marks = o->phases ? (struct tp_marks *const *)b->marks : NULL};
     tj.degrade.n = o->dg.n; /* degraded-link emulation (transport.h); 0: healthy */
     tj.degrade.bw = o->degrade_bw;
+    int net_dg = o->dg.n > 0 && ar_setting_value(&o->settings, AR_SET_DEGRADE_NETWORK_BW) > 0;
     tj.degrade.per_host = net_dg ? o->gpus_per_node : 0; /* only bytes between hosts slow */
     for (int g = 0; g < o->dg.n; g++) {
       tj.degrade.rank[g] = o->dg.rank[g];
@@ -298,7 +262,7 @@ static void write_delays(struct bench *b, const double *t) {
       hx_csv_field(f, b->o->scenario);
       fputc(',', f);
       hx_csv_field(f, J->algo->name);
-      fprintf(f, ",%s,%llu,%d,%d,%.3f,%.3f\n", J->d->tname, (unsigned long long)J->bytes, i,
+      fprintf(f, ",%s,%llu,%d,%d,%.3f,%.3f\n", J->ex->name, (unsigned long long)J->bytes, i,
               b->o->st[k].rank, b->delays[k * b->total + J->warmup + i], t[i]);
     }
   fflush(f);
@@ -312,7 +276,7 @@ static void write_phases(struct bench *b) {
   if (!b->cfg->phases_csv) return;
   for (int r = 0; r < b->n; r++) ph[r] = &b->rk[r].ph;
   for (int k = 0; k < b->o->nst; k++) dmax = fmax(dmax, b->delays[k * b->total + J->total - 1]);
-  struct hx_phase_job pj = {b->cfg->run_id, b->o->scenario, J->algo->name, J->d->tname,
+  struct hx_phase_job pj = {b->cfg->run_id, b->o->scenario, J->algo->name, J->ex->name,
                             J->bytes, J->iters - 1, dmax};
   if (hx_phase_write(b->cfg->phases_csv, &pj, ph, b->n))
     ar_log(AR_LOG_WARN, "could not write phases.csv");
@@ -332,7 +296,7 @@ static void job_overlap(struct bench *b, struct hx_csv_row *row) {
   if (hx_profile_end(b->cfg->dev, b->n, J->total, ov)) return;
   row->profiled = 1;
   hx_overlap_mean(ov, b->n, &row->overlap_reduce_pct, &row->overlap_delay_pct);
-  struct hx_overlap_job oj = {b->cfg->run_id, J->algo->name, J->d->tname, b->o->scenario,
+  struct hx_overlap_job oj = {b->cfg->run_id, J->algo->name, J->ex->name, b->o->scenario,
                               J->bytes, J->total};
   if (hx_overlap_write(b->overlap_csv, &oj, ov, b->n))
     ar_log(AR_LOG_WARN, "could not write overlap.csv");
@@ -386,10 +350,10 @@ void job_finish(struct bench *b) {
     for (int r = 0; r < b->n; r++) {
       if (b->rk[r].err[0])
         fprintf(stderr, "arbench: %s (size %llu B, %s/%s)\n", b->rk[r].err,
-                (unsigned long long)J->bytes, J->algo->name, J->d->tname);
+                (unsigned long long)J->bytes, J->algo->name, J->ex->name);
       else if (failed[r] && IS_ROOT(b))
         fprintf(stderr, "arbench: rank %d failed (its process %d said why; size %llu B, %s/%s)\n",
-                r, r / b->nlocal, (unsigned long long)J->bytes, J->algo->name, J->d->tname);
+                r, r / b->nlocal, (unsigned long long)J->bytes, J->algo->name, J->ex->name);
       fatal |= failed[r] != 0;
     }
   }
@@ -446,7 +410,7 @@ void job_finish(struct bench *b) {
         else if (b->host_timing) snprintf(where, sizeof(where), "the iteration after the batches");
         else snprintf(where, sizeof(where), "timed iteration %d", worst_it - w);
         fprintf(stderr, "arbench: %s/%s size %llu B: %lld wrong elements in %s (%d of %d "
-                "iterations wrong, warm-up included):", J->algo->name, J->d->tname,
+                "iterations wrong, warm-up included):", J->algo->name, J->ex->name,
                 (unsigned long long)J->bytes, worst, where, nbad, J->total);
         for (int r = 0; r < b->n; r++)
           fprintf(stderr, " rank %d: %llu", r, b->wrong[r * b->total + worst_it]);
@@ -456,24 +420,23 @@ void job_finish(struct bench *b) {
         if (b->expired[r])
           ar_log(AR_LOG_WARN, "rank %d: %u launch gates timed out (%s/%s, %llu B): host enqueue "
                  "was slow; those iterations may include launch overhead", r, b->expired[r],
-                 J->algo->name, J->d->tname, (unsigned long long)J->bytes);
+                 J->algo->name, J->ex->name, (unsigned long long)J->bytes);
     }
     free(after);
   } else if (J->state == JOB_NA) {
     row.status = "n/a";
-    int slot = transport_slot(J->d->tname);
-    if (!b->na_said[J->d->algo_idx][slot]) {
-      b->na_said[J->d->algo_idx][slot] = 1;
-      printf("n/a: %s (%s): %s\n", J->algo->name, J->d->tname, J->reason);
+    if (!b->na_said[J->row->algo_idx][J->ex->id]) {
+      b->na_said[J->row->algo_idx][J->ex->id] = 1;
+      printf("n/a: %s (%s): %s\n", J->algo->name, J->ex->name, J->reason);
     }
   } else if (J->state == JOB_OOM) {
     row.status = "oom";
-    ar_log(AR_LOG_INFO, "oom: %s/%s: %s", J->algo->name, J->d->tname, J->reason);
+    ar_log(AR_LOG_INFO, "oom: %s/%s: %s", J->algo->name, J->ex->name, J->reason);
   } else {
     row.status = "error";
     b->failed = 1;
     if (!fatal) /* a rank's own failure was said above */
-      fprintf(stderr, "arbench: %s/%s size %llu B: %s\n", J->algo->name, J->d->tname,
+      fprintf(stderr, "arbench: %s/%s size %llu B: %s\n", J->algo->name, J->ex->name,
               (unsigned long long)J->bytes, J->reason);
   }
   if (fatal) row.status = "error";
@@ -482,7 +445,7 @@ void job_finish(struct bench *b) {
   if (hx_csv_append(b->cfg->csv, &row)) ar_log(AR_LOG_WARN, "could not write results.csv");
   if (row.t.n > 0 || J->state == JOB_OOM || J->state == JOB_ERROR || fatal) table_row(b, &row);
   if (row.t.n > 0 && b->starts) start_skew(b);
-  double est = J->state == JOB_RUN ? sweep_row_seconds(b->est, J->d->algo_idx, J->d->tname,
+  double est = J->state == JOB_RUN ? sweep_row_seconds(b->plan.est, J->row->algo_idx, J->ex,
                                                        J->bytes, row.delay_us)
                                    : 0;
   if (b->cfg->progress) {

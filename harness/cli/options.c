@@ -171,7 +171,7 @@ static int parse_transports(const char *s, struct run_opts *o) {
   o->ntransports = 0;
   if (!strcmp(s, "all")) {
     for (int i = 0; i < AR_NTRANSPORTS; i++)
-      o->transports[o->ntransports++] = ar_transport_at(i)->name;
+      o->transports[o->ntransports++] = ar_transport_at(i);
     return 0;
   }
   char buf[256];
@@ -180,16 +180,15 @@ static int parse_transports(const char *s, struct run_opts *o) {
   snprintf(buf, sizeof(buf), "%s", s);
   for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     const struct ar_transport *tp = ar_transport_find(t);
-    const char *name = tp ? tp->name : NULL;
-    if (!name) {
+    if (!tp) {
       char known[128], why[192];
       snprintf(why, sizeof(why), "unknown transport; known: %s all",
                ar_transport_names(known, sizeof(known), " "));
       return args_bad("--transport", t, why);
     }
     for (int i = 0; i < o->ntransports; i++)
-      if (o->transports[i] == name) return args_bad("--transport", t, "named twice in the list");
-    o->transports[o->ntransports++] = name;
+      if (o->transports[i] == tp) return args_bad("--transport", t, "named twice in the list");
+    o->transports[o->ntransports++] = tp;
   }
   if (!o->ntransports) return args_bad("--transport", s, "empty");
   return 0;

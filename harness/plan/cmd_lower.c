@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "lower/lower.h"
 #include "model.h"
-#include "plan/sweep.h"
+#include "plan/plan.h"
 
 /* The healthy bandwidth a degraded job's paces divide when none is measured: the copy-engine
  * push measured on 4 x H200 (runs/reference/h200x4-issue4-all, meta.txt). */
@@ -80,13 +80,15 @@ static void json_prog(FILE *f, const struct tp_prog *p) {
   fprintf(f, "]}");
 }
 
-/* Lowers one (algorithm, size, transport) and prints it; returns 0, or 1 when it failed. */
-static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
-                     struct ar_schedule *sched, ar_status *st, int *k,
-                     const struct msg_size *size, int json, int *first) {
+/* Lowers one row of the plan and prints it; returns 0, or 1 when it failed. */
+static int lower_one(struct plan *p, const struct plan_row *row, int json, int *first) {
+  const struct run_opts *o = p->o;
+  int n = p->n, a = row->algo_idx;
   const struct ar_algo *algo = o->algos[a];
-  sweep_size_schedule(o, n, a, size->bytes, &sched[a], &st[a], &k[a]);
-  const char *na = sweep_row_na(o, a, sched, st);
+  const struct msg_size *size = &o->sizes[row->size_idx];
+  const char *tname = row->ex->name;
+  const struct ar_schedule *sched = plan_schedule(p, row); /* OPTCC's k at this size */
+  const char *na = sweep_row_na(o, a, p->sched, p->st);
   struct tp_prog *prog = NULL;
   const char *kind = NULL;
   char reason[512] = "";
@@ -106,7 +108,7 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
     /* the very call the transport's setup makes (lower_job), with the same settings */
     struct lower_settings set;
     lower_settings_read(&set);
-    struct lower_job job = {ar_transport_find(tname)->id, &sched[a], size->nelem, size->esize,
+    struct lower_job job = {row->ex->id, sched, size->nelem, size->esize,
                             o->pipeline, &dg};
     ls = lower_job(&job, &set, &prog, &kind, reason, sizeof(reason));
     if (ls != AR_OK) kind = ar_status_str(ls);
@@ -116,14 +118,14 @@ static int lower_one(const struct run_opts *o, int n, int a, const char *tname,
            "\"dtype\": \"%s\", \"pipeline\": %d, \"segments\": %d, \"lowering\": \"%s\", "
            "\"reason\": \"%s\", \"program\": ", *first ? "" : ",\n", algo->name, tname, n,
            (unsigned long long)size->bytes, ar_dtype_name(o->dtype), o->pipeline,
-           na ? 0 : sched[a].segments, kind, reason);
+           na ? 0 : sched->segments, kind, reason);
     if (prog) json_prog(stdout, prog);
     else fputs("null", stdout);
     fputc('}', stdout);
   } else {
     printf("== %s on %s, %d ranks, %llu bytes (%zu %s), pipeline %d, segments %d: %s%s%s\n",
            algo->name, tname, n, (unsigned long long)size->bytes, (size_t)size->nelem,
-           ar_dtype_name(o->dtype), o->pipeline, na ? 0 : sched[a].segments, kind,
+           ar_dtype_name(o->dtype), o->pipeline, na ? 0 : sched->segments, kind,
            reason[0] ? ": " : "", reason);
     if (prog) {
       tp_prog_print_header(prog, stdout);
@@ -219,20 +221,18 @@ int cmd_lower(int argc, char **argv) {
   o.degrade_bw = o.dg.n ? bw : 0;
   ar_settings_retired();
   ar_settings_apply(&o.settings);
-  static struct ar_schedule sched[HX_MAX_ALGOS];
-  static ar_status st[HX_MAX_ALGOS];
-  int k[HX_MAX_ALGOS] = {0}, first = 1;
-  sweep_build_schedules(&o, n, sched, st);
+  struct plan p; /* the run's plan; its rows on a transport (nccl lowers itself) */
+  int first = 1;
+  if (plan_build(&p, &o, n, NULL)) {
+    fprintf(stderr, "arbench: out of host memory\n");
+    rc = EXIT_FAIL;
+    goto out;
+  }
   if (json) printf("[");
-  for (int s = 0; s < o.nsizes; s++)
-    for (int a = 0; a < o.nalgos; a++) {
-      if (o.algos[a]->flags & AR_ALGO_NATIVE) continue; /* nccl lowers itself */
-      for (int t = 0; t < o.ntransports; t++)
-        if (lower_one(&o, n, a, o.transports[t], sched, st, k, &o.sizes[s], json, &first))
-          rc = EXIT_FAIL;
-    }
+  for (int i = 0; i < p.nrows; i++)
+    if (p.rows[i].ex->id != AR_EX_NCCL && lower_one(&p, &p.rows[i], json, &first)) rc = EXIT_FAIL;
   if (json) printf("]\n");
-  for (int a = 0; a < o.nalgos; a++) sched_free(&sched[a]);
+  plan_free(&p);
 out:
   run_opts_free(&o);
   return rc;

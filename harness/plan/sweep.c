@@ -1,6 +1,6 @@
-/* The plan of a run from its options: the sizes, the straggler delays, each algorithm's
- * schedule (OPTCC's k per size), n/a rows, the estimated duration (--dry-run), the progress
- * line and the regressions summary.md reports. */
+/* What a run's plan (plan.c) is made of: the sizes, the straggler delays, each algorithm's
+ * schedule (OPTCC's k per size), the estimate of a row's seconds, the progress line and the
+ * regressions summary.md reports. */
 #include "plan/sweep.h"
 
 #include <limits.h>
@@ -90,9 +90,7 @@ void sweep_build_schedules(const struct run_opts *o, int n, struct ar_schedule *
 
 const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedule *sched,
                          const ar_status *st) {
-  int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-  if (native && o->dg.n > 0) return "nccl cannot be degraded";
-  if (native || st[a] == AR_OK) return NULL;
+  if ((o->algos[a]->flags & AR_ALGO_NATIVE) || st[a] == AR_OK) return NULL;
   return sched[a].reason[0] ? sched[a].reason : ar_status_str(st[a]);
 }
 
@@ -184,17 +182,12 @@ static double est_time_tp(const struct sweep_est *e, int a, const struct ar_tran
   return t.time_us;
 }
 
-/* Each transport's cost per round and bandwidth: its descriptor's (src/transports.c; the native
- * nccl call's: model_transport_find); a name it does not know takes the slower of ce and sm at
- * each size. */
-double sweep_est_time_us(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
-                         double delay_us) {
+/* Each executor's cost per round and bandwidth: its descriptor's (src/transports.c). */
+double sweep_est_time_us(const struct sweep_est *e, int a, const struct ar_transport *ex,
+                         uint64_t bytes, double delay_us) {
   double slow = 1; /* a degraded GPU's factor, where the model has no schedule to slow */
   for (int g = 0; g < e->o->dg.n && !e->priced[a]; g++) slow = fmax(slow, e->o->dg.factor[g]);
-  const struct ar_transport *tp = model_transport_find(tname);
-  double t = tp ? est_time_tp(e, a, tp, bytes, delay_us)
-                : fmax(est_time_tp(e, a, ar_transport_at(AR_TP_CE), bytes, delay_us),
-                       est_time_tp(e, a, ar_transport_at(AR_TP_SM), bytes, delay_us));
+  double t = est_time_tp(e, a, ex, bytes, delay_us);
   return delay_us + (t - delay_us) * slow;
 }
 
@@ -223,199 +216,9 @@ static double row_seconds_t(const struct run_opts *o, uint64_t bytes, double t_u
   return row + (o->warmup + samples) * per_iter;
 }
 
-double sweep_row_seconds(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
-                         double delay_us) {
-  return row_seconds_t(e->o, bytes, sweep_est_time_us(e, a, tname, bytes, delay_us), e->at_cap);
-}
-
-/* Writes "a, b: why; c: other" into buf: the algorithms with a reason, grouped by reason. */
-static void na_text(char *buf, size_t len, const struct run_opts *o, const char *const *why) {
-  size_t k = 0;
-  buf[0] = 0;
-  for (int a = 0; a < o->nalgos && k < len; a++) {
-    int first = 1;
-    for (int b = 0; b < a && first; b++) first = !(why[b] && why[a] && !strcmp(why[a], why[b]));
-    if (!why[a] || !first) continue; /* no reason, or listed with an earlier one */
-    k += (size_t)snprintf(buf + k, len - k, "%s", k ? "; " : "");
-    for (int b = a; b < o->nalgos && k < len; b++)
-      if (why[b] && !strcmp(why[a], why[b]))
-        k += (size_t)snprintf(buf + k, len - k, "%s%s", b > a ? ", " : "", o->algos[b]->name);
-    if (k < len) k += (size_t)snprintf(buf + k, len - k, ": %s", why[a]);
-  }
-}
-
-/* Bisection probes needed for a bracket of `ticks` grid steps: ceil(log2(ticks)). */
-static int bisect_steps(long ticks) {
-  int k = 0;
-  for (long w = 1; w < ticks; w *= 2) k++;
-  return k;
-}
-
-void sweep_crit_size(const struct sweep_est *e, const unsigned char *na, uint64_t bytes,
-                     struct sweep_crit *out) {
-  const struct run_opts *o = e->o;
-  int cand_a[CRIT_MAX_CAND], nc = 0, dead = 0, live_t = 0, live_b = 0;
-  const char *cand_t[CRIT_MAX_CAND];
-  unsigned char target[CRIT_MAX_CAND];
-  const struct model_price *price[CRIT_MAX_CAND];
-  memset(out, 0, sizeof(*out));
-  for (int a = 0; a < o->nalgos; a++) { /* the candidates as bench_crit.c lists them */
-    int side = sweep_crit_side(o, a), native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-    if (side < 0) continue;
-    for (int t = 0; t < (native ? 1 : o->ntransports) && nc + dead < CRIT_MAX_CAND; t++) {
-      if (na[a]) { /* one n/a row at delay 0, then out of the search */
-        dead++;
-        continue;
-      }
-      cand_a[nc] = a;
-      cand_t[nc] = native ? "nccl" : o->transports[t];
-      target[nc] = side == 1;
-      price[nc] = native || !e->priced[a] ? NULL : &e->price[a]; /* as crit_report's model */
-      live_t += side == 1, live_b += side == 0;
-      nc++;
-    }
-  }
-  /* the probes' delays: as the search goes where the model's times cross (critical.csv's
-   * model_critical_delay_us), and at most (every coarse probe, then the widest bracket's
-   * bisection at the largest delay) */
-  double probe[128], coarse[64];
-  int np = 0, ncoarse = crit_coarse_delays(o->crit_max_us, coarse, 64);
-  double prev = ncoarse > 1 ? coarse[ncoarse - 2] : 0, crit_us = NAN;
-  int nb = bisect_steps(lround((coarse[ncoarse - 1] - prev) / CRIT_STEP_US));
-  struct model_hw hw;
-  crit_model_hw(&hw);
-  int found = live_t && live_b && crit_model(price, target, nc, &hw, (double)bytes, o->crit_max_us,
-                                             &crit_us) == CRIT_FOUND;
-  struct crit_search cs; /* two stand-ins: the target wins from crit_us on */
-  unsigned char side2[2] = {1, 0};
-  crit_init(&cs, 2, side2, o->crit_max_us);
-  int k;
-  double d;
-  while (crit_next(&cs, &k, &d) && np < 128) {
-    if (k == 0) probe[np++] = d;
-    crit_feed(&cs, k == 1 ? 2 : found && d >= crit_us - 1e-6 ? 1 : 3);
-    if (!live_t || !live_b) break; /* the search ends at delay 0 */
-  }
-  for (int c = 0; c < nc; c++) {
-    for (int i = 0; i < np; i++)
-      out->seconds += sweep_row_seconds(e, cand_a[c], cand_t[c], bytes, probe[i]);
-    out->seconds_max += sweep_row_seconds(e, cand_a[c], cand_t[c], bytes, 0);
-    if (!live_t || !live_b) continue;
-    for (int i = 0; i < ncoarse; i++)
-      out->seconds_max += sweep_row_seconds(e, cand_a[c], cand_t[c], bytes, coarse[i]);
-    out->seconds_max += nb * sweep_row_seconds(e, cand_a[c], cand_t[c], bytes, coarse[ncoarse - 1]);
-  }
-  out->rows = dead + nc * np;
-  out->rows_max = dead + nc * (1 + (live_t && live_b ? ncoarse + nb : 0));
-}
-
-/* Why every row on transport tname is n/a whatever its algorithm, or NULL (in why[]): what its
- * descriptor says it cannot do that the options already ask for (the run says the lowering's
- * reason per row). */
-static const char *transport_na(const struct run_opts *o, const char *tname, char *why,
-                                size_t len) {
-  const struct ar_transport *t = ar_transport_find(tname);
-  if (!t || !(o->dg.n > 0) || AR_TP_CAN(t, AR_TP_DEGRADE)) return NULL;
-  snprintf(why, len, "no degraded-link emulation on %s", t->name);
-  return why;
-}
-
-/* The seconds of o's rows estimated with e (as the search is predicted, and at its longest),
- * and with p, their counts into p (n/a, measured); a critical search's every coarse probe. */
-static void plan_seconds(const struct run_opts *o, const struct sweep_est *e,
-                         const unsigned char *na, const int *per_algo, struct sweep_plan *p,
-                         double *seconds, double *seconds_max) {
-  int nna = 0, measure = 0;
-  *seconds = *seconds_max = 0;
-  if (!o->find_critical) {
-    double delay = sweep_mean_delay_us(o);
-    for (int s = 0; s < o->nsizes; s++)
-      for (int a = 0; a < o->nalgos; a++) {
-        if (na[a]) {
-          nna += per_algo[a];
-          continue;
-        }
-        int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-        for (int t = 0; t < per_algo[a]; t++) {
-          const char *tname = native ? "nccl" : o->transports[t];
-          char twhy[128];
-          if (transport_na(o, tname, twhy, sizeof(twhy))) {
-            nna++;
-            continue;
-          }
-          measure++;
-          *seconds += sweep_row_seconds(e, a, tname, o->sizes[s].bytes, delay);
-        }
-      }
-    *seconds_max = *seconds;
-  } else {
-    for (int s = 0; s < o->nsizes; s++) {
-      struct sweep_crit c;
-      sweep_crit_size(e, na, o->sizes[s].bytes, &c);
-      int dead = 0;
-      for (int a = 0; a < o->nalgos; a++)
-        if (na[a] && sweep_crit_side(o, a) >= 0) dead += per_algo[a];
-      nna += dead;
-      measure += c.rows_max - dead;
-      *seconds += c.seconds;
-      *seconds_max += c.seconds_max;
-    }
-  }
-  if (measure) { /* communicators, buffers and the first launches */
-    *seconds += HX_EST_SCENARIO_S;
-    *seconds_max += HX_EST_SCENARIO_S;
-  }
-  if (p) p->na = nna, p->measure = measure;
-}
-
-int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p) {
-  memset(p, 0, sizeof(*p));
-  struct ar_schedule *sched = calloc((size_t)o->nalgos + 1, sizeof(*sched));
-  struct sweep_est *e = malloc(sizeof(*e));
-  ar_status st[HX_MAX_ALGOS];
-  if (!sched || !e) {
-    free(sched), free(e);
-    return -1;
-  }
-  sweep_build_schedules(o, n, sched, st);
-  sweep_est_init(e, o, n, sched, st);
-  int per_algo[HX_MAX_ALGOS];
-  unsigned char na[HX_MAX_ALGOS];
-  const char *why[HX_MAX_ALGOS];
-  for (int a = 0; a < o->nalgos; a++) {
-    per_algo[a] = o->algos[a]->flags & AR_ALGO_NATIVE ? 1 : o->ntransports;
-    why[a] = sweep_row_na(o, a, sched, st);
-    na[a] = why[a] != NULL;
-    if (o->find_critical && sweep_crit_side(o, a) < 0) why[a] = NULL; /* not in the search */
-  }
-  na_text(p->na_text, sizeof(p->na_text), o, why);
-  for (int t = 0; t < o->ntransports && !o->find_critical; t++) {
-    char twhy[128];
-    const char *tw = transport_na(o, o->transports[t], twhy, sizeof(twhy));
-    size_t k = strlen(p->na_text);
-    if (tw && k < sizeof(p->na_text))
-      snprintf(p->na_text + k, sizeof(p->na_text) - k, "%severy algorithm on %s: %s",
-               k ? "; " : "", o->transports[t], tw);
-  }
-  double first_max; /* a search at its longest, each row with its first samples */
-  plan_seconds(o, e, na, per_algo, p, &p->seconds, &first_max);
-  e->at_cap = 1; /* stats.ci_target: every row at its repeats' cap */
-  plan_seconds(o, e, na, per_algo, NULL, &p->seconds_cap, &p->seconds_max);
-  p->rows = p->measure + p->na;
-  for (int a = 0; a < o->nalgos; a++) sched_free(&sched[a]);
-  free(sched);
-  free(e);
-  return 0;
-}
-
-/* A size in binary units where exact ("64M", "1K"), else in bytes; returns buf. */
-static char *size_text(char *buf, size_t len, uint64_t b) {
-  static const char units[] = "KMGT";
-  int u = -1;
-  while (u < 3 && b >= 1024 && b % 1024 == 0) b /= 1024, u++;
-  if (u < 0) snprintf(buf, len, "%llu", (unsigned long long)b);
-  else snprintf(buf, len, "%llu%c", (unsigned long long)b, units[u]);
-  return buf;
+double sweep_row_seconds(const struct sweep_est *e, int a, const struct ar_transport *ex,
+                         uint64_t bytes, double delay_us) {
+  return row_seconds_t(e->o, bytes, sweep_est_time_us(e, a, ex, bytes, delay_us), e->at_cap);
 }
 
 char *sweep_duration(char *buf, size_t len, double seconds) {
@@ -425,84 +228,6 @@ char *sweep_duration(char *buf, size_t len, double seconds) {
   else if (s < 3600) snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
   else snprintf(buf, len, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
   return buf;
-}
-
-/* Straggler k's delay in words: "8 ms", a uniform range, or the file. */
-static void delay_text(char *buf, size_t len, const struct run_opts *o, int k) {
-  const struct straggler_spec *sp = &o->st[k];
-  if (o->delays[k]) {
-    double m = 0;
-    for (int i = 0; i < o->ndelays[k]; i++) m += o->delays[k][i] / o->ndelays[k];
-    snprintf(buf, len, "per iteration from %s (%d delays, mean %g ms)", sp->file, o->ndelays[k],
-             m / 1e3);
-  } else if (sp->delay_hi_us > sp->delay_lo_us) {
-    snprintf(buf, len, "uniformly %g..%g ms, a new draw each iteration", sp->delay_lo_us / 1e3,
-             sp->delay_hi_us / 1e3);
-  } else {
-    snprintf(buf, len, "%g ms", sp->delay_lo_us / 1e3);
-  }
-}
-
-void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct sweep_plan *p) {
-  char a[32], b[32], d[32], m[32], line[1024] = "";
-  size_t k = 0;
-  for (int t = 0; t < o->ntransports && k < sizeof(line); t++)
-    k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", t ? "," : "", o->transports[t]);
-  fprintf(f, "scenario %s: %d GPUs, %d algorithms, transports %s, %s, %d iterations + %d "
-          "warm-up\n", o->scenario[0] ? o->scenario : "(default)", n, o->nalgos, line,
-          ar_dtype_name(o->dtype), o->iters, o->warmup);
-  size_text(a, sizeof(a), o->sizes[0].bytes);
-  size_text(b, sizeof(b), o->sizes[o->nsizes - 1].bytes);
-  if (o->find_critical)
-    fprintf(f, "  critical-delay search at %d size%s %s%s%s: %s vs the fastest other, "
-            "delays 0..%g ms in 0.1 ms steps, straggler rank %d\n", o->nsizes,
-            o->nsizes > 1 ? "s" : "", a, o->nsizes > 1 ? ".." : "", o->nsizes > 1 ? b : "",
-            o->crit_algo->name, o->crit_max_us / 1000, o->nst ? o->st[0].rank : n - 1);
-  else if (o->nsizes > 1)
-    fprintf(f, "  sizes: %d, %s..%s\n", o->nsizes, a, b);
-  else
-    fprintf(f, "  sizes: 1, %s\n", a);
-  for (int s = 0; s < o->nst; s++) {
-    if (o->find_critical && s == 0) continue;
-    delay_text(line, sizeof(line), o, s);
-    fprintf(f, "  straggler: rank %d delayed %s\n", o->st[s].rank, line);
-  }
-  for (int g = 0; g < o->dg.n; g++)
-    fprintf(f, "  degraded: rank %d links x%g\n", o->dg.rank[g], o->dg.factor[g]);
-  if (o->find_critical)
-    fprintf(f, "  rows: at most %d (%d to measure, %d n/a), estimated %s as the model's times "
-            "cross (at most %s)\n", p->rows, p->measure, p->na,
-            sweep_duration(d, sizeof(d), p->seconds), sweep_duration(m, sizeof(m), p->seconds_max));
-  else
-    fprintf(f, "  rows: %d (%d to measure, %d n/a), estimated %s\n", p->rows, p->measure, p->na,
-            sweep_duration(d, sizeof(d), p->seconds));
-  if (o->row_budget_us > 0)
-    fprintf(f, "  row budget: %g ms: timed iterations cut to what fits it at the last warm-up "
-            "iteration's pace, %d at least\n", o->row_budget_us / 1e3,
-            o->iters < HX_BUDGET_MIN_ITERS ? o->iters : HX_BUDGET_MIN_ITERS);
-  double target = ar_setting_value(&o->settings, AR_SET_STATS_CI_TARGET);
-  if (target > 0) {
-    int host = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 0;
-    int step = host ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES) : o->iters;
-    fprintf(f, "  repeats: stats.ci_target %g: %d more %s at a time until the median's 95%% "
-            "interval is within %g%% of it, up to stats.max_iters %.0f%s; estimated as if every "
-            "row met it with its first %d; every row at its cap: %s%s\n", target, step,
-            host ? "batches" : "timed iterations", target * 100,
-            ar_setting_value(&o->settings, AR_SET_STATS_MAX_ITERS),
-            o->row_budget_us > 0 && !host ? " or what the row budget fits" : "", step,
-            sweep_duration(d, sizeof(d), p->seconds_cap),
-            o->find_critical ? " (the search as predicted)" : "");
-  }
-  if (p->na_text[0]) fprintf(f, "  n/a: %s\n", p->na_text);
-  if (o->phases)
-    fprintf(f, "  phases: the last iteration of each row on every rank (phases.csv)\n");
-  if (o->profile & HX_PROFILE_TIMELINE)
-    fprintf(f, "  profile: %stimeline (CUPTI activity records: results.csv's overlap columns, "
-            "overlap.csv, timeline.csv)\n",
-            o->profile & HX_PROFILE_OVERLAP ? "overlap," : "");
-  else if (o->profile)
-    fprintf(f, "  profile: overlap (CUPTI activity records: results.csv's overlap columns, "
-            "overlap.csv)\n");
 }
 
 char *hx_progress_format(char *buf, size_t len, const struct hx_progress *p, double now,

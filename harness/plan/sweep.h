@@ -14,6 +14,7 @@
 #define HX_MAX_SIZES 1024
 #define HX_MAX_ALGOS 64
 #define HX_MAX_DEVS 16 /* AR_MAX_GPUS of transport.h */
+enum { HX_TIMING_EVENTS, HX_TIMING_HOST, HX_TIMING_GRAPH }; /* timing.mode's values */
 #define HX_BUDGET_MIN_ITERS 6 /* --row-budget keeps at least these timed iterations (or -n): the fewest whose
                                * [min, max] covers the median with 95% (docs/statistics.md) */
 
@@ -27,7 +28,7 @@ struct run_opts {
   int nalgos;
   const struct ar_algo *algos[HX_MAX_ALGOS];
   int ntransports;
-  const char *transports[AR_NTRANSPORTS]; /* the table's names (ar_transport_find) */
+  const struct ar_transport *transports[AR_NTRANSPORTS]; /* entries of the table */
   int ngpus;                                 /* 0: every visible GPU */
   int gpus[HX_MAX_DEVS];                     /* may repeat: ranks sharing a GPU */
   int nranks;                                /* --ranks (0: one per GPU of gpus, or visible) */
@@ -128,8 +129,8 @@ double sweep_mean_delay_us(const struct run_opts *o);
  * reason in sched[a].reason); native algorithms get AR_ERR_UNSUPPORTED and no schedule. */
 void sweep_build_schedules(const struct run_opts *o, int n, struct ar_schedule *sched,
                            ar_status *st);
-/* Why algorithm a's rows are n/a before any GPU work (a schedule that cannot be built for
- * n, nccl on degraded links), or NULL when they are to be measured. */
+/* Why algorithm a's schedule makes its rows n/a (it cannot be built for n), or NULL (the
+ * native algorithm: it has none); the plan adds the executors' and placement's reasons. */
 const char *sweep_row_na(const struct run_opts *o, int a, const struct ar_schedule *sched,
                          const ar_status *st);
 /* Builds and verifies algorithm a's schedule for n ranks with `segments` (OPTCC's k; 0: the
@@ -188,17 +189,17 @@ int sweep_repeat_cap(const struct run_opts *o, double t_us);
  * could not be priced is estimated from its bytes alone. */
 void sweep_est_init(struct sweep_est *e, const struct run_opts *o, int n,
                     const struct ar_schedule *sched, const ar_status *st);
-/* Estimated time in us of one AllReduce of algorithm a on transport tname ("nccl" for the
+/* Estimated time in us of one AllReduce of algorithm a on executor ex (NCCL's own for the
  * native algorithm) at `bytes`, the straggler delay_us late. */
-double sweep_est_time_us(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
-                         double delay_us);
+double sweep_est_time_us(const struct sweep_est *e, int a, const struct ar_transport *ex,
+                         uint64_t bytes, double delay_us);
 /* Estimated seconds of one row: the bookkeeping and setup of a row, then (warm-up + timed
  * iterations) x (the AllReduce + the harness's work per iteration), the timed iterations as
  * --row-budget would cut them at the estimated time (timing.mode=host: warm-up + 1 such
  * iterations, and batches x -n bare AllReduces); with e->at_cap, as many timed iterations
  * (batches) as stats.ci_target may take. */
-double sweep_row_seconds(const struct sweep_est *e, int a, const char *tname, uint64_t bytes,
-                         double delay_us);
+double sweep_row_seconds(const struct sweep_est *e, int a, const struct ar_transport *ex,
+                         uint64_t bytes, double delay_us);
 /* Estimated seconds of a scenario's own setup (communicators, buffers, the first launches). */
 #define HX_EST_SCENARIO_S 2.0
 
@@ -206,31 +207,13 @@ double sweep_row_seconds(const struct sweep_est *e, int a, const char *tname, ui
  * model's times cross (the papers' alpha-beta, critical.csv's model_critical_delay_us: delay
  * 0, the coarse probes up to the first past it, the bisection to it; every coarse probe when
  * the model's target never wins), and at most (every coarse probe, then the widest bracket's
- * bisection at the largest delay). na[a]: algorithm a's rows are n/a (one row each at delay 0,
- * then out of the search). */
+ * bisection at the largest delay); plan_crit_size (plan.h). A candidate row that is n/a is one
+ * row at delay 0, then out of the search. */
 struct sweep_crit {
   int rows, rows_max;
   double seconds, seconds_max;
 };
-void sweep_crit_size(const struct sweep_est *e, const unsigned char *na, uint64_t bytes,
-                     struct sweep_crit *out);
 
-/* The plan of one scenario for n ranks. */
-struct sweep_plan {
-  int rows;        /* rows it writes (for a critical-delay search: at most) */
-  int measure;     /* of which measured on the GPUs */
-  int na;          /* of which n/a before any GPU work */
-  double seconds;  /* estimated duration (for a search: as the estimate predicts it) */
-  double seconds_max; /* the same with every search at its longest and every row at its
-                       * repeats' cap (stats.ci_target) */
-  double seconds_cap; /* stats.ci_target: seconds with every row at its repeats' cap (a
-                       * search as predicted); = seconds without a target */
-  char na_text[1024]; /* "algorithm: reason; ..." */
-};
-/* Fills p for o on n ranks (builds the schedules); returns 0, or -1 when out of memory. */
-int sweep_plan(const struct run_opts *o, int n, struct sweep_plan *p);
-/* Prints a scenario's plan (a few lines) to f. */
-void sweep_print_plan(FILE *f, const struct run_opts *o, int n, const struct sweep_plan *p);
 /* Writes a duration as "45s", "12m30s" or "3h05m" into buf; returns buf. */
 char *sweep_duration(char *buf, size_t len, double seconds);
 

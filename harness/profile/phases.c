@@ -99,7 +99,7 @@ static char *size_text(char *buf, size_t len, uint64_t bytes) {
 }
 
 void hx_phase_job_begin(struct hx_phase_rank *p, uint64_t bytes, const char *algo,
-                        const char *tname, int nprecond) {
+                        const struct ar_transport *ex, int nprecond) {
   char sz[32];
   size_text(sz, sizeof(sz), bytes);
   p->nprecond = nprecond;
@@ -108,10 +108,10 @@ void hx_phase_job_begin(struct hx_phase_rank *p, uint64_t bytes, const char *alg
   p->mk.nrounds = 0; /* a new job: marks only once hx_phase_job_rounds says so */
   p->mk_on = 0;
   ar_nvtx_job_reset();
-  if (!strcmp(tname, "nccl"))
+  if (ex->id == AR_EX_NCCL)
     ar_nvtx_push("size %s %s", sz, algo);
   else
-    ar_nvtx_push("size %s %s/%s", sz, algo, tname);
+    ar_nvtx_push("size %s %s/%s", sz, algo, ex->name);
 }
 
 void hx_phase_job_end(struct hx_phase_rank *p) {

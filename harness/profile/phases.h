@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "cuda/tp_marks.h"
+#include "transports.h"
 
 #define HX_PHASE_MAX 8 /* timed phases a rank records in one iteration */
 
@@ -58,10 +59,10 @@ cudaError_t hx_phase_job_rounds(struct hx_phase_rank *p, int nrounds);
 struct tp_marks *hx_phase_marks(struct hx_phase_rank *p);
 
 /* Opens the NVTX range of a job on the calling rank's thread: "size 1 MiB ring/ce" (algo
- * alone when tname is "nccl"); nprecond: precondition rounds this rank runs (0 when none or
+ * alone on NCCL's own executor, AR_EX_NCCL); nprecond: precondition rounds this rank runs (0 when none or
  * when it is the straggler). */
 void hx_phase_job_begin(struct hx_phase_rank *p, uint64_t bytes, const char *algo,
-                        const char *tname, int nprecond);
+                        const struct ar_transport *ex, int nprecond);
 /* Closes the job's range (and any phase range left open by an error). */
 void hx_phase_job_end(struct hx_phase_rank *p);
 

@@ -24,7 +24,7 @@
 #include "profile/phases.h"
 #include "procs/procs.h"
 #include "procs/run_procs.h"
-#include "plan/sweep.h"
+#include "plan/plan.h"
 #include "run/folder.h"
 #include "run/launch.h"
 #include "run/stop.h"
@@ -131,19 +131,20 @@ static int dry_run(struct run_plan *plan) {
   printf("dry run: %d scenario%s%s%s, %d ranks (%s); nothing is measured\n", plan->nscen,
          plan->nscen == 1 ? "" : "s", plan->config[0] ? " from " : "", plan->config, n, how);
   for (int i = 0; i < plan->nscen; i++) {
-    struct sweep_plan p;
+    struct plan p;
     int ni = named_ranks(&plan->scen[i]) ? named_ranks(&plan->scen[i]) : n;
-    if (sweep_plan(&plan->scen[i], ni, &p)) {
+    if (plan_build(&p, &plan->scen[i], ni, NULL)) {
       fprintf(stderr, "arbench: out of host memory\n");
       return EXIT_FAIL;
     }
-    sweep_print_plan(stdout, &plan->scen[i], ni, &p);
-    rows += p.rows;
+    plan_print(stdout, &p);
+    rows += p.write;
     measure += p.measure;
     secs += p.seconds;
     secs_max += p.seconds_max;
     search |= plan->scen[i].find_critical;
     repeat |= p.seconds_cap > p.seconds; /* stats.ci_target */
+    plan_free(&p);
   }
   char d[32], m[32];
   printf("plan: %d rows, %d to measure, estimated %s", rows, measure,
@@ -412,8 +413,8 @@ int cmd_run(int argc, char **argv) {
   const struct run_opts *o0 = &plan.scen[0];
   for (int i = 0; i < plan.nscen; i++)
     for (int t = 0; t < plan.scen[i].ntransports; t++)
-      if (!tp_find(plan.scen[i].transports[t])) {
-        args_bad("--transport", plan.scen[i].transports[t], "not built into this binary");
+      if (!tp_ops_of(plan.scen[i].transports[t]->id)) {
+        args_bad("--transport", plan.scen[i].transports[t]->name, "not built into this binary");
         rc = EXIT_BAD_INPUT;
         goto out;
       }
@@ -536,10 +537,14 @@ int cmd_run(int argc, char **argv) {
   progress.on = env && *env ? !strcmp(env, "1")
                             : progress.tty && ar_log_level() < AR_LOG_INFO;
   for (int i = 0; i < plan.nscen; i++) {
-    struct sweep_plan p;
-    if (sweep_plan(&plan.scen[i], cfg[i].n, &p) == 0) {
-      progress.total += p.rows;
+    struct plan p; /* as the bench builds it */
+    char place[64];
+    struct plan_where where = {ar_place_colocated(&cfg[i].place), cfg[i].nhosts,
+                               ar_place_text(&cfg[i].place, place, sizeof(place))};
+    if (plan_build(&p, &plan.scen[i], cfg[i].n, &where) == 0) {
+      progress.total += p.write;
       progress.total_s += p.seconds;
+      plan_free(&p);
     }
   }
   progress.t0 = progress.last = now_s();
