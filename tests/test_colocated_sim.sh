@@ -72,4 +72,17 @@ out=$(AR_SIM_GPUS=1 "$S" run --ranks 4 --algo nccl,ring,stragglar --transport ce
 out=$("$S" run --ranks 6 --algo ring --transport ce --sizes 1K --dry-run 2>&1); rc=$?
 [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^dry run: 1 scenario, 6 ranks (--ranks)" && ok ||
   bad "dry run: $(printf '%s\n' "$out" | head -1)"
+
+# 8. one plan: with --gpus naming a GPU twice, the dry run counts the n/a rows the run writes
+#    (nccl and nccl-p2p cannot put two ranks on one GPU), and says why
+co=(--gpus 0,0 --algo ring,nccl --transport nccl-p2p,sm -b 1K -e 1M -f 32 -n 2 -w 1)
+out=$("$S" run "${co[@]}" --dry-run 2>&1)
+"$S" run "${co[@]}" --out "$tmp/plan" >/dev/null 2>&1; rc=$?
+st=$(col "$tmp/plan/results.csv" status)
+na=$(awk -F, -v c="$st" 'NR > 1 && $c == "n/a"' "$tmp/plan/results.csv" | wc -l)
+ran=$(awk -F, -v c="$st" 'NR > 1 && $c == "ok"' "$tmp/plan/results.csv" | wc -l)
+[ "$rc" -eq 0 ] && [ "$na" -eq 6 ] && [ "$ran" -eq 3 ] &&
+  printf '%s\n' "$out" | grep -q "^  rows: 9 (3 to measure, 6 n/a)" &&
+  printf '%s\n' "$out" | grep -q "every algorithm on nccl-p2p: NCCL cannot run two ranks on one GPU (2 ranks/GPU)" &&
+  ok || bad "dry run vs run on 2 ranks/GPU: exit $rc, $ran ok, $na n/a; $(printf '%s\n' "$out" | grep -E '^  (rows|n/a)')"
 finish

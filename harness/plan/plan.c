@@ -216,21 +216,24 @@ int plan_build(struct plan *p, const struct run_opts *o, int n, const struct pla
     }
   }
   p->size_row[o->nsizes] = p->nrows;
-  /* the summary: the algorithms' reasons, then the transports' */
+  /* the summary: the algorithms' reasons (the native one's: its executor's), then the
+   * transports' (each one's reason without its leading name) */
   const char *why[HX_MAX_ALGOS];
+  const char *nccl_why = p->why[AR_EX_NCCL][0] ? p->why[AR_EX_NCCL] : NULL;
   for (int a = 0; a < o->nalgos; a++) {
     int native = (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
-    why[a] = native && o->dg.n > 0 ? ar_executor_nccl()->na[AR_TP_DEGRADE]
-                                   : sweep_row_na(o, a, p->sched, p->st);
+    why[a] = native ? nccl_why : sweep_row_na(o, a, p->sched, p->st);
     if (o->find_critical && sweep_crit_side(o, a) < 0) why[a] = NULL; /* not in the search */
   }
   na_text(p->na_text, sizeof(p->na_text), o, why);
-  for (int t = 0; t < o->ntransports && !o->find_critical; t++) {
+  for (int t = 0; t < o->ntransports; t++) {
     const struct ar_transport *tp = o->transports[t];
-    size_t k = strlen(p->na_text);
-    if (o->dg.n > 0 && !AR_TP_CAN(tp, AR_TP_DEGRADE) && k < sizeof(p->na_text))
+    const char *w = p->why[tp->id];
+    size_t k = strlen(p->na_text), len = strlen(tp->name);
+    if (!strncmp(w, tp->name, len) && !strncmp(w + len, ": ", 2)) w += len + 2;
+    if (w[0] && k < sizeof(p->na_text))
       snprintf(p->na_text + k, sizeof(p->na_text) - k, "%severy algorithm on %s: %s",
-               k ? "; " : "", tp->name, tp->na[AR_TP_DEGRADE]);
+               k ? "; " : "", tp->name, w);
   }
   p->est->at_cap = 1; /* stats.ci_target: every row at its repeats' cap */
   plan_seconds(p, &p->seconds_cap, &p->seconds_max);

@@ -132,8 +132,18 @@ static int dry_run(struct run_plan *plan) {
          plan->nscen == 1 ? "" : "s", plan->config[0] ? " from " : "", plan->config, n, how);
   for (int i = 0; i < plan->nscen; i++) {
     struct plan p;
-    int ni = named_ranks(&plan->scen[i]) ? named_ranks(&plan->scen[i]) : n;
-    if (plan_build(&p, &plan->scen[i], ni, NULL)) {
+    const struct run_opts *o = &plan->scen[i];
+    int ni = named_ranks(o) ? named_ranks(o) : n;
+    /* --gpus places the ranks as the run will (one process): its n/a rows are known */
+    struct ar_placement pl;
+    char place[64];
+    struct plan_where where = {0, 1, place};
+    if (o->ngpus && hx_procs_count() <= 1) {
+      ar_place_round_robin(&pl, o->gpus, o->ngpus, ni);
+      where.colocated = ar_place_colocated(&pl);
+      ar_place_text(&pl, place, sizeof(place));
+    }
+    if (plan_build(&p, o, ni, o->ngpus && hx_procs_count() <= 1 ? &where : NULL)) {
       fprintf(stderr, "arbench: out of host memory\n");
       return EXIT_FAIL;
     }
