@@ -225,8 +225,7 @@ void ar_settings_apply(const struct ar_settings *s) {
 
 double ar_setting(int id) { return ar_setting_value(&process, id); }
 
-/* The text of a value: a choice's word, else the number (sizes as given in bytes). */
-static void value_text(const struct ar_settings *s, int i, char *buf, size_t len) {
+char *ar_setting_text(const struct ar_settings *s, int i, char *buf, size_t len) {
   double v = ar_setting_value(s, i);
   if (!strcmp(table[i].type, "choice")) {
     const char *p = table[i].choices;
@@ -235,6 +234,7 @@ static void value_text(const struct ar_settings *s, int i, char *buf, size_t len
   } else {
     snprintf(buf, len, !strcmp(table[i].type, "real") ? "%g" : "%.0f", v);
   }
+  return buf;
 }
 
 char *ar_settings_text(const struct ar_settings *s, char *buf, size_t len) {
@@ -243,7 +243,7 @@ char *ar_settings_text(const struct ar_settings *s, char *buf, size_t len) {
   for (int i = 0; s && i < AR_SET_COUNT; i++) {
     if (!s->given[i]) continue;
     char v[64];
-    value_text(s, i, v, sizeof(v));
+    ar_setting_text(s, i, v, sizeof(v));
     if (k < len) k += (size_t)snprintf(buf + k, len - k, "%s%s=%s", k ? ";" : "", table[i].name, v);
   }
   return buf;
@@ -252,7 +252,7 @@ char *ar_settings_text(const struct ar_settings *s, char *buf, size_t len) {
 void ar_settings_write(FILE *f, const struct ar_settings *s) {
   for (int i = 0; i < AR_SET_COUNT; i++) {
     char v[64];
-    value_text(s, i, v, sizeof(v));
+    ar_setting_text(s, i, v, sizeof(v));
     fprintf(f, "setting %s = %s%s\n", table[i].name, v, s && s->given[i] ? " (--set)" : "");
   }
 }

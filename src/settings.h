@@ -65,9 +65,12 @@ struct ar_settings {
  * config's FILE:LINE, when not NULL) and the user's own words. */
 int ar_settings_parse(struct ar_settings *s, const char *assign, const char *where);
 
-/* The value in effect: the given one, else the default. */
+/* The value in effect: the given one, else the default (s NULL: every default). */
 double ar_setting_value(const struct ar_settings *s, int id);
 
+/* The text of setting id's value in s (a choice's word, else the number; sizes in bytes) into
+ * buf; returns buf. */
+char *ar_setting_text(const struct ar_settings *s, int id, char *buf, size_t len);
 /* Makes s the process's settings (what the lowering and the transports read); NULL: defaults. */
 void ar_settings_apply(const struct ar_settings *s);
 /* The value in effect for the process (ar_settings_apply). */

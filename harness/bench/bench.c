@@ -271,7 +271,8 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->colocated = ar_place_colocated(&cfg->place);
   ar_place_text(&cfg->place, b->placement, sizeof(b->placement));
   ar_settings_text(&o->settings, b->settings, sizeof(b->settings));
-  ar_settings_apply(&o->settings); /* what the lowering and the transports read */
+  ar_settings_apply(&o->settings); /* the model's threads (the estimate); the transports and
+                                     * the lowering take o->settings as arguments */
   pthread_mutex_init(&b->wd_mu, NULL);
   setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast can take a shared host's GPUs down */
   int rc = 1;

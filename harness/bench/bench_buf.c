@@ -5,7 +5,7 @@
  * lets NCCL pick its symmetric kernels. Every transport's rows use the same buffer: peer
  * access to ncclMemAlloc's memory is granted to every GPU that can reach it, so ce and sm read
  * and write it as they read cudaMalloc's (checked on 2 x H200 up to 1 GiB); nccl-p2p's rows are
- * n/a (data_reg_transport_na). A mode that cannot be had (no communicator, an NCCL too old, a
+ * n/a (the plan says so: plan/plan.c). A mode that cannot be had (no communicator, an NCCL too old, a
  * refused call) is never replaced by another: the nccl rows say n/a and why. */
 #include "bench/bench_int.h"
 
@@ -17,10 +17,11 @@
 
 enum { REG_NONE, REG_LOCAL, REG_SYMMETRIC }; /* nccl.registration's choices, in order */
 
-static const char *const mode_name[] = {"none", "registered", "symmetric"};
 
-/* The mode in effect (the process's settings: ar_settings_apply). */
-static int reg_mode(void) { return (int)ar_setting(AR_SET_NCCL_REGISTRATION); }
+/* The scenario's mode. */
+static int reg_mode(const struct rank *R) {
+  return (int)ar_setting_value(&R->b->o->settings, AR_SET_NCCL_REGISTRATION);
+}
 
 /* Allocates bytes of device memory for R's data: ncclMemAlloc when the buffer will be
  * registered, else cudaMalloc; 0 on success. A failure is not sticky (the caller halves). */
@@ -36,7 +37,7 @@ static int alloc_once(struct rank *R, size_t bytes) {
 void data_alloc(struct rank *R, size_t want) {
   struct bench *b = R->b;
   /* no communicator (co-located ranks): nothing to register with, the nccl rows are n/a */
-  R->nccl_mem = reg_mode() != REG_NONE && R->comm != NULL;
+  R->nccl_mem = reg_mode(R) != REG_NONE && R->comm != NULL;
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 19, 0)
   R->nccl_mem = 0; /* data_register says why */
 #endif
@@ -56,7 +57,9 @@ void data_alloc(struct rank *R, size_t want) {
 static int reg_fail(struct rank *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int reg_fail(struct rank *R, const char *fmt, ...) {
   va_list ap;
-  int k = snprintf(R->reg_why, sizeof(R->reg_why), "nccl.registration=%s: ", mode_name[reg_mode()]);
+  char mode[32];
+  ar_setting_text(&R->b->o->settings, AR_SET_NCCL_REGISTRATION, mode, sizeof(mode));
+  int k = snprintf(R->reg_why, sizeof(R->reg_why), "nccl.registration=%s: ", mode);
   va_start(ap, fmt);
   if (k > 0 && (size_t)k < sizeof(R->reg_why))
     vsnprintf(R->reg_why + k, sizeof(R->reg_why) - (size_t)k, fmt, ap);
@@ -65,7 +68,7 @@ static int reg_fail(struct rank *R, const char *fmt, ...) {
 }
 
 int data_register(struct rank *R, size_t bytes) {
-  int mode = reg_mode(), v = 0;
+  int mode = reg_mode(R), v = 0;
   R->reg_why[0] = 0;
   if (mode == REG_NONE || !R->comm) return 0; /* co-located: job_prepare says n/a */
   /* the same answer on every rank: a window's registration is collective */
@@ -99,18 +102,10 @@ int data_register(struct rank *R, size_t bytes) {
 #endif
 }
 
-const char *data_reg_transport_na(const struct ar_transport *t) {
-  static char why[320];
-  int mode = reg_mode();
-  if (mode == REG_NONE || !t || AR_TP_CAN(t, AR_TP_NCCL_REG)) return NULL;
-  snprintf(why, sizeof(why), "nccl.registration=%s: %s", mode_name[mode], t->na[AR_TP_NCCL_REG]);
-  return why;
-}
-
 void data_deregister(struct rank *R) {
   if (!R->reg || !R->comm) return;
   ncclResult_t r = ncclSuccess;
-  if (reg_mode() == REG_LOCAL) r = ncclCommDeregister(R->comm, R->reg);
+  if (reg_mode(R) == REG_LOCAL) r = ncclCommDeregister(R->comm, R->reg);
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
   else r = ncclCommWindowDeregister(R->comm, (ncclWindow_t)R->reg);
 #endif

@@ -215,9 +215,6 @@ double bench_now_s(void);
 void data_alloc(struct rank *R, size_t want);
 int data_register(struct rank *R, size_t bytes);
 void data_deregister(struct rank *R);
-/* Why transport t's rows cannot run on the registered buffer (nccl-p2p: NCCL would move
- * its sends and receives zero-copy), or NULL; by the lead thread */
-const char *data_reg_transport_na(const struct ar_transport *t);
 void data_free(struct rank *R);
 /* bench_peers.c: the other processes' ranks (MPI), by the lead thread */
 int peers_open(struct bench *b);

@@ -186,10 +186,9 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
     return;
   }
   int native = J->ex->id == AR_EX_NCCL;
-  const char *reg_na = native ? (b->nccl_na[0] ? b->nccl_na : NULL) : data_reg_transport_na(J->ex);
-  if (reg_na) { /* nccl.registration could not be had, or the transport cannot share it */
+  if (native && b->nccl_na[0]) { /* nccl.registration could not be had */
     J->state = JOB_NA;
-    snprintf(J->reason, sizeof(J->reason), "%s", reg_na);
+    snprintf(J->reason, sizeof(J->reason), "%s", b->nccl_na);
     return;
   }
   if (J->bytes > b->cap) {
@@ -208,7 +207,8 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
     struct tp_job tj = {.sched = J->sched, .nelem = J->nelem,
                         .dtype = o->dtype, .pipeline = o->pipeline,
                         .pipeline_used = &J->pipeline_used,
-                        .marks = o->phases ? (struct tp_marks *const *)b->marks : NULL};
+                        .marks = o->phases ? (struct tp_marks *const *)b->marks : NULL,
+                        .settings = &o->settings};
     tj.degrade.n = o->dg.n; /* degraded-link emulation (transport.h); 0: healthy */
     tj.degrade.bw = o->degrade_bw;
     int net_dg = o->dg.n > 0 && ar_setting_value(&o->settings, AR_SET_DEGRADE_NETWORK_BW) > 0;

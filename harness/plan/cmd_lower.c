@@ -107,7 +107,7 @@ static int lower_one(struct plan *p, const struct plan_row *row, int json, int *
     }
     /* the very call the transport's setup makes (lower_job), with the same settings */
     struct lower_settings set;
-    lower_settings_read(&set);
+    lower_settings_of(&set, &o->settings);
     struct lower_job job = {row->ex->id, sched, size->nelem, size->esize,
                             o->pipeline, &dg};
     ls = lower_job(&job, &set, &prog, &kind, reason, sizeof(reason));

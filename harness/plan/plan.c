@@ -108,6 +108,10 @@ static const char *row_na(const struct plan *p, const struct ar_transport *ex,
   if (graph && w->colocated && !AR_TP_CAN(ex, AR_TP_GRAPH_COLOCATED))
     return snprintf(buf, len, "timing.mode=graph with ranks sharing a GPU (%s): %s",
                     w->placement, ex->na[AR_TP_GRAPH_COLOCATED]), buf;
+  char mode[32];
+  ar_setting_text(&o->settings, AR_SET_NCCL_REGISTRATION, mode, sizeof(mode));
+  if (strcmp(mode, "none") && !AR_TP_CAN(ex, AR_TP_NCCL_REG)) /* a buffer NCCL registered */
+    return snprintf(buf, len, "nccl.registration=%s: %s", mode, ex->na[AR_TP_NCCL_REG]), buf;
   if (w->nhosts > 1 && !AR_TP_CAN(ex, AR_TP_HOSTS))
     return snprintf(buf, len, "%s %s; the ranks span %d hosts", ex->name, ex->na[AR_TP_HOSTS],
                     w->nhosts), buf;

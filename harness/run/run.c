@@ -214,7 +214,7 @@ static int self_test(const struct run_opts *o) {
              ar_place_text(&pl, t, sizeof(t)), ar_place_detail(&pl, d, sizeof(d)), factor);
       fflush(stdout);
     }
-    return tp_degrade_selftest(pl.dev, pl.n, factor, stdout) ? EXIT_FAIL : EXIT_OK;
+    return tp_degrade_selftest(pl.dev, pl.n, factor, &o->settings, stdout) ? EXIT_FAIL : EXIT_OK;
   }
   return hx_selftest_delay(dev) ? EXIT_FAIL : EXIT_OK;
 }
@@ -474,7 +474,6 @@ int cmd_run(int argc, char **argv) {
   for (int i = 0; i < plan.nscen; i++) /* MPI: only a process's own ranks share its streams */
     if (procs ? plan.scen[i].per_proc > 1 : may_colocate(&plan.scen[i])) colocated_queues();
   if (o0->self_test[0]) {
-    ar_settings_apply(&o0->settings); /* --set reaches the self-tests' transports too */
     rc = self_test(o0);
     goto out;
   }

@@ -7,7 +7,6 @@
 
 #define SUM_THREADS 512
 
-int tp_sum_blocks_max = 0;
 
 /* Grid-wide n-way sum (tp_sum_range does the work), after the flags w (if any) reach their
  * values: each block's first thread spins on them (acquire loads), then the block goes on. */
@@ -25,14 +24,13 @@ __global__ void __launch_bounds__(SUM_THREADS)
 }
 
 /* Blocks of a sum of nelem elements: enough that each thread has TP_SUM_UNROLL vectors, at most
- * 4 per SM, max_blocks and tp_sum_blocks_max. */
+ * 4 per SM and max_blocks. */
 static size_t sum_blocks(size_t nelem, int dtype, int max_blocks) {
   size_t vecs = nelem * ar_dtype_size(dtype) / 16;
   size_t blocks = (vecs / TP_SUM_UNROLL + SUM_THREADS - 1) / SUM_THREADS;
   size_t most = (size_t)tp_sm_count() * 4;
   if (blocks > most) blocks = most;
   if (max_blocks > 0 && blocks > (size_t)max_blocks) blocks = max_blocks;
-  if (tp_sum_blocks_max > 0 && blocks > (size_t)tp_sum_blocks_max) blocks = tp_sum_blocks_max;
   return blocks < 1 ? 1 : blocks;
 }
 

@@ -27,13 +27,13 @@
 #include "tp_flags.h"
 #include "tp_prog.h"
 
-int tp_sum_wait = 1;
-
 struct tp_ctx {
   struct tp_world w;
   struct tp_job job;
   struct tp_prog *prog;
   int flag_mode;
+  int sum_blocks_max; /* ce.sum_blocks: the most blocks a sum kernel takes (0: no cap) */
+  int sum_wait;       /* ce.sum_wait: a sum's flag waits fold into its kernel */
   int one_stream[AR_MAX_GPUS]; /* co-located rank: its program in order on one stream */
   /* shared (tp_share): a remote rank's are mapped into this process */
   uint32_t *flags[AR_MAX_GPUS]; /* 2n words per rank, in that rank's memory, then one
@@ -135,11 +135,10 @@ static void *resolve(const struct tp_ctx *c, const struct tp_ref *x) {
   return base + x->off;
 }
 
-/* The sum kernels' block cap and whether their flag waits fold into them (settings.h:
- * ce.sum_blocks, ce.sum_wait), read for every job. */
-static void exec_settings(void) {
-  tp_sum_blocks_max = (int)ar_setting(AR_SET_CE_SUM_BLOCKS);
-  tp_sum_wait = (int)ar_setting(AR_SET_CE_SUM_WAIT);
+/* A sum op's most blocks: its program's, capped by ce.sum_blocks (0: no cap, or none). */
+static int sum_blocks(const struct tp_ctx *c, const struct tp_op *o) {
+  int most = c->sum_blocks_max;
+  return most > 0 && (o->blocks <= 0 || o->blocks > most) ? most : o->blocks;
 }
 
 /* Shares what peers' ops touch (flags, scratch, budgets: always these, in this order) with
@@ -161,11 +160,12 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   struct tp_ctx spare, *c = (struct tp_ctx *)tp_ctx_alloc(sizeof(spare), &spare, &st);
   c->w = *w;
   c->job = *job;
-  c->flag_mode = tp_flags_mode();
+  c->flag_mode = tp_flags_mode(job->settings);
   const char *kind = NULL;
-  exec_settings();
+  c->sum_blocks_max = (int)ar_setting_value(job->settings, AR_SET_CE_SUM_BLOCKS);
+  c->sum_wait = (int)ar_setting_value(job->settings, AR_SET_CE_SUM_WAIT);
   struct lower_settings set;
-  lower_settings_read(&set);
+  lower_settings_of(&set, job->settings);
   struct lower_job lj = {AR_TP_CE, s, job->nelem, (int)ar_dtype_size(job->dtype), job->pipeline,
                          &job->degrade};
   if (st == AR_OK) st = lower_job(&lj, &set, &c->prog, &kind, reason, reason_len);
@@ -219,7 +219,7 @@ static ar_status enqueue_op(struct tp_ctx *c, int rank, const struct tp_op *o, c
     for (int q = 0; q < o->nsrc; q++)
       srcs[q] = resolve(c, &o->src[q]);
     AR_CHECK(ar_sum_launch(resolve(c, &o->dst), srcs, o->nsrc, o->bytes / c->prog->esize,
-                           c->job.dtype, o->blocks, st));
+                           c->job.dtype, sum_blocks(c, o), st));
     break;
   }
   case TP_OP_RECORD: CUDA_CHECK(cudaEventRecord(c->events[rank][o->event], st)); break;
@@ -272,14 +272,15 @@ static ar_status enqueue_folding(struct tp_ctx *c, int rank, const struct tp_op 
   }
   if (o->kind == TP_OP_WAIT_EVENT || !h->n) return enqueue_op(c, rank, o, st, base);
   size_t nelem = o->bytes / c->prog->esize;
-  if (o->kind == TP_OP_SUM && nelem && ar_sum_can_wait(nelem, c->job.dtype, o->blocks, tp_wait_sms(&c->w, rank))) {
+  if (o->kind == TP_OP_SUM && nelem &&
+      ar_sum_can_wait(nelem, c->job.dtype, sum_blocks(c, o), tp_wait_sms(&c->w, rank))) {
     const void *srcs[TP_MAX_SUM];
     for (int q = 0; q < o->nsrc; q++)
       srcs[q] = resolve(c, &o->src[q]);
     int nw = h->n;
     h->n = 0;
-    return ar_sum_wait_launch(resolve(c, &o->dst), srcs, o->nsrc, nelem, c->job.dtype, o->blocks,
-                              h->p, h->v, nw, st);
+    return ar_sum_wait_launch(resolve(c, &o->dst), srcs, o->nsrc, nelem, c->job.dtype,
+                              sum_blocks(c, o), h->p, h->v, nw, st);
   }
   AR_CHECK(release_waits(c, h, st));
   return enqueue_op(c, rank, o, st, base);
@@ -310,7 +311,7 @@ static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
     }
     cudaStream_t st = o->stream && !c->one_stream[rank] ? c->streams[rank][o->stream] : stream;
     /* one stream: no wait moves past another stream's ops (program order, as simulated) */
-    res = enqueue_folding(c, rank, o, st, base, tp_sum_wait && !c->one_stream[rank] ? held : NULL);
+    res = enqueue_folding(c, rank, o, st, base, c->sum_wait && !c->one_stream[rank] ? held : NULL);
     if (mk && res == AR_OK && o->round < mk->nrounds && at[o->round] == i + 1) {
       res = release_waits(c, &held[0], stream); /* a mark must follow stream 0's waits */
       if (res != AR_OK) break;

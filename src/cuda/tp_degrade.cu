@@ -177,6 +177,7 @@ struct st_world {
   volatile unsigned long long *gate; /* mapped pinned memory: launch gates */
   unsigned long long seq;
   size_t data_bytes;
+  const struct ar_settings *settings; /* --set's values, the transports' arguments */
 };
 
 /* One measurement: a transport, k peers, a direction, degraded or not. */
@@ -259,6 +260,7 @@ static ar_status st_run(struct st_world *W, const struct tp_ops *tp, int k, int 
   job.nelem = 2 * (size_t)k * (ST_PEER_BYTES / 4);
   job.dtype = AR_DT_F32;
   job.pipeline = 1;
+  job.settings = W->settings;
   if (factor > 0) {
     job.degrade.n = 1;
     job.degrade.rank[0] = 0;
@@ -376,7 +378,8 @@ static void st_close(struct st_world *W) {
   if (W->gate) cudaFreeHost((void *)W->gate);
 }
 
-extern "C" int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE *out) {
+extern "C" int tp_degrade_selftest(const int *dev, int ndev, double factor,
+                                   const struct ar_settings *settings, FILE *out) {
   int n = ndev < ST_MAX ? ndev : ST_MAX, fail = 0;
   if (n < 2) {
     fprintf(out, "self-test degrade: needs at least 2 GPUs (%d given)\n", ndev);
@@ -415,6 +418,7 @@ extern "C" int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE
     st_close(&W);
     return 1;
   }
+  W.settings = settings;
   fprintf(out, "%-9s %5s %5s %12s %14s %14s %8s %10s %7s\n", "transport", "peers", "dir",
           "bytes_each", "requested_GBps", "measured_GBps", "error_%", "time_us", "result");
   static const int tps[] = {AR_TP_CE, AR_TP_SM, AR_TP_NCCL_P2P}; /* those with an emulation */

@@ -36,9 +36,9 @@ static void resolve(void) {
 
 /* The flags setting (settings.h): auto and memop take stream memory operations where the driver
  * has them, kernel always the one-thread kernels. */
-extern "C" int tp_flags_mode(void) {
+extern "C" int tp_flags_mode(const struct ar_settings *s) {
   pthread_once(&once, resolve);
-  return ar_setting(AR_SET_FLAGS) == 2 ? TP_FLAGS_KERNEL : chosen;
+  return ar_setting_value(s, AR_SET_FLAGS) == 2 ? TP_FLAGS_KERNEL : chosen;
 }
 
 extern "C" const char *tp_flags_name(int mode) {

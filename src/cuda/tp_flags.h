@@ -18,9 +18,10 @@ extern "C" {
 
 enum tp_flag_mode { TP_FLAGS_MEMOP = 0, TP_FLAGS_KERNEL = 1 };
 
-/* Returns the mode to use: AR_FLAGS=kernel|memop when set, else memops when the driver
- * provides them, else kernels. */
-int tp_flags_mode(void);
+/* Returns the mode to use: kernels where s (a scenario's settings, NULL: the defaults) says
+ * flags=kernel, else memops when the driver provides them, else kernels. */
+struct ar_settings;
+int tp_flags_mode(const struct ar_settings *s);
 const char *tp_flags_name(int mode);
 /* staging: a device word of the stream's own GPU that no other stream uses (memops only). */
 ar_status tp_flag_write(int mode, cudaStream_t s, uint32_t *addr, uint32_t val, uint32_t *staging);

@@ -495,7 +495,7 @@ static void choose_grid(struct tp_ctx *c) {
     int most = tp_wait_sms(&c->w, r) * (tp_colocated(&c->w, r) ? 1 : per_sm);
     if (most < cap) cap = most;
   }
-  size_t want = (size_t)ar_setting(AR_SET_LL_BLOCKS);
+  size_t want = (size_t)ar_setting_value(c->job.settings, AR_SET_LL_BLOCKS);
   if (!want) want = nsl;
   if (want > (size_t)cap) want = (size_t)cap;
   c->blocks = want < 1 ? 1 : (int)want;
@@ -517,7 +517,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   c->nbytes = job->nelem * ar_dtype_size(job->dtype);
   if (job->pipeline_used) *job->pipeline_used = 1;
   struct lower_settings set;
-  lower_settings_read(&set);
+  lower_settings_of(&set, job->settings);
   struct lower_job lj = {AR_TP_LL, job->sched, job->nelem, (int)ar_dtype_size(job->dtype),
                          job->pipeline, &job->degrade};
   if (st == AR_OK) st = lower_job(&lj, &set, &c->prog, NULL, reason, reason_len);

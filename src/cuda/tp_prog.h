@@ -15,12 +15,9 @@
 extern "C" {
 #endif
 
-/* reduce.cu: the most blocks a ce sum kernel launches (0: the default, 4 per SM; the ce
- * transport sets it from ce.sum_blocks at setup). */
-extern int tp_sum_blocks_max;
 /* reduce.cu: dst = srcs[0] + ... + srcs[nsrc-1] for nelem elements (dst may equal srcs[0]);
  * 16-byte vectors where every pointer shares dst's alignment. nsrc <= TP_MAX_SUM. At most
- * max_blocks blocks when > 0 (else 4 per SM); ce.sum_blocks (tp_sum_blocks_max) caps both. */
+ * max_blocks blocks when > 0 (else 4 per SM; the ce transport caps it by ce.sum_blocks). */
 ar_status ar_sum_launch(void *dst, const void *const *srcs, int nsrc, size_t nelem, int dtype,
                         int max_blocks, cudaStream_t s);
 /* ar_sum_launch after the nwait flags wait[i] reach val[i] (cyclic comparison), spun on inside
@@ -33,8 +30,6 @@ ar_status ar_sum_wait_launch(void *dst, const void *const *srcs, int nsrc, size_
                              int max_blocks, const uint32_t *const *wait, const uint32_t *val,
                              int nwait, cudaStream_t s);
 int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks, int sms);
-/* The ce transport folds a sum's flag waits into its kernel (1, the default; AR_SUM_WAIT=0: 0). */
-extern int tp_sum_wait;
 
 
 /* tp_table.cu: checks that a job matches the world (ranks, buffer size); AR_ERR_INVALID with

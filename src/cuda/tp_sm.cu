@@ -357,7 +357,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
   c->w = *w;
   c->job = *job;
   struct lower_settings set;
-  lower_settings_read(&set);
+  lower_settings_of(&set, job->settings);
   c->use_ll = tp_oneshot_eligible(w, job, &set);
   if (st == AR_OK) st = check_coop(w, reason, reason_len);
   if (st == AR_OK && job->pipeline_used) *job->pipeline_used = 1; /* one pass per round */

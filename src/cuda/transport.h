@@ -8,6 +8,7 @@
 
 #include "ar.h"
 #include "lower/lower.h"
+#include "settings.h"
 #include "tp_marks.h"
 
 #ifdef __cplusplus
@@ -82,6 +83,9 @@ struct tp_job {
    * array, prepares what the marks need (sm: a marked kernel, loaded before any timing). */
   int *pipeline_used;
   struct tp_marks *const *marks;
+  /* The scenario's --set values (settings.h) the executor and its lowering read, as arguments:
+   * no executor reads process-wide settings. NULL: every default. */
+  const struct ar_settings *settings;
 };
 
 struct tp_ctx; /* a transport's private state for one job */
@@ -116,8 +120,10 @@ ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int reps, double
 /* tp_degrade.cu: `arbench run --self-test degrade` on the first ndev (<= 4) devices: 1, 2 and
  * 3 peers sending to, receiving from, and both at once, a GPU degraded by `factor` (256 MiB per
  * peer and direction), on every transport; prints requested (healthy / factor) vs measured
- * rates to `out`. Returns 0 when every measured rate is within 5% of the request, 1 if not. */
-int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE *out);
+ * rates to `out`; the transports take `settings` (--set; NULL: the defaults). Returns 0 when
+ * every measured rate is within 5% of the request, 1 if not. */
+int tp_degrade_selftest(const int *dev, int ndev, double factor,
+                        const struct ar_settings *settings, FILE *out);
 
 /* reduce.cu: dst[i] += src[i] for i < nelem, on stream. */
 ar_status ar_reduce_launch(void *dst, const void *src, size_t nelem, int dtype, cudaStream_t s);

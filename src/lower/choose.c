@@ -25,21 +25,21 @@ void lower_settings_default(struct lower_settings *set) {
   set->sm_oneshot_max_bytes = 0;
 }
 
-void lower_settings_read(struct lower_settings *set) {
+void lower_settings_of(struct lower_settings *set, const struct ar_settings *s) {
   lower_settings_default(set);
-  set->ce_program = (int)ar_setting(AR_SET_CE_PROGRAM); /* 0 auto, 1 round, 2 flow */
-  set->ring_batch_bytes = (size_t)ar_setting(AR_SET_CE_RING_BATCH);
-  set->ring_streams = (int)ar_setting(AR_SET_CE_RING_STREAMS);
-  set->direct_batch_bytes = (size_t)ar_setting(AR_SET_CE_DIRECT_BATCH);
-  set->flow_batch_bytes = (size_t)ar_setting(AR_SET_CE_FLOW_BATCH);
-  set->flow_sum_blocks = (int)ar_setting(AR_SET_CE_FLOW_SUM_BLOCKS);
-  set->ll_protocol = (int)ar_setting(AR_SET_LL_PROTOCOL) - 1; /* auto, lines, lines128, signals */
-  set->ll_lines_max = (size_t)ar_setting(AR_SET_LL_LINES_MAX);
-  size_t sb = (size_t)ar_setting(AR_SET_LL_SLICE); /* 0: by size (ll.c) */
+  set->ce_program = (int)ar_setting_value(s, AR_SET_CE_PROGRAM); /* 0 auto, 1 round, 2 flow */
+  set->ring_batch_bytes = (size_t)ar_setting_value(s, AR_SET_CE_RING_BATCH);
+  set->ring_streams = (int)ar_setting_value(s, AR_SET_CE_RING_STREAMS);
+  set->direct_batch_bytes = (size_t)ar_setting_value(s, AR_SET_CE_DIRECT_BATCH);
+  set->flow_batch_bytes = (size_t)ar_setting_value(s, AR_SET_CE_FLOW_BATCH);
+  set->flow_sum_blocks = (int)ar_setting_value(s, AR_SET_CE_FLOW_SUM_BLOCKS);
+  set->ll_protocol = (int)ar_setting_value(s, AR_SET_LL_PROTOCOL) - 1; /* auto, lines, lines128, signals */
+  set->ll_lines_max = (size_t)ar_setting_value(s, AR_SET_LL_LINES_MAX);
+  size_t sb = (size_t)ar_setting_value(s, AR_SET_LL_SLICE); /* 0: by size (ll.c) */
   set->ll_slice = sb / 512 * 512;                  /* the kernel's pieces */
   if (sb && !set->ll_slice) set->ll_slice = 512;
-  set->ll_forward = (int)ar_setting(AR_SET_LL_FORWARD);
-  set->sm_oneshot_max_bytes = (size_t)ar_setting(AR_SET_SM_LL_MAX_BYTES);
+  set->ll_forward = (int)ar_setting_value(s, AR_SET_LL_FORWARD);
+  set->sm_oneshot_max_bytes = (size_t)ar_setting_value(s, AR_SET_SM_LL_MAX_BYTES);
 }
 
 int lower_sm_oneshot(const struct ar_schedule *s, int n, size_t bytes, int degraded,

@@ -310,7 +310,7 @@ void tp_prog_free(struct tp_prog *p);
  * next round, if one does, so that every block is past round k. */
 void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at);
 /* The lowering's settings: everything a lowering reads besides the job and the schedule
- * (lower_settings_read takes them from the settings in effect, settings.h; the tests set their
+ * (lower_settings_of takes them from a scenario's settings, settings.h; the tests set their
  * own). A lowering is a function of its arguments: nothing here is kept between jobs. */
 struct lower_settings {
   /* ce push: 0 (auto) the flow program for degraded jobs and for schedules with a straggler
@@ -351,8 +351,10 @@ struct lower_settings {
 };
 /* The built-in values (those of the settings' defaults). */
 void lower_settings_default(struct lower_settings *set);
-/* The settings in effect (settings.h), as a transport's setup and `arbench lower` read them. */
-void lower_settings_read(struct lower_settings *set);
+/* The lowering's settings of s (a scenario's --set values, settings.h; NULL: every default),
+ * as a transport's setup and `arbench lower` read them. */
+struct ar_settings;
+void lower_settings_of(struct lower_settings *set, const struct ar_settings *s);
 enum tp_ll_protocol { TP_LL_AUTO = -1, TP_LL_LINES = 0, TP_LL_LINES128 = 1, TP_LL_SIGNALS = 2 };
 /* The ll kernel's slices (src/cuda/tp_ll.cu): lines, 32 lanes x 16 bytes, each 16 sent as two
  * 16-byte lines of 8 data bytes; lines128, four 128-byte lines of 120 data bytes. */

@@ -396,7 +396,7 @@ int cmd_gpu(const struct opts *o, int timing) {
   }
   struct gpu g;
   gpu_open(&g, o->ranks, max_bytes, timing ? 1 : o->iters);
-  printf("# %s on %d GPUs, flags by %s\n", tc_tp_name(tp), g.n, tp_flags_name(tp_flags_mode()));
+  printf("# %s on %d GPUs, flags by %s\n", tc_tp_name(tp), g.n, tp_flags_name(tp_flags_mode(NULL)));
   struct tp_degrade dg; /* --degrade: every job emulates these slow GPUs */
   memset(&dg, 0, sizeof(dg));
   parse_degrade(o->degrade, &dg);

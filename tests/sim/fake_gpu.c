@@ -985,7 +985,7 @@ static ar_status sim_ll_plan(const struct ar_transport *tp, const struct tp_job 
                              size_t *slot_bytes, char *reason, size_t len) {
   struct tp_prog *prog = NULL;
   struct lower_settings set;
-  lower_settings_read(&set);
+  lower_settings_of(&set, job->settings);
   struct lower_job lj = {tp->id, job->sched, job->nelem, (int)ar_dtype_size(job->dtype),
                          job->pipeline, &job->degrade};
   ar_status st = lower_job(&lj, &set, &prog, NULL, reason, len);
@@ -1282,7 +1282,9 @@ ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int reps, double
   return getenv("AR_SIM_NO_BW") ? AR_ERR_CUDA : AR_OK;
 }
 
-int tp_degrade_selftest(const int *dev, int ndev, double factor, FILE *out) {
+int tp_degrade_selftest(const int *dev, int ndev, double factor,
+                        const struct ar_settings *settings, FILE *out) {
+  (void)settings;
   fprintf(out, "# self-test degrade: GPU %d degraded x%g, %d peers (simulated: nothing measured)\n",
           dev[0], factor, ndev - 1);
   fprintf(out, "self-test degrade: pass\n");
