@@ -45,10 +45,10 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                       "ce flag writes and waits: auto (stream memory operations where the "
                       "driver has them), memop, kernel (one-thread kernels)",
                       "AR_FLAGS", 0, 0, "auto,memop,kernel"},
-    [AR_SET_SM_LL_MAX_BYTES] = {"sm.ll_max_bytes", "bytes", "0", "bytes",
-                                "sm: largest oneshot on the low-latency kernel (0: 1 MiB / "
-                                "(n - 1))",
-                                "AR_LL_MAX_BYTES", 0, 1ull << 30, NULL},
+    [AR_SET_SM_ONESHOT_MAX_BYTES] = {"sm.oneshot_max_bytes", "bytes", "0", "bytes",
+                                     "sm: largest AllReduce per rank on the oneshot kernel "
+                                     "(0: 1 MiB / (n - 1))",
+                                     "AR_LL_MAX_BYTES", 0, 1ull << 30, NULL, "sm.ll_max_bytes"},
     [AR_SET_MODEL_THREADS] = {"model.threads", "int", "0", "threads",
                               "model: threads pricing one schedule's rounds (0: by its size and "
                               "the CPUs; the price is the same however split)",
@@ -197,9 +197,15 @@ int ar_settings_parse(struct ar_settings *s, const char *assign, const char *whe
   const char *why = "expected name=value (arbench settings lists the names)";
   size_t nlen = eq ? (size_t)(eq - assign) : 0;
   for (int i = 0; eq && i < AR_SET_COUNT; i++) {
-    if (strlen(table[i].name) != nlen || strncmp(table[i].name, assign, nlen)) continue;
+    const char *old = table[i].old_name;
+    int renamed = old && strlen(old) == nlen && !strncmp(old, assign, nlen);
+    if (!renamed && (strlen(table[i].name) != nlen || strncmp(table[i].name, assign, nlen)))
+      continue;
     double v;
     if (parse_value(&table[i], eq + 1, &v, &why)) break;
+    if (renamed)
+      fprintf(stderr, "arbench: %s: '%s' is now named '%s' (read as that)\n",
+              where ? where : "--set", old, table[i].name);
     s->given[i] = 1;
     s->value[i] = v;
     return 0;
@@ -267,6 +273,7 @@ void ar_settings_list(FILE *f) {
     else snprintf(range, sizeof(range), "%.0f..%.0f %s", t->lo, t->hi, t->unit);
     fprintf(f, "%-20s %-7s %-8s %-24s %s", t->name, t->type, t->def, range, t->doc);
     if (t->retired_env) fprintf(f, " (was %s)", t->retired_env);
+    if (t->old_name) fprintf(f, " (formerly %s)", t->old_name);
     fputc('\n', f);
   }
 }

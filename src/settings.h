@@ -23,7 +23,7 @@ enum ar_setting_id {
   AR_SET_CE_SUM_BLOCKS,
   AR_SET_CE_SUM_WAIT,
   AR_SET_FLAGS,           /* auto, memop, kernel */
-  AR_SET_SM_LL_MAX_BYTES, /* bytes; 0: 1 MiB / (n - 1) */
+  AR_SET_SM_ONESHOT_MAX_BYTES, /* bytes; 0: 1 MiB / (n - 1) */
   AR_SET_MODEL_THREADS,   /* count; 0: by the schedule's size and the CPUs */
   AR_SET_MODEL_JOBS,      /* count; 0: the CPUs */
   AR_SET_TIMING_START_SKEW, /* off, on */
@@ -48,6 +48,8 @@ struct ar_setting {
   const char *retired_env; /* the environment variable it replaced, no longer read */
   double lo, hi;           /* numbers: the range accepted */
   const char *choices;     /* choice: the words accepted, comma-separated (index = value) */
+  const char *old_name;    /* the name it had before it was named after what it tunes: still
+                            * accepted, and said to be renamed */
   /* type: "choice", "int" and "bytes" (whole numbers, bytes with K, M, G or T), "real" (a
    * plain decimal that may have a fraction) */
 };

@@ -75,6 +75,14 @@ int main(void) {
   CHECK(parse_quiet(&st, "stats.ci_target=.5") == 0 &&
             ar_setting_value(&st, AR_SET_STATS_CI_TARGET) == 0.5,
         "a plain decimal without its 0");
+  /* a setting named after what it tunes: its old name still read, as the new one */
+  struct ar_settings rn;
+  memset(&rn, 0, sizeof(rn));
+  CHECK(parse_quiet(&rn, "sm.ll_max_bytes=4096") == 0 &&
+            ar_setting_value(&rn, AR_SET_SM_ONESHOT_MAX_BYTES) == 4096,
+        "sm.ll_max_bytes read as sm.oneshot_max_bytes");
+  CHECK_STR(ar_settings_text(&rn, buf, sizeof(buf)), "sm.oneshot_max_bytes=4096");
+  CHECK(parse_quiet(&rn, "sm.oneshot_max=1") == -1, "a prefix of a name is no name");
   /* applied: what the process reads */
   ar_settings_apply(&s);
   CHECK(ar_setting(AR_SET_CE_PROGRAM) == 1 && ar_setting(AR_SET_CE_RING_STREAMS) == 1, "applied");

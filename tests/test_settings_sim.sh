@@ -85,7 +85,7 @@ printf '%s\n' "$out" | grep -q "AR_CE_PROGRAM is no longer read" &&
 # arbench settings: every setting once, with its default
 list=$("$S" settings)
 for s in ce.program ce.ring_batch ce.ring_streams ce.direct_batch ce.flow_batch ce.flow_sum_blocks \
-         ce.sum_blocks ce.sum_wait flags sm.ll_max_bytes ll.protocol ll.lines_max ll.blocks ll.slice \
+         ce.sum_blocks ce.sum_wait flags sm.oneshot_max_bytes ll.protocol ll.lines_max ll.blocks ll.slice \
          ll.forward stats.ci_target stats.max_iters; do
   [ "$(printf '%s\n' "$list" | grep -c "^$s ")" -eq 1 ] && ok || bad "arbench settings: $s"
 done

@@ -39,7 +39,7 @@ void lower_settings_of(struct lower_settings *set, const struct ar_settings *s) 
   set->ll_slice = sb / 512 * 512;                  /* the kernel's pieces */
   if (sb && !set->ll_slice) set->ll_slice = 512;
   set->ll_forward = (int)ar_setting_value(s, AR_SET_LL_FORWARD);
-  set->sm_oneshot_max_bytes = (size_t)ar_setting_value(s, AR_SET_SM_LL_MAX_BYTES);
+  set->sm_oneshot_max_bytes = (size_t)ar_setting_value(s, AR_SET_SM_ONESHOT_MAX_BYTES);
 }
 
 int lower_sm_oneshot(const struct ar_schedule *s, int n, size_t bytes, int degraded,

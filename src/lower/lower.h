@@ -345,7 +345,7 @@ struct lower_settings {
   size_t ll_lines_max;
   size_t ll_slice;
   int ll_forward;
-  /* The sm transport's oneshot fast path up to this many bytes per rank (sm.ll_max_bytes;
+  /* The sm transport's oneshot fast path up to this many bytes per rank (sm.oneshot_max_bytes;
    * 0: LOWER_LL_MAX_BYTES / (n - 1)). */
   size_t sm_oneshot_max_bytes;
 };
