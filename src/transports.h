@@ -1,7 +1,7 @@
 /* The transports a schedule runs on: one enum and one descriptor table (plain C, no CUDA).
  * Everything that asks what a transport is or can do reads it: the command line's names, the
  * n/a reasons, the dry run's estimate, `arbench model --transport`, the MPI broadcast of a
- * job (its id), the lowering (lower_job) and the executors (src/cuda/tp_table.cu, and the
+ * job (its id), the lowering (lower_job) and the executors (src/cuda/executors.cu, and the
  * simulator's fake GPU, index their ops by the same enum). Beside them, one more executor:
  * NCCL's own AllReduce (AR_EX_NCCL), on which the native algorithm runs; it has no program
  * and no --transport names it. A row's executor is one entry of this table, never a name.

@@ -1,7 +1,7 @@
 /* The harness's side of degraded links (harness/plan/sweep.c): --degrade rows measured (only nccl
  * n/a), --segments and --self-test degrade parsing, OPTCC's k per size and its rebuild before
  * a size, the lower bound printed beside degraded rows; ring-rails built with a channel per GPU
- * of a host; nccl-p2p's holds (src/cuda/tp_p2p_hold.h) with a degraded network between hosts
+ * of a host; nccl-p2p's holds (src/cuda/p2p_hold.h) with a degraded network between hosts
  * against holds recomputed from the schedule's transfers. sweep.c is compiled in, as in
  * test_scenarios.c. The transports' timing is checked by tests/gpu/tp_check.c (sim, tsim). */
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include "cli/run_plan.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
-#include "cuda/tp_p2p_hold.h"
+#include "cuda/p2p_hold.h"
 
 /* Parses a command line (words separated by spaces, argv[0] = "run") into a plan, with
  * stderr silenced; returns run_plan_parse's result. */
@@ -65,7 +65,11 @@ static void test_row_na(void) {
   ar_status st[4];
   CHECK_INT(plan_line(&p, "--algo nccl,ring,optcc,optcc-multi --degrade 1:2"), ==, 0);
   sweep_build_schedules(&p.scen[0], 4, sched, st);
-  CHECK_STR(sweep_row_na(&p.scen[0], 0, sched, st), "nccl cannot be degraded");
+  /* nccl: no schedule to refuse; its executor, NCCL's own AllReduce, has no emulation (the
+   * plan makes its rows n/a with these words) */
+  CHECK(sweep_row_na(&p.scen[0], 0, sched, st) == NULL, "nccl: a schedule's reason");
+  CHECK(!AR_TP_CAN(ar_executor_nccl(), AR_TP_DEGRADE), "nccl's executor degraded");
+  CHECK_STR(ar_executor_nccl()->na[AR_TP_DEGRADE], "nccl cannot be degraded");
   CHECK(sweep_row_na(&p.scen[0], 1, sched, st) == NULL, "ring degraded: n/a");
   CHECK(sweep_row_na(&p.scen[0], 2, sched, st) == NULL, "optcc degraded: n/a");
   /* optcc is built for the degraded rank: its transfers touching rank 1 weigh 2 */

@@ -29,7 +29,7 @@
  *   gap      the per-copy cost: ring, T = 4*bytes per GPU as k = 1..64 back-to-back copies of
  *            T/k on one stream; prints the rate and (t_k - t_1)/(k-1) in us.
  *   gapflag  as gap, each copy followed by the transport's flag write to the next GPU
- *            (src/cuda/tp_flags.cu memop mode: cuStreamWriteValue32 into a local staging word,
+ *            (src/cuda/flags.cu memop mode: cuStreamWriteValue32 into a local staging word,
  *            then a 4-byte cudaMemcpyAsync into the peer's flag word).
  *   gapdirect as gap, each copy followed by cuStreamWriteValue32 straight into the peer's word.
  *   pcie     host staging through a pinned buffer per GPU (2 x bytes per GPU): D2H, H2D, both,

@@ -24,7 +24,7 @@
 #include "plan/plan.h"
 #include "cuda/delay.h"
 #include "cuda/kernels.h"
-#include "cuda/tp_degrade.h"
+#include "cuda/degrade.h"
 #include "cuda/transport.h"
 #include "model.h"
 #include "nvtx.h"

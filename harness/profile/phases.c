@@ -3,7 +3,7 @@
  *
  * Per-round times need the transports: the harness enqueues a whole AllReduce in one
  * tp_ops.enqueue call, and the precondition of the straggler-aware schedules runs inside it.
- * The transports mark where each round ends on a rank (struct tp_marks, src/cuda/tp_marks.h:
+ * The transports mark where each round ends on a rank (struct tp_marks, src/cuda/round_marks.h:
  * ce and nccl-p2p record events on the harness's stream; sm's and ll's kernels write
  * %globaltimer stamps, placed here from the collective's start event, a launch latency
  * early), for the timed iteration only; hx_phase_collect turns them into round ends,

@@ -8,7 +8,7 @@
  * of the transport). The precondition and the rounds happen inside the transport: the NVTX
  * "precondition" range is opened and closed by nvtx.c from the transports' "round %d" ranges
  * (rounds < nprecond); their times come from the transports' round marks (struct tp_marks,
- * src/cuda/tp_marks.h), passed to the timed iteration only: phases.csv then also has, per
+ * src/cuda/round_marks.h), passed to the timed iteration only: phases.csv then also has, per
  * rank, `precondition` (the collective's start to the end of its last round < nprecond) and
  * `round k` (the previous marked round's end, or the collective's start, to round k's end). */
 #ifndef HX_PHASES_H
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cuda/tp_marks.h"
+#include "cuda/round_marks.h"
 #include "transports.h"
 
 #define HX_PHASE_MAX 8 /* timed phases a rank records in one iteration */

@@ -2,8 +2,8 @@
  * for float, bf16 and fp16. */
 #include <string.h>
 
-#include "tp_prog.h"
-#include "tp_sum.cuh"
+#include "exec_prog.h"
+#include "sum.cuh"
 
 #define SUM_THREADS 512
 

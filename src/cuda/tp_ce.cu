@@ -1,6 +1,6 @@
 /* The ce transport: data moves only by copy engines (cudaMemcpyAsync on peer pointers, pushed
  * by the sender from its own streams into the receiver's scratch or data), sums by reduce
- * kernels, and ranks synchronise through sequence numbers in device flag words (tp_flags.h),
+ * kernels, and ranks synchronise through sequence numbers in device flag words (flags.h),
  * never through the host and never through cross-GPU events: enqueue() runs concurrently on
  * every rank with no host ordering, so a peer's event might not be recorded yet for this
  * iteration, while a flag that must reach a value cannot be stale. Every flag wait is on local
@@ -22,10 +22,10 @@
 #include "settings.h"
 
 #include "nvtx.h"
-#include "tp_clock.h"
-#include "tp_degrade.h"
-#include "tp_flags.h"
-#include "tp_prog.h"
+#include "gpu_clock.h"
+#include "degrade.h"
+#include "flags.h"
+#include "exec_prog.h"
 
 struct tp_ctx {
   struct tp_world w;
@@ -258,7 +258,7 @@ static ar_status release_waits(struct tp_ctx *c, struct held_waits *h, cudaStrea
 }
 
 /* Enqueues o, folding the flag waits just before a sum on the same stream into the sum's kernel
- * (a memop wait there let the sum start up to 80 us after its flags landed: tp_prog.h); an
+ * (a memop wait there let the sum start up to 80 us after its flags landed: exec_prog.h); an
  * event wait between them stays where it is (both hold the stream until the sum). */
 static ar_status enqueue_folding(struct tp_ctx *c, int rank, const struct tp_op *o, cudaStream_t st,
                                  uint32_t base, struct held_waits *held) {

@@ -35,8 +35,8 @@
 
 #include "nvtx.h"
 #include "settings.h"
-#include "tp_prog.h"
-#include "tp_sum.cuh"
+#include "exec_prog.h"
+#include "sum.cuh"
 
 #define LLK_THREADS 256
 
@@ -189,7 +189,7 @@ struct llk_args {
   size_t nbytes, sb; /* sb: data bytes per slice */
   int par;
   uint32_t seq;
-  unsigned long long *ns; /* --phases: tp_marks.h's stamps, else NULL */
+  unsigned long long *ns; /* --phases: round_marks.h's stamps, else NULL */
 };
 
 /* Lane `lane`'s data pieces of a slice: lines and signals: 16 bytes at 16 * (lane + 32 i);
@@ -552,7 +552,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
 }
 
 /* One launch runs the whole AllReduce of this rank (one NVTX range); with marks for this
- * iteration (--phases), the marked kernel stamps each round's end (tp_marks.h). */
+ * iteration (--phases), the marked kernel stamps each round's end (round_marks.h). */
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   struct tp_marks *mk = c->job.marks ? c->job.marks[rank] : NULL;
   if (mk) {

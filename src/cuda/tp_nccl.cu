@@ -7,7 +7,7 @@
  * schedule's order on both sides, which is how NCCL matches several messages between one pair.
  * The pipeline option is not used (each round is one group; pipeline_used is 1). Degraded
  * links (--degrade): a stamp at a round's start and a pace after its group where
- * tp_p2p_hold.h says so. --phases marks: an event after each round's applies.
+ * p2p_hold.h says so. --phases marks: an event after each round's applies.
  * Under MPI (transport.h) NCCL reaches the other processes' ranks itself: setup plans every
  * rank (the holds need every plan), allocates for this process's ranks only and ends with one
  * collective, tp_agree, so that all processes fail together; teardown has none. */
@@ -17,9 +17,9 @@
 
 #include "nvtx.h"
 #include "p2p_plan.h"
-#include "tp_degrade.h"
-#include "tp_p2p_hold.h"
-#include "tp_world.h"
+#include "degrade.h"
+#include "p2p_hold.h"
+#include "world.h"
 
 struct tp_ctx {
   int n, dtype;
@@ -30,7 +30,7 @@ struct tp_ctx {
   char *data[AR_MAX_GPUS];
   char *scratch[AR_MAX_GPUS];
   struct p2p_plan plan[AR_MAX_GPUS];
-  /* degraded-link emulation (tp_p2p_hold.h): per plan round, how long after its start the
+  /* degraded-link emulation (p2p_hold.h): per plan round, how long after its start the
    * rank's stream is held once the group is done (NULL: never), and the stamp word */
   uint64_t *hold_ns[AR_MAX_GPUS];
   uint64_t *stamp[AR_MAX_GPUS];

@@ -9,7 +9,7 @@
  * does (round snapshot); grid barrier, DONE to the sources; wait DONE from our readers, then
  * scratch goes to data. Blocks run the program in lockstep only at SYNC (grid.sync()).
  * --phases marks (job->marks): the iteration that is marked runs a second kernel and program,
- * the same with a MARK after each round's end that stamps %globaltimer (tp_marks.h); every
+ * the same with a MARK after each round's end that stamps %globaltimer (round_marks.h); every
  * other iteration runs exactly the kernel it would without --phases.
  * Under MPI (transport.h) setup allocates for this process's ranks only, shares flags then
  * scratch (tp_share; the low-latency path instead shares its receive areas, tp_sm_oneshot.cu), builds
@@ -21,8 +21,8 @@
 
 #include "nvtx.h"
 #include "tp_sm_oneshot.h"
-#include "tp_prog.h"
-#include "tp_sum.cuh"
+#include "exec_prog.h"
+#include "sum.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -64,7 +64,7 @@ struct tp_ctx {
 
 /* Runs one rank's program with every block; see the file comment. PACED (degraded jobs
  * only) adds STAMP and PACE, each block timing itself: its thread 0 keeps the stamps.
- * MARKED (--phases, the marked iteration only) adds the round marks of tp_marks.h: ns[0] at
+ * MARKED (--phases, the marked iteration only) adds the round marks of round_marks.h: ns[0] at
  * block 0's start, ns[1 + k] the latest of every block's time at MARK k (its threads done). */
 template <typename T, bool PACED, bool MARKED>
 __device__ __forceinline__ void sm_run(const sm_op *__restrict__ ops, int nops, uint32_t base,

@@ -19,8 +19,8 @@
 
 #include "nvtx.h"
 #include "tp_sm_oneshot.h"
-#include "tp_prog.h"
-#include "tp_sum.cuh"
+#include "exec_prog.h"
+#include "sum.cuh"
 
 #define LL_THREADS 256
 #define LL_BATCH 2 /* lines whose loads a thread issues before their stores (when it has several) */

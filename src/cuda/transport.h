@@ -9,7 +9,7 @@
 #include "ar.h"
 #include "lower/lower.h"
 #include "settings.h"
-#include "tp_marks.h"
+#include "round_marks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,7 +59,7 @@ struct tp_world {
 
 /* 1 when ranks a and b run on one physical GPU. */
 int tp_same_gpu(const struct tp_world *w, int a, int b);
-/* w->peers->share, or st itself in a one-process world (tp_world.cu). */
+/* w->peers->share, or st itself in a one-process world (world.cu). */
 ar_status tp_share(const struct tp_world *w, void **ptr, ar_status st);
 /* w->peers->unshare; nothing in a one-process world. */
 void tp_unshare(const struct tp_world *w, void **ptr);
@@ -79,7 +79,7 @@ struct tp_job {
    * any transfer is split into; 1 where the transport does not pipeline).
    * marks: NULL, or an array of n pointers (--phases): each enqueue of a rank reads marks[rank]
    * (written only by that rank's thread, between its enqueues): NULL for an iteration without
-   * marks, else where to mark the end of each round (tp_marks.h). Setup, seeing a non-NULL
+   * marks, else where to mark the end of each round (round_marks.h). Setup, seeing a non-NULL
    * array, prepares what the marks need (sm: a marked kernel, loaded before any timing). */
   int *pipeline_used;
   struct tp_marks *const *marks;
@@ -107,17 +107,17 @@ struct tp_ops {
   void (*teardown)(struct tp_ctx *ctx);
 };
 
-/* tp_table.cu: the executors, indexed by enum ar_tp (every transport of AR_TRANSPORT_LIST). */
+/* executors.cu: the executors, indexed by enum ar_tp (every transport of AR_TRANSPORT_LIST). */
 const struct tp_ops *tp_ops_of(int id);
 /* The executor of the transport named `name`, or NULL. */
 const struct tp_ops *tp_find(const char *name);
 
-/* tp_degrade.cu: the healthy bandwidth the emulation divides: the median of `reps` pushes of
+/* degrade.cu: the healthy bandwidth the emulation divides: the median of `reps` pushes of
  * `bytes` from device src to device dst by the copy engine (cudaMemcpyAsync on a stream of
  * src, as the ce transport copies), after one untimed copy. Enables peer access both ways
  * (harmless if already enabled) and frees what it allocated. *bw in bytes/s. */
 ar_status tp_degrade_measure_bw(int src, int dst, size_t bytes, int reps, double *bw);
-/* tp_degrade.cu: `arbench run --self-test degrade` on the first ndev (<= 4) devices: 1, 2 and
+/* degrade.cu: `arbench run --self-test degrade` on the first ndev (<= 4) devices: 1, 2 and
  * 3 peers sending to, receiving from, and both at once, a GPU degraded by `factor` (256 MiB per
  * peer and direction), on every transport; prints requested (healthy / factor) vs measured
  * rates to `out`; the transports take `settings` (--set; NULL: the defaults). Returns 0 when

@@ -5,7 +5,7 @@
 
 #include "build.h"
 
-/* ---- the dataflow direct program (emit_ce_direct, tp_prog.h) ---- */
+/* ---- the dataflow direct program (emit_ce_direct, exec_prog.h) ---- */
 
 /* Returns 1 when the schedule is a direct AllReduce: two rounds; in round 0 every rank r
  * receives one range O_r reduced from all n - 1 others (so it sends O_q to every q); in round 1
@@ -125,7 +125,7 @@ static ar_status direct_emit_sum(struct build *bd, int r, int j) {
   return lw_ring_event(bd, r, TP_OP_RECORD, 0, 0, j);
 }
 
-/* ce dataflow direct program of rank r (tp_prog.h). Round 0: the start event (stream 0); once
+/* ce dataflow direct program of rank r (exec_prog.h). Round 0: the start event (stream 0); once
  * every peer is READY, every reduce-scatter copy, batch by batch (stream 1: they depend on
  * nothing else, so the copy engine never waits); the sums as batches land (stream 0). Round 1:
  * the allgather copies of batch j once its sum is done (stream 1); stream 0 waits for every

@@ -5,7 +5,7 @@
 
 #include "build.h"
 
-/* ---- ce dataflow ring (AR_TRAIT_PIPELINED schedules with ring structure; tp_prog.h) ----
+/* ---- ce dataflow ring (AR_TRAIT_PIPELINED schedules with ring structure; exec_prog.h) ----
  * Rounds: the schedule's 2(n-1), but no rank waits for a whole round: mini-batch j of round k
  * depends only on batch j of round k-1 (and its scratch slot's previous user), so the copy
  * engines stay busy across round boundaries. Bytes: the schedule's. Source: asyncallreduce.md
@@ -35,7 +35,7 @@ static int ring_next_user(struct build *bd, int k) {
 
 /* Returns 1 when the schedule has the dataflow ring's structure, filling bd->succ and
  * bd->pred; else 0 (the reason logged at trace level). Needs find_readers. The structure
- * makes every element's accesses one chain of hops (tp_prog.h), which is what lets the
+ * makes every element's accesses one chain of hops (exec_prog.h), which is what lets the
  * program order them batch by batch instead of round by round. */
 int lw_ring_check(struct build *bd) {
   const char *why = bd->nr < 1 ? "no rounds" : NULL;
@@ -244,7 +244,7 @@ static ar_status ring_emit_join(struct build *bd, int r) {
   return AR_OK;
 }
 
-/* ce dataflow ring program of rank r (tp_prog.h). Per round: the sends of every mini-batch
+/* ce dataflow ring program of rank r (exec_prog.h). Per round: the sends of every mini-batch
  * (copy streams), then its applies or landed waits (stream 0), so that a round's last op is on
  * stream 0 (marks) and every event is recorded before the waits that refer to it. */
 ar_status lw_emit_ce_ring(struct build *bd, int r) {

@@ -1,4 +1,4 @@
-/* The ce dataflow program for any schedule (tp_prog.h, "ce flow"): dependencies per unit (a
+/* The ce dataflow program for any schedule (exec_prog.h, "ce flow"): dependencies per unit (a
  * chunk's mini-batch) instead of per round, one copy stream per rank carrying its sends in
  * round order and nothing else, the sums on the harness's stream as their inputs land.
  * Streams of a rank: 0 sums and landings, 1 copies, 2 RECV writes, 3 DATA writes (each after
@@ -414,7 +414,7 @@ static int has_swap(const struct ar_schedule *s) {
   return 0;
 }
 
-/* Compiles every rank; see tp_prog.h. */
+/* Compiles every rank; see exec_prog.h. */
 static ar_status flow_all(struct flow *f) {
   const struct ar_schedule *s = f->s;
   int n = f->n, nr = s->nrounds;

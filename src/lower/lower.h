@@ -136,7 +136,7 @@ extern "C" {
  * shared by all of the GPU's peers (a slow NIC). n == 0 is the healthy path: the transports
  * then emit exactly what they did before the emulation existed.
  *
- * How (tp_degrade.h has the kernels): per round of a degraded GPU d, t0 = the GPU time at
+ * How (degrade.h has the kernels): per round of a degraded GPU d, t0 = the GPU time at
  * which d's stream enters the round (a stamp kernel). The bytes d receives in the round may be
  * used no earlier than t0 + F * in / bw, and what d sends reaches its receivers no earlier than
  * t0 + F * out / bw; with several flows per direction, the x-th byte of one flow is released

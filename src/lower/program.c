@@ -159,7 +159,7 @@ static ar_status build_rounds(struct build *bd) {
   return AR_OK;
 }
 
-/* Compiles all ranks; see tp_prog.h. */
+/* Compiles all ranks; see exec_prog.h. */
 static ar_status build_all(struct build *bd) {
   const struct ar_schedule *s = bd->s;
   if (bd->mode == TP_MODE_LL) {

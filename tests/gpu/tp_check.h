@@ -19,10 +19,10 @@
 
 #include "ar.h"
 #include "model.h"
-#include "tp_degrade.h"
-#include "tp_flags.h"
-#include "tp_p2p_hold.h"
-#include "tp_prog.h"
+#include "degrade.h"
+#include "flags.h"
+#include "p2p_hold.h"
+#include "exec_prog.h"
 
 extern int npass, nfail; /* the closing line's counts */
 

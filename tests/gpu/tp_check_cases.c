@@ -130,7 +130,7 @@ void sim_auto_pipeline(int nmax, int seeds) {
   sched_free(&s);
 }
 
-/* The dataflow ring's mini-batches for nelem elements in n chunks (tp_prog.h): pipeline K > 0,
+/* The dataflow ring's mini-batches for nelem elements in n chunks (exec_prog.h): pipeline K > 0,
  * or for 0 the largest chunk over tc_set.ring_batch_bytes within 4..64; at most the smallest
  * chunk's 64-element blocks; at least 1. Written from the rule, not from the compiler. */
 static int df_batches(size_t nelem, int n, int pipe) {

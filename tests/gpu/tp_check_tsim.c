@@ -234,7 +234,7 @@ static double tsim_prog(const struct tp_prog *p, const struct tsim_hw *hw, int i
   return stalled ? -1 : last;
 }
 
-/* Times one iteration of s on the nccl-p2p transport's plans and holds (tp_p2p_hold.h): a
+/* Times one iteration of s on the nccl-p2p transport's plans and holds (p2p_hold.h): a
  * rank posts a round's group when its previous round is over; its sends and receives with one
  * peer end at the later post of the two + their bytes / p2p_bw; then the hold, then the
  * applies. fin as tsim_prog. Returns the last finish in us, or -1 on a stall. */

@@ -109,7 +109,7 @@
 #include "cuda/delay.h"
 #include "cuda/inputs.h"
 #include "cuda/kernels.h"
-#include "cuda/tp_degrade.h"
+#include "cuda/degrade.h"
 #include "cuda/transport.h"
 #include "model.h"
 #include "nvtx.h"
@@ -915,7 +915,7 @@ ar_status ar_delay_launch(double us, cudaStream_t s) {
   if (us > 0) s->clock += us;
   return AR_OK;
 }
-/* timing.start_skew's stamp (cuda/tp_degrade.h): the stream's clock in ns. */
+/* timing.start_skew's stamp (cuda/degrade.h): the stream's clock in ns. */
 ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s) {
   if (sim_real_left(slot) >= sizeof(*slot)) *slot = (uint64_t)(s->clock * 1e3);
   return AR_OK;
@@ -1243,7 +1243,7 @@ static void sim_teardown(struct tp_ctx *c) {
   free(c);
 }
 
-/* The fake's executors, indexed by enum ar_tp as src/cuda/tp_table.cu's. */
+/* The fake's executors, indexed by enum ar_tp as src/cuda/executors.cu's. */
 #define SIM_OPS_(id, ops) [id] = {sim_setup_##ops, sim_enqueue, sim_teardown},
 static const struct tp_ops sim_ops[AR_NTRANSPORTS] = {AR_TRANSPORT_LIST(SIM_OPS_)};
 #undef SIM_OPS_
@@ -1257,7 +1257,7 @@ const struct tp_ops *tp_find(const char *name) {
   return t ? tp_ops_of(t->id) : NULL;
 }
 
-/* ---- the job's world: src/cuda/tp_world.cu's helpers (the simulator links no CUDA) ---- */
+/* ---- the job's world: src/cuda/world.cu's helpers (the simulator links no CUDA) ---- */
 
 int tp_same_gpu(const struct tp_world *w, int a, int b) {
   return w->peers ? w->gpu[a] == w->gpu[b] : w->dev[a] == w->dev[b];

@@ -1,11 +1,11 @@
-/* The world helpers of transport.h and tp_world.h: physical GPUs, SM shares, and the
+/* The world helpers of transport.h and world.h: physical GPUs, SM shares, and the
  * collective calls that reach the other processes of an MPI job (tp_peers), which in a
  * one-process world (peers == NULL) do nothing. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "placement.h"
-#include "tp_world.h"
+#include "world.h"
 
 extern "C" int tp_sm_count(void) {
   static int cache[64];

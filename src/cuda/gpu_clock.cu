@@ -1,11 +1,11 @@
-/* The GPUs' clocks (tp_clock.h): ping-pongs of one-thread kernels between two GPUs, in one
+/* The GPUs' clocks (gpu_clock.h): ping-pongs of one-thread kernels between two GPUs, in one
  * process through peer memory, across the processes of an MPI job through words shared with
  * tp_share. */
 #include <string.h>
 
-#include "tp_clock.h"
-#include "tp_sum.cuh"
-#include "tp_world.h"
+#include "gpu_clock.h"
+#include "sum.cuh"
+#include "world.h"
 
 #define CLK_SAMPLES 64
 #define CLK_SLICE (3 * CLK_SAMPLES) /* a pair's words on the ping side: answers, t0, t1 */

@@ -1,6 +1,6 @@
 /* What a transport asks of its world (transport.h, struct tp_world) beyond tp_share, tp_unshare
  * and tp_bcast: which ranks share a physical GPU, their SM shares, an agreement on a status
- * among the processes of an MPI job. Implemented in tp_world.cu. */
+ * among the processes of an MPI job. Implemented in world.cu. */
 #ifndef TP_WORLD_H
 #define TP_WORLD_H
 

@@ -8,10 +8,10 @@
 
 #include "delay.h"
 #include "kernels.h"
-#include "tp_clock.h"
-#include "tp_degrade.h"
-#include "tp_prog.h"
-#include "tp_sum.cuh"
+#include "gpu_clock.h"
+#include "degrade.h"
+#include "exec_prog.h"
+#include "sum.cuh"
 
 /* ---- the kernels ---- */
 

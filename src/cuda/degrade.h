@@ -20,7 +20,7 @@ ar_status tp_stamp_launch(uint64_t *slot, cudaStream_t s);
 ar_status tp_pace_launch(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb,
                          uint64_t *out, cudaStream_t s);
 
-/* The flow program's RESERVE (tp_prog.h): a flow that starts when the stream gets here takes
+/* The flow program's RESERVE (exec_prog.h): a flow that starts when the stream gets here takes
  * ns_out of the sender's egress budget (out_clk, this GPU's memory) and ns_in of the
  * receiver's ingress budget (in_clk, the receiver's memory; off = the receiver's GPU time
  * minus this GPU's), either NULL for none; *rel = when both have passed, in this GPU's time. */

@@ -1,5 +1,5 @@
 /* What the ce and sm transports share beyond the programs (src/lower/lower.h): the sum
- * kernels, each transport's choice of program; and, through tp_world.h, the world helpers
+ * kernels, each transport's choice of program; and, through world.h, the world helpers
  * (co-located ranks, their SM shares, the status all processes agree on). */
 #ifndef TP_PROG_H
 #define TP_PROG_H
@@ -9,7 +9,7 @@
 
 #include "lower/lower.h"
 #include "transport.h"
-#include "tp_world.h"
+#include "world.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,7 +32,7 @@ ar_status ar_sum_wait_launch(void *dst, const void *const *srcs, int nsrc, size_
 int ar_sum_can_wait(size_t nelem, int dtype, int max_blocks, int sms);
 
 
-/* tp_table.cu: checks that a job matches the world (ranks, buffer size); AR_ERR_INVALID with
+/* executors.cu: checks that a job matches the world (ranks, buffer size); AR_ERR_INVALID with
  * *reason set otherwise. Shared by the transports' setups. */
 ar_status tp_job_check(const struct tp_world *w, const struct tp_job *job, char *reason,
                        size_t reason_len);

@@ -1,6 +1,6 @@
-/* The GPUs' clocks: the ce flow program's budgets (tp_degrade.h, RESERVE) compare
+/* The GPUs' clocks: the ce flow program's budgets (degrade.h, RESERVE) compare
  * %globaltimer values of different GPUs, so setup measures each GPU's offset from rank 0's by a
- * ping-pong of one-thread kernels (tp_clock.cu). */
+ * ping-pong of one-thread kernels (gpu_clock.cu). */
 #ifndef TP_CLOCK_H
 #define TP_CLOCK_H
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "settings.h"
-#include "tp_flags.h"
-#include "tp_sum.cuh"
+#include "flags.h"
+#include "sum.cuh"
 
 typedef CUresult (*tp_write_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 typedef CUresult (*tp_wait_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);

@@ -1,5 +1,5 @@
 /* Device helpers shared by reduce.cu (ce's sum kernel), tp_sm.cu (the persistent kernel) and
- * tp_degrade.cu: an n-way elementwise sum with 16-byte vectors, flag words at system scope,
+ * degrade.cu: an n-way elementwise sum with 16-byte vectors, flag words at system scope,
  * the global timer. */
 #ifndef TP_SUM_CUH
 #define TP_SUM_CUH
@@ -8,7 +8,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
-#include "tp_prog.h"
+#include "exec_prog.h"
 
 #define TP_SUM_UNROLL 4 /* 16-byte vectors per source in flight per thread */
 
