@@ -124,7 +124,7 @@ model_mode() {
   [ -n "$dir" ] || { echo "make run: could not make a new folder in runs/" >&2; return 1; }
 
   # the nightly's `--algo all`: every schedule of --list; nccl (native) has no schedule to price
-  algos=$("$B/arbench" --list | awk 'NR > 1 && $0 !~ / native / { printf "%s%s", s, $1; s = "," }')
+  algos=$("$B/arbench" --list | awk 'NR > 1 && /^[^ ]/ && $NF !~ /(^|,)native(,|$)/ { printf "%s%s", s, $1; s = "," }')
   [ -n "$algos" ] || { echo "make run: $B/arbench --list gave no algorithms" >&2; return 1; }
   # the nightly's clean, straggler-8ms and degraded-2x scenarios (configs/nightly.conf)
   local names=(clean straggler-8ms degraded-2x)

@@ -50,7 +50,7 @@ R=$D/results.csv
 src=$(col "$R" source) alg=$(col "$R" algorithm) byt=$(col "$R" bytes) scn=$(col "$R" scenario) st=$(col "$R" status)
 check "no GPU: every row source=model" test "$(tail -n +2 "$R" | cut -d, -f"$src" | sort -u)" = model
 check "no GPU: every row ok" test "$(tail -n +2 "$R" | cut -d, -f"$st" | sort -u)" = ok
-want=$("$real" --list | awk 'NR > 1 && $0 !~ / native / { print $1 }' | sort | tr '\n' ' ')
+want=$("$real" --list | awk 'NR > 1 && /^[^ ]/ && $NF !~ /(^|,)native(,|$)/ { print $1 }' | sort | tr '\n' ' ')
 # (lower-bound: the model's rows of OPTCC's bound beside the degraded ones)
 check "no GPU: the algorithms of --list but nccl" test "$(tail -n +2 "$R" | cut -d, -f"$alg" | grep -vx lower-bound | sort -u | tr '\n' ' ')" = "$want"
 check "no GPU: OPTCC's lower bound beside the degraded rows" \

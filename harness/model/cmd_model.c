@@ -43,6 +43,7 @@ static int parse_algos(const char *s, struct options *o) {
     size_t n;
     const struct ar_algo *const *all = ar_algo_all(&n);
     o->nalgos = 0;
+    o->all_algos = 1;
     for (size_t i = 0; i < n && o->nalgos < MAX_LIST; i++)
       if (!(all[i]->flags & AR_ALGO_NATIVE)) o->algos[o->nalgos++] = all[i];
     return 0;
@@ -570,19 +571,25 @@ int cmd_model(int argc, char **argv) {
   if (rc) return rc;
   ar_settings_retired();
   ar_settings_apply(&o.settings);
-  char given[256];
-  if (ar_settings_text(&o.settings, given, sizeof(given))[0]) printf("# settings: %s\n", given);
   struct mrow *rows = NULL;
   int nrows = 0;
   if (o.calibrate && (nrows = read_run(o.calibrate, &rows)) < 0) return EXIT_BAD_INPUT;
   struct out out = {0};
   out_open_ids(&out);
   out.pricing = pricing_name(o.pricing);
+  out.all_algos = o.all_algos;
+  out.bytes_width = 10; /* 8 GiB; a larger size widens the column */
+  for (int z = 0; z < o.nsizes; z++)
+    for (uint64_t b = o.sizes[z].bytes, w = 1; b; b /= 10, w++)
+      if (b < 10 && (int)w > out.bytes_width) out.bytes_width = (int)w;
   snprintf(out.gpu, sizeof(out.gpu), "model (%s)", out.pricing);
   if (o.csv && hx_csv_open(&out.csv, o.csv)) {
     free(rows);
     return args_bad("--csv", o.csv, "cannot write there"), EXIT_BAD_INPUT;
   }
+  print_links(&o); /* the input is good: the output starts */
+  char given[256];
+  if (ar_settings_text(&o.settings, given, sizeof(given))[0]) printf("# settings: %s\n", given);
   struct price_cache cache = {0};
   int single = !o.calibrate && o.nalgos == 1 && o.nranks == 1 && o.nsizes == 1 &&
                o.ntransports <= 1;
