@@ -4,6 +4,7 @@
 #define MODEL_CMD_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli/args.h"
 #include "record/csv.h"
@@ -135,6 +136,9 @@ void print_row(struct out *out, const struct scenario *sc, const char *transport
                const struct model_times *t, const char *reason, double measured_us);
 /* The first line of the output: the link figures used and where they come from. */
 void print_links(const struct options *o);
+
+/* model_usage.c: the options, grouped (--help) */
+void model_usage(FILE *f);
 
 /* model_calib.c */
 /* Reads the usable gpu rows of RUN_DIR/results.csv (or the CSV file itself); returns the row
