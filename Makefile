@@ -172,8 +172,10 @@ compare-nccl-tests: $(if $(and $(NCCL_TESTS_LOGS),$(RUN)),,$(B)/arbench)
 	  RUN="$(RUN)" GPUS="$(GPUS)" OUT="$(OUT)" DEADLINE="$(DEADLINE)" SIZES="$(SIZES)" ARB_ITERS="$(ARB_ITERS)" \
 	  SAMPLES="$(SAMPLES)" bash tools/compare_nccl_tests.sh
 
+# make plots RUN=DIR [OUT=DIR]: the run folder's pictures into OUT, else DIR/plots (a checked-in
+# run folder's into runs/plots-NAME: plots/plot.sh)
 plots:
-	@bash plots/plot.sh $(RUN)
+	@bash plots/plot.sh $(RUN) $(OUT)
 
 # make profile ROWS="--algo ring,nccl --sizes 1G" [OUT=DIR]: those rows under Nsight Systems
 profile: $(B)/arbench
