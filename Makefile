@@ -1,5 +1,10 @@
 # arbench: `make` builds build/arbench; `make test` runs the CPU suites (no GPU needed).
-CUDA_HOME ?= $(firstword $(wildcard /usr/local/cuda /usr/local/cuda-13.0 /usr/local/cuda-12*))
+# A job per CPU unless the command line says otherwise (make -j1: one at a time)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+# The CUDA toolkit: NVIDIA's packages put it in /usr/local/cuda; else the folder above the nvcc
+# on PATH (a distribution's package: /usr)
+CUDA_HOME ?= $(firstword $(wildcard /usr/local/cuda /usr/local/cuda-13.0 /usr/local/cuda-12*) \
+                         $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)))
 # NCCL sits with the CUDA toolkit on the CPU machines and in /usr on the GPU machines.
 NCCL_HOME ?= $(firstword $(foreach d,$(CUDA_HOME) /usr,$(if $(wildcard $(d)/include/nccl.h),$(d))))
 NCCL_LIB  ?= $(firstword $(foreach d,$(NCCL_HOME)/lib64 $(NCCL_HOME)/lib /usr/lib/x86_64-linux-gnu,$(if $(wildcard $(d)/libnccl.so*),$(d))))
@@ -7,6 +12,29 @@ CUDA_LIB  ?= $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
 
 CC      ?= gcc
 NVCC    ?= $(CUDA_HOME)/bin/nvcc
+
+# What the build needs, checked before anything runs: one line naming what is missing and how
+# to install it (README.md: Prerequisites). nvcc and NCCL's headers stop every target that
+# builds arbench; python3 stops the test suites and gnuplot `make plots`; elsewhere a missing
+# one is a warning (runs draw no pictures without gnuplot). `make prerequisites` checks all four.
+GOALS      := $(or $(MAKECMDGOALS),all)
+NEED_CUDA  := $(filter-out clean format plots $(if $(and $(NCCL_TESTS_LOGS),$(RUN)),compare-nccl-tests),$(GOALS))
+NEED_PY    := $(filter test test-long test-asan prerequisites,$(GOALS))
+NEED_GP    := $(filter plots prerequisites,$(GOALS))
+NO_NVCC    := $(if $(wildcard $(NVCC)),,nvcc (the CUDA toolkit 12 or 13: apt-get install cuda-toolkit-13-0 from NVIDIA's CUDA repository, or make CUDA_HOME=DIR))
+NO_NCCL    := $(if $(wildcard $(NCCL_HOME)/include/nccl.h),,NCCL's nccl.h (apt-get install libnccl-dev from NVIDIA's CUDA repository, or make NCCL_HOME=DIR))
+NO_PY      := $(if $(shell command -v python3 2>/dev/null),,python3 (apt-get install python3))
+NO_GP      := $(if $(shell command -v gnuplot 2>/dev/null),,gnuplot (apt-get install gnuplot-nox))
+and_then    = $(if $(1),$(1)$(if $(2),; ))$(2)
+MISSING    := $(call and_then,$(call and_then,$(if $(NEED_CUDA),$(call and_then,$(NO_NVCC),$(NO_NCCL))),$(if $(NEED_PY),$(NO_PY))),$(if $(NEED_GP),$(NO_GP)))
+ifneq ($(MISSING),)
+$(error missing: $(MISSING))
+endif
+ifeq ($(MAKELEVEL)$(filter clean format,$(GOALS)),0)
+MISS_SOFT  := $(call and_then,$(if $(NO_GP),$(NO_GP): runs draw no pictures),$(if $(NO_PY),$(NO_PY): make test needs it))
+$(if $(MISS_SOFT),$(warning not found: $(MISS_SOFT)))
+endif
+
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP -Isrc -Iharness
 # make SANITIZE=1: the C code (core, harness, tests, the simulated GPU) with AddressSanitizer and
@@ -43,8 +71,10 @@ CUDA_OBJ    = $(CUDA_SRC:%.cu=$(B)/obj/%.o)
 TEST_SRC    = $(wildcard tests/test_*.c)
 TEST_BIN    = $(TEST_SRC:tests/%.c=$(B)/tests/%)
 
-.PHONY: all test test-long test-asan gputest run plots profile clean format golden-programs compare-nccl-tests
+.PHONY: all test test-long test-asan gputest run plots profile clean format golden-programs compare-nccl-tests prerequisites
 all: $(B)/arbench
+
+prerequisites: ; @echo "prerequisites: nvcc ($(NVCC)), NCCL ($(NCCL_HOME)/include/nccl.h), python3, gnuplot: all there"
 
 $(B)/libarcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
@@ -142,8 +172,10 @@ compare-nccl-tests: $(if $(and $(NCCL_TESTS_LOGS),$(RUN)),,$(B)/arbench)
 	  RUN="$(RUN)" GPUS="$(GPUS)" OUT="$(OUT)" DEADLINE="$(DEADLINE)" SIZES="$(SIZES)" ARB_ITERS="$(ARB_ITERS)" \
 	  SAMPLES="$(SAMPLES)" bash tools/compare_nccl_tests.sh
 
+# make plots RUN=DIR [OUT=DIR]: the run folder's pictures into OUT, else DIR/plots (a checked-in
+# run folder's into runs/plots-NAME: plots/plot.sh)
 plots:
-	@bash plots/plot.sh $(RUN)
+	@bash plots/plot.sh $(RUN) $(OUT)
 
 # make profile ROWS="--algo ring,nccl --sizes 1G" [OUT=DIR]: those rows under Nsight Systems
 profile: $(B)/arbench

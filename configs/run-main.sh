@@ -124,7 +124,7 @@ model_mode() {
   [ -n "$dir" ] || { echo "make run: could not make a new folder in runs/" >&2; return 1; }
 
   # the nightly's `--algo all`: every schedule of --list; nccl (native) has no schedule to price
-  algos=$("$B/arbench" --list | awk 'NR > 1 && $0 !~ / native / { printf "%s%s", s, $1; s = "," }')
+  algos=$("$B/arbench" --list | awk 'NR > 1 && /^[^ ]/ && $NF !~ /(^|,)native(,|$)/ { printf "%s%s", s, $1; s = "," }')
   [ -n "$algos" ] || { echo "make run: $B/arbench --list gave no algorithms" >&2; return 1; }
   # the nightly's clean, straggler-8ms and degraded-2x scenarios (configs/nightly.conf)
   local names=(clean straggler-8ms degraded-2x)
@@ -150,7 +150,9 @@ model_mode() {
   rm -f "$dir"/.*.csv
   n=$(($(wc -l <"$csv") - 1))
 
-  local params
+  local params links
+  # the model's first line: the link figures and where they come from (not a measurement)
+  links=$("$B/arbench" model --algo ring --ranks 8 --bytes 1K | sed -n '1s/^# links: //p')
   params=$("$B/arbench" model --algo ring --ranks 8 --bytes 1K | grep -E '^(topology|alpha_us|bw_GBps|gamma|hop)' | paste -sd ';' | sed 's/;/; /g')
   {
     echo "command: configs/run-main.sh (make run) with no GPU: model mode"
@@ -159,6 +161,7 @@ model_mode() {
     echo "host: $host"
     echo "git_revision: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (modified)')"
     echo "modelled node: 8 GPUs, one rank each, on a full switch (arbench model's defaults: $params)"
+    echo "links: $links"
     echo "algorithms: $algos (nccl left out: ncclAllReduce has no schedule for the model to price)"
     echo "scenarios: as configs/nightly.conf: clean 1 KiB..8 GiB every 2x; straggler-8ms (rank 1 8 ms late) and degraded-2x (rank 1's links 2x slower) every 4x"
     for i in 0 1 2; do echo "model_command ${names[$i]}: ${cmds[$i]}"; done
@@ -177,10 +180,12 @@ model_mode() {
   npic=$(ls "$dir"/plots/*.png 2>/dev/null | wc -l)
   echo "make run: wrote $dir/"
   echo "  results.csv  $n rows, source=model: $(echo "$algos" | tr ',' '\n' | wc -l) algorithms (nccl left out: the model cannot price it)"
-  echo "               on a modelled 8-GPU node, 1 KiB..8 GiB, scenarios clean, straggler-8ms, degraded-2x"
+  echo "               on a modelled 8-GPU node, 1 KiB..8 GiB, scenarios clean, straggler-8ms, degraded-2x;"
+  echo "               links: $links"
   echo "  summary.md   best algorithm per size and scenario (the model's, not measurements)"
   echo "  report.html  the same tables and every picture on one page (open it in a browser)"
-  echo "  plots/       $npic pictures (PNG and SVG): per scenario the best schedule against nccl first, then algbw, time (or time after arrival) by family"
+  echo "  plots/       $npic pictures (PNG and SVG): per scenario the best schedule first (no nccl beside it: nccl is left out),"
+  echo "               then algbw and time (or time after arrival) by family"
   echo "  meta.txt, COMMAND, model.txt  the model's parameters and the commands that made the rows"
   echo "make run: on a GPU machine, \`make run\` measures (the nightly on 2+ GPUs; a 4-rank smoke run on 1 GPU)" \
        "and \`make gputest\` checks every algorithm on the GPUs"

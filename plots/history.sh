@@ -1,25 +1,29 @@
 #!/usr/bin/env bash
-# plots/history.sh RUNS_DIR [--sizes BYTES] [--algo LIST] [--out DIR] (arbench history runs it,
-# after checking every argument): reads every run folder in RUNS_DIR (RUNS_DIR/*/results.csv,
-# with critical.csv and meta.txt), groups the nights by machine, GPU count, placement, source,
+# plots/history.sh [--sizes BYTES] [--algo LIST] [--out DIR] [--] RUN_OR_RUNS_DIR... (arbench
+# history runs it, after checking every argument): reads each run folder named and every run
+# folder in each folder of nights named (RUNS_DIR/*/results.csv, with critical.csv and
+# meta.txt), says how many nights it found and that a verdict needs 3 of a group, groups the
+# nights by machine, GPU count, placement, source,
 # dtype and timing method (never one trend across groups), and writes to DIR: history.md (per
 # group, the last night's verdict per series: history.awk), history.csv (every value),
 # plots/trend_*.png and .svg (gnuplot; skipped, saying how to install it, without; their data
 # and drivers in plots/data/), and history.html (one self-contained page: the verdicts and
 # every trend picture inlined).
 # DIR must be new, empty or a folder history wrote before; never a run folder, a folder inside
-# one, or a folder git tracks (runs/reference/). The default is RUNS_DIR/history, or, where git
-# tracks RUNS_DIR, history-NAME beside it (runs/reference -> runs/history-reference).
+# one, or a folder git tracks (runs/reference/). The default is history/ in the folder that
+# holds the nights (a folder of nights named alone: RUNS_DIR/history; run folders: their
+# common parent's), or, where git tracks that folder, history-NAME beside it (runs/reference ->
+# runs/history-reference).
 # --sizes 1048576,1073741824: sizes in bytes for algbw (default 1 KiB, 1 MiB, 64 MiB, 1 GiB) and
 # the other metrics (default all); --algo ring,stragglar: these algorithms (and nccl) only.
 # Exit status: 0 written (whatever the verdicts); 1 no run folder or not writable; 2 bad input.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/html.sh"
-usage() { echo "usage: arbench history RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR]" >&2; exit 2; }
+usage() { echo "usage: arbench history RUN_OR_RUNS_DIR... [--sizes LIST] [--algo LIST] [--out DIR]" >&2; exit 2; }
 # refuse FLAG VALUE WHY: the one line of bad input, exit 2
 refuse() { echo "arbench: $1: bad value '$2': $3" >&2; exit 2; }
-runs= sizes= algos= out=
+inputs=() sizes= algos= out=
 while [ $# -gt 0 ]; do
   case $1 in
     --sizes|--algo|--out)
@@ -27,19 +31,48 @@ while [ $# -gt 0 ]; do
       case $1 in --sizes) sizes=$2 ;; --algo) algos=$2 ;; --out) out=$2 ;; esac
       shift 2 ;;
     -h|--help) usage ;;
-    -*) echo "arbench: history: unknown option '$1' (history takes RUNS_DIR, --sizes, --algo and --out)" >&2; exit 2 ;;
-    *) [ -z "$runs" ] || { echo "arbench: history: one RUNS_DIR, got '$runs' and '$1': history reads the run folders inside one folder of nights" >&2; exit 2; }
-       runs=$1; shift ;;
+    --) shift; inputs+=("$@"); break ;;
+    -*) echo "arbench: history: unknown option '$1' (history takes run folders, folders of nights, --sizes, --algo and --out)" >&2; exit 2 ;;
+    *) inputs+=("$1"); shift ;;
   esac
 done
-[ -n "$runs" ] || usage
+[ ${#inputs[@]} -gt 0 ] || usage
 [ -z "$sizes" ] || printf '%s' "$sizes" | grep -qE '^[0-9]+(,[0-9]+)*$' || refuse --sizes "$sizes" "want bytes (arbench history converts 1M, 1G)"
-[ -d "$runs" ] || { echo "arbench history: $runs: not a folder" >&2; exit 1; }
-runs=${runs%/}; [ -n "$runs" ] || runs=/
-if [ -e "$runs/results.csv" ]; then
-  echo "arbench: history: bad value '$runs': is a run folder (it holds results.csv); history reads the folder that holds the nights, e.g. $(dirname "$runs")" >&2
-  exit 2
-fi
+
+# the nights: each folder named is a run folder (it holds results.csv) or a folder of nights
+# (run folders in it); anything else, or a folder named twice, is refused. A night reached twice
+# (a run folder and the folder that holds it) is read once. homes: the folders that hold them
+nights=() homes=() seen_in=" " seen_run=" "
+for a in "${inputs[@]}"; do
+  [ -n "$a" ] || refuse history "$a" "an empty folder name"
+  [ -d "$a" ] || refuse history "$a" "$([ -e "$a" ] && echo "not a folder" || echo "no such folder"): history reads run folders (with results.csv) and folders of them"
+  abs=$(cd "$a" && pwd -P) || refuse history "$a" "cannot be read"
+  case $seen_in in *" $abs "*) refuse history "$a" "named twice" ;; esac
+  seen_in="$seen_in$abs "
+  d=${a%/}; [ -n "$d" ] || d=/
+  if [ -e "$d/results.csv" ]; then
+    found=("$d") homes+=("$(dirname "$abs")")
+  else
+    found=()
+    for r in "$d"/*/; do [ -e "$r/results.csv" ] && found+=("${r%/}"); done
+    [ ${#found[@]} -gt 0 ] ||
+      refuse history "$a" "neither a run folder (no results.csv) nor a folder of run folders (no $d/*/results.csv)"
+    homes+=("$abs")
+  fi
+  for r in "${found[@]}"; do
+    ra=$(cd "$r" && pwd -P) || continue
+    case $seen_run in *" $ra "*) continue ;; esac
+    seen_run="$seen_run$ra " nights+=("$r")
+  done
+done
+# runs: what the pages name as their source; home: the folder that holds every night (the
+# longest common path of homes), where the default output goes
+if [ ${#inputs[@]} -eq 1 ]; then runs=${inputs[0]%/}; [ -n "$runs" ] || runs=/
+else runs="${inputs[*]}"; fi
+home=${homes[0]}
+for h in "${homes[@]}"; do
+  while [ "$home" != / ] && [ "$h" != "$home" ] && [ "${h#"$home"/}" = "$h" ]; do home=$(dirname "$home"); done
+done
 
 # out_problem DIR: why history must not write into DIR, or nothing: a file, a run folder or a
 # folder inside one, a folder git tracks or would track (checked-in data: runs/reference/), a
@@ -88,15 +121,17 @@ if [ -n "$out" ]; then
   why=$(out_problem "$out")
   [ -z "$why" ] || refuse --out "$out" "$why"
 else
-  out=$runs/history
+  # a folder of nights named alone: in it, as the user wrote it; else in the common home
+  if [ ${#inputs[@]} -eq 1 ] && [ "$home" = "$(cd "$runs" && pwd -P)" ]; then base=$runs; else base=$home; fi
+  out=${base%/}/history
   why=$(out_problem "$out")
   case $why in
     "lies in checked-in"*)
       # checked-in nights (runs/reference): the default moves beside them, where git ignores it
-      abs=$(realpath -m -- "$runs")
+      abs=$(realpath -m -- "$base")
       alt=$(dirname "$abs")/history-$(basename "$abs")
       if [ -z "$(out_problem "$alt")" ]; then
-        echo "history: $runs is checked in: writing to $alt (not into it; --out DIR writes elsewhere)" >&2
+        echo "history: $base is checked in: writing to $alt (not into it; --out DIR writes elsewhere)" >&2
         out=$alt why=
       fi ;;
   esac
@@ -110,8 +145,7 @@ trap 'rm -rf "$tmp"' EXIT
 # (stopped early: rows missing) or FAILED (wrong or failed rows, a timeout) is no night of the
 # trend: it would decide the verdicts. Each is said in one line. meta.txt and results.csv are
 # read without carriage returns: a file saved with CRLF is the same night as without
-for d in "$runs"/*/; do
-  d=${d%/}
+for d in "${nights[@]}"; do
   [ -s "$d/results.csv" ] || continue
   mark=
   for m in INCOMPLETE FAILED; do [ -e "$d/$m" ] && { mark=$m; break; }; done

@@ -16,9 +16,24 @@ expect 0 "^ring " $A --list
 # --list says where the model prices each algorithm: the torus forms on the grids, the forms
 # of G-GPU servers on two tiers, the rest anywhere
 expect 0 "^algorithm +supported n +topologies \(model\) +flags" $A --list
-expect 0 "^swing-mp +2\.\.65536, .* torus,hx2mesh,hx4mesh,hyperx +torus " $A --list
-expect 0 "^optcc-servers .* two-tier +degrade-aware " $A --list
-expect 0 "^rhd-elim +2\.\.65536 +any +- " $A --list
+expect 0 "^swing-mp +2\.\.65536, .* torus,hx2mesh,hx4mesh,hyperx +torus( |$)" $A --list
+expect 0 "^optcc-servers .* two-tier +degrade-aware( |$)" $A --list
+expect 0 "^rhd-elim +2\.\.65536 +any +-( |$)" $A --list
+# --list fits 100 columns: an algorithm's line starts with its name and holds its columns where
+# the header has them, whatever the name's length; indented lines under it continue it (a long
+# rank rule, the description and its source); every algorithm once
+list=$("$A" --list)
+wide=$(printf '%s\n' "$list" | awk 'length($0) > 100')
+[ -z "$wide" ] && ok || bad "--list lines over 100 columns: $wide"
+known=$("$A" schedule --algo nosuch --ranks 4 2>&1 | sed 's/.*known: //')
+names=$(printf '%s\n' "$list" | awk 'NR > 1 && /^[^ ]/ { printf "%s%s", s, $1; s = " " }')
+[ -n "$known" ] && [ "$names" = "$known" ] && ok || bad "--list's first-column names '$names', the registry's '$known'"
+misaligned=$(printf '%s\n' "$list" | awk 'NR == 1 { r = index($0, "supported n"); t = index($0, "topologies"); f = index($0, "flags"); next }
+  /^[^ ]/ && !(substr($0, r - 1, 1) == " " && substr($0, r, 1) != " " && substr($0, t - 1, 1) == " " &&
+               substr($0, t, 1) != " " && substr($0, f - 1, 1) == " " && substr($0, f, 1) != " ") { print }')
+[ -z "$misaligned" ] && ok || bad "--list columns off the header's: $misaligned"
+printf '%s\n' "$list" | grep -qE '^ {16}(OPTCC on a switch|.*\[optcc\.txt s4\.1-4\.2, Theorem 1\])' && ok ||
+  bad "--list: optcc-switch's description and source not on the indented lines under it"
 expect 0 "verified: yes" $A schedule --algo ring --ranks 4
 expect 0 "rounds: 6" $A schedule --algo ring --ranks 4
 expect 0 "bytes_sent_per_rank \(1073741824-byte buffer\): 0:1610612736 1:1610612736" $A schedule --algo ring --ranks 4 --sizes 1G

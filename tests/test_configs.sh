@@ -52,7 +52,7 @@ for pat in '^scenario profile-8ms: 4 GPUs, 4 algorithms, transports ce,sm,nccl-p
            '^  phases: ' '^  profile: overlap'; do
   printf '%s\n' "$prof" | grep -qE -- "$pat" && ok || bad "nightly profile-8ms plan lacks /$pat/: $prof"
 done
-nalgos=$("$A" --list | awk 'NR > 1' | wc -l)
+nalgos=$("$A" --list | awk 'NR > 1 && /^[^ ]/' | wc -l)
 # every algorithm in clean and straggler-8ms (their --algo lists name them: a new algorithm
 # must be added there)
 for sc in clean straggler-8ms; do
@@ -60,7 +60,7 @@ for sc in clean straggler-8ms; do
     bad "nightly $sc: not every algorithm ($nalgos)"
 done
 [ "$(awk '/^\[scenario clean\]/ { on = 1; next } on && /^--algo / { print $2; exit }' configs/nightly.conf |
-       tr ',' '\n' | sort | paste -sd,)" = "$("$A" --list | awk 'NR > 1 { print $1 }' | sort | paste -sd,)" ] &&
+       tr ',' '\n' | sort | paste -sd,)" = "$("$A" --list | awk 'NR > 1 && /^[^ ]/ { print $1 }' | sort | paste -sd,)" ] &&
   ok || bad "nightly clean: its --algo list is not every algorithm"
 printf '%s\n' "$nightly" | grep -q "^scenario degraded-2x: 4 GPUs, $nalgos algorithms" && ok || bad "nightly degraded-2x: not every algorithm"
 # the plan counts what the run will say is n/a: nccl and every algorithm on ll, at every size

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Nothing hides in an environment variable: every name the product's code reads with getenv
-# (src/, harness/) is documented in README's "Environment" section, and the tuning variables
+# (src/, harness/) is documented in docs/cli.md's "Environment" section, and the tuning variables
 # that became settings are only warned about (src/settings.c's retired_env, read by
 # ar_settings_retired alone); every name the simulated GPU reads is in its opening comment.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 pass=0 fail=0
-section=$(awk '/^## Environment/ { on = 1; next } /^## / { on = 0 } on' README.md)
-[ -n "$section" ] && pass=$((pass + 1)) || { echo "FAIL: README has no Environment section"; fail=$((fail + 1)); }
+section=$(awk '/^## Environment/ { on = 1; next } /^## / { on = 0 } on' docs/cli.md)
+[ -n "$section" ] && pass=$((pass + 1)) || { echo "FAIL: docs/cli.md has no Environment section"; fail=$((fail + 1)); }
 names=$(grep -rhoE 'getenv\("[A-Z_]+"\)' src harness --include=*.c --include=*.cu --include=*.h |
   sed -E 's/getenv\("([A-Z_]+)"\)/\1/' | sort -u)
 for v in $names; do
   if printf '%s\n' "$section" | grep -q "\`$v\`"; then pass=$((pass + 1))
-  else echo "FAIL: getenv(\"$v\") is read but not documented in README's Environment section"; fail=$((fail + 1)); fi
+  else echo "FAIL: getenv(\"$v\") is read but not documented in docs/cli.md's Environment section"; fail=$((fail + 1)); fi
 done
 # the retired tuning variables: named in the settings table, read nowhere else
 for v in $(grep -oE '"AR_[A-Z_]+", [0-9]' src/settings.c | grep -oE 'AR_[A-Z_]+'); do

@@ -12,7 +12,8 @@
 #   at its bound.
 # - mixed/: an nccl-tests import, a bf16 night and a host-timed night of spread's machine: each
 #   its own group, never the last night of the others; CRLF files the same nights as without.
-# - every argument read or refused; --out never a run folder, inside one or checked in.
+# - every argument read or refused; any list of run folders and folders of nights; --out never a
+#   run folder, inside one or checked in.
 # - nights the simulator writes (samples.csv and the interval columns of `arbench run`).
 . "$(dirname "$0")/lib.sh"
 F=tests/fixtures/history
@@ -79,17 +80,36 @@ hist_bad "^arbench: --out: bad value '$tmp/refused2': given twice" "$tmp/runs" -
 hist_bad "^arbench: --algo: bad value 'nccl': given twice" "$tmp/runs" --algo ring --algo nccl --out "$tmp/refused"
 hist_bad "^arbench: history: unknown option '--sise' " "$tmp/runs" --sise 1G --out "$tmp/refused"
 hist_bad "^arbench: history: unknown option '-n' " "$tmp/runs" -n 5 --out "$tmp/refused"
-hist_bad "^arbench: history: one RUNS_DIR, got '$tmp/runs' and '$tmp/calm': history reads the run folders inside one folder of nights" \
-  "$tmp/runs" "$tmp/calm" --out "$tmp/refused"
+hist_bad "^arbench: history: bad value '$tmp/runs/': named twice$" "$tmp/runs" "$tmp/calm" "$tmp/runs/" --out "$tmp/refused"
 # 70 arguments: the first one it does not take is named, whatever comes after it
 many=(); for ((i = 0; i < 64; i++)); do many+=(--sizes 1G); done
 hist_bad "^arbench: --sizes: bad value '1G': given twice" "$tmp/runs" --out "$tmp/refused" --algo ring "${many[@]}"
-hist_bad "^arbench: history: bad value '$tmp/runs/night-2026-11-21': is a run folder \(it holds results.csv\); history reads the folder that holds the nights, e.g. $tmp/runs$" \
-  "$tmp/runs/night-2026-11-21" --out "$tmp/refused"
 expect 2 '^usage: arbench history' "$A" history
-expect 1 'not a folder' "$A" history "$tmp/nowhere"
+# a folder that is neither a run folder nor holds one, or none at all: named, exit 2, whatever
+# else is named beside it
+hist_bad "^arbench: history: bad value '$tmp/nowhere': no such folder: history reads run folders \(with results.csv\) and folders of them$" \
+  "$tmp/runs" "$tmp/nowhere" --out "$tmp/refused"
 mkdir -p "$tmp/empty"
-expect 1 'no run folder with measured rows' "$A" history "$tmp/empty"
+hist_bad "^arbench: history: bad value '$tmp/empty': neither a run folder \(no results.csv\) nor a folder of run folders \(no $tmp/empty/\*/results.csv\)$" \
+  "$tmp/empty" --out "$tmp/refused"
+hist_bad "^arbench: history: bad value '$tmp/runs/night-2026-11-21/results.csv': not a folder: " \
+  "$tmp/runs/night-2026-11-21/results.csv" --out "$tmp/refused"
+# a folder of model rows only holds no night to compare
+mkdir -p "$tmp/modelonly/m" && printf 'run_id,source,status\nm,model,ok\n' >"$tmp/modelonly/m/results.csv"
+expect 1 'no run folder with measured rows' "$A" history "$tmp/modelonly"
+
+# any list of run folders and folders of nights: each night read once, counted before the work;
+# the pictures go to history/ in the folder that holds them all, never into a run folder
+mkdir -p "$tmp/list/a" "$tmp/list/b"
+cp -r "$tmp"/runs/night-2026-11-1[567] "$tmp/list/a/" && cp -r "$tmp"/runs/night-2026-11-18 "$tmp/list/b/"
+out=$("$A" history "$tmp/list/a/night-2026-11-15" "$tmp/list/a/night-2026-11-16" 2>&1); rc=$?
+[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "history: 2 run folders, 2 nights in 1 group (machine, GPU count, placement, source, dtype, timing method); a verdict needs 3 nights of a group: 1 has fewer (drawn, not judged)" ] &&
+  [ -s "$tmp/list/a/history/history.md" ] && grep -q '^Too few nights for a verdict' "$tmp/list/a/history/history.md" && ok ||
+  bad "history of two run folders: exit $rc: $out"
+out=$("$A" history "$tmp/list/a" "$tmp/list/b/night-2026-11-18" "$tmp/list/a/night-2026-11-17" 2>&1); rc=$?
+[ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = "history: 4 run folders, 4 nights in 1 group (machine, GPU count, placement, source, dtype, timing method); a verdict needs 3 nights of a group" ] &&
+  [ -s "$tmp/list/history/history.md" ] && grep -A2 -xF '## dgx-h200-07: NVIDIA H200 x4, 1 rank/GPU' "$tmp/list/history/history.md" | grep -q '^4 nights: 2026-11-15 to 2026-11-18\.$' &&
+  ok || bad "history of a folder of nights and run folders: exit $rc: $out"
 expect 0 'A verdict needs 3 nights of a group' "$A" history --help
 
 # --out: the run folder's rules. Never a run folder, a folder inside one, the nights' folder,

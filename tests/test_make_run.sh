@@ -43,6 +43,11 @@ check "no GPU: one runs/<UTC time>_<host>_model folder ($dirs)" test "$(printf '
 D=$(printf '%s\n' "$dirs" | head -n 1)
 check "no GPU: says it is model mode" test -n "$(printf '%s' "$out" | grep 'no GPU here.*model mode')"
 check "no GPU: tells where the folder is" test -n "$(printf '%s' "$out" | grep -F "wrote runs/$(basename "$D")/")"
+# nccl is left out, and nothing it says sets a modelled row against nccl; the links it priced
+# with are named, and said to be no measurement
+check "no GPU: never 'against nccl' where nccl was left out ($out)" not test -n "$(printf '%s' "$out" | grep -i 'against nccl')"
+check "no GPU: names the links and that they are not measured ($out)" \
+  test -n "$(printf '%s' "$out" | grep -F "links: 3 us a round, 450 GB/s a port (the defaults: StragglAR's H100 NVLink, not measured)")"
 check "no GPU: tells what to run on a GPU machine" test -n "$(printf '%s' "$out" | grep -F '`make run`' | grep -F '`make gputest`')"
 for f in results.csv meta.txt COMMAND summary.md model.txt; do check "no GPU: $f written" test -s "$D/$f"; done
 check "no GPU: no scratch CSVs left" test -z "$(ls -A "$D" | grep '^\.')"
@@ -50,7 +55,7 @@ R=$D/results.csv
 src=$(col "$R" source) alg=$(col "$R" algorithm) byt=$(col "$R" bytes) scn=$(col "$R" scenario) st=$(col "$R" status)
 check "no GPU: every row source=model" test "$(tail -n +2 "$R" | cut -d, -f"$src" | sort -u)" = model
 check "no GPU: every row ok" test "$(tail -n +2 "$R" | cut -d, -f"$st" | sort -u)" = ok
-want=$("$real" --list | awk 'NR > 1 && $0 !~ / native / { print $1 }' | sort | tr '\n' ' ')
+want=$("$real" --list | awk 'NR > 1 && /^[^ ]/ && $NF !~ /(^|,)native(,|$)/ { print $1 }' | sort | tr '\n' ' ')
 # (lower-bound: the model's rows of OPTCC's bound beside the degraded ones)
 check "no GPU: the algorithms of --list but nccl" test "$(tail -n +2 "$R" | cut -d, -f"$alg" | grep -vx lower-bound | sort -u | tr '\n' ' ')" = "$want"
 check "no GPU: OPTCC's lower bound beside the degraded rows" \
@@ -66,6 +71,7 @@ check "no GPU: 8 modelled GPUs" test "$(tail -n +2 "$R" | cut -d, -f"$(col "$R" 
 check "no GPU: the run id is the folder's" test "$(tail -n +2 "$R" | cut -d, -f1 | sort -u)" = "$(basename "$D")"
 check "no GPU: meta.txt says model mode" has "$D/meta.txt" '^mode: model'
 check "no GPU: meta.txt has the model's parameters" has "$D/meta.txt" 'alpha_us: 3; bw_GBps: 450'
+check "no GPU: meta.txt says where the links come from" has "$D/meta.txt" '^links: .*not measured'
 check "no GPU: COMMAND has the three model commands" test "$(grep -c 'arbench model --algo .* --ranks 8 -b 1K -e 8G' "$D/COMMAND")" -eq 3
 S=$D/summary.md
 check "no GPU: summary.md says model mode" has "$S" '^- model mode: a modelled node of 8 GPUs'

@@ -298,4 +298,38 @@ bad_input --transport nccl $A model --algo ring --ranks 8 --sizes 1M --transport
 bad_input --transport ce $A model --algo ring --ranks 8 --sizes 1M --transport ce,ce
 bad_input --transport ce $A model --algo ring --ranks 32 --gpus-per-node 4 --sizes 1M --transport ce
 
+# the first line says the link figures every price rests on, and that the defaults are a
+# paper's figures, not a measurement (a modelled 257 GB/s is no comparison with a measured nccl)
+first() { "$A" model "$@" 2>/dev/null | head -n 1; }
+[ "$(first --algo ring --ranks 8 --sizes 1G)" = "# links: 3 us a round, 450 GB/s a port (the defaults: StragglAR's H100 NVLink, not measured)" ] &&
+  ok || bad "single case: first line $(first --algo ring --ranks 8 --sizes 1G)"
+[ "$(first --algo all --ranks 8 --sizes 1K,1G)" = "# links: 3 us a round, 450 GB/s a port (the defaults: StragglAR's H100 NVLink, not measured)" ] &&
+  ok || bad "table: first line $(first --algo all --ranks 8 --sizes 1K,1G)"
+first --algo ring,rhd --ranks 8 --sizes 1M --bw 400Gb/s --alpha 100ns | grep -qx '# links: 0.1 us a round (--alpha), 50 GB/s a port (--bw)' &&
+  ok || bad "given figures: $(first --algo ring,rhd --ranks 8 --sizes 1M --bw 400Gb/s --alpha 100ns)"
+first --algo ring --ranks 8 --sizes 1M --transport ce,sm | grep -qx "# links: fitted on 4 x H200 by --calibrate: ce 27.5 us 305 GB/s, sm 12.5 us 303 GB/s" &&
+  ok || bad "--transport: $(first --algo ring --ranks 8 --sizes 1M --transport ce,sm)"
+# --algo all leaves nccl out, and the table says why; a list naming nccl gets its n/a row
+out=$($A model --algo all --ranks 8 --sizes 1K,1G 2>&1)
+printf '%s\n' "$out" | grep -qx '# nccl: no row: ncclAllReduce has no schedule to price (NCCL picks its own as it runs)' &&
+  ok || bad "--algo all: no word on nccl: $(printf '%s\n' "$out" | head -n 4)"
+printf '%s\n' "$out" | grep -q '^nccl ' && bad "--algo all priced nccl" || ok
+# the table fits 100 columns and keeps its columns after the longest names (swing-lat-torus,
+# optcc-servers) and under n/a reasons, which wrap under their start
+for args in "--algo all --ranks 16 --gpus-per-node 4 --sizes 1K,256M" "--algo all --torus 64x64 --sizes 2M" \
+            "--algo all --ranks 8 --sizes 1M --transport all"; do
+  # shellcheck disable=SC2086 # the words split on purpose
+  out=$($A model $args 2>/dev/null)
+  wide=$(printf '%s\n' "$out" | awk 'length($0) > 100')
+  [ -z "$wide" ] && ok || bad "model $args: lines over 100 columns: $wide"
+  slips=$(printf '%s\n' "$out" | awk '
+    /^# algorithm/ { h = $0; n = split("ranks bytes model_us after_arr_us algbw_GBps", c, " ")
+                     for (i = 1; i <= n; i++) end[i] = index(h, c[i]) + length(c[i]) - 1; next }
+    h == "" || /^#/ || /^ / { next }
+    { if ($0 ~ / n\/a: /) m = 2; else m = n   # an n/a row has ranks and bytes only
+      for (i = 1; i <= m; i++) { e = end[i]
+        if (substr($0, e, 1) == " " || (substr($0, e + 1, 1) != " " && substr($0, e + 1, 1) != "")) { print; next } } }')
+  [ -z "$slips" ] && ok || bad "model $args: rows off the header's columns: $slips"
+done
+
 finish

@@ -100,7 +100,7 @@ whole() {
 # arbench_lines: out without the fake GPU's own lines (its hooks say what they do)
 arbench_lines() { printf '%s\n' "$out" | grep -v '^fake_gpu:'; }
 
-algos=$("$S" --list | awk 'NR > 1 { print $1 }')
+algos=$("$S" --list | awk 'NR > 1 && /^[^ ]/ { print $1 }')
 tps="nccl-p2p ce sm ll"
 # want_rows SIZES: "algorithm transport bytes" of every algorithm on every transport and size
 want_rows() {

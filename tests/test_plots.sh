@@ -124,7 +124,7 @@ check "style.awk: point shapes of nccl-p2p ce sm ll other, ll's open variant: $p
 algos="nccl ring rhd rd swing-bw swing-lat swing-mp bucket direct oneshot bcast stragglar optcc optcc-multi optcc-ring
   optcc-switch async-ring rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham ring-rails r2ccl rhd-elim
   optcc-servers"
-[ -x "${B:-build}/arbench" ] && algos=$("${B:-build}/arbench" --list | awk 'NR > 1 { print $1 }')
+[ -x "${B:-build}/arbench" ] && algos=$("${B:-build}/arbench" --list | awk 'NR > 1 && /^[^ ]/ { print $1 }')
 printf '{ print $1, algo_color($1), algo_family($1) }\n' >"$tmp/col.awk"
 printf '%s\n' $algos | awk -f plots/style.awk -f "$tmp/col.awk" >"$tmp/colors"
 check "style.awk: $(wc -l <"$tmp/colors") algorithms, as many colours ($(cut -d' ' -f2 "$tmp/colors" | sort -u | wc -l))" \

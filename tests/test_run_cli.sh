@@ -10,6 +10,36 @@
 out=$("$A" run --help 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q -- "--transport LIST|all  nccl-p2p, ce, sm, ll "; then ok
 else bad "run --help -> exit $rc: $out"; fi
+# help texts in groups a reader scans (run's: what runs, sizes, ranks, iterations, conditions,
+# schedules, the folder, profiles, self-tests), each option once, within 100 columns; the two
+# --profile lines together
+# help_check NAME SOURCE HEADINGS... : `arbench NAME --help` against the long options of SOURCE
+help_check() {
+  local name=$1 src=$2 h last=0 at o missing="" twice=""; shift 2
+  local text; text=$("$A" "$name" --help 2>&1)
+  for h in "$@"; do
+    at=$(printf '%s\n' "$text" | grep -nx -- "$h" | cut -d: -f1)
+    if [ -z "$at" ] || [ "$at" -le "$last" ]; then bad "$name --help: heading '$h' missing or out of order"; return; fi
+    last=$at
+  done
+  for o in $(grep -oE '\{"[a-z-]+", (required|optional|no)_argument' "$src" | sed -E 's/\{"([a-z-]+)".*/\1/' | sort -u); do
+    case $o in help | bytes) continue ;; esac   # --help itself; model's --bytes, --sizes' alias
+    n=$(printf '%s\n' "$text" | grep -cE -- "^ +(-[a-zA-Z], )?--$o( |\[|=|$)")
+    [ "$n" -eq 0 ] && missing="$missing --$o"
+    case $o in profile | self-test) ;; *) [ "$n" -gt 1 ] && twice="$twice --$o" ;; esac
+  done
+  [ -z "$missing$twice" ] && ok || bad "$name --help: options not listed:$missing; listed twice:$twice"
+  [ -z "$(printf '%s\n' "$text" | awk 'length($0) > 100')" ] && ok || bad "$name --help: lines over 100 columns"
+}
+help_check run harness/cli/options.c "What runs" "Sizes" "Ranks and GPUs" "Iterations and checks" \
+  "Stragglers and degraded links" "Schedules and tuning" "The run folder" "Phases and profiles" "Self-tests"
+help_check model harness/model/cmd_model.c "What is priced" "Links" "Topology" "Pricing" "Output and fits"
+printf '%s\n' "$out" | awk '/^ +--profile overlap/ { o = NR } /^ +--profile timeline/ { t = NR }
+  /^ +-/ && o && !t && NR > o && !/--profile/ { between = 1 } END { exit !(o && t && !between) }' && ok ||
+  bad "run --help: an option between --profile overlap and --profile timeline"
+# --row-budget's floor as the code keeps it (HX_BUDGET_MIN_ITERS)
+floor=$(sed -nE 's/^#define HX_BUDGET_MIN_ITERS ([0-9]+).*/\1/p' harness/plan/sweep.h)
+printf '%s\n' "$out" | grep -q "never below $floor (or -n)" && ok || bad "run --help: --row-budget's floor is not $floor"
 
 bad_input "^arbench: -b: bad value '8X'" run -b 8X
 bad_input "^arbench: -b: bad value '8X'" -b 8X              # run is the default subcommand

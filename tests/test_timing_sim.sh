@@ -15,7 +15,7 @@
 B=${B:-build}
 . tests/sim/build.sh
 sim_build timing
-algos=$("$S" --list | awk 'NR > 1 { printf "%s%s", s, $1; s = "," }')
+algos=$("$S" --list | awk 'NR > 1 && /^[^ ]/ { printf "%s%s", s, $1; s = "," }')
 # rows DIR: "algorithm/transport status" of every row, in order
 rows() {
   local c=$1/results.csv

@@ -19,21 +19,28 @@
 
 
 void run_opts_usage(void) {
+  char names[128];
   printf(
       "usage: arbench run [options]   (also the default with no subcommand)\n"
+      "What runs\n"
+      "      --algo LIST|all     algorithms (default all; see arbench --list)\n");
+  printf("      --transport LIST|all  %s (default %s; nccl ignores it)\n",
+         ar_transport_names(names, sizeof(names), ", "), ar_transport_at(AR_TP_NCCL_P2P)->name);
+  printf(
+      "      --config FILE       options from FILE; [scenario NAME] sections run in turn\n"
+      "                          into one run folder (command-line options win)\n"
+      "      --scenario LIST     only these scenarios of the config\n"
+      "      --dry-run           validate, print the plan and an estimated duration; no GPU\n"
+      "Sizes\n"
       "  -b, --minbytes SIZE     smallest size (default 1K; binary units K, M, G)\n"
       "  -e, --maxbytes SIZE     largest size (default 8G)\n"
       "  -f, --stepfactor F      multiply the size by F each step (default 2)\n"
       "  -i, --stepbytes SIZE    add SIZE each step instead\n"
       "      --sizes LIST        an explicit list of sizes (e.g. 1K,1000000,1M)\n"
-      "                          (every size, here or in -b/-e/-i/--find-critical, a whole\n"
-      "                          number of --dtype's elements: 4 bytes for float32, 2 for\n"
-      "                          bf16 and fp16)\n"
-      "      --algo LIST|all     algorithms (default all; see arbench --list)\n");
-  char names[128];
-  printf("      --transport LIST|all  %s (default %s; nccl ignores it)\n",
-         ar_transport_names(names, sizeof(names), ", "), ar_transport_at(AR_TP_NCCL_P2P)->name);
-  printf(
+      "  -d, --dtype T           float32, bf16 or fp16 (default float32); every size, here\n"
+      "                          or in --find-critical, a whole number of its elements: 4\n"
+      "                          bytes for float32, 2 for bf16 and fp16\n"
+      "Ranks and GPUs\n"
       "      --gpus LIST         CUDA ordinals, rank = position (default every GPU); an\n"
       "                          ordinal may repeat: --gpus 0,0,0,0 puts 4 ranks on GPU 0\n"
       "      --ranks N           N ranks placed round-robin over --gpus (default every\n"
@@ -44,21 +51,18 @@ void run_opts_usage(void) {
       "                          process, as threads (default 1); ranks = processes x G,\n"
       "                          and --gpus lists each host's GPUs, taken in turn by its\n"
       "                          processes' ranks\n"
+      "Iterations and checks\n"
       "  -n, --iters N           timed iterations (default 20)\n"
       "  -w, --warmup N          untimed warm-up iterations (default 5)\n"
       "      --row-budget TIME   cap each row's timed iterations at what fits in TIME at\n"
       "                          the pace of its last warm-up iteration (its slowest rank),\n"
-      "                          never below 5 (or -n); the CSV's iters column holds the\n"
+      "                          never below %d (or -n); the CSV's iters column holds the\n"
       "                          count (e.g. 100ms; default 0: off; needs -w 2 or more)\n"
-      "  -T, --timeout SECONDS   watchdog per size and algorithm (default 120)\n"
-      "  -o, --out DIR           run folder (default runs/<UTC time>_<host>, with -2, -3..\n"
-      "                          when taken); an existing folder must be empty\n"
-      "      --force             write into a non-empty --out folder (its files are replaced)\n"
-      "  -d, --dtype T           float32, bf16 or fp16 (default float32)\n"
-      "      --pipeline K        mini-batches per transfer where the transport pipelines\n"
-      "                          (ce; default 1; 0: the transport chooses per size; the\n"
-      "                          CSV's pipeline column holds the count used)\n"
       "  -c, --check 0|1         check every timed iteration's result (default 1)\n"
+      "  -T, --timeout SECONDS   watchdog per size and algorithm (default 120)\n",
+      HX_BUDGET_MIN_ITERS);
+  printf(
+      "Stragglers and degraded links\n"
       "      --straggler R:D     delay rank R by D (8ms, 2ms-10ms, @FILE) before each\n"
       "                          iteration's collective; comma-separated or repeated for\n"
       "                          several (the first is the straggler of stragglar and bcast)\n"
@@ -66,33 +70,39 @@ void run_opts_usage(void) {
       "                          sm, ingress and egress each capped at healthy/F; nccl and\n"
       "                          ll rows n/a); comma-separated or repeated for several;\n"
       "                          optcc is built for them\n"
-      "      --segments K        OPTCC's k segments (default: chosen per size, 4..64; the\n"
-      "                          CSV's pipeline column of optcc rows holds the k used)\n"
-      "      --torus AxB         logical torus for swing-mp and bucket\n"
       "      --find-critical [SIZES]  instead of the size sweep: per size (default\n"
       "                          64M,128M,...,4G) the smallest delay (0.1 ms) at which\n"
       "                          stragglar beats the fastest other algorithm; critical.csv\n"
       "      --critical-max D    largest delay the search tries (default 64ms)\n"
       "      --critical-algo A   the straggler-aware algorithm searched (default stragglar)\n"
-      "      --config FILE       options from FILE; [scenario NAME] sections run in turn\n"
-      "                          into one run folder (command-line options win)\n"
-      "      --scenario LIST     only these scenarios of the config\n"
-      "      --dry-run           validate, print the plan and an estimated duration; no GPU\n"
+      "Schedules and tuning\n"
+      "      --pipeline K        mini-batches per transfer where the transport pipelines\n"
+      "                          (ce; default 1; 0: the transport chooses per size; the\n"
+      "                          CSV's pipeline column holds the count used)\n"
+      "      --segments K        OPTCC's k segments (default: chosen per size, 4..64; the\n"
+      "                          CSV's pipeline column of optcc rows holds the k used)\n"
+      "      --torus AxB         logical torus for swing-mp and bucket\n"
+      "      --set NAME=VALUE    a tuning setting (arbench settings lists them; recorded in\n"
+      "                          meta.txt and results.csv's settings column)\n"
+      "The run folder\n"
+      "  -o, --out DIR           run folder (default runs/<UTC time>_<host>, with -2, -3..\n"
+      "                          when taken); an existing folder must be empty\n"
+      "      --force             write into a non-empty --out folder (its files are replaced)\n"
       "      --baseline RUN_DIR  flag regressions against an earlier run at the end\n"
-      "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n"
-      "      --self-test degrade measure the degraded-link emulation: 1-3 peers into and\n"
-      "                          out of a GPU slowed x2, 256 MiB each, every transport\n"
-      "                          that emulates it (nccl-p2p, ce, sm)\n"
+      "Phases and profiles\n"
       "      --phases            time the phases (delay, collective, precondition, rounds)\n"
       "                          of each row's last iteration on every rank: phases.csv\n"
       "      --profile overlap   CUPTI activity records of every row: the share of each\n"
       "                          rank's copy time that overlapped reduction kernels and the\n"
       "                          straggler delay (results.csv's overlap_*_pct, overlap.csv)\n"
-      "      --set NAME=VALUE    a tuning setting (arbench settings lists them; recorded in\n"
-      "                          meta.txt and results.csv's settings column)\n"
       "      --profile timeline  the same, and every copy and kernel of each row on every\n"
       "                          rank with its start and end: timeline.csv\n"
-      "                          (--profile overlap,timeline: the same as timeline)\n");
+      "                          (--profile overlap,timeline: the same as timeline)\n"
+      "Self-tests\n"
+      "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n"
+      "      --self-test degrade measure the degraded-link emulation: 1-3 peers into and\n"
+      "                          out of a GPU slowed x2, 256 MiB each, every transport\n"
+      "                          that emulates it (nccl-p2p, ce, sm)\n");
 }
 
 /* Parses --profile's comma-separated list (overlap, timeline) and adds its HX_PROFILE_* bits

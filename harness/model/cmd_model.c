@@ -43,6 +43,7 @@ static int parse_algos(const char *s, struct options *o) {
     size_t n;
     const struct ar_algo *const *all = ar_algo_all(&n);
     o->nalgos = 0;
+    o->all_algos = 1;
     for (size_t i = 0; i < n && o->nalgos < MAX_LIST; i++)
       if (!(all[i]->flags & AR_ALGO_NATIVE)) o->algos[o->nalgos++] = all[i];
     return 0;
@@ -117,46 +118,6 @@ static int parse_bw_flag(const char *flag, const char *s, double *us_per_byte) {
  * file was read by parse_options into delay_lo_us = delay_hi_us). */
 static double spec_delay_us(const struct straggler_spec *sp) {
   return (sp->delay_lo_us + sp->delay_hi_us) / 2;
-}
-
-static void usage(FILE *f) {
-  char names[128];
-  fprintf(f, "usage: arbench model --algo A[,B..]|all --ranks N[,M..] --sizes S[,S..] | -b MIN "
-          "-e MAX [-f F]\n         [--alpha 3us] [--bw 450GB/s] [--transport %s|all]\n",
-          ar_transport_names(names, sizeof(names), ","));
-  fputs("         [--gamma RATE] [--hop-latency T] [--msg-cost T] [--pricing rounds|flows]\n"
-        "         [--straggler R:D] [--degrade R:F[,R:F..]]... [--segments K]\n"
-        "         [--topology switch|mesh|torus|two-tier|hx2mesh|hx4mesh|hyperx] [--torus AxB[xC..]]\n"
-        "         [--gpus-per-node G] [--bw-local RATE] [--alpha-local T]\n"
-        "         [--csv FILE] [--calibrate RUN_DIR] [--set model.jobs=N]\n"
-        "  --sizes: plain bytes, binary units (1K, 8M); --bytes is its alias.\n"
-        "  prices each schedule (docs/model.md): --pricing rounds (the default): per round alpha\n"
-        "  + hops x hop-latency + the busiest port's messages x --msg-cost + the most loaded\n"
-        "  link's bytes / bw (a degraded GPU's links F times slower) + reduced bytes / gamma;\n"
-        "  --pricing flows: every transfer a flow started when the transfers it waits for end\n"
-        "  (its data, its ports' earlier rounds, a straggler), the links shared max-min fairly,\n"
-        "  priced by events. --msg-cost: per message, on the port it leaves by (default 0; a\n"
-        "  transport's own with --transport). --topology mesh: a link of bw/(n-1) to each peer.\n"
-        "  One case prints `model_time_us: X` (and with a straggler\n"
-        "  `model_time_after_arrival_us: Y`); a sweep prints a table; --csv writes rows with\n"
-        "  source=model. --calibrate fits alpha, bw and the cost of a message per transport\n"
-        "  from RUN_DIR/results.csv and, without --algo, prices every measured row beside its\n"
-        "  measurement.\n"
-        "  --segments K: OPTCC's k; async-ring's mini-batches, each round's sums overlapping its\n"
-        "  copies: (copy + sum) / K + (1 - 1/K) max(copy, sum) (default: ~8 MiB each, at most 8).\n"
-        "  --torus AxB[xC..] implies the torus topology and the ranks (or gives the 2-D shape of\n"
-        "  hx2mesh, hx4mesh: 2x2 or 4x4 mesh boards joined by a fat tree a row and a column;\n"
-        "  hyperx: every rank linked to its row and column). --gpus-per-node G implies\n"
-        "  two tiers: G GPUs a node on a switch (--bw-local, default (G-1) x --bw; --alpha-local,\n"
-        "  default --alpha), a NIC per GPU between nodes (--bw, --alpha; --degrade slows a NIC).\n"
-        "  --transport LIST prices every case on each transport's own alpha and bw, a row per\n"
-        "  transport (--alpha, --bw given override), as --calibrate fitted them on 4 x H200:\n ",
-        f);
-  for (int t = 0; t < AR_NTRANSPORTS; t++) {
-    const struct ar_transport *tp = ar_transport_at(t);
-    fprintf(f, " %s %g us %g GB/s%s", tp->name, tp->alpha_us, tp->bytes_per_s / 1e9,
-            t + 1 < AR_NTRANSPORTS ? "," : "\n");
-  }
 }
 
 /* A torus shape says the topology and the rank count (docs/cli.md): fills them in, or refuses a
@@ -311,7 +272,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'c': o->csv = optarg; break;
     case 'C': o->calibrate = optarg; break;
     case 'X': bad = ar_settings_parse(&o->settings, optarg, NULL); break;
-    case 'h': usage(stdout); return -1;
+    case 'h': model_usage(stdout); return -1;
     case ':':
       fprintf(stderr, "arbench: %s: needs a value\n", argv[optind - 1]);
       return EXIT_BAD_INPUT;
@@ -570,19 +531,25 @@ int cmd_model(int argc, char **argv) {
   if (rc) return rc;
   ar_settings_retired();
   ar_settings_apply(&o.settings);
-  char given[256];
-  if (ar_settings_text(&o.settings, given, sizeof(given))[0]) printf("# settings: %s\n", given);
   struct mrow *rows = NULL;
   int nrows = 0;
   if (o.calibrate && (nrows = read_run(o.calibrate, &rows)) < 0) return EXIT_BAD_INPUT;
   struct out out = {0};
   out_open_ids(&out);
   out.pricing = pricing_name(o.pricing);
+  out.all_algos = o.all_algos;
+  out.bytes_width = 10; /* 8 GiB; a larger size widens the column */
+  for (int z = 0; z < o.nsizes; z++)
+    for (uint64_t b = o.sizes[z].bytes, w = 1; b; b /= 10, w++)
+      if (b < 10 && (int)w > out.bytes_width) out.bytes_width = (int)w;
   snprintf(out.gpu, sizeof(out.gpu), "model (%s)", out.pricing);
   if (o.csv && hx_csv_open(&out.csv, o.csv)) {
     free(rows);
     return args_bad("--csv", o.csv, "cannot write there"), EXIT_BAD_INPUT;
   }
+  print_links(&o); /* the input is good: the output starts */
+  char given[256];
+  if (ar_settings_text(&o.settings, given, sizeof(given))[0]) printf("# settings: %s\n", given);
   struct price_cache cache = {0};
   int single = !o.calibrate && o.nalgos == 1 && o.nranks == 1 && o.nsizes == 1 &&
                o.ntransports <= 1;

@@ -4,6 +4,7 @@
 #define MODEL_CMD_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli/args.h"
 #include "record/csv.h"
@@ -72,6 +73,7 @@ struct options {
   /* --transport: price on each of these transports' figures; --alpha or --bw given override */
   const struct ar_transport *transports[AR_NTRANSPORTS];
   int ntransports, alpha_given, bw_given, msg_given;
+  int all_algos; /* --algo all: every schedule, nccl (which has none) left out */
 };
 
 struct out {
@@ -80,6 +82,8 @@ struct out {
   char gpu[32];        /* the CSV's gpu column: what priced the rows ("model (flows)") */
   const char *pricing; /* pricing_name, for the table */
   int table_header, write_failed;
+  int all_algos;   /* --algo all: the table says why nccl has no row */
+  int bytes_width; /* the bytes column: the largest size's digits */
 };
 
 /* A measured row of results.csv that the model can price. */
@@ -130,6 +134,11 @@ void csv_row(struct out *out, const struct scenario *sc, const char *transport, 
              const struct model_times *t);
 void print_row(struct out *out, const struct scenario *sc, const char *transport, double bytes,
                const struct model_times *t, const char *reason, double measured_us);
+/* The first line of the output: the link figures used and where they come from. */
+void print_links(const struct options *o);
+
+/* model_usage.c: the options, grouped (--help) */
+void model_usage(FILE *f);
 
 /* model_calib.c */
 /* Reads the usable gpu rows of RUN_DIR/results.csv (or the CSV file itself); returns the row

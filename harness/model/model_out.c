@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/wrap.h"
 #include "model/model_cmd.h"
 
 #define FILL_MAX_JOBS 16
@@ -229,29 +230,88 @@ void csv_row(struct out *out, const struct scenario *sc, const char *transport, 
 }
 
 
-/* Prints one table line of a sweep (t == NULL: n/a with reason). */
+/* The table's name column: as wide as the longest algorithm name (and "# algorithm"). */
+static int name_width(void) {
+  size_t n, w = strlen("# algorithm");
+  const struct ar_algo *const *all = ar_algo_all(&n);
+  for (size_t i = 0; i < n; i++)
+    if (strlen(all[i]->name) > w) w = strlen(all[i]->name);
+  return (int)w;
+}
+
+/* Prints one table line of a sweep (t == NULL: n/a with reason, wrapped under its column so
+ * that the table stays within WRAP_COLUMNS). */
 void print_row(struct out *out, const struct scenario *sc, const char *transport,
                       double bytes, const struct model_times *t, const char *reason,
                       double measured_us) {
+  int nw = name_width(), bw = out->bytes_width > 5 ? out->bytes_width : 5;
   if (!out->table_header) {
     printf("# pricing: %s\n", out->pricing);
+    if (out->all_algos)
+      printf("# nccl: no row: ncclAllReduce has no schedule to price (NCCL picks its own as it runs)\n");
     if (sc->dg.n) {
       char dgt[256];
       degraded_text(&sc->dg, dgt, sizeof(dgt));
       printf("# degraded: %s\n", dgt);
     }
-    printf("%-12s %6s %12s %-10s %14s %14s %10s%s\n", "# algorithm", "ranks", "bytes", "transport",
-           "model_us", "after_arr_us", "algbw_GBps",
-           measured_us >= 0 ? "    measured_us  model/meas" : "");
+    printf("%-*s %5s %*s %-9s %11s %12s %10s%s\n", nw, "# algorithm", "ranks", bw, "bytes",
+           "transport", "model_us", "after_arr_us", "algbw_GBps",
+           measured_us >= 0 ? " measured_us  mod/meas" : "");
     out->table_header = 1;
   }
-  printf("%-12s %6d %12.0f %-10s ", sc->algo->name, sc->n, bytes, transport);
+  printf("%-*s %5d %*.0f %-9s ", nw, sc->algo->name, sc->n, bw, bytes, transport);
   if (!t) {
-    printf("n/a: %s\n", reason);
+    char line[WRAP_COLUMNS + 1], text[512];
+    int at = nw + 5 + bw + 9 + 4; /* the columns before the reason, and their blanks */
+    snprintf(text, sizeof(text), "n/a: %s", reason);
+    for (const char *r = wrap_take(text, WRAP_COLUMNS - at, line, sizeof(line));;
+         r = wrap_take(r, WRAP_COLUMNS - at - 2, line, sizeof(line))) {
+      printf("%s\n", line);
+      if (!*r) break;
+      printf("%*s  ", at, ""); /* the reason goes on, indented under its start */
+    }
     return;
   }
-  printf("%14.3f %14.3f %10.3f", t->time_us, t->after_arrival_us, bytes / (t->time_us * 1e3));
-  if (measured_us > 0) printf(" %14.3f %11.4f", measured_us, t->time_us / measured_us);
+  printf("%11.3f %12.3f %10.3f", t->time_us, t->after_arrival_us, bytes / (t->time_us * 1e3));
+  if (measured_us > 0) printf(" %11.3f %9.4f", measured_us, t->time_us / measured_us);
   printf("\n");
 }
 
+/* The first line of every model output: the link figures the prices rest on and where they
+ * come from, so that a modelled GB/s is never read as a measurement (wrapped as "#" lines
+ * within WRAP_COLUMNS). */
+void print_links(const struct options *o) {
+  char text[1024], line[WRAP_COLUMNS + 1];
+  size_t k = 0, len = sizeof(text);
+#define LINKS_ADD(...) (k += (size_t)snprintf(text + k, k < len ? len - k : 0, __VA_ARGS__))
+  if (o->calibrate) {
+    LINKS_ADD("fitted per transport to %s's measurements (the calibration lines)", o->calibrate);
+  } else if (o->ntransports) {
+    LINKS_ADD("fitted on 4 x H200 by --calibrate:");
+    for (int t = 0; t < o->ntransports; t++)
+      LINKS_ADD("%s %s %g us %g GB/s", t ? "," : "", o->transports[t]->name,
+                o->alpha_given ? o->hw.alpha_us : o->transports[t]->alpha_us,
+                o->bw_given ? 1e6 / o->hw.beta / 1e9 : o->transports[t]->bytes_per_s / 1e9);
+    if (o->alpha_given || o->bw_given) LINKS_ADD(" (--alpha, --bw as given)");
+  } else {
+    int mine = o->alpha_given || o->bw_given;
+    LINKS_ADD("%g us a round%s, %g GB/s a %s%s", o->hw.alpha_us,
+              mine ? (o->alpha_given ? " (--alpha)" : " (default)") : "", 1e6 / o->hw.beta / 1e9,
+              o->gpus_per_node ? "NIC" : "port", mine ? (o->bw_given ? " (--bw)" : " (default)") : "");
+    if (!mine) LINKS_ADD(" (the defaults: StragglAR's H100 NVLink, not measured)");
+    else if (!o->alpha_given || !o->bw_given)
+      LINKS_ADD("; default: StragglAR's H100 NVLink, not measured");
+  }
+  if (o->gpus_per_node)
+    LINKS_ADD("; inside a node %g us and %g GB/s", o->alpha_local_us, 1e6 / o->beta_local / 1e9);
+  if (o->hw.hop_us > 0) LINKS_ADD("; %g us a hop", o->hw.hop_us);
+  if (o->msg_given) LINKS_ADD("; %g us a message", o->msg_us);
+  if (o->hw.gamma > 0) LINKS_ADD("; sums at %g GB/s", 1e6 / o->hw.gamma / 1e9);
+#undef LINKS_ADD
+  const char *r = wrap_take(text, WRAP_COLUMNS - 9, line, sizeof(line));
+  printf("# links: %s\n", line);
+  while (*r) {
+    r = wrap_take(r, WRAP_COLUMNS - 9, line, sizeof(line));
+    printf("#        %s\n", line);
+  }
+}

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/once.h"
+#include "cli/wrap.h"
 
 /* Writes the algorithm's flags, and its pipelined trait, as words ("-" for none) into buf. */
 static const char *flag_words(const struct ar_algo *a, char *buf, size_t len) {
@@ -24,16 +25,33 @@ static const char *flag_words(const struct ar_algo *a, char *buf, size_t len) {
   return buf[0] ? buf : "-";
 }
 
+/* --list's columns: the name, the rank counts it supports, where the model prices it, its
+ * flags; its description and source on the lines under it, all within WRAP_COLUMNS */
+enum { LIST_NAME = 15, LIST_RANKS = 39, LIST_TOPO = 28 };
+
 int cmd_list(void) {
   size_t n;
-  char flags[96];
+  char flags[96], part[WRAP_COLUMNS + 1], text[1024];
   const struct ar_algo *const *all = ar_algo_all(&n);
-  printf("%-12s %-38s %-28s %-16s %s\n", "algorithm", "supported n", "topologies (model)", "flags",
-         "description [source]");
-  for (size_t i = 0; i < n; i++)
-    printf("%-12s %-38s %-28s %-16s %s [%s]\n", all[i]->name, all[i]->ranks,
-           model_algo_topologies(all[i]), flag_words(all[i], flags, sizeof(flags)),
-           all[i]->desc, all[i]->paper);
+  printf("%-*s %-*s %-*s %s\n", LIST_NAME, "algorithm", LIST_RANKS, "supported n", LIST_TOPO,
+         "topologies (model)", "flags");
+  printf("%*s %s\n", LIST_NAME, "", "description [source]");
+  for (size_t i = 0; i < n; i++) {
+    const char *ranks = wrap_take(all[i]->ranks, LIST_RANKS, part, sizeof(part));
+    if (strlen(all[i]->name) > LIST_NAME) printf("%s\n%*s", all[i]->name, LIST_NAME, "");
+    else printf("%-*s", LIST_NAME, all[i]->name);
+    printf(" %-*s %-*s %s\n", LIST_RANKS, part, LIST_TOPO, model_algo_topologies(all[i]),
+           flag_words(all[i], flags, sizeof(flags)));
+    while (*ranks) { /* a long rank rule goes on in its column */
+      ranks = wrap_take(ranks, LIST_RANKS, part, sizeof(part));
+      printf("%*s %s\n", LIST_NAME, "", part);
+    }
+    snprintf(text, sizeof(text), "%s [%s]", all[i]->desc, all[i]->paper);
+    for (const char *t = text; *t;) {
+      t = wrap_take(t, WRAP_COLUMNS - LIST_NAME - 1, part, sizeof(part));
+      printf("%*s %s\n", LIST_NAME, "", part);
+    }
+  }
   return EXIT_OK;
 }
 

@@ -173,7 +173,7 @@ int hx_budget_cap(double budget_us, double warm_us);
  * and bandwidth fitted to measured 4 x H200 rows (sweep.c says which); to that the harness's
  * own work: per iteration the inputs' fill, the check and two barriers, per row the transport's
  * setup and the row's bookkeeping, per scenario the communicators and buffers. A guide, not a
- * model: within 10% of the measured 4 x H200 runs of runs/reference (README: the estimate). */
+ * model: within 10% of the measured 4 x H200 runs of runs/reference (docs/usage.md: the estimate). */
 struct sweep_est {
   const struct run_opts *o;
   int n;

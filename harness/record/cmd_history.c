@@ -1,5 +1,6 @@
-/* arbench history RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR]: the trend of every run
- * folder in RUNS_DIR (but those marked INCOMPLETE or FAILED), night by night, per machine, GPU
+/* arbench history RUN_OR_RUNS_DIR... [--sizes LIST] [--algo LIST] [--out DIR]: the trend of every
+ * run folder named, or found in a folder of nights named (RUNS_DIR/<run>/results.csv; but those
+ * marked INCOMPLETE or FAILED), night by night, per machine, GPU
  * count, placement, source, dtype and timing method, with a verdict per series (the last night
  * against the night before it and the nights before that). The work is plots/history.sh's (awk
  * and gnuplot, as the run's pictures and summary are); this reads and checks every argument
@@ -19,8 +20,10 @@
 #define HISTORY_MAX_SIZES 1024
 
 static const char *const history_usage =
-    "usage: arbench history RUNS_DIR [--sizes LIST] [--algo LIST] [--out DIR]\n"
-    "  reads every run folder in RUNS_DIR (one folder that holds the nights) and writes DIR:\n"
+    "usage: arbench history RUN_OR_RUNS_DIR... [--sizes LIST] [--algo LIST] [--out DIR]\n"
+    "  reads each run folder named and every run folder in each folder of nights named\n"
+    "  (RUNS_DIR/*/results.csv), says how many nights it found and that a verdict needs 3,\n"
+    "  and writes DIR:\n"
     "  history.html, history.md (per group, each series' last night against the night before\n"
     "  it: by their rows' intervals and beyond the earlier nights' spread, else by the spread),\n"
     "  history.csv and plots/trend_*.png/svg (algbw per size, critical delay, time over OPTCC's\n"
@@ -28,9 +31,9 @@ static const char *const history_usage =
     "  --algo ring,stragglar (nccl always). Nights of different machines, GPU counts,\n"
     "  placements, dtypes or timing methods, and nccl-tests imports, are never in one trend; a\n"
     "  run marked INCOMPLETE or FAILED is left out (one line says so).\n"
-    "  DIR (default RUNS_DIR/history; history-NAME beside RUNS_DIR where git tracks it, as\n"
-    "  runs/reference) must be new, empty or one history wrote: never a run folder, a folder in\n"
-    "  one, or checked-in files. Each flag once.";
+    "  DIR (default: history/ in the folder that holds the nights, e.g. runs/history; where git\n"
+    "  tracks that folder, as runs/reference, history-NAME beside it) must be new, empty or one\n"
+    "  history wrote: never a run folder, a folder in one, or checked-in files. Each flag once.";
 
 /* Reads a --sizes value with every subcommand's size-list parser and writes it for history.sh
  * as plain bytes ("1048576,1073741824"); returns a new string, or NULL after one line. */
@@ -83,7 +86,14 @@ static int find_history(char *buf, size_t len) {
 
 int cmd_history(int argc, char **argv) {
   static const char *const flags[] = {"--sizes", "--algo", "--out"};
-  const char *val[3] = {NULL, NULL, NULL}, *runs = NULL;
+  const char *val[3] = {NULL, NULL, NULL};
+  /* the folders named: each a run folder or a folder of nights (plots/history.sh tells which) */
+  const char **runs = calloc((size_t)argc, sizeof(*runs));
+  int nruns = 0;
+  if (!runs) {
+    fprintf(stderr, "arbench history: out of memory\n");
+    return EXIT_FAIL;
+  }
   if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     puts(history_usage);
     return EXIT_OK;
@@ -96,16 +106,12 @@ int cmd_history(int argc, char **argv) {
       if (!strncmp(a, flags[k], n) && (a[n] == '\0' || a[n] == '=')) f = k;
     }
     if (f < 0 && a[0] == '-' && a[1]) {
-      fprintf(stderr, "arbench: history: unknown option '%s' (history takes RUNS_DIR, --sizes, --algo and --out)\n", a);
+      fprintf(stderr, "arbench: history: unknown option '%s' (history takes run folders, folders of nights, --sizes, --algo and --out)\n", a);
       return EXIT_BAD_INPUT;
     }
     if (f < 0) {
-      if (runs) {
-        fprintf(stderr, "arbench: history: one RUNS_DIR, got '%s' and '%s': history reads the run folders inside one "
-                "folder of nights (RUNS_DIR/*/results.csv); put them in one folder\n", runs, a);
-        return EXIT_BAD_INPUT;
-      }
-      runs = a;
+      if (!*a) return args_bad("history", a, "an empty folder name"), EXIT_BAD_INPUT;
+      runs[nruns++] = a;
       continue;
     }
     const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
@@ -117,11 +123,10 @@ int cmd_history(int argc, char **argv) {
     if (!*v) return args_bad(flags[f], v, "empty"), EXIT_BAD_INPUT;
     val[f] = v;
   }
-  if (!runs) {
-    fprintf(stderr, "%s\n", history_usage);
+  if (!nruns) {
+    fprintf(stderr, "arbench: history: no run folder or folder of nights named\n%s\n", history_usage);
     return EXIT_BAD_INPUT;
   }
-  if (!*runs) return args_bad("history", runs, "RUNS_DIR is empty"), EXIT_BAD_INPUT;
   char *sizes = NULL;
   if (val[0] && !(sizes = sizes_in_bytes(flags[0], val[0]))) return EXIT_BAD_INPUT;
   if (val[1] && check_algos(flags[1], val[1])) return EXIT_BAD_INPUT;
@@ -130,15 +135,20 @@ int cmd_history(int argc, char **argv) {
     fprintf(stderr, "arbench history: cannot find plots/history.sh (run from the source tree)\n");
     return EXIT_FAIL;
   }
-  /* bash, the script, RUNS_DIR, three flags and their values, NULL */
-  char *args[10];
+  /* bash, the script, three flags and their values, "--", the folders, NULL */
+  char **args = calloc((size_t)nruns + 10, sizeof(*args));
+  if (!args) {
+    fprintf(stderr, "arbench history: out of memory\n");
+    return EXIT_FAIL;
+  }
   int n = 0;
   args[n++] = "bash";
   args[n++] = path;
-  args[n++] = (char *)runs;
   if (sizes) args[n++] = "--sizes", args[n++] = sizes;
   if (val[1] && strcmp(val[1], "all")) args[n++] = "--algo", args[n++] = (char *)val[1];
   if (val[2]) args[n++] = "--out", args[n++] = (char *)val[2];
+  args[n++] = "--";
+  for (int i = 0; i < nruns; i++) args[n++] = (char *)runs[i];
   args[n] = NULL;
   fflush(stdout);
   execvp("bash", args);

@@ -1,4 +1,4 @@
-/* The run folder and its rules (README: "The run folder's rules"): where it is made and how it
+/* The run folder and its rules (docs/run-folder.md: "The rules"): where it is made and how it
  * is claimed, what --force clears, what a baseline must be, the markers INCOMPLETE and FAILED,
  * the lines appended to meta.txt, and the pictures and summary drawn at the end (plots/). */
 #include <dirent.h>
@@ -79,8 +79,8 @@ int dir_nonempty(const char *path) {
   return any;
 }
 
-/* The files `arbench run` and its plots/ scripts write in a run folder (README: "The run
- * folder's rules"). --force removes these before the run, so that nothing of an earlier run
+/* The files `arbench run` and its plots/ scripts write in a run folder (docs/run-folder.md:
+ * "The rules"). --force removes these before the run, so that nothing of an earlier run
  * (its INCOMPLETE, its critical delays) is read as this one's; any other file stays. */
 static const char *const run_files[] = {
     "results.csv", "samples.csv",  "meta.txt",    "COMMAND",      "config.conf",  "critical.csv",

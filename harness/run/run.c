@@ -165,7 +165,7 @@ static int dry_run(struct run_plan *plan) {
            repeat ? "every row repeated to its cap" : "");
   printf("; each row's AllReduce priced by the model on its schedule at its transport's "
          "measured per-round cost and bandwidth, plus the harness's work per iteration and "
-         "row (README: the estimate)\n");
+         "row (docs/usage.md: the estimate)\n");
   return EXIT_OK;
 }
 

@@ -21,7 +21,7 @@ pin help "$A" --help
 for c in run schedule model lower settings history import; do pin "help-$c" "$A" $c --help; done
 pin list "$A" --list
 pin settings "$A" settings
-algos=$("$A" --list | awk 'NR > 1 && $1 ~ /^[a-z]/ { print $1 }' | sort -u | tr '\n' ' ')
+algos=$("$A" --list | awk 'NR > 1 && /^[a-z]/ { print $1 }' | sort -u | tr '\n' ' ')
 echo "$algos" >"$out/algos.txt"
 for a in $algos; do
   for r in 4 8 6; do pin "schedule-$a-$r" "$A" schedule --algo "$a" --ranks $r; done

@@ -150,7 +150,7 @@ colocated() {
 }
 
 transports=${GPUTEST_TRANSPORTS:-nccl-p2p ce sm ll}
-schedules=$("$A" --list | awk 'NR > 1 && $1 != "nccl" { printf "%s%s", sep, $1; sep = "," }')
+schedules=$("$A" --list | awk 'NR > 1 && /^[^ ]/ && $1 != "nccl" { printf "%s%s", sep, $1; sep = "," }')
 if [ "$ngpu" -ge 2 ]; then multi_gpu; else colocated; fi
 echo "run folders: $out ($skipped rows n/a or oom)"
 echo "$pass passed, $fail failed"

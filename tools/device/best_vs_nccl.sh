@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What README's recommendations rest on (runs/reference/h100x4-issue27-final,
+# What docs/results.md's recommendations rest on (runs/reference/h100x4-issue27-final,
 # h200x4-issue27-final2, h200x4-issue27-repeat), on a 4-GPU machine in one call: arbench's best
 # per size against nccl's three registration modes (1 KiB..8 GiB, powers of 2), mpirun -np 4
 # rows for nccl, nccl-p2p, ce, sm and ll, the ll transport's correctness with every rank on
