@@ -63,7 +63,7 @@ CORE_SRC    = $(wildcard src/*.c src/lower/*.c algorithms/*.c)
 # harness/ is in rooms (harness/ROOM/*.c, each room's README.md says what lives there); its
 # objects stay in one folder, $(B)/obj/harness/NAME.o, so a file's room is not part of its name
 HARNESS_ROOMS = $(patsubst %/,%,$(sort $(dir $(wildcard harness/*/*.c))))
-HARNESS_SRC = $(filter-out harness/cli/main.c harness/procs/procs_%.c,$(wildcard harness/*/*.c)) $(PROCS_SRC)
+HARNESS_SRC = $(filter-out harness/cmd/main.c harness/procs/procs_%.c,$(wildcard harness/*/*.c)) $(PROCS_SRC)
 CUDA_SRC    = $(wildcard src/cuda/*.cu)
 CORE_OBJ    = $(CORE_SRC:%.c=$(B)/obj/%.o)
 HARNESS_OBJ = $(addprefix $(B)/obj/harness/,$(notdir $(HARNESS_SRC:.c=.o)))
@@ -92,16 +92,20 @@ $(B)/obj/src/%.o: src/%.c
 $(B)/obj/algorithms/%.o: algorithms/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
-# the harness is plain C that calls the CUDA runtime and NCCL
-define harness_room
-$(B)/obj/harness/%.o: $(1)/%.c
+# the harness is plain C that calls the CUDA runtime and NCCL; a rule per object (not a
+# pattern per room) so that an old path below can never be taken for a source
+define harness_obj
+$(B)/obj/harness/$(notdir $(1:.c=.o)): $(1)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $$(GPU_INC) -c -o $$@ $$<
 endef
-$(foreach r,$(HARNESS_ROOMS),$(eval $(call harness_room,$(r))))
-# a build folder made before harness/ had rooms names each source at its old path in its .d
-# files: those paths are nothing to make, and the objects rebuild from the rooms
-$(sort $(addprefix harness/,$(notdir $(wildcard harness/*/*.c)))): ;
+$(foreach f,$(filter-out harness/procs/procs_mpi.c,$(wildcard harness/*/*.c)),$(eval $(call harness_obj,$(f))))
+# a build folder made before a file moved names it at its old path in its .d files (harness/
+# before its rooms, or another room): those paths are nothing to make, and the objects
+# rebuild from the rooms
+HARNESS_NAMES = $(notdir $(wildcard harness/*/*.c harness/*/*.h))
+$(sort $(filter-out $(wildcard harness/*/*.c harness/*/*.h),$(addprefix harness/,$(HARNESS_NAMES)) \
+  $(foreach r,$(HARNESS_ROOMS),$(addprefix $(r)/,$(HARNESS_NAMES))))): ;
 $(B)/obj/harness/procs_mpi.o: harness/procs/procs_mpi.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -c -o $@ $<

@@ -12,8 +12,8 @@
 #include "test.h"
 
 #include "cli/config.h"
-#include "cli/options.c"
-#include "cli/run_plan.c"
+#include "plan/options.c"
+#include "plan/run_plan.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
 #include "cuda/p2p_hold.h"

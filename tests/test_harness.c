@@ -16,8 +16,8 @@
 #include "cuda/inputs.h"
 #include "cuda/p2p_plan.h"
 #include "placement.h"
-#include "bench/stats.c"
-#include "cli/options.c"
+#include "record/stats.c"
+#include "plan/options.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
 

@@ -13,8 +13,8 @@
 
 #include "record/csv.c"
 #include "profile/profile.c"
-#include "bench/stats.c"
-#include "cli/options.c"
+#include "record/stats.c"
+#include "plan/options.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
 #include "profile/trace.c"

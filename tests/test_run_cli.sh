@@ -31,7 +31,7 @@ help_check() {
   [ -z "$missing$twice" ] && ok || bad "$name --help: options not listed:$missing; listed twice:$twice"
   [ -z "$(printf '%s\n' "$text" | awk 'length($0) > 100')" ] && ok || bad "$name --help: lines over 100 columns"
 }
-help_check run harness/cli/options.c "What runs" "Sizes" "Ranks and GPUs" "Iterations and checks" \
+help_check run harness/plan/options.c "What runs" "Sizes" "Ranks and GPUs" "Iterations and checks" \
   "Stragglers and degraded links" "Schedules and tuning" "The run folder" "Phases and profiles" "Self-tests"
 help_check model harness/model/cmd_model.c "What is priced" "Links" "Topology" "Pricing" "Output and fits"
 printf '%s\n' "$out" | awk '/^ +--profile overlap/ { o = NR } /^ +--profile timeline/ { t = NR }

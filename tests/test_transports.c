@@ -7,7 +7,7 @@
 
 #include "test.h"
 
-#include "cli/options.c"
+#include "plan/options.c"
 #include "plan/critical.c"
 #include "plan/sweep.c"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/stats.h"
+#include "record/stats.h"
 
 /* The header line, without the newline: the 31 fixed columns of docs/csv.md, in order, then
  * lower_bound_us. `arbench model --csv` writes this header (hx_csv_open). */

@@ -107,7 +107,7 @@ const char *tc_tp_name(const struct tp_ops *tp) {
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   lower_settings_default(&tc_set);
-  /* as arbench (harness/run/run.c): every kernel loaded when a context starts, since a lazy load on
+  /* as arbench (harness/cmd/run.c): every kernel loaded when a context starts, since a lazy load on
    * first launch may wait for a running kernel, e.g. a sum spinning on its inputs' flags */
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   if (argc < 2) {

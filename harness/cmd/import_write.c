@@ -3,7 +3,7 @@
  * nccl-tests found wrong elements. Every time the log lists a size (its -N cycles, or sizes
  * its range rounds to the same whole elements) is one sample of that size's row: the row's
  * median and interval are taken over them. */
-#include "record/import_write.h"
+#include "cmd/import_write.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stats.h"
+#include "record/stats.h"
 #include "cli/cli.h"
 #include "record/csv.h"
 #include "run/folder.h"

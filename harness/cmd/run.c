@@ -23,7 +23,7 @@
 #include "record/meta.h"
 #include "profile/phases.h"
 #include "procs/procs.h"
-#include "procs/run_procs.h"
+#include "run/run_procs.h"
 #include "plan/plan.h"
 #include "run/folder.h"
 #include "run/launch.h"

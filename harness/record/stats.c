@@ -1,6 +1,6 @@
 /* Summary statistics of iteration times: mean, median, min, max, p95 (nearest rank), stdev, and
  * the median's nonparametric 95% confidence interval (docs/statistics.md). */
-#include "bench/stats.h"
+#include "record/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

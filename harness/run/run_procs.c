@@ -1,7 +1,7 @@
 /* A run's ranks over its processes (procs.h) and GPUs: which ranks this process holds, the
  * CUDA device of each, which ranks share a physical GPU (the host and the GPU's UUID), each
  * rank's line for meta.txt and the table, and how an MPI job was launched. */
-#include "procs/run_procs.h"
+#include "run/run_procs.h"
 
 #include <cuda_runtime.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "record/cmd_import.h"
+#include "cmd/cmd_import.h"
 #include "settings.h"
 
 static void usage(FILE *f) {

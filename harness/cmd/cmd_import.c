@@ -5,7 +5,7 @@
  * before anything is written: a file or a figure that is not what nccl-tests writes is
  * refused with FILE:LINE (exit 2) and no folder is made. Tests of other collectives are left
  * out and other programs' lines skipped, each said on stderr and in meta.txt. */
-#include "record/cmd_import.h"
+#include "cmd/cmd_import.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "cli/bad_value.h"
 #include "cli/cli.h"
 #include "cli/config.h"
-#include "record/import_write.h"
+#include "cmd/import_write.h"
 #include "record/nccl_tests.h"
 #include "run/folder.h"
 
