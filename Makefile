@@ -134,10 +134,11 @@ test: $(B)/arbench $(TEST_BIN)
 
 # the CPU suites under the sanitizers (CI runs it; the model's and simulator's long suites stay
 # out: minutes each under ASan); leaks are not reported (LSan off: the process exits at once)
-ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness config model_flow \
-              profile settings golden_programs cli run_cli configs sim colocated_sim settings_sim \
-              degrade_sim hooks_sim profile_sim trace_sim fuzz runs_sim mpi_sim nccl_modes_sim \
-              budget_sim import import_corpus import_bad signals_sim strict_cli
+ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade harness p2p_plan \
+              config model_flow profile settings golden_programs cli run_cli configs sim \
+              colocated_sim settings_sim degrade_sim hooks_sim profile_sim trace_sim fuzz \
+              runs_sim mpi_sim nccl_modes_sim budget_sim import import_corpus import_bad \
+              signals_sim strict_cli
 test-asan:
 	@$(MAKE) --no-print-directory B=build-asan SANITIZE=1 build-asan/arbench
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

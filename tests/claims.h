@@ -1,7 +1,8 @@
-/* How tests/test_papers.c and tests/test_papers_flows.c hold the model to a paper's words:
- * "within 6%" is model <= 1.06, "more than 2x" model >= 2, a figure stated plainly within 10%;
- * where docs/papers.md shows the arithmetic of why the model cannot meet it, within 1% of that
- * arithmetic instead, so that a change in the model still fails. */
+/* How the papers' suites (tests/test_papers.c, test_papers_optcc.c, test_papers_async.c and
+ * test_papers_flows.c) hold the model to a paper's words: "within 6%" is model <= 1.06, "more
+ * than 2x" model >= 2, a figure stated plainly within 10%; where docs/papers.md shows the
+ * arithmetic of why the model cannot meet it, within 1% of that arithmetic instead, so that a
+ * change in the model still fails. */
 #ifndef CLAIMS_H
 #define CLAIMS_H
 

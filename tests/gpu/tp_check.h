@@ -1,7 +1,7 @@
 /* tp_check's parts (tp_check.c has the commands): the schedules it checks (tp_check_sched.c),
  * the adversarial program simulator (tp_check_sim.c) and its cases (tp_check_cases.c), the ll
- * program simulator (tp_check_ll.c), runs on GPUs (tp_check_gpu.c) and the timed simulation
- * (tp_check_tsim.c). */
+ * program simulator (tp_check_ll.c) and its cases (tp_check_ll_cases.c), runs on GPUs
+ * (tp_check_gpu.c) and the timed simulation (tp_check_tsim.c). */
 #ifndef TP_CHECK_H
 #define TP_CHECK_H
 
@@ -82,12 +82,17 @@ struct sim {
   uint64_t rng;
 };
 
+/* Steps the generator state *x and returns it: a pseudo-random 64-bit number (xorshift). */
+static inline uint64_t xorshift64(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
 /* Returns a pseudo-random 64-bit number (xorshift). */
 static inline uint64_t sim_rand(struct sim *m) {
-  m->rng ^= m->rng << 13;
-  m->rng ^= m->rng >> 7;
-  m->rng ^= m->rng << 17;
-  return m->rng;
+  return xorshift64(&m->rng);
 }
 
 /* Index of a pick among the nc weights w (summing to tot) for the random number x. */
@@ -113,6 +118,32 @@ struct sim_call {
   const struct tp_op *op;
   int kind, iter;
 };
+
+/* The ll program simulator (tp_check_ll.c) and its cases (tp_check_ll_cases.c). */
+#define LL_MAX_WARPS 5
+
+/* One case of an ll program: the protocol and slice it is lowered with, the warps of each rank
+ * and the speeds. */
+struct ll_case {
+  int esize, parities;
+  int proto; /* tc_set.ll_protocol for the program */
+  size_t sb; /* signals: tc_set.ll_slice */
+  int nw[AR_MAX_GPUS];
+  double rank_weight[AR_MAX_GPUS];
+  int warp_skew; /* some warps much slower than others */
+  int forward;   /* ll.forward */
+  uint64_t seed;
+};
+
+/* TAKE: 1 when our data comes first (a reduce), as the kernel decides it. */
+static inline int ll_reduce(const struct tp_op *o) {
+  return o->nsrc > 0 && o->src[0].buf == TP_BUF_DATA;
+}
+
+/* Simulates program p under case c; 0 when it passed, else 1 with the failure in err (steps:
+ * adds the warp steps taken, or NULL). */
+int ll_sim_one(const struct tp_prog *p, const struct ll_case *c, char *err, size_t len,
+               long *steps);
 
 struct opts {
   const char *transport, *algos, *sizes, *dtypes, *pipelines;
