@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/nognu" && printf '#!/bin/sh\nexit 0\n' >"$work/nognu/gnuplot" && chmod +x "$work/nognu/gnuplot"
 
 # neutral FILE...: the temporary paths of a drawing made the same in every run
-neutral() { sed -i -e 's#/tmp/arbench-run\.[A-Za-z0-9]*/#TMP/#g' -e "s#$work/[^/']*/#WORK/#g" -e "s#$PWD/#REPO/#g" "$@"; }
+neutral() { sed -i -e 's#/tmp/arbench-run\.[A-Za-z0-9]*/#TMP/#g' -e "s#$work/[^/']*/#WORK/#g" -e "s#$work/#WORK/#g" -e "s#$PWD/#REPO/#g" "$@"; }
 
 # pin NAME SRC [BASE] [nognu]: draws a copy of run folder SRC (against the copy of BASE) into
 # $out/NAME
