@@ -9,7 +9,9 @@
 #   awk -f csv.awk -f stats.awk -f style.awk -f labels.awk -f rows.awk -f prep.awk \
 #       -f prep_names.awk -f prep_nccl.awk -f prep_pic.awk -f prep_best.awk -f prep_scen.awk \
 #       -f prep_sweeps.awk -v tmp=DIR -v out=RUN/plots -v gpdir=plots -v crit=FILE \
-#       -v meta=RUN/meta.txt RUN/results.csv [RUN/critical.csv]
+#       -v meta=RUN/meta.txt -v families=FILE RUN/results.csv [RUN/critical.csv]
+# families: `arbench --list --format families` (style.awk's families_read); plot.sh names the
+# arbench it asked in the environment's AR_PLOT_FAMILIES_FROM ("" for none).
 #
 # What it reads (by column name; missing optional columns take the defaults in brackets):
 #   results.csv: algorithm, transport, bytes, status, time_us_median, algbw_gbps, busbw_gbps,
@@ -66,7 +68,7 @@
 #   algbw_<scen> (algbw_gbps; a straggler scenario's bytes / time_after_arrival_us; busbw on the
 #     right axis), time_<scen> (time_us_median) or, for a
 #     straggler scenario, arrival_<scen> (time_after_arrival_us): four panels with shared axes,
-#     one per family (style.awk's algo_family), nccl in each. Where that would be more than
+#     one per family (the registry's: style.awk's algo_family), nccl in each. Where that would be more than
 #     SPLIT_MAX series over 2+ transports, each algorithm is drawn on its fastest transport (and
 #     pipeline) at each size, the point shape saying which, and algbw_<scen>_<transport> adds
 #     that transport's series and nccl. A degraded scenario's adds OPTCC's bound and the healthy
@@ -93,7 +95,7 @@
 #     more than SPLIT_MAX series over 2+ transports, instead one picture per transport,
 #     model_vs_measured_<scen>_<transport>, with that transport's measured and model lines.
 
-BEGIN { SPLIT_MAX = 12; read_meta(meta) }
+BEGIN { SPLIT_MAX = 12; read_meta(meta); families_read(families) }
 
 # files come in the order results [critical]: roles go by position
 FNR == 1 {
@@ -143,6 +145,7 @@ END {
     if (bad_header) exit 1
     # nothing to draw: one picture that says so, and nothing else
     if (!R) { no_data(); exit 0 }
+    families_note()
     rows_counted(); scen_keys(); series_rule(); keep_fastest(); model_index()
     suffix = has_measured ? "" : " (model)"
     # nccl at its strongest and the healthy best, per condition and size (prep_nccl.awk)

@@ -115,3 +115,16 @@ function label_family(l) {
     sub(/[\/ ].*/, "", l)
     return algo_family(l)
 }
+
+# families_note(): says on stderr which algorithms of the rows were placed in a family by their
+# name (style.awk's algo_family): not in the registry plot.sh asked, or no registry to ask
+function families_note(    r, seen, list, from) {
+    for (r = 1; r <= R; r++)
+        if (S_alg[r] != "nccl" && !(S_alg[r] in seen) && !family_known(S_alg[r])) {
+            seen[S_alg[r]] = 1; list = list (list == "" ? "" : ", ") S_alg[r]
+        }
+    if (list == "") return
+    from = ENVIRON["AR_PLOT_FAMILIES_FROM"]
+    if (from == "") note("no arbench to ask for the algorithms' families (meta.txt's command, build/arbench): " list " placed by name")
+    else note(list ": not in " from " --list: placed in a family by name")
+}
