@@ -59,6 +59,7 @@ const struct ar_algo ar_algo_bcast = {
     .desc = "straggler-aware Broadcast: ring AllReduce of n-1 during the delay, exchange, "
             "then doubling broadcast; log2 n rounds after arrival",
     .paper = "stragglar.txt s4.1",
+    .family = "straggler-aware",
     .build = build_bcast,
     .flags = AR_ALGO_STRAGGLER_AWARE,
 };

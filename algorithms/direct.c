@@ -25,6 +25,7 @@ const struct ar_algo ar_algo_direct = {
     .ranks = "2..4096 (n^2 transfers)",
     .desc = "one-shot: direct reduce-scatter then allgather, n chunks, 2 rounds, n-1 ports",
     .paper = "stragglar.txt App. E",
+    .family = "classic",
     .build = build_direct,
     .flags = 0,
 };
@@ -49,6 +50,7 @@ const struct ar_algo ar_algo_oneshot = {
     .ranks = "2..4096 (n^2 transfers)",
     .desc = "one round: every rank sums every peer's whole buffer (small sizes), n-1 ports",
     .paper = "stragglar.txt App. E (Direct AllReduce without the reduce-scatter split)",
+    .family = "classic",
     .build = build_oneshot,
     .flags = 0,
 };

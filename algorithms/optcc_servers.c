@@ -195,6 +195,7 @@ const struct ar_algo ar_algo_optcc_servers = {
     .ranks = "3..~2048 servers of G GPUs (--gpus-per-node G, else 1), one degraded server",
     .desc = "OPTCC on G-GPU servers: G rails of one-GPU OPTCC, NVLink reduce/broadcast overlapped",
     .paper = "optcc.txt App. E (E.4, Table 3's l n/g, Theorem 13)",
+    .family = "optcc",
     .build = build_optcc_servers,
     .segments = ar_optcc_segments,
     .flags = AR_ALGO_DEGRADE_AWARE,

@@ -151,6 +151,7 @@ const struct ar_algo ar_algo_optcc_switch = {
     .ranks = "2..4096, any degraded GPUs",
     .desc = "OPTCC on a switch: S3-S1-S4-S2, degraded GPUs one hop, S1/S4 on the healthy ring",
     .paper = "optcc.txt s4.1-4.2, Theorem 1",
+    .family = "optcc",
     .build = build_optcc_switch,
     .flags = AR_ALGO_DEGRADE_AWARE,
 };

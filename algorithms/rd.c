@@ -72,6 +72,7 @@ const struct ar_algo ar_algo_rd_torus = {
     .ranks = "2^k <= 65536, power-of-2 torus sides",
     .desc = "latency-optimal recursive doubling, one torus dimension a step (Swing's baseline)",
     .paper = "swing.txt s2.3.2, Fig. 2; Table 2 Rec.Doub. (L)",
+    .family = "swing",
     .build = build_rd_torus,
     .flags = AR_ALGO_TORUS,
 };
@@ -81,6 +82,7 @@ const struct ar_algo ar_algo_rd = {
     .ranks = "2..65536 (non-powers of 2 fold in)",
     .desc = "latency-optimal recursive doubling, whole vector each step, log2 n rounds",
     .paper = "swing.txt s2.3.2",
+    .family = "classic",
     .build = build_rd,
     .flags = 0,
 };

@@ -61,6 +61,7 @@ const struct ar_algo ar_algo_rhd = {
     .ranks = "2..65536 (non-powers of 2 fold in)",
     .desc = "recursive halving/doubling (Rabenseifner), 2 log2 n rounds (+2 folding non-pow2)",
     .paper = "stragglar.txt s4.1; swing.txt s2.3.3",
+    .family = "classic",
     .build = build_rhd,
     .flags = 0,
 };
@@ -86,6 +87,7 @@ const struct ar_algo ar_algo_rhd_torus = {
     .ranks = "2^k <= 65536, power-of-2 torus sides",
     .desc = "recursive halving/doubling, one torus dimension a step (Swing's Rec.Doub. (B))",
     .paper = "swing.txt s2.3.3 (Sack et al.); Table 2 Rec.Doub. (B)",
+    .family = "swing",
     .build = build_rhd_torus,
     .flags = AR_ALGO_TORUS,
 };

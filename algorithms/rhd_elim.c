@@ -142,6 +142,7 @@ const struct ar_algo ar_algo_rhd_elim = {
     .ranks = "2..65536",
     .desc = "recursive halving/doubling, non-powers of 2 by 3-2 elimination (<= 3/2 of 2n)",
     .paper = "swing.txt s2.3.3 (Rabenseifner and Traeff's 3-2 elimination)",
+    .family = "classic",
     .build = build_rhd_elim,
     .flags = 0,
 };

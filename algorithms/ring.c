@@ -61,6 +61,7 @@ const struct ar_algo ar_algo_ring = {
     .ranks = "2..4096 (n^2 transfers)",
     .desc = "reduce-scatter + allgather ring, n chunks, 2(n-1) rounds",
     .paper = "stragglar.txt s4.1; asyncallreduce.md",
+    .family = "classic",
     .build = build_ring,
 };
 
@@ -69,6 +70,7 @@ const struct ar_algo ar_algo_async_ring = {
     .ranks = "2..4096 (n^2 transfers)",
     .desc = "AsyncAllReduce: ring on copy engines, mini-batches over double-buffered streams",
     .paper = "asyncallreduce.md",
+    .family = "straggler-aware",
     .build = build_async_ring,
     .traits = AR_TRAIT_PIPELINED,
 };
@@ -78,6 +80,7 @@ const struct ar_algo ar_algo_nccl = {
     .ranks = "any n >= 2",
     .desc = "ncclAllReduce itself: the industry reference",
     .paper = "NCCL",
+    .family = "reference",
     .flags = AR_ALGO_NATIVE,
 };
 
@@ -159,6 +162,7 @@ const struct ar_algo ar_algo_ring_ham = {
     .ranks = "2-D RxC, R=kC, gcd(k,C-1)=1, <= 4096",
     .desc = "ring on two edge-disjoint Hamiltonian cycles, both ways: 4 rings on 4 ports",
     .paper = "swing.txt s2.3.1; Table 2 Ring",
+    .family = "swing",
     .build = build_ring_ham,
     .flags = AR_ALGO_TORUS,
 };
@@ -194,6 +198,7 @@ const struct ar_algo ar_algo_ring_rails = {
     .ranks = "n <= 4096 that G (--gpus-per-node) divides",
     .desc = "NCCL's G ring channels on nodes of G GPUs, one NIC each (two-tier topology)",
     .paper = "optcc.txt s3 (T0 for g GPUs per server, footnote 3)",
+    .family = "optcc",
     .build = build_ring_rails,
     .flags = 0,
 };

@@ -540,6 +540,7 @@ const struct ar_algo ar_algo_stragglar = {
     .ranks = "even n, 2..4096 (n^2 transfers)",
     .desc = "StragglAR: ReduceScatter during the delay, then n+log2 n-2 rounds",
     .paper = "stragglar.txt s3, App. B, C",
+    .family = "straggler-aware",
     .build = build_stragglar,
     .flags = AR_ALGO_STRAGGLER_AWARE,
     .traits = AR_TRAIT_SUM_FORWARD,

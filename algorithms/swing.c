@@ -40,6 +40,7 @@ const struct ar_algo ar_algo_swing_bw = {
     .ranks = "2..4096 (an n x n line table)",
     .desc = "Swing bandwidth-optimal: pi(r,s) peers, reduce-scatter + allgather",
     .paper = "swing.txt s3",
+    .family = "swing",
     .build = build_swing_bw,
     .flags = 0,
 };
@@ -76,6 +77,7 @@ const struct ar_algo ar_algo_swing_lat = {
     .ranks = "2..65536 (non-powers of 2 fold in)",
     .desc = "Swing latency-optimal: whole vector per step",
     .paper = "swing.txt s3.1.2",
+    .family = "swing",
     .build = build_swing_lat,
     .flags = 0,
 };
@@ -119,6 +121,7 @@ const struct ar_algo ar_algo_swing_mp = {
     .ranks = "2..65536, any --torus, sides <= 4096",
     .desc = "multiport Swing on a logical torus, plain + mirrored per port",
     .paper = "swing.txt s4",
+    .family = "swing",
     .build = build_swing_mp,
     .flags = AR_ALGO_TORUS,
 };
@@ -171,6 +174,7 @@ const struct ar_algo ar_algo_bucket = {
     .ranks = "2..65536, any --torus, D x side <= 4096",
     .desc = "bucket: one ring per torus dimension, 2D shares on 2D ports",
     .paper = "swing.txt s2.3.4",
+    .family = "swing",
     .build = build_bucket,
     .flags = AR_ALGO_TORUS,
 };
@@ -189,6 +193,7 @@ const struct ar_algo ar_algo_bucket_sync = {
     .ranks = "2..65536, any --torus, D x side <= 4096",
     .desc = "bucket with the collectives changing dimension together (rectangular tori)",
     .paper = "swing.txt s5.2, Fig. 10 (Sack et al.)",
+    .family = "swing",
     .build = build_bucket_sync,
     .flags = AR_ALGO_TORUS,
 };
@@ -222,6 +227,7 @@ const struct ar_algo ar_algo_swing_lat_torus = {
     .ranks = "2^k <= 65536, power-of-2 torus sides",
     .desc = "Swing latency-optimal, one torus dimension a step, whole vector per step",
     .paper = "swing.txt s3.1.2, s4.1; Table 2 Swing (L)",
+    .family = "swing",
     .build = build_swing_lat_torus,
     .flags = AR_ALGO_TORUS,
 };

@@ -1,4 +1,4 @@
-# csv.awk: helpers shared by prep.awk (pictures) and summary.awk (summary.md). Plain POSIX awk
+# csv.awk: helpers shared by every awk program of plots/ (and tools/'s readers of results.csv). Plain POSIX awk
 # (mawk, busybox and gawk alike: the GPU machine may have any of them). mawk prints integers above
 # 2^31 in %.6g and clamps %d, so byte counts are kept as the strings read and printed with %.0f.
 
@@ -89,3 +89,18 @@ function pl_words(p, n,    k) {
         return n " ranks on " n / k " GPU" (n / k > 1 ? "s" : "")
     return (is_num(n) ? n " ranks, " : "") p
 }
+
+# pl_shared(p): returns 1 when placement p has ranks sharing a GPU ("4 ranks/GPU", "2-3
+# ranks/GPU", with or without hosts after it); "1 rank/GPU" and "1 rank/GPU on 2 hosts
+# (rehearsed on one)" have not
+function pl_shared(p,    hi) {
+    if (!match(p, /^[0-9]+(-[0-9]+)? ranks?\/GPU/)) return 0
+    hi = substr(p, 1, RLENGTH); sub(/ .*/, "", hi); sub(/^[0-9]+-/, "", hi)
+    return hi + 0 > 1
+}
+
+# fname(s): s reduced to characters safe in a file name
+function fname(s) { gsub(/[^A-Za-z0-9.+-]/, "-", s); return s }
+
+# gq(s): s as a single-quoted gnuplot string
+function gq(s) { gsub(/'/, "''", s); return "'" s "'" }

@@ -1,6 +1,7 @@
 # families.gp: one scenario's series against size in four panels with shared axes, one per
-# family of algorithms (classic; Swing; straggler-aware; OPTCC: fams, style.awk's algo_family),
-# nccl (family 0) thick and black in every panel; each panel's key outside it, on its right.
+# family of algorithms (classic; Swing; straggler-aware; OPTCC: fams, the registry's family of
+# each by style.awk's algo_family), nccl (family 0) thick and black in every panel; each panel's
+# key outside it, on its right.
 # The driver (prep.awk's family_pic) sets ycol (2: the y column of the blocks "x y pt"), ylab,
 # ylog (log y: times), y2f (algbw pictures: busbw = algbw * y2f on the right axis) and, where
 # each algorithm is drawn on its best transport at each size, ptcol (the point type of that
@@ -33,8 +34,8 @@ if (y2f > 0) {
     set y2label sprintf("busbw = algbw x %g (GB/s)", y2f)
     set ytics nomirror
 }
-famtitle(k) = k == 1 ? "classic (ring, rhd, rd, direct, oneshot)" : k == 2 ? "Swing (swing-*, bucket*, *-torus, ring-ham)" : \
-              k == 3 ? "straggler-aware (stragglar, bcast, async-ring)" : "OPTCC (optcc*, r2ccl, ring-rails)"
+# (the registry's families, not lists of names: each panel's key names its algorithms)
+famtitle(k) = k == 1 ? "classic" : k == 2 ? "Swing" : k == 3 ? "straggler-aware" : "OPTCC"
 # each column's panels end where its keys and the busbw axis (about 95 px) leave room: a key
 # entry is about 8 px a character and 70 px of sample and box (columns: families 1 and 3, 2 and 4)
 y2w = y2f > 0 ? 95.0 : 0.0

@@ -1,6 +1,6 @@
 # history.awk: the trend across nights of the run folders history.sh lists, with a verdict per
-# series. Load csv.awk, style.awk, stats.awk and rowkind.awk first.
-#   awk -f csv.awk -f style.awk -f stats.awk -f rowkind.awk -f history.awk -v tmp=DIR -v out=DIR \
+# series. Load csv.awk, style.awk, labels.awk (the series' names), stats.awk and rowkind.awk first.
+#   awk -f csv.awk -f style.awk -f labels.awk -f stats.awk -f rowkind.awk -f history.awk -v tmp=DIR -v out=DIR \
 #       -v gpdir=DIR -v sizes=BYTES,... -v algos=LIST MANIFEST RUN/results.csv [RUN/critical.csv] ...
 # MANIFEST: a line per night and group, by time (nightinfo.awk's, without its sort key):
 # DIR<TAB>GROUP<TAB>GROUP IN WORDS<TAB>DATE<TAB>TIME<TAB>KIND. A group is one machine, GPU count,
@@ -71,7 +71,7 @@ role == "crit" {
     med = get(f, col, "time_us_median", ""); b = get(f, col, "bytes", "")
     if (!is_num(med) || med + 0 <= 0 || !is_num(b)) next
     a = clean_text(get(f, col, "algorithm", "?")); t = clean_text(get(f, col, "transport", ""))
-    lab = src == "nccl-tests" ? "nccl-tests " t : a == "nccl" ? "nccl" : a (has_tp(t) ? "/" t : "")
+    lab = src == "nccl-tests" ? "nccl-tests " t : series_name(a, t)
     reg = clean_text(row_setting(f, col, "nccl.registration", "none"))
     if (reg != "none") lab = lab " " reg
     sd = get(f, col, "time_us_stdev", "0"); rel = is_num(sd) ? sd / med : 0

@@ -182,7 +182,7 @@ done <"$tmp/manifest"
 # the pictures' data and gnuplot drivers stay in DIR/plots/data (what each picture drew)
 rm -f "$out"/plots/trend_*.png "$out"/plots/trend_*.svg
 rm -rf "$out/plots/data" && mkdir -p "$out/plots/data" || exit 1
-if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/stats.awk" -f "$here/rowkind.awk" -f "$here/history.awk" \
+if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/labels.awk" -f "$here/stats.awk" -f "$here/rowkind.awk" -f "$here/history.awk" \
      -v tmp="$out/plots/data" -v out="$out/plots" -v gpdir="$here" -v sizes="$sizes" -v algos="$algos" -v left="$tmp/left" \
      "$tmp/manifest" "${files[@]}" >"$tmp/drivers" 2>"$tmp/said"; then
   cat "$tmp/said" >&2; echo "arbench history: could not read the runs in $runs" >&2; exit 1

@@ -1,7 +1,7 @@
 # overlap.awk: turns a run folder's overlap.csv (arbench run --profile overlap) into gnuplot
 # data and one driver per picture under `tmp`; prints the drivers' paths on stdout. Load
-# csv.awk first.
-#   awk -f csv.awk -f overlap.awk -v tmp=DIR -v out=RUN/plots -v gpdir=plots RUN/overlap.csv
+# csv.awk, style.awk and labels.awk (the series' names) first.
+#   awk -f csv.awk -f style.awk -f labels.awk -f overlap.awk -v tmp=DIR -v out=RUN/plots -v gpdir=plots RUN/overlap.csv
 #
 # Columns, by name: algorithm, transport, bytes, rank, overlap_reduce_pct, overlap_delay_pct
 # (required); scenario [""] (optional). One picture per (scenario, size):
@@ -11,12 +11,6 @@
 # has (empty fields) is left out of its mean; a series with neither share is not drawn. A fused
 # kernel (sm, ll: the copy is the reduction, copy_us == reduce_us on every rank that copied) has
 # no reduction share to show: its bar says "fused kernel" instead of 100%.
-
-# fname(s): s reduced to characters safe in a file name
-function fname(s) { gsub(/[^A-Za-z0-9.+-]/, "-", s); return s }
-
-# gq(s): s as a single-quoted gnuplot string
-function gq(s) { gsub(/'/, "''", s); return "'" s "'" }
 
 # acc(key, v): adds a rank's share to key's sum and list
 function acc(key, v) {
@@ -42,8 +36,7 @@ FNR == 1 {
     if (!is_num(rp) && !is_num(dp)) next   # a rank that copied nothing
     scen = clean_text(get(f, col, "scenario", ""))
     cp = get(f, col, "copy_us", ""); rd = get(f, col, "reduce_us", "")
-    ser = clean_text(get(f, col, "algorithm", "?")) "/" clean_text(get(f, col, "transport", "?"))
-    sub(/^nccl\/nccl$/, "nccl", ser)
+    ser = series_name(clean_text(get(f, col, "algorithm", "?")), clean_text(get(f, col, "transport", "?")))
     pk = scen SUBSEP (b + 0)
     if (!(pk in P)) { P[pk] = ++NP; P_b[NP] = b; P_s[NP] = scen }
     p = P[pk]

@@ -1,6 +1,7 @@
 # phases.awk: turns a run folder's phases.csv (arbench run --phases) into gnuplot data and one
-# driver per picture under `tmp`; prints the drivers' paths on stdout. Load csv.awk first.
-#   awk -f csv.awk -f phases.awk -v tmp=DIR -v out=RUN/plots -v gpdir=plots RUN/phases.csv
+# driver per picture under `tmp`; prints the drivers' paths on stdout. Load csv.awk, style.awk
+# and labels.awk (the charts' names) first.
+#   awk -f csv.awk -f style.awk -f labels.awk -f phases.awk -v tmp=DIR -v out=RUN/plots -v gpdir=plots RUN/phases.csv
 #
 # Columns, by name: algorithm, transport, bytes, rank, phase, start_us, end_us (required);
 # scenario [""], delay_us [0], iteration [""] (optional). One picture per (scenario, size,
@@ -35,12 +36,6 @@ function rgb_int(h,    i, v, d) {
     return v
 }
 
-# fname(s): s reduced to characters safe in a file name
-function fname(s) { gsub(/[^A-Za-z0-9.+-]/, "-", s); return s }
-
-# gq(s): s as a single-quoted gnuplot string
-function gq(s) { gsub(/'/, "''", s); return "'" s "'" }
-
 FNR == 1 {
     csv_header($0, col)
     if (csv_missing(col, "algorithm transport bytes rank phase start_us end_us", "plot.sh") != "") { bad = 1; exit 1 }
@@ -57,8 +52,7 @@ FNR == 1 {
     ph = clean_text(get(f, col, "phase", "?"))
     scen = clean_text(get(f, col, "scenario", ""))
     d = get(f, col, "delay_us", "0"); if (!is_num(d)) d = 0
-    pan = clean_text(get(f, col, "algorithm", "?")) "/" clean_text(get(f, col, "transport", "?"))
-    sub(/^nccl\/nccl$/, "nccl", pan)
+    pan = series_name(clean_text(get(f, col, "algorithm", "?")), clean_text(get(f, col, "transport", "?")))
     pk = scen SUBSEP b SUBSEP (d + 0)
     if (!(pk in P)) { P[pk] = ++NP; P_b[NP] = b; P_s[NP] = scen; P_d[NP] = d + 0; P_it[NP] = get(f, col, "iteration", "") }
     p = P[pk]

@@ -89,10 +89,20 @@ crit=()
 
 meta=
 [ -s "$run_abs/meta.txt" ] && meta=$run_abs/meta.txt
-if ! awk -f "$here/csv.awk" -f "$here/stats.awk" -f "$here/style.awk" -f "$here/prep.awk" -f "$here/prep_names.awk" \
-     -f "$here/prep_nccl.awk" -f "$here/prep_pic.awk" -f "$here/prep_best.awk" -f "$here/prep_scen.awk" \
-     -f "$here/prep_sweeps.awk" -v tmp="$tmp" -v out="$out_abs" -v gpdir="$here" -v crit="${crit[0]:-}" \
-     -v meta="$meta" "$run_abs/results.csv" "${crit[@]}" >"$tmp/drivers.txt"; then
+# each algorithm's family (the panel it is drawn in) is the registry's: `arbench --list --format
+# families` of the binary that wrote the run (meta.txt's command; a relative path from here, as
+# when arbench run draws at its end), else of this checkout's build. A name neither knows (an
+# old run's algorithm) is placed by its name, and prep.awk says so
+families=$tmp/families.txt famfrom=
+for bin in "$(sed -n 's/^command: \([^ ]*\).*/\1/p' "${meta:-/dev/null}" | head -n 1)" "$here/../build/arbench"; do
+  case ${bin##*/} in arbench*) ;; *) continue ;; esac
+  [ -f "$bin" ] && [ -x "$bin" ] && "$bin" --list --format families >"$families" 2>/dev/null && { famfrom=$bin; break; }
+done
+[ -n "$famfrom" ] || families=
+if ! AR_PLOT_FAMILIES_FROM=$famfrom awk -f "$here/csv.awk" -f "$here/stats.awk" -f "$here/style.awk" -f "$here/labels.awk" -f "$here/rows.awk" \
+     -f "$here/prep.awk" -f "$here/prep_names.awk" -f "$here/prep_nccl.awk" -f "$here/prep_pic.awk" \
+     -f "$here/prep_best.awk" -f "$here/prep_scen.awk" -f "$here/prep_sweeps.awk" -v tmp="$tmp" -v out="$out_abs" -v gpdir="$here" -v crit="${crit[0]:-}" \
+     -v meta="$meta" -v families="$families" "$run_abs/results.csv" "${crit[@]}" >"$tmp/drivers.txt"; then
   echo "plot.sh: could not read $run/results.csv" >&2
   exit 1
 fi
@@ -102,7 +112,7 @@ rm -f "$out_abs"/*.png "$out_abs"/*.svg
 
 # phases.csv (arbench run --phases): per-rank timelines, drawn by phases.awk and phases.gp
 if [ -s "$run_abs/phases.csv" ] &&
-   ! awk -f "$here/csv.awk" -f "$here/phases.awk" -v tmp="$tmp" -v out="$out_abs" \
+   ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/labels.awk" -f "$here/phases.awk" -v tmp="$tmp" -v out="$out_abs" \
        -v gpdir="$here" "$run_abs/phases.csv" >>"$tmp/drivers.txt"; then
   echo "plot.sh: could not read $run/phases.csv" >&2
 fi
@@ -110,7 +120,7 @@ fi
 # overlap.csv (arbench run --profile overlap): copy time overlapped with reduction and with the
 # delay, per algorithm/transport, drawn by overlap.awk and overlap.gp
 if [ -s "$run_abs/overlap.csv" ] &&
-   ! awk -f "$here/csv.awk" -f "$here/overlap.awk" -v tmp="$tmp" -v out="$out_abs" \
+   ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/labels.awk" -f "$here/overlap.awk" -v tmp="$tmp" -v out="$out_abs" \
        -v gpdir="$here" "$run_abs/overlap.csv" >>"$tmp/drivers.txt"; then
   echo "plot.sh: could not read $run/overlap.csv" >&2
 fi

@@ -1,6 +1,7 @@
 # prep_names.awk: how prep.awk names things: a row's condition as a file-name part and in
-# words (scenario, stragglers, degraded GPUs, placement), series labels and families, the rows
-# of one sweep, dates; and small helpers (sorting, notes on stderr).
+# words (scenario, stragglers, degraded GPUs, placement: labels.awk has the words of the
+# stragglers and degraded GPUs after the first), series labels and families (labels.awk's rule,
+# with the dtype), the rows of one sweep, dates; and small helpers (sorting, notes on stderr).
 
 # in_delay_group(r, r0): row r is in the delay sweep of row r0 (same n, size, straggler rank and
 # other stragglers; any scenario)
@@ -12,12 +13,6 @@ function in_delay_group(r, r0) {
 # other degraded GPUs, no straggler; any scenario)
 function in_factor_group(r, r0) {
     return S_dr[r] >= 0 && S_sr[r] < 0 && S_n[r] == S_n[r0] && S_b[r] == S_b[r0] && S_dr[r] == S_dr[r0] && S_do[r] == S_do[r0] && S_pl[r] == S_pl[r0]
-}
-
-# pipe_group(r): the measurement a pipeline sweep varies the pipeline of: algorithm, transport,
-# dtype, scenario (n included) and size
-function pipe_group(r) {
-    return S_alg[r] SUBSEP S_tp[r] SUBSEP S_dt[r] SUBSEP S_n[r] SUBSEP S_key[r] SUBSEP S_b[r]
 }
 
 # ssort(a, n): sorts a[1..n] as strings
@@ -83,20 +78,9 @@ function pl_title(r) {
     return pl_count == 1 ? ", co-located (not NVLink)" : ", " pl_words(S_pl[r], S_n[r]) " (co-located, not NVLink)"
 }
 
-# pl_shared(p): placement p has ranks sharing a GPU ("4 ranks/GPU", "1-2 ranks/GPU"); "1 rank/GPU"
-# and "1 rank/GPU on 2 hosts (rehearsed on one)" have not
-function pl_shared(p) { return p !~ /^1 rank\/GPU/ }
-
 # is_probe(r): row r is one of the critical search's probes (its scenario is one critical.csv
 # names, "" for a plain --find-critical run)
 function is_probe(r) { return crit != "" && S_sr[r] >= 0 && (S_scen[r] in CRIT_SCEN) }
-
-# list_rest(l): returns a stragglers or degraded list ("1:8000;0:2000") without its first entry
-# (the one the SPEC columns give): "0:2000", or "" when it has one entry or none
-function list_rest(l) {
-    l = trim(l)
-    return index(l, ";") ? substr(l, index(l, ";") + 1) : ""
-}
 
 # others_key(l, what): returns list_rest's entries as a file-name part: "_and_r0_d2ms" for
 # stragglers (what "d": RANK:DELAY_US), "_and_r0_f2" for degraded GPUs (what "f": RANK:FACTOR)
@@ -110,31 +94,15 @@ function others_key(l, what,    n, e, i, kv, k) {
     return k
 }
 
-# others_words(l, what): returns list_rest's entries in words, for titles
-function others_words(l, what,    n, e, i, kv, t) {
-    if (l == "") return ""
-    n = split(l, e, ";")
-    for (i = 1; i <= n; i++) {
-        split(e[i], kv, ":")
-        t = t (i > 1 ? ", " : "") "rank " clean_text(kv[1]) (what == "d" ? " delayed " num_str(kv[2] / 1000) " ms" : " x" clean_text(kv[2]))
-    }
-    return " (and " t ")"
-}
-
 # file_part(s): returns s with every character but letters, digits, '.', '-' and '_' made '_'
 function file_part(s) {
     gsub(/[^A-Za-z0-9._-]/, "_", s)
     return s
 }
 
-# series_label(r, pipe): returns "nccl" or "algorithm/transport", plus "/p<pipeline>" when pipe
-# is set (a row of a pipeline sweep), plus the dtype where the CSV has several
-function series_label(r, pipe,    l) {
-    l = S_alg[r] == "nccl" ? "nccl" : S_alg[r] (has_tp(S_tp[r]) ? "/" S_tp[r] : "")
-    if (pipe) l = l "/p" S_pipe[r]
-    if (dt_count > 1) l = l " " S_dt[r]
-    return l
-}
+# series_label(r, pipe): returns row r's series in the pictures: labels.awk's row_label, plus the
+# dtype where the CSV has several
+function series_label(r, pipe) { return row_label(r, pipe) (dt_count > 1 ? " " S_dt[r] : "") }
 
 # best_label(r): returns row r's series in the best-transport pictures: the algorithm (and dtype)
 function best_label(r) {
@@ -146,4 +114,17 @@ function best_label(r) {
 function label_family(l) {
     sub(/[\/ ].*/, "", l)
     return algo_family(l)
+}
+
+# families_note(): says on stderr which algorithms of the rows were placed in a family by their
+# name (style.awk's algo_family): not in the registry plot.sh asked, or no registry to ask
+function families_note(    r, seen, list, from) {
+    for (r = 1; r <= R; r++)
+        if (S_alg[r] != "nccl" && !(S_alg[r] in seen) && !family_known(S_alg[r])) {
+            seen[S_alg[r]] = 1; list = list (list == "" ? "" : ", ") S_alg[r]
+        }
+    if (list == "") return
+    from = ENVIRON["AR_PLOT_FAMILIES_FROM"]
+    if (from == "") note("no arbench to ask for the algorithms' families (meta.txt's command, build/arbench): " list " placed by name")
+    else note(list ": not in " from " --list: placed in a family by name")
 }

@@ -1,7 +1,53 @@
 # prep_scen.awk: prep.awk's pictures of one scenario against size (best_<scen> is
 # prep_best.awk's): the family panels (algbw_, time_, arrival_<scen>[_<tp>]) and
-# model_vs_measured_<scen>[_<tp>]. Loaded after prep.awk, whose END calls them; they read its
-# row arrays (S_*, M, MODEL) and draw with prep_pic.awk.
+# model_vs_measured_<scen>[_<tp>]. Loaded after prep.awk, whose END calls scen_pics and
+# model_pics per scenario; they read its row arrays (S_*, M, MODEL) and draw with prep_pic.awk.
+
+# scen_pics(key, r0): the pictures of scenario key (r0 one of its rows) against size: best_<key>
+# first, then the families (algbw, and time or, for a straggler scenario, arrival): every
+# series, or where that is more than SPLIT_MAX series over 2+ transports each algorithm on its
+# best transport and algbw once more per transport. Returns how many were drawn
+function scen_pics(key, r0,    r, in_ser, tp_seen, tpl, nser, ntp, split_tp, t, n) {
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || S_key[r] != key) continue
+        if (!(S_lab[r] in in_ser)) { in_ser[S_lab[r]] = 1; nser++ }
+        if (S_alg[r] != "nccl" && has_tp(S_tp[r]) && !(S_tp[r] in tp_seen)) { tp_seen[S_tp[r]] = 1; tpl[++ntp] = S_tp[r] }
+    }
+    ssort(tpl, ntp)
+    n = best_pic(key, r0)
+    split_tp = !(nser <= SPLIT_MAX || ntp < 2)
+    n += family_pic(key, r0, "", split_tp, "algbw")
+    n += family_pic(key, r0, "", split_tp, S_sr[r0] >= 0 ? "arrival" : "time")
+    if (split_tp) for (t = 1; t <= ntp; t++) n += family_pic(key, r0, tpl[t], 0, "algbw")
+    return n
+}
+
+# model_pics(key, r0): model_vs_measured_<key> for scenario key (r0 one of its rows): the
+# measured series the model prices (per algorithm/transport where its rows name the transport,
+# else per algorithm; wantS and wantA, which model_wants reads), one picture per transport where
+# that is more than SPLIT_MAX series over 2+ transports. Returns how many were drawn
+function model_pics(key, r0,    r, m, p, in_ser, tp_seen, tpl, nser, ntp, t, n) {
+    delete wantA; delete wantS
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || S_key[r] != key) continue
+        if ((S_ckey[r], S_n[r], S_alg[r], "", S_b[r]) in MODEL) wantA[S_alg[r]] = 1
+        if (has_tp(S_tp[r]) && ((S_ckey[r], S_n[r], S_alg[r], S_tp[r], S_b[r]) in MODEL)) wantS[S_alg[r], S_tp[r]] = 1
+    }
+    for (r = 1; r <= R; r++) {
+        if (!M[r] || S_key[r] != key || !model_wants(r)) continue
+        if (!(S_lab[r] in in_ser)) { in_ser[S_lab[r]] = 1; nser++ }
+        if (S_alg[r] != "nccl" && has_tp(S_tp[r]) && !(S_tp[r] in tp_seen)) { tp_seen[S_tp[r]] = 1; tpl[++ntp] = S_tp[r] }
+    }
+    for (m in MODEL) {
+        split(m, p, SUBSEP)
+        if (p[1] == S_ckey[r0] && p[2] == S_n[r0] && (p[4] == "" ? (p[3] in wantA) : ((p[3], p[4]) in wantS)) &&
+            !((p[3], p[4]) in in_ser)) { in_ser[p[3], p[4]] = 1; nser++ }
+    }
+    ssort(tpl, ntp)
+    if (nser <= SPLIT_MAX || ntp < 2) return model_pic(key, r0, "")
+    for (t = 1; t <= ntp; t++) n += model_pic(key, r0, tpl[t])
+    return n
+}
 
 # time_label(): the time axis's label: a median of measured iterations, or (a run of model rows
 # only) the model's price, which no iteration measured

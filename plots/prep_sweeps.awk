@@ -2,7 +2,8 @@
 # value (pipeline_<scen>_<size>), vs straggler delay (straggler_delay_<size>, critical delays
 # marked), critical delay vs size (critical_delay, from critical.csv) and time vs degradation
 # factor (degraded_factor_<size>, OPTCC's bound beside it). Loaded after prep.awk, which calls
-# each from its END; they read its row arrays (S_*, M) and draw with prep_pic.awk.
+# each from its END (and crit_read on each row of critical.csv); they read its row arrays (S_*,
+# M) and draw with prep_pic.awk.
 
 # pipeline_pics(): time vs pipeline value, one picture per scenario and size with a pipeline sweep
 function pipeline_pics(    r, i, r0, ymax, nxt, pmin, pmax, nccl_r, k, j, t, xt, unit, s, name) {
@@ -43,7 +44,7 @@ function pipeline_pics(    r, i, r0, ymax, nxt, pmin, pmax, nccl_r, k, j, t, xt,
 }
 
 # delay_pics(): time vs straggler delay, one picture per size (and straggler rank, if several)
-function delay_pics(    r, g, i, r0, nnz, dmin, dmax, cmin, cmax, logx, xzero, extra, nmark, nlab, dbest, k, c, xc, fr, name, ans) {
+function delay_pics(    r, g, i, r0, nnz, dmin, dmax, cmin, cmax, logx, xzero, extra, nmark, nlab, dbest, k, c, name, ans) {
     for (r = 1; r <= R; r++)
         if (M[r] && S_sr[r] >= 0 && S_dr[r] < 0) {
             g = pl_key(r) (n_count > 1 ? "n" S_n[r] "_" : "") size_label(S_b[r], "") SUBSEP S_sr[r] SUBSEP S_so[r]
@@ -94,31 +95,7 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, cmin, cmax, logx, xzero, e
             else pic_add(best_label(r), S_alg[r] == "nccl" ? 0 : 1, algo_color(S_alg[r]), algo_point(S_alg[r]), 1,
                          S_alg[r] == "nccl" ? 4 : 2, S_d[r] > 0 ? S_d[r] / 1000 : xzero, sprintf("%.6g", S_med[r] / 1000))
         }
-        for (c = 1; c <= NC; c++)
-            if (C_b[c] + 0 == S_b[r0]) {
-                nmark++
-                xc = C_d[c] > 0 || !logx ? C_d[c] / 1000 : xzero
-                # the label sits right of the line, or left of it near the right edge
-                fr = logx ? log(xc / xzero) / log(cmax / 1000 / xzero) : (cmax > 0 ? C_d[c] / cmax : 0)
-                if (!C_model[c]) ans = C_alg[c] " beats " C_base[c] " from " num_str(C_d[c] / 1000) " ms" ans
-                else ans = ans " (model: " num_str(C_d[c] / 1000) " ms)"
-                extra = extra sprintf("set arrow from %.6g, graph 0 to %.6g, graph 1 nohead lw 2 dt %d lc rgb '%s' front\n",
-                                      xc, xc, C_model[c] ? 3 : 2, C_model[c] ? "#e377c2" : "#d62728")
-                extra = extra sprintf("set label \"%s %.3g ms\\n(%s vs %s)\" at %.6g, graph %.2f %s front tc rgb '%s'\n",
-                                      C_model[c] ? "model: critical delay" : "critical delay", C_d[c] / 1000, C_alg[c], C_base[c],
-                                      xc, 0.95 - 0.1 * (nmark - 1), fr > 0.7 ? "offset -0.6, 0 right" : "offset 0.6, 0 left",
-                                      C_model[c] ? "#c0509d" : "#d62728")
-                # and as an invisible point at a drawn time, so that gnuplot's table says the
-                # mark is on the axis (in range) or not
-                pic_add("critical delays marked", 4, "#000000", 7, 1, 1, xc, P_y[1, 1])
-            }
-        for (c = 1; c <= NV; c++)
-            if (NV_b[c] + 0 == S_b[r0]) {
-                nmark++
-                extra = extra sprintf("set label \"measured: no critical delay, %s never beat %s up to %s ms\" at graph 0.02, graph %.2f left front tc rgb '#d62728'\n",
-                                      NV_alg[c], NV_base[c], num_str(never_bound(c, dmax) / 1000), 0.95 - 0.1 * (nmark - 1))
-                ans = NV_alg[c] " never beat " NV_base[c] " up to " num_str(never_bound(c, dmax) / 1000) " ms" ans
-            }
+        extra = extra delay_marks(r0, logx, xzero, cmax, dmax); nmark = DM_n; ans = DM_ans
         name = "straggler_delay_" size_label(S_b[r0], "") (sr_count > 1 ? "_r" S_sr[r0] : "") others_key(S_so[r0], "d")
         if (n_count > 1) name = "n" S_n[r0] "_" name
         name = pl_key(r0) name
@@ -130,6 +107,40 @@ function delay_pics(    r, g, i, r0, nnz, dmin, dmax, cmin, cmax, logx, xzero, e
         if (!nmark) note(name ": no critical delay for this size in critical.csv: none marked")
     }
     if (!drawn_d) note("no straggler delay sweep (2+ delays at one size): straggler_delay_* not drawn")
+}
+
+# delay_marks(r0, logx, xzero, cmax, dmax): the critical delays critical.csv has at row r0's size,
+# marked on its delay picture (x on a log axis where logx, delay 0 at xzero, the axis up to cmax;
+# a size where none was found, up to its bound, else dmax): returns the driver's lines; DM_n is
+# how many, DM_ans what they answer (for the title)
+function delay_marks(r0, logx, xzero, cmax, dmax,    c, xc, fr, extra) {
+    DM_n = 0; DM_ans = ""
+    for (c = 1; c <= NC; c++)
+        if (C_b[c] + 0 == S_b[r0]) {
+            DM_n++
+            xc = C_d[c] > 0 || !logx ? C_d[c] / 1000 : xzero
+            # the label sits right of the line, or left of it near the right edge
+            fr = logx ? log(xc / xzero) / log(cmax / 1000 / xzero) : (cmax > 0 ? C_d[c] / cmax : 0)
+            if (!C_model[c]) DM_ans = C_alg[c] " beats " C_base[c] " from " num_str(C_d[c] / 1000) " ms" DM_ans
+            else DM_ans = DM_ans " (model: " num_str(C_d[c] / 1000) " ms)"
+            extra = extra sprintf("set arrow from %.6g, graph 0 to %.6g, graph 1 nohead lw 2 dt %d lc rgb '%s' front\n",
+                                  xc, xc, C_model[c] ? 3 : 2, C_model[c] ? "#e377c2" : "#d62728")
+            extra = extra sprintf("set label \"%s %.3g ms\\n(%s vs %s)\" at %.6g, graph %.2f %s front tc rgb '%s'\n",
+                                  C_model[c] ? "model: critical delay" : "critical delay", C_d[c] / 1000, C_alg[c], C_base[c],
+                                  xc, 0.95 - 0.1 * (DM_n - 1), fr > 0.7 ? "offset -0.6, 0 right" : "offset 0.6, 0 left",
+                                  C_model[c] ? "#c0509d" : "#d62728")
+            # and as an invisible point at a drawn time, so that gnuplot's table says the
+            # mark is on the axis (in range) or not
+            pic_add("critical delays marked", 4, "#000000", 7, 1, 1, xc, P_y[1, 1])
+        }
+    for (c = 1; c <= NV; c++)
+        if (NV_b[c] + 0 == S_b[r0]) {
+            DM_n++
+            extra = extra sprintf("set label \"measured: no critical delay, %s never beat %s up to %s ms\" at graph 0.02, graph %.2f left front tc rgb '#d62728'\n",
+                                  NV_alg[c], NV_base[c], num_str(never_bound(c, dmax) / 1000), 0.95 - 0.1 * (DM_n - 1))
+            DM_ans = NV_alg[c] " never beat " NV_base[c] " up to " num_str(never_bound(c, dmax) / 1000) " ms" DM_ans
+        }
+    return extra
 }
 
 # critical_pic(): critical delay vs size (2+ sizes: one size is marked on its delay picture); a
@@ -231,4 +242,41 @@ function factor_pics(    r, g, i, r0, ymax, nlb, fc, unit, s, k, name, h, fmin, 
         if (!nlb) note(name ": no OPTCC lower bound (lower_bound_us column or model rows named lower-bound): not drawn")
     }
     if (!drawn_f) note("no degradation factor sweep (2+ factors at one size): degraded_factor_* not drawn")
+}
+
+# crit_read(f): reads the fields f of a critical.csv row (header ccol): C_* a critical delay found
+# (measured, or the model's), NV_* a size where none was found, CRIT_SCEN the scenarios of the
+# search's probes
+function crit_read(f,    cv, b, v, mv) {
+    cv = get(f, ccol, "critical_delay_us", "")
+    b = get(f, ccol, "bytes", "")
+    if (!is_num(b)) return
+    # the scenarios whose rows are the search's probes (a plain --find-critical run: ""; an
+    # older critical.csv names none)
+    if ("scenario" in ccol) CRIT_SCEN[clean_text(get(f, ccol, "scenario", ""))] = 1
+    if (!is_num(cv) || cv + 0 < 0) {
+        # no critical delay found (inf, never, empty): drawn as "never" up to the largest delay
+        # tried (the note's "up to X ms", else the probes' largest) where the status says never
+        if (tolower(get(f, ccol, "source", "gpu")) != "model") {
+            NV++; NV_b[NV] = b; NV_alg[NV] = clean_text(get(f, ccol, "algorithm", "stragglar"))
+            NV_base[NV] = clean_text(get(f, ccol, "baseline", "best"))
+            v = tolower(get(f, ccol, "status", tolower(cv) == "inf" ? "never" : ""))
+            NV_never[NV] = (v == "never")
+            v = get(f, ccol, "note", "")
+            NV_bound[NV] = match(v, /up to [0-9.]+ ms/) ? substr(v, RSTART + 6, RLENGTH - 9) * 1000 : ""
+        }
+    } else {
+        NC++
+        C_b[NC] = b; C_d[NC] = cv + 0
+        C_alg[NC] = clean_text(get(f, ccol, "algorithm", "stragglar"))
+        C_base[NC] = clean_text(get(f, ccol, "baseline", "best"))
+        C_model[NC] = (tolower(get(f, ccol, "source", "gpu")) == "model")
+    }
+    mv = get(f, ccol, "model_critical_delay_us", "")
+    if (is_num(mv) && mv + 0 >= 0) {
+        NC++
+        C_b[NC] = b; C_d[NC] = mv + 0; C_model[NC] = 1
+        C_alg[NC] = clean_text(get(f, ccol, "algorithm", "stragglar"))
+        C_base[NC] = clean_text(get(f, ccol, "baseline", "best"))
+    }
 }

@@ -8,9 +8,7 @@
 # ratio rests on fewer than 6 samples ("few samples"), nccl neither wins nor ties there and the
 # ratio is left out of the range's, which says so. Writes a markdown table; nothing when the
 # input has no table.
-#   awk -f ranges.awk CLEAN_SECTION.md
-
-function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+#   awk -f csv.awk -f ranges.awk CLEAN_SECTION.md
 
 # add(list, x): returns the ", "-separated list with x after it, unless it has x already
 function add(list, x,    e, n, i) {

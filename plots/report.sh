@@ -100,7 +100,7 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
     else
       printf '<p>At each size the fastest schedule and those tied with it (<em>a ~ b</em>); a range runs over consecutive sizes while some of them win at every one (nccl did not run, so no comparison with it).</p>\n'
     fi
-    section 'Clean' | awk -f "$here/ranges.awk" | html
+    section 'Clean' | awk -f "$here/csv.awk" -f "$here/ranges.awk" | html
     printf '<details><summary>Every size</summary>\n'; section 'Clean' | html; printf '</details>\n'
   else
     say "No clean rows in this run."

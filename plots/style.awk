@@ -1,6 +1,6 @@
 # style.awk: the one style table of every picture (prep.awk's run pictures and history.awk's
-# trends): a colour per algorithm, a point type per transport and a family per algorithm, the
-# same in every picture of every run and of every night.
+# trends): a colour per algorithm, a point type per transport and a family per algorithm (the
+# registry's), the same in every picture of every run and of every night.
 
 # has_tp(t): t names a transport (not empty, "-" or "model")
 function has_tp(t) { return t != "" && t != "-" && t != "model" }
@@ -30,12 +30,32 @@ function algo_color(a) {
     return ACOL[a]
 }
 
-# algo_family(a): returns the family of algorithm a, the panel it is drawn in: 0 nccl (drawn in
-# every panel), 1 classic (ring, rhd, rd, direct, oneshot, rhd-elim, and any not named below),
-# 2 Swing (swing-*, bucket*, *-torus, ring-ham), 3 straggler-aware (stragglar, bcast,
-# async-ring), 4 OPTCC (optcc*, r2ccl, ring-rails)
+# families_read(path): FAMILY[algorithm] = its family, from `arbench --list --format families`
+# (a line "NAME FAMILY" per algorithm of the registry; plot.sh writes it to path); "" reads
+# nothing, and every family is then guessed by name
+function families_read(path,    line, w) {
+    if (path == "") return
+    while ((getline line < path) > 0) if (split(line, w, " ") == 2) FAMILY[w[1]] = w[2]
+    close(path)
+}
+
+# family_panel(w): the panel of registry family w: 0 reference (nccl: drawn in every panel), 1
+# classic, 2 swing, 3 straggler-aware, 4 optcc; -1 for a family with no panel here
+function family_panel(w) {
+    return w == "reference" ? 0 : w == "classic" ? 1 : w == "swing" ? 2 : w == "straggler-aware" ? 3 : w == "optcc" ? 4 : -1
+}
+
+# family_known(a): algorithm a has a family the registry gave (families_read) with a panel
+function family_known(a) { return (a in FAMILY) && family_panel(FAMILY[a]) >= 0 }
+
+# algo_family(a): returns the family of algorithm a, the panel it is drawn in (family_panel's
+# numbers): the registry's, else (a name the registry does not know, an old run's) guessed from
+# its name as the registry's own are named: 2 Swing (swing-*, bucket*, *-torus, ring-ham), 3
+# straggler-aware (stragglar, bcast, async-ring), 4 OPTCC (optcc*, r2ccl, ring-rails), else 1
+# classic
 function algo_family(a) {
     if (a == "nccl") return 0
+    if (family_known(a)) return family_panel(FAMILY[a])
     if (a ~ /^swing-/ || a ~ /^bucket/ || a ~ /-torus$/ || a == "ring-ham") return 2
     if (a == "stragglar" || a == "bcast" || a == "async-ring") return 3
     if (a ~ /^optcc/ || a == "r2ccl" || a == "ring-rails") return 4

@@ -1,9 +1,10 @@
 # summary.awk: writes the markdown of a run's summary.md (less its pictures) on stdout, from
 # results.csv, with the critical delays of critical.csv and the regressions against a baseline
-# run's results.csv when given. Load csv.awk, stats.awk (the rules of docs/statistics.md) and
-# rowkind.awk (a row's settings) first, summary_sections.awk after it (the sections after the
-# tables).
-#   awk -f csv.awk -f stats.awk -f rowkind.awk -f summary.awk -f summary_sections.awk -v crit=FILE|"" \
+# run's results.csv when given. Load csv.awk, stats.awk (the rules of docs/statistics.md),
+# rowkind.awk (a row's settings), style.awk, labels.awk (the series' names) and rows.awk (the
+# rows' reader) first, summary_sections.awk after it (the sections after the tables).
+#   awk -f csv.awk -f stats.awk -f rowkind.awk -f style.awk -f labels.awk -f rows.awk -f summary.awk \
+#       -f summary_sections.awk -v crit=FILE|"" \
 #       -v base=FILE|"" -v basedir=DIR -v meta=0|1 -v nvls=VALUE \
 #       [BASE/results.csv] RUN/results.csv [RUN/critical.csv]
 # meta: 1 when the run has a meta.txt; nvls: its NCCL_NVLS_ENABLE value ("" when it has none).
@@ -35,10 +36,7 @@ FNR == 1 {
     role = (base != "" && fileno == 1) ? "base" : (crit != "" && fileno == (base != "" ? 3 : 2)) ? "crit" : "res"
     if (role == "crit") csv_header($0, ccol)
     else if (role == "base") csv_header($0, bcol)
-    else {
-        csv_header($0, col)
-        if (csv_missing(col, "algorithm bytes status time_us_median", "summary.sh") != "") { bad_header = 1; exit 1 }
-    }
+    else if (rows_header($0, "summary.sh")) { bad_header = 1; exit 1 }
     next
 }
 
@@ -119,41 +117,20 @@ role == "base" {
     orp = get(f, col, "overlap_reduce_pct", ""); odp = get(f, col, "overlap_delay_pct", "")
     if (is_num(orp) || is_num(odp)) {
         NO++
-        O_lab[NO] = alg == "nccl" ? "nccl" : alg "/" clean_text(get(f, col, "transport", "-"))
+        O_lab[NO] = series_name(alg, clean_text(get(f, col, "transport", "-")))
         O_b[NO] = b + 0; O_r[NO] = orp; O_d[NO] = odp
         O_scen[NO] = scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f))
     }
-    med = get(f, col, "time_us_median", ""); lb = get(f, col, "lower_bound_us", "")
-    fac = get(f, col, "factor", "1")
-    if (!is_num(b) || b + 0 <= 0) next
-    if (is_num(lb) && lb + 0 > 0) LB[n, b + 0, fac + 0] = lb + 0
-    if (src == "model" && alg == "lower-bound") {
-        v = is_num(med) && med + 0 > 0 ? med : get(f, col, "model_time_us", "")
-        if (is_num(v) && v + 0 > 0) LB[n, b + 0, fac + 0] = v + 0
-        next
-    }
-    if (!is_num(med) || med + 0 <= 0) next
-    R++
-    S_src[R] = src; S_alg[R] = alg; S_b[R] = b + 0; S_med[R] = med + 0; S_n[R] = n
-    S_tp[R] = clean_text(get(f, col, "transport", "")); S_pipe[R] = clean_text(get(f, col, "pipeline", ""))
-    S_dt[R] = clean_text(get(f, col, "dtype", ""))
-    S_sr[R] = get(f, col, "straggler_rank", "-1") + 0; S_d[R] = get(f, col, "delay_us", "0") + 0
-    S_dr[R] = get(f, col, "degraded_rank", "-1") + 0; S_f[R] = fac + 0
-    # the scenario's name and the stragglers and degraded GPUs after the first ("" when none)
-    S_scen[R] = clean_text(get(f, col, "scenario", ""))
-    S_pl[R] = pl
-    S_so[R] = list_rest(get(f, col, "stragglers", "")); S_do[R] = list_rest(get(f, col, "degraded", ""))
-    v = get(f, col, "algbw_gbps", ""); S_bw[R] = is_num(v) ? v + 0 : S_b[R] / (S_med[R] * 1e3)
-    s = get(f, col, "time_us_stdev", "0"); S_sd[R] = is_num(s) ? s + 0 : 0
-    S_id[R] = row_id(f, col); S_x[R] = row_extra(f, col)
-    # the median's interval and sample count, the timing method and nccl's registration mode
-    S_tm[R] = row_setting(f, col, "timing.mode", "events"); S_reg[R] = row_setting(f, col, "nccl.registration", "none")
+    if (!(r = row_read(f, src, alg, 0))) next
+    # what summary.md reads besides rows.awk's: the spread, the identity a baseline row matches
+    # by, the sample count, the timing method and nccl's registration mode
+    v = get(f, col, "time_us_stdev", "0"); S_sd[r] = is_num(v) ? v + 0 : 0
+    S_id[r] = row_id(f, col); S_x[r] = row_extra(f, col)
+    S_tm[r] = row_setting(f, col, "timing.mode", "events"); S_reg[r] = row_setting(f, col, "nccl.registration", "none")
     # an imported nccl-tests row is one side of the test: the mode names it (never the faster
     # of the two sides unsaid)
-    S_side[R] = S_tp[R] == "in-place" || S_tp[R] == "out-of-place" ? " " S_tp[R] : ""
-    ci_of(f, col); S_lo[R] = CI_LO; S_hi[R] = CI_HI
-    S_ns[R] = samples_of(f, col, S_tm[R])
-    if (src != "model") has_measured = 1
+    S_side[r] = S_tp[r] == "in-place" || S_tp[r] == "out-of-place" ? " " S_tp[r] : ""
+    S_ns[r] = samples_of(f, col, S_tm[r])
 }
 
 END {
@@ -168,14 +145,9 @@ END {
         B_ns[k] = BR_ns[i]
     }
     for (r = 1; r <= R; r++) S_id[r] = row_key(S_id[r], S_x[r])
-    # the series rule of the pictures (prep.awk): "/p<pipeline>" only on rows whose algorithm,
-    # transport, dtype, scenario and size were measured with several pipeline values
-    for (r = 1; r <= R; r++)
-        if (M[r] && !((pipe_group(r), S_pipe[r]) in seen_gp)) { seen_gp[pipe_group(r), S_pipe[r]] = 1; npipe[pipe_group(r)]++ }
-    for (r = 1; r <= R; r++)
-        S_lab[r] = S_alg[r] == "nccl" ? "nccl" : S_alg[r] (S_tp[r] != "" && S_tp[r] != "-" && S_tp[r] != "model" ? "/" S_tp[r] : "") \
-                   (M[r] && npipe[pipe_group(r)] > 1 ? "/p" S_pipe[r] : "")
-    for (r = 1; r <= R; r++) if (M[r] && npipe[pipe_group(r)] > 1) has_sweep = 1
+    # the series rule of the pictures (labels.awk): "/p<pipeline>" only on a pipeline sweep's rows
+    has_sweep = pipe_sweeps()
+    for (r = 1; r <= R; r++) S_lab[r] = row_label(r, SW[r])
     nccl_strongest()
 
     # what kind of run this is: measured (rows timed on GPUs), nothing ran (every GPU row n/a,
@@ -320,27 +292,20 @@ function row_key(id, x,    e, i, k, xn) {
     return k
 }
 
-# pipe_group(r): what a pipeline sweep varies the pipeline of: algorithm, transport, dtype, n,
-# scenario and size
-function pipe_group(r) {
-    return S_alg[r] SUBSEP S_tp[r] SUBSEP S_dt[r] SUBSEP S_n[r] SUBSEP S_sr[r] SUBSEP S_d[r] SUBSEP S_dr[r] SUBSEP S_f[r] SUBSEP \
-        S_scen[r] SUBSEP S_so[r] SUBSEP S_do[r] SUBSEP S_b[r]
-}
-
 # scen_words(f): returns a row's scenario in words (for the failed-rows table)
 function scen_words(f,    sr, dr) {
     sr = get(f, col, "straggler_rank", "-1") + 0; dr = get(f, col, "degraded_rank", "-1") + 0
     if (sr >= 0) return "straggler " sr " +" num_str(get(f, col, "delay_us", "0") / 1000) " ms" \
-                        others_words(list_rest(get(f, col, "stragglers", "")), "d")
+                        others_short(list_rest(get(f, col, "stragglers", "")), "d")
     if (dr >= 0) return "degraded " dr " x" num_str(get(f, col, "factor", "1") + 0) \
-                        others_words(list_rest(get(f, col, "degraded", "")), "f")
+                        others_short(list_rest(get(f, col, "degraded", "")), "f")
     return "clean"
 }
 
 # row_words(r): returns ranked row r's scenario in words (as scen_words)
 function row_words(r) {
-    if (S_sr[r] >= 0) return "straggler " S_sr[r] " +" num_str(S_d[r] / 1000) " ms" others_words(S_so[r], "d")
-    if (S_dr[r] >= 0) return "degraded " S_dr[r] " x" num_str(S_f[r]) others_words(S_do[r], "f")
+    if (S_sr[r] >= 0) return "straggler " S_sr[r] " +" num_str(S_d[r] / 1000) " ms" others_short(S_so[r], "d")
+    if (S_dr[r] >= 0) return "degraded " S_dr[r] " x" num_str(S_f[r]) others_short(S_do[r], "f")
     return "clean"
 }
 
@@ -348,25 +313,6 @@ function row_words(r) {
 # it has one ("late (straggler 1 +2 ms)"; a scenario called as its words, just that)
 function scen_label(name, words) {
     return name == "" || name == words ? (name == "" ? words : name) : name " (" words ")"
-}
-
-# list_rest(l): returns a stragglers or degraded list ("1:8000;0:2000") without its first entry
-# (the one the SPEC columns give): "0:2000", or "" when it has one entry or none
-function list_rest(l) {
-    l = trim(l)
-    return index(l, ";") ? substr(l, index(l, ";") + 1) : ""
-}
-
-# others_words(l, what): returns list_rest's entries in words: " (and 0 +2 ms)" for stragglers
-# (what "d": RANK:DELAY_US), " (and 0 x2)" for degraded GPUs (what "f": RANK:FACTOR)
-function others_words(l, what,    n, e, i, kv, t) {
-    if (l == "") return ""
-    n = split(l, e, ";")
-    for (i = 1; i <= n; i++) {
-        split(e[i], kv, ":")
-        t = t (i > 1 ? ", " : "") clean_text(kv[1]) (what == "d" ? " +" num_str(kv[2] / 1000) " ms" : " x" clean_text(kv[2]))
-    }
-    return " (and " t ")"
 }
 
 # kind_of(r): returns the scenario kind of row r: clean, straggler or degraded
@@ -393,8 +339,8 @@ function isort(key, idx, n,    i, j, t) {
 # search's probes by size, then delay. Clean rows' best is set beside nccl at its strongest
 # (nccl_strongest); a line of nccl rows alone shows its own, and gets no line at all where
 # schedules are set beside them.
-function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb, has_nc, line, lg, lat, latb, nlat, lat_note, bt, ck, n, ci) {
-    delete gk; delete best; delete nc; delete gi; delete first; delete lat; delete latb; delete GN; delete GR; ng = 0; has_lb = 0
+function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, has_lb, has_nc, ck, n, ci) {
+    delete gk; delete best; delete nc; delete gi; delete first; delete GN; delete GR; ng = 0; has_lb = 0
     for (r = 1; r <= R; r++) {
         if (!M[r] || table_of(r) != kind) continue
         # text fields end in \001, below every printable character: "late" sorts before "late2"
@@ -427,30 +373,48 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
         printf "The rows the critical-delay search measured (its probes; the result is \"Critical straggler\n"
         printf "delay\"): per size, each delay it tried. Time runs from when the non-straggler ranks enter.\n\n"
     }
-    if (kind == "degraded") {
-        printf "nccl cannot be degraded, so it has no column here%s.\n", has_lb ? "; the lower bound is OPTCC's (Theorem 1)" : ""
-        # OPTCC's bound has no latency term: below the fastest time of a small size (at most
-        # 64 KiB, where latency is all there is) the size is latency-bound and best / bound
-        # would measure the latency, not the schedule
-        for (i = 1; i <= ng && has_lb; i++) {
-            g = gi[i]; r = first[g]
-            if (!(g in best) || S_b[r] > 65536) continue
-            lg = S_pl[r] SUBSEP S_n[r]; bt = S_med[best[g]]
-            if (!(lg in lat) || bt < lat[lg]) { if (!(lg in lat)) nlat++; lat[lg] = bt; latb[lg] = S_b[r] }
-        }
-        if (has_lb) {
-            printf "The bound counts bandwidth only (no latency term), so at small sizes it is far below any time.\n"
-            if (nlat == 0) printf "No size here is 64 KiB or less to show where latency ends: read best / bound at small sizes as latency.\n"
-            else {
-                for (lg in lat) lat_note = lat_note (lat_note == "" ? "" : "; ") fmt_t(lat[lg]) " us at " size_label(latb[lg], " ") \
-                    (n_multi() || pl_count > 1 ? " (" (pl_count > 1 ? substr(lg, 1, index(lg, SUBSEP) - 1) ", " : "") "n=" substr(lg, index(lg, SUBSEP) + 1) ")" : "")
-                printf "Where it is below the fastest time of this table at 64 KiB or less (%s), the size is\n", lat_note
-                printf "bound by latency: best / bound would measure that, not the schedule, and says \"latency-bound\".\n"
-            }
-        }
-        printf "\n"
-    }
+    if (kind == "degraded") table_degraded(ng, gi, best, has_lb)
     ci = any_ci ? 1 : 0
+    # nccl columns only where nccl ran (not in a model-only CSV, nor when it was left out)
+    has_nc = 0; for (i = 1; i <= ng; i++) if (gi[i] in nc) has_nc = 1
+    table_columns(kind, ci, has_nc, has_lb)
+    print TH; print TS
+    for (i = 1; i <= ng; i++)
+        print table_line(kind, gi[i], (gi[i] in best) ? best[gi[i]] : 0, (gi[i] in nc) ? nc[gi[i]] : 0, ci, has_nc, has_lb)
+}
+
+# table_degraded(ng, gi, best, has_lb): the lines above the degraded table: why nccl has no
+# column and, with OPTCC's bound (has_lb), where the sizes are latency-bound: LAT[placement, n],
+# the fastest time of the table at 64 KiB or less (at size LATB), of groups gi[1..ng] (best:
+# their fastest schedule)
+function table_degraded(ng, gi, best, has_lb,    i, g, r, lg, bt, nlat, lat_note) {
+    delete LAT; delete LATB
+    printf "nccl cannot be degraded, so it has no column here%s.\n", has_lb ? "; the lower bound is OPTCC's (Theorem 1)" : ""
+    # OPTCC's bound has no latency term: below the fastest time of a small size (at most
+    # 64 KiB, where latency is all there is) the size is latency-bound and best / bound
+    # would measure the latency, not the schedule
+    for (i = 1; i <= ng && has_lb; i++) {
+        g = gi[i]; r = first[g]
+        if (!(g in best) || S_b[r] > 65536) continue
+        lg = S_pl[r] SUBSEP S_n[r]; bt = S_med[best[g]]
+        if (!(lg in LAT) || bt < LAT[lg]) { if (!(lg in LAT)) nlat++; LAT[lg] = bt; LATB[lg] = S_b[r] }
+    }
+    if (has_lb) {
+        printf "The bound counts bandwidth only (no latency term), so at small sizes it is far below any time.\n"
+        if (nlat == 0) printf "No size here is 64 KiB or less to show where latency ends: read best / bound at small sizes as latency.\n"
+        else {
+            for (lg in LAT) lat_note = lat_note (lat_note == "" ? "" : "; ") fmt_t(LAT[lg]) " us at " size_label(LATB[lg], " ") \
+                (n_multi() || pl_count > 1 ? " (" (pl_count > 1 ? substr(lg, 1, index(lg, SUBSEP) - 1) ", " : "") "n=" substr(lg, index(lg, SUBSEP) + 1) ")" : "")
+            printf "Where it is below the fastest time of this table at 64 KiB or less (%s), the size is\n", lat_note
+            printf "bound by latency: best / bound would measure that, not the schedule, and says \"latency-bound\".\n"
+        }
+    }
+    printf "\n"
+}
+
+# table_columns(kind, ci, has_nc, has_lb): the header of a table of that kind (TH, and its
+# separator TS): the interval columns where ci, nccl's where has_nc, the bound's where has_lb
+function table_columns(kind, ci, has_nc, has_lb) {
     TH = "|"; TS = "|"
     if (pl_count > 1) addcol("placement", 0)
     if (has_scen) addcol("scenario", 0)
@@ -461,41 +425,39 @@ function table(kind, heading,    r, g, ng, gk, gi, best, nc, i, sp, lbv, has_lb,
     addcol("size", 1); addcol("best", 0); addcol(TIME_COL, 1)
     if (ci) addcol("interval (us)", 1)
     addcol("algbw (GB/s)", 1)
-    # nccl columns only where nccl ran (not in a model-only CSV, nor when it was left out)
-    has_nc = 0; for (i = 1; i <= ng; i++) if (gi[i] in nc) has_nc = 1
     if (kind != "degraded" && has_nc) {
         addcol("nccl mode", 0); addcol("nccl median (us)", 1)
         if (ci) addcol("nccl interval (us)", 1)
         addcol("nccl algbw (GB/s)", 1); addcol("vs nccl", 1)
     } else if (kind == "degraded" && has_lb) { addcol("lower bound (us)", 1); addcol("best / bound", 1) }
-    print TH; print TS
-    for (i = 1; i <= ng; i++) {
-        g = gi[i]; r = first[g]
-        line = "| "
-        if (pl_count > 1) line = line S_pl[r] " | "
-        if (has_scen) line = line (S_scen[r] == "" ? "-" : S_scen[r]) " | "
-        if (has_dt) line = line S_dt[r] " | "
-        if (n_multi()) line = line S_n[r] " | "
-        if (kind == "straggler" || kind == "probe") line = line S_sr[r] others_words(S_so[r], "d") " | " num_str(S_d[r] / 1000) " | "
-        if (kind == "degraded") line = line S_dr[r] others_words(S_do[r], "f") " | " num_str(S_f[r]) " | "
-        line = line size_label(S_b[r], " ") " | "
-        if (g in best) line = line best_group(g, best[g]) " | " fmt_t(S_med[best[g]]) " | " (ci ? ci_cell(best[g]) " | " : "") sprintf("%.2f", S_bw[best[g]]) " |"
-        else line = line "- | - | " (ci ? "- | " : "") "- |"
-        if (kind == "degraded") {
-            if (has_lb) {
-                lbv = ((S_n[r], S_b[r], S_f[r]) in LB) ? LB[S_n[r], S_b[r], S_f[r]] : ""
-                lg = S_pl[r] SUBSEP S_n[r]
-                sp = lbv == "" || !(g in best) ? "-" : (lg in lat) && lbv < lat[lg] ? "latency-bound" : sprintf("%.2f", S_med[best[g]] / lbv)
-                line = line " " (lbv == "" ? "-" : fmt_t(lbv)) " | " sp " |"
-            }
-        } else if (!has_nc) {
-        } else if (g in nc) {
-            n = nc[g]
-            line = line " " S_reg[n] S_side[n] " | " fmt_t(S_med[n]) " | " (ci ? ci_cell(n) " | " : "") sprintf("%.2f", S_bw[n]) " | " \
-                   ((g in best) ? vs_cell(n, best[g]) : "-") " |"
-        } else line = line " - | - | " (ci ? "- | " : "") "- | - |"
-        print line
+}
+
+# table_line(kind, g, b, n, ci, has_nc, has_lb): returns the table line of group g (its first
+# row first[g]): its fastest schedule row b and nccl's row n (0: none), the columns
+# table_columns gave
+function table_line(kind, g, b, n, ci, has_nc, has_lb,    r, line, lbv, lg, sp) {
+    r = first[g]
+    line = "| "
+    if (pl_count > 1) line = line S_pl[r] " | "
+    if (has_scen) line = line (S_scen[r] == "" ? "-" : S_scen[r]) " | "
+    if (has_dt) line = line S_dt[r] " | "
+    if (n_multi()) line = line S_n[r] " | "
+    if (kind == "straggler" || kind == "probe") line = line S_sr[r] others_short(S_so[r], "d") " | " num_str(S_d[r] / 1000) " | "
+    if (kind == "degraded") line = line S_dr[r] others_short(S_do[r], "f") " | " num_str(S_f[r]) " | "
+    line = line size_label(S_b[r], " ") " | "
+    if (b) line = line best_group(g, b) " | " fmt_t(S_med[b]) " | " (ci ? ci_cell(b) " | " : "") sprintf("%.2f", S_bw[b]) " |"
+    else line = line "- | - | " (ci ? "- | " : "") "- |"
+    if (kind == "degraded") {
+        if (!has_lb) return line
+        lbv = ((S_n[r], S_b[r], S_f[r]) in LB) ? LB[S_n[r], S_b[r], S_f[r]] : ""
+        lg = S_pl[r] SUBSEP S_n[r]
+        sp = lbv == "" || !b ? "-" : (lg in LAT) && lbv < LAT[lg] ? "latency-bound" : sprintf("%.2f", S_med[b] / lbv)
+        return line " " (lbv == "" ? "-" : fmt_t(lbv)) " | " sp " |"
     }
+    if (!has_nc) return line
+    if (!n) return line " - | - | " (ci ? "- | " : "") "- | - |"
+    return line " " S_reg[n] S_side[n] " | " fmt_t(S_med[n]) " | " (ci ? ci_cell(n) " | " : "") sprintf("%.2f", S_bw[n]) " | " \
+           (b ? vs_cell(n, b) : "-") " |"
 }
 
 # best_group(g, b): returns the best group of table group g, whose fastest schedule is row b: b,
@@ -554,14 +516,6 @@ function n_multi(    r, first_n) {
         else if (S_n[r] != first_n) n_multi_val = 1
     }
     return n_multi_val
-}
-
-# pl_shared(p): returns 1 when placement p has ranks sharing a GPU ("4 ranks/GPU", "2-3
-# ranks/GPU", with or without hosts after it)
-function pl_shared(p,    hi) {
-    if (!match(p, /^[0-9]+(-[0-9]+)? ranks?\/GPU/)) return 0
-    hi = substr(p, 1, RLENGTH); sub(/ .*/, "", hi); sub(/^[0-9]+-/, "", hi)
-    return hi + 0 > 1
 }
 
 # ci_of(f, c): sets CI_LO and CI_HI to a row's interval columns, both "" where it has none

@@ -41,7 +41,8 @@ if [ -s "$run/meta.txt" ]; then
   meta=1
   nvls=$(sed -n 's/^NCCL_NVLS_ENABLE:[ \t]*//p' "$run/meta.txt" | head -n 1)
 fi
-if ! awk -f "$here/csv.awk" -f "$here/stats.awk" -f "$here/rowkind.awk" -f "$here/summary.awk" -f "$here/summary_sections.awk" \
+if ! awk -f "$here/csv.awk" -f "$here/stats.awk" -f "$here/rowkind.awk" -f "$here/style.awk" -f "$here/labels.awk" \
+         -f "$here/rows.awk" -f "$here/summary.awk" -f "$here/summary_sections.awk" \
          -v crit="$crit" -v base="$base" -v basedir="$basedir" -v meta="$meta" -v nvls="$nvls" \
          "${files[@]}" >"$tmp"; then
   echo "summary.sh: could not summarise $run/results.csv" >&2

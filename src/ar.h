@@ -198,6 +198,9 @@ struct ar_algo {
   const char *ranks; /* supported n, in words */
   const char *desc;
   const char *paper;
+  /* the family it is drawn with (plots/: one panel each, `arbench --list --format families`):
+   * classic, swing, straggler-aware or optcc; nccl's is reference */
+  const char *family;
   ar_status (*build)(const struct ar_params *, struct ar_schedule *); /* NULL for nccl */
   unsigned flags;
   unsigned traits; /* enum ar_traits of its schedules */

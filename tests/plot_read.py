@@ -4,6 +4,7 @@ an SVG, comparing numbers to printing precision, and counting disagreements (Che
 import csv
 import os
 import re
+import subprocess
 
 REL = 2e-5
 
@@ -20,10 +21,30 @@ def close(a, b):
     return abs(a - b) <= REL * max(abs(a), abs(b)) + 1e-12
 
 
+PANELS = {"reference": 0, "classic": 1, "swing": 2, "straggler-aware": 3, "optcc": 4}
+
+
+def registry_families():
+    """{algorithm: family} of the build's registry (arbench --list --format families, as plot.sh
+    asks when the run's own binary is not at hand); {} without a build"""
+    try:
+        out = subprocess.run([os.path.join(os.environ.get("B", "build"), "arbench"), "--list", "--format", "families"],
+                             capture_output=True, text=True, timeout=60)
+    except OSError:
+        return {}
+    return dict(l.split() for l in out.stdout.splitlines() if len(l.split()) == 2) if out.returncode == 0 else {}
+
+
+FAMILIES = registry_families()
+
+
 def family(a):
-    """the panel of algorithm a: 0 nccl (every panel), 1 classic, 2 Swing, 3 straggler-aware, 4 OPTCC"""
+    """the panel of algorithm a: 0 nccl (every panel), 1 classic, 2 Swing, 3 straggler-aware, 4 OPTCC:
+    its registry family's, else (a name the registry does not know) by its name"""
     if a == "nccl":
         return 0
+    if FAMILIES.get(a) in PANELS:
+        return PANELS[FAMILIES[a]]
     if a.startswith("swing-") or a.startswith("bucket") or a.endswith("-torus") or a == "ring-ham":
         return 2
     if a in ("stragglar", "bcast", "async-ring"):

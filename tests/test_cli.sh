@@ -34,6 +34,13 @@ misaligned=$(printf '%s\n' "$list" | awk 'NR == 1 { r = index($0, "supported n")
 [ -z "$misaligned" ] && ok || bad "--list columns off the header's: $misaligned"
 printf '%s\n' "$list" | grep -qE '^ {16}(OPTCC on a switch|.*\[optcc\.txt s4\.1-4\.2, Theorem 1\])' && ok ||
   bad "--list: optcc-switch's description and source not on the indented lines under it"
+# --list --format families (what plots/ draws each in): every algorithm once, in a family
+# plots/ has a panel for
+fam=$("$A" --list --format families)
+[ "$(printf '%s\n' "$fam" | awk '{ printf "%s%s", s, $1; s = " " }')" = "$names" ] &&
+  [ -z "$(printf '%s\n' "$fam" | awk 'NF != 2 || $2 !~ /^(reference|classic|swing|straggler-aware|optcc)$/')" ] && ok ||
+  bad "--list --format families: $fam"
+expect 0 "^swing-bw swing$" $A --list --format families
 expect 0 "verified: yes" $A schedule --algo ring --ranks 4
 expect 0 "rounds: 6" $A schedule --algo ring --ranks 4
 expect 0 "bytes_sent_per_rank \(1073741824-byte buffer\): 0:1610612736 1:1610612736" $A schedule --algo ring --ranks 4 --sizes 1G

@@ -124,15 +124,26 @@ check "style.awk: point shapes of nccl-p2p ce sm ll other, ll's open variant: $p
 algos="nccl ring rhd rd swing-bw swing-lat swing-mp bucket direct oneshot bcast stragglar optcc optcc-multi optcc-ring
   optcc-switch async-ring rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham ring-rails r2ccl rhd-elim
   optcc-servers"
-[ -x "${B:-build}/arbench" ] && algos=$("${B:-build}/arbench" --list | awk 'NR > 1 && /^[^ ]/ { print $1 }')
-printf '{ print $1, algo_color($1), algo_family($1) }\n' >"$tmp/col.awk"
-printf '%s\n' $algos | awk -f plots/style.awk -f "$tmp/col.awk" >"$tmp/colors"
+# the families of these names by the rule an old run's unknown names fall back on (no registry)
+printf 'BEGIN { families_read(fam) } { print $1, algo_color($1), algo_family($1) }\n' >"$tmp/col.awk"
+printf '%s\n' $algos | awk -v fam= -f plots/style.awk -f "$tmp/col.awk" >"$tmp/byname"
+check "style.awk: the families by name (classic 1, Swing 2, straggler-aware 3, OPTCC 4, nccl 0)" \
+  [ "$(awk '{ f[$3] = f[$3] " " $1 } END { for (k = 0; k <= 4; k++) print k ":" f[k] }' "$tmp/byname" | tr '\n' '|')" = \
+    "0: nccl|1: ring rhd rd direct oneshot rhd-elim|2: swing-bw swing-lat swing-mp bucket rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham|3: bcast stragglar async-ring|4: optcc optcc-multi optcc-ring optcc-switch ring-rails r2ccl optcc-servers|" ]
+fam=
+if [ -x "${B:-build}/arbench" ]; then
+  algos=$("${B:-build}/arbench" --list | awk 'NR > 1 && /^[^ ]/ { print $1 }')
+  "${B:-build}/arbench" --list --format families >"$tmp/families" && fam=$tmp/families
+fi
+printf '%s\n' $algos | awk -v fam="$fam" -f plots/style.awk -f "$tmp/col.awk" >"$tmp/colors"
 check "style.awk: $(wc -l <"$tmp/colors") algorithms, as many colours ($(cut -d' ' -f2 "$tmp/colors" | sort -u | wc -l))" \
   [ "$(cut -d' ' -f2 "$tmp/colors" | sort -u | wc -l)" -eq "$(wc -l <"$tmp/colors")" -a "$(wc -l <"$tmp/colors")" -ge 24 ]
 check "style.awk: nccl black" [ "$(awk '$1 == "nccl" { print $2 }' "$tmp/colors")" = "#000000" ]
-check "style.awk: the families (classic 1, Swing 2, straggler-aware 3, OPTCC 4, nccl 0)" \
-  [ "$(awk '{ f[$3] = f[$3] " " $1 } END { for (k = 0; k <= 4; k++) print k ":" f[k] }' "$tmp/colors" | tr '\n' '|')" = \
-    "0: nccl|1: ring rhd rd direct oneshot rhd-elim|2: swing-bw swing-lat swing-mp bucket rd-torus rhd-torus swing-lat-torus bucket-sync ring-ham|3: bcast stragglar async-ring|4: optcc optcc-multi optcc-ring optcc-switch ring-rails r2ccl optcc-servers|" ]
+# with the registry's families (arbench --list --format families): each in its family's panel
+[ -n "$fam" ] && check "style.awk: every algorithm in its registry family's panel" \
+  [ "$(cut -d' ' -f1,3 "$tmp/colors")" = "$(awk 'BEGIN { split("reference classic swing straggler-aware optcc", w, " ")
+                                                  for (i = 1; i <= 5; i++) p[w[i]] = i - 1 }
+                                                { print $1, ($2 in p) ? p[$2] : "none" }' "$fam")" ]
 
 # ---- the pictures ----
 # is_png FILE: PNG magic, at least 1280x720 in the IHDR, more than 15 kB (a real picture, not an
@@ -387,8 +398,23 @@ pcheck "ci: the never size is drawn at its bound, labelled" grep -q '>none up to
 
 # ---- the families: four panels, each with its own key beside it ----
 pcheck "nightly: algbw_clean has the four family panels" \
-  test "$(grep -c -e '>classic (ring, rhd, rd, direct, oneshot)<' -e '>Swing (swing-\*, bucket\*, \*-torus, ring-ham)<' \
-    -e '>straggler-aware (stragglar, bcast, async-ring)<' -e '>OPTCC (optcc\*, r2ccl, ring-rails)<' "$P/algbw_clean.svg")" -eq 4
+  test "$(grep -c -e '>classic<' -e '>Swing<' -e '>straggler-aware<' -e '>OPTCC<' "$P/algbw_clean.svg")" -eq 4
+
+# ---- an algorithm's family is its registry's, not its name's: a run of hx-ring (a name the
+# rule for old runs calls classic) drawn by the arbench that wrote it (meta.txt's command),
+# whose registry puts it in Swing; no-such, which that registry lacks, is placed by its name,
+# and plot.sh says so ----
+mkdir -p "$tmp/famrun" "$tmp/fambin"
+awk -F, -v OFS=, 'NR > 1 && $10 == "swing-bw" { $10 = "hx-ring" } NR > 1 && $10 == "rd" { $10 = "no-such" } 1' \
+  "$tmp/wide/results.csv" >"$tmp/famrun/results.csv"
+printf 'command: %s/fambin/arbench run --algo all\n' "$tmp" >"$tmp/famrun/meta.txt"
+printf '#!/bin/sh\n[ "$*" = "--list --format families" ] || exit 2\nprintf "%%s\\n" "nccl reference" "ring classic" "rhd classic" "direct classic" "hx-ring swing" "bcast straggler-aware" "async-ring straggler-aware" "stragglar straggler-aware" "optcc optcc"\n' \
+  >"$tmp/fambin/arbench" && chmod +x "$tmp/fambin/arbench"
+out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$tmp/famrun" 2>&1); rc=$?
+pcheck "famrun: plot.sh exits 0 (got $rc: $out)" [ "$rc" -eq 0 ]
+pcheck "famrun: hx-ring in the Swing panel, no-such by its name in classic (nccl async-ring bcast direct hx-ring no-such optcc rhd ring)" \
+  grep -qx "fams = ' 0 3 3 1 2 1 4 1 1'" "$tmp/famrun/plots/data/algbw_clean.gp"
+pcheck "famrun: says no-such was placed by its name" test -n "$(printf '%s' "$out" | grep -F "plot.sh: no-such: not in $tmp/fambin/arbench --list: placed in a family by name")"
 
 # ---- a run of nccl alone: no best-schedule picture (there is none), the rest drawn ----
 mkdir -p "$tmp/onlynccl"

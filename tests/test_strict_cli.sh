@@ -113,7 +113,7 @@ refused "^arbench: -n: not an option of lower" "$A" lower --algo ring --ranks 4 
 refused "^arbench: --out: not an option of lower" "$A" lower --algo ring --ranks 4 --sizes 1K --out "$tmp/lowered"
 [ ! -e "$tmp/lowered" ] && ok || bad "lower --out made a folder"
 refused "^arbench: settings: unexpected argument 'ce.program' \(it takes none\)$" "$A" settings ce.program
-refused "^arbench: --list: unexpected argument 'ring' \(it takes none\)$" "$A" --list ring
+refused "^arbench: --list: unexpected argument 'ring' \(it takes none, or --format text\|families\)$" "$A" --list ring
 # lower's own default transports are replaced by --transport, not doubled
 out=$("$A" lower --algo ring --ranks 4 --sizes 1K --transport sm 2>&1) && ! printf '%s' "$out" | grep -q 'on ce,' &&
   printf '%s' "$out" | grep -q '^== ring on sm' && ok || bad "lower --transport sm: $(printf '%s' "$out" | grep '^==')"

@@ -29,10 +29,22 @@ static const char *flag_words(const struct ar_algo *a, char *buf, size_t len) {
  * flags; its description and source on the lines under it, all within WRAP_COLUMNS */
 enum { LIST_NAME = 15, LIST_RANKS = 39, LIST_TOPO = 28 };
 
-int cmd_list(void) {
+int cmd_list(int argc, char **argv) {
   size_t n;
   char flags[96], part[WRAP_COLUMNS + 1], text[1024];
   const struct ar_algo *const *all = ar_algo_all(&n);
+  /* --format families: "NAME FAMILY" a line, what plots/ reads to put each in its panel */
+  int fam = argc == 3 && !strcmp(argv[1], "--format") && !strcmp(argv[2], "families");
+  if (argc > 1 && !fam && !(argc == 3 && !strcmp(argv[1], "--format") && !strcmp(argv[2], "text"))) {
+    fprintf(stderr, "arbench: --list: unexpected argument '%s' (it takes none, or --format "
+                    "text|families)\n", argv[1]);
+    return EXIT_BAD_INPUT;
+  }
+  if (fam) {
+    for (size_t i = 0; i < n; i++)
+      printf("%s %s\n", all[i]->name, all[i]->family ? all[i]->family : "-");
+    return EXIT_OK;
+  }
   printf("%-*s %-*s %-*s %s\n", LIST_NAME, "algorithm", LIST_RANKS, "supported n", LIST_TOPO,
          "topologies (model)", "flags");
   printf("%*s %s\n", LIST_NAME, "", "description [source]");

@@ -9,6 +9,7 @@
 static void usage(FILE *f) {
   fputs("usage: arbench [run] [options]       benchmark AllReduce algorithms on the GPUs\n"
         "       arbench --list                 the algorithms, their supported n and sources\n"
+        "                                      (--format families: NAME FAMILY, for plots/)\n"
         "       arbench schedule --algo A --ranks N [--straggler R[:D]] [--degrade R:F]\n"
         "                        [--torus AxB] [--segments K] [--sizes S] [--format text|json]\n"
         "       arbench model --algo A --ranks N --sizes S [--alpha 3us] [--bw 450GB/s] ...\n"
@@ -26,13 +27,14 @@ int main(int argc, char **argv) {
     usage(stdout);
     return EXIT_OK;
   }
-  /* --list and settings take nothing more: a word after them is refused, never ignored */
+  /* settings takes nothing more (--list only --format): a word after it is refused, never
+   * ignored */
   int help = argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
-  if (argc > 2 && !help && (!strcmp(argv[1], "--list") || !strcmp(argv[1], "settings"))) {
+  if (argc > 2 && !help && !strcmp(argv[1], "settings")) {
     fprintf(stderr, "arbench: %s: unexpected argument '%s' (it takes none)\n", argv[1], argv[2]);
     return EXIT_BAD_INPUT;
   }
-  if (argc > 1 && !strcmp(argv[1], "--list")) return cmd_list();
+  if (argc > 1 && !strcmp(argv[1], "--list")) return cmd_list(help ? 1 : argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "schedule")) return cmd_schedule(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "model")) return cmd_model(argc - 1, argv + 1);
   if (argc > 1 && !strcmp(argv[1], "history")) return cmd_history(argc - 1, argv + 1);
