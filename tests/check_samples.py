@@ -23,7 +23,7 @@ timing.host_batches); rows whose iters is below it are taken as budget-cut. --ex
 comma-separated repeat_stop values some row must have. Prints one line per mismatch and
 "N rows, N checks, N wrong"; exit status 0 when nothing is wrong, 1 otherwise, 2 usage."""
 import csv
-import math
+import functools
 import os
 import sys
 from fractions import Fraction
@@ -40,16 +40,20 @@ def check(cond, what):
     return cond
 
 
+@functools.lru_cache(maxsize=None)
 def median_ci_rank(n):
     """(l, coverage in percent): the largest l with 1 - 2 P(B <= l - 1) >= 0.95, B ~ Bin(n, 1/2);
-    l = 1 with coverage 1 - 2^(1-n) where none reaches 95%"""
-    best, level, cdf = 1, None, Fraction(0)
+    l = 1 with coverage 1 - 2^(1-n) where none reaches 95%. Exact, in integers: with
+    C = sum of comb(n, k) for k < l, the coverage is (2^n - 2 C) / 2^n."""
+    total = 2 ** n
+    best, level, cdf, comb = 1, None, 0, 1
     for k in range((n + 1) // 2):
-        cdf += Fraction(math.comb(n, k), 2 ** n)
-        cover = 1 - 2 * cdf
-        if cover < Fraction(95, 100):
+        cdf += comb  # comb(n, k)
+        cover = total - 2 * cdf
+        if 100 * cover < 95 * total:
             break
-        best, level = k + 1, cover
+        best, level = k + 1, Fraction(cover, total)
+        comb = comb * (n - k) // (k + 1)
     if level is None:
         level = 1 - Fraction(2) ** (1 - n) if n > 0 else Fraction(0)
     return best, float(level) * 100

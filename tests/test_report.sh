@@ -8,15 +8,22 @@
 # nothing ran, with no green line under Rows that failed; the answers first and the critical
 # search's probes after every other table; ties, nccl's strongest mode and one-sample ratios in
 # the size ranges of tests/fixtures/intervals/night; rehearsed hosts (runs/reference/
-# h200x4-two-tier) never called co-located.
+# h200x4-two-tier) never called co-located. `make test` draws the pictures of the nightly,
+# regressed, phases and all-n/a pages and renders the regressed page in Chromium; `make
+# test-long` draws and renders every page.
 . "$(dirname "$0")/lib.sh"
 for f in nightly regressed scenarios colocated small phases truth/model truth/allna intervals/night intervals/base; do cp -r "tests/fixtures/$f" "$tmp/"; done
 mkdir -p "$tmp/twotier" && cp runs/reference/h200x4-two-tier/{results.csv,meta.txt} "$tmp/twotier/"
 have_gp=0
 command -v gnuplot >/dev/null 2>&1 && have_gp=1
-# make RUN [BASE]: the pictures (with gnuplot) and summary.md, which writes report.html
+# the pages drawn (their pictures inlined) and rendered in Chromium; the others are written
+# without pictures and not rendered
+drawn="nightly regressed phases allna" rendered=regressed
+long && drawn="nightly scenarios colocated small phases model allna twotier regressed night" rendered=$drawn
+# make RUN [BASE]: the pictures (with gnuplot, for the pages drawn) and summary.md, which
+# writes report.html
 make_report() {
-  [ "$have_gp" = 1 ] && bash plots/plot.sh "$tmp/$1" >/dev/null 2>&1
+  [ "$have_gp" = 1 ] && [[ " $drawn " == *" $1 "* ]] && bash plots/plot.sh "$tmp/$1" >/dev/null 2>&1
   bash plots/summary.sh "$tmp/$1" ${2:+"$tmp/$2"} >"$tmp/$1.out" 2>&1
 }
 for r in nightly scenarios colocated small phases model allna twotier; do make_report "$r"; done
@@ -83,7 +90,7 @@ browse() { timeout 60 "$chrome" --headless --no-sandbox --disable-gpu --hide-scr
 png_size() { printf '%dx%d' "0x$(od -An -j16 -N4 -tx1 "$1" | tr -d ' \n')" "0x$(od -An -j20 -N4 -tx1 "$1" | tr -d ' \n')"; }
 printf '<!DOCTYPE html><html><body></body></html>\n' >"$tmp/blank.html"
 browse --window-size=1280,2000 --screenshot="$tmp/blank.png" "file://$tmp/blank.html" >/dev/null
-for r in $pages; do
+for r in $rendered; do
   rm -f "$tmp/shot.png"
   browse --window-size=1280,2000 --screenshot="$tmp/shot.png" "file://$tmp/$r/report.html" >/dev/null
   if [ ! -s "$tmp/shot.png" ]; then bad "$r: Chromium made no screenshot"; continue; fi

@@ -10,7 +10,9 @@
 # even), refused with what needs every iteration on its own. Every run's samples.csv read back
 # (tests/check_samples.py: n_samples, median and interval recomputed; a host or graph sample is a
 # batch); stats.ci_target with host and graph batches: more batches in steps of
-# timing.host_batches, every rank the same count. mpirun: tests/test_mpi_sim.sh.
+# timing.host_batches, every rank the same count. mpirun: tests/test_mpi_sim.sh. `make test` runs
+# the matrix with threads and co-located ranks, `make test-long` under --degrade too, and the
+# target with co-located ranks.
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 . tests/sim/build.sh
@@ -72,7 +74,7 @@ matrix() {
 every=(--algo all --transport nccl-p2p,ce,sm,ll)
 matrix threads -- --gpus 0,1,2,3 "${every[@]}"
 matrix coloc AR_SIM_GPUS=1 -- --ranks 4 "${every[@]}"
-matrix degraded -- --gpus 0,1,2,3 "${every[@]}" --degrade 1:2 --set ce.program=flow
+long && matrix degraded -- --gpus 0,1,2,3 "${every[@]}" --degrade 1:2 --set ce.program=flow
 
 # graph: a transport that cannot be captured is n/a with the reason, once per algorithm; the
 # others run
@@ -95,8 +97,10 @@ done
 # stats.ci_target with host and graph batches (their times are the host clock's, so a row may
 # stop at the target or at the cap: check_samples.py replays which), threads and co-located;
 # every rank the same count (AR_SIM_COUNT: warm-up + batches x -n + the checked one, each row)
+placements=threads
+long && placements="threads coloc"
 for m in host graph; do
-  for pl in threads coloc; do
+  for pl in $placements; do
     g=(--gpus 0,1,2,3) e=()
     [ "$pl" = coloc ] && g=(--ranks 4) e=(AR_SIM_GPUS=1)
     run "target-$m-$pl" "${e[@]}" AR_SIM_COUNT="$tmp/$m-$pl.count" -- "${g[@]}" --algo ring,rhd,nccl --transport sm,ll \
