@@ -3,7 +3,7 @@
 # their "N passed, N failed" lines into one closing line, with the checks they skipped (a
 # "skipped: N ..." line counts N, a "skipped: why" line 1). Suites run TEST_JOBS at a time
 # (default: one more than the CPUs), the longest first, their outputs printed in order with each
-# one's seconds. `make test-long` runs some of them again with TEST_LONG=1 (Makefile).
+# one's seconds, wall and CPU. `make test-long` runs some of them again with TEST_LONG=1 (Makefile).
 set -u
 cd "$(dirname "$0")/.."
 # suites that run make themselves get a make of their own, not the outer one's jobserver
@@ -21,6 +21,12 @@ if [ ${#suites[@]} -eq 0 ]; then
 fi
 out_dir=$(mktemp -d "${TMPDIR:-/tmp}/arbench-suites.XXXXXX")
 trap 'rm -rf "$out_dir"' EXIT
+# python3 straight to the interpreter it runs: a version manager's shim (pyenv's is a bash
+# script) costs a tenth of a CPU second a call, and the suites make hundreds
+py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -x "$py" ] && [ "$(command -v python3)" != "$py" ]; then
+  mkdir "$out_dir/bin" && ln -s "$py" "$out_dir/bin/python3" && export PATH=$out_dir/bin:$PATH
+fi
 # one suite more than the CPUs: mpi_sim spends most of its two minutes waiting (mpirun's
 # starts, watchdog timeouts), and a CPU would idle behind it
 jobs=${TEST_JOBS:-$(($(nproc 2>/dev/null || echo 2) + 1))}
@@ -33,7 +39,11 @@ run_suite() {
   local t0=$SECONDS
   "${cmd[@]}" >"$out_dir/$s.out" 2>&1
   echo $? >"$out_dir/$s.rc"
-  echo $((SECONDS - t0)) >"$out_dir/$s.secs"
+  # wall seconds, then the CPU seconds of the suite's processes (`times`' second line: this
+  # subshell's children, user and system; times in a $(...) would count that one's)
+  times >"$out_dir/$s.times"
+  echo "$((SECONDS - t0)) s, $(awk 'NR == 2 { gsub(/[ms]/, " "); printf "%.0f", 60 * $1 + $2 + 60 * $3 + $4 }' \
+    "$out_dir/$s.times") s CPU" >"$out_dir/$s.secs"
 }
 # the longest suites start first (seconds on 2 cores, each line's "(N s)"), so that none of them
 # is the lone tail of the run; outputs still print in the suites' order
@@ -62,7 +72,7 @@ for s in "${suites[@]}"; do
   p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
   k=$(printf '%s\n' "$out" | awk '/^skipped: / { n += ($2 ~ /^[0-9]+$/) ? $2 : 1 } END { print n + 0 }')
   [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-  echo "[$s] $line$([ "$k" -gt 0 ] && echo ", $k skipped") ($(cat "$out_dir/$s.secs") s)"
+  echo "[$s] $line$([ "$k" -gt 0 ] && echo ", $k skipped") ($(cat "$out_dir/$s.secs"))"
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
 done
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -12,7 +12,18 @@ make -s B="$B" -j2 $objs "$B/libarcore.a" >/dev/null
 CUDA_HOME=${CUDA_HOME:-$(ls -d /usr/local/cuda /usr/local/cuda-13.0 2>/dev/null | head -n1)}
 NCCL_LIB=$(for d in "$CUDA_HOME/lib64" /usr/lib/x86_64-linux-gnu; do ls "$d"/libnccl.so* >/dev/null 2>&1 && echo "$d" && break; done)
 NCCL_INC=$(for d in "$CUDA_HOME/include" /usr/include; do [ -f "$d/nccl.h" ] && echo "$d" && break; done)
+# built already (make test runs this every time): nothing it is made from is newer than it
+# (tests/gpu/ with this script, src/'s headers, the objects it links) and the compiler and paths
+# are the same
+how="${CC:-gcc} $CUDA_HOME $NCCL_INC $NCCL_LIB"
+if [ -x "$B/tp_check" ] && [ "$(cat "$B/tp_check.how" 2>/dev/null)" = "$how" ] &&
+   newer=$(find tests/gpu src $objs "$B/libarcore.a" -newer "$B/tp_check" \
+             \( -name '*.[cho]' -o -name '*.sh' -o -name '*.a' \) -print -quit) && [ -z "$newer" ]; then
+  echo "up to date: $B/tp_check"
+  exit 0
+fi
 ${CC:-gcc} -O2 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Isrc/cuda \
   -I"$CUDA_HOME/include" -I"$NCCL_INC" -o "$B/tp_check" tests/gpu/tp_check*.c $objs "$B/libarcore.a" \
   -L"$CUDA_HOME/lib64" -L"$NCCL_LIB" -Wl,-rpath,"$NCCL_LIB" -lnccl -lcudart_static -lpthread -ldl -lrt -lm -lstdc++
+echo "$how" >"$B/tp_check.how"
 echo "built $B/tp_check"
