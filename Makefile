@@ -148,11 +148,12 @@ test-asan:
 # (TEST_LONG=1: tests/lib.sh `long`, tests/test.h test_long()): the transport simulators' full
 # sweeps, the model's speed and streaming checks at 1024 and 256 ranks and Swing's 128x128
 # torus, the torus schedules of 1024 and 4096 ranks, rhd-elim at 4095, Swing's 64x64 in the
-# flow pricing, mpirun's second watchdog waits and the rest of its bad input, more signal
-# trials, timing under --degrade, every report page rendered (minutes; CI runs it after make
-# test). Every suite with a `long` part is here.
-LONG_SUITES = tp_sim model model_pinned torus papers_flows schedules mpi_sim runs_sim timing_sim \
-              report
+# flow pricing, the model table's layout with every algorithm at 4096 ranks, mpirun's second
+# watchdog waits and the rest of its bad input, more signal trials, timing under --degrade,
+# every report page drawn and rendered, more fixtures and odd folder names drawn
+# (minutes; CI runs it after make test). Every suite with a `long` part is here.
+LONG_SUITES = tp_sim model model_pinned torus papers_flows schedules model_cli mpi_sim runs_sim \
+              timing_sim report plots plot_points
 test-long: $(B)/arbench $(TEST_BIN)
 	@B=$(B) TEST_LONG=1 bash tests/run.sh $(LONG_SUITES)
 
