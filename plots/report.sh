@@ -51,8 +51,10 @@ pictures() {
   [ "$found" = 1 ]
 }
 
-tmp=$(mktemp "$run/.report.html.XXXXXX") || exit 1
+# named before it exists, so that a stop at any moment leaves nothing (as summary.sh's)
+tmp=$run/.report.html.$$
 trap 'rm -f "$tmp"' EXIT
+rm -f "$tmp" && : >"$tmp" || exit 1
 title=$(grep -m1 '^# ' "$md" | sed 's/^# //')
 # what kind of run summary.md says this is: measured, none (nothing could run) or model
 kind=measured
@@ -181,8 +183,6 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   else say "No meta.txt in this run folder."; fi
   printf '</section>\n</body>\n</html>\n'
 } >"$tmp" || exit 1
-# mktemp made it 0600: give it the mode a new file gets here, as every other file of the run
-chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" 2>/dev/null
 mv "$tmp" "$run/report.html" || exit 1
 trap - EXIT
 echo "report.sh: wrote $run/report.html"

@@ -29,8 +29,11 @@ crit=
 base=
 [ -n "$basedir" ] && base=$basedir/results.csv
 
-tmp=$(mktemp "$run/.summary.md.XXXXXX") || exit 1
-trap 'rm -f "$tmp" "$tmp.i"' EXIT # also when a stop ends it (arbench run: TERM)
+# the name is known before the file exists, so that a stop at any moment leaves nothing behind
+# (arbench run ends the drawing with TERM); a file of a killed process with this pid goes first
+tmp=$run/.summary.md.$$
+trap 'rm -f "$tmp" "$tmp.i"' EXIT
+rm -f "$tmp" && : >"$tmp" || exit 1
 files=()
 [ -n "$base" ] && files+=("$base")
 files+=("$run/results.csv")
@@ -78,8 +81,6 @@ fi
   [ "$found" = 1 ] || printf 'None yet: run `plots/plot.sh %s` (or `make plots RUN=%s`).\n' "$run" "$run"
 } >>"$tmp"
 
-# mktemp made it 0600: give it the mode a new file gets here, as every other file of the run
-chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" 2>/dev/null
 mv "$tmp" "$run/summary.md" || exit 1
 trap - EXIT
 nreg=$(grep -o -m1 '^\*\*[0-9]* regressions\{0,1\}\*\*' "$run/summary.md" | tr -dc 0-9)

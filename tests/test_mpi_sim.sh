@@ -24,6 +24,9 @@ MPIRUN=${MPIRUN:-${MPI_HOME:+$MPI_HOME/bin/}mpirun}
 # (ptrace is often denied in containers)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# a waiting process yields its CPU instead of polling: Open MPI polls unless it counts more
+# processes than cores, and beside the other suites a poller takes CPU they need
+export OMPI_MCA_mpi_yield_when_idle=1
 
 # ---- Open MPI and an MPI build ----
 why=""
