@@ -122,6 +122,9 @@ $(B)/obj/harness/meta.o: $(BUILD_SRC)
 $(B)/obj/src/cuda/%.o: src/cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
+# --compute gemm (src/cuda/load_gemm.cu) opens cuBLASLt, which comes with the CUDA toolkit, at
+# its first GEMM (linked, every start would map it): the loader's search, then this folder
+$(B)/obj/src/cuda/load_gemm.o: NVFLAGS += -DAR_CUBLASLT_PATH='"$(CUDA_LIB)/libcublasLt.so"'
 
 # CPU test suites link the pure-C core and the argument parsers only
 TEST_HX_OBJ = $(addprefix $(B)/obj/harness/,args.o bad_value.o config.o once.o)
@@ -138,7 +141,7 @@ ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade
               config model_flow profile settings golden_programs cli run_cli configs sim \
               colocated_sim settings_sim degrade_sim hooks_sim profile_sim trace_sim fuzz \
               runs_sim mpi_sim nccl_modes_sim budget_sim import import_corpus import_bad \
-              signals_sim strict_cli
+              signals_sim strict_cli compute
 test-asan:
 	@$(MAKE) --no-print-directory B=build-asan SANITIZE=1 build-asan/arbench
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -5,8 +5,11 @@ set -eu
 cd "$(dirname "$0")/../.."
 B=${1:-build}
 objs=""
-# every CUDA object but the harness's data check (check.cu): a new transport's file comes along
-for f in src/cuda/*.cu; do [ "$f" = src/cuda/check.cu ] || objs="$objs $B/obj/${f%.cu}.o"; done
+# every CUDA object but the harness's own (the data check, check.cu; the compute loads,
+# load*.cu, which need cuBLASLt): a new transport's file comes along
+for f in src/cuda/*.cu; do
+  case $f in src/cuda/check.cu | src/cuda/load*.cu) ;; *) objs="$objs $B/obj/${f%.cu}.o" ;; esac
+done
 # only what tp_check links, so a half-edited harness elsewhere does not stop it
 make -s B="$B" -j2 $objs "$B/libarcore.a" >/dev/null
 CUDA_HOME=${CUDA_HOME:-$(ls -d /usr/local/cuda /usr/local/cuda-13.0 2>/dev/null | head -n1)}
