@@ -141,7 +141,7 @@ ASAN_SUITES = schedules classic stragglar swing optcc critical scenarios degrade
               config model_flow profile settings golden_programs cli run_cli configs sim \
               colocated_sim settings_sim degrade_sim hooks_sim profile_sim trace_sim fuzz \
               runs_sim mpi_sim nccl_modes_sim budget_sim import import_corpus import_bad \
-              signals_sim strict_cli compute
+              signals_sim strict_cli compute compute_sim
 test-asan:
 	@$(MAKE) --no-print-directory B=build-asan SANITIZE=1 build-asan/arbench
 	@ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -187,9 +187,14 @@ def main(argv):
             check(False, "%s: repeat_stop '%s' with a target" % (what, stop))
     for s in want_stops:
         check(s in stops, "no row stopped by %s (%s)" % (s, sorted(stops)))
+    return report(d, len(rows))
+
+
+def report(d, nrows):
+    """Prints every mismatch of run folder d and the closing line; returns the exit status."""
     for w in wrong:
         print("FAIL: %s: %s" % (d, w))
-    print("%d rows, %d checks, %d wrong" % (len(rows), checks, len(wrong)))
+    print("%d rows, %d checks, %d wrong" % (nrows, checks, len(wrong)))
     return 1 if wrong else 0
 
 

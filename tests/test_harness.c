@@ -166,13 +166,29 @@ static void test_csv(void) {
   struct hx_csv_row nosamp = r; /* a time but no samples (an imported row): no interval */
   nosamp.samples = NULL;
   CHECK_INT(hx_csv_append(&c, &nosamp), ==, 0);
+  /* --compute: the load's columns, and its samples in compute_samples.csv (none in samples.csv) */
+  double ca[] = {8, 9, 10}, cl[] = {12, 13, 14}, cb[] = {11, 12, 13}, cs[] = {12, 13.5, 14};
+  struct hx_csv_compute cc = {.load = "gemm:128x128x128", .allreduce_slowdown = 13.0 / 11,
+                              .compute_slowdown = 12.0 / 9, .hidden_share = 0.5, .wrong = 0,
+                              .samples = {ca, cl, cb}};
+  hx_stats_compute(ca, 3, &cc.alone);
+  hx_stats_compute(cl, 3, &cc.loaded);
+  hx_stats_compute(cb, 3, &cc.load_loaded);
+  hx_stats_compute(cs, 3, &cc.span);
+  struct hx_csv_row wl = r;
+  wl.samples = NULL;
+  wl.compute = &cc;
+  CHECK_INT(hx_csv_append(&c, &wl), ==, 0);
   hx_csv_close(&c);
   FILE *f = fopen(path, "r");
-  char line[2048], fields[50][128];
+  char line[2048], fields[64][128];
   CHECK(f && fgets(line, sizeof(line), f), "read header");
   /* results.csv of arbench run: the SPEC columns, lower_bound_us, the scenario columns, the
    * profile columns, placement and settings, then the statistics columns */
-  CHECK_INT(split_csv(line, fields, 50), ==, 45);
+  CHECK_INT(split_csv(line, fields, 64), ==, 63);
+  CHECK_STR(fields[45], "compute");
+  CHECK_STR(fields[58], "allreduce_slowdown");
+  CHECK_STR(fields[62], "compute_n_samples");
   CHECK_STR(fields[37], "placement");
   CHECK_STR(fields[38], "settings");
   static const char *const stats_cols[] = {"row_key", "n_samples", "time_us_ci_lo",
@@ -184,7 +200,7 @@ static void test_csv(void) {
   CHECK_STR(fields[33], "stragglers");
   CHECK_STR(fields[34], "degraded");
   CHECK(fgets(line, sizeof(line), f) != NULL, "read row");
-  CHECK_INT(split_csv(line, fields, 50), ==, 45);
+  CHECK_INT(split_csv(line, fields, 64), ==, 63);
   /* row 1, its 3 samples: the median's interval below 6 samples is [min, max], 75% */
   CHECK_STR(fields[39], "1");
   CHECK_STR(fields[40], "3");
@@ -209,7 +225,7 @@ static void test_csv(void) {
   CHECK_STR(fields[30], "ok");
   CHECK_STR(fields[31], ""); /* no lower bound: not degraded */
   CHECK(fgets(line, sizeof(line), f) != NULL, "read n/a row");
-  CHECK_INT(split_csv(line, fields, 50), ==, 45);
+  CHECK_INT(split_csv(line, fields, 64), ==, 63);
   CHECK_STR(fields[39], "2"); /* every row numbered; the rest empty: it did not run */
   for (int i = 40; i < 45; i++) CHECK_STR(fields[i], "");
   CHECK_STR(fields[37], ""); /* no placement given: empty */
@@ -218,12 +234,32 @@ static void test_csv(void) {
   CHECK_STR(fields[30], "n/a");
   CHECK(!fields[32][0] && !fields[33][0] && !fields[34][0], "no scenario: empty columns");
   CHECK(fgets(line, sizeof(line), f) != NULL, "read the row without samples");
-  CHECK_INT(split_csv(line, fields, 50), ==, 45);
+  CHECK_INT(split_csv(line, fields, 64), ==, 63);
   CHECK(!strcmp(fields[20], "11.000") && !strcmp(fields[39], "3") && !fields[40][0] &&
             !fields[41][0] && !fields[43][0] && !fields[44][0],
         "a time without samples: no n_samples, interval or repeat_stop (%s %s %s)", fields[20],
         fields[39], fields[40]);
+  for (int i = 45; i < 63; i++) CHECK(!fields[i][0], "no load: column %d holds %s", i, fields[i]);
+  CHECK(fgets(line, sizeof(line), f) != NULL, "read the row with a load");
+  CHECK_INT(split_csv(line, fields, 64), ==, 63);
+  static const char *const load_cols[] = {"gemm:128x128x128", "9.000", "8.000", "10.000",
+                                          "13.000", "12.000", "14.000", "12.000", "11.000",
+                                          "13.000", "13.500", "12.000", "14.000", "1.182",
+                                          "1.333", "0.500", "0", "3"};
+  for (int i = 0; i < 18; i++) CHECK_STR(fields[45 + i], load_cols[i]);
   if (f) fclose(f);
+  snprintf(spath, sizeof(spath), "%s/compute_samples.csv", dir);
+  f = fopen(spath, "r");
+  char load_all[512] = "";
+  for (size_t k = 0; f && fgets(line, sizeof(line), f) && k < sizeof(load_all);)
+    k += (size_t)snprintf(load_all + k, sizeof(load_all) - k, "%s", line);
+  CHECK_STR(load_all, "row_key,series,sample,time_us\n4,compute,1,8.000\n4,compute,2,9.000\n"
+                      "4,compute,3,10.000\n4,allreduce_loaded,1,12.000\n4,allreduce_loaded,2,"
+                      "13.000\n4,allreduce_loaded,3,14.000\n4,compute_loaded,1,11.000\n"
+                      "4,compute_loaded,2,12.000\n4,compute_loaded,3,13.000\n");
+  if (f) fclose(f);
+  unlink(spath);
+  snprintf(spath, sizeof(spath), "%s/samples.csv", dir);
   /* samples.csv: row 1's samples in the order measured, nothing of the others */
   f = fopen(spath, "r");
   char all[512] = "";

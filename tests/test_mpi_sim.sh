@@ -275,6 +275,20 @@ o=$(python3 tests/check_samples.py "$tmp/tgt-late" -n 6 2>&1) && [ "$rc" -eq 0 ]
 mpi tgt-host 4 -- "${tgt[@]}" --set timing.mode=host --set timing.host_batches=3
 o=$(python3 tests/check_samples.py "$tmp/tgt-host" 2>&1) && [ "$rc" -eq 0 ] && ok || bad "host timing with a target under mpirun: exit $rc: $o"
 
+# --compute across processes: the load sized on the slowest rank's probe (summed over the
+# processes), its lanes' times and wrong counts gathered: the plain run's rows and
+# compute_samples.csv, and a load that did nothing fails its rows from any process
+beside=(--algo ring,nccl --transport ce,sm -n 6 -w 1 --compute gemm)
+plain beside1 -- "${beside[@]}" --sizes 4100,1M
+mpi beside4 4 -- "${beside[@]}" --sizes 4100,1M
+[ "$rc" -eq 0 ] && ok || bad "--compute under mpirun: exit $rc: $(printf '%s\n' "$out" | tail -n 3)"
+same_rows beside4 beside1
+cmp -s "$tmp/beside4/compute_samples.csv" "$tmp/beside1/compute_samples.csv" && ok ||
+  bad "--compute: compute_samples.csv differs from the plain run's"
+mpi beside-noop 4 AR_SIM_LOAD_NOOP=1 -- "${beside[@]}" --sizes 4100
+[ "$rc" -eq 1 ] && [ "$(awk -F, -v w="$(col "$tmp/beside-noop/results.csv" compute_wrong)" 'NR > 1 { print $w }' "$tmp/beside-noop/results.csv" | sort -u)" = 4 ] &&
+  ok || bad "--compute, a load that did nothing under mpirun: exit $rc, compute_wrong $(awk -F, -v w="$(col "$tmp/beside-noop/results.csv" compute_wrong)" 'NR > 1 { print $w }' "$tmp/beside-noop/results.csv" | tr '\n' ' ')"
+
 # --dry-run plans processes x --ranks-per-process ranks, said once, nothing written
 mpi dry 2 -- --algo ring --transport ce --sizes 4K --ranks-per-process 2 --dry-run
 [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^dry run: 1 scenario, 4 ranks')" -eq 1 ] &&

@@ -253,11 +253,17 @@ static void test_write(void) {
   CHECK(f && fgets(head, sizeof(head), f), "header");
   const char *tail = ",scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,"
                      "settings,row_key,n_samples,time_us_ci_lo,time_us_ci_hi,ci_level_pct,"
-                     "repeat_stop\n";
+                     "repeat_stop,compute,compute_us_median,compute_us_ci_lo,compute_us_ci_hi,"
+                     "allreduce_loaded_us_median,allreduce_loaded_us_ci_lo,"
+                     "allreduce_loaded_us_ci_hi,compute_loaded_us_median,compute_loaded_us_ci_lo,"
+                     "compute_loaded_us_ci_hi,span_us_median,span_us_ci_lo,span_us_ci_hi,"
+                     "allreduce_slowdown,compute_slowdown,hidden_share,compute_wrong,"
+                     "compute_n_samples\n";
   CHECK(strlen(head) > strlen(tail) && !strcmp(head + strlen(head) - strlen(tail), tail),
         "header ends: %s", head);
   CHECK(f && fgets(line, sizeof(line), f), "row 1");
-  const char *t1 = ",s,,,25.000,,,,1,,,,,\n", *t2 = ",s,,,,,,,2,,,,,\n"; /* no samples */
+  /* no samples, and no load: every compute column empty */
+  const char *t1 = ",s,,,25.000,,,,1,,,,,,,,,,,,,,,,,,,,,,,\n", *t2 = ",s,,,,,,,2,,,,,,,,,,,,,,,,,,,,,,,\n";
   CHECK(strlen(line) > strlen(t1) && !strcmp(line + strlen(line) - strlen(t1), t1), "row 1: %s",
         line);
   CHECK(f && fgets(line, sizeof(line), f), "row 2");

@@ -150,7 +150,7 @@ grep -q '^late,ring,ce,1048576,0,1,2000.000,' "$tmp/scen/delays.csv" && ok || ba
 # results.csv: docs/csv.md's 31 fixed columns first and unchanged, then lower_bound_us
 # and the scenario columns; every row names its scenario, every straggler and degraded GPU
 spec='run_id,timestamp,host,gpu,n_gpus,driver,cuda,nccl,source,algorithm,transport,pipeline,dtype,bytes,straggler_rank,delay_us,degraded_rank,factor,iters,time_us_mean,time_us_median,time_us_min,time_us_max,time_us_p95,time_us_stdev,time_after_arrival_us,algbw_gbps,busbw_gbps,model_time_us,wrong,status'
-[ "$(head -n 1 "$r")" = "$spec,lower_bound_us,scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,settings,row_key,n_samples,time_us_ci_lo,time_us_ci_hi,ci_level_pct,repeat_stop" ] && ok || bad "results.csv header: $(head -n 1 "$r")"
+[ "$(head -n 1 "$r")" = "$spec,lower_bound_us,scenario,stragglers,degraded,overlap_reduce_pct,overlap_delay_pct,placement,settings,row_key,n_samples,time_us_ci_lo,time_us_ci_hi,ci_level_pct,repeat_stop,compute,compute_us_median,compute_us_ci_lo,compute_us_ci_hi,allreduce_loaded_us_median,allreduce_loaded_us_ci_lo,allreduce_loaded_us_ci_hi,compute_loaded_us_median,compute_loaded_us_ci_lo,compute_loaded_us_ci_hi,span_us_median,span_us_ci_lo,span_us_ci_hi,allreduce_slowdown,compute_slowdown,hidden_share,compute_wrong,compute_n_samples" ] && ok || bad "results.csv header: $(head -n 1 "$r")"
 # every row's samples: clean, stragglers, degraded (nccl n/a: none) and the search's probes
 o=$(python3 tests/check_samples.py "$tmp/scen" -n 2 --expect-stop fixed 2>&1) && ok || bad "scenarios' samples: $o"
 o=$(python3 tests/check_samples.py "$tmp/fixed" -n 4 --expect-stop fixed 2>&1) && ok || bad "fixed straggler's samples: $o"

@@ -283,7 +283,8 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
     b->starts = calloc((size_t)b->n * b->nsamp, sizeof(*b->starts));
   b->delays = calloc((size_t)(o->nst ? o->nst : 1) * b->total, sizeof(*b->delays));
   struct plan_where where = {b->colocated, cfg->nhosts, b->placement};
-  if (!b->times || !b->row_t || !b->wrong || !b->delays || plan_build(&b->plan, o, b->n, &where)) {
+  if (!b->times || !b->row_t || !b->wrong || !b->delays || load_bench_init(b) ||
+      plan_build(&b->plan, o, b->n, &where)) {
     fprintf(stderr, "arbench: out of host memory\n");
     goto out;
   }
@@ -347,6 +348,7 @@ out:
   free(b->wrong);
   free(b->starts);
   free(b->delays);
+  load_bench_free(b);
   free(b);
   return rc;
 }

@@ -24,6 +24,7 @@
 #include "plan/plan.h"
 #include "cuda/delay.h"
 #include "cuda/kernels.h"
+#include "cuda/load.h"
 #include "cuda/degrade.h"
 #include "cuda/transport.h"
 #include "model.h"
@@ -92,8 +93,17 @@ struct rank {
   char reg_why[320]; /* why this rank's nccl rows cannot have the registration mode; "" */
   struct hx_phase_rank ph; /* NVTX ranges and --phases events */
   char graph_why[256];     /* timing.mode=graph: why this rank's capture failed; "" */
+  /* --compute (bench_load.c): the load, its stream, the events that start and end it */
+  struct ar_load *load;         /* made at the first row (NULL: none yet) */
+  cudaStream_t lstream;
+  cudaEvent_t lgo, ldone;       /* its start (recorded on stream), a warm-up's end */
+  cudaEvent_t *lend;            /* [-n]: each timed iteration's load end */
+  unsigned long long *d_lwrong; /* [3 total]: the AllReduce beside it, the load alone, beside */
   char err[512];
 };
+
+/* A --compute row's three lanes, measured in turn; a row without a load has the first only. */
+enum job_lane { LANE_ALLREDUCE, LANE_LOAD, LANE_BOTH };
 
 struct job {
   int index;
@@ -116,6 +126,9 @@ struct job {
   int stop;         /* why it took no more: enum hx_repeat_stop (repeat_stop) */
   int pipeline_used; /* --pipeline, until the transport's setup says what it uses */
   int profiling;     /* --profile: CUPTI records this job (hx_profile_begin) */
+  int lane;          /* enum job_lane: what its iterations run now */
+  struct ar_compute load; /* --compute: the load as sized for this row */
+  double load_target_us;  /* the AllReduce alone's median, which the load is sized to */
   char reason[512];
 };
 
@@ -178,6 +191,12 @@ struct bench {
                                         * its timed iteration (struct tp_job's marks) */
   FILE *overlap_csv;  /* --profile: overlap.csv (NULL when off or not writable) */
   FILE *timeline_csv; /* --profile timeline: timeline.csv (NULL when off or not writable) */
+  /* --compute (bench_load.c) */
+  double *ltimes;  /* [3][rank][nsamp] us: the load alone, the AllReduce and the load beside */
+  unsigned long long *lwrong; /* [rank][3 total]: as rank's d_lwrong */
+  double *lrow;    /* [4][nsamp]: the row's samples of the three and of the span */
+  double probe_us[HX_MAX_DEVS]; /* each rank's time of the load being sized */
+  char lrow_text[96];           /* the row's compute column */
 };
 
 /* CUDA call on a rank: records "rank R: call: error" and yields 1 on failure, else 0. */
@@ -228,6 +247,26 @@ void row_samples(const struct bench *b, double *t);
 void repeat_step(struct bench *b);
 int barrier_wait(struct hx_barrier *b, int err);
 int job_run(struct rank *R);
+/* bench_rank.c: iteration `it` of the job's current lane (bench.c has its shape); timed: a
+ * timed iteration's events; returns 1 when a barrier said some rank failed, else 0 */
+int job_iteration(struct rank *R, int it, int timed, int err);
+/* bench_load.c: --compute. load_bench_init: the run's arrays (0, or -1 out of memory);
+ * load_rank_init: a rank's stream, events and counters (0 or 1); load_before: before the
+ * iteration's start, the load's result reset on the rank's stream; load_start: at the start,
+ * the load launched on its own stream; load_end: its end recorded, waited for and checked;
+ * load_lanes: every rank, after the AllReduce alone: the load sized, alone, then beside the
+ * AllReduce (1 when a barrier said some rank failed); load_row: process 0's lead, the row's
+ * compute columns (row->t already the AllReduce alone's) and table line; err bits as RK_* */
+int load_bench_init(struct bench *b);
+void load_bench_free(struct bench *b);
+int load_rank_init(struct rank *R);
+void load_rank_free(struct rank *R);
+int load_before(struct rank *R);
+int load_start(struct rank *R);
+int load_end(struct rank *R, int it, int timed);
+int load_lanes(struct rank *R, int err);
+void load_row(struct bench *b, struct hx_csv_row *row, struct hx_csv_compute *c);
+void load_table(const struct hx_csv_row *row);
 int rank_fail(struct rank *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int rank_init(struct rank *R);
 ncclDataType_t nccl_type(int dt);

@@ -52,6 +52,7 @@ int rank_init(struct rank *R) {
   err |= RK_AR(R, ar_check_launch(R->d_wrong, 0, b->o->dtype, n, 0, R->d_wrong, R->stream));
   err |= RK_AR(R, ar_delay_launch(0.001, R->stream));
   err |= RK_AR(R, ar_gate_launch(b->gate_host, 0, 1e3, R->d_expired, R->stream));
+  if (b->o->compute.kind && !err) err |= load_rank_init(R);
   err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
   if (err) return 1;
   /* the delay kernel's fixed cost on this device, taken off every delay (delay.h) */
@@ -94,6 +95,7 @@ void rank_free(struct rank *R) {
   cudaFree(R->d_expired);
   cudaFree(R->d_sync);
   cudaFree(R->d_starts);
+  load_rank_free(R);
   hx_phase_rank_free(&R->ph);
   if (R->stream) cudaStreamDestroy(R->stream);
 }
@@ -112,16 +114,20 @@ static int allreduce(struct rank *R, cudaStream_t s) {
   return RK_AR(R, J->tp->enqueue(J->ctx, R->rank, s));
 }
 
-/* Iteration `it` of the job, in bench.c's shape, with the error so far (err: every barrier is
- * still passed, saying so); timed: its start and end events are timed iteration
+/* Iteration `it` of the job's lane, in bench.c's shape, with the error so far (err: every
+ * barrier is still passed, saying so); timed: its start and end events are timed iteration
  * i = it - warmup's, in slot i % -n (stats.ci_target's steps take -n at most, each read before
  * the next: read_times) (--row-budget: the last warm-up iteration records wstart and wend
- * there). Returns 1 when a barrier said some rank failed, else 0. */
-static int iteration(struct rank *R, int it, int timed, int err) {
+ * there). --compute's lanes (bench_load.c): the load alone starts at the start event and has
+ * no AllReduce; beside the AllReduce, both start there, each AllReduce with inputs of its own
+ * (the seeds after the lane alone's) and checked as always. */
+int job_iteration(struct rank *R, int it, int timed, int err) {
   struct bench *b = R->b;
   const struct run_opts *o = b->o;
   struct job *J = &b->job;
   int n = b->n, i = it - J->warmup, native = (J->algo->flags & AR_ALGO_NATIVE) != 0;
+  int ar = J->lane != LANE_LOAD, load = J->lane != LANE_ALLREDUCE;
+  unsigned long long seed = J->seed0 + it + (J->lane == LANE_BOTH ? (unsigned)b->total : 0);
   cudaEvent_t t0 = timed ? R->start[i % o->iters] : NULL;
   cudaEvent_t t1 = timed ? R->end[i % o->iters] : NULL;
   if (!timed && R->wstart && it == J->warmup - 1) t0 = R->wstart, t1 = R->wend;
@@ -140,11 +146,12 @@ static int iteration(struct rank *R, int it, int timed, int err) {
   for (int q = 0; q < n && !err; q++)
     if (q != R->rank && b->rk[q].host == R->host)
       err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].finished, 0));
-  if (!err) /* this iteration's own inputs (see the file comment) */
-    err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, J->seed0 + it, s));
+  if (!err && ar) /* this iteration's own inputs (see the file comment) */
+    err |= RK_AR(R, ar_fill_launch(R->data, J->nelem, o->dtype, R->rank, seed, s));
+  if (!err && load) err |= load_before(R);
   if (!err) err |= RK_CUDA(R, cudaEventRecord(R->ready, s));
   if (barrier_wait(&b->bar, err)) return 1;
-  hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == J->total - 1);
+  hx_phase_iter_begin(&R->ph, timed, timed ? i : it, timed && it == J->total - 1 && !load);
   for (int q = 0; q < n && !err; q++)
     if (q != R->rank && b->rk[q].host == R->host)
       err |= RK_CUDA(R, cudaStreamWaitEvent(s, b->rk[q].ready, 0));
@@ -153,27 +160,29 @@ static int iteration(struct rank *R, int it, int timed, int err) {
   if (R->d_sync && R->comm && !err)
     err |= RK_NCCL(R, ncclAllReduce(R->d_sync, R->d_sync, 1, ncclFloat32, ncclSum, R->comm, s));
   if (t0 && !err) err |= RK_CUDA(R, cudaEventRecord(t0, s));
-  if (timed && R->d_starts && !err) err |= RK_AR(R, tp_stamp_launch(R->d_starts + i, s));
-  if (R->straggler_k >= 0 && !err) {
+  if (timed && R->d_starts && !load && !err) err |= RK_AR(R, tp_stamp_launch(R->d_starts + i, s));
+  if (load && !err) err |= load_start(R);
+  if (R->straggler_k >= 0 && ar && !err) {
     double delay = b->delays[R->straggler_k * b->total + it];
     err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "delay %.0f us", delay));
     if (!err) err |= RK_AR(R, ar_delay_launch(delay, s));
     err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
   }
-  if (!err) /* the collective's range: the transport's rounds nest inside */
+  if (!err && ar) /* the collective's range: the transport's rounds nest inside */
     err |= RK_CUDA(R, hx_phase_open(&R->ph, s, "allreduce %s%s%s", J->algo->name,
                                     native ? "" : "/", native ? "" : J->ex->name));
-  if (!err) {
+  if (!err && ar) {
     b->marks[R->rank] = native ? NULL : hx_phase_marks(&R->ph); /* NULL but in a timed
                                                                  * --phases iteration */
     err |= allreduce(R, s);
     b->marks[R->rank] = NULL;
   }
   if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
-  if (t1 && !err) err |= RK_CUDA(R, cudaEventRecord(t1, s));
-  if (o->check && !err)
-    err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, J->seed0 + it,
-                                    R->d_wrong + it, s));
+  if (t1 && ar && !err) err |= RK_CUDA(R, cudaEventRecord(t1, s));
+  if (load && !err) err |= load_end(R, it, timed);
+  if (o->check && ar && !err) /* beside the load: counted apart, d_lwrong's first third */
+    err |= RK_AR(R, ar_check_launch(R->data, J->nelem, o->dtype, n, seed,
+                                    (load ? R->d_lwrong : R->d_wrong) + it, s));
   if (!err) err |= RK_CUDA(R, cudaEventRecord(R->finished, s));
   hx_phase_iter_end(&R->ph);
   if (barrier_wait(&b->bar, err)) return 1;
@@ -370,10 +379,10 @@ int job_run(struct rank *R) {
   int read = 0; /* samples whose times are in b->times */
   if (!b->host_timing) {
     int it = 0;
-    for (; it < J->warmup && !stop; it++) stop = iteration(R, it, 0, err);
+    for (; it < J->warmup && !stop; it++) stop = job_iteration(R, it, 0, err);
     if (R->wstart && !stop) stop = budget_decide(R, err);
     for (;;) { /* -n (or what the budget allows), then stats.ci_target's steps */
-      for (; it < J->total && !stop; it++) stop = iteration(R, it, 1, err);
+      for (; it < J->total && !stop; it++) stop = job_iteration(R, it, 1, err);
       if (stop || !(b->target > 0)) break;
       int had = J->samples;
       stop = repeat_decide(R, read, err);
@@ -381,7 +390,7 @@ int job_run(struct rank *R) {
       if (J->samples == had) break;
     }
   } else {
-    for (int it = 0; it < o->warmup && !stop; it++) stop = iteration(R, it, 0, err);
+    for (int it = 0; it < o->warmup && !stop; it++) stop = job_iteration(R, it, 0, err);
     while (!stop) { /* timing.host_batches, then stats.ci_target's steps */
       int had = J->samples;
       stop = b->graph_timing ? graph_batches(R, read, had, err) : host_batches(R, read, had, err);
@@ -394,16 +403,20 @@ int job_run(struct rank *R) {
       atomic_store(&b->done[R->rank], 1);
       return RK_CUDA(R, cudaStreamSynchronize(s));
     }
-    if (!stop) stop = iteration(R, o->warmup, 0, err); /* the checked one: b->total's last */
+    if (!stop) stop = job_iteration(R, o->warmup, 0, err); /* the checked one: b->total's last */
   }
   if (stop) { /* someone failed: the gates stay shut, nothing more is enqueued */
     rank_fail(R, "rank %d: stopped because another rank failed", R->rank); /* unless it did */
     return 1;
   }
   if (RK_CUDA(R, cudaStreamSynchronize(s))) return 1;
-  atomic_store(&b->done[R->rank], 1);
   if (!b->host_timing) err |= read_times(R, read, J->iters);
   if (R->ph.nev) err |= RK_CUDA(R, hx_phase_collect(&R->ph, R->start[(J->iters - 1) % o->iters]));
+  if (o->compute.kind && load_lanes(R, err)) { /* they reuse the start and end events */
+    rank_fail(R, "rank %d: stopped because another rank failed", R->rank);
+    return 1;
+  }
+  atomic_store(&b->done[R->rank], 1);
   err |= RK_CUDA(R, cudaMemcpy(b->wrong + (size_t)R->rank * b->total, R->d_wrong,
                                (size_t)b->total * sizeof(*R->d_wrong), cudaMemcpyDeviceToHost));
   err |= RK_CUDA(R, cudaMemcpy(&b->expired[R->rank], R->d_expired, sizeof(unsigned),

@@ -157,8 +157,8 @@ void job_prepare(struct bench *b, const struct job_desc *d) {
   J->budget_limit = INT_MAX;
   J->stop = HX_REPEAT_FIXED;
   memset(b->warm_us, 0, sizeof(b->warm_us));
-  J->seed0 = seed_next;
-  seed_next += (unsigned long long)b->total;
+  J->seed0 = seed_next; /* --compute: the AllReduces beside the load take as many more */
+  seed_next += (unsigned long long)b->total * (o->compute.kind ? 2 : 1);
   J->sched = plan_schedule(&b->plan, J->row); /* OPTCC's k at this size */
   /* every straggler's delay of every iteration, before the row (its stragglers column) */
   for (int k = 0; k < o->nst; k++)
@@ -340,6 +340,7 @@ void job_finish(struct bench *b) {
   struct job *J = &b->job;
   char ts[32];
   struct hx_csv_row row;
+  struct hx_csv_compute load; /* --compute's columns, until the row is written */
   row_base(b, &row, ts, sizeof(ts));
   int fatal = 0;
   progress_clear(b);
@@ -416,6 +417,7 @@ void job_finish(struct bench *b) {
           fprintf(stderr, " rank %d: %llu", r, b->wrong[r * b->total + worst_it]);
         fprintf(stderr, "\n");
       }
+      if (o->compute.kind) load_row(b, &row, &load); /* may find the row wrong */
       for (int r = 0; r < b->n; r++)
         if (b->expired[r])
           ar_log(AR_LOG_WARN, "rank %d: %u launch gates timed out (%s/%s, %llu B): host enqueue "
@@ -444,6 +446,7 @@ void job_finish(struct bench *b) {
   J->ctx = NULL;
   if (hx_csv_append(b->cfg->csv, &row)) ar_log(AR_LOG_WARN, "could not write results.csv");
   if (row.t.n > 0 || J->state == JOB_OOM || J->state == JOB_ERROR || fatal) table_row(b, &row);
+  load_table(&row);
   if (row.t.n > 0 && b->starts) start_skew(b);
   double est = J->state == JOB_RUN ? sweep_row_seconds(b->plan.est, J->row->algo_idx, J->ex,
                                                        J->bytes, row.delay_us)

@@ -203,7 +203,7 @@ int cmd_lower(int argc, char **argv) {
                           .not_here = " out force baseline dry-run self-test find-critical "
                                       "critical-max critical-algo phases profile iters warmup "
                                       "timeout row-budget check gpus ranks-per-process config "
-                                      "scenario "};
+                                      "scenario compute "};
   int bad = run_opts_parse_words(argc + 2, args, &o, &src);
   free(args);
   if (bad) return EXIT_BAD_INPUT;

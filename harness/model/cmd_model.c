@@ -198,6 +198,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
                                        {"set", required_argument, 0, 'X'},
                                        {"pricing", required_argument, 0, 'p'},
                                        {"msg-cost", required_argument, 0, 'm'},
+                                       {"compute", required_argument, 0, 'K'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
@@ -270,6 +271,12 @@ static int parse_options(int argc, char **argv, struct options *o) {
     case 'l': bad = args_parse_time_us("--alpha-local", optarg, &o->alpha_local_us); break;
     case 'k': bad = args_parse_int("--segments", optarg, 1, 4096, &o->segments); break;
     case 'c': o->csv = optarg; break;
+    case 'K': {
+      char why[256];
+      if (ar_compute_parse(optarg, &o->compute, why, sizeof(why)))
+        bad = args_bad("--compute", optarg, why);
+      break;
+    }
     case 'C': o->calibrate = optarg; break;
     case 'X': bad = ar_settings_parse(&o->settings, optarg, NULL); break;
     case 'h': model_usage(stdout); return -1;
@@ -550,6 +557,10 @@ int cmd_model(int argc, char **argv) {
   print_links(&o); /* the input is good: the output starts */
   char given[256];
   if (ar_settings_text(&o.settings, given, sizeof(given))[0]) printf("# settings: %s\n", given);
+  if (o.compute.kind) /* the model prices links and rounds, not kernels sharing a GPU */
+    printf("# compute: %s is not priced: these are the AllReduce alone's times; interference "
+           "is measured by arbench run --compute\n",
+           ar_compute_kind_text(&o.compute, given, sizeof(given)));
   struct price_cache cache = {0};
   int single = !o.calibrate && o.nalgos == 1 && o.nranks == 1 && o.nsizes == 1 &&
                o.ntransports <= 1;

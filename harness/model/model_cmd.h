@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli/args.h"
+#include "compute.h"
 #include "record/csv.h"
 #include "model.h"
 #include "settings.h"
@@ -56,6 +57,7 @@ struct options {
   const char *bmin_text, *bmax_text, *bfactor_text; /* the user's words, for messages */
   const char *sizes_flag; /* --sizes or its alias --bytes, as typed (for messages) */
   struct ar_settings settings; /* --set (model.threads, model.jobs; settings.h) */
+  struct ar_compute compute;   /* --compute: named only to be told it is not priced */
   struct model_hw hw;
   double msg_us;  /* --msg-cost: per message, its sender's (model.h) */
   int pricing;    /* enum pricing */

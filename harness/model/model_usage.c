@@ -20,6 +20,8 @@ void model_usage(FILE *f) {
         "      --segments K        OPTCC's k; async-ring's mini-batches, each round's sums\n"
         "                          overlapping its copies: (copy + sum) / K + (1 - 1/K)\n"
         "                          max(copy, sum) (default: ~8 MiB each, at most 8)\n"
+        "      --compute KIND      as arbench run's (membw, sm:N, gemm, gemm:MxNxK): not\n"
+        "                          priced, and said so in one line; the AllReduce alone is\n"
         "Links\n"
         "      --alpha T           cost of a round (default 3us)\n"
         "      --bw RATE           a GPU's port (default 450GB/s; with --alpha's 3us\n"

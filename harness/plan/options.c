@@ -98,6 +98,13 @@ void run_opts_usage(void) {
       "      --profile timeline  the same, and every copy and kernel of each row on every\n"
       "                          rank with its start and end: timeline.csv\n"
       "                          (--profile overlap,timeline: the same as timeline)\n"
+      "Beside compute\n"
+      "      --compute KIND      a load on every rank's GPU, on a stream of its own, started\n"
+      "                          with each timed AllReduce: membw (HBM streaming), sm:N (N\n"
+      "                          SMs busy, no memory traffic), gemm (cuBLASLt bf16, sized to\n"
+      "                          last as long as the AllReduce alone) or gemm:MxNxK; each row\n"
+      "                          also times the load alone and both together (results.csv's\n"
+      "                          compute columns, compute_samples.csv)\n"
       "Self-tests\n"
       "      --self-test delay   measure the straggler delay kernel (100us, 1ms, 8ms)\n"
       "      --self-test degrade measure the degraded-link emulation: 1-3 peers into and\n"
@@ -215,7 +222,7 @@ static int src_line(const struct run_words *src, const char *w) {
 enum { O_SIZES = 256, O_ALGO, O_TRANSPORT, O_GPUS, O_PIPELINE, O_STRAGGLER, O_TORUS,
        O_DEGRADE, O_FIND_CRITICAL, O_CRIT_MAX, O_CRIT_ALGO, O_DRY_RUN, O_BASELINE, O_SELF_TEST,
        O_CONFIG, O_SCENARIO, O_PHASES, O_SEGMENTS, O_PROFILE, O_RANKS, O_SET, O_FORCE, O_PER_PROC,
-       O_ROW_BUDGET };
+       O_ROW_BUDGET, O_COMPUTE };
 
 /* Where word w came from: 0 a config's lines above its first scenario (or a subcommand's
  * defaults), 1 the scenario's own lines, 2 the command line. */
@@ -365,6 +372,7 @@ static int check_critical(const struct run_opts *o) {
 static int check_timing(const struct run_opts *o) {
   if (!ar_setting_value(&o->settings, AR_SET_TIMING_MODE)) return 0;
   const char *what = o->find_critical ? "--find-critical" : o->nst ? "--straggler"
+                     : o->compute.kind ? "--compute"
                      : o->phases ? "--phases" : o->profile ? "--profile"
                      : o->row_budget_us > 0 ? "--row-budget"
                      : ar_setting_value(&o->settings, AR_SET_TIMING_START_SKEW)
@@ -411,6 +419,7 @@ int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct
       {"profile", required_argument, 0, O_PROFILE},
       {"set", required_argument, 0, O_SET},
       {"force", no_argument, 0, O_FORCE},
+      {"compute", required_argument, 0, O_COMPUTE},
       {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->min_bytes = 1024;
@@ -426,7 +435,8 @@ int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct
   o->crit_algo = ar_algo_find("stragglar");
   int explicit_sizes = 0;
   const char *min_text = "1K", *step_text = "", *crit_list = NULL, *gpus_text = "", *ranks_text = "";
-  const char *budget_text = "", *max_text = "8G", *sizes_text = "";
+  const char *budget_text = "", *max_text = "8G", *sizes_text = "", *compute_text = "";
+  char why[256];
   if (parse_algos("all", o) || parse_transports(ar_transport_at(AR_TP_NCCL_P2P)->name, o))
     return -1;
   optind = 0; /* 0, not 1: a full restart of getopt (argv differs from the last call) */
@@ -534,6 +544,11 @@ int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct
       if (ar_settings_parse(&o->settings, optarg, NULL))
         return -1;
       break;
+    case O_COMPUTE:
+      if (ar_compute_parse(optarg, &o->compute, why, sizeof(why)))
+        return args_bad("--compute", optarg, why);
+      compute_text = optarg;
+      break;
     case O_SEGMENTS: if (args_parse_int("--segments", optarg, 1, 4096, &o->segments)) return -1; break;
     case O_SELF_TEST:
       if (strcmp(optarg, "delay") && strcmp(optarg, "degrade"))
@@ -574,6 +589,12 @@ int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct
   int ncrit = 0;
   if (o->find_critical && ((ncrit = parse_critical_sizes(crit_list, crit)) < 0 || check_critical(o)))
     return -1;
+  if (o->find_critical && o->compute.kind) /* its probes compare AllReduces alone */
+    return args_bad("--compute", compute_text, "not with --find-critical: the search times the "
+                    "AllReduce alone");
+  if (o->profile && o->compute.kind) /* CUPTI records a row whole: its lanes would be one */
+    return args_bad("--compute", compute_text, "not with --profile: CUPTI would record a row's "
+                    "three lanes as one (Nsight Systems shows the load: make profile)");
   if (!explicit_sizes && !o->find_critical) {
     if (o->min_bytes > o->max_bytes) return args_bad("-b", min_text, "larger than -e");
     o->nsizes = sweep_sizes(o->min_bytes, o->max_bytes, o->factor, o->step_bytes, o->sizes,

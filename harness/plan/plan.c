@@ -346,6 +346,10 @@ void plan_print(FILE *f, const struct plan *p) {
             o->find_critical ? " (the search as predicted)" : "");
   }
   if (p->na_text[0]) fprintf(f, "  n/a: %s\n", p->na_text);
+  if (o->compute.kind) /* the model has no price for two kernels sharing a GPU */
+    fprintf(f, "  compute: %s beside every AllReduce, and alone (each row three times as long); "
+            "interference is not priced: the estimate times each as the AllReduce alone\n",
+            ar_compute_kind_text(&o->compute, line, sizeof(line)));
   if (o->phases)
     fprintf(f, "  phases: the last iteration of each row on every rank (phases.csv)\n");
   if (o->profile & HX_PROFILE_TIMELINE)

@@ -218,7 +218,8 @@ static double row_seconds_t(const struct run_opts *o, uint64_t bytes, double t_u
 
 double sweep_row_seconds(const struct sweep_est *e, int a, const struct ar_transport *ex,
                          uint64_t bytes, double delay_us) {
-  return row_seconds_t(e->o, bytes, sweep_est_time_us(e, a, ex, bytes, delay_us), e->at_cap);
+  double s = row_seconds_t(e->o, bytes, sweep_est_time_us(e, a, ex, bytes, delay_us), e->at_cap);
+  return e->o->compute.kind ? 3 * s : s; /* --compute: the load alone and both together too */
 }
 
 char *sweep_duration(char *buf, size_t len, double seconds) {

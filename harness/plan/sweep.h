@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cli/args.h"
+#include "compute.h"
 #include "model.h"
 #include "settings.h"
 
@@ -58,6 +59,8 @@ struct run_opts {
                            * overlap figures: the same CUPTI recording) */
   int segments;           /* --segments K: OPTCC's k (0: chosen per size, sweep_segments) */
   struct ar_settings settings; /* --set name=value (settings.h); zero: every default */
+  struct ar_compute compute; /* --compute: the load beside each AllReduce (kind 0: none; its
+                              * size chosen per row unless a GEMM's shape was given) */
   double degrade_bw;      /* the healthy bandwidth --degrade divides, bytes/s, measured once
                            * per run by run.c before the scenarios (0: not measured) */
   int gpus_per_node;      /* ranks spanning hosts in equal blocks of consecutive ranks: the

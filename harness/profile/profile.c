@@ -228,18 +228,8 @@ int hx_overlap_write(FILE *f, const struct hx_overlap_job *j, const struct hx_ov
  * warning naming `flag` and `still` (what the run writes anyway). */
 static FILE *open_beside(const char *results_path, const char *file, const char *header,
                          const char *flag, const char *still) {
-  char path[1200];
-  const char *slash = strrchr(results_path, '/');
-  if (slash)
-    snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - results_path), results_path, file);
-  else
-    snprintf(path, sizeof(path), "%s", file);
-  FILE *f = fopen(path, "w");
-  if (!f || fprintf(f, "%s\n", header) < 0 || fflush(f)) {
-    ar_log(AR_LOG_WARN, "%s: cannot write %s; %s", flag, path, still);
-    if (f) fclose(f);
-    f = NULL;
-  }
+  FILE *f = hx_csv_beside(results_path, file, header);
+  if (!f) ar_log(AR_LOG_WARN, "%s: cannot write %s beside %s; %s", flag, file, results_path, still);
   return f;
 }
 

@@ -18,7 +18,15 @@ const char hx_csv_placement_column[] = "placement";
 const char hx_csv_settings_column[] = "settings";
 const char hx_csv_stats_columns[] =
     "row_key,n_samples,time_us_ci_lo,time_us_ci_hi,ci_level_pct,repeat_stop";
+const char hx_csv_compute_columns[] =
+    "compute,compute_us_median,compute_us_ci_lo,compute_us_ci_hi,allreduce_loaded_us_median,"
+    "allreduce_loaded_us_ci_lo,allreduce_loaded_us_ci_hi,compute_loaded_us_median,"
+    "compute_loaded_us_ci_lo,compute_loaded_us_ci_hi,span_us_median,span_us_ci_lo,span_us_ci_hi,"
+    "allreduce_slowdown,compute_slowdown,hidden_share,compute_wrong,compute_n_samples";
 const char hx_samples_header[] = "row_key,sample,time_us";
+const char hx_compute_samples_header[] = "row_key,series,sample,time_us";
+/* compute_samples.csv's series, in struct hx_csv_compute's samples[] order */
+static const char *const compute_series[3] = {"compute", "allreduce_loaded", "compute_loaded"};
 
 void hx_csv_field(FILE *f, const char *s) {
   if (!s) s = "";
@@ -44,6 +52,30 @@ static void put_num(FILE *f, double v) {
 static void put_str(FILE *f, const char *s) {
   fputc(',', f);
   hx_csv_field(f, s);
+}
+
+/* Writes ",median,ci_lo,ci_hi" of st (empty without values). */
+static void put_interval(FILE *f, const struct hx_stats *st) {
+  put_num(f, st->n > 0 ? st->median : NAN);
+  put_num(f, st->n > 0 ? st->ci_lo : NAN);
+  put_num(f, st->n > 0 ? st->ci_hi : NAN);
+}
+
+/* Writes hx_csv_compute_columns' fields, each after a comma (all empty without a load). */
+static void put_compute(FILE *f, const struct hx_csv_compute *c) {
+  static const struct hx_stats none = {0};
+  put_str(f, c ? c->load : NULL);
+  put_interval(f, c ? &c->alone : &none);
+  put_interval(f, c ? &c->loaded : &none);
+  put_interval(f, c ? &c->load_loaded : &none);
+  put_interval(f, c ? &c->span : &none);
+  put_num(f, c ? c->allreduce_slowdown : NAN);
+  put_num(f, c ? c->compute_slowdown : NAN);
+  put_num(f, c ? c->hidden_share : NAN);
+  if (c && c->wrong >= 0) fprintf(f, ",%lld", c->wrong);
+  else fputc(',', f);
+  if (c && c->alone.n > 0) fprintf(f, ",%d", c->alone.n);
+  else fputc(',', f);
 }
 
 int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
@@ -94,6 +126,7 @@ int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
     put_num(f, sampled ? r->t.ci_hi : NAN);
     put_num(f, sampled ? r->t.ci_level : NAN);
     put_str(f, sampled ? r->repeat_stop : NULL);
+    put_compute(f, r->compute);
   }
   return fputc('\n', f) == EOF ? -1 : 0;
 }
@@ -101,7 +134,7 @@ int hx_csv_write_row(FILE *f, const struct hx_csv_row *r, int scenario_cols) {
 /* Creates path with the header (and the scenario columns when asked); 0, or -1 (errno). */
 static int csv_create(struct hx_csv *c, const char *path, int scenario_cols) {
   c->f = fopen(path, "w");
-  c->samples = NULL;
+  c->samples = c->compute = NULL;
   c->rows = 0;
   if (!c->f) return -1;
   /* a row (far below 64 KiB) leaves in one write() at its fflush: a kill never cuts one */
@@ -110,9 +143,9 @@ static int csv_create(struct hx_csv *c, const char *path, int scenario_cols) {
   c->scenario_cols = scenario_cols;
   snprintf(c->path, sizeof(c->path), "%s", path);
   if (scenario_cols)
-    fprintf(c->f, "%s,%s,%s,%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns,
+    fprintf(c->f, "%s,%s,%s,%s,%s,%s,%s\n", hx_csv_header, hx_csv_scenario_columns,
             hx_csv_profile_columns, hx_csv_placement_column, hx_csv_settings_column,
-            hx_csv_stats_columns);
+            hx_csv_stats_columns, hx_csv_compute_columns);
   else fprintf(c->f, "%s\n", hx_csv_header);
   fflush(c->f);
   return 0;
@@ -122,16 +155,33 @@ int hx_csv_open(struct hx_csv *c, const char *path) { return csv_create(c, path,
 
 int hx_csv_open_run(struct hx_csv *c, const char *path) { return csv_create(c, path, 1); }
 
-int hx_csv_open_samples(struct hx_csv *c) {
+FILE *hx_csv_beside(const char *results_path, const char *name, const char *header) {
   char path[1200];
-  const char *slash = strrchr(c->path, '/');
-  int dir = slash ? (int)(slash - c->path) : 1;
-  snprintf(path, sizeof(path), "%.*s/samples.csv", dir, slash ? c->path : ".");
-  c->samples = fopen(path, "w");
-  if (!c->samples) return -1;
-  setvbuf(c->samples, NULL, _IOFBF, 1 << 16);
-  fprintf(c->samples, "%s\n", hx_samples_header);
-  return fflush(c->samples) ? -1 : 0;
+  const char *slash = strrchr(results_path, '/');
+  if (slash) snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - results_path), results_path, name);
+  else snprintf(path, sizeof(path), "%s", name);
+  FILE *f = fopen(path, "w");
+  if (!f) return NULL;
+  setvbuf(f, NULL, _IOFBF, 1 << 16);
+  if (fprintf(f, "%s\n", header) >= 0 && !fflush(f)) return f;
+  fclose(f);
+  return NULL;
+}
+
+int hx_csv_open_samples(struct hx_csv *c) {
+  c->samples = hx_csv_beside(c->path, "samples.csv", hx_samples_header);
+  return c->samples ? 0 : -1;
+}
+
+/* Writes row key's load samples to compute_samples.csv (made now at the first); 0 or -1. */
+static int write_compute_samples(struct hx_csv *c, long key, const struct hx_csv_compute *x) {
+  if (!c->compute &&
+      !(c->compute = hx_csv_beside(c->path, "compute_samples.csv", hx_compute_samples_header)))
+    return -1;
+  for (int s = 0; s < 3; s++)
+    for (int i = 0; x->samples[s] && i < x->alone.n; i++)
+      fprintf(c->compute, "%ld,%s,%d,%.3f\n", key, compute_series[s], i + 1, x->samples[s][i]);
+  return fflush(c->compute) || ferror(c->compute) ? -1 : 0;
 }
 
 /* Writes row key's samples, one line each, and flushes them; 0, or -1 when a write failed. */
@@ -148,6 +198,9 @@ int hx_csv_append(struct hx_csv *c, const struct hx_csv_row *r) {
   int rc = 0;
   if (!c->samples || !w.samples || w.t.n < 1) w.samples = NULL; /* no lines, and it says so */
   else if (write_samples(c->samples, w.row_key, w.samples, w.t.n)) rc = -1, w.samples = NULL;
+  if (c->scenario_cols && w.compute && w.compute->alone.n > 0 &&
+      write_compute_samples(c, w.row_key, w.compute))
+    rc = -1;
   if (hx_csv_write_row(c->f, &w, c->scenario_cols)) rc = -1;
   if (fflush(c->f)) rc = -1;
   pthread_mutex_unlock(&c->mu);
@@ -160,7 +213,8 @@ void hx_csv_close(struct hx_csv *c) {
   fclose(c->f);
   c->f = NULL;
   if (c->samples) fclose(c->samples);
-  c->samples = NULL;
+  if (c->compute) fclose(c->compute);
+  c->samples = c->compute = NULL;
   pthread_mutex_unlock(&c->mu);
 }
 

@@ -85,6 +85,7 @@ int dir_nonempty(const char *path) {
 static const char *const run_files[] = {
     "results.csv", "samples.csv",  "meta.txt",    "COMMAND",      "config.conf",  "critical.csv",
     "delays.csv",  "phases.csv",   "overlap.csv", "timeline.csv", "trace.json",
+    "compute_samples.csv",
     "INCOMPLETE",  "FAILED",       "summary.md",  "report.html",  "plots",
     ".INCOMPLETE.tmp", ".FAILED.tmp"};
 

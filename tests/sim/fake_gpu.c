@@ -44,7 +44,8 @@
  * AR_SIM_NCCL_VERSION=N (ncclGetVersion says N, e.g. 22600 for 2.26.0; default
  * 22803), AR_SIM_JITTER=F (every AllReduce's time, transports' and nccl's, times 1 + F u, u in
  * [0, 1) a fixed function of the rank and its AllReduce's number: noise for stats.ci_target),
- * AR_SIM_COUNT=FILE (each process appends "rank R: K allreduces" for its ranks at its exit:
+ * AR_SIM_BESIDE=A:L, AR_SIM_LOAD_NOOP=1, AR_SIM_BESIDE_BAD=1 (--compute's load: "--compute's
+ * load" below), AR_SIM_COUNT=FILE (each process appends "rank R: K allreduces" for its ranks at its exit:
  * every rank must have made as many), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
  * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
  * PMI_RANK (set by mpirun) picks the process's region of the file. Degraded jobs are priced
@@ -90,6 +91,7 @@
 #include <cuda_runtime.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <nccl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -110,6 +112,7 @@
 #include "cuda/inputs.h"
 #include "cuda/kernels.h"
 #include "cuda/degrade.h"
+#include "cuda/load.h"
 #include "cuda/transport.h"
 #include "model.h"
 #include "nvtx.h"
@@ -775,6 +778,100 @@ static int sim_failure_hooks(int rank) {
   return k;
 }
 
+/* ---- --compute's load: a lane of its own beside the AllReduce ---- */
+
+/* A load takes its work at a fixed pace (a GEMM 400 TFLOP/s, membw 3 TB/s, sm 20 steps a us),
+ * so that sizing it to the AllReduce alone (compute.h's rule) lands within its rounding. Its
+ * launch moves its stream's clock and leaves it pending on the rank's thread; the thread's next
+ * AllReduce that starts before the load ends shares the GPU with it: while both run, the
+ * AllReduce goes AR_SIM_BESIDE's A times and the load L times slower ("A:L", default 1.5:1.2),
+ * and both clocks end where that puts them (the harness records the load's end event after
+ * enqueueing the AllReduce). AR_SIM_LOAD_NOOP=1: every launch does nothing (its check counts a
+ * wrong element); AR_SIM_BESIDE_BAD=1: an AllReduce beside a load leaves its first element one
+ * off the sum, as AR_SIM_BAD_SUM (the lane's checks must find it). */
+struct ar_load {
+  struct ar_compute c;
+  int done; /* the last launch ran (its check's answer) */
+};
+static __thread struct {
+  cudaStream_t s;     /* the load's stream, NULL: none pending */
+  double start, work; /* its start on that stream's clock, and its time alone (us) */
+} sim_pending;
+
+/* A load's time alone at the fake's pace, us. */
+static double sim_load_us(const struct ar_compute *c) {
+  double w = ar_compute_work(c);
+  return c->kind == AR_COMPUTE_GEMM ? w / 400e6 : c->kind == AR_COMPUTE_MEMBW ? w / 3e6 : w / 20;
+}
+/* 1 when the calling thread's pending load runs past the start of work on stream s. */
+static int sim_beside_load(cudaStream_t s) {
+  return sim_pending.s && sim_pending.s != s && sim_pending.start + sim_pending.work > s->clock;
+}
+/* Work of `us` alone on stream s, beside the pending load where they overlap (see above):
+ * both lanes run at once, each slowed while the other runs, until each has done its work. */
+static void sim_run(cudaStream_t s, double us) {
+  if (!sim_beside_load(s)) {
+    s->clock += us;
+    return;
+  }
+  double fa = 1.5, fl = 1.2, a0 = s->clock, l0 = sim_pending.start;
+  const char *e = getenv("AR_SIM_BESIDE");
+  if (e && (sscanf(e, "%lf:%lf", &fa, &fl) != 2 || !(fa >= 1) || !(fl >= 1))) fa = fl = 1;
+  double t = fmin(a0, l0), left[2] = {us, sim_pending.work}, start[2] = {a0, l0},
+         end[2] = {-1, -1}, slow[2] = {fa, fl};
+  while (end[0] < 0 || end[1] < 0) { /* from event to event: a lane starts or ends */
+    int on[2], k, done = -1;
+    for (k = 0; k < 2; k++) on[k] = end[k] < 0 && t >= start[k];
+    double dt = INFINITY, v[2];
+    for (k = 0; k < 2; k++) {
+      v[k] = on[k] ? (on[1 - k] ? 1 / slow[k] : 1) : 0;
+      if (v[k] > 0 && fmax(left[k], 0) / v[k] < dt) dt = fmax(left[k], 0) / v[k], done = k;
+      if (end[k] < 0 && t < start[k] && start[k] - t < dt) dt = start[k] - t, done = -1;
+    }
+    t += dt;
+    for (k = 0; k < 2; k++) left[k] -= v[k] * dt;
+    if (done >= 0) end[done] = t, left[done] = 0;
+  }
+  s->clock = end[0];
+  sim_pending.s->clock = end[1];
+  sim_pending.s = NULL;
+}
+
+ar_status ar_load_create(const struct ar_compute *c, struct ar_load **out, char *why, size_t len) {
+  if (len) why[0] = 0;
+  *out = calloc(1, sizeof(**out));
+  if (!*out) return AR_ERR_NOMEM;
+  (*out)->c = *c;
+  return AR_OK;
+}
+ar_status ar_load_resize(struct ar_load *l, const struct ar_compute *c, cudaStream_t s,
+                         char *why, size_t len) {
+  (void)s;
+  if (len) why[0] = 0;
+  if (c->kind != l->c.kind) return AR_ERR_INVALID;
+  l->c = *c;
+  return AR_OK;
+}
+ar_status ar_load_prepare(struct ar_load *l, cudaStream_t s) {
+  (void)s;
+  l->done = 0;
+  return AR_OK;
+}
+ar_status ar_load_launch(struct ar_load *l, cudaStream_t s) {
+  l->done = !getenv("AR_SIM_LOAD_NOOP");
+  sim_pending.s = s;
+  sim_pending.start = s->clock;
+  sim_pending.work = sim_load_us(&l->c);
+  s->clock += sim_pending.work;
+  return AR_OK;
+}
+ar_status ar_load_check(struct ar_load *l, cudaStream_t s, unsigned long long *wrong) {
+  (void)s;
+  if (!l->done && sim_real_left(wrong) >= sizeof(*wrong)) *wrong += 1;
+  return AR_OK;
+}
+void ar_load_destroy(struct ar_load *l) { free(l); }
+
 /* ---- NCCL: the native AllReduce as a bulk-synchronous ring at 300 GB/s ---- */
 
 ncclResult_t ncclGetVersion(int *v) {
@@ -868,10 +965,11 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
     bytes[q] = q == c->rank ? sim_real_bytes(b) : h->buf[q].bytes;
   }
   int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
-  sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0, sim_bad_sum("nccl")); /* in place */
+  int bad = sim_bad_sum("nccl") || (sim_beside_load(s) && getenv("AR_SIM_BESIDE_BAD"));
+  sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0, bad); /* in place */
   double total = count * 4.0;
   double us = 2.0 * (c->n - 1) * 5 + total * 2 * (c->n - 1) / c->n / 300e3;
-  s->clock += us * sim_jitter(c->rank, k);
+  sim_run(s, us * sim_jitter(c->rank, k));
   return ncclSuccess;
 }
 
@@ -1215,10 +1313,11 @@ static ar_status sim_enqueue(struct tp_ctx *c, int rank, cudaStream_t s) {
     buf[q] = away ? sim_at(h->buf[q].at) : c->w.data[q];
     bytes[q] = away ? h->buf[q].bytes : sim_real_bytes(c->w.data[q]);
   }
-  sim_allreduce(rank, c->n, buf, bytes, c->nelem, c->dtype, c->stale && it % 2 == 1, c->bad_sum);
+  int bad = c->bad_sum || (sim_beside_load(s) && getenv("AR_SIM_BESIDE_BAD"));
+  sim_allreduce(rank, c->n, buf, bytes, c->nelem, c->dtype, c->stale && it % 2 == 1, bad);
   /* the precondition runs among the others at once; the straggler joins for the rest */
   double t0 = s->clock, pre = c->has_pre && rank != c->straggler ? c->pre_us : 0;
-  s->clock += (pre + c->main_us) * sim_jitter(rank, k);
+  sim_run(s, (pre + c->main_us) * sim_jitter(rank, k));
   struct tp_marks *mk = c->marks ? c->marks[rank] : NULL;
   const char *marking = getenv("AR_SIM_ROUNDS");
   if (mk && marking && atoi(marking) == 1) sim_mark(c, rank, mk, t0, pre);
