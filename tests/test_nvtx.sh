@@ -160,6 +160,26 @@ printf -- '--gpus 0,1 --algo ring --transport ce -b 64K -e 64K -n 2 -w 0\n[scena
 [ "$(awk -F, 'NR > 1 { print $9 "," $5 "," $6 }' "$tmp/scen/phases.csv" | tr '\n' ' ')" = "late,0,delay late,0,allreduce late,1,allreduce " ] &&
   ok || bad "scenario phases.csv: $(cat "$tmp/scen/phases.csv")"
 
+# --compute: the load's stream named, its range `compute KIND` in every iteration of the row's
+# second and third lanes (each a `lane` range in the row's), beside the collective's in the
+# third; --phases still times the AllReduce alone (one allreduce line a rank)
+out=$(traced "$tmp/ld.log" "$S" run --gpus 0,1 --algo ring --transport ce --sizes 1M -n 3 -w 1 \
+      --compute gemm --phases --out "$tmp/ld" 2>&1); rc=$?
+rep=$(ranges "$tmp/ld.log")
+[ "$rc" -eq 0 ] && has "$rep" $'^summary\tpushes=[0-9]+ pops=[0-9]+ threads=2 errors=0$' && ok ||
+  bad "--compute: exit $rc, ranges: $(printf '%s\n' "$rep" | grep -E '^(error|summary)' | head -n 5)"
+[ "$(printf '%s\n' "$rep" | sed -n 's/^stream\t//p' | sort | tr '\n' ,)" = "rank 0,rank 0 compute,rank 1,rank 1 compute," ] &&
+  ok || bad "--compute: stream names: $(printf '%s\n' "$rep" | grep ^stream)"
+L=$'^path\trank 1\tsize 1 MiB ring/ce > lane '
+[ "$(count "$rep" "$L"$'compute alone > (iter|warmup) [0-9] > compute gemm:[0-9]+x[0-9]+x[0-9]+$')" -eq 4 ] &&
+  [ "$(count "$rep" "$L"$'compute alone > (iter|warmup) [0-9] > allreduce')" -eq 0 ] &&
+  [ "$(count "$rep" "$L"$'allreduce beside compute > (iter|warmup) [0-9] > compute gemm:[0-9x]+$')" -eq 4 ] &&
+  [ "$(count "$rep" "$L"$'allreduce beside compute > (iter|warmup) [0-9] > allreduce ring/ce$')" -eq 4 ] &&
+  [ "$(count "$rep" $'^path\trank 1\tsize 1 MiB ring/ce > (iter|warmup) [0-9] > allreduce ring/ce$')" -eq 4 ] &&
+  ok || bad "--compute: the lanes' ranges: $(printf '%s\n' "$rep" | grep $'^path\trank 1' | head -n 12)"
+[ "$(awk -F, 'NR > 1 { print $5 $6 }' "$tmp/ld/phases.csv" | tr '\n' ' ')" = "0allreduce 1allreduce " ] && ok ||
+  bad "--compute: phases.csv: $(cat "$tmp/ld/phases.csv")"
+
 # ---- 3. pictures ----
 if command -v gnuplot >/dev/null 2>&1; then
   cp -r tests/fixtures/phases "$tmp/fx"

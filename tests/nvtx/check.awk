@@ -3,7 +3,9 @@
 # end, and each range inside the one it belongs in:
 #   size (outermost) > iter N | warmup N > delay | allreduce > precondition > round N > reduce
 # (a round may also sit in allreduce directly; `reduce` in round, precondition or allreduce;
-# `schedule`, the sm transport's one kernel, in allreduce or precondition).
+# `schedule`, the sm transport's one kernel, in allreduce or precondition); with --compute a
+# row's second and third lanes, `lane ...`, sit in size and hold its iterations, and the load's
+# `compute KIND` sits in an iteration beside its allreduce.
 # Prints, tab-separated, for tests/test_nvtx.sh to grep:
 #   path THREAD A > B > C    once per push (THREAD: the name given by nvtxNameOsThreadA)
 #   domain NAME | thread NAME | stream NAME | string NAME
@@ -18,8 +20,9 @@ function kind(msg,    w) { split(msg, w, " "); return w[1] }
 # ("" for none)
 function allowed(k, parent) {
     if (k == "size") return parent == ""
-    if (k == "iter" || k == "warmup") return parent == "size"
-    if (k == "delay" || k == "allreduce") return parent == "iter" || parent == "warmup"
+    if (k == "lane") return parent == "size"
+    if (k == "iter" || k == "warmup") return parent == "size" || parent == "lane"
+    if (k == "delay" || k == "allreduce" || k == "compute") return parent == "iter" || parent == "warmup"
     if (k == "precondition") return parent == "allreduce"
     if (k == "round") return parent == "allreduce" || parent == "precondition"
     if (k == "reduce") return parent == "round" || parent == "precondition" || parent == "allreduce"
