@@ -125,6 +125,13 @@ if [ -s "$run_abs/overlap.csv" ] &&
   echo "plot.sh: could not read $run/overlap.csv" >&2
 fi
 
+# results.csv's --compute columns: per size the AllReduce alone, the load alone and both, drawn
+# by compute.awk and compute.gp
+if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/labels.awk" -f "$here/compute.awk" -v tmp="$tmp" \
+     -v out="$out_abs" -v gpdir="$here" "$run_abs/results.csv" >>"$tmp/drivers.txt"; then
+  echo "plot.sh: could not read $run/results.csv's compute columns" >&2
+fi
+
 drawn=0 failed=0
 while IFS= read -r drv; do
   name=$(basename "$drv" .gp)

@@ -72,7 +72,7 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   printf '<nav>'
   for s in regressions:Regressions best:Best\ per\ size nccl-tests:Beside\ nccl-tests critical:Critical\ delays \
            degraded:Degraded\ links straggler:Stragglers failed:Failed\ rows probes:Search\ probes pictures:Pictures \
-           overlap:Overlap phases:Phases settings:Settings meta:meta.txt; do
+           overlap:Overlap compute:Beside\ compute phases:Phases settings:Settings meta:meta.txt; do
     [ "${s%%:*}" = nccl-tests ] && [ ! -s "$run/compare.md" ] && continue
     printf '<a href="#%s">%s</a>' "${s%%:*}" "${s#*:}"
   done
@@ -149,7 +149,7 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   printf '</section>\n'
 
   printf '<section id="pictures">\n<h2>Pictures</h2>\n'
-  if ! pictures '!overlap_*' '!phases_*' 'no_data' 'best_*' 'algbw_*' 'time_*' 'arrival_*' 'straggler_*' 'critical_*' 'degraded_*' 'pipeline_*' 'model_*' '*'; then
+  if ! pictures '!overlap_*' '!phases_*' '!compute_*' 'no_data' 'best_*' 'algbw_*' 'time_*' 'arrival_*' 'straggler_*' 'critical_*' 'degraded_*' 'pipeline_*' 'model_*' '*'; then
     # shellcheck disable=SC2016
     say "No pictures: gnuplot was not installed where the run ended; plots/plot.sh $run draws them, then plots/summary.sh $run writes this page again."
   fi
@@ -159,6 +159,11 @@ elif grep -q '^\*\*Nothing could run' "$md"; then kind=none; fi
   if [ -n "$(heading 'Overlap')" ]; then section 'Overlap' | html; pictures 'overlap_*'
   else say "Not profiled: run with --profile overlap (or timeline) for this view."; fi
   [ -s "$run/trace.json" ] && printf '<p>Every copy, sum, delay and phase of the profiled rows: <a href="trace.json">trace.json</a> (open it in ui.perfetto.dev or chrome://tracing).</p>\n'
+  printf '</section>\n'
+
+  printf '<section id="compute">\n<h2>Beside compute (--compute)</h2>\n'
+  if [ -n "$(heading 'Beside compute')" ]; then section 'Beside compute' | html; pictures 'compute_*'
+  else say "No load beside the AllReduce in this run (--compute)."; fi
   printf '</section>\n'
 
   printf '<section id="phases">\n<h2>Phases (--phases)</h2>\n'

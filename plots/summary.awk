@@ -121,6 +121,8 @@ role == "base" {
         O_b[NO] = b + 0; O_r[NO] = orp; O_d[NO] = odp
         O_scen[NO] = scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f))
     }
+    # --compute: the rows with a load, for summary_sections.awk's compute_section
+    if (is_num(get(f, col, "span_us_median", ""))) { NCP++; CP_line[NCP] = $0 }
     if (!(r = row_read(f, src, alg, 0))) next
     # what summary.md reads besides rows.awk's: the spread, the identity a baseline row matches
     # by, the sample count, the timing method and nccl's registration mode
@@ -205,6 +207,7 @@ END {
     table("degraded", "Degraded link")
     table("straggler", "Straggler")
     overlap_section()
+    compute_section()
     failed_section()
     unrun_section()
     table("probe", "Critical search probes")

@@ -1,6 +1,7 @@
 # summary_sections.awk: the sections of summary.md after the best-per-size tables, for
 # summary.awk (loaded after it, which reads the rows): regressions against a baseline, the
-# critical delays, the overlap table, the rows that failed and those that could not run.
+# critical delays, the overlap table, the rows beside a load, the rows that failed and those
+# that could not run.
 
 # critical_section(): prints critical.csv's delays with the model's prediction next to them
 function critical_section(    c, i, idx, key, mv, d, n) {
@@ -48,6 +49,59 @@ function overlap_section(    i, idx, key, pr) {
                is_num(O_r[pr]) ? sprintf("%.1f", O_r[pr]) : "-", is_num(O_d[pr]) ? sprintf("%.1f", O_d[pr]) : "-"
     }
     if (NO > 80) printf "\n(%d more not shown)\n", NO - 80
+}
+
+# compute_section(): the rows measured beside a load (--compute), per scenario and size: the
+# schedule fastest alone beside the one with the shortest step under the load (the span, both
+# started together, to the later end), each named with every other whose 95% interval overlaps
+# its own (a tie), then that step's load, its time alone and the slowdowns and hidden share
+function compute_section(    i, f, g, ng, gk, idx, k, best, step, b, sc) {
+    if (NCP == 0) return
+    for (i = 1; i <= NCP; i++) {
+        csv_split(CP_line[i], f)
+        b = get(f, col, "bytes", "") + 0; sc = scen_label(clean_text(get(f, col, "scenario", "")), scen_words(f))
+        CP_lab[i] = series_name(clean_text(get(f, col, "algorithm", "?")), clean_text(get(f, col, "transport", "-")))
+        CP_t[i] = get(f, col, "time_us_median", "") + 0; CP_tlo[i] = get(f, col, "time_us_ci_lo", "")
+        CP_thi[i] = get(f, col, "time_us_ci_hi", ""); CP_s[i] = get(f, col, "span_us_median", "") + 0
+        CP_slo[i] = get(f, col, "span_us_ci_lo", ""); CP_shi[i] = get(f, col, "span_us_ci_hi", "")
+        CP_load[i] = clean_text(get(f, col, "compute", "")); CP_c[i] = get(f, col, "compute_us_median", "") + 0
+        CP_as[i] = get(f, col, "allreduce_slowdown", "") + 0; CP_cs[i] = get(f, col, "compute_slowdown", "") + 0
+        CP_h[i] = get(f, col, "hidden_share", "") + 0
+        k = sc SUBSEP b
+        if (!(k in CPG)) { CPG[k] = ++ng; gk[ng] = sprintf("%s\001%020.0f", sc, b); idx[ng] = ng; CPG_s[ng] = sc; CPG_b[ng] = b }
+        g = CPG[k]; CPM[g, ++CPN[g]] = i
+        if (!(g in best) || CP_t[i] < CP_t[best[g]]) best[g] = i
+        if (!(g in step) || CP_s[i] < CP_s[step[g]]) step[g] = i
+    }
+    isort(gk, idx, ng)
+    printf "\n## Beside compute (--compute)\n\n"
+    printf "Per size, the schedule fastest alone beside the one with the shortest step under the load (the\n"
+    printf "AllReduce and the load started together, to the later end); a schedule whose 95%% interval\n"
+    printf "overlaps the best one's is a tie, named with it. Slowdowns: the AllReduce's and the load's\n"
+    printf "beside each other; hidden: the share of the AllReduce alone that the load hid.\n\n"
+    printf "| scenario | size | fastest alone | us | shortest step beside the load | us | load | load alone (us) | AllReduce slowdown | load slowdown | hidden |\n"
+    printf "|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|\n"
+    for (i = 1; i <= ng; i++) {
+        g = idx[i]; b = best[g]; sc = step[g]
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.0f%% |\n", CPG_s[g], size_label(CPG_b[g], " "),
+               cp_ties(g, b, "t"), fmt_t(CP_t[b]), cp_ties(g, sc, "s"), fmt_t(CP_s[sc]), CP_load[sc], fmt_t(CP_c[sc]),
+               CP_as[sc], CP_cs[sc], 100 * CP_h[sc]
+    }
+}
+
+# cp_ties(g, b, w): the best row b of compute group g by w ("t": alone, "s": the step), with every
+# row whose interval overlaps b's: "ring/ce", or "ring/ce, ring/sm (tie)"
+function cp_ties(g, b, w,    i, r, lo, hi, s, n) {
+    s = CP_lab[b]; n = 1
+    lo = w == "t" ? CP_tlo[b] : CP_slo[b]; hi = w == "t" ? CP_thi[b] : CP_shi[b]
+    if (!has_ci(lo, hi)) return s
+    for (i = 1; i <= CPN[g]; i++) {
+        r = CPM[g, i]
+        if (r == b) continue
+        if (w == "t" && has_ci(CP_tlo[r], CP_thi[r]) && ci_overlap(CP_tlo[r], CP_thi[r], lo, hi) ||
+            w == "s" && has_ci(CP_slo[r], CP_shi[r]) && ci_overlap(CP_slo[r], CP_shi[r], lo, hi)) { s = s ", " CP_lab[r]; n++ }
+    }
+    return n > 1 ? s " (tie)" : s
 }
 
 # regressions(): prints the rows slower than the baseline's: where both rows have an interval of

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/check_compute.py RUN_DIR [--beside A:L] [--sized TOL]: reads RUN_DIR's results.csv
+"""tests/check_compute.py RUN_DIR [--beside A:L] [--sized TOL] [--summary]: reads RUN_DIR's results.csv
 and compute_samples.csv and recomputes, on its own (nothing of harness/ is used), every
 --compute column (docs/csv.md):
 
@@ -13,6 +13,9 @@ and compute_samples.csv and recomputes, on its own (nothing of harness/ is used)
   compute_loaded_us_median / compute_us_median, hidden_share = clamp(1 - (span_us_median -
   compute_us_median) / time_us_median, 0, 1), each within the 3 decimals' rounding;
 - an ok row: compute_wrong 0.
+--summary: summary.md's "Beside compute" table, per scenario and size: the schedule fastest
+alone and the one with the shortest step (span_us_median), each with every row whose 95%
+interval overlaps its own (a tie), the step's load, load alone, slowdowns and hidden share.
 --beside A:L: the fake GPU's model (tests/sim/fake_gpu.c, no straggler, no jitter): both start
 together, each A and L times slower while the other runs; the loaded medians must be what that
 gives from the medians alone. --sized TOL: a load sized per row lasts the AllReduce alone's
@@ -41,13 +44,55 @@ def shared(t, w, fa, fl):
     return w * fl + (t - w * fl / fa), w * fl
 
 
+def fmt_t(x):
+    return "%.2f" % x if x < 100 else "%.1f" % x if x < 10000 else "%.0f" % x
+
+
+def check_summary(d, rows):
+    """summary.md's "Beside compute" rows (less their scenario cell) against results.csv's"""
+    groups = {}
+    for r in rows:
+        if r.get("span_us_median") and r["status"] == "ok":
+            groups.setdefault((r.get("scenario", ""), int(r["bytes"])), []).append(r)
+    name = lambda r: "nccl" if r["algorithm"] == "nccl" else r["algorithm"] + "/" + r["transport"]
+    ci = lambda r, p: (float(r[p + "_ci_lo"]), float(r[p + "_ci_hi"])) if r[p + "_ci_lo"] and r[p + "_ci_hi"] else None
+
+    def best(g, p):
+        b = min(g, key=lambda r: float(r[p + "_median"]))
+        lo_hi, ties = ci(b, p), [name(b)]
+        for r in g:
+            o = ci(r, p)
+            if r is not b and lo_hi and o and o[0] <= o[1] and o[0] <= lo_hi[1] and lo_hi[0] <= o[1]:
+                ties.append(name(r))
+        return b, ", ".join(ties) + (" (tie)" if len(ties) > 1 else "")
+    want = []
+    for (scen, b), g in groups.items():
+        a, an = best(g, "time_us")
+        st, sn = best(g, "span_us")
+        unit = next(u for u, k in (("GiB", 30), ("MiB", 20), ("KiB", 10), ("B", 0)) if b % (1 << k) == 0)
+        size = "%d %s" % (b >> {"GiB": 30, "MiB": 20, "KiB": 10, "B": 0}[unit], unit)
+        want.append([size, an, fmt_t(float(a["time_us_median"])), sn, fmt_t(float(st["span_us_median"])),
+                     st["compute"], fmt_t(float(st["compute_us_median"])), "%.2f" % float(st["allreduce_slowdown"]),
+                     "%.2f" % float(st["compute_slowdown"]), "%.0f%%" % (100 * float(st["hidden_share"]))])
+    text = open(os.path.join(d, "summary.md")).read()
+    got = []
+    if "\n## Beside compute (--compute)\n" in text:
+        sec = text.split("\n## Beside compute (--compute)\n", 1)[1].split("\n## ", 1)[0]
+        got = [[c.strip() for c in line.strip().strip("|").split("|")][1:] for line in sec.split("\n")
+               if line.startswith("| ") and not line.startswith("| scenario ")]
+    check(sorted(got) == sorted(want), "summary.md's Beside compute rows %s, want %s" % (sorted(got), sorted(want)))
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
         return 2
-    d, beside, sized = argv[1], None, None
+    d, beside, sized, summary = argv[1], None, None, False
     args = argv[2:]
     while args:
+        if args[0] == "--summary":
+            summary, args = True, args[1:]
+            continue
         if args[0] == "--beside" and len(args) > 1:
             beside = [float(x) for x in args[1].split(":")]
         elif args[0] == "--sized" and len(args) > 1:
@@ -103,6 +148,8 @@ def main(argv):
         if sized is not None:
             check(abs(f["compute_us_median"] / t - 1) <= sized, "%s: %s lasts %.3f us, the AllReduce %.3f" %
                   (what, r["compute"], f["compute_us_median"], t))
+    if summary:
+        check_summary(d, rows)
     return report(d, len(rows))
 
 

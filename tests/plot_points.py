@@ -17,7 +17,8 @@ and straggler_delay_<size>, degraded_factor_<size> (with OPTCC's bound), critica
 (critical.csv), model_vs_measured_<key> and pipeline_<key>_<size>; a run with no row to draw has
 only no_data. From phases.csv and overlap.csv (check_phases, check_overlap): phases_* (every
 rank's boxes, labels, key and chart titles) and overlap_* (bars, dots, values and the bars'
-names, from the SVG's tic labels). Every point's x and y must be its row's (to printing
+names, from the SVG's tic labels); from results.csv's compute columns (check_compute) compute_*
+(the three bars, their whiskers and the line above each schedule). Every point's x and y must be its row's (to printing
 precision), no row lost, no series named after another. Prints one line per
 disagreement and "N pictures checked"; exit status 1 on any disagreement.
 """
@@ -29,6 +30,7 @@ from plot_read import (Check, close, cond_key, curves, family, fmt_ms, has_tp, n
                        read_rows,
                        size_bytes, svg_texts)
 from plot_profiles import check_overlap, check_phases
+from plot_compute import check_compute
 from plot_conclusions import (REFS, annotate, check_best, check_critical, check_marks, check_placement, healthy_at,
                               probe_scenarios, references)
 
@@ -52,6 +54,7 @@ def main():
             checked += 1
         checked += check_phases(run, tables, pdir, ck)
         checked += check_overlap(run, tables, pdir, ck)
+        checked += check_compute(run, tables, pdir, ck)
         print("%d pictures checked" % checked)
         return 1 if ck.bad else 0
 
@@ -196,6 +199,7 @@ def main():
     checked += check_model(keys, modelrows, fastest, tables, pdir, ck)
     checked += check_phases(run, tables, pdir, ck)
     checked += check_overlap(run, tables, pdir, ck)
+    checked += check_compute(run, tables, pdir, ck)
     print("%d pictures checked" % checked)
     return 1 if ck.bad else 0
 

@@ -3,7 +3,7 @@ read back for tests/plot_points.py (check_phases, check_overlap)."""
 import os
 import re
 
-from plot_read import close, num, parse_table, read_csv, size_label, svg_texts, multiset_diff
+from plot_read import bar_curves, close, num, parse_table, read_csv, size_label, svg_texts, multiset_diff
 
 
 def safe_name(s):
@@ -155,19 +155,13 @@ def check_overlap(run, tables, pdir, ck):
     for (scen, b), sers in pics.items():
         pic = "overlap_" + size_label(b) + ("_" + safe_name(scen) if scen else "")
         want_pics.add(pic)
-        if pic not in tables:
-            ck.fail(pic, "not drawn (overlap.csv has it)" if not os.path.exists(os.path.join(pdir, pic + ".png"))
-                    else "drawn, but gnuplot wrote no table of it")
+        names = list(sers)
+        cs = bar_curves(ck, pic, tables, pdir, names, 7, "two bars, two dots, two labels, fused kernels",
+                        "overlap.csv")
+        if cs is None:
             continue
         n += 1
-        names = list(sers)
-        ticks = [t for x, y, t in sorted(svg_texts(os.path.join(pdir, pic + ".svg"))) if t in sers]
-        if ticks != names:
-            ck.fail(pic, "bars named %s from left to right, overlap.csv has %s" % (ticks, names))
-        cmds = parse_table(os.path.join(pdir, pic + ".table"))
-        cs = cmds[0] if cmds else []
-        if len(cs) != 7:
-            ck.fail(pic, "%d curves, want 7 (two bars, two dots, two labels, fused kernels)" % len(cs))
+        if not cs:
             continue
         fu = [(k - 0.19, 2.0, "fused kernel") for k, name in enumerate(names, 1) if all(fused.get((scen, b, name), [False]))]
         got = [(float(r[0]), float(r[1]), r[2]) for r in cs[6]["rows"] if len(r) >= 3 and r[2]]

@@ -220,6 +220,25 @@ def svg_texts(path):
     return out
 
 
+def bar_curves(ck, pic, tables, pdir, names, ncurves, what, source):
+    """the curves of bar picture pic: None (said) where it was not drawn (source has it), []
+    (said) where it has not ncurves curves (what they are); its bars' tic labels in the SVG must
+    be names, left to right"""
+    if pic not in tables:
+        ck.fail(pic, "not drawn (%s has it)" % source if not os.path.exists(os.path.join(pdir, pic + ".png"))
+                else "drawn, but gnuplot wrote no table of it")
+        return None
+    ticks = [t for x, y, t in sorted(svg_texts(os.path.join(pdir, pic + ".svg"))) if t in names]
+    if ticks != names:
+        ck.fail(pic, "bars named %s from left to right, want %s" % (ticks, names))
+    cmds = parse_table(os.path.join(pdir, pic + ".table"))
+    cs = cmds[0] if cmds else []
+    if len(cs) != ncurves:
+        ck.fail(pic, "%d curves, want %d (%s)" % (len(cs), ncurves, what))
+        return []
+    return cs
+
+
 def multiset_diff(ck, pic, what, got, want, eq):
     """got and want lists of tuples: every wanted one drawn once, nothing else"""
     left = list(want)

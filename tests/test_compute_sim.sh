@@ -4,7 +4,7 @@
 # and the derived columns recomputed independently (tests/check_compute.py), the load sized to
 # the AllReduce alone, the checks of the load and of every AllReduce beside it, rows without a
 # load keeping the columns empty, bad values refused in one line, and the dry run and model
-# mode saying that interference is not priced.
+# mode saying that interference is not priced (the pictures: test_plot_points, points/compute).
 . "$(dirname "$0")/lib.sh"
 B=${B:-build}
 . tests/sim/build.sh
@@ -17,7 +17,8 @@ cols() {
 
 # 1. a config of two scenarios, one with a GEMM sized per row: the three times, the derived
 # columns, the fake's sharing of the GPU, the GEMM as long as the AllReduce alone (within the
-# rounding of its side to 128); the clean scenario's rows keep every compute column empty
+# rounding of its side to 128), summary.md's "Beside compute"; the clean scenario's rows keep
+# every compute column empty
 cat >"$tmp/beside.conf" <<'EOF'
 --algo nccl,ring,rhd --transport ce,sm --sizes 1M,16M,64M -n 6 -w 1
 [scenario clean]
@@ -27,7 +28,7 @@ EOF
 out=$("$S" run --gpus 0,1,2,3 --config "$tmp/beside.conf" --out "$tmp/g" 2>&1); rc=$?
 r=$tmp/g/results.csv
 [ "$rc" -eq 0 ] && ok || bad "gemm: exit $rc: $(printf '%s\n' "$out" | tail -3)"
-o=$(python3 tests/check_compute.py "$tmp/g" --beside 1.5:1.2 --sized 0.25 2>&1) && ok || bad "gemm: $o"
+o=$(python3 tests/check_compute.py "$tmp/g" --beside 1.5:1.2 --sized 0.25 --summary 2>&1) && ok || bad "gemm: $o"
 [ "$(awk -F, -v s="$(col "$r" scenario)" -v c="$(col "$r" compute)" 'NR > 1 && $s == "gemm" && $c ~ /^gemm:[0-9]+x[0-9]+x[0-9]+$/ { n++ }
      NR > 1 && $s == "clean" && $c == "" { e++ } END { print n "/" e }' "$r")" = 15/15 ] && ok ||
   bad "gemm: compute column per scenario: $(cols "$r")"
