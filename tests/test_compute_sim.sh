@@ -86,7 +86,7 @@ bad_input "^arbench: --compute: bad value 'membw:1G': membw takes no value" run 
 bad_input "^arbench: --compute: bad value 'gemm:8x8': gemm's shape is MxNxK" run --compute gemm:8x8
 bad_input "^arbench: --compute: bad value 'gemm:65536x65536x65536': its matrices take 24\.0 GiB a rank, at most 8 GiB$" run --compute gemm:65536x65536x65536
 bad_input "^arbench: --compute: bad value 'gemm': not with --find-critical" run --compute gemm --find-critical 64M --algo ring,stragglar
-bad_input "^arbench: --compute: bad value 'sm:2': not with --profile" run --compute sm:2 --profile overlap
+bad_input "^arbench: --compute: bad value 'sm:2': not with --profile overlap: its figures would mix a row's three lanes" run --compute sm:2 --profile overlap
 bad_input "^arbench: --set: bad value 'timing.mode=graph': --compute needs every iteration timed on its own" run --compute membw --set timing.mode=graph
 bad_input "^arbench: --compute: bad value 'gemm': given twice \(first 'membw'\)" run --compute membw --compute gemm
 printf -- '--algo ring\n[scenario a]\n--compute sm:x\n' >"$tmp/bad.conf"

@@ -260,4 +260,16 @@ e=$tmp/tlfail.err
   [ "$(wc -l <"$e")" = 1 ] && grep -q '^arbench: --profile timeline: cuptiActivityFlushAll: .* and timeline.csv gets no more lines$' "$e" &&
   ok || bad "timeline, CUPTI fails: exit $rc, $(rows "$tmp/tlfail/timeline.csv") timeline lines: $(cat "$e")"
 
+# 15. --profile timeline beside --compute: a row's three lanes recorded together, so the overlap
+#     columns stay empty and overlap.csv is not written; timeline.csv has the fake's records
+#     (12 per row); --profile overlap alone is refused there (test_compute_sim)
+PROF=timeline run cl --gpus 0,1,2,3 --algo ring --transport ce --compute membw; rc=$?
+r=$tmp/cl/results.csv
+[ "$rc" -eq 0 ] && [ "$(rows "$r")" = 1 ] && [ "$(rcol "$r" ring ce status)" = ok ] && ok ||
+  bad "timeline beside compute: exit $rc, $(rows "$r") rows: $(cat "$tmp/cl.err")"
+[ "$(rcol "$r" ring ce overlap_reduce_pct)|$(rcol "$r" ring ce overlap_delay_pct)" = "|" ] && [ ! -e "$tmp/cl/overlap.csv" ] &&
+  ok || bad "timeline beside compute: overlap figures $(rcol "$r" ring ce overlap_reduce_pct), overlap.csv $(ls "$tmp/cl")"
+[ "$(rows "$tmp/cl/timeline.csv")" = 12 ] && [ -n "$(rcol "$r" ring ce compute)" ] && ok ||
+  bad "timeline beside compute: timeline.csv $(rows "$tmp/cl/timeline.csv") lines, compute '$(rcol "$r" ring ce compute)'"
+
 finish

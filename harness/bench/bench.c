@@ -304,7 +304,8 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   }
   if (share_sms(b)) goto out;
   if (o->find_critical) crit_setup(b);
-  if (o->profile && cfg->csv) b->overlap_csv = hx_overlap_csv(cfg->csv->path);
+  if (o->profile && !o->compute.kind && cfg->csv) /* --compute: no overlap figures (bench_row.c) */
+    b->overlap_csv = hx_overlap_csv(cfg->csv->path);
   if ((o->profile & HX_PROFILE_TIMELINE) && cfg->csv) {
     hx_trace_run(cfg->csv->path); /* trace.json beside timeline.csv, the same records */
     b->timeline_csv = hx_timeline_csv(cfg->csv->path);

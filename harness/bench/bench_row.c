@@ -294,12 +294,15 @@ static void job_overlap(struct bench *b, struct hx_csv_row *row) {
   for (int r = 0; r < b->n; r++)
     if (b->rk[r].err[0]) return;
   if (hx_profile_end(b->cfg->dev, b->n, J->total, ov)) return;
-  row->profiled = 1;
-  hx_overlap_mean(ov, b->n, &row->overlap_reduce_pct, &row->overlap_delay_pct);
   struct hx_overlap_job oj = {b->cfg->run_id, J->algo->name, J->ex->name, b->o->scenario,
                               J->bytes, J->total};
-  if (hx_overlap_write(b->overlap_csv, &oj, ov, b->n))
-    ar_log(AR_LOG_WARN, "could not write overlap.csv");
+  /* --compute: the records hold a row's three lanes, so no overlap figure, only the timeline */
+  if (!b->o->compute.kind) {
+    row->profiled = 1;
+    hx_overlap_mean(ov, b->n, &row->overlap_reduce_pct, &row->overlap_delay_pct);
+    if (hx_overlap_write(b->overlap_csv, &oj, ov, b->n))
+      ar_log(AR_LOG_WARN, "could not write overlap.csv");
+  }
   if (hx_profile_timeline(b->timeline_csv, &oj, b->cfg->dev, b->n))
     ar_log(AR_LOG_WARN, "could not write timeline.csv");
 }

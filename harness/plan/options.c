@@ -592,9 +592,11 @@ int run_opts_parse_words(int argc, char **argv, struct run_opts *o, const struct
   if (o->find_critical && o->compute.kind) /* its probes compare AllReduces alone */
     return args_bad("--compute", compute_text, "not with --find-critical: the search times the "
                     "AllReduce alone");
-  if (o->profile && o->compute.kind) /* CUPTI records a row whole: its lanes would be one */
-    return args_bad("--compute", compute_text, "not with --profile: CUPTI would record a row's "
-                    "three lanes as one (Nsight Systems shows the load: make profile)");
+  /* CUPTI records a row whole, its three lanes together: their records go to the timeline
+   * (the load on a stream of its own), but no overlap figure can be made of them */
+  if (o->profile == HX_PROFILE_OVERLAP && o->compute.kind)
+    return args_bad("--compute", compute_text, "not with --profile overlap: its figures would "
+                    "mix a row's three lanes (--profile timeline records them side by side)");
   if (!explicit_sizes && !o->find_critical) {
     if (o->min_bytes > o->max_bytes) return args_bad("-b", min_text, "larger than -e");
     o->nsizes = sweep_sizes(o->min_bytes, o->max_bytes, o->factor, o->step_bytes, o->sizes,
