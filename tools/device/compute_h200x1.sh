@@ -3,30 +3,35 @@
 # merged tree. Each load (gemm sized per row, membw, sm:16) beside ring, rhd and direct on ce,
 # sm, ll and nccl-p2p, and NCCL itself, at 16 MiB-1 GiB; then --profile timeline beside a GEMM
 # (trace.json: the load's kernels on their own stream's track). Everything under $OUT, the run
-# folders whole but their pictures (drawn on the CPU machine). Carried: build/arbench.
+# folders whole but their pictures (drawn on the CPU machine), in compute.tgz. Carried:
+# build/arbench. With --no-gputest, the runs only.
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0
 t0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
 nvidia-smi -L
-stamp "gputest"
-GPUTEST_OUT=/tmp/gputest B=build bash tests/gpu/run.sh >"$OUT/gputest.log" 2>&1
-stamp "gputest: exit $?, $(tail -n 1 "$OUT/gputest.log")"
+if [ "${1:-}" != --no-gputest ]; then
+  GPUTEST_OUT=/tmp/gputest B=build bash tests/gpu/run.sh >"$OUT/gputest.log" 2>&1
+  stamp "gputest: exit $?, $(tail -n 1 "$OUT/gputest.log")"
+fi
+o=/tmp/compute
+rm -rf "$o" && mkdir -p "$o"
 common="--gpus 0,0,0,0 --algo ring,rhd,direct,nccl --transport ce,sm,ll,nccl-p2p --sizes 16M,64M,256M,1G -n 10 -w 2"
 for k in gemm membw sm:16; do
   name=h200x1-compute-${k%%:*}
-  build/arbench run $common --compute $k --dry-run >"$OUT/$name.dry" 2>&1
-  build/arbench run $common --compute $k --out "$OUT/$name" >"$OUT/$name.log" 2>&1
+  build/arbench run $common --compute $k --dry-run >"$o/$name.dry" 2>&1
+  build/arbench run $common --compute $k --out "$o/$name" >"$o/$name.log" 2>&1
   rc=$?
-  r=$OUT/$name/results.csv
+  r=$o/$name/results.csv
   stamp "$name: exit $rc, $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     { s[$c["status"]]++; w += $c["wrong"]; cw += $c["compute_wrong"] }
     END { for (k in s) printf "%s %d, ", k, s[k]; printf "wrong %d, compute_wrong %d", w, cw }' "$r")"
-  rm -rf "$OUT/$name/plots"
+  rm -rf "$o/$name/plots"
 done
 name=h200x1-compute-timeline
 build/arbench run --gpus 0,0,0,0 --algo ring,nccl --transport ce,sm --sizes 64M -n 4 -w 1 \
-  --compute gemm --profile timeline --out "$OUT/$name" >"$OUT/$name.log" 2>&1
-stamp "$name: exit $?, timeline.csv $(wc -l <"$OUT/$name/timeline.csv") lines, trace.json $(wc -c <"$OUT/$name/trace.json") bytes"
-rm -rf "$OUT/$name/plots"
+  --compute gemm --profile timeline --out "$o/$name" >"$o/$name.log" 2>&1
+stamp "$name: exit $?, timeline.csv $(wc -l <"$o/$name/timeline.csv") lines, trace.json $(wc -c <"$o/$name/trace.json") bytes"
+rm -rf "$o/$name/plots"
+(cd "$o" && tar czf "$OUT/compute.tgz" .)
