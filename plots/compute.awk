@@ -61,7 +61,8 @@ END {
         if (P_s[p] != "") ttl = ttl ", scenario " P_s[p]
         # where it ran: ranks sharing a GPU share it with every rank's load too
         pl = P_pl[p] == "" ? "1 rank/GPU" : P_pl[p]
-        ttl = ttl ", " pl (pl ~ /^1 rank\/GPU/ ? "" : " (co-located: every rank's AllReduce and load on one GPU)")
+        # "  |  ": where common.gp breaks a long title into lines
+        ttl = ttl "  |  " pl (pl ~ /^1 rank\/GPU/ ? "" : " (co-located: every rank's AllReduce and load on one GPU)")
         printf "gpdir = %s\nout = %s\ndata = %s\nptitle = %s\nnser = %d\n", gq(gpdir), gq(out "/" name), gq(dat),
                gq(ttl), NS[p] > drv
         printf "load '%s/common.gp'\nload '%s/compute.gp'\n", gpdir, gpdir > drv
