@@ -128,12 +128,12 @@ static int lower_one(struct plan *p, const struct plan_row *row, int json, int *
            ar_dtype_name(o->dtype), o->pipeline, na ? 0 : sched->segments, kind,
            reason[0] ? ": " : "", reason);
     if (prog) {
-      tp_prog_print_header(prog, stdout);
-      for (int r = 0; r < n; r++) tp_prog_print(prog, r, stdout);
+      lower_prog_print_header(prog, stdout);
+      for (int r = 0; r < n; r++) lower_prog_print(prog, r, stdout);
     }
   }
   *first = 0;
-  tp_prog_free(prog);
+  lower_prog_free(prog);
   return ls != AR_OK;
 }
 

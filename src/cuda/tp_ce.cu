@@ -46,7 +46,7 @@ struct tp_ctx {
   int64_t clock_off[AR_MAX_GPUS];
   cudaStream_t *streams[AR_MAX_GPUS]; /* copy streams 1..nstreams-1 (index 0 unused) */
   cudaEvent_t *events[AR_MAX_GPUS];
-  size_t *mark_at[AR_MAX_GPUS]; /* --phases: tp_prog_round_ends per rank, or NULL */
+  size_t *mark_at[AR_MAX_GPUS]; /* --phases: lower_prog_round_ends per rank, or NULL */
   uint32_t iter[AR_MAX_GPUS];   /* touched only by that rank's thread */
 };
 
@@ -73,7 +73,7 @@ static void release(struct tp_ctx *c) {
     cudaFree(c->stamps[r]);
     cudaFree(c->budget[r]);
   }
-  tp_prog_free(c->prog);
+  lower_prog_free(c->prog);
 }
 
 static void teardown(struct tp_ctx *c) {
@@ -113,7 +113,7 @@ static ar_status setup_rank(struct tp_ctx *c, int r) {
   if (c->job.marks) { /* --phases: where each round ends in the program */
     c->mark_at[r] = (size_t *)calloc(c->prog->nrounds ? c->prog->nrounds : 1, sizeof(size_t));
     if (!c->mark_at[r]) return AR_ERR_NOMEM;
-    tp_prog_round_ends(c->prog, r, c->mark_at[r]);
+    lower_prog_round_ends(c->prog, r, c->mark_at[r]);
   }
   if (rp->nstamps) { /* degraded-link emulation; a first launch now loads the kernels */
     CUDA_CHECK(cudaMalloc((void **)&c->stamps[r], rp->nstamps * sizeof(uint64_t)));
@@ -194,7 +194,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
          c->prog->batches_max, c->prog->rank[0].scratch_bytes, c->prog->rank[0].nstreams);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
-      tp_prog_print(c->prog, r, stderr);
+      lower_prog_print(c->prog, r, stderr);
   *ctx = c;
   return AR_OK;
 }
@@ -288,7 +288,7 @@ static ar_status enqueue_folding(struct tp_ctx *c, int rank, const struct tp_op 
 
 /* Interprets rank's program: every op goes on its stream in program order, an NVTX range
  * around each round's ops; with marks for this iteration (--phases), an event on the harness's
- * stream where each round ends (tp_prog_round_ends). */
+ * stream where each round ends (lower_prog_round_ends). */
 static ar_status enqueue(struct tp_ctx *c, int rank, cudaStream_t stream) {
   const struct tp_rank_prog *rp = &c->prog->rank[rank];
   uint32_t base = c->iter[rank]++ * c->prog->span;

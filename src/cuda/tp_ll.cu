@@ -381,7 +381,7 @@ static void release(struct tp_ctx *c) {
     cudaFree(c->ops[r]);
     free(c->mhave[r]);
   }
-  tp_prog_free(c->prog);
+  lower_prog_free(c->prog);
 }
 
 static void teardown(struct tp_ctx *c) {
@@ -546,7 +546,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
          c->blocks, c->nops[r0], r0, 2 * c->prog->rank[r0].scratch_bytes);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
-      tp_prog_print(c->prog, r, stderr);
+      lower_prog_print(c->prog, r, stderr);
   *ctx = c;
   return AR_OK;
 }

@@ -173,7 +173,7 @@ static void release(struct tp_ctx *c) {
     cudaFree(c->mops[r]);
     free(c->mhave[r]);
   }
-  tp_prog_free(c->prog);
+  lower_prog_free(c->prog);
 }
 
 static void teardown(struct tp_ctx *c) {
@@ -204,7 +204,7 @@ static ar_status alloc_rank(struct tp_ctx *c, int r) {
 }
 
 /* --phases: rank r's marked program: h (nops resolved ops) with a MARK after each round's end
- * (tp_prog_round_ends) into *out (malloc'd, *nout ops); the rounds marked into c->mhave[r].
+ * (lower_prog_round_ends) into *out (malloc'd, *nout ops); the rounds marked into c->mhave[r].
  * Returns AR_OK or AR_ERR_NOMEM. */
 static ar_status mark_rank(struct tp_ctx *c, int r, const struct sm_op *h, size_t nops,
                            struct sm_op **out, size_t *nout) {
@@ -217,7 +217,7 @@ static ar_status mark_rank(struct tp_ctx *c, int r, const struct sm_op *h, size_
     free(m);
     return AR_ERR_NOMEM;
   }
-  tp_prog_round_ends(c->prog, r, at);
+  lower_prog_round_ends(c->prog, r, at);
   size_t j = 0;
   for (size_t i = 0; i < nops; i++) {
     m[j++] = h[i];
@@ -386,7 +386,7 @@ static ar_status setup(const struct tp_world *w, const struct tp_job *job, struc
          s->algo, job->nelem, c->blocks[r0], r0, c->nops[r0], c->prog->rank[r0].scratch_bytes);
   if (ar_log_level() >= AR_LOG_TRACE)
     for (int r = 0; r < w->n; r++)
-      tp_prog_print(c->prog, r, stderr);
+      lower_prog_print(c->prog, r, stderr);
   *ctx = c;
   return AR_OK;
 }

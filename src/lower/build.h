@@ -8,7 +8,7 @@
 /* automatic pipelining of the per-round program: a mini-batch costs a flag write (a few us of
  * copy-engine bubble) and the last one's sum is not overlapped. Below TP_AUTO_MEASURED bytes
  * per AllReduce: about 8 MiB each, at most 8 (reasoned, not measured). From there the count
- * per message size was measured (lw_batches_for). */
+ * per message size was measured (lower_batches_for). */
 #define TP_AUTO_BATCH (8u << 20)
 #define TP_AUTO_MAX 8
 #define TP_AUTO_MEASURED (64u << 20)
@@ -98,42 +98,45 @@ struct build {
 };
 
 
-int lw_batches_for(const struct build *bd, size_t len);
-ar_status lw_build_round(struct build *bd, int k, size_t lo, size_t hi);
-int lw_direct_check(struct build *bd);
-void lw_direct_plan(struct build *bd);
-uint32_t lw_done_val(const struct build *bd, int k, int c);
-ar_status lw_emit(struct tp_prog *p, int r, const struct tp_op *op);
-ar_status lw_emit_apply(struct build *bd, int r, int k, const struct seg *sg, size_t b, size_t e, size_t es);
-ar_status lw_emit_ce_direct(struct build *bd, int r);
-ar_status lw_emit_ce_push(struct build *bd, int r);
-ar_status lw_emit_ce_ring(struct build *bd, int r);
-ar_status lw_emit_done_waits(struct build *bd, int r, int k, const int *want, int *waited);
-ar_status lw_emit_pace(struct build *bd, int r, int stream, int k, int s0, uint64_t n0, int s1, uint64_t n1);
-ar_status lw_emit_ready(struct build *bd, int r, int k, int stream);
-ar_status lw_emit_sm(struct build *bd, int r);
-ar_status lw_emit_ll(struct build *bd);
-ar_status lw_emit_stamp(struct build *bd, int r, int stream, int k, int slot);
-double lw_fac(const struct build *bd, int r);
-ar_status lw_fail(struct build *bd, const char *msg, int k, int r, int c);
-void lw_find_readers(struct build *bd);
-size_t lw_flow_bytes(struct build *bd, int src, int dst, int k);
-void lw_mark_push(struct build *bd);
-int lw_need_of(struct build *bd, int p, int w, int k, size_t b, size_t e);
-struct tp_op lw_op_new(int kind, int stream, int round);
-uint64_t lw_pace_ns(const struct build *bd, double f, double bytes);
-ar_status lw_plan_ce(struct build *bd);
-void lw_plan_sm(struct build *bd);
-int lw_reads_of(struct build *bd, int p, int w, int k);
-uint32_t lw_ready_val(const struct build *bd, int k);
-struct tp_ref lw_ref(int buf, int rank, size_t off);
-int lw_ring_check(struct build *bd);
-ar_status lw_ring_event(struct build *bd, int r, int kind, int stream, int k, int event);
-ar_status lw_ring_flag(struct build *bd, int r, int stream, int k, int peer, int slot, uint32_t val);
-void lw_ring_plan(struct build *bd);
-struct rr *lw_rr_at(struct build *bd, int r, int k);
-size_t lw_scratch_take(size_t *cursor, size_t data_off, size_t bytes);
-double lw_shared_bytes(struct build *bd, int r, int k, int out, size_t x);
-int lw_src_index(const struct rr *x, int src);
+int lower_batches_for(const struct build *bd, size_t len);
+ar_status lower_build_round(struct build *bd, int k, size_t lo, size_t hi);
+int lower_direct_check(struct build *bd);
+void lower_direct_plan(struct build *bd);
+uint32_t lower_done_val(const struct build *bd, int k, int c);
+ar_status lower_emit(struct tp_prog *p, int r, const struct tp_op *op);
+ar_status lower_emit_apply(struct build *bd, int r, int k, const struct seg *sg, size_t b, size_t e,
+                           size_t es);
+ar_status lower_emit_ce_direct(struct build *bd, int r);
+ar_status lower_emit_ce_push(struct build *bd, int r);
+ar_status lower_emit_ce_ring(struct build *bd, int r);
+ar_status lower_emit_done_waits(struct build *bd, int r, int k, const int *want, int *waited);
+ar_status lower_emit_pace(struct build *bd, int r, int stream, int k, int s0, uint64_t n0, int s1,
+                          uint64_t n1);
+ar_status lower_emit_ready(struct build *bd, int r, int k, int stream);
+ar_status lower_emit_sm(struct build *bd, int r);
+ar_status lower_emit_ll(struct build *bd);
+ar_status lower_emit_stamp(struct build *bd, int r, int stream, int k, int slot);
+double lower_fac(const struct build *bd, int r);
+ar_status lower_fail(struct build *bd, const char *msg, int k, int r, int c);
+void lower_find_readers(struct build *bd);
+size_t lower_flow_bytes(struct build *bd, int src, int dst, int k);
+void lower_mark_push(struct build *bd);
+int lower_need_of(struct build *bd, int p, int w, int k, size_t b, size_t e);
+struct tp_op lower_op_new(int kind, int stream, int round);
+uint64_t lower_pace_ns(const struct build *bd, double f, double bytes);
+ar_status lower_plan_ce(struct build *bd);
+void lower_plan_sm(struct build *bd);
+int lower_reads_of(struct build *bd, int p, int w, int k);
+uint32_t lower_ready_val(const struct build *bd, int k);
+struct tp_ref lower_ref(int buf, int rank, size_t off);
+int lower_ring_check(struct build *bd);
+ar_status lower_ring_event(struct build *bd, int r, int kind, int stream, int k, int event);
+ar_status lower_ring_flag(struct build *bd, int r, int stream, int k, int peer, int slot,
+                          uint32_t val);
+void lower_ring_plan(struct build *bd);
+struct rr *lower_rr_at(struct build *bd, int r, int k);
+size_t lower_scratch_take(size_t *cursor, size_t data_off, size_t bytes);
+double lower_shared_bytes(struct build *bd, int r, int k, int out, size_t x);
+int lower_src_index(const struct rr *x, int src);
 
 #endif

@@ -11,11 +11,11 @@
  * receives one range O_r reduced from all n - 1 others (so it sends O_q to every q); in round 1
  * every rank receives O_q copied from q for every q != r; the O_r disjoint and non-empty. Fills
  * bd->own. Else 0 (the reason logged at trace level). */
-int lw_direct_check(struct build *bd) {
+int lower_direct_check(struct build *bd) {
   const char *why = bd->nr != 2 ? "not two rounds" : NULL;
   int n = bd->n;
   for (int r = 0; !why && r < n; r++) {
-    const struct rr *x = lw_rr_at(bd, r, 0);
+    const struct rr *x = lower_rr_at(bd, r, 0);
     if (x->nseg != 1 || x->segs[0].op != AR_REDUCE || x->segs[0].nsrc != n - 1 ||
         x->segs[0].hazard)
       why = "round 0 is not every rank reducing one range from all others";
@@ -23,7 +23,7 @@ int lw_direct_check(struct build *bd) {
       bd->own_b[r] = x->segs[0].b, bd->own_e[r] = x->segs[0].e;
   }
   for (int r = 0; !why && r < n; r++) {
-    const struct rr *x = lw_rr_at(bd, r, 1);
+    const struct rr *x = lower_rr_at(bd, r, 1);
     if (x->nseg != n - 1) why = "round 1 is not every rank receiving n - 1 ranges";
     for (int g = 0; !why && g < x->nseg; g++) {
       const struct seg *sg = &x->segs[g];
@@ -42,7 +42,7 @@ int lw_direct_check(struct build *bd) {
 /* Plans the mini-batches (the pipeline asked for, else about set->direct_batch_bytes of the
  * largest owned range, TP_DIRECT_MIN..TP_DIRECT_MAX; at most the smallest range's TP_UNIT
  * blocks), the scratch slots (one per source and batch) and the flag layout. */
-void lw_direct_plan(struct build *bd) {
+void lower_direct_plan(struct build *bd) {
   size_t most = 0, least = SIZE_MAX;
   for (int r = 0; r < bd->n; r++) {
     size_t len = bd->own_e[r] - bd->own_b[r];
@@ -63,7 +63,7 @@ void lw_direct_plan(struct build *bd) {
   for (int r = 0; r < bd->n; r++)
     for (int j = 0; j < bd->nb; j++) {
       size_t b, e;
-      tp_batch_range(bd->own_b[r], bd->own_e[r], bd->nb, j, &b, &e);
+      lower_batch_range(bd->own_b[r], bd->own_e[r], bd->nb, j, &b, &e);
       if ((e - b) * bd->esize > big) big = (e - b) * bd->esize;
     }
   bd->slot_bytes = ((big + 255) & ~(size_t)255) + 256;
@@ -94,14 +94,15 @@ static ar_status direct_emit_sends(struct build *bd, int r, int k, int j) {
   for (int sh = 1; sh < n; sh++) {
     int q = (r + sh) % n, owner = k == 0 ? q : r;
     size_t b, e;
-    tp_batch_range(bd->own_b[owner], bd->own_e[owner], bd->nb, j, &b, &e);
-    struct tp_op o = lw_op_new(TP_OP_COPY, 1, k);
+    lower_batch_range(bd->own_b[owner], bd->own_e[owner], bd->nb, j, &b, &e);
+    struct tp_op o = lower_op_new(TP_OP_COPY, 1, k);
     o.bytes = (e - b) * es;
     o.nsrc = 1;
-    o.src[0] = lw_ref(TP_BUF_DATA, r, b * es);
-    o.dst = k == 0 ? lw_ref(TP_BUF_SCRATCH, q, direct_slot(bd, sh, j, b)) : lw_ref(TP_BUF_DATA, q, b * es);
-    AR_CHECK(lw_emit(bd->p, r, &o));
-    AR_CHECK(lw_ring_flag(bd, r, 1, k, q, n + r, (uint32_t)(k * bd->nb + j + 1)));
+    o.src[0] = lower_ref(TP_BUF_DATA, r, b * es);
+    o.dst = k == 0 ? lower_ref(TP_BUF_SCRATCH, q, direct_slot(bd, sh, j, b))
+                   : lower_ref(TP_BUF_DATA, q, b * es);
+    AR_CHECK(lower_emit(bd->p, r, &o));
+    AR_CHECK(lower_ring_flag(bd, r, 1, k, q, n + r, (uint32_t)(k * bd->nb + j + 1)));
   }
   return AR_OK;
 }
@@ -111,18 +112,18 @@ static ar_status direct_emit_sends(struct build *bd, int r, int k, int j) {
 static ar_status direct_emit_sum(struct build *bd, int r, int j) {
   int n = bd->n, es = bd->esize;
   size_t b, e;
-  tp_batch_range(bd->own_b[r], bd->own_e[r], bd->nb, j, &b, &e);
+  lower_batch_range(bd->own_b[r], bd->own_e[r], bd->nb, j, &b, &e);
   for (int sh = 1; sh < n; sh++)
-    AR_CHECK(lw_ring_flag(bd, r, 0, 0, -1, n + (r - sh + n) % n, (uint32_t)(j + 1)));
-  struct tp_op o = lw_op_new(TP_OP_SUM, 0, 0);
-  o.src[o.nsrc++] = lw_ref(TP_BUF_DATA, r, b * es);
+    AR_CHECK(lower_ring_flag(bd, r, 0, 0, -1, n + (r - sh + n) % n, (uint32_t)(j + 1)));
+  struct tp_op o = lower_op_new(TP_OP_SUM, 0, 0);
+  o.src[o.nsrc++] = lower_ref(TP_BUF_DATA, r, b * es);
   for (int sh = 1; sh < n; sh++)
-    o.src[o.nsrc++] = lw_ref(TP_BUF_SCRATCH, r, direct_slot(bd, sh, j, b));
-  o.dst = lw_ref(TP_BUF_DATA, r, b * es);
+    o.src[o.nsrc++] = lower_ref(TP_BUF_SCRATCH, r, direct_slot(bd, sh, j, b));
+  o.dst = lower_ref(TP_BUF_DATA, r, b * es);
   o.bytes = (e - b) * es;
   o.blocks = TP_DIRECT_SUM_BLOCKS;
-  AR_CHECK(lw_emit(bd->p, r, &o));
-  return lw_ring_event(bd, r, TP_OP_RECORD, 0, 0, j);
+  AR_CHECK(lower_emit(bd->p, r, &o));
+  return lower_ring_event(bd, r, TP_OP_RECORD, 0, 0, j);
 }
 
 /* ce dataflow direct program of rank r (exec_prog.h). Round 0: the start event (stream 0); once
@@ -138,31 +139,31 @@ static ar_status direct_emit_sum(struct build *bd, int r, int j) {
  * apart (1 GiB on 4 x H200: 7.0 ms back to back against 4.2 with a barrier between
  * iterations). It is written at the end of an iteration, by kernels (a store, no copy
  * engine), so that with a barrier between iterations the next one finds it already there. */
-ar_status lw_emit_ce_direct(struct build *bd, int r) {
+ar_status lower_emit_ce_direct(struct build *bd, int r) {
   int n = bd->n;
-  AR_CHECK(lw_ring_event(bd, r, TP_OP_RECORD, 0, 0, DIRECT_EV_START(bd)));
-  AR_CHECK(lw_ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 0, DIRECT_EV_START(bd)));
+  AR_CHECK(lower_ring_event(bd, r, TP_OP_RECORD, 0, 0, DIRECT_EV_START(bd)));
+  AR_CHECK(lower_ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 0, DIRECT_EV_START(bd)));
   for (int sh = 1; sh < n; sh++) /* READY[q] = this iteration's base: q ended the previous one */
-    AR_CHECK(lw_ring_flag(bd, r, 1, 0, -1, (r + sh) % n, 0));
+    AR_CHECK(lower_ring_flag(bd, r, 1, 0, -1, (r + sh) % n, 0));
   for (int j = 0; j < bd->nb; j++)
     AR_CHECK(direct_emit_sends(bd, r, 0, j));
   for (int j = 0; j < bd->nb; j++)
     AR_CHECK(direct_emit_sum(bd, r, j));
   for (int j = 0; j < bd->nb; j++) {
-    AR_CHECK(lw_ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 1, j));
+    AR_CHECK(lower_ring_event(bd, r, TP_OP_WAIT_EVENT, 1, 1, j));
     AR_CHECK(direct_emit_sends(bd, r, 1, j));
   }
   for (int q = 0; q < n; q++)
-    if (q != r) AR_CHECK(lw_ring_flag(bd, r, 0, 1, -1, n + q, (uint32_t)(2 * bd->nb)));
-  AR_CHECK(lw_ring_event(bd, r, TP_OP_RECORD, 1, 1, DIRECT_EV_JOIN(bd)));
-  AR_CHECK(lw_ring_event(bd, r, TP_OP_WAIT_EVENT, 0, 1, DIRECT_EV_JOIN(bd)));
+    if (q != r) AR_CHECK(lower_ring_flag(bd, r, 0, 1, -1, n + q, (uint32_t)(2 * bd->nb)));
+  AR_CHECK(lower_ring_event(bd, r, TP_OP_RECORD, 1, 1, DIRECT_EV_JOIN(bd)));
+  AR_CHECK(lower_ring_event(bd, r, TP_OP_WAIT_EVENT, 0, 1, DIRECT_EV_JOIN(bd)));
   for (int sh = 1; sh < n; sh++) { /* READY[r] in every peer: the next iteration's base */
-    struct tp_op o = lw_op_new(TP_OP_WRITE_FLAG, 0, 1);
+    struct tp_op o = lower_op_new(TP_OP_WRITE_FLAG, 0, 1);
     o.peer = (r + sh) % n;
     o.slot = r;
     o.val = bd->p->span;
     o.kflag = 1;
-    AR_CHECK(lw_emit(bd->p, r, &o));
+    AR_CHECK(lower_emit(bd->p, r, &o));
   }
   return AR_OK;
 }

@@ -15,7 +15,7 @@
 /* Returns the op (AR_COPY / AR_REDUCE) of every transfer of round k (ring_check made them
  * equal). */
 static int ring_op(struct build *bd, int k) {
-  return lw_rr_at(bd, 0, k)->segs[0].op;
+  return lower_rr_at(bd, 0, k)->segs[0].op;
 }
 
 /* Returns the latest REDUCE round before k with k's parity (the previous user of k's scratch
@@ -37,26 +37,27 @@ static int ring_next_user(struct build *bd, int k) {
  * bd->pred; else 0 (the reason logged at trace level). Needs find_readers. The structure
  * makes every element's accesses one chain of hops (exec_prog.h), which is what lets the
  * program order them batch by batch instead of round by round. */
-int lw_ring_check(struct build *bd) {
+int lower_ring_check(struct build *bd) {
   const char *why = bd->nr < 1 ? "no rounds" : NULL;
   int copying = 0;
   for (int k = 0; !why && k < bd->nr; k++) {
     for (int r = 0; !why && r < bd->n; r++) {
-      const struct rr *x = lw_rr_at(bd, r, k);
+      const struct rr *x = lower_rr_at(bd, r, k);
       if (x->nseg != 1 || x->nsrc != 1 || x->nreader != 1) {
         why = "a rank does not receive one range from one peer and send one to one peer";
         break;
       }
       if (x->segs[0].hazard) why = "a rank sends what it receives in the same round";
-      if (x->segs[0].op != lw_rr_at(bd, 0, k)->segs[0].op) why = "a round mixes copies and reduces";
+      if (x->segs[0].op != lower_rr_at(bd, 0, k)->segs[0].op)
+        why = "a round mixes copies and reduces";
       if (k == 0) {
         bd->pred[r] = x->srcs[0];
         bd->succ[r] = x->readers[0];
       } else if (bd->pred[r] != x->srcs[0] || bd->succ[r] != x->readers[0]) {
         why = "a rank's peers change between rounds";
       } else {
-        const struct seg *sent = &lw_rr_at(bd, bd->succ[r], k)->segs[0];
-        const struct seg *got = &lw_rr_at(bd, r, k - 1)->segs[0];
+        const struct seg *sent = &lower_rr_at(bd, bd->succ[r], k)->segs[0];
+        const struct seg *got = &lower_rr_at(bd, r, k - 1)->segs[0];
         if (sent->b != got->b || sent->e != got->e)
           why = "a rank does not send what it received the round before";
       }
@@ -67,7 +68,7 @@ int lw_ring_check(struct build *bd) {
   /* the chains (one per round-0 transfer) must not share elements */
   for (int r = 0; !why && r < bd->n; r++)
     for (int t = r + 1; !why && t < bd->n; t++) {
-      const struct seg *a = &lw_rr_at(bd, r, 0)->segs[0], *b = &lw_rr_at(bd, t, 0)->segs[0];
+      const struct seg *a = &lower_rr_at(bd, r, 0)->segs[0], *b = &lower_rr_at(bd, t, 0)->segs[0];
       if (a->b < b->e && b->b < a->e) why = "two chains share elements";
     }
   if (why) ar_log(AR_LOG_TRACE, "ce: %s: the per-round program: %s", bd->s->algo, why);
@@ -82,7 +83,7 @@ static int ring_batches(struct build *bd) {
   size_t most = 0, least = SIZE_MAX;
   for (int r = 0; r < bd->n; r++)
     for (int k = 0; k < bd->nr; k++) {
-      const struct seg *g = &lw_rr_at(bd, r, k)->segs[0];
+      const struct seg *g = &lower_rr_at(bd, r, k)->segs[0];
       if (g->e - g->b > most) most = g->e - g->b;
       if (g->e - g->b < least) least = g->e - g->b;
     }
@@ -99,7 +100,7 @@ static int ring_batches(struct build *bd) {
 }
 
 /* Plans mini-batches, copy streams and scratch slots, and the program's flag layout. */
-void lw_ring_plan(struct build *bd) {
+void lower_ring_plan(struct build *bd) {
   int es = bd->esize, nred = 0;
   bd->nb = ring_batches(bd);
   bd->ns = bd->set->ring_streams;
@@ -112,9 +113,9 @@ void lw_ring_plan(struct build *bd) {
     nred++;
     for (int r = 0; r < bd->n; r++)
       for (int j = 0; j < bd->nb; j++) {
-        const struct seg *g = &lw_rr_at(bd, r, k)->segs[0];
+        const struct seg *g = &lower_rr_at(bd, r, k)->segs[0];
         size_t b, e;
-        tp_batch_range(g->b, g->e, bd->nb, j, &b, &e);
+        lower_batch_range(g->b, g->e, bd->nb, j, &b, &e);
         if ((e - b) * es > most) most = (e - b) * es;
       }
   }
@@ -142,20 +143,20 @@ static size_t ring_slot(const struct build *bd, int k, int j, size_t b) {
 }
 
 /* Emits a flag op (WRITE_FLAG to peer, or WAIT_FLAG when peer < 0) on rank r's stream. */
-ar_status lw_ring_flag(struct build *bd, int r, int stream, int k, int peer, int slot,
+ar_status lower_ring_flag(struct build *bd, int r, int stream, int k, int peer, int slot,
                            uint32_t val) {
-  struct tp_op o = lw_op_new(peer >= 0 ? TP_OP_WRITE_FLAG : TP_OP_WAIT_FLAG, stream, k);
+  struct tp_op o = lower_op_new(peer >= 0 ? TP_OP_WRITE_FLAG : TP_OP_WAIT_FLAG, stream, k);
   o.peer = peer >= 0 ? peer : 0;
   o.slot = slot;
   o.val = val;
-  return lw_emit(bd->p, r, &o);
+  return lower_emit(bd->p, r, &o);
 }
 
 /* Emits an event op (RECORD or WAIT_EVENT) on rank r's stream. */
-ar_status lw_ring_event(struct build *bd, int r, int kind, int stream, int k, int event) {
-  struct tp_op o = lw_op_new(kind, stream, k);
+ar_status lower_ring_event(struct build *bd, int r, int kind, int stream, int k, int event) {
+  struct tp_op o = lower_op_new(kind, stream, k);
   o.event = event;
-  return lw_emit(bd->p, r, &o);
+  return lower_emit(bd->p, r, &o);
 }
 
 /* Event ids: 0..nb-1 the applies of each mini-batch (reused every round: a send waits for the
@@ -168,36 +169,36 @@ ar_status lw_ring_event(struct build *bd, int r, int kind, int stream, int k, in
  * past r's previous iteration, whose copies it joined and whose incoming data it waited for,
  * and past the harness's writes of this one), and the event r's first copies wait for. */
 static ar_status ring_emit_start(struct build *bd, int r) {
-  AR_CHECK(lw_ring_flag(bd, r, 0, 0, bd->pred[r], TP_DF_READY, 1));
-  return lw_ring_event(bd, r, TP_OP_RECORD, 0, 0, RING_EV_START(bd));
+  AR_CHECK(lower_ring_flag(bd, r, 0, 0, bd->pred[r], TP_DF_READY, 1));
+  return lower_ring_event(bd, r, TP_OP_RECORD, 0, 0, RING_EV_START(bd));
 }
 
 /* Emits the send of mini-batch j of round k by rank r, on copy stream 1 + j % ns: wait for
  * what it reads and where it writes, copy, DATA(k, j) to the successor. */
 static ar_status ring_emit_send(struct build *bd, int r, int k, int j) {
   int cs = 1 + j % bd->ns, q = bd->succ[r], es = bd->esize;
-  const struct seg *g = &lw_rr_at(bd, q, k)->segs[0]; /* what q receives from r */
+  const struct seg *g = &lower_rr_at(bd, q, k)->segs[0]; /* what q receives from r */
   size_t b, e;
-  tp_batch_range(g->b, g->e, bd->nb, j, &b, &e);
+  lower_batch_range(g->b, g->e, bd->nb, j, &b, &e);
   if (k == 0 && j < bd->ns) { /* the stream's first copy of the iteration */
-    AR_CHECK(lw_ring_event(bd, r, TP_OP_WAIT_EVENT, cs, k, RING_EV_START(bd)));
-    AR_CHECK(lw_ring_flag(bd, r, cs, k, -1, TP_DF_READY, 1));
+    AR_CHECK(lower_ring_event(bd, r, TP_OP_WAIT_EVENT, cs, k, RING_EV_START(bd)));
+    AR_CHECK(lower_ring_flag(bd, r, cs, k, -1, TP_DF_READY, 1));
   }
   if (k > 0 && ring_op(bd, k - 1) == AR_REDUCE) /* our sum of this batch, one round back */
-    AR_CHECK(lw_ring_event(bd, r, TP_OP_WAIT_EVENT, cs, k, j));
+    AR_CHECK(lower_ring_event(bd, r, TP_OP_WAIT_EVENT, cs, k, j));
   else if (k > 0) /* it landed straight in our data: the predecessor's DATA says when */
-    AR_CHECK(lw_ring_flag(bd, r, cs, k, -1, TP_DF_DATA + j % bd->ns, ring_val(bd, k - 1, j)));
+    AR_CHECK(lower_ring_flag(bd, r, cs, k, -1, TP_DF_DATA + j % bd->ns, ring_val(bd, k - 1, j)));
   int prev = g->op == AR_REDUCE ? ring_prev_user(bd, k) : -1;
   if (prev >= 0) /* q has summed the slot's previous contents */
-    AR_CHECK(lw_ring_flag(bd, r, cs, k, -1, TP_DF_FREE, ring_val(bd, prev, j)));
-  struct tp_op o = lw_op_new(TP_OP_COPY, cs, k);
+    AR_CHECK(lower_ring_flag(bd, r, cs, k, -1, TP_DF_FREE, ring_val(bd, prev, j)));
+  struct tp_op o = lower_op_new(TP_OP_COPY, cs, k);
   o.bytes = (e - b) * es;
   o.nsrc = 1;
-  o.src[0] = lw_ref(TP_BUF_DATA, r, b * es);
-  o.dst = g->op == AR_REDUCE ? lw_ref(TP_BUF_SCRATCH, q, ring_slot(bd, k, j, b))
-                             : lw_ref(TP_BUF_DATA, q, b * es);
-  AR_CHECK(lw_emit(bd->p, r, &o));
-  return lw_ring_flag(bd, r, cs, k, q, TP_DF_DATA + j % bd->ns, ring_val(bd, k, j));
+  o.src[0] = lower_ref(TP_BUF_DATA, r, b * es);
+  o.dst = g->op == AR_REDUCE ? lower_ref(TP_BUF_SCRATCH, q, ring_slot(bd, k, j, b))
+                             : lower_ref(TP_BUF_DATA, q, b * es);
+  AR_CHECK(lower_emit(bd->p, r, &o));
+  return lower_ring_flag(bd, r, cs, k, q, TP_DF_DATA + j % bd->ns, ring_val(bd, k, j));
 }
 
 /* Emits rank r's apply of mini-batch j of REDUCE round k on stream 0: wait until it landed,
@@ -206,19 +207,19 @@ static ar_status ring_emit_send(struct build *bd, int r, int k, int j) {
  * FREE to the predecessor when a later round reuses the slot. */
 static ar_status ring_emit_apply(struct build *bd, int r, int k, int j) {
   int es = bd->esize;
-  const struct seg *g = &lw_rr_at(bd, r, k)->segs[0];
+  const struct seg *g = &lower_rr_at(bd, r, k)->segs[0];
   size_t b, e;
-  tp_batch_range(g->b, g->e, bd->nb, j, &b, &e);
-  AR_CHECK(lw_ring_flag(bd, r, 0, k, -1, TP_DF_DATA + j % bd->ns, ring_val(bd, k, j)));
-  struct tp_op o = lw_op_new(TP_OP_SUM, 0, k);
-  o.src[o.nsrc++] = lw_ref(TP_BUF_DATA, r, b * es);
-  o.src[o.nsrc++] = lw_ref(TP_BUF_SCRATCH, r, ring_slot(bd, k, j, b));
-  o.dst = lw_ref(TP_BUF_DATA, r, b * es);
+  lower_batch_range(g->b, g->e, bd->nb, j, &b, &e);
+  AR_CHECK(lower_ring_flag(bd, r, 0, k, -1, TP_DF_DATA + j % bd->ns, ring_val(bd, k, j)));
+  struct tp_op o = lower_op_new(TP_OP_SUM, 0, k);
+  o.src[o.nsrc++] = lower_ref(TP_BUF_DATA, r, b * es);
+  o.src[o.nsrc++] = lower_ref(TP_BUF_SCRATCH, r, ring_slot(bd, k, j, b));
+  o.dst = lower_ref(TP_BUF_DATA, r, b * es);
   o.bytes = (e - b) * es;
-  AR_CHECK(lw_emit(bd->p, r, &o));
-  if (k + 1 < bd->nr) AR_CHECK(lw_ring_event(bd, r, TP_OP_RECORD, 0, k, j));
+  AR_CHECK(lower_emit(bd->p, r, &o));
+  if (k + 1 < bd->nr) AR_CHECK(lower_ring_event(bd, r, TP_OP_RECORD, 0, k, j));
   if (ring_next_user(bd, k) >= 0)
-    AR_CHECK(lw_ring_flag(bd, r, 0, k, bd->pred[r], TP_DF_FREE, ring_val(bd, k, j)));
+    AR_CHECK(lower_ring_flag(bd, r, 0, k, bd->pred[r], TP_DF_FREE, ring_val(bd, k, j)));
   return AR_OK;
 }
 
@@ -228,7 +229,7 @@ static ar_status ring_emit_apply(struct build *bd, int r, int k, int j) {
 static ar_status ring_emit_landed(struct build *bd, int r, int k) {
   for (int s = 0; s < bd->ns; s++) {
     int last = s + (bd->nb - 1 - s) / bd->ns * bd->ns; /* the round's last batch on stream s */
-    AR_CHECK(lw_ring_flag(bd, r, 0, k, -1, TP_DF_DATA + s, ring_val(bd, k, last)));
+    AR_CHECK(lower_ring_flag(bd, r, 0, k, -1, TP_DF_DATA + s, ring_val(bd, k, last)));
   }
   return AR_OK;
 }
@@ -238,8 +239,8 @@ static ar_status ring_emit_landed(struct build *bd, int r, int k) {
 static ar_status ring_emit_join(struct build *bd, int r) {
   int k = bd->nr - 1;
   for (int cs = 1; cs <= bd->ns; cs++) {
-    AR_CHECK(lw_ring_event(bd, r, TP_OP_RECORD, cs, k, RING_EV_JOIN(bd, cs)));
-    AR_CHECK(lw_ring_event(bd, r, TP_OP_WAIT_EVENT, 0, k, RING_EV_JOIN(bd, cs)));
+    AR_CHECK(lower_ring_event(bd, r, TP_OP_RECORD, cs, k, RING_EV_JOIN(bd, cs)));
+    AR_CHECK(lower_ring_event(bd, r, TP_OP_WAIT_EVENT, 0, k, RING_EV_JOIN(bd, cs)));
   }
   return AR_OK;
 }
@@ -247,7 +248,7 @@ static ar_status ring_emit_join(struct build *bd, int r) {
 /* ce dataflow ring program of rank r (exec_prog.h). Per round: the sends of every mini-batch
  * (copy streams), then its applies or landed waits (stream 0), so that a round's last op is on
  * stream 0 (marks) and every event is recorded before the waits that refer to it. */
-ar_status lw_emit_ce_ring(struct build *bd, int r) {
+ar_status lower_emit_ce_ring(struct build *bd, int r) {
   AR_CHECK(ring_emit_start(bd, r));
   for (int k = 0; k < bd->nr; k++) {
     for (int j = 0; j < bd->nb; j++)

@@ -79,7 +79,7 @@ ar_status lower_job(const struct lower_job *job, const struct lower_settings *se
     return AR_OK;
   case AR_LOWER_LL:
     if (kind) *kind = "ll kernel";
-    return tp_prog_build(s, job->nelem, job->esize, TP_MODE_LL, 1, dg, set, out, reason,
+    return lower_prog_build(s, job->nelem, job->esize, TP_MODE_LL, 1, dg, set, out, reason,
                          reason_len);
   case AR_LOWER_SM:
     if (lower_sm_oneshot(s, s->nranks, job->nelem * (size_t)job->esize, degraded, set)) {
@@ -87,12 +87,12 @@ ar_status lower_job(const struct lower_job *job, const struct lower_settings *se
       return AR_OK;
     }
     if (kind) *kind = "persistent kernel";
-    return tp_prog_build(s, job->nelem, job->esize, TP_MODE_SM, 1, dg, set, out, reason,
+    return lower_prog_build(s, job->nelem, job->esize, TP_MODE_SM, 1, dg, set, out, reason,
                          reason_len);
   default: break;
   }
   if ((s->traits & AR_TRAIT_PIPELINED) && pipeline == 1) pipeline = 0;
-  ar_status st = tp_prog_build(s, job->nelem, job->esize, TP_MODE_CE, pipeline, dg, set, out,
+  ar_status st = lower_prog_build(s, job->nelem, job->esize, TP_MODE_CE, pipeline, dg, set, out,
                                reason, reason_len);
   if (st == AR_OK && kind)
     *kind = (*out)->dataflow == 1   ? "dataflow ring"

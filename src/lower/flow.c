@@ -94,13 +94,13 @@ static void round_span(const struct ar_schedule *s, int k, size_t *lo, size_t *h
 /* Emits op on rank r's stream, labelled round k. */
 static ar_status put(struct flow *f, int r, struct tp_op *o) {
   f->active[r] = 1;
-  return tp_prog_emit(f->p, r, o);
+  return lower_emit(f->p, r, o);
 }
 
 /* Emits a flag write to peer's slot (by a kernel from the signal streams). */
 static ar_status flag_write(struct flow *f, int r, int stream, int k, int peer, int slot,
                             uint32_t val) {
-  struct tp_op o = tp_op_new(TP_OP_WRITE_FLAG, stream, k);
+  struct tp_op o = lower_op_new(TP_OP_WRITE_FLAG, stream, k);
   o.peer = peer;
   o.slot = slot;
   o.val = val;
@@ -113,7 +113,7 @@ static ar_status flag_wait(struct flow *f, int r, int stream, int k, int slot, u
   uint32_t *w = &f->flag_waited[((size_t)r * TP_FLOW_STREAMS + stream) * f->p->nslots + slot];
   if (*w >= val) return AR_OK;
   *w = val;
-  struct tp_op o = tp_op_new(TP_OP_WAIT_FLAG, stream, k);
+  struct tp_op o = lower_op_new(TP_OP_WAIT_FLAG, stream, k);
   o.slot = slot;
   o.val = val;
   return put(f, r, &o);
@@ -130,7 +130,7 @@ static ar_status ev_record(struct flow *f, int r, int stream, int k, int *ev) {
     f->ev_cap[r] = cap;
   }
   f->ev_stream[r][id] = stream;
-  struct tp_op o = tp_op_new(TP_OP_RECORD, stream, k);
+  struct tp_op o = lower_op_new(TP_OP_RECORD, stream, k);
   o.event = id;
   *ev = id;
   return put(f, r, &o);
@@ -143,7 +143,7 @@ static ar_status ev_wait(struct flow *f, int r, int stream, int k, int ev) {
   int from = f->ev_stream[r][ev];
   if (from == stream || f->ev_waited[r][stream][from] >= ev) return AR_OK;
   f->ev_waited[r][stream][from] = ev;
-  struct tp_op o = tp_op_new(TP_OP_WAIT_EVENT, stream, k);
+  struct tp_op o = lower_op_new(TP_OP_WAIT_EVENT, stream, k);
   o.event = ev;
   return put(f, r, &o);
 }
@@ -152,7 +152,7 @@ static ar_status ev_wait(struct flow *f, int r, int stream, int k, int ev) {
  * end, whose release waits out the budgets, so that it does not hold back the DATA of r's
  * later copies between healthy GPUs (stream 3, in copy order), else 3. */
 static int data_stream(const struct flow *f, int r, int q) {
-  return tp_degrade_factor(f->dg, r) > 0 || tp_degrade_factor(f->dg, q) > 0 ? 5 : 3;
+  return lower_degrade_factor(f->dg, r) > 0 || lower_degrade_factor(f->dg, q) > 0 ? 5 : 3;
 }
 
 /* Before r's copy of `bytes` to q (emitted next on stream 1): when either end is degraded,
@@ -161,15 +161,15 @@ static int data_stream(const struct flow *f, int r, int q) {
  * for it; returns the release's stamp slot in *slot (else -1). */
 static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes, int *slot) {
   *slot = -1;
-  double fr = tp_degrade_factor(f->dg, r), fq = tp_degrade_factor(f->dg, q);
+  double fr = lower_degrade_factor(f->dg, r), fq = lower_degrade_factor(f->dg, q);
   if (!(fr > 0) && !(fq > 0)) return AR_OK;
   int ev;
   AR_CHECK(ev_record(f, r, 1, k, &ev));
   AR_CHECK(ev_wait(f, r, 4, k, ev));
-  struct tp_op o = tp_op_new(TP_OP_RESERVE, 4, k);
+  struct tp_op o = lower_op_new(TP_OP_RESERVE, 4, k);
   o.peer = q;
-  o.ns[0] = tp_degrade_ns(f->dg, fr, (double)bytes);
-  o.ns[1] = tp_degrade_ns(f->dg, fq, (double)bytes);
+  o.ns[0] = lower_degrade_ns(f->dg, fr, (double)bytes);
+  o.ns[1] = lower_degrade_ns(f->dg, fq, (double)bytes);
   o.tout = *slot = f->tnext[r]++;
   AR_CHECK(put(f, r, &o));
   AR_CHECK(ev_record(f, r, 4, k, &ev));
@@ -182,11 +182,11 @@ static ar_status reserve_start(struct flow *f, int r, int q, int k, size_t bytes
  * the healthy GPUs' at their receivers: optcc-switch at 1 GiB, k = 12, GPU 3 2x slower,
  * 6559-6669 us against 6828-6887 without, runs/reference/h200x4-degraded-flow). */
 static ar_status gate_send(struct flow *f, int r, int k, size_t bytes) {
-  if (!(tp_degrade_factor(f->dg, r) > 0) || f->out_rel[r] < 0) return AR_OK;
+  if (!(lower_degrade_factor(f->dg, r) > 0) || f->out_rel[r] < 0) return AR_OK;
   AR_CHECK(ev_wait(f, r, 1, k, f->out_ev[r]));
-  struct tp_op o = tp_op_new(TP_OP_PACE, 1, k);
+  struct tp_op o = lower_op_new(TP_OP_PACE, 1, k);
   o.tslot[0] = f->out_rel[r];
-  o.ns[0] = (uint64_t)0 - tp_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
+  o.ns[0] = (uint64_t)0 - lower_degrade_ns(f->dg, 1.0, (double)bytes); /* wraps: a time before */
   return put(f, r, &o);
 }
 
@@ -194,7 +194,7 @@ static ar_status gate_send(struct flow *f, int r, int k, size_t bytes) {
  * the release. Nothing when slot < 0. */
 static ar_status pace_send(struct flow *f, int r, int stream, int k, int slot) {
   if (slot < 0) return AR_OK;
-  struct tp_op o = tp_op_new(TP_OP_PACE, stream, k);
+  struct tp_op o = lower_op_new(TP_OP_PACE, stream, k);
   o.tslot[0] = slot;
   return put(f, r, &o);
 }
@@ -236,19 +236,19 @@ static ar_status emit_sends(struct flow *f, int r, int k, size_t lo, size_t hi) 
           int slot;
           AR_CHECK(gate_send(f, r, k, bytes));
           AR_CHECK(reserve_start(f, r, q, k, bytes, &slot));
-          if (slot >= 0 && tp_degrade_factor(f->dg, r) > 0) {
+          if (slot >= 0 && lower_degrade_factor(f->dg, r) > 0) {
             f->out_rel[r] = slot;
             f->out_ev[r] = f->p->rank[r].nevents - 1; /* stream 4's, after the RESERVE */
           }
-          struct tp_op o = tp_op_new(TP_OP_COPY, 1, k);
+          struct tp_op o = lower_op_new(TP_OP_COPY, 1, k);
           o.bytes = bytes;
           o.nsrc = 1;
-          o.src[0] = tp_ref_at(TP_BUF_DATA, r, f->ub[u] * f->es);
+          o.src[0] = lower_ref(TP_BUF_DATA, r, f->ub[u] * f->es);
           if (x->op == AR_REDUCE) {
-            f->in_off[at] = tp_scratch_take(&f->cursor[q], f->ub[u] * f->es, bytes);
-            o.dst = tp_ref_at(TP_BUF_SCRATCH, q, f->in_off[at]);
+            f->in_off[at] = lower_scratch_take(&f->cursor[q], f->ub[u] * f->es, bytes);
+            o.dst = lower_ref(TP_BUF_SCRATCH, q, f->in_off[at]);
           } else {
-            o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
+            o.dst = lower_ref(TP_BUF_DATA, q, f->ub[u] * f->es);
           }
           AR_CHECK(put(f, r, &o));
           int ds = data_stream(f, r, q);
@@ -338,16 +338,16 @@ static ar_status emit_receives(struct flow *f, int q, int k, size_t lo, size_t h
           srcs[b] = srcs[b - 1];
           srcs[b - 1] = t;
         }
-      struct tp_op o = tp_op_new(TP_OP_SUM, 0, k);
-      o.src[o.nsrc++] = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
+      struct tp_op o = lower_op_new(TP_OP_SUM, 0, k);
+      o.src[o.nsrc++] = lower_ref(TP_BUF_DATA, q, f->ub[u] * f->es);
       for (int a = 0; a < ns; a++) {
         size_t at = (size_t)(q * n + srcs[a]) * f->nu + u;
         AR_CHECK(flag_wait(f, q, 0, k, SLOT_DATA(f, srcs[a]), f->in_val[at]));
-        o.src[o.nsrc++] = tp_ref_at(TP_BUF_SCRATCH, q, f->in_off[at]);
+        o.src[o.nsrc++] = lower_ref(TP_BUF_SCRATCH, q, f->in_off[at]);
       }
       AR_CHECK(ev_wait(f, q, 0, k, f->rd_ev[(size_t)q * f->nu + u]));
       AR_CHECK(wait_written(f, q, 0, k, u));
-      o.dst = tp_ref_at(TP_BUF_DATA, q, f->ub[u] * f->es);
+      o.dst = lower_ref(TP_BUF_DATA, q, f->ub[u] * f->es);
       o.bytes = (f->ue[u] - f->ub[u]) * f->es;
       o.blocks = f->set->flow_sum_blocks > 0 ? f->set->flow_sum_blocks : TP_FLOW_SUM_BLOCKS;
       AR_CHECK(put(f, q, &o));
@@ -477,7 +477,7 @@ static ar_status flow_all(struct flow *f) {
   return AR_OK;
 }
 
-ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize,
+ar_status lower_flow_build(const struct ar_schedule *s, size_t nelem, int esize,
                         int pipeline, const struct tp_degrade *dg,
                         const struct lower_settings *set, struct tp_prog *p, char *reason,
                         size_t reason_len) {
@@ -522,8 +522,8 @@ ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize,
           f.ev_waited[r][a][b] = -1;
     for (int c = 0; c < f.nc; c++)
       for (int j = 0; j < f.nb; j++)
-        tp_batch_range(ar_chunk_begin(nelem, f.nc, c), ar_chunk_begin(nelem, f.nc, c + 1), f.nb, j,
-                       &f.ub[c * f.nb + j], &f.ue[c * f.nb + j]);
+        lower_batch_range(ar_chunk_begin(nelem, f.nc, c), ar_chunk_begin(nelem, f.nc, c + 1), f.nb,
+                          j, &f.ub[c * f.nb + j], &f.ue[c * f.nb + j]);
     st = flow_all(&f);
   }
   free(f.ub);

@@ -13,7 +13,7 @@ static size_t busiest_round(struct build *bd) {
     for (int r = 0; r < bd->n; r++) {
       size_t sent = 0;
       for (int w = 0; w < bd->n; w++) {
-        struct rr *x = lw_rr_at(bd, w, k);
+        struct rr *x = lower_rr_at(bd, w, k);
         for (int g = 0; g < x->nseg; g++)
           for (int i = 0; i < x->segs[g].nsrc; i++)
             if (x->segs[g].src[i] == r) sent += (x->segs[g].e - x->segs[g].b) * es;
@@ -64,7 +64,7 @@ static void plan_slots(struct build *bd) {
     size_t cursor = 0, words = 0;
     int flags = 0;
     for (int k = 0; k < bd->nr; k++) {
-      struct rr *x = lw_rr_at(bd, w, k);
+      struct rr *x = lower_rr_at(bd, w, k);
       for (int g = 0; g < x->nseg; g++) {
         struct seg *sg = &x->segs[g];
         size_t x0 = sg->b * es, x1 = sg->e * es;
@@ -92,20 +92,20 @@ static ar_status emit_puts(struct build *bd, int r, int k) {
   size_t es = (size_t)bd->esize;
   for (int j = 1; j <= bd->n; j++) {
     int w = (r + j) % bd->n;
-    struct rr *x = lw_rr_at(bd, w, k);
+    struct rr *x = lower_rr_at(bd, w, k);
     for (int g = 0; g < x->nseg; g++) {
       struct seg *sg = &x->segs[g];
       for (int i = 0; i < sg->nsrc; i++) {
         if (sg->src[i] != r) continue;
-        struct tp_op o = lw_op_new(TP_OP_PUT, 0, k);
+        struct tp_op o = lower_op_new(TP_OP_PUT, 0, k);
         o.peer = w;
         o.slot = sg->flag0 + i;
         o.nsrc = 1;
-        o.src[0] = lw_ref(TP_BUF_DATA, r, sg->b * es);
-        o.dst = lw_ref(TP_BUF_SCRATCH, w, sg->scr[i]);
+        o.src[0] = lower_ref(TP_BUF_DATA, r, sg->b * es);
+        o.dst = lower_ref(TP_BUF_SCRATCH, w, sg->scr[i]);
         o.ll_flag[0] = sg->flagw[i];
         o.bytes = (sg->e - sg->b) * es;
-        AR_CHECK(lw_emit(bd->p, r, &o));
+        AR_CHECK(lower_emit(bd->p, r, &o));
       }
     }
   }
@@ -115,24 +115,24 @@ static ar_status emit_puts(struct build *bd, int r, int k) {
 /* Rank r's receives of round k: each range from its slots into its data. */
 static ar_status emit_takes(struct build *bd, int r, int k) {
   size_t es = (size_t)bd->esize;
-  struct rr *x = lw_rr_at(bd, r, k);
+  struct rr *x = lower_rr_at(bd, r, k);
   for (int g = 0; g < x->nseg; g++) {
     struct seg *sg = &x->segs[g];
-    struct tp_op o = lw_op_new(TP_OP_TAKE, 0, k);
-    o.dst = lw_ref(TP_BUF_DATA, r, sg->b * es);
+    struct tp_op o = lower_op_new(TP_OP_TAKE, 0, k);
+    o.dst = lower_ref(TP_BUF_DATA, r, sg->b * es);
     o.slot = sg->flag0;
     if (sg->op == AR_REDUCE) o.src[o.nsrc++] = o.dst;
     for (int i = 0; i < sg->nsrc; i++) {
       o.ll_flag[o.nsrc] = sg->flagw[i];
-      o.src[o.nsrc++] = lw_ref(TP_BUF_SCRATCH, r, sg->scr[i]);
+      o.src[o.nsrc++] = lower_ref(TP_BUF_SCRATCH, r, sg->scr[i]);
     }
     o.bytes = (sg->e - sg->b) * es;
-    AR_CHECK(lw_emit(bd->p, r, &o));
+    AR_CHECK(lower_emit(bd->p, r, &o));
   }
   return AR_OK;
 }
 
-ar_status lw_emit_ll(struct build *bd) {
+ar_status lower_emit_ll(struct build *bd) {
   if (bd->dg) {
     const struct ar_transport *t = ar_transport_at(AR_TP_LL);
     snprintf(bd->reason, bd->reason_len, "%s: %s", t->name, t->na[AR_TP_DEGRADE]);

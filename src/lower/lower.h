@@ -181,19 +181,19 @@ struct tp_degrade {
 
 /* 1 when bytes between ranks a and b are slowed by a degradation of either: always, unless
  * only the network between hosts is degraded and a and b share a host. */
-static inline int tp_degrade_crosses(const struct tp_degrade *dg, int a, int b) {
+static inline int lower_degrade_crosses(const struct tp_degrade *dg, int a, int b) {
   return !dg->per_host || a / dg->per_host != b / dg->per_host;
 }
 
 /* The factor of `rank` (0 when it is not degraded). */
-static inline double tp_degrade_factor(const struct tp_degrade *dg, int rank) {
+static inline double lower_degrade_factor(const struct tp_degrade *dg, int rank) {
   for (int i = 0; dg && i < dg->n; i++)
     if (dg->rank[i] == rank) return dg->factor[i];
   return 0;
 }
 
 /* Nanoseconds that `bytes` take on a link slowed by `factor` (0 for a healthy one). */
-static inline uint64_t tp_degrade_ns(const struct tp_degrade *dg, double factor, double bytes) {
+static inline uint64_t lower_degrade_ns(const struct tp_degrade *dg, double factor, double bytes) {
   if (!(factor > 0) || !(dg->bw > 0)) return 0;
   return (uint64_t)(factor * bytes / dg->bw * 1e9 + 0.5);
 }
@@ -296,11 +296,11 @@ struct tp_prog {
  * set) for schedules outside the IR's rules (e.g. a copy and a reduce into one chunk in a
  * round), or AR_ERR_NOMEM. */
 struct lower_settings;
-ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
+ar_status lower_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
                         int pipeline, const struct tp_degrade *dg,
                         const struct lower_settings *set, struct tp_prog **out, char *reason,
                         size_t reason_len);
-void tp_prog_free(struct tp_prog *p);
+void lower_prog_free(struct tp_prog *p);
 /* --phases (struct tp_marks): at[k] for k < p->nrounds = how many of rank r's ops come before
  * the point that marks the end of round k (0: r has no work in round k). ce: right after the
  * round's last op, on stream 0, which ends every round by joining the copy streams and waiting
@@ -308,7 +308,7 @@ void tp_prog_free(struct tp_prog *p);
  * apply or, for a COPY round, its wait for the last copy into r; its own sends of the round may
  * still run, and only the last round joins them); sm: after the grid barrier that opens the
  * next round, if one does, so that every block is past round k. */
-void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at);
+void lower_prog_round_ends(const struct tp_prog *p, int r, size_t *at);
 /* The lowering's settings: everything a lowering reads besides the job and the schedule
  * (lower_settings_of takes them from a scenario's settings, settings.h; the tests set their
  * own). A lowering is a function of its arguments: nothing here is kept between jobs. */
@@ -324,7 +324,7 @@ struct lower_settings {
    * program cannot run (a swap) falls back. */
   int ce_program;
   /* The automatic mini-batch (pipeline <= 0) in bytes below 64 MiB (from there the counts are
-   * measured, lw_batches_for): 8 MiB; tests lower it so that small vectors are split too. */
+   * measured, lower_batches_for): 8 MiB; tests lower it so that small vectors are split too. */
   size_t auto_batch_bytes;
   /* The dataflow ring's automatic mini-batch (pipeline <= 0) in bytes (ce.ring_batch), and its
    * copy streams (1..TP_DF_MAX_STREAMS; ce.ring_streams). */
@@ -382,22 +382,18 @@ enum tp_ll_protocol { TP_LL_AUTO = -1, TP_LL_LINES = 0, TP_LL_LINES128 = 1, TP_L
  * TAKE wrote it, its lane's program order as before, and writes a slot of its own (one per
  * round, range and source) that its receiver waits for as before. */
 int lower_ll_forwards(const struct tp_prog *p, int r, size_t i);
-/* flow.c: compiles s into p (fields set by tp_prog_build) as the flow program, with the
+/* flow.c: compiles s into p (fields set by lower_prog_build) as the flow program, with the
  * emulation's paces for dg's GPUs (NULL or n == 0: none). */
-ar_status tp_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
+ar_status lower_flow_build(const struct ar_schedule *s, size_t nelem, int esize, int pipeline,
                         const struct tp_degrade *dg, const struct lower_settings *set,
                         struct tp_prog *p, char *reason, size_t reason_len);
 /* Builders shared with flow.c. */
 #define TP_UNIT 64 /* mini-batch boundaries fall on multiples of 64 elements */
-ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op);
-struct tp_op tp_op_new(int kind, int stream, int round);
-struct tp_ref tp_ref_at(int buf, int rank, size_t off);
-size_t tp_scratch_take(size_t *cursor, size_t data_off, size_t bytes);
-void tp_batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi);
+void lower_batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi);
 /* Prints rank r's program (AR_DEBUG=trace, and tp_check dump). */
-void tp_prog_print(const struct tp_prog *p, int r, FILE *f);
+void lower_prog_print(const struct tp_prog *p, int r, FILE *f);
 /* Prints the program's header line (every field but the ranks' ops). */
-void tp_prog_print_header(const struct tp_prog *p, FILE *f);
+void lower_prog_print_header(const struct tp_prog *p, FILE *f);
 
 
 /* choose.c: the one place that decides which program a transport runs for a job: its setup

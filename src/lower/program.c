@@ -8,25 +8,25 @@
 
 
 /* Returns the rank-round record. */
-struct rr *lw_rr_at(struct build *bd, int r, int k) {
+struct rr *lower_rr_at(struct build *bd, int r, int k) {
   return &bd->rr[(size_t)r * bd->nr + k];
 }
 
 /* Returns the index of src in rr's sources, or -1. */
-int lw_src_index(const struct rr *x, int src) {
+int lower_src_index(const struct rr *x, int src) {
   for (int i = 0; i < x->nsrc; i++)
     if (x->srcs[i] == src) return i;
   return -1;
 }
 
 /* Returns AR_ERR_UNSUPPORTED with the reason filled in. */
-ar_status lw_fail(struct build *bd, const char *msg, int k, int r, int c) {
+ar_status lower_fail(struct build *bd, const char *msg, int k, int r, int c) {
   snprintf(bd->reason, bd->reason_len, "round %d, rank %d, chunk %d: %s", k, r, c, msg);
   return AR_ERR_UNSUPPORTED;
 }
 
 /* Appends an op to rank r's program; returns AR_OK or AR_ERR_NOMEM. */
-ar_status lw_emit(struct tp_prog *p, int r, const struct tp_op *op) {
+ar_status lower_emit(struct tp_prog *p, int r, const struct tp_op *op) {
   struct tp_rank_prog *rp = &p->rank[r];
   if (rp->nops == rp->cap) {
     size_t cap = rp->cap ? 2 * rp->cap : 64;
@@ -48,13 +48,8 @@ ar_status lw_emit(struct tp_prog *p, int r, const struct tp_op *op) {
   return AR_OK;
 }
 
-/* Appends an op to rank r's program (for flow.c). */
-ar_status tp_prog_emit(struct tp_prog *p, int r, const struct tp_op *op) {
-  return lw_emit(p, r, op);
-}
-
 /* Returns a zeroed op of the given kind on a stream. */
-struct tp_op lw_op_new(int kind, int stream, int round) {
+struct tp_op lower_op_new(int kind, int stream, int round) {
   struct tp_op o;
   memset(&o, 0, sizeof(o));
   o.kind = kind;
@@ -66,31 +61,19 @@ struct tp_op lw_op_new(int kind, int stream, int round) {
   return o;
 }
 
-struct tp_op tp_op_new(int kind, int stream, int round) {
-  return lw_op_new(kind, stream, round);
-}
-
 /* Returns a buffer reference. */
-struct tp_ref lw_ref(int buf, int rank, size_t off) {
+struct tp_ref lower_ref(int buf, int rank, size_t off) {
   struct tp_ref x = {buf, rank, off};
   return x;
 }
 
-struct tp_ref tp_ref_at(int buf, int rank, size_t off) {
-  return lw_ref(buf, rank, off);
-}
-
 /* Scratch offsets are co-aligned with the data offset modulo 256 bytes so that the sum kernel
  * can use 16-byte vectors; returns the offset for a region of `bytes` and advances *cursor. */
-size_t lw_scratch_take(size_t *cursor, size_t data_off, size_t bytes) {
+size_t lower_scratch_take(size_t *cursor, size_t data_off, size_t bytes) {
   size_t base = (*cursor + 255) & ~(size_t)255;
   size_t off = base + data_off % 256;
   *cursor = off + bytes;
   return off;
-}
-
-size_t tp_scratch_take(size_t *cursor, size_t data_off, size_t bytes) {
-  return lw_scratch_take(cursor, data_off, bytes);
 }
 
 /* Number of mini-batches for a segment that the ce main stream writes. */
@@ -107,7 +90,7 @@ static size_t batches_measured(size_t bytes) {
   return 8;
 }
 
-int lw_batches_for(const struct build *bd, size_t len) {
+int lower_batches_for(const struct build *bd, size_t len) {
   size_t units = (len + TP_UNIT - 1) / TP_UNIT;
   size_t nb;
   size_t bytes = bd->nelem * (size_t)bd->esize;
@@ -125,7 +108,7 @@ int lw_batches_for(const struct build *bd, size_t len) {
 }
 
 /* Element range of batch j of nb over [b, e): boundaries on TP_UNIT multiples. */
-void tp_batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi) {
+void lower_batch_range(size_t b, size_t e, int nb, int j, size_t *lo, size_t *hi) {
   size_t units = (e - b + TP_UNIT - 1) / TP_UNIT;
   size_t u0 = units * (size_t)j / (size_t)nb, u1 = units * (size_t)(j + 1) / (size_t)nb;
   *lo = b + u0 * TP_UNIT;
@@ -146,14 +129,14 @@ static void build_free(struct build *bd) {
   free(bd->rr);
 }
 
-/* Every rank's segments of every round (lw_build_round). */
+/* Every rank's segments of every round (lower_build_round). */
 static ar_status build_rounds(struct build *bd) {
   const struct ar_schedule *s = bd->s;
   for (size_t lo = 0; lo < s->nxfers;) {
     size_t hi = lo;
     while (hi < s->nxfers && s->xfers[hi].round == s->xfers[lo].round)
       hi++;
-    AR_CHECK(lw_build_round(bd, s->xfers[lo].round, lo, hi));
+    AR_CHECK(lower_build_round(bd, s->xfers[lo].round, lo, hi));
     lo = hi;
   }
   return AR_OK;
@@ -164,26 +147,27 @@ static ar_status build_all(struct build *bd) {
   const struct ar_schedule *s = bd->s;
   if (bd->mode == TP_MODE_LL) {
     AR_CHECK(build_rounds(bd));
-    return lw_emit_ll(bd);
+    return lower_emit_ll(bd);
   }
   if (bd->dg && bd->dg->n && !(bd->dg->bw > 0)) {
     snprintf(bd->reason, bd->reason_len, "degraded links: the healthy bandwidth is not known");
     return AR_ERR_UNSUPPORTED;
   }
   AR_CHECK(build_rounds(bd));
-  lw_find_readers(bd);
+  lower_find_readers(bd);
   /* a ring flagged for pipelining gets the dataflow program; degraded jobs the flow program
    * (its budgets are taken per flow) unless AR_CE_PROGRAM=round */
-  if (bd->mode == TP_MODE_CE && (s->traits & AR_TRAIT_PIPELINED) && !bd->dg && lw_ring_check(bd)) {
-    lw_ring_plan(bd);
+  if (bd->mode == TP_MODE_CE && (s->traits & AR_TRAIT_PIPELINED) && !bd->dg &&
+      lower_ring_check(bd)) {
+    lower_ring_plan(bd);
     for (int r = 0; r < bd->n; r++)
-      AR_CHECK(lw_emit_ce_ring(bd, r));
+      AR_CHECK(lower_emit_ce_ring(bd, r));
     return AR_OK;
   }
   int cp = bd->set->ce_program;
   int flow = cp == 2 || (cp == 0 && (bd->dg || s->nprecond > 0));
   if (bd->mode == TP_MODE_CE && flow) {
-    ar_status st = tp_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->dg, bd->set, bd->p,
+    ar_status st = lower_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->dg, bd->set, bd->p,
                                  bd->reason, bd->reason_len);
     if (st != AR_ERR_UNSUPPORTED) return st;
     ar_log(AR_LOG_TRACE, "ce: %s: the per-round program: %s", s->algo, bd->reason);
@@ -196,38 +180,38 @@ static ar_status build_all(struct build *bd) {
   }
   /* a direct AllReduce gets its dataflow program (its copies serialised into permutations:
    * copy engines pushing to every peer at once lose half their rate) */
-  if (bd->mode == TP_MODE_CE && !bd->dg && lw_direct_check(bd)) {
-    lw_direct_plan(bd);
+  if (bd->mode == TP_MODE_CE && !bd->dg && lower_direct_check(bd)) {
+    lower_direct_plan(bd);
     for (int r = 0; r < bd->n; r++)
-      AR_CHECK(lw_emit_ce_direct(bd, r));
+      AR_CHECK(lower_emit_ce_direct(bd, r));
     return AR_OK;
   }
   if (bd->mode != TP_MODE_SM)
-    AR_CHECK(lw_plan_ce(bd));
+    AR_CHECK(lower_plan_ce(bd));
   else
-    lw_plan_sm(bd);
+    lower_plan_sm(bd);
   int most = 1;
   for (int r = 0; r < bd->n; r++)
     for (int k = 0; k < bd->nr; k++) {
-      struct rr *x = lw_rr_at(bd, r, k);
+      struct rr *x = lower_rr_at(bd, r, k);
       for (int i = 0; i < x->nsrc; i++)
         if (x->nitem[i] + 1 > most) most = x->nitem[i] + 1;
     }
   bd->p->stride = (uint32_t)most + 1;
   bd->p->span = bd->p->stride * (uint32_t)(bd->nr + 1);
-  if (bd->mode == TP_MODE_CE) lw_mark_push(bd);
+  if (bd->mode == TP_MODE_CE) lower_mark_push(bd);
   for (int r = 0; r < bd->n; r++) {
-    AR_CHECK(bd->mode == TP_MODE_CE ? lw_emit_ce_push(bd, r) : lw_emit_sm(bd, r));
+    AR_CHECK(bd->mode == TP_MODE_CE ? lower_emit_ce_push(bd, r) : lower_emit_sm(bd, r));
     size_t most_scr = 0;
     for (int k = 0; k < bd->nr; k++)
-      if (lw_rr_at(bd, r, k)->scratch > most_scr) most_scr = lw_rr_at(bd, r, k)->scratch;
+      if (lower_rr_at(bd, r, k)->scratch > most_scr) most_scr = lower_rr_at(bd, r, k)->scratch;
     bd->p->rank[r].scratch_bytes = most_scr;
     if (bd->p->rank[r].nstreams < 1) bd->p->rank[r].nstreams = 1;
   }
   return AR_OK;
 }
 
-ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
+ar_status lower_prog_build(const struct ar_schedule *s, size_t nelem, int esize, int mode,
                         int pipeline, const struct tp_degrade *dg,
                         const struct lower_settings *set, struct tp_prog **out, char *reason,
                         size_t reason_len) {
@@ -272,21 +256,21 @@ ar_status tp_prog_build(const struct ar_schedule *s, size_t nelem, int esize, in
   ar_status st = build_all(&bd);
   build_free(&bd);
   if (st != AR_OK) {
-    tp_prog_free(bd.p);
+    lower_prog_free(bd.p);
     return st;
   }
   *out = bd.p;
   return AR_OK;
 }
 
-void tp_prog_free(struct tp_prog *p) {
+void lower_prog_free(struct tp_prog *p) {
   if (!p) return;
   for (int r = 0; r < AR_MAX_GPUS; r++)
     free(p->rank[r].ops);
   free(p);
 }
 
-void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at) {
+void lower_prog_round_ends(const struct tp_prog *p, int r, size_t *at) {
   const struct tp_rank_prog *rp = &p->rank[r];
   for (int k = 0; k < p->nrounds; k++)
     at[k] = 0;
@@ -298,7 +282,7 @@ void tp_prog_round_ends(const struct tp_prog *p, int r, size_t *at) {
     if (at[k] && at[k] < rp->nops && rp->ops[at[k]].kind == TP_OP_SYNC) at[k]++;
 }
 
-void tp_prog_print_header(const struct tp_prog *p, FILE *f) {
+void lower_prog_print_header(const struct tp_prog *p, FILE *f) {
   fprintf(f, "program: n %d, mode %d, esize %d, nelem %zu, rounds %d, stride %u, span %u, slots %d, "
           "batches %d, dataflow %d, reserves %d\n", p->n, p->mode, p->esize, p->nelem, p->nrounds,
           p->stride, p->span, p->nslots, p->batches_max, p->dataflow, p->reserves);
@@ -311,7 +295,7 @@ void tp_prog_print_header(const struct tp_prog *p, FILE *f) {
   }
 }
 
-void tp_prog_print(const struct tp_prog *p, int r, FILE *f) {
+void lower_prog_print(const struct tp_prog *p, int r, FILE *f) {
   static const char *const names[] = {"write", "wait",  "copy", "sum",
                                       "record", "waitev", "sync", "stamp", "pace", "reserve",
                                       "put",   "take"};

@@ -81,15 +81,16 @@ static int cmd_dump(const char *algo, const char *size, int ranks, const char *t
   int mode = !strcmp(transport, "sm")   ? TP_MODE_SM
              : !strcmp(transport, "ll") ? TP_MODE_LL
                                         : TP_MODE_CE;
-  if (tp_prog_build(&s, nelem, 4, mode, pipeline, NULL, &tc_set, &p, reason, sizeof(reason)) != AR_OK) {
+  if (lower_prog_build(&s, nelem, 4, mode, pipeline, NULL, &tc_set, &p, reason, sizeof(reason)) !=
+      AR_OK) {
     printf("FAIL %s n=%d: %s\n", name, n, reason);
     nfail++;
   } else {
     printf("# %s n=%d, %zu elements, %s, %s program, %d mini-batches, span %u\n", name, n, nelem,
            transport, p->dataflow ? "dataflow" : "per-round", p->batches_max, p->span);
     for (int r = 0; r < n; r++)
-      tp_prog_print(p, r, stdout);
-    tp_prog_free(p);
+      lower_prog_print(p, r, stdout);
+    lower_prog_free(p);
     npass++;
   }
   sched_free(&s);

@@ -28,8 +28,8 @@ void sim_auto_pipeline(int nmax, int seeds) {
         char reason[256] = "", what[160];
         snprintf(what, sizeof(what), "%s n=%d nelem=%zu ce pipe=0 (256-byte batches)", names[a],
                  n, sizes[si]);
-        if (tp_prog_build(&s, sizes[si], 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason, sizeof(reason)) !=
-            AR_OK) {
+        if (lower_prog_build(&s, sizes[si], 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason,
+                             sizeof(reason)) != AR_OK) {
           printf("FAIL %s: build: %s\n", what, reason);
           bad++;
           continue;
@@ -48,7 +48,7 @@ void sim_auto_pipeline(int nmax, int seeds) {
             cases++;
             if (w) bad++;
           }
-        tp_prog_free(p);
+        lower_prog_free(p);
       }
       if (most < 2) { /* 4099 elements of 256-byte batches: the choice must split something */
         printf("FAIL %s n=%d pipe=0: never more than one mini-batch\n", names[a], n);
@@ -86,8 +86,8 @@ void sim_auto_pipeline(int nmax, int seeds) {
     if (build_sched(flow_rule[i].algo, 4, &fs) != AR_OK) continue;
     struct tp_prog *p = NULL;
     char reason[256] = "";
-    ar_status st = tp_prog_build(&fs, flow_rule[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason,
-                                 sizeof(reason));
+    ar_status st = lower_prog_build(&fs, flow_rule[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &tc_set,
+                                    &p, reason, sizeof(reason));
     int got = st == AR_OK && p->dataflow == 3 ? p->batches_max : -1;
     if (got == flow_rule[i].want) {
       printf("ok   %s n=4 %zu B ce flow pipe=0: %d mini-batches\n", flow_rule[i].algo,
@@ -98,7 +98,7 @@ void sim_auto_pipeline(int nmax, int seeds) {
              flow_rule[i].algo, flow_rule[i].bytes, got, flow_rule[i].want, reason);
       nfail++;
     }
-    tp_prog_free(p);
+    lower_prog_free(p);
     sched_free(&fs);
   }
   tc_set.ce_program = 0;
@@ -114,8 +114,8 @@ void sim_auto_pipeline(int nmax, int seeds) {
   for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
     struct tp_prog *p = NULL;
     char reason[256] = "";
-    ar_status st =
-        tp_prog_build(&s, real[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason, sizeof(reason));
+    ar_status st = lower_prog_build(&s, real[i].bytes / 4, 4, TP_MODE_CE, 0, NULL, &tc_set, &p,
+                                    reason, sizeof(reason));
     int got = st == AR_OK ? p->batches_max : -1;
     if (got == real[i].want) {
       printf("ok   ring n=4 %zu B ce pipe=0: %d mini-batches\n", real[i].bytes, got);
@@ -125,7 +125,7 @@ void sim_auto_pipeline(int nmax, int seeds) {
              real[i].want, reason);
       nfail++;
     }
-    tp_prog_free(p);
+    lower_prog_free(p);
   }
   sched_free(&s);
 }
@@ -183,8 +183,8 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
             char reason[256] = "", what[200];
             snprintf(what, sizeof(what), "%s n=%d nelem=%zu ce pipe=%d streams=%d%s", names[a], n,
                      sizes[si], pipe, ns, degraded ? " degraded n-1" : "");
-            if (tp_prog_build(&s, sizes[si], 4, TP_MODE_CE, pipe, degraded ? &dg1 : NULL, &tc_set, &p,
-                              reason, sizeof(reason)) != AR_OK) {
+            if (lower_prog_build(&s, sizes[si], 4, TP_MODE_CE, pipe, degraded ? &dg1 : NULL,
+                                 &tc_set, &p, reason, sizeof(reason)) != AR_OK) {
               printf("FAIL %s: build: %s\n", what, reason);
               bad++;
               continue;
@@ -212,7 +212,7 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
                 cases++;
                 if (w) bad++;
               }
-            tp_prog_free(p);
+            lower_prog_free(p);
           }
       if (ring && (most != want_most || most < 16)) { /* pipe 64 on 12345 elements: 64 at n <= 3 */
         printf("FAIL %s n=%d: the dataflow program split into at most %d mini-batches, want %d\n",
@@ -248,8 +248,8 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
     if (build_sched("async-ring", rule[i].n, &s) != AR_OK) continue;
     struct tp_prog *p = NULL;
     char reason[256] = "";
-    ar_status st = tp_prog_build(&s, rule[i].bytes / 4, 4, TP_MODE_CE, rule[i].pipe, NULL, &tc_set, &p,
-                                 reason, sizeof(reason));
+    ar_status st = lower_prog_build(&s, rule[i].bytes / 4, 4, TP_MODE_CE, rule[i].pipe, NULL,
+                                    &tc_set, &p, reason, sizeof(reason));
     int got = st == AR_OK ? p->batches_max : -1, df = st == AR_OK && p->dataflow;
     int ok = got == rule[i].want && df;
     printf("%s async-ring n=%d %zu B ce pipe=%d: %s, %d mini-batches (want %d)%s%s\n",
@@ -257,7 +257,7 @@ void sim_dataflow(int nmax, int seeds, const char *algos) {
            df ? "dataflow" : "per-round", got, rule[i].want, st == AR_OK ? "" : ": ",
            st == AR_OK ? "" : reason);
     ok ? npass++ : nfail++;
-    tp_prog_free(p);
+    lower_prog_free(p);
     sched_free(&s);
   }
 }
@@ -291,8 +291,8 @@ int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
           const struct tp_degrade *dg = dgs[variant];
           struct tp_prog *p;
           char reason[256] = "", what[160];
-          ar_status st =
-              tp_prog_build(&s, sizes[si], 4, mode, pipe, dg, &tc_set, &p, reason, sizeof(reason));
+          ar_status st = lower_prog_build(&s, sizes[si], 4, mode, pipe, dg, &tc_set, &p, reason,
+                                          sizeof(reason));
           snprintf(what, sizeof(what), "%s n=%d nelem=%zu %s pipe=%d%s", names[a], n, sizes[si],
                    mode == TP_MODE_SM ? "sm" : "ce",
                    mode == TP_MODE_SM ? 1 : pipe, dg ? (dg == &dg2 ? " degraded 0,n-1" : " degraded n-1") : "");
@@ -317,7 +317,7 @@ int cmd_sim(int nmax, int seeds, const char *algos, int xq) {
               cases++;
               if (w) bad++;
             }
-          tp_prog_free(p);
+          lower_prog_free(p);
         }
       if (bad) {
         printf("FAIL %s n=%d: %ld of %d simulated runs wrong or stalled\n", names[a], n, bad,

@@ -126,7 +126,7 @@ static ar_status ll_build(const struct ar_schedule *s, size_t nelem, const struc
   tc_set.ll_protocol = c->proto;
   tc_set.ll_slice = c->sb;
   tc_set.ll_forward = c->forward;
-  return tp_prog_build(s, nelem, c->esize, TP_MODE_LL, 1, NULL, &tc_set, p, reason, len);
+  return lower_prog_build(s, nelem, c->esize, TP_MODE_LL, 1, NULL, &tc_set, p, reason, len);
 }
 
 /* Prints a case in a failure line. */
@@ -222,7 +222,7 @@ static void ll_negative(void) {
       if (neg[t].parities == 1) /* a slow rank, the others racing ahead */
         for (int r = 0; r < 4; r++)
           c.rank_weight[r] = r == seed % 4 ? 0.02 : 1.0;
-      tp_prog_free(p);
+      lower_prog_free(p);
       p = NULL;
       built = ll_build(&s, 1025, &c, &p, reason, sizeof(reason)) == AR_OK &&
               (!neg[t].how[0] || ll_corrupt(p, neg[t].how));
@@ -244,7 +244,7 @@ static void ll_negative(void) {
              neg[t].algo, seed);
       nfail++;
     }
-    tp_prog_free(p);
+    lower_prog_free(p);
     sched_free(&s);
   }
 }
@@ -303,7 +303,7 @@ int cmd_llsim(int nmax, int seeds, const char *algos, const char *sizes, int neg
                 printf("FAIL %s (%s): %s\n", what, cs, err);
                 bad++;
               }
-              tp_prog_free(p);
+              lower_prog_free(p);
             }
           }
       }

@@ -327,7 +327,7 @@ long sim_one(const struct tp_prog *p, size_t nelem, int fifo, int xq, uint64_t s
   return wrong;
 }
 
-/* --phases marks (tp_prog_round_ends): checks that where rank r marks the end of round k, its
+/* --phases marks (lower_prog_round_ends): checks that where rank r marks the end of round k, its
  * stream 0 (where the transports record the mark) is already past every op of round k on every
  * stream of r (followed through events: vector clocks in program order, the order enqueue
  * issues them), has waited for every flag a peer writes into r's DATA/DONE words in round k,
@@ -349,7 +349,7 @@ int marks_ok(const struct tp_prog *p, const char *what) {
     uint32_t *need = calloc((size_t)nr * p->nslots, sizeof(uint32_t)); /* peers' DATA/DONE */
     uint32_t *got = calloc((size_t)nr * p->nslots, sizeof(uint32_t));  /* waited on stream 0 */
     int data0 = p->dataflow == 1 ? TP_DF_DATA : p->dataflow == 3 ? 2 * p->n : p->n; /* DATA/DONE */
-    tp_prog_round_ends(p, r, at);
+    lower_prog_round_ends(p, r, at);
     for (int q = 0; q < p->n; q++)
       for (size_t i = 0; q != r && i < p->rank[q].nops; i++) {
         const struct tp_op *o = &p->rank[q].ops[i];

@@ -334,13 +334,13 @@ static double tsim_time(const struct ar_schedule *s, size_t nelem, int tp, int p
   } else {
     struct tp_prog *p;
     char reason[256] = "";
-    if (tp_prog_build(s, nelem, 4, tp == TS_SM ? TP_MODE_SM : TP_MODE_CE, pipeline, dg, &tc_set, &p,
-                      reason, sizeof(reason)) != AR_OK) {
+    if (lower_prog_build(s, nelem, 4, tp == TS_SM ? TP_MODE_SM : TP_MODE_CE, pipeline, dg, &tc_set,
+                         &p, reason, sizeof(reason)) != AR_OK) {
       printf("tsim: %s: %s\n", s->algo, reason);
       return -1;
     }
     t = tsim_prog(p, hw, 1, NULL, fin, NULL, NULL);
-    tp_prog_free(p);
+    lower_prog_free(p);
   }
   if (t < 0) printf("tsim: %s on %s stalled\n", s->algo, ts_name[tp]);
   return t;
@@ -381,7 +381,7 @@ static void tsim_b2b_check(const struct tsim_hw *hw) {
   char reason[256] = "";
   enum { N = 4, IT = 4 };
   if (build_for("direct", N, NULL, 0, &s) != AR_OK) return;
-  if (tp_prog_build(&s, (1u << 30) / 4, 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason,
+  if (lower_prog_build(&s, (1u << 30) / 4, 4, TP_MODE_CE, 0, NULL, &tc_set, &p, reason,
                     sizeof(reason)) != AR_OK) {
     tcheck(0, "direct back to back: %s", reason);
     sched_free(&s);
@@ -397,7 +397,7 @@ static void tsim_b2b_check(const struct tsim_hw *hw) {
   tcheck(t > 0 && gap >= 0, "direct on ce back to back, rank 1 100 us late: every rank's first "
          "copy of iterations 2-%d starts after every rank ended the iteration before (the "
          "earliest %+.1f us after)", IT, gap);
-  tp_prog_free(p);
+  lower_prog_free(p);
   sched_free(&s);
 }
 
@@ -600,5 +600,5 @@ int cmd_tsim(const char *algos, const char *sizes, const char *degrade, int rank
   return 0;
 }
 
-/* The dump command: the compiled program of every rank (tp_prog_print) for the first listed
+/* The dump command: the compiled program of every rank (lower_prog_print) for the first listed
  * algorithm, size and pipeline on --ranks ranks (default 4), ce push or --transport sm. */

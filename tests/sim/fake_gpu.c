@@ -1090,7 +1090,7 @@ static ar_status sim_ll_plan(const struct ar_transport *tp, const struct tp_job 
   if (st != AR_OK) return st;
   for (int r = 0; r < prog->n && r < AR_MAX_GPUS; r++)
     slot_bytes[r] = 2 * prog->rank[r].scratch_bytes;
-  tp_prog_free(prog);
+  lower_prog_free(prog);
   return AR_OK;
 }
 
