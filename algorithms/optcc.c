@@ -42,7 +42,7 @@
  * i.e. the head and tail cost 2/3 of a body instead of 1); l < 2: 2(n-1)l/((n-2)l+2) (k+x)/k
  * with x = 1 + 1/(2(n-1)) where d/a is (2-l)/l exactly (App. C has x = l-1: its head and tail
  * hide under the degraded GPU's chain in continuous time, which rounds lasting their busiest
- * link do not; docs/papers.md (15)), within 2% at k = 64.
+ * link do not; docs/papers.md (18)), within 2% at k = 64.
  * Rounds: kq + 2q - 1 (no blocks), kq + 2q (blocks), against kq + 2q + 1 before the head and
  * tail used frame 0.
  * Bytes: the degraded GPU sends and receives n once (l >= 2; plus the bubble blocks for

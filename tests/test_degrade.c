@@ -1,7 +1,7 @@
 /* The harness's side of degraded links (harness/plan/sweep.c): --degrade rows measured (only nccl
  * n/a), --segments and --self-test degrade parsing, OPTCC's k per size and its rebuild before
  * a size, the lower bound printed beside degraded rows; ring-rails built with a channel per GPU
- * of a host; nccl-p2p's holds (src/cuda/p2p_hold.h) with a degraded network between hosts
+ * of a host; nccl-p2p's holds (src/lower/p2p_hold.h) with a degraded network between hosts
  * against holds recomputed from the schedule's transfers. sweep.c is compiled in, as in
  * test_scenarios.c. The transports' timing is checked by tests/gpu/tp_check.c (sim, tsim). */
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include "plan/run_plan.c"
 #include "plan/critical.c" /* sweep.c estimates searches with it */
 #include "plan/sweep.c"
-#include "cuda/p2p_hold.h"
+#include "lower/p2p_hold.h"
 
 /* Parses a command line (words separated by spaces, argv[0] = "run") into a plan, with
  * stderr silenced; returns run_plan_parse's result. */

@@ -1,4 +1,4 @@
-/* The nccl-p2p transport's plan (src/cuda/p2p_plan.h), emulated on host buffers for every
+/* The nccl-p2p transport's plan (src/lower/p2p_plan.h), emulated on host buffers for every
  * algorithm: NCCL's in-order matching of sends and receives between a pair, receives into
  * scratch, applied after the round (direct ones first, the worst case), and every rank's sums
  * checked against the inputs' closed form; then a hand-made swap that must go through scratch
@@ -10,7 +10,7 @@
 
 #include "ar.h"
 #include "cuda/inputs.h"
-#include "cuda/p2p_plan.h"
+#include "lower/p2p_plan.h"
 
 struct emu {
   int n;

@@ -188,7 +188,7 @@ static void test_optcc(void) {
  * the head and tail costing l - 1 bodies in all. In lock-step rounds they cost 1 + 1/(2(p-1)):
  * the head's p-1 rounds carry one S1 hop of a section and nothing of the straggler's but its
  * bubble blocks, the tail's p-2 rounds one S4 hop, and the last download's round one ring body
- * round more (docs/papers.md (15)). At the paper's own setting (Fig. 7: p = 5, l = 1.5, k = 4)
+ * round more (docs/papers.md (18)). At the paper's own setting (Fig. 7: p = 5, l = 1.5, k = 4)
  * and at l = 8/7 with k = 4 that is the docs' arithmetic, not App. C's time; at the default
  * k = 64 it is within 10% of it. */
 static void test_optcc_head_tail(void) {

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "nvtx.h"
-#include "p2p_plan.h"
+#include "lower/p2p_plan.h"
 #include "degrade.h"
-#include "p2p_hold.h"
+#include "lower/p2p_hold.h"
 #include "world.h"
 
 struct tp_ctx {

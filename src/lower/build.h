@@ -107,6 +107,12 @@ ar_status lower_emit(struct tp_prog *p, int r, const struct tp_op *op);
 ar_status lower_emit_apply(struct build *bd, int r, int k, const struct seg *sg, size_t b, size_t e,
                            size_t es);
 ar_status lower_emit_ce_direct(struct build *bd, int r);
+/* choose.c: the program of bd's mode from the lowering's table, emitted into bd->p (kind
+ * set); program.c: the per-round program (push on ce, the persistent kernel's on sm), and an
+ * empty program again after a row declined */
+ar_status lower_choose_program(struct build *bd);
+ar_status lower_emit_rounds(struct build *bd);
+void lower_prog_reset(struct build *bd);
 ar_status lower_emit_ce_push(struct build *bd, int r);
 ar_status lower_emit_ce_ring(struct build *bd, int r);
 ar_status lower_emit_done_waits(struct build *bd, int r, int k, const int *want, int *waited);

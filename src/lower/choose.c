@@ -1,6 +1,5 @@
-/* Which program a transport runs for a job (lower_job): the ce transport's flow, dataflow
- * ring, dataflow direct or per-round push program, the sm transport's persistent kernel
- * program or oneshot fast path, or the ll program (its protocol and slice too). The
+/* Which program a transport runs for a job: the one table of the lowering (`lowerings`
+ * below), walked by lower_job for the transport and by lower_prog_build for the program. The
  * transports' setups (src/cuda, the simulator's fake GPU) and `arbench lower` all ask here,
  * so what lower prints is what runs. */
 #include <stdlib.h>
@@ -61,43 +60,121 @@ int lower_sm_oneshot(const struct ar_schedule *s, int n, size_t bytes, int degra
   return 1;
 }
 
+/* ---- the rows' tests and emitters ---- */
+
+/* the oneshot kernel's structure and size, healthy links (lower_sm_oneshot) */
+static int job_oneshot(const struct lower_job *job, const struct lower_settings *set) {
+  int degraded = job->dg && job->dg->n > 0;
+  return lower_sm_oneshot(job->sched, job->sched->nranks, job->nelem * (size_t)job->esize,
+                          degraded, set);
+}
+
+/* a ring flagged for pipelining, healthy links (lower_ring_check) */
+static int fits_ring(struct build *bd) {
+  return (bd->s->traits & AR_TRAIT_PIPELINED) && !bd->dg && lower_ring_check(bd);
+}
+
+/* asked for (ce.program=flow), or by default where the flow program's per-flow budgets or
+ * preconditions are needed: degraded links, a schedule with preconditions */
+static int fits_flow(struct build *bd) {
+  int cp = bd->set->ce_program; /* 0 auto, 1 round, 2 flow */
+  return cp == 2 || (cp == 0 && (bd->dg || bd->s->nprecond > 0));
+}
+
+/* a direct AllReduce, healthy links (lower_direct_check) */
+static int fits_direct(struct build *bd) { return !bd->dg && lower_direct_check(bd); }
+
+static ar_status emit_ring(struct build *bd) {
+  lower_ring_plan(bd);
+  for (int r = 0; r < bd->n; r++)
+    AR_CHECK(lower_emit_ce_ring(bd, r));
+  return AR_OK;
+}
+
+static ar_status emit_flow(struct build *bd) {
+  return lower_flow_build(bd->s, bd->nelem, bd->esize, bd->pipeline, bd->dg, bd->set, bd->p,
+                          bd->reason, bd->reason_len);
+}
+
+/* its copies serialised into permutations: copy engines pushing to every peer at once lose
+ * half their rate */
+static ar_status emit_direct(struct build *bd) {
+  lower_direct_plan(bd);
+  for (int r = 0; r < bd->n; r++)
+    AR_CHECK(lower_emit_ce_direct(bd, r));
+  return AR_OK;
+}
+
+/* ---- the table ---- */
+
+/* Per transport lowering (src/transports.h), its rows in the order tried; the first whose
+ * test holds (none: always) is the job's. A row without a program (mode -1) is run by the
+ * executor's own path and is tested on the job alone; a program row is tested on the
+ * prepared build (lower_prog_build: rounds built, readers found) and emitted. A row that may
+ * decline gives way to the next when its emitter says AR_ERR_UNSUPPORTED. */
+static const struct lowering {
+  int lowering, mode; /* AR_LOWER_*; TP_MODE_* of its program, -1: none */
+  const char *kind;   /* what `arbench lower` says */
+  int (*job_fits)(const struct lower_job *job, const struct lower_settings *set);
+  int (*fits)(struct build *bd);
+  ar_status (*emit)(struct build *bd);
+  int may_decline;
+} lowerings[] = {
+    {AR_LOWER_NONE, -1, "nccl-p2p: per round, grouped sends and receives (p2p_plan.h), no program",
+     NULL, NULL, NULL, 0},
+    {AR_LOWER_LL, TP_MODE_LL, "ll kernel", NULL, NULL, lower_emit_ll, 0},
+    {AR_LOWER_SM, -1, "low-latency oneshot kernel", job_oneshot, NULL, NULL, 0},
+    {AR_LOWER_SM, TP_MODE_SM, "persistent kernel", NULL, NULL, lower_emit_rounds, 0},
+    {AR_LOWER_CE, TP_MODE_CE, "dataflow ring", NULL, fits_ring, emit_ring, 0},
+    {AR_LOWER_CE, TP_MODE_CE, "flow", NULL, fits_flow, emit_flow, 1},
+    {AR_LOWER_CE, TP_MODE_CE, "dataflow direct", NULL, fits_direct, emit_direct, 0},
+    {AR_LOWER_CE, TP_MODE_CE, "push", NULL, NULL, lower_emit_rounds, 0},
+};
+#define NLOWERINGS (sizeof(lowerings) / sizeof(lowerings[0]))
+
+ar_status lower_choose_program(struct build *bd) {
+  for (size_t i = 0; i < NLOWERINGS; i++) {
+    const struct lowering *w = &lowerings[i];
+    if (w->mode != bd->mode || (w->fits && !w->fits(bd))) continue;
+    ar_status st = w->emit(bd);
+    if (st == AR_ERR_UNSUPPORTED && w->may_decline) {
+      ar_log(AR_LOG_TRACE, "%s: %s: not the %s program: %s", bd->mode == TP_MODE_CE ? "ce" : "sm",
+             bd->s->algo, w->kind, bd->reason);
+      lower_prog_reset(bd);
+      continue;
+    }
+    if (st == AR_OK) bd->p->kind = w->kind;
+    return st;
+  }
+  snprintf(bd->reason, bd->reason_len, "no program of the lowering's table fits");
+  return AR_ERR_UNSUPPORTED;
+}
+
 ar_status lower_job(const struct lower_job *job, const struct lower_settings *set,
                     struct tp_prog **out, const char **kind, char *reason, size_t reason_len) {
   *out = NULL;
   const struct ar_transport *t = ar_transport_at(job->transport);
   const struct ar_schedule *s = job->sched;
-  const struct tp_degrade *dg = job->dg;
-  int degraded = dg && dg->n > 0;
   if (!t) {
     snprintf(reason, reason_len, "no transport %d", job->transport);
     return AR_ERR_INVALID;
   }
   int pipeline = t->pipelines ? job->pipeline : 1;
-  switch (t->lowering) {
-  case AR_LOWER_NONE:
-    if (kind) *kind = "nccl-p2p: per round, grouped sends and receives (p2p_plan.h), no program";
-    return AR_OK;
-  case AR_LOWER_LL:
-    if (kind) *kind = "ll kernel";
-    return lower_prog_build(s, job->nelem, job->esize, TP_MODE_LL, 1, dg, set, out, reason,
-                         reason_len);
-  case AR_LOWER_SM:
-    if (lower_sm_oneshot(s, s->nranks, job->nelem * (size_t)job->esize, degraded, set)) {
-      if (kind) *kind = "low-latency oneshot kernel";
+  if ((s->traits & AR_TRAIT_PIPELINED) && pipeline == 1) pipeline = 0;
+  for (size_t i = 0; i < NLOWERINGS; i++) {
+    const struct lowering *w = &lowerings[i];
+    if (w->lowering != (int)t->lowering) continue;
+    if (w->mode < 0) { /* no program: the executor's own path */
+      if (w->job_fits && !w->job_fits(job, set)) continue;
+      if (kind) *kind = w->kind;
       return AR_OK;
     }
-    if (kind) *kind = "persistent kernel";
-    return lower_prog_build(s, job->nelem, job->esize, TP_MODE_SM, 1, dg, set, out, reason,
-                         reason_len);
-  default: break;
+    /* the first program row: lower_prog_build walks this mode's rows */
+    ar_status st = lower_prog_build(s, job->nelem, job->esize, w->mode, pipeline, job->dg, set,
+                                    out, reason, reason_len);
+    if (st == AR_OK && kind) *kind = (*out)->kind;
+    return st;
   }
-  if ((s->traits & AR_TRAIT_PIPELINED) && pipeline == 1) pipeline = 0;
-  ar_status st = lower_prog_build(s, job->nelem, job->esize, TP_MODE_CE, pipeline, dg, set, out,
-                               reason, reason_len);
-  if (st == AR_OK && kind)
-    *kind = (*out)->dataflow == 1   ? "dataflow ring"
-            : (*out)->dataflow == 2 ? "dataflow direct"
-            : (*out)->dataflow == 3 ? "flow"
-                                    : "push";
-  return st;
+  snprintf(reason, reason_len, "transport %s: no row of the lowering's table", t->name);
+  return AR_ERR_INVALID;
 }

@@ -279,6 +279,7 @@ struct tp_prog {
   int dataflow; /* 1: the dataflow ring program (emit_ce_ring), 2: the dataflow direct program
                  * (emit_ce_direct), else 0 */
   int reserves; /* some rank has a RESERVE op (the flow program's degraded-link budgets) */
+  const char *kind; /* the lowering table's name of this program (choose.c) */
   int ll_protocol;         /* ll: enum tp_ll_protocol */
   size_t ll_slice, ll_slot; /* ll: a slice's data bytes, and its bytes in a slot */
   int ll_forward;           /* ll: TAKEs forward their slices (lower_ll_forwards) */

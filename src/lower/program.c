@@ -1,5 +1,6 @@
 /* The lowering's entry points (lower.h): the program builders the strategies share, the
- * choice of strategy per job (build_all), printing. */
+ * preparation every program starts from, the per-round program, printing; which program a job
+ * gets is choose.c's table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,50 +143,27 @@ static ar_status build_rounds(struct build *bd) {
   return AR_OK;
 }
 
-/* Compiles all ranks; see exec_prog.h. */
-static ar_status build_all(struct build *bd) {
-  const struct ar_schedule *s = bd->s;
-  if (bd->mode == TP_MODE_LL) {
-    AR_CHECK(build_rounds(bd));
-    return lower_emit_ll(bd);
-  }
-  if (bd->dg && bd->dg->n && !(bd->dg->bw > 0)) {
+/* What every program of the mode is emitted from: every rank's segments of every round and,
+ * for ce and sm, who reads them (degraded jobs need the healthy rate to pace against). */
+static ar_status prepare(struct build *bd) {
+  if (bd->mode != TP_MODE_LL && bd->dg && !(bd->dg->bw > 0)) {
     snprintf(bd->reason, bd->reason_len, "degraded links: the healthy bandwidth is not known");
     return AR_ERR_UNSUPPORTED;
   }
   AR_CHECK(build_rounds(bd));
-  lower_find_readers(bd);
-  /* a ring flagged for pipelining gets the dataflow program; degraded jobs the flow program
-   * (its budgets are taken per flow) unless AR_CE_PROGRAM=round */
-  if (bd->mode == TP_MODE_CE && (s->traits & AR_TRAIT_PIPELINED) && !bd->dg &&
-      lower_ring_check(bd)) {
-    lower_ring_plan(bd);
-    for (int r = 0; r < bd->n; r++)
-      AR_CHECK(lower_emit_ce_ring(bd, r));
-    return AR_OK;
-  }
-  int cp = bd->set->ce_program;
-  int flow = cp == 2 || (cp == 0 && (bd->dg || s->nprecond > 0));
-  if (bd->mode == TP_MODE_CE && flow) {
-    ar_status st = lower_flow_build(s, bd->nelem, bd->esize, bd->pipeline, bd->dg, bd->set, bd->p,
-                                 bd->reason, bd->reason_len);
-    if (st != AR_ERR_UNSUPPORTED) return st;
-    ar_log(AR_LOG_TRACE, "ce: %s: the per-round program: %s", s->algo, bd->reason);
-    bd->reason[0] = 0;
-    for (int r = 0; r < bd->n; r++) /* start again from an empty program */
-      bd->p->rank[r].nops = bd->p->rank[r].nevents = bd->p->rank[r].nstreams = 0;
-    bd->p->dataflow = 0;
-    bd->p->nslots = 2 * bd->n;
-    bd->p->batches_max = 1;
-  }
-  /* a direct AllReduce gets its dataflow program (its copies serialised into permutations:
-   * copy engines pushing to every peer at once lose half their rate) */
-  if (bd->mode == TP_MODE_CE && !bd->dg && lower_direct_check(bd)) {
-    lower_direct_plan(bd);
-    for (int r = 0; r < bd->n; r++)
-      AR_CHECK(lower_emit_ce_direct(bd, r));
-    return AR_OK;
-  }
+  if (bd->mode != TP_MODE_LL) lower_find_readers(bd);
+  return AR_OK;
+}
+
+void lower_prog_reset(struct build *bd) {
+  for (int r = 0; r < bd->n; r++) /* start again from an empty program */
+    bd->p->rank[r].nops = bd->p->rank[r].nevents = bd->p->rank[r].nstreams = 0;
+  bd->p->dataflow = 0;
+  bd->p->nslots = 2 * bd->n;
+  bd->p->batches_max = 1;
+}
+
+ar_status lower_emit_rounds(struct build *bd) {
   if (bd->mode != TP_MODE_SM)
     AR_CHECK(lower_plan_ce(bd));
   else
@@ -253,7 +231,8 @@ ar_status lower_prog_build(const struct ar_schedule *s, size_t nelem, int esize,
   bd.p->nrounds = bd.nr;
   bd.p->nslots = 2 * bd.n;
   bd.p->batches_max = 1;
-  ar_status st = build_all(&bd);
+  ar_status st = prepare(&bd);
+  if (st == AR_OK) st = lower_choose_program(&bd); /* choose.c: the lowering's table */
   build_free(&bd);
   if (st != AR_OK) {
     lower_prog_free(bd.p);

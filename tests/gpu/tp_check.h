@@ -21,7 +21,7 @@
 #include "model.h"
 #include "degrade.h"
 #include "flags.h"
-#include "p2p_hold.h"
+#include "lower/p2p_hold.h"
 #include "exec_prog.h"
 
 extern int npass, nfail; /* the closing line's counts */

@@ -3,7 +3,9 @@
  * from a, as NCCL matches them), with element offsets for a given vector length. Receives land
  * in scratch and are applied after the round's group (round-snapshot semantics), except a copy
  * into a range the rank does not send in that round, which may land in the data directly.
- * Pure C (also C++), header-only: tp_nccl.cu builds it and tests/test_p2p_plan.c emulates it. */
+ * Pure C (also C++), header-only, beside the other programs of the lowering (the one executor
+ * without a program of stream operations): tp_nccl.cu builds it, tests/test_p2p_plan.c
+ * emulates it. */
 #ifndef AR_P2P_PLAN_H
 #define AR_P2P_PLAN_H
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "p2p_plan.h"
-#include "lower/lower.h"
+#include "lower.h"
 
 /* Bytes of rank me's plan round's sends (out = 1) or receives (out = 0) that dg slows
  * (lower_degrade_crosses); only those with `peer` when peer >= 0. */
