@@ -16,7 +16,7 @@ and compute_samples.csv and recomputes, on its own (nothing of harness/ is used)
 --summary: summary.md's "Beside compute" table, per scenario and size: the schedule fastest
 alone and the one with the shortest step (span_us_median), each with every row whose 95%
 interval overlaps its own (a tie), the step's load, load alone, slowdowns and hidden share.
---beside A:L: the fake GPU's model (tests/sim/fake_gpu.c, no straggler, no jitter): both start
+--beside A:L: the fake GPU's model (tests/sim/fake_load.c, no straggler, no jitter): both start
 together, each A and L times slower while the other runs; the loaded medians must be what that
 gives from the medians alone. --sized TOL: a load sized per row lasts the AllReduce alone's
 median within TOL (a fraction). Prints one line per mismatch and "N rows, N checks, N wrong";

@@ -119,20 +119,10 @@ for f in (f for f in code_files if room(f) == 'plots'):
     code = '\n'.join(re.sub(r'(^|\s)#.*', '', line) for line in read(f).split('\n'))  # not comments
     for ref in sorted(set(re.findall(r'\btests/[\w./-]+', code))):
         problems.append('%s reads %s: plots/ is below tests/' % (f, ref))
-# files over the limit that are known and named here, each with why it waits: printed as a
-# note, not a problem, and a problem again once it is under the limit (the list cannot rot)
-waiting = {'tests/sim/fake_gpu.c': 'the fake GPU, to be split by concern once the compute '
-                                   'lanes of --compute (branch compute) land in it'}
 for f in code_files:
     n = read(f).count('\n')
-    if n > limit and f in waiting:
-        print('note: %s: %d lines, over %d: %s' % (f, n, limit, waiting[f]))
-    elif n > limit:
+    if n > limit:
         problems.append('%s: %d lines (at most %d)' % (f, n, limit))
-    elif f in waiting:
-        problems.append('%s: %d lines, no longer over: take it off the waiting list' % (f, n))
-for f in sorted(set(waiting) - set(code_files)):
-    problems.append('%s: on the waiting list but not in the tree' % f)
 rooms = [os.path.join('harness', r) for r in sorted(os.listdir(os.path.join(root, 'harness')))]
 for p in rooms + ['plots']:
     if os.path.isdir(os.path.join(root, p)) and not os.path.isfile(os.path.join(root, p, 'README.md')):

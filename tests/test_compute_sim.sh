@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --compute on the simulated GPUs (tests/sim/fake_gpu.c: the load a lane of its own, each lane
+# --compute on the simulated GPUs (tests/sim/fake_load.c: the load a lane of its own, each lane
 # slowed while the other runs, AR_SIM_BESIDE's 1.5:1.2 by default): the three times of a row
 # and the derived columns recomputed independently (tests/check_compute.py), the load sized to
 # the AllReduce alone, the checks of the load and of every AllReduce beside it, rows without a

@@ -23,13 +23,14 @@ done
 # getenv is called only where a documented name is read (no getenv of a computed name)
 others=$(grep -rn 'getenv(' src harness --include=*.c --include=*.cu | grep -vE 'getenv\("[A-Z_]+"\)|getenv\(table\[i\]\.retired_env\)')
 [ -z "$others" ] && pass=$((pass + 1)) || { echo "FAIL: getenv of an undeclared name: $others"; fail=$((fail + 1)); }
-# the simulated GPU (tests/sim/fake_gpu.c, fake_nccl.c): every variable it reads is named in
-# fake_gpu.c's opening comment
+# the simulated GPU (tests/sim/fake_gpu.c and its files, SIM_GPU_SRC; fake_nccl.c): every
+# variable it reads is named in fake_gpu.c's opening comment
+. tests/sim/build.sh # SIM_GPU_SRC
 fake=tests/sim/fake_gpu.c
 opening=$(awk '{ print } /\*\// { exit }' "$fake")
-for v in $(grep -ohE 'getenv\("[A-Z_]+"\)' "$fake" tests/sim/fake_nccl.c | sed -E 's/getenv\("([A-Z_]+)"\)/\1/' | sort -u); do
+for v in $(grep -ohE 'getenv\("[A-Z_]+"\)' "${SIM_GPU_SRC[@]}" tests/sim/fake_nccl.c | sed -E 's/getenv\("([A-Z_]+)"\)/\1/' | sort -u); do
   if printf '%s\n' "$opening" | grep -qw "$v"; then pass=$((pass + 1))
-  else echo "FAIL: $fake reads $v but its opening comment does not name it"; fail=$((fail + 1)); fi
+  else echo "FAIL: the fake GPU reads $v but $fake's opening comment does not name it"; fail=$((fail + 1)); fi
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -28,14 +28,14 @@ cu=$(grep -o '[^ ]*/cuda_runtime\.h' "$dep" 2>/dev/null | head -n 1)
 nc=$(grep -o '[^ ]*/nccl\.h' "$dep" 2>/dev/null | head -n 1)
 inc=$(dirname "${cu:-.}")
 CC=${CC:-cc}
-. tests/sim/build.sh # sim_linker
+. tests/sim/build.sh # sim_linker, sim_gpu_object
 CF=(-O1 -g -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -Iharness -I"$inc")
 INJ=$B/tests/libarbench_nvtx_inject.so DRV=$B/tests/nvtx_driver S=$B/tests/arbench-sim-nvtx
 mkdir -p "$B/tests"
 if [ -z "$cu" ] || [ -z "$nc" ] || [ ! -f "$inc/nvtx3/nvToolsExt.h" ] ||
    ! $CC "${CF[@]}" -shared -fPIC tests/nvtx/inject.c -o "$INJ" ||
    ! $CC "${CF[@]}" tests/nvtx/driver.c "$B/obj/src/nvtx.o" -o "$DRV" -lpthread -ldl ||
-   ! $CC "${CF[@]}" -I"$(dirname "$nc")" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu_nvtx.o" ||
+   ! sim_gpu_object "$B/tests/fake_gpu_nvtx.o" "" "${CF[@]}" -I"$(dirname "$nc")" ||
    ! $CC "${CF[@]}" -I"$(dirname "$nc")" -c tests/sim/fake_nccl.c -o "$B/tests/fake_nccl_nvtx.o" ||
    ! "$(sim_linker)" ${SAN_FLAGS:-} -o "$S" "$B"/obj/harness/*.o "$B/tests/fake_gpu_nvtx.o" \
        "$B/tests/fake_nccl_nvtx.o" "$B/libarcore.a" -lpthread -lm -ldl; then

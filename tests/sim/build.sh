@@ -4,11 +4,37 @@ sim_linker() {
   if [ -e "$B/obj/harness/procs_mpi.o" ]; then echo "${MPICC:-mpicc}"; else echo "${CC:-cc}"; fi
 }
 
+# The fake GPU's files, one concern each (fake_gpu.c's opening comment says which), made into
+# one object by sim_gpu_object
+SIM_GPU_SRC=(tests/sim/fake_gpu.c tests/sim/fake_streams.c tests/sim/fake_mem.c
+  tests/sim/fake_kernels.c tests/sim/fake_hooks.c tests/sim/fake_load.c tests/sim/fake_nccl_comm.c
+  tests/sim/fake_transports.c)
+
+# sim_gpu_object OBJ DEPS FLAGS...: compiles each of SIM_GPU_SRC with FLAGS (beside OBJ, under
+# names of their own) and links them into the one object OBJ (cc -r), which the suites link as
+# they would one file's; with DEPS not empty, the files' dependency lists, all in the one file
+# DEPS. Status 1 when any step fails.
+sim_gpu_object() {
+  local obj=$1 deps=$2 f n st=0 o=() md=()
+  shift 2
+  for f in "${SIM_GPU_SRC[@]}"; do
+    n=${f##*/} n=${n%.c}
+    [ -n "$deps" ] && md=(-MMD -MF "$obj.$n.d")
+    ${CC:-cc} "$@" ${md[@]+"${md[@]}"} -c "$f" -o "$obj.$n.o" || { st=1; break; }
+    o+=("$obj.$n.o")
+  done
+  [ "$st" = 0 ] && ${CC:-cc} -r -nostdlib -o "$obj" "${o[@]}" || st=1
+  [ "$st" = 0 ] && [ -n "$deps" ] && { cat "$obj".*.d >"$deps" || st=1; }
+  rm -f "$obj".*.o "$obj".*.d
+  return "$st"
+}
+
 # Sourced by the simulator suites: sim_build NAME sets S to $B/tests/arbench-sim-NAME, the
-# harness objects `make` made linked with tests/sim/fake_gpu.c (stream clocks instead of GPUs)
-# and tests/sim/fake_nccl.c (NCCL's memory and registration calls), compiled against the
-# headers the harness was built with (found in its dependency files), and SIM_INC to those
-# headers' -I flags (an array); without a build it prints the failure line and ends the suite.
+# harness objects `make` made linked with the fake GPU (sim_gpu_object's fake_gpu.o: stream
+# clocks instead of GPUs) and tests/sim/fake_nccl.c (NCCL's memory and registration calls),
+# compiled against the headers the harness was built with (found in its dependency files), and
+# SIM_INC to those headers' -I flags (an array); without a build it prints the failure line and
+# ends the suite.
 # The suites share one build, $B/tests/arbench-sim: made under a lock (suites start at once)
 # when a file it was built from (or this one) is newer than it or the compiler, flags or
 # objects differ, and put in place by a rename (a suite's runs keep the file they opened);
@@ -44,7 +70,7 @@ sim_shared() {
     [ "$fresh" = 1 ] && return 0
   fi
   # each file under a name of its own, renamed into place when whole
-  ${CC:-cc} "${cf[@]}" -Isrc -Iharness -MMD -MF "$base.gpu.d.$$" -c tests/sim/fake_gpu.c -o "$B/tests/fake_gpu.o.$$" &&
+  sim_gpu_object "$B/tests/fake_gpu.o.$$" "$base.gpu.d.$$" "${cf[@]}" -Isrc -Iharness &&
     ${CC:-cc} "${cf[@]}" -MMD -MF "$base.nccl.d.$$" -c tests/sim/fake_nccl.c -o "$B/tests/fake_nccl.o.$$" &&
     $link -o "$base.$$" "$B"/obj/harness/*.o "$B/tests/fake_gpu.o.$$" "$B/tests/fake_nccl.o.$$" "$B/libarcore.a" \
       -lpthread -lm -ldl ${SAN_FLAGS:-} || { rm -f "$base.$$" "$base".*.$$ "$B"/tests/fake_*.o.$$; return 1; }
