@@ -3,7 +3,7 @@
  * step's GEMMs run beside its gradient buckets' reduction. Pure C: the option's words, the
  * load's text in results.csv's `compute` column, and the rule that sizes a load to last about
  * as long as the AllReduce alone. The GPUs' loads are src/cuda/load.cu and load_gemm.cu; the
- * fake GPU (tests/sim/fake_gpu.c) times the same sizes on its clocks. */
+ * fake GPU (tests/sim/fake_load.c) times the same sizes on its clocks. */
 #ifndef AR_COMPUTE_H
 #define AR_COMPUTE_H
 

@@ -1,5 +1,5 @@
 /* The benchmark's inputs, shared by the GPU kernels (check.cu), the CPU tests and the simulated
- * GPU (tests/sim/fake_gpu.c): rank r's element i in the iteration with seed s holds a small
+ * GPU (tests/sim/fake_kernels.c): rank r's element i in the iteration with seed s holds a small
  * integer in [-4, 4] drawn from a hash of (r, i, s), so inputs differ per rank, per position
  * and per iteration, and every partial sum over up to 16 ranks is an integer of magnitude
  * <= 64: exact in float32, bf16 (integers to 256) and fp16 (to 2048) whatever the order.

@@ -1,7 +1,7 @@
 /* The compute loads of `arbench run --compute` on a GPU (compute.h says what each is): made
  * once per rank, sized per row, then per iteration prepared (outside the timed window), launched
  * on the rank's load stream and checked, so that a load that did nothing fails its row. extern
- * "C" so the harness stays plain C; the fake GPU (tests/sim/fake_gpu.c) has its own. */
+ * "C" so the harness stays plain C; the fake GPU (tests/sim/fake_load.c) has its own. */
 #ifndef AR_LOAD_H
 #define AR_LOAD_H
 
