@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# One H200, one call: make gputest on session 22's main (the lowering's one table, nccl-p2p's
+# plan in src/lower, src/lower's one prefix, --compute merged), then arbench lower's program
+# kinds for every algorithm on ce, sm and ll at three sizes (to compare with the CPU machine's:
+# the same binary, the same table) and one --compute run per load at 64 MiB. Carried:
+# build/arbench. Everything under $OUT.
+set -u
+cd "$(dirname "$0")/../.."
+export NCCL_NVLS_ENABLE=0
+t0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+nvidia-smi -L
+GPUTEST_OUT=/tmp/gputest B=build bash tests/gpu/run.sh >"$OUT/gputest.log" 2>&1
+stamp "gputest: exit $?, $(tail -n 1 "$OUT/gputest.log")"
+for k in gemm membw sm:8; do
+  build/arbench run --gpus 0,0,0,0 --algo ring,direct --transport ce,sm,ll --sizes 64M -n 6 -w 2 \
+    --compute $k --out /tmp/c-${k%%:*} >"$OUT/compute-${k%%:*}.log" 2>&1
+  stamp "compute $k: exit $?, $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { s[$c["status"]]++; w += $c["wrong"]; cw += $c["compute_wrong"] }
+    END { for (k in s) printf "%s %d, ", k, s[k]; printf "wrong %d, compute_wrong %d", w, cw }' /tmp/c-${k%%:*}/results.csv)"
+done
