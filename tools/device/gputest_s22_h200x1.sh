@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # One H200, one call: make gputest on session 22's main (the lowering's one table, nccl-p2p's
-# plan in src/lower, src/lower's one prefix, --compute merged), then arbench lower's program
-# kinds for every algorithm on ce, sm and ll at three sizes (to compare with the CPU machine's:
-# the same binary, the same table) and one --compute run per load at 64 MiB. Carried:
-# build/arbench. Everything under $OUT.
+# plan in src/lower, src/lower's one prefix, --compute merged), then one --compute run per
+# load at 64 MiB on four co-located ranks. Carried: build/arbench. Everything under $OUT.
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0
