@@ -20,9 +20,9 @@
 # recomputes each conclusion; test_plots.sh draws it and reads it back), points/hosts (one
 # rank per GPU on 2 hosts, rehearsed) and points/compute (the simulator's --compute: scenarios
 # without a load, with a GEMM and with membw, 1-64 MiB, noisy AllReduces; tests/plot_compute.py
-# reads back compute_*). co-located and points/na are drawn under `make test-long` only:
-# points/mpi and points/mixed have co-located ranks too, and test_plots.sh draws a run whose
-# every row is n/a.
+# reads back compute_*). co-located, points/na, points/mpi and points/mixed are drawn under
+# `make test-long` only: points/hosts is a run across processes too, and
+# test_plots.sh draws a run whose every row is n/a.
 . "$(dirname "$0")/lib.sh"
 # without gnuplot or python3 the suite says it skipped, except in CI (CI=true), where it fails
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -41,8 +41,8 @@ keys() {
   local out
   if out=$(python3 tests/check_keys.py "$1"/plots/*.svg 2>&1); then ok; else bad "$(basename "$1"): $out"; fi
 }
-fixtures="points/straggler points/model points/mpi points/mixed points/keys phases points/phases_parts points/overlap points/hosts points/compute"
-long && fixtures="colocated points/na $fixtures"
+fixtures="points/straggler points/model points/keys phases points/phases_parts points/overlap points/hosts points/compute"
+long && fixtures="colocated points/na points/mpi points/mixed $fixtures"
 for f in $fixtures; do
   cp -r "tests/fixtures/$f" "$tmp/$(basename "$f")"
   points "$tmp/$(basename "$f")"
