@@ -48,39 +48,35 @@ static double over_t0(const char *algo, int p, int m, const double *l) {
   return over_t0_k(algo, p, m, l, 0);
 }
 
-/* The healthy rails' bandwidth term (NCCL's g channels, one NIC each) for p GPUs, g a
- * server, NVLink (g-1) x a NIC, in units of the buffer: T0 = 2(p-1)/(g p) n (s3). */
-static double rails_t0(int p, int g) {
+/* The bandwidth term, in units of the buffer, of algo on p GPUs, g a server (a NIC each,
+ * NVLink at (g-1) x a NIC), with slowed: server 0's g NICs slowed by l; -1 when n/a. */
+static double two_tier_time(const char *algo, int p, int g, int slowed, double l) {
   struct ar_params q;
   struct model_net net;
   struct model_price pr;
   struct model_hw bw = {.beta = 1e-3};
   ar_params_init(&q, p);
   q.gpus_per_node = g;
-  model_net_init(&net, MODEL_TWO_TIER, &q);
-  net.local_speed = g - 1;
-  if (!price("ring-rails", &q, &net, &pr)) return -1;
-  return model_cost_us(&pr.main, &bw, 1e6) / 1e3;
-}
-
-/* Returns optcc-servers' bandwidth term in units of n beta: p GPUs, g a server (a NIC each,
- * NVLink at (g-1) x a NIC), server 0's g NICs slowed by l. */
-static double servers_time(int p, int g, double l) {
-  struct ar_params q;
-  struct model_net net;
-  struct model_price pr;
-  struct model_hw bw = {.beta = 1e-3};
-  ar_params_init(&q, p);
-  q.gpus_per_node = g;
-  q.ndegraded = g;
-  for (int i = 0; i < g; i++) {
-    q.degraded[i] = i;
-    q.factor[i] = l;
+  if (slowed) {
+    q.ndegraded = g;
+    for (int i = 0; i < g; i++) {
+      q.degraded[i] = i;
+      q.factor[i] = l;
+    }
   }
   model_net_init(&net, MODEL_TWO_TIER, &q);
   net.local_speed = g - 1;
-  if (!price("optcc-servers", &q, &net, &pr)) return -1;
+  if (!price(algo, &q, &net, &pr)) return -1;
   return model_cost_us(&pr.main, &bw, 1e6) / 1e3;
+}
+
+/* The healthy rails' bandwidth term (NCCL's g channels, one NIC each) for p GPUs, g a
+ * server: T0 = 2(p-1)/(g p) n (s3). */
+static double rails_t0(int p, int g) { return two_tier_time("ring-rails", p, g, 0, 1); }
+
+/* optcc-servers' bandwidth term with server 0's g NICs slowed by l. */
+static double servers_time(int p, int g, double l) {
+  return two_tier_time("optcc-servers", p, g, 1, l);
 }
 
 /* OPTCC's k in s5 is not stated; its Table 3 times are k -> infinity. The figures that hold
