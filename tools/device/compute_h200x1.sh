@@ -8,8 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+. tools/device/lib.sh # stamp, rows_said
 nvidia-smi -L
 if [ "${1:-}" != --no-gputest ]; then
   GPUTEST_OUT=/tmp/gputest B=build bash tests/gpu/run.sh >"$OUT/gputest.log" 2>&1
@@ -24,9 +23,7 @@ for k in gemm membw sm:16; do
   build/arbench run $common --compute $k --out "$o/$name" >"$o/$name.log" 2>&1
   rc=$?
   r=$o/$name/results.csv
-  stamp "$name: exit $rc, $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    { s[$c["status"]]++; w += $c["wrong"]; cw += $c["compute_wrong"] }
-    END { for (k in s) printf "%s %d, ", k, s[k]; printf "wrong %d, compute_wrong %d", w, cw }' "$r")"
+  stamp "$name: exit $rc, $(rows_said "$r")"
   rm -rf "$o/$name/plots"
 done
 name=h200x1-compute-timeline

@@ -5,15 +5,12 @@
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+. tools/device/lib.sh # stamp, rows_said
 nvidia-smi -L
 GPUTEST_OUT=/tmp/gputest B=build bash tests/gpu/run.sh >"$OUT/gputest.log" 2>&1
 stamp "gputest: exit $?, $(tail -n 1 "$OUT/gputest.log")"
 for k in gemm membw sm:8; do
   build/arbench run --gpus 0,0,0,0 --algo ring,direct --transport ce,sm,ll --sizes 64M -n 6 -w 2 \
     --compute $k --out /tmp/c-${k%%:*} >"$OUT/compute-${k%%:*}.log" 2>&1
-  stamp "compute $k: exit $?, $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    { s[$c["status"]]++; w += $c["wrong"]; cw += $c["compute_wrong"] }
-    END { for (k in s) printf "%s %d, ", k, s[k]; printf "wrong %d, compute_wrong %d", w, cw }' /tmp/c-${k%%:*}/results.csv)"
+  stamp "compute $k: exit $?, $(rows_said /tmp/c-${k%%:*}/results.csv)"
 done

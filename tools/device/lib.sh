@@ -5,6 +5,17 @@
 
 left() { echo $((deadline - SECONDS)); }
 
+# stamp MSG: MSG after the seconds since the script started
+stamp() { echo "[$SECONDS s] $*"; }
+
+# rows_said FILE: a results.csv's rows by status, its wrong elements and its loads found wrong
+# (--compute), columns found by their names
+rows_said() {
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { s[$c["status"]]++; w += $c["wrong"]; if ("compute_wrong" in c) cw += $c["compute_wrong"] }
+    END { for (k in s) printf "%s %d, ", k, s[k]; printf "wrong %d, compute_wrong %d", w, cw }' "$1"
+}
+
 # run NAME TIMEOUT CMD...: CMD's output in $out/NAME.log, under TIMEOUT s (at most what is
 # left), its exit status and duration said; returns the status
 run() {
