@@ -28,6 +28,7 @@ enum ar_setting_id {
   AR_SET_MODEL_JOBS,      /* count; 0: the CPUs */
   AR_SET_TIMING_START_SKEW, /* off, on */
   AR_SET_NCCL_REGISTRATION, /* none, registered, symmetric */
+  AR_SET_NCCL_ROTATE,       /* off, on */
   AR_SET_TIMING_MODE,       /* events, host, graph */
   AR_SET_TIMING_HOST_BATCHES, /* count */
   AR_SET_LL_PROTOCOL,       /* auto, lines, signals */

@@ -162,7 +162,8 @@ def read_run(d):
                 or float(g('factor', '1')) != 1 or g('overlap_reduce_pct') or g('placement', '1 rank/GPU') != '1 rank/GPU':
             continue
         row = {'tm': setting(g('settings'), 'timing.mode') or 'events', 'reg': setting(g('settings'), 'nccl.registration') or 'none',
-               'alg': g('algorithm'), 'tp': g('transport'), 'b': g('bytes'), 'status': g('status'), 'wrong': g('wrong', '0')}
+               'alg': g('algorithm'), 'tp': g('transport'), 'b': g('bytes'), 'status': g('status'), 'wrong': g('wrong', '0'),
+               'rot': setting(g('settings'), 'nccl.rotate') == 'on'}
         bad = row['status'] in ('error', 'timeout') or (row['wrong'] not in ('', '0') and float(row['wrong']) > 0)
         row['bad'] = bad
         row['ok'] = not bad and row['status'] == 'ok' and g('time_us_median') != ''
@@ -264,6 +265,7 @@ def check(md_path, run_dir, logs):
     order = list(modes)
     sizes = sorted({r['b'] for r in rows if r['ok']} | {b for m in modes.values() for (_, b) in m['x']}, key=int)
     an, best = {}, {}
+    one = {}  # the nccl rows on one buffer (nccl.rotate off), apart from the rotating ones (an)
     rowsn = {}
     for r in rows:
         rowsn.setdefault(r['tm'], [0, 0])
@@ -274,13 +276,69 @@ def check(md_path, run_dir, logs):
         s = {'med': r['med'], 'lo': r['lo'], 'hi': r['hi'], 'n': r['n']}
         if r['alg'] == 'nccl':
             k = (r['tm'], r['reg'], r['b'])
-            if k not in an or s['med'] < an[k]['med']:
-                an[k] = s
+            d = an if r['rot'] else one
+            if k not in d or s['med'] < d[k]['med']:
+                d[k] = s
         else:
             s['lab'] = r['alg'] + '/' + r['tp'] + ('' if r['reg'] == 'none' else ' (%s)' % r['reg'])
             best.setdefault((r['tm'], r['b']), []).append(s)
     kinds = set()
     regs = ['none', 'registered', 'symmetric']
+    # same mode: rotating rows where a timing and registration has any, else those on one buffer
+    rotating = {k[:2] for k in an}
+    both = sorted(rotating & {k[:2] for k in one}, key=lambda tr: (('host', 'graph').index(tr[0]), regs.index(tr[1])))
+    fixed = [tr for tm in ('host', 'graph') for tr in [(tm, reg) for reg in regs] if tr not in rotating and any(k[:2] == tr for k in one)]
+    rot_an = dict(an)
+    for k, v in one.items():
+        if k[:2] not in rotating:
+            an[k] = v
+    note = ' (`nccl.rotate=on`), as nccl-tests shifts every iteration%s.' % (
+        '; **not so** in ' + ', '.join('%s %s' % tr for tr in fixed) +
+        ' (rows with `nccl.rotate=off`: every AllReduce on one buffer, whose data the L2 cache may still hold)' if fixed else '')
+    if note not in md:
+        fail('same-mode text: want it to end %r' % note)
+    kinds.add('one-buffer fallback' if fixed else 'all rotating')
+    # NCCL on one buffer against rotating
+    if both:
+        got = table(md, '## NCCL on one buffer against rotating')
+        for tm, reg in both:
+            cmp, nsame, slow, fast = 0, 0, [], []
+            for b in sizes:
+                a, c = one.get((tm, reg, b)), rot_an.get((tm, reg, b))
+                if a is None or c is None or not has_iv(a) or not has_iv(c):
+                    continue
+                cmp += 1
+                d = a['med'] / c['med'] - 1
+                if overlap(a, c):
+                    nsame += 1
+                elif d > 0:
+                    slow.append(d)
+                else:
+                    fast.append(-d)
+            rng = lambda v: ' (by ' + (pct(min(v)) if pct(min(v)) == pct(max(v)) else pct(min(v)) + '-' + pct(max(v))) + ')' if v else ''
+            line = '- %s timing, %s: one buffer faster at %d of %d sizes%s, same at %d, slower at %d%s' % (
+                tm, reg, len(fast), cmp, rng(fast), nsame, len(slow), rng(slow))
+            if line not in md.splitlines():
+                fail('one-buffer line: want %r' % line)
+            kinds.add('one buffer faster' if fast else 'one buffer not faster')
+        for b in sizes:
+            want = []
+            for tm, reg in both:
+                a, c = one.get((tm, reg, b)), rot_an.get((tm, reg, b))
+                v = '-'
+                if a is not None and c is not None:
+                    if not has_iv(a) or not has_iv(c):
+                        v = 'no interval'
+                    elif overlap(a, c):
+                        v = 'same'
+                    else:
+                        d = a['med'] / c['med'] - 1
+                        v = '**%s**' % ('slower ' + pct(d) if d > 0 else 'faster ' + pct(-d))
+                want += [cell(a), cell(c), v]
+            if got.get(size_label(b)) != want:
+                fail('one buffer at %s: compare.md %s, want %s' % (size_label(b), got.get(size_label(b)), want))
+    elif '## NCCL on one buffer against rotating' in md:
+        fail('a one-buffer section without both kinds of nccl rows')
 
     def same(reg, graph):
         for lab in order:
@@ -448,12 +506,12 @@ def make_run(log_dir, out):
     key = [0]
     gpu, ranks = sorted(facts['model'])[0] if facts['model'] else 'NVIDIA H200', sorted(facts['ranks'])[0]
 
-    def row(alg, tp, b, tm, reg, base, n, status='ok', wrong='0', extra=None):
+    def row(alg, tp, b, tm, reg, base, n, status='ok', wrong='0', extra=None, rot=False):
         key[0] += 1
         xs = [round(base * (1 + 0.004 * (rnd.random() - 0.5)), 3) for _ in range(n)]
         st = stats(xs) if n and status == 'ok' else None
         settings = ';'.join(x for x in (reg != 'none' and 'nccl.registration=' + reg,
-                                        tm != 'events' and 'timing.mode=' + tm) if x)
+                                        rot and 'nccl.rotate=on', tm != 'events' and 'timing.mode=' + tm) if x)
         r = {'run_id': 'made', 'gpu': gpu, 'n_gpus': ranks, 'nccl': '2.28.3', 'source': 'gpu', 'algorithm': alg,
              'transport': tp, 'dtype': 'float32', 'bytes': b, 'straggler_rank': -1, 'factor': 1, 'wrong': wrong,
              'status': status, 'scenario': tm + ('' if reg == 'none' else '-' + reg), 'placement': '1 rank/GPU',
@@ -478,7 +536,14 @@ def make_run(log_dir, out):
                 x = modes[lab[0]]['x'].get(('in-place', b)) if lab else None
                 med = stats(x)['med'] if x else nt
                 f, n = [(1.0, 10), (1.5, 10), (0.6, 10), (1.0, 1), (1.0, 4)][i % 5]
-                row('nccl', 'nccl', b, tm, reg, med * f, n)
+                # rotating (as nccl-tests), on one buffer (a few % faster below 64 MiB, as the
+                # L2 cache makes it), or both; host symmetric on one buffer only (a run from
+                # before nccl.rotate); events timing never rotates
+                kinds = {'events': 'one'}.get(tm, {('host', 'symmetric'): 'one', ('graph', 'registered'): 'rot'}.get((tm, reg), 'both'))
+                if kinds != 'one':
+                    row('nccl', 'nccl', b, tm, reg, med * f, n, rot=True)
+                if kinds != 'rot':
+                    row('nccl', 'nccl', b, tm, reg, med * f * (0.93 if int(b) < 64 << 20 else 1.0), n)
             f, n = [(0.5, 10), (1.0, 10), (1.6, 10), (0.5, 1), (0.5, 4)][i % 5]
             row('ring', 'ce', b, tm, 'none', nt * f, n)
             row('ring', 'sm', b, tm, 'none', nt * f * 1.0005, n)         # within ring/ce's interval

@@ -91,7 +91,7 @@ rm -rf "$tmp/o"
 call NCCL_TESTS_LOGS="$tmp/L" RUN="$tmp/R" A="$tmp/none" PATH=/usr/bin:/bin
 if [ "$rc" -eq 0 ] && [ ! -e "$calls" ] && [ -s "$tmp/o/compare.md" ]; then ok; else bad "logs and RUN: exit $rc: $out"; fi
 if checked "$tmp/o/compare.md" "$tmp/R" "$tmp"/L/*; then
-  for k in same slower faster faster-best slower-best tie "not counted" "under 95%" group; do
+  for k in same slower faster faster-best slower-best tie "not counted" "under 95%" group "one-buffer fallback" "one buffer faster"; do
     case " $kinds " in *" $k "*) ;; *) bad "logs and RUN: no '$k' verdict in compare.md (kinds: $kinds)" ;; esac
   done
 fi

@@ -68,11 +68,20 @@ function arbench_row(    f, src, st, wr, tm, reg, alg, tp, b, med, k, n, pl, lab
     alg = get(f, col, "algorithm", ""); tp = get(f, col, "transport", ""); b = get(f, col, "bytes", "")
     n = get(f, col, "n_samples", "")
     sizes[b] = 1; timing[tm] = 1
-    if (alg == "nccl") {
-        an_any[tm, reg] = 1; k = tm SUBSEP reg SUBSEP b
-        if (!(k in an_med) || med + 0 < an_med[k]) {
-            an_med[k] = med + 0; an_n[k] = n
-            an_lo[k] = get(f, col, "time_us_ci_lo", ""); an_hi[k] = get(f, col, "time_us_ci_hi", "")
+    if (alg == "nccl") { # rotating (nccl.rotate=on, as nccl-tests) or on one buffer, kept apart
+        k = tm SUBSEP reg SUBSEP b
+        if (setting(get(f, col, "settings", ""), "nccl.rotate") == "on") {
+            an_any[tm, reg] = 1
+            if (!(k in an_med) || med + 0 < an_med[k]) {
+                an_med[k] = med + 0; an_n[k] = n
+                an_lo[k] = get(f, col, "time_us_ci_lo", ""); an_hi[k] = get(f, col, "time_us_ci_hi", "")
+            }
+        } else {
+            aw_any[tm, reg] = 1
+            if (!(k in aw_med) || med + 0 < aw_med[k]) {
+                aw_med[k] = med + 0; aw_n[k] = n
+                aw_lo[k] = get(f, col, "time_us_ci_lo", ""); aw_hi[k] = get(f, col, "time_us_ci_hi", "")
+            }
         }
         return
     }
@@ -185,8 +194,23 @@ END {
     printf "\nTimes are medians per AllReduce in us with the 95%% confidence interval of the median in brackets (docs/statistics.md: order statistics of the samples; below 6 samples the interval is [min-max] and covers less). A sample is, for arbench, one batch of -n AllReduces in host and graph timing and one iteration in events timing; for nccl-tests, one line of a size: one `-N` cycle or one run, the mean of its -n AllReduces (as a host batch). A side with one sample has no interval: its row is flagged and left out of the counts. Rows with wrong elements or errors are never ranked.\n"
 
     # ---- arbench's nccl beside nccl-tests in the same mode ----
+    # the rotating rows where a registration and timing has them (nccl-tests' method), else
+    # the ones on one buffer (a run from before nccl.rotate, or events timing), said so
+    nfixed = 0; fixed_modes = ""
+    split("host graph", tms, " "); split("none registered symmetric", regs, " ")
+    for (ti = 1; ti <= 2; ti++) for (ri = 1; ri <= 3; ri++)
+        if (!((tms[ti] SUBSEP regs[ri]) in an_any) && ((tms[ti] SUBSEP regs[ri]) in aw_any))
+            fixed_modes = fixed_modes (nfixed++ ? ", " : "") tms[ti] " " regs[ri]
+    for (k in aw_med) {
+        split(k, kk, SUBSEP)
+        if ((kk[1] SUBSEP kk[2]) in an_any) continue
+        an_med[k] = aw_med[k]; an_n[k] = aw_n[k]; an_lo[k] = aw_lo[k]; an_hi[k] = aw_hi[k]
+    }
+    for (k in an_any) both_kinds[k] = k in aw_any
+    for (k in aw_any) if (!(k in an_any)) an_any[k] = 1
     printf "\n## arbench's nccl beside nccl-tests, same mode\n\n"
-    printf "arbench's own nccl row (ncclAllReduce, in place) beside all_reduce_perf with a thread per GPU (`-g 1`, as arbench's ranks), in place, in the same registration (nccl.registration none, registered, symmetric = `-R 0`, `-R 1`, `-R 2`) and timing (host = without `-G`, graph = `-G`). **slower** or **faster** where the two intervals do not overlap (arbench's median against nccl-tests'), **same** where they do.\n\n"
+    printf "arbench's own nccl row (ncclAllReduce, in place) beside all_reduce_perf with a thread per GPU (`-g 1`, as arbench's ranks), in place, in the same registration (nccl.registration none, registered, symmetric = `-R 0`, `-R 1`, `-R 2`) and timing (host = without `-G`, graph = `-G`). **slower** or **faster** where the two intervals do not overlap (arbench's median against nccl-tests'), **same** where they do. arbench's rows here move each AllReduce of a batch to the next slice of its buffer (`nccl.rotate=on`), as nccl-tests shifts every iteration%s.\n\n", \
+        nfixed ? "; **not so** in " fixed_modes " (rows with `nccl.rotate=off`: every AllReduce on one buffer, whose data the L2 cache may still hold)" : ""
     split("host graph", tms, " "); split("none registered symmetric", regs, " ")
     for (ti = 1; ti <= 2; ti++) for (ri = 1; ri <= 3; ri++) {
         tm = tms[ti]; reg = regs[ri]; m = same_mode(reg, tm == "graph"); sm[tm, reg] = m
@@ -228,6 +252,43 @@ END {
                 else if (ci_overlap(an_lo[k], an_hi[k], c["lo"], c["hi"])) v = "same"
                 else { d = an_med[k] / c["med"] - 1; v = "**" (d > 0 ? "slower " pct(d) : "faster " pct(-d)) "**" }
                 printf " %s |", v
+            }
+            printf "\n"
+        }
+    }
+
+    # ---- what one buffer gives NCCL: nccl.rotate=off beside on ----
+    nl2 = 0
+    for (ti = 1; ti <= 2; ti++) for (ri = 1; ri <= 3; ri++) if (both_kinds[tms[ti], regs[ri]]) l2[++nl2] = tms[ti] SUBSEP regs[ri]
+    if (nl2) {
+        printf "\n## NCCL on one buffer against rotating\n\n"
+        printf "arbench's schedules run every AllReduce of a row on the start of one buffer (`nccl.rotate` moves only the nccl rows), so in host and graph timing a size the L2 cache holds may find the last AllReduce's data still there, which nccl-tests never allows. What that is worth to NCCL itself: its rows on one buffer (`nccl.rotate=off`) beside rotating ones (`on`), same timing and registration; **faster** or **slower** (one buffer against rotating) where the intervals part. The best-against-best tables below set arbench's schedules, on one buffer, beside nccl-tests.\n\n"
+        for (i = 1; i <= nl2; i++) {
+            split(l2[i], kk, SUBSEP); cmp = nsame = nslow = nfast = 0; slo = shi = flo = fhi = ""
+            for (s = 1; s <= ns; s++) {
+                k = l2[i] SUBSEP order[s]
+                if (!(k in aw_med) || !(k in an_med) || !iv(aw_n[k], aw_lo[k], aw_hi[k]) || !iv(an_n[k], an_lo[k], an_hi[k])) continue
+                cmp++; d = aw_med[k] / an_med[k] - 1
+                if (ci_overlap(aw_lo[k], aw_hi[k], an_lo[k], an_hi[k])) nsame++
+                else if (d > 0) { nslow++; if (slo == "" || d < slo) slo = d; if (shi == "" || d > shi) shi = d }
+                else { nfast++; if (flo == "" || -d < flo) flo = -d; if (fhi == "" || -d > fhi) fhi = -d }
+            }
+            printf "- %s timing, %s: one buffer faster at %d of %d sizes%s, same at %d, slower at %d%s\n", kk[1], kk[2], nfast, cmp, \
+                nfast ? " (by " pct_range(flo, fhi) ")" : "", nsame, nslow, nslow ? " (by " pct_range(slo, shi) ")" : ""
+        }
+        printf "\n| size |"; for (i = 1; i <= nl2; i++) { split(l2[i], kk, SUBSEP); printf " %s %s: one buffer | rotating | |", kk[1], kk[2] }
+        printf "\n|---:|"; for (i = 1; i <= nl2; i++) printf "---:|---:|---|"; printf "\n"
+        for (s = 1; s <= ns; s++) {
+            printf "| %s |", size_label(order[s], " ")
+            for (i = 1; i <= nl2; i++) {
+                k = l2[i] SUBSEP order[s]; v = "-"
+                if ((k in aw_med) && (k in an_med)) {
+                    if (!iv(aw_n[k], aw_lo[k], aw_hi[k]) || !iv(an_n[k], an_lo[k], an_hi[k])) v = "no interval"
+                    else if (ci_overlap(aw_lo[k], aw_hi[k], an_lo[k], an_hi[k])) v = "same"
+                    else { d = aw_med[k] / an_med[k] - 1; v = "**" (d > 0 ? "slower " pct(d) : "faster " pct(-d)) "**" }
+                }
+                printf " %s | %s | %s |", k in aw_med ? cell(aw_med[k], aw_lo[k], aw_hi[k], aw_n[k]) : "-", \
+                    k in an_med ? cell(an_med[k], an_lo[k], an_hi[k], an_n[k]) : "-", v
             }
             printf "\n"
         }

@@ -12,8 +12,9 @@
 #      side); every log in OUT/nccl-tests/, its command on its first line;
 #   3. arbench on the same GPUs, sizes and iterations: every algorithm (ARB_ALGOS, nccl always
 #      among them) on every transport with its mini-batches chosen per size (--pipeline 0), in
-#      host, events and graph timing (SAMPLES batches per row in host and graph), and nccl in
-#      the registered and symmetric modes under host and graph timing; OUT is its run folder.
+#      host, events and graph timing (SAMPLES batches per row in host and graph), and nccl
+#      as nccl-tests runs it (nccl.rotate=on: each AllReduce of a batch on the next slice of
+#      the buffer) in every registration under host and graph timing; OUT is its run folder.
 #      With RUN=DIR none runs: DIR's results.csv is read instead (clean rows, a rank per GPU;
 #      each row's timing method and registration from its settings);
 #   4. OUT/compare.md (tools/compare_nccl_tests.awk): per size, arbench's nccl beside nccl-tests'
@@ -201,9 +202,12 @@ if [ -z "$run" ]; then
     echo "[scenario host]"; echo "--set timing.mode=host $hb"
     echo "[scenario events]"
     echo "[scenario graph]"; echo "--set timing.mode=graph $hb"
+    # nccl as nccl-tests runs it: each AllReduce of a batch on the next slice of the buffer
+    # (the scenarios above run it on one buffer, as the schedules run)
     for m in host graph; do
+      echo "[scenario $m-rotate]"; echo "--algo nccl --set timing.mode=$m $hb --set nccl.rotate=on"
       for r in registered symmetric; do
-        echo "[scenario $m-$r]"; echo "--algo nccl --set timing.mode=$m $hb --set nccl.registration=$r"
+        echo "[scenario $m-$r]"; echo "--algo nccl --set timing.mode=$m $hb --set nccl.registration=$r --set nccl.rotate=on"
       done
     done
   } >"$conf"

@@ -105,12 +105,24 @@ void rank_free(struct rank *R) {
 
 /* Enqueues the job's AllReduce of rank R on stream s: NCCL's own (in place) or the
  * transport's; 0 or 1. */
-static int allreduce(struct rank *R, cudaStream_t s) {
+/* Where the nccl rows' AllReduce i of a batch sums: the buffer's start, or with nccl.rotate=on
+ * slice i mod (buffer / size), as nccl-tests shifts iteration i (each batch starts again at
+ * slice 0, as each of its timed loops does; events timing passes 0: each AllReduce there
+ * follows its own fill, and the check reads the start). */
+static void *nccl_data(const struct rank *R, int i) {
+  const struct bench *b = R->b;
+  size_t bytes = b->job.bytes, slices = bytes ? b->cap / bytes : 1;
+  if (!ar_setting_value(&b->o->settings, AR_SET_NCCL_ROTATE) || slices < 2) return R->data;
+  return (char *)R->data + ((size_t)i % slices) * bytes;
+}
+
+static int allreduce(struct rank *R, cudaStream_t s, int i) {
   struct bench *b = R->b;
   struct job *J = &b->job;
-  if (J->algo->flags & AR_ALGO_NATIVE)
-    return RK_NCCL(R, ncclAllReduce(R->data, R->data, J->nelem, nccl_type(b->o->dtype), ncclSum,
-                                    R->comm, s));
+  if (J->algo->flags & AR_ALGO_NATIVE) {
+    void *d = nccl_data(R, i);
+    return RK_NCCL(R, ncclAllReduce(d, d, J->nelem, nccl_type(b->o->dtype), ncclSum, R->comm, s));
+  }
   return RK_AR(R, J->tp->enqueue(J->ctx, R->rank, s));
 }
 
@@ -174,7 +186,7 @@ int job_iteration(struct rank *R, int it, int timed, int err) {
   if (!err && ar) {
     b->marks[R->rank] = native ? NULL : hx_phase_marks(&R->ph); /* NULL but in a timed
                                                                  * --phases iteration */
-    err |= allreduce(R, s);
+    err |= allreduce(R, s, 0);
     b->marks[R->rank] = NULL;
   }
   if (R->ph.sp) err |= RK_CUDA(R, hx_phase_close(&R->ph, s));
@@ -197,8 +209,9 @@ int job_iteration(struct rank *R, int it, int timed, int err) {
  * idle, a barrier of every rank, the host clock, -n AllReduces enqueued back to back with
  * nothing between them, a stream synchronize, the clock again; the rank's sample k is
  * (end - start) / -n. The batch sums in place (each AllReduce's output is the next one's
- * input), so it has no inputs of its own and no check: the checked iteration after it is the
- * row's check. Returns 1 when a barrier said some rank failed, else 0. */
+ * input; with nccl.rotate=on, a nccl row's on the buffer's next slice), so it has no inputs of
+ * its own and no check: the checked iteration after it is the row's check. Returns 1 when a
+ * barrier said some rank failed, else 0. */
 static int host_batches(struct rank *R, int from, int to, int err) {
   struct bench *b = R->b;
   int iters = b->o->iters;
@@ -207,7 +220,7 @@ static int host_batches(struct rank *R, int from, int to, int err) {
     if (barrier_wait(&b->bar, err)) return 1;
     ar_nvtx_push("host-timed batch %d: %d allreduces", k, iters);
     double t0 = bench_now_s();
-    for (int i = 0; i < iters && !err; i++) err |= allreduce(R, R->stream);
+    for (int i = 0; i < iters && !err; i++) err |= allreduce(R, R->stream, i);
     if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
     double t1 = bench_now_s();
     ar_nvtx_pop();
@@ -230,8 +243,8 @@ static int graph_capture(struct rank *R, int iters, cudaGraphExec_t *exec) {
   cudaError_t e = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
   for (int i = 0; i < iters && e == cudaSuccess; i++) {
     if (J->algo->flags & AR_ALGO_NATIVE) {
-      ncclResult_t r = ncclAllReduce(R->data, R->data, J->nelem, nccl_type(b->o->dtype),
-                                     ncclSum, R->comm, s);
+      void *d = nccl_data(R, i);
+      ncclResult_t r = ncclAllReduce(d, d, J->nelem, nccl_type(b->o->dtype), ncclSum, R->comm, s);
       if (r != ncclSuccess) {
         snprintf(R->graph_why, sizeof(R->graph_why), "ncclAllReduce under capture: %s",
                  ncclGetErrorString(r));

@@ -368,9 +368,15 @@ static int check_critical(const struct run_opts *o) {
 }
 
 /* timing.mode=host runs each batch's AllReduces back to back with nothing between them:
- * what needs every iteration on its own is refused; 0 or -1. */
+ * what needs every iteration on its own is refused, and nccl.rotate, which means something
+ * only there, is refused without it; 0 or -1. */
 static int check_timing(const struct run_opts *o) {
-  if (!ar_setting_value(&o->settings, AR_SET_TIMING_MODE)) return 0;
+  if (!ar_setting_value(&o->settings, AR_SET_TIMING_MODE)) {
+    if (!ar_setting_value(&o->settings, AR_SET_NCCL_ROTATE)) return 0;
+    return args_bad("--set", "nccl.rotate=on", "needs timing.mode=host or graph: events timing "
+                    "fills every AllReduce's data just before it, so the L2 cache holds it "
+                    "wherever it lies");
+  }
   const char *what = o->find_critical ? "--find-critical" : o->nst ? "--straggler"
                      : o->compute.kind ? "--compute"
                      : o->phases ? "--phases" : o->profile ? "--profile"
