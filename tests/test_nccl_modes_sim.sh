@@ -133,6 +133,28 @@ est() { "$S" run --gpus 0,1 --algo ring --sizes 8G -n 1000 -w 5 --dry-run "$@" 2
 e1=$(est) e2=$(est --set timing.mode=host)
 [ "$e1" = 53s ] && [ "$e2" = 3m00s ] && ok || bad "dry run estimate: events $e1, host $e2 (want 53s, 3m00s)"
 
+# ---- 4b. nccl.rotate: AllReduce i of a batch on slice i of the buffer (nccl-tests' shift),
+# each batch from slice 0; the warm-up and the checked iteration on the buffer's start; a size
+# the buffer holds once never moves; off: every one on the start (the fake NCCL logs each
+# call's rank, bytes and offset, and refuses one that passes the buffer's end) ----
+# offsets FILE BYTES: the offsets of rank 0's AllReduces of BYTES bytes, in order
+offsets() { awk -v b="$2" '$1 == 0 && $2 == b { printf "%s ", $3 }' "$1"; }
+for m in host graph; do
+  for r in on off; do
+    rm -f "$tmp/rot.log"
+    AR_SIM_NCCL_LOG="$tmp/rot.log" "$S" run --gpus 0,1 --algo nccl --sizes 1K,4K -n 4 -w 1 --set timing.mode=$m \
+      --set timing.host_batches=2 --set nccl.rotate=$r --out "$tmp/rot-$m-$r" >/dev/null 2>&1; rc=$?
+    want="0 0 1024 2048 3072 0 1024 2048 3072 0 " # warm-up, two batches, the checked one
+    [ $r = off ] && want="0 0 0 0 0 0 0 0 0 0 "
+    got=$(offsets "$tmp/rot.log" 1024) got4=$(offsets "$tmp/rot.log" 4096)
+    [ "$rc" -eq 0 ] && [ "$got" = "$want" ] && [ "$got4" = "0 0 0 0 0 0 0 0 0 0 " ] &&
+      [ "$(values "$tmp/rot-$m-$r/results.csv" status)" = "ok|" ] && ok ||
+      bad "nccl.rotate=$r, $m timing: exit $rc, offsets at 1 KiB '$got' (want '$want'), at 4 KiB '$got4'"
+  done
+done
+grep -qx 'setting nccl.rotate = on (--set)' "$tmp/rot-host-on/meta.txt" && [ "$(values "$tmp/rot-host-on/results.csv" settings)" = "nccl.rotate=on;timing.mode=host;timing.host_batches=2|" ] &&
+  ok || bad "nccl.rotate=on: meta.txt or the settings column: $(values "$tmp/rot-host-on/results.csv" settings)"
+
 # ---- 5. refused before any GPU work: one line, exit 2 ----
 hb="--set: bad value 'timing.mode=host': "
 sim_bad "^arbench: $hb--straggler needs every iteration timed on its own" --algo ring --straggler 1:1ms --set timing.mode=host
@@ -143,10 +165,11 @@ sim_bad "^arbench: ${hb}timing.start_skew=on needs" --algo ring --set timing.sta
 sim_bad "^arbench: --set: bad value 'timing.host_batches=0': out of range" --algo ring --set timing.host_batches=0
 sim_bad "^arbench: --set: bad value 'nccl.registration=local': none,registered,symmetric" --algo nccl --set nccl.registration=local
 sim_bad "^arbench: --set: bad value 'timing.mode=cpu': events,host" --algo nccl --set timing.mode=cpu
+sim_bad "^arbench: --set: bad value 'nccl.rotate=on': needs timing.mode=host or graph" --algo nccl --set nccl.rotate=on
 
 # arbench settings lists the three
 list=$("$S" settings)
-for s in nccl.registration timing.mode timing.host_batches; do
+for s in nccl.registration nccl.rotate timing.mode timing.host_batches; do
   [ "$(printf '%s\n' "$list" | grep -c "^$s ")" -eq 1 ] && ok || bad "arbench settings: $s"
 done
 finish

@@ -98,6 +98,21 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
   int k = sim_failure_hooks(c->rank);
   void *buf[AR_MAX_GPUS] = {0};
   size_t bytes[AR_MAX_GPUS] = {0};
+  /* a pointer inside the rank's buffer (nccl.rotate): its offset is said (AR_SIM_NCCL_LOG)
+   * and must leave room for the sum; the simulated sum runs on the buffer's start only */
+  const unsigned char *mine = sim_at(h->buf[c->rank].at), *at = b;
+  size_t held = h->buf[c->rank].bytes, esize = t == ncclFloat32 ? 4 : 2;
+  size_t off = held && at >= mine && at < mine + held ? (size_t)(at - mine) : 0;
+  if (off && off + count * esize > held) {
+    fprintf(stderr, "fake_gpu: ncclAllReduce: rank %d: %zu bytes at offset %zu pass its buffer "
+                    "of %zu bytes\n", c->rank, count * esize, off, held);
+    return ncclInvalidArgument;
+  }
+  const char *log = getenv("AR_SIM_NCCL_LOG");
+  if (log) { /* the fake runs a captured AllReduce at its capture */
+    FILE *f = fopen(log, "a");
+    if (f) fprintf(f, "%d %zu %zu\n", c->rank, count * esize, off), fclose(f);
+  }
   for (int q = 0; q < c->n && q < AR_MAX_GPUS; q++) {
     if (memcmp(&h->comm_id[q], &c->id, sizeof(c->id))) {
       fprintf(stderr, "fake_gpu: ncclAllReduce: rank %d's communicator has another unique id "
@@ -109,7 +124,7 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
   }
   int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
   int bad = sim_bad_sum("nccl") || (sim_beside_load(s) && getenv("AR_SIM_BESIDE_BAD"));
-  sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0, bad); /* in place */
+  if (!off) sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0, bad); /* in place */
   double total = count * 4.0;
   double us = 2.0 * (c->n - 1) * 5 + total * 2 * (c->n - 1) / c->n / 300e3;
   sim_run(s, us * sim_jitter(c->rank, k));
