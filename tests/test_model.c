@@ -74,8 +74,11 @@ static void test_speed(void) {
 /* OPTCC's schedule at 1024 GPUs (k = 8: 2^24 transfers, what `arbench schedule` and the model
  * off a switch build) is built within 0.5 s of user CPU and one table of its transfers (470 MB:
  * reserved once, not grown by doubling nor copied to sort it), measured in a child of its own
- * (make test-long; before: 0.6 s and 920 MB, and as much again of system time faulting them in,
- * which the kernel spends zeroing pages and this machine's load sets). */
+ * (make test-long; before: 0.6 s and 920 MB). The kernel's part, faulting the table in (115,000
+ * pages of 4 KiB zeroed: 0.32-0.44 s of system time on the 2-core machine, user and system
+ * 0.70-0.91 s; docs/papers.md (19)), is bounded with the user time at 1.2 s: issue 46's 0.5 s
+ * of both is not met (huge pages cut the faults to 1,100 but the kernel's compaction here
+ * costs more). */
 static void test_optcc_1024_build(void) {
   if (!test_long()) return;
   pid_t pid = fork();
@@ -99,6 +102,7 @@ static void test_optcc_1024_build(void) {
   printf("optcc at 1024 GPUs, k = 8: built in %.3f s of user CPU (+%.3f s system), %ld KB\n",
          user, sys, ru.ru_maxrss);
   CHECK(user < 0.5, "optcc at 1024: %.3f s of user CPU", user);
+  CHECK(user + sys < 1.2, "optcc at 1024: %.3f s of user and system CPU", user + sys);
   CHECK(ru.ru_maxrss < 600000, "optcc at 1024: %ld KB", ru.ru_maxrss);
 }
 

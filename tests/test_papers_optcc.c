@@ -180,6 +180,35 @@ static void test_optcc(void) {
   }
 }
 
+/* As over_t0_k for one degraded GPU (rank 0, l), priced by flows (docs/model.md): every transfer
+ * starts when what it waits for has ended, its ports' earlier rounds included, the links shared
+ * max-min fairly; over the healthy ring's T0 priced the same way. */
+static double flows_over_t0(const char *algo, int p, double l, int k) {
+  struct ar_params q;
+  struct model_net net;
+  struct model_flow_graph *g[2] = {NULL, NULL};
+  struct model_hw bw = {.beta = 1e-3};
+  struct model_times t[2];
+  char why[192] = "";
+  double r = -1;
+  ar_params_init(&q, p);
+  model_net_init(&net, MODEL_SWITCH, &q);
+  ar_status st = model_flow_algo(ar_algo_find("ring"), &q, &net, &g[0], why, sizeof(why));
+  q.ndegraded = 1;
+  q.degraded[0] = 0;
+  q.factor[0] = l;
+  q.segments = k;
+  model_net_init(&net, MODEL_SWITCH, &q);
+  if (st == AR_OK) st = model_flow_algo(ar_algo_find(algo), &q, &net, &g[1], why, sizeof(why));
+  for (int i = 0; i < 2 && st == AR_OK; i++)
+    st = model_flow_times(g[i], &bw, 0, 1e6, -1, 0, &t[i]);
+  CHECK(st == AR_OK, "%s p=%d by flows: %s", algo, p, why);
+  if (st == AR_OK) r = t[1].time_us / t[0].time_us;
+  model_flow_free(g[0]);
+  model_flow_free(g[1]);
+  return r;
+}
+
 /* App. C's pipeline with bubble filling (l < 2): T = 2(p-1)l / ((p-2)l + 2) n (k + l - 1)/k,
  * the head and tail costing l - 1 bodies in all. In lock-step rounds they cost 1 + 1/(2(p-1)):
  * the head's p-1 rounds carry one S1 hop of a section and nothing of the straggler's but its
@@ -200,6 +229,9 @@ static void test_optcc_head_tail(void) {
     char what[96];
     snprintf(what, sizeof(what), "OPTCC App. C eq.(2): OptCC / T0 at l=%.3g, p=%d, k=%d", l, p, k);
     figure(what, app_c, over_t0_k("optcc", p, 1, &l, k), rounds);
+    snprintf(what, sizeof(what), "OPTCC App. C eq.(2): OptCC / T0 at l=%.3g, p=%d, k=%d (flows)",
+             l, p, k);
+    figure(what, app_c, flows_over_t0("optcc", p, l, k), rounds);
   }
 }
 
