@@ -90,6 +90,11 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                                     "timing.mode=host or graph: batches of -n AllReduces per "
                                     "row; the time columns are statistics over the batches",
                                     NULL, 1, 1000, NULL},
+    [AR_SET_TIMING_GRAPH_UPLOAD] = {"timing.graph_upload", "choice", "on", "",
+                                    "timing.mode=graph: on uploads each batch's graph to the GPU "
+                                    "before the timed launch; off launches it without, as "
+                                    "nccl-tests -G does, so the launch carries the upload",
+                                    NULL, 0, 0, "on,off"},
     [AR_SET_LL_PROTOCOL] = {"ll.protocol", "choice", "auto", "",
                             "ll transport: lines (a sequence number beside every 4 bytes of "
                             "data: no wait but on the data itself, half the link's rate), "

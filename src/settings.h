@@ -31,6 +31,7 @@ enum ar_setting_id {
   AR_SET_NCCL_ROTATE,       /* off, on */
   AR_SET_TIMING_MODE,       /* events, host, graph */
   AR_SET_TIMING_HOST_BATCHES, /* count */
+  AR_SET_TIMING_GRAPH_UPLOAD, /* on, off */
   AR_SET_LL_PROTOCOL,       /* auto, lines, signals */
   AR_SET_LL_LINES_MAX,      /* bytes */
   AR_SET_LL_BLOCKS,         /* count; 0: by size */

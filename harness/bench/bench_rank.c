@@ -266,7 +266,9 @@ static int graph_capture(struct rank *R, int iters, cudaGraphExec_t *exec) {
   }
   if (e == cudaSuccess && !R->graph_why[0])
     e = cudaGraphInstantiate(exec, g, 0), step = "cudaGraphInstantiate";
-  if (e == cudaSuccess && !R->graph_why[0]) e = cudaGraphUpload(*exec, s), step = "cudaGraphUpload";
+  /* timing.graph_upload=off: the timed launch uploads, as nccl-tests' does */
+  if (e == cudaSuccess && !R->graph_why[0] && !ar_setting_value(&b->o->settings, AR_SET_TIMING_GRAPH_UPLOAD))
+    e = cudaGraphUpload(*exec, s), step = "cudaGraphUpload";
   if (g) cudaGraphDestroy(g);
   if (e != cudaSuccess && !R->graph_why[0])
     snprintf(R->graph_why, sizeof(R->graph_why), "%s: %s", step, cudaGetErrorString(e));
