@@ -286,13 +286,13 @@ def check(md_path, run_dir, logs):
     regs = ['none', 'registered', 'symmetric']
     # same mode: rotating rows where a timing and registration has any, else those on one buffer
     rotating = {k[:2] for k in an}
-    both = sorted(rotating & {k[:2] for k in one}, key=lambda tr: (('host', 'graph').index(tr[0]), regs.index(tr[1])))
+    both = sorted({tr for tr in rotating & {k[:2] for k in one} if tr[0] == 'host'}, key=lambda tr: regs.index(tr[1]))
     fixed = [tr for tm in ('host', 'graph') for tr in [(tm, reg) for reg in regs] if tr not in rotating and any(k[:2] == tr for k in one)]
     rot_an = dict(an)
     for k, v in one.items():
         if k[:2] not in rotating:
             an[k] = v
-    note = ' (`nccl.rotate=on`), as nccl-tests shifts every iteration%s.' % (
+    note = ' (`nccl.rotate=on`), as nccl-tests shifts every iteration, and in graph timing launch each graph without uploading it first (`timing.graph_upload=off`), as nccl-tests `-G` does%s.' % (
         '; **not so** in ' + ', '.join('%s %s' % tr for tr in fixed) +
         ' (rows with `nccl.rotate=off`: every AllReduce on one buffer, whose data the L2 cache may still hold)' if fixed else '')
     if note not in md:

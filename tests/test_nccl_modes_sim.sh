@@ -155,6 +155,18 @@ done
 grep -qx 'setting nccl.rotate = on (--set)' "$tmp/rot-host-on/meta.txt" && [ "$(values "$tmp/rot-host-on/results.csv" settings)" = "nccl.rotate=on;timing.mode=host;timing.host_batches=2|" ] &&
   ok || bad "nccl.rotate=on: meta.txt or the settings column: $(values "$tmp/rot-host-on/results.csv" settings)"
 
+# timing.graph_upload: each batch's graph uploaded before its timed launch, or (off) not, as
+# nccl-tests -G (the fake logs every launch)
+for up in on off; do
+  rm -f "$tmp/up.log"
+  AR_SIM_GRAPH_LOG="$tmp/up.log" "$S" run --gpus 0,1 --algo nccl,ring --transport ce --sizes 1K -n 2 -w 1 --set timing.mode=graph \
+    --set timing.host_batches=3 --set timing.graph_upload=$up --out "$tmp/up-$up" >/dev/null 2>&1; rc=$?
+  want="uploaded"; [ $up = off ] && want="not uploaded"
+  got=$(sort "$tmp/up.log" | uniq -c | sed 's/^ *//')
+  [ "$rc" -eq 0 ] && [ "$got" = "12 launch $want" ] && [ "$(values "$tmp/up-$up/results.csv" status)" = "ok|" ] && ok ||
+    bad "timing.graph_upload=$up: exit $rc, launches '$got' (want 12 '$want': 2 rows x 2 ranks x 3 batches)"
+done
+
 # ---- 5. refused before any GPU work: one line, exit 2 ----
 hb="--set: bad value 'timing.mode=host': "
 sim_bad "^arbench: $hb--straggler needs every iteration timed on its own" --algo ring --straggler 1:1ms --set timing.mode=host
@@ -166,6 +178,7 @@ sim_bad "^arbench: --set: bad value 'timing.host_batches=0': out of range" --alg
 sim_bad "^arbench: --set: bad value 'nccl.registration=local': none,registered,symmetric" --algo nccl --set nccl.registration=local
 sim_bad "^arbench: --set: bad value 'timing.mode=cpu': events,host" --algo nccl --set timing.mode=cpu
 sim_bad "^arbench: --set: bad value 'nccl.rotate=on': needs timing.mode=host or graph" --algo nccl --set nccl.rotate=on
+sim_bad "^arbench: --set: bad value 'timing.graph_upload=off': needs timing.mode=graph" --algo nccl --set timing.graph_upload=off --set timing.mode=host
 
 # arbench settings lists the three
 list=$("$S" settings)

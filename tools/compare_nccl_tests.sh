@@ -14,7 +14,8 @@
 #      among them) on every transport with its mini-batches chosen per size (--pipeline 0), in
 #      host, events and graph timing (SAMPLES batches per row in host and graph), and nccl
 #      as nccl-tests runs it (nccl.rotate=on: each AllReduce of a batch on the next slice of
-#      the buffer) in every registration under host and graph timing; OUT is its run folder.
+#      the buffer; in graph timing timing.graph_upload=off: the launch carries the graph's
+#      upload) in every registration under host and graph timing; OUT is its run folder.
 #      With RUN=DIR none runs: DIR's results.csv is read instead (clean rows, a rank per GPU;
 #      each row's timing method and registration from its settings);
 #   4. OUT/compare.md (tools/compare_nccl_tests.awk): per size, arbench's nccl beside nccl-tests'
@@ -202,12 +203,15 @@ if [ -z "$run" ]; then
     echo "[scenario host]"; echo "--set timing.mode=host $hb"
     echo "[scenario events]"
     echo "[scenario graph]"; echo "--set timing.mode=graph $hb"
-    # nccl as nccl-tests runs it: each AllReduce of a batch on the next slice of the buffer
-    # (the scenarios above run it on one buffer, as the schedules run)
+    # nccl as nccl-tests runs it: each AllReduce of a batch on the next slice of the buffer,
+    # and in graph timing each graph launched without an upload first (the scenarios above run
+    # it on one buffer, uploaded, as the schedules run)
     for m in host graph; do
-      echo "[scenario $m-rotate]"; echo "--algo nccl --set timing.mode=$m $hb --set nccl.rotate=on"
+      as="--set timing.mode=$m $hb --set nccl.rotate=on"
+      [ $m = graph ] && as="$as --set timing.graph_upload=off"
+      echo "[scenario $m-rotate]"; echo "--algo nccl $as"
       for r in registered symmetric; do
-        echo "[scenario $m-$r]"; echo "--algo nccl --set timing.mode=$m $hb --set nccl.registration=$r --set nccl.rotate=on"
+        echo "[scenario $m-$r]"; echo "--algo nccl $as --set nccl.registration=$r"
       done
     done
   } >"$conf"

@@ -39,6 +39,7 @@ struct CUgraph_st {
 struct CUgraphExec_st {
   double span;
   int launched; /* a second launch is refused: the harness captures each batch anew */
+  int uploaded; /* AR_SIM_GRAPH_LOG=FILE: each launch appends "launch uploaded|not uploaded" */
 };
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode) {
@@ -73,7 +74,9 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g, unsigned lon
   return cudaSuccess;
 }
 cudaError_t cudaGraphUpload(cudaGraphExec_t x, cudaStream_t s) {
-  return x && !s->capturing ? cudaSuccess : cudaErrorInvalidValue;
+  if (!x || s->capturing) return cudaErrorInvalidValue;
+  x->uploaded = 1;
+  return cudaSuccess;
 }
 cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
   if (!x || s->capturing) return cudaErrorInvalidValue;
@@ -83,6 +86,9 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
     return cudaErrorInvalidValue;
   }
   s->clock += x->span;
+  const char *log = getenv("AR_SIM_GRAPH_LOG");
+  FILE *f = log && *log ? fopen(log, "a") : NULL;
+  if (f) fprintf(f, "launch %s\n", x->uploaded ? "uploaded" : "not uploaded"), fclose(f);
   return cudaSuccess;
 }
 cudaError_t cudaGraphDestroy(cudaGraph_t g) {
