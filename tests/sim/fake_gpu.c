@@ -46,7 +46,9 @@
  * [0, 1) a fixed function of the rank and its AllReduce's number: noise for stats.ci_target),
  * AR_SIM_BESIDE=A:L, AR_SIM_LOAD_NOOP=1, AR_SIM_BESIDE_BAD=1 (--compute's load: fake_load.c),
  * AR_SIM_COUNT=FILE (each process appends "rank R: K allreduces" for its ranks at its exit:
- * every rank must have made as many), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
+ * every rank must have made as many), AR_SIM_NCCL_LOG=FILE (each ncclAllReduce appends "rank
+ * bytes offset", its offset in the rank's buffer: nccl.rotate), AR_SIM_GRAPH_LOG=FILE (each
+ * graph launch appends whether it was uploaded first: timing.graph_upload), AR_SIM_REG_FAIL=1 (every NCCL buffer registration fails: tests/sim/fake_nccl.c,
  * the fake's ncclMemAlloc and registration calls). Under AR_SIM_SHM, OMPI_COMM_WORLD_RANK or
  * PMI_RANK (set by mpirun) picks the process's region of the file. Degraded jobs are priced
  * with the model's slow ports, and the healthy bandwidth "measured" is the model's; ll has no
