@@ -102,6 +102,9 @@ claims=(
   "7.73 us|12.62 us|1 KiB::runs/reference/h200x4-nightly-forward/summary.md::^\| clean \| 1 KiB \| oneshot/sm \| 7\.73 \| [0-9.]+ \| 12\.62 \| "
   "715.4 us|1493.6 us|1.91x|256 MiB::runs/reference/h200x1-compute-gemm/summary.md::^\| clean \| 256 MiB \| direct/sm \| 715\.4 \| direct/sm \| 1493\.6 \| gemm:[0-9x]+ \| [0-9.]+ \| [0-9.]+ \| 1\.91 \| "
   "1.01x|1.81x::runs/reference/h200x1-compute-gemm/results.csv::^([^,]*,){9}rhd,ce,([^,]*,){2}268435456,([^,]*,){44}1\.81[0-9]*,1\.00[5-9][0-9]*,"
+  "2879.0 us|4168.7 us|1 GiB::runs/reference/h200x2-compute-gemm/summary.md::^\| clean \| 1 GiB \| async-ring/ce \| 2879\.0 \| nccl \| 4168\.7 \| "
+  "1.54x::runs/reference/h200x2-compute-gemm/results.csv::^([^,]*,){9}async-ring,ce,([^,]*,){2}1073741824,([^,]*,){44}1\.5[34][0-9]*,1\.01[0-9]*,"
+  "2.05x::runs/reference/h200x2-compute-gemm/results.csv::^([^,]*,){9}direct,sm,([^,]*,){2}1073741824,([^,]*,){44}[0-9.]+,2\.0[45][0-9]*,"
   "260.79 GB/s|243.31 GB/s|8 GiB::runs/reference/h200x4-nightly-forward/summary.md::^\| clean \| 8 GiB \| optcc-switch/ce \| [0-9.]+ \| 260\.79 \| [0-9.]+ \| 243\.31 \| "
 )
 # the prose: no code blocks, no inline code, no link targets
