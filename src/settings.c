@@ -70,11 +70,12 @@ static const struct ar_setting table[AR_SET_COUNT] = {
                                   NULL, 0, 0, "none,registered,symmetric"},
     [AR_SET_NCCL_ROTATE] = {"nccl.rotate", "choice", "off", "",
                             "timing.mode=host or graph: on puts the nccl rows' AllReduce i of a "
-                            "batch on its own slice of the data buffer (offset (i mod buffer / "
-                            "size) x size), as nccl-tests shifts iteration i, so that sizes the "
-                            "L2 cache holds do not find the last AllReduce's data there (the "
-                            "last batch's, where -n of them fit it); off: every AllReduce on "
-                            "the buffer's start, as every schedule's rows run",
+                            "batch on slice i mod floor(buffer / size) of the data buffer (the "
+                            "run's largest size: it and sizes over half of it never move), as "
+                            "nccl-tests shifts iteration i, so that sizes the L2 cache holds "
+                            "do not find the last AllReduce's data there (the last batch's, "
+                            "where -n of them fit it); off: every AllReduce on the buffer's "
+                            "start, as every schedule's rows run (they never rotate)",
                             NULL, 0, 0, "off,on"},
     [AR_SET_TIMING_MODE] = {"timing.mode", "choice", "events", "",
                             "events: CUDA events around every iteration, starts aligned on the "

@@ -164,6 +164,8 @@ def read_run(d):
         row = {'tm': setting(g('settings'), 'timing.mode') or 'events', 'reg': setting(g('settings'), 'nccl.registration') or 'none',
                'alg': g('algorithm'), 'tp': g('transport'), 'b': g('bytes'), 'status': g('status'), 'wrong': g('wrong', '0'),
                'rot': setting(g('settings'), 'nccl.rotate') == 'on'}
+        # run as nccl-tests runs it: rotating, and in graph timing launched without an upload
+        row['rot'] = row['rot'] and (row['tm'] != 'graph' or setting(g('settings'), 'timing.graph_upload') == 'off')
         bad = row['status'] in ('error', 'timeout') or (row['wrong'] not in ('', '0') and float(row['wrong']) > 0)
         row['bad'] = bad
         row['ok'] = not bad and row['status'] == 'ok' and g('time_us_median') != ''
@@ -294,7 +296,7 @@ def check(md_path, run_dir, logs):
             an[k] = v
     note = ' (`nccl.rotate=on`), as nccl-tests shifts every iteration, and in graph timing launch each graph without uploading it first (`timing.graph_upload=off`), as nccl-tests `-G` does%s.' % (
         '; **not so** in ' + ', '.join('%s %s' % tr for tr in fixed) +
-        ' (rows with `nccl.rotate=off`: every AllReduce on one buffer, whose data the L2 cache may still hold)' if fixed else '')
+        ' (rows run otherwise: on one buffer, whose data the L2 cache may still hold, or in graph timing with the graph uploaded before its launch)' if fixed else '')
     if note not in md:
         fail('same-mode text: want it to end %r' % note)
     kinds.add('one-buffer fallback' if fixed else 'all rotating')
@@ -506,12 +508,12 @@ def make_run(log_dir, out):
     key = [0]
     gpu, ranks = sorted(facts['model'])[0] if facts['model'] else 'NVIDIA H200', sorted(facts['ranks'])[0]
 
-    def row(alg, tp, b, tm, reg, base, n, status='ok', wrong='0', extra=None, rot=False):
+    def row(alg, tp, b, tm, reg, base, n, status='ok', wrong='0', extra=None, rot=False, up=False):
         key[0] += 1
         xs = [round(base * (1 + 0.004 * (rnd.random() - 0.5)), 3) for _ in range(n)]
         st = stats(xs) if n and status == 'ok' else None
-        settings = ';'.join(x for x in (reg != 'none' and 'nccl.registration=' + reg,
-                                        rot and 'nccl.rotate=on', tm != 'events' and 'timing.mode=' + tm) if x)
+        settings = ';'.join(x for x in (reg != 'none' and 'nccl.registration=' + reg, rot and 'nccl.rotate=on',
+                                        tm != 'events' and 'timing.mode=' + tm, up and 'timing.graph_upload=off') if x)
         r = {'run_id': 'made', 'gpu': gpu, 'n_gpus': ranks, 'nccl': '2.28.3', 'source': 'gpu', 'algorithm': alg,
              'transport': tp, 'dtype': 'float32', 'bytes': b, 'straggler_rank': -1, 'factor': 1, 'wrong': wrong,
              'status': status, 'scenario': tm + ('' if reg == 'none' else '-' + reg), 'placement': '1 rank/GPU',
@@ -540,8 +542,8 @@ def make_run(log_dir, out):
                 # L2 cache makes it), or both; host symmetric on one buffer only (a run from
                 # before nccl.rotate); events timing never rotates
                 kinds = {'events': 'one'}.get(tm, {('host', 'symmetric'): 'one', ('graph', 'registered'): 'rot'}.get((tm, reg), 'both'))
-                if kinds != 'one':
-                    row('nccl', 'nccl', b, tm, reg, med * f, n, rot=True)
+                if kinds != 'one':  # graph symmetric rotates but uploads: not as nccl-tests
+                    row('nccl', 'nccl', b, tm, reg, med * f, n, rot=True, up=tm == 'graph' and reg != 'symmetric')
                 if kinds != 'rot':
                     row('nccl', 'nccl', b, tm, reg, med * f * (0.93 if int(b) < 64 << 20 else 1.0), n)
             f, n = [(0.5, 10), (1.0, 10), (1.6, 10), (0.5, 1), (0.5, 4)][i % 5]

@@ -158,6 +158,15 @@ checked "$tmp/o/compare.md" "$tmp/o" $(LC_ALL=C ls "$tmp"/o/nccl-tests/all_reduc
 grep -qxF -- "- graph timing, registered (\`-R 1 -G 1\`): nccl-tests did not run this mode" "$tmp/o/compare.md" &&
   grep -qF "all_reduce_perf_t2g1R1G1.log, a test (\`NCCL_NVLS_ENABLE=0 all_reduce_perf -t 2 -g 1 -b 1K -e 32K -f 32 -n 2 -w 1 -N 6 -d float -o sum -R 1 -G 1\`): no results" "$tmp/o/compare.md" &&
   ok || bad "the failed mode: $(grep -- '- graph timing, registered' "$tmp/o/compare.md")"
+# arbench's nccl ran as nccl-tests runs it in every registration (rotating; in graph timing
+# launched without an upload) and on one buffer beside the schedules: no fallback said
+scol=$(col "$tmp/o/results.csv" settings) acol=$(col "$tmp/o/results.csv" algorithm)
+asnt=$(awk -F, -v s="$scol" -v a="$acol" 'NR > 1 && $a == "nccl" && $s ~ /nccl.rotate=on/ &&
+  ($s ~ /timing.mode=host/ || $s ~ /timing.graph_upload=off/) { print $s }' "$tmp/o/results.csv" |
+  sed 's/;timing.host_batches=[0-9]*//' | sort -u | tr '\n' '|')
+want="nccl.registration=registered;nccl.rotate=on;timing.mode=graph;timing.graph_upload=off|nccl.registration=registered;nccl.rotate=on;timing.mode=host|nccl.registration=symmetric;nccl.rotate=on;timing.mode=graph;timing.graph_upload=off|nccl.registration=symmetric;nccl.rotate=on;timing.mode=host|nccl.rotate=on;timing.mode=graph;timing.graph_upload=off|nccl.rotate=on;timing.mode=host|"
+[ "$asnt" = "$want" ] && ! grep -qF '**not so**' "$tmp/o/compare.md" && grep -qF '## NCCL on one buffer against rotating' "$tmp/o/compare.md" && ok ||
+  bad "one call: arbench's nccl as nccl-tests: '$asnt', want '$want'"
 # the graph table's nccl-tests column holds only -G modes, host's none
 awk '/^##/ { g = $0 == "### graph timing"; h = $0 == "### host timing"; next }
      g && /^\| [0-9]/ { ng++; if ($0 !~ /-G 1, /) bad = 1 } h && /^\| [0-9]/ { nh++; if (/-G 1/) bad = 1 }

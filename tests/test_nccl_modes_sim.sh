@@ -152,6 +152,16 @@ for m in host graph; do
       bad "nccl.rotate=$r, $m timing: exit $rc, offsets at 1 KiB '$got' (want '$want'), at 4 KiB '$got4'"
   done
 done
+# a size that does not divide the buffer (3 slices of 1 KiB in 3 KiB: i mod 3), -n over the
+# slices, and 2-byte elements (the offsets in bytes)
+for dt in float32 bf16; do
+  rm -f "$tmp/rot.log"
+  AR_SIM_NCCL_LOG="$tmp/rot.log" "$S" run --gpus 0,1 --algo nccl --sizes 1K,3K -n 5 -w 1 --dtype $dt --set timing.mode=host \
+    --set timing.host_batches=1 --set nccl.rotate=on --out "$tmp/rot3-$dt" >/dev/null 2>&1; rc=$?
+  got=$(offsets "$tmp/rot.log" 1024)
+  [ "$rc" -eq 0 ] && [ "$got" = "0 0 1024 2048 0 1024 0 " ] && [ "$(values "$tmp/rot3-$dt/results.csv" status)" = "ok|" ] && ok ||
+    bad "nccl.rotate=on, 1 KiB in 3 KiB, $dt: exit $rc, offsets '$got' (want '0 0 1024 2048 0 1024 0 ')"
+done
 grep -qx 'setting nccl.rotate = on (--set)' "$tmp/rot-host-on/meta.txt" && [ "$(values "$tmp/rot-host-on/results.csv" settings)" = "nccl.rotate=on;timing.mode=host;timing.host_batches=2|" ] &&
   ok || bad "nccl.rotate=on: meta.txt or the settings column: $(values "$tmp/rot-host-on/results.csv" settings)"
 
@@ -163,7 +173,9 @@ for up in on off; do
     --set timing.host_batches=3 --set timing.graph_upload=$up --out "$tmp/up-$up" >/dev/null 2>&1; rc=$?
   want="uploaded"; [ $up = off ] && want="not uploaded"
   got=$(sort "$tmp/up.log" | uniq -c | sed 's/^ *//')
-  [ "$rc" -eq 0 ] && [ "$got" = "12 launch $want" ] && [ "$(values "$tmp/up-$up/results.csv" status)" = "ok|" ] && ok ||
+  sets="timing.mode=graph;timing.host_batches=3;timing.graph_upload=$up|"
+  [ "$rc" -eq 0 ] && [ "$got" = "12 launch $want" ] && [ "$(values "$tmp/up-$up/results.csv" status)" = "ok|" ] &&
+    [ "$(values "$tmp/up-$up/results.csv" settings)" = "$sets" ] && ok ||
     bad "timing.graph_upload=$up: exit $rc, launches '$got' (want 12 '$want': 2 rows x 2 ranks x 3 batches)"
 done
 
@@ -180,9 +192,9 @@ sim_bad "^arbench: --set: bad value 'timing.mode=cpu': events,host" --algo nccl 
 sim_bad "^arbench: --set: bad value 'nccl.rotate=on': needs timing.mode=host or graph" --algo nccl --set nccl.rotate=on
 sim_bad "^arbench: --set: bad value 'timing.graph_upload=off': needs timing.mode=graph" --algo nccl --set timing.graph_upload=off --set timing.mode=host
 
-# arbench settings lists the three
+# arbench settings lists them
 list=$("$S" settings)
-for s in nccl.registration nccl.rotate timing.mode timing.host_batches; do
+for s in nccl.registration nccl.rotate timing.mode timing.host_batches timing.graph_upload; do
   [ "$(printf '%s\n' "$list" | grep -c "^$s ")" -eq 1 ] && ok || bad "arbench settings: $s"
 done
 finish

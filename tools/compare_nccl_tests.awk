@@ -45,7 +45,7 @@ nfile == 1 && describe != "logs" { arbench_row(); next }
 { nt_line($0) }
 
 # arbench_row(): one row of results.csv
-function arbench_row(    f, src, st, wr, tm, reg, alg, tp, b, med, k, n, pl, lab, i) {
+function arbench_row(    f, src, st, wr, tm, reg, alg, tp, b, med, k, n, pl, lab, i, sets) {
     csv_split($0, f)
     src = get(f, col, "source", "gpu")
     if (src != "gpu") { nforeign++; return }
@@ -68,20 +68,12 @@ function arbench_row(    f, src, st, wr, tm, reg, alg, tp, b, med, k, n, pl, lab
     alg = get(f, col, "algorithm", ""); tp = get(f, col, "transport", ""); b = get(f, col, "bytes", "")
     n = get(f, col, "n_samples", "")
     sizes[b] = 1; timing[tm] = 1
-    if (alg == "nccl") { # rotating (nccl.rotate=on, as nccl-tests) or on one buffer, kept apart
-        k = tm SUBSEP reg SUBSEP b
-        if (setting(get(f, col, "settings", ""), "nccl.rotate") == "on") {
-            an_any[tm, reg] = 1
-            if (!(k in an_med) || med + 0 < an_med[k]) {
-                an_med[k] = med + 0; an_n[k] = n
-                an_lo[k] = get(f, col, "time_us_ci_lo", ""); an_hi[k] = get(f, col, "time_us_ci_hi", "")
-            }
+    if (alg == "nccl") { # as nccl-tests runs it (an_*) or not (aw_*: one buffer, or uploaded)
+        k = tm SUBSEP reg SUBSEP b; sets = get(f, col, "settings", "")
+        if (setting(sets, "nccl.rotate") == "on" && (tm != "graph" || setting(sets, "timing.graph_upload") == "off")) {
+            an_any[tm, reg] = 1; keep_min(an_med, an_n, an_lo, an_hi, k, med, n, f)
         } else {
-            aw_any[tm, reg] = 1
-            if (!(k in aw_med) || med + 0 < aw_med[k]) {
-                aw_med[k] = med + 0; aw_n[k] = n
-                aw_lo[k] = get(f, col, "time_us_ci_lo", ""); aw_hi[k] = get(f, col, "time_us_ci_hi", "")
-            }
+            aw_any[tm, reg] = 1; keep_min(aw_med, aw_n, aw_lo, aw_hi, k, med, n, f)
         }
         return
     }
@@ -90,6 +82,32 @@ function arbench_row(    f, src, st, wr, tm, reg, alg, tp, b, med, k, n, pl, lab
     bc_med[k, i] = med + 0; bc_ns[k, i] = n; bc_lab[k, i] = lab
     bc_lo[k, i] = get(f, col, "time_us_ci_lo", ""); bc_hi[k, i] = get(f, col, "time_us_ci_hi", "")
 }
+
+# keep_min(MED, N, LO, HI, k, med, n, f): the row's median, samples and interval at key k,
+# where it is the fastest at k so far
+function keep_min(MED, N, LO, HI, k, med, n, f) {
+    if ((k in MED) && med + 0 >= MED[k]) return
+    MED[k] = med + 0; N[k] = n; LO[k] = get(f, col, "time_us_ci_lo", ""); HI[k] = get(f, col, "time_us_ci_hi", "")
+}
+
+# verdict(m1, lo1, hi1, n1, m2, lo2, hi2, n2): the first beside the second: "no interval",
+# "same" (the intervals overlap), "**slower N%**" or "**faster N%**"; tally_add() counts it
+# into the t_* totals a tally_line() says
+function verdict(m1, lo1, hi1, n1, m2, lo2, hi2, n2,    d) {
+    if (!iv(n1, lo1, hi1) || !iv(n2, lo2, hi2)) return "no interval"
+    if (ci_overlap(lo1, hi1, lo2, hi2)) return "same"
+    d = m1 / m2 - 1
+    return "**" (d > 0 ? "slower " pct(d) : "faster " pct(-d)) "**"
+}
+function tally_reset() { t_cmp = t_same = t_slow = t_fast = t_flag = 0; t_slo = t_shi = t_flo = t_fhi = "" }
+function tally_add(m1, lo1, hi1, n1, m2, lo2, hi2, n2,    d) {
+    if (!iv(n1, lo1, hi1) || !iv(n2, lo2, hi2)) { t_flag++; return }
+    t_cmp++; d = m1 / m2 - 1
+    if (ci_overlap(lo1, hi1, lo2, hi2)) t_same++
+    else if (d > 0) { t_slow++; if (t_slo == "" || d < t_slo) t_slo = d; if (t_shi == "" || d > t_shi) t_shi = d }
+    else { t_fast++; if (t_flo == "" || -d < t_flo) t_flo = -d; if (t_fhi == "" || -d > t_fhi) t_fhi = -d }
+}
+function tally_range(k, lo, hi) { return k ? " (by " pct_range(lo, hi) ")" : "" }
 
 # ab_best(k, r): arbench's fastest schedule at key k (timing SUBSEP bytes) into r["med"],
 # r["lo"], r["hi"], r["n"], r["lab"] and r["more"] (the others whose interval overlaps its
@@ -194,8 +212,8 @@ END {
     printf "\nTimes are medians per AllReduce in us with the 95%% confidence interval of the median in brackets (docs/statistics.md: order statistics of the samples; below 6 samples the interval is [min-max] and covers less). A sample is, for arbench, one batch of -n AllReduces in host and graph timing and one iteration in events timing; for nccl-tests, one line of a size: one `-N` cycle or one run, the mean of its -n AllReduces (as a host batch). A side with one sample has no interval: its row is flagged and left out of the counts. Rows with wrong elements or errors are never ranked.\n"
 
     # ---- arbench's nccl beside nccl-tests in the same mode ----
-    # the rotating rows where a registration and timing has them (nccl-tests' method), else
-    # the ones on one buffer (a run from before nccl.rotate, or events timing), said so
+    # the rows run as nccl-tests runs it where a registration and timing has them, else the
+    # others (a run from before nccl.rotate or timing.graph_upload, or events timing), said so
     nfixed = 0; fixed_modes = ""
     split("host graph", tms, " "); split("none registered symmetric", regs, " ")
     for (ti = 1; ti <= 2; ti++) for (ri = 1; ri <= 3; ri++)
@@ -210,29 +228,25 @@ END {
     for (k in aw_any) if (!(k in an_any)) an_any[k] = 1
     printf "\n## arbench's nccl beside nccl-tests, same mode\n\n"
     printf "arbench's own nccl row (ncclAllReduce, in place) beside all_reduce_perf with a thread per GPU (`-g 1`, as arbench's ranks), in place, in the same registration (nccl.registration none, registered, symmetric = `-R 0`, `-R 1`, `-R 2`) and timing (host = without `-G`, graph = `-G`). **slower** or **faster** where the two intervals do not overlap (arbench's median against nccl-tests'), **same** where they do. arbench's rows here move each AllReduce of a batch to the next slice of its buffer (`nccl.rotate=on`), as nccl-tests shifts every iteration, and in graph timing launch each graph without uploading it first (`timing.graph_upload=off`), as nccl-tests `-G` does%s.\n\n", \
-        nfixed ? "; **not so** in " fixed_modes " (rows with `nccl.rotate=off`: every AllReduce on one buffer, whose data the L2 cache may still hold)" : ""
+        nfixed ? "; **not so** in " fixed_modes " (rows run otherwise: on one buffer, whose data the L2 cache may still hold, or in graph timing with the graph uploaded before its launch)" : ""
     split("host graph", tms, " "); split("none registered symmetric", regs, " ")
     for (ti = 1; ti <= 2; ti++) for (ri = 1; ri <= 3; ri++) {
         tm = tms[ti]; reg = regs[ri]; m = same_mode(reg, tm == "graph"); sm[tm, reg] = m
-        cmp = nsame = nslow = nfast = nflag = 0; slo = shi = flo = fhi = ""
+        tally_reset()
         for (s = 1; s <= ns; s++) {
             b = order[s]; k = tm SUBSEP reg SUBSEP b
             if (!(k in an_med) || !m || !nt_at(m, "in-place", b, c)) continue
             npairs++
-            if (!iv(an_n[k], an_lo[k], an_hi[k]) || !iv(c["n"], c["lo"], c["hi"])) { nflag++; continue }
-            cmp++; d = an_med[k] / c["med"] - 1
-            if (ci_overlap(an_lo[k], an_hi[k], c["lo"], c["hi"])) nsame++
-            else if (d > 0) { nslow++; if (slo == "" || d < slo) slo = d; if (shi == "" || d > shi) shi = d }
-            else { nfast++; if (flo == "" || -d < flo) flo = -d; if (fhi == "" || -d > fhi) fhi = -d }
+            tally_add(an_med[k], an_lo[k], an_hi[k], an_n[k], c["med"], c["lo"], c["hi"], c["n"])
         }
         line = sprintf("- %s timing, %s (`%s`): ", tm, reg, m ? nt_mlabel[m] : "-R " (ri - 1) (tm == "graph" ? " -G 1" : ""))
         if (!m) line = line "nccl-tests did not run this mode"
         else if (!((tm SUBSEP reg) in an_any)) line = line "arbench did not run this registration and timing"
-        else if (!cmp && !nflag) line = line "no size measured by both"
-        else if (!cmp) line = line "no size with an interval on both sides"
-        else line = line sprintf("same at %d of %d sizes, arbench slower at %d%s, faster at %d%s", nsame, cmp, \
-            nslow, nslow ? " (by " pct_range(slo, shi) ")" : "", nfast, nfast ? " (by " pct_range(flo, fhi) ")" : "")
-        if (nflag) line = line sprintf("; %d size%s with one side lacking an interval, not counted", nflag, nflag == 1 ? "" : "s")
+        else if (!t_cmp && !t_flag) line = line "no size measured by both"
+        else if (!t_cmp) line = line "no size with an interval on both sides"
+        else line = line sprintf("same at %d of %d sizes, arbench slower at %d%s, faster at %d%s", t_same, t_cmp, \
+            t_slow, tally_range(t_slow, t_slo, t_shi), t_fast, tally_range(t_fast, t_flo, t_fhi))
+        if (t_flag) line = line sprintf("; %d size%s with one side lacking an interval, not counted", t_flag, t_flag == 1 ? "" : "s")
         print line
     }
     for (ti = 1; ti <= 2; ti++) {
@@ -247,10 +261,7 @@ END {
                 have = m && nt_at(m, "in-place", b, c)
                 printf " %s | %s |", k in an_med ? cell(an_med[k], an_lo[k], an_hi[k], an_n[k]) : "-", \
                     have ? cell(c["med"], c["lo"], c["hi"], c["n"]) : "-"
-                if (!(k in an_med) || !have) v = "-"
-                else if (!iv(an_n[k], an_lo[k], an_hi[k]) || !iv(c["n"], c["lo"], c["hi"])) v = "no interval"
-                else if (ci_overlap(an_lo[k], an_hi[k], c["lo"], c["hi"])) v = "same"
-                else { d = an_med[k] / c["med"] - 1; v = "**" (d > 0 ? "slower " pct(d) : "faster " pct(-d)) "**" }
+                v = !(k in an_med) || !have ? "-" : verdict(an_med[k], an_lo[k], an_hi[k], an_n[k], c["med"], c["lo"], c["hi"], c["n"])
                 printf " %s |", v
             }
             printf "\n"
@@ -259,35 +270,27 @@ END {
 
     # ---- what one buffer gives NCCL: nccl.rotate=off beside on ----
     nl2 = 0
-    # host timing only: in graph timing the rotating rows also launch without an upload
+    # host timing only: in graph timing the rows as nccl-tests also launch without an upload
     for (ri = 1; ri <= 3; ri++) if (both_kinds["host", regs[ri]]) l2[++nl2] = "host" SUBSEP regs[ri]
     if (nl2) {
         printf "\n## NCCL on one buffer against rotating\n\n"
-        printf "arbench's schedules run every AllReduce of a row on the start of one buffer (`nccl.rotate` moves only the nccl rows), so in host and graph timing a size the L2 cache holds may find the last AllReduce's data still there, which nccl-tests never allows. What that is worth to NCCL itself, in host timing: its rows on one buffer (`nccl.rotate=off`) beside rotating ones (`on`), same registration; **faster** or **slower** (one buffer against rotating) where the intervals part. The best-against-best tables below set arbench's schedules, on one buffer, beside nccl-tests.\n\n"
+        printf "arbench's schedules run every AllReduce of a row on the start of one buffer (`nccl.rotate` moves only the nccl rows), so in host and graph timing a size the L2 cache holds may find the last AllReduce's data still there, which nccl-tests never allows within a batch. What that is worth to NCCL itself, in host timing: its rows on one buffer (`nccl.rotate=off`) beside rotating ones (`on`), same registration; **faster** or **slower** (one buffer against rotating) where the intervals part. The best-against-best tables below set arbench's schedules, on one buffer, beside nccl-tests.\n\n"
         for (i = 1; i <= nl2; i++) {
-            split(l2[i], kk, SUBSEP); cmp = nsame = nslow = nfast = 0; slo = shi = flo = fhi = ""
+            split(l2[i], kk, SUBSEP); tally_reset()
             for (s = 1; s <= ns; s++) {
                 k = l2[i] SUBSEP order[s]
-                if (!(k in aw_med) || !(k in an_med) || !iv(aw_n[k], aw_lo[k], aw_hi[k]) || !iv(an_n[k], an_lo[k], an_hi[k])) continue
-                cmp++; d = aw_med[k] / an_med[k] - 1
-                if (ci_overlap(aw_lo[k], aw_hi[k], an_lo[k], an_hi[k])) nsame++
-                else if (d > 0) { nslow++; if (slo == "" || d < slo) slo = d; if (shi == "" || d > shi) shi = d }
-                else { nfast++; if (flo == "" || -d < flo) flo = -d; if (fhi == "" || -d > fhi) fhi = -d }
+                if ((k in aw_med) && (k in an_med)) tally_add(aw_med[k], aw_lo[k], aw_hi[k], aw_n[k], an_med[k], an_lo[k], an_hi[k], an_n[k])
             }
-            printf "- %s timing, %s: one buffer faster at %d of %d sizes%s, same at %d, slower at %d%s\n", kk[1], kk[2], nfast, cmp, \
-                nfast ? " (by " pct_range(flo, fhi) ")" : "", nsame, nslow, nslow ? " (by " pct_range(slo, shi) ")" : ""
+            printf "- %s timing, %s: one buffer faster at %d of %d sizes%s, same at %d, slower at %d%s\n", kk[1], kk[2], t_fast, t_cmp, \
+                tally_range(t_fast, t_flo, t_fhi), t_same, t_slow, tally_range(t_slow, t_slo, t_shi)
         }
         printf "\n| size |"; for (i = 1; i <= nl2; i++) { split(l2[i], kk, SUBSEP); printf " %s %s: one buffer | rotating | |", kk[1], kk[2] }
         printf "\n|---:|"; for (i = 1; i <= nl2; i++) printf "---:|---:|---|"; printf "\n"
         for (s = 1; s <= ns; s++) {
             printf "| %s |", size_label(order[s], " ")
             for (i = 1; i <= nl2; i++) {
-                k = l2[i] SUBSEP order[s]; v = "-"
-                if ((k in aw_med) && (k in an_med)) {
-                    if (!iv(aw_n[k], aw_lo[k], aw_hi[k]) || !iv(an_n[k], an_lo[k], an_hi[k])) v = "no interval"
-                    else if (ci_overlap(aw_lo[k], aw_hi[k], an_lo[k], an_hi[k])) v = "same"
-                    else { d = aw_med[k] / an_med[k] - 1; v = "**" (d > 0 ? "slower " pct(d) : "faster " pct(-d)) "**" }
-                }
+                k = l2[i] SUBSEP order[s]
+                v = (k in aw_med) && (k in an_med) ? verdict(aw_med[k], aw_lo[k], aw_hi[k], aw_n[k], an_med[k], an_lo[k], an_hi[k], an_n[k]) : "-"
                 printf " %s | %s | %s |", k in aw_med ? cell(aw_med[k], aw_lo[k], aw_hi[k], aw_n[k]) : "-", \
                     k in an_med ? cell(an_med[k], an_lo[k], an_hi[k], an_n[k]) : "-", v
             }

@@ -103,12 +103,11 @@ void rank_free(struct rank *R) {
 
 /* ---- a job's iterations ---- */
 
-/* Enqueues the job's AllReduce of rank R on stream s: NCCL's own (in place) or the
- * transport's; 0 or 1. */
 /* Where the nccl rows' AllReduce i of a batch sums: the buffer's start, or with nccl.rotate=on
- * slice i mod (buffer / size), as nccl-tests shifts iteration i (each batch starts again at
- * slice 0, as each of its timed loops does; events timing passes 0: each AllReduce there
- * follows its own fill, and the check reads the start). */
+ * slice i mod floor(buffer / size), as nccl-tests shifts iteration i (each batch starts again
+ * at slice 0, as each of its timed loops does; events timing passes 0: each AllReduce there
+ * follows its own fill, and the check reads the start). The buffer is every rank's smallest
+ * (b->cap), so a slice lies inside each rank's buffer and registered window. */
 static void *nccl_data(const struct rank *R, int i) {
   const struct bench *b = R->b;
   size_t bytes = b->job.bytes, slices = bytes ? b->cap / bytes : 1;
@@ -116,6 +115,8 @@ static void *nccl_data(const struct rank *R, int i) {
   return (char *)R->data + ((size_t)i % slices) * bytes;
 }
 
+/* Enqueues the job's AllReduce of rank R on stream s, the i-th of its batch: NCCL's own (in
+ * place, where nccl_data says) or the transport's; 0 or 1. */
 static int allreduce(struct rank *R, cudaStream_t s, int i) {
   struct bench *b = R->b;
   struct job *J = &b->job;
@@ -230,7 +231,7 @@ static int host_batches(struct rank *R, int from, int to, int err) {
 }
 
 /* timing.mode=graph: -n AllReduces of rank R captured from its stream into *exec (instantiated
- * and uploaded, nothing run yet); 0, or -1 with R->graph_why set (the stream left out of
+ * and, unless timing.graph_upload=off, uploaded; nothing run yet); 0, or -1 with R->graph_why set (the stream left out of
  * capture, CUDA's error cleared). Captured per batch, never replayed: a transport's flags
  * carry sequence numbers fixed at enqueue, which a second launch of one graph would reuse. */
 static int graph_capture(struct rank *R, int iters, cudaGraphExec_t *exec) {
@@ -267,7 +268,8 @@ static int graph_capture(struct rank *R, int iters, cudaGraphExec_t *exec) {
   if (e == cudaSuccess && !R->graph_why[0])
     e = cudaGraphInstantiate(exec, g, 0), step = "cudaGraphInstantiate";
   /* timing.graph_upload=off: the timed launch uploads, as nccl-tests' does */
-  if (e == cudaSuccess && !R->graph_why[0] && !ar_setting_value(&b->o->settings, AR_SET_TIMING_GRAPH_UPLOAD))
+  int upload = !ar_setting_value(&b->o->settings, AR_SET_TIMING_GRAPH_UPLOAD);
+  if (e == cudaSuccess && !R->graph_why[0] && upload)
     e = cudaGraphUpload(*exec, s), step = "cudaGraphUpload";
   if (g) cudaGraphDestroy(g);
   if (e != cudaSuccess && !R->graph_why[0])
@@ -291,7 +293,7 @@ static int graph_batches(struct rank *R, int from, int to, int err) {
     cudaGraphExec_t exec = NULL;
     if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream));
     int failed = !err && graph_capture(R, iters, &exec);
-    if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream)); /* the upload */
+    if (!err) err |= RK_CUDA(R, cudaStreamSynchronize(R->stream)); /* the upload, if any */
     b->graph_failed[R->rank] = failed;
     if (barrier_wait(&b->bar, err)) return 1;
     if (IS_LEAD(R)) { /* the other processes' ranks are 0 here until the sum */

@@ -368,8 +368,9 @@ static int check_critical(const struct run_opts *o) {
 }
 
 /* timing.mode=host runs each batch's AllReduces back to back with nothing between them:
- * what needs every iteration on its own is refused, and nccl.rotate and timing.graph_upload,
- * which mean something only there (and in graph timing), are refused without it; 0 or -1. */
+ * what needs every iteration on its own is refused; nccl.rotate, which means something only
+ * there and in graph timing, and timing.graph_upload, only in graph timing, are refused
+ * elsewhere; 0 or -1. */
 static int check_timing(const struct run_opts *o) {
   if (ar_setting_value(&o->settings, AR_SET_TIMING_GRAPH_UPLOAD) &&
       ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 2)

@@ -98,20 +98,23 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
   int k = sim_failure_hooks(c->rank);
   void *buf[AR_MAX_GPUS] = {0};
   size_t bytes[AR_MAX_GPUS] = {0};
-  /* a pointer inside the rank's buffer (nccl.rotate): its offset is said (AR_SIM_NCCL_LOG)
-   * and must leave room for the sum; the simulated sum runs on the buffer's start only */
+  int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
+  size_t len = count * ar_dtype_size(dt);
+  /* a pointer into the rank's buffer (nccl.rotate), or as far again past it: its offset is
+   * said (AR_SIM_NCCL_LOG) and the sum must end inside the buffer; the simulated sum runs on
+   * the buffer's start only */
   const unsigned char *mine = sim_at(h->buf[c->rank].at), *at = b;
-  size_t held = h->buf[c->rank].bytes, esize = t == ncclFloat32 ? 4 : 2;
-  size_t off = held && at >= mine && at < mine + held ? (size_t)(at - mine) : 0;
-  if (off && off + count * esize > held) {
+  size_t held = h->buf[c->rank].bytes;
+  size_t off = held && at >= mine && at < mine + 2 * held ? (size_t)(at - mine) : 0;
+  if (off && off + len > held) {
     fprintf(stderr, "fake_gpu: ncclAllReduce: rank %d: %zu bytes at offset %zu pass its buffer "
-                    "of %zu bytes\n", c->rank, count * esize, off, held);
+                    "of %zu bytes\n", c->rank, len, off, held);
     return ncclInvalidArgument;
   }
   const char *log = getenv("AR_SIM_NCCL_LOG");
   if (log) { /* the fake runs a captured AllReduce at its capture */
     FILE *f = fopen(log, "a");
-    if (f) fprintf(f, "%d %zu %zu\n", c->rank, count * esize, off), fclose(f);
+    if (f) fprintf(f, "%d %zu %zu\n", c->rank, len, off), fclose(f);
   }
   for (int q = 0; q < c->n && q < AR_MAX_GPUS; q++) {
     if (memcmp(&h->comm_id[q], &c->id, sizeof(c->id))) {
@@ -122,7 +125,6 @@ ncclResult_t ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t 
     buf[q] = q == c->rank ? b : sim_at(h->buf[q].at);
     bytes[q] = q == c->rank ? sim_real_bytes(b) : h->buf[q].bytes;
   }
-  int dt = t == ncclFloat32 ? AR_DT_F32 : t == ncclBfloat16 ? AR_DT_BF16 : AR_DT_F16;
   int bad = sim_bad_sum("nccl") || (sim_beside_load(s) && getenv("AR_SIM_BESIDE_BAD"));
   if (!off) sim_allreduce(c->rank, c->n, buf, bytes, count, dt, 0, bad); /* in place */
   double total = count * 4.0;
