@@ -131,7 +131,11 @@ static const char *const known_forms[] = {"bucket-sync", "rd-torus", "rhd-torus"
  * too (s5.5: "although the maximum goodput gain decreases"); in the model it cannot (16): every
  * cost is a fixed time or bytes over the bandwidth, so a gain depends on S / bw alone, and with
  * sizes 2x apart, 32x the bandwidth gives the same gains 5 sizes later: the largest is the
- * same at both ends (ring-ham, a known form too, never leads on 8x8 and is left out). */
+ * same at both ends (ring-ham, a known form too, never leads on 8x8 and is left out). A rate
+ * of sums that does not scale with the links (--gamma 1TB/s, summed after the bytes arrive)
+ * makes it fall, by 3.2% (rounds) and 4.4% (flows), but moves Fig. 11's 256x4 and Fig. 15's
+ * HyperX out of their 10% (tests/test_papers.c), so the rows keep gamma free (16). */
+#define SUM_RATE 1e12 /* bytes a second: docs/papers.md (16)'s assumed rate of sums */
 static void test_swing_bandwidth(void) {
   static const int dims[2] = {8, 8};
   struct priced sw[2], kn[3];
@@ -140,34 +144,47 @@ static void test_swing_bandwidth(void) {
   for (int i = 0; i < 3; i++)
     price(&kn[i], known_forms[i], MODEL_TORUS, 64, 2, dims, 1);
   for (int how = ROUNDS; how <= FLOWS; how++) {
-    double small[2], all[2];
-    for (int e = 0; e < 2; e++) { /* 100 Gb/s, 3.2 Tb/s */
-      struct model_hw hw = sst;
-      hw.beta = 1e6 / ((e ? 3200 : 100) / 8.0 * 1e9);
-      small[e] = all[e] = 0;
-      for (double b = 32; b <= 512 * MIB * (e ? 32 : 1); b *= 2) {
-        double tsw, tkn;
-        best_two(sw, 2, kn, 3, how, &hw, b, &tsw, &tkn);
-        if (b <= 32768) small[e] = fmax(small[e], tkn / tsw);
-        if (b <= 512 * MIB) all[e] = fmax(all[e], tkn / tsw);
-        if (e && b > 512 * MIB) { /* 32x the sizes at 32x the bandwidth: the same gains */
-          double tsw0, tkn0;
-          struct model_hw lo = sst;
-          lo.beta = 1e6 / (100 / 8.0 * 1e9);
-          best_two(sw, 2, kn, 3, how, &lo, b / 32, &tsw0, &tkn0);
-          CHECK(fabs(tkn / tsw - tkn0 / tsw0) < 1e-9 * (tkn / tsw), "scale-free at %g B", b);
+    double free = 0; /* the largest gain's ratio with gamma free */
+    for (int sums = 0; sums < 2; sums++) { /* gamma free, then at SUM_RATE */
+      double small[2], all[2];
+      for (int e = 0; e < 2; e++) { /* 100 Gb/s, 3.2 Tb/s */
+        struct model_hw hw = sst;
+        hw.beta = 1e6 / ((e ? 3200 : 100) / 8.0 * 1e9);
+        hw.gamma = sums ? 1e6 / SUM_RATE : 0;
+        small[e] = all[e] = 0;
+        for (double b = 32; b <= 512 * MIB * (e && !sums ? 32 : 1); b *= 2) {
+          double tsw, tkn;
+          best_two(sw, 2, kn, 3, how, &hw, b, &tsw, &tkn);
+          if (b <= 32768) small[e] = fmax(small[e], tkn / tsw);
+          if (b <= 512 * MIB) all[e] = fmax(all[e], tkn / tsw);
+          if (e && b > 512 * MIB) { /* 32x the sizes at 32x the bandwidth: the same gains */
+            double tsw0, tkn0;
+            struct model_hw lo = sst;
+            lo.beta = 1e6 / (100 / 8.0 * 1e9);
+            best_two(sw, 2, kn, 3, how, &lo, b / 32, &tsw0, &tkn0);
+            CHECK(fabs(tkn / tsw - tkn0 / tsw0) < 1e-9 * (tkn / tsw), "scale-free at %g B", b);
+          }
         }
       }
+      char what[128];
+      const char *g = sums ? ", gamma 1 TB/s" : "";
+      printf("Swing s5.1.2 8x8 (%s%s): largest gain up to 32 KiB %.4f at 100 Gb/s, %.4f at 3.2 "
+             "Tb/s; over 32 B .. 512 MiB %.4f, %.4f\n", pricing_name[how], g, small[0], small[1],
+             all[0], all[1]);
+      snprintf(what, sizeof(what), "Swing s5.1.2 8x8: small sizes' largest gain, 3.2 Tb/s / 100 Gb/s (%s%s)",
+               pricing_name[how], g);
+      claim(what, AT_MOST, 1.0 - 1e-6, small[1] / small[0], -1);
+      snprintf(what, sizeof(what), "Swing s5.1.2 8x8: largest gain, 3.2 Tb/s / 100 Gb/s (%s%s)",
+               pricing_name[how], g);
+      if (!sums) { /* the rows' pricing: scale-free, a documented miss */
+        claim(what, AT_MOST, 1.0 - 1e-6, free = all[1] / all[0], 1.0);
+        continue;
+      }
+      /* with the sums' rate it falls, by more than 2% (docs (16): 0.968 rounds, 0.956 flows);
+       * gamma free, it is exactly 1 */
+      claim(what, AT_MOST, 0.98, all[1] / all[0], -1);
+      missed_before(what, AT_MOST, 0.98, free);
     }
-    char what[128];
-    printf("Swing s5.1.2 8x8 (%s): largest gain up to 32 KiB %.4f at 100 Gb/s, %.4f at 3.2 Tb/s; "
-           "over 32 B .. 512 MiB %.4f, %.4f\n", pricing_name[how], small[0], small[1], all[0], all[1]);
-    snprintf(what, sizeof(what), "Swing s5.1.2 8x8: small sizes' largest gain, 3.2 Tb/s / 100 Gb/s (%s)",
-             pricing_name[how]);
-    claim(what, AT_MOST, 1.0 - 1e-6, small[1] / small[0], -1);
-    snprintf(what, sizeof(what), "Swing s5.1.2 8x8: largest gain, 3.2 Tb/s / 100 Gb/s (%s)",
-             pricing_name[how]);
-    claim(what, AT_MOST, 1.0 - 1e-6, all[1] / all[0], 1.0);
   }
   for (int i = 0; i < 2; i++)
     unprice(&sw[i]);
