@@ -80,6 +80,7 @@ struct sim {
   int **lflow;           /* per link: the route entries of the flows crossing it */
   int *lcount, *lcap;
   double *sender_free, *sum_free; /* per port (a rank or a link), per rank */
+  double *sum_done;      /* per transfer, overlapped sums: when its sum's work is done */
   /* a recomputation: links and flows reached, their marks */
   unsigned epoch, *lmark, *fmark;
   int *dirty, ndirty, *lqueue;
@@ -144,13 +145,28 @@ static void flow_stop(struct sim *s, size_t x) {
   s->ver[x]++; /* any completion still queued is stale */
 }
 
-/* The flow of x left its last byte: it ends after the latency and, for a reduce, its sum. */
+/* When transfer x's byte leaving at t lands: alpha (the local tier's inside a node) and its
+ * hops later. */
+static double landing(const struct sim *s, size_t x, double t) {
+  const struct model_flow_graph *g = s->g;
+  double alpha = g->flags[x] & FLOW_LOCAL ? g->local_alpha_us : s->hw->alpha_us;
+  return t + alpha + g->hops[x] * s->hw->hop_us;
+}
+
+/* Returns 1 when x's sum overlaps its bytes (--gamma-overlap). */
+static int sums_overlap(const struct sim *s, size_t x) {
+  return (s->g->flags[x] & FLOW_REDUCE) && s->hw->gamma > 0 && s->hw->sums_overlap;
+}
+
+/* The flow of x left its last byte: it ends after the latency and, for a reduce, its sum
+ * (overlapped: when the later of its last byte and its sum's work is done). */
 static void bytes_done(struct sim *s, size_t x) {
   const struct model_flow_graph *g = s->g;
   if (s->hw->beta > 0) flow_stop(s, x); /* else it never was on its links (start) */
-  double alpha = g->flags[x] & FLOW_LOCAL ? g->local_alpha_us : s->hw->alpha_us;
-  double t = s->now + alpha + g->hops[x] * s->hw->hop_us;
-  if ((g->flags[x] & FLOW_REDUCE) && s->hw->gamma > 0) { /* dst's sums one after another */
+  double t = landing(s, x, s->now);
+  if (sums_overlap(s, x)) {
+    if (s->sum_done[x] > t) t = s->sum_done[x];
+  } else if ((g->flags[x] & FLOW_REDUCE) && s->hw->gamma > 0) { /* dst's sums one after another */
     int d = g->dst[x];
     double at = t > s->sum_free[d] ? t : s->sum_free[d];
     t = s->sum_free[d] = at + g->frac[x] * s->bytes * s->hw->gamma;
@@ -165,9 +181,18 @@ static int held(const struct sim *s, int x, double t) {
          (g->src[x] == s->straggler || g->dst[x] == s->straggler);
 }
 
-/* Transfer x's bytes start moving now (no links, or links infinitely fast: they take none). */
+/* Transfer x's bytes start moving now (no links, or links infinitely fast: they take none).
+ * An overlapped sum takes dst's summing from its first byte's landing (or when dst's earlier
+ * sums' work is done), for its bytes x gamma: a rank sums one flow after another, at its rate,
+ * as fast as the bytes come (bytes_done: none ends before its last byte lands). */
 static void start(struct sim *s, size_t x) {
   const struct model_flow_graph *g = s->g;
+  if (sums_overlap(s, x)) {
+    int d = g->dst[x];
+    double at = landing(s, x, s->now);
+    if (s->sum_free[d] > at) at = s->sum_free[d];
+    s->sum_done[x] = s->sum_free[d] = at + g->frac[x] * s->bytes * s->hw->gamma;
+  }
   if (!(s->hw->beta > 0) || g->route_off[x] == g->route_off[x + 1]) {
     s->rem[x] = 0;
     s->ver[x]++;
@@ -352,7 +377,7 @@ static void sim_free(struct sim *s) {
   for (size_t l = 0; s->lflow && l < s->g->nlinks; l++)
     free(s->lflow[l]);
   void *all[] = {s->npl, s->stack, s->readyq, s->rem, s->rate, s->last, s->ver, s->pos, s->owner,
-                 s->lflow, s->lcount, s->lcap, s->sender_free, s->sum_free, s->lmark,
+                 s->lflow, s->lcount, s->lcap, s->sender_free, s->sum_free, s->sum_done, s->lmark,
                  s->fmark, s->dirty, s->lqueue, s->fqueue, s->capr, s->wsum, s->lver,
                  s->frozen, s->ev.e, s->lheap.e};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -386,10 +411,11 @@ static int sim_alloc(struct sim *s) {
   s->lver = calloc(nl + 1, sizeof(int));
   s->sender_free = calloc(nl + 1, sizeof(double)); /* by port: a rank or a link */
   s->sum_free = calloc(g->n, sizeof(double));
+  s->sum_done = calloc(nx + 1, sizeof(double));
   if (!s->npl || !s->stack || !s->readyq || !s->rem || !s->rate || !s->last || !s->ver || !s->frozen ||
       !s->fmark || !s->fqueue || !s->pos || !s->owner || !s->lflow || !s->lcount || !s->lcap ||
       !s->lmark || !s->dirty || !s->lqueue || !s->capr || !s->wsum || !s->lver ||
-      !s->sender_free || !s->sum_free)
+      !s->sender_free || !s->sum_free || !s->sum_done)
     return -1;
   memcpy(s->npl, g->npred, nn * sizeof(int));
   for (size_t x = 0; x < nx; x++)
