@@ -210,7 +210,8 @@ void model_times_msg(const struct model_price *pr, const struct model_hw *hw, do
  * become ready, ties in schedule order), its bytes move at the rate max-min fair sharing of its
  * route's links gives it (a route split both ways round a ring carries half each way, at one
  * rate), its last byte lands alpha (the local tier's inside a node) + hops x hop latency
- * later, and a reduce then sums at dst (bytes x gamma, a rank's sums one after another). A
+ * later, and a reduce then sums at dst (bytes x gamma, a rank's sums one after another; with
+ * hw->sums_overlap its route ends in dst's summing instead, a link of 1 / gamma). A
  * copy onto its own rank costs nothing. A write into chunks that an earlier transfer still
  * sends does not wait (the lowering lands it in scratch). */
 
