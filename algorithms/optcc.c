@@ -324,7 +324,7 @@ static int healthy_alike(const struct optcc_plan *pl) {
 static double plan_weight(const struct optcc_plan *pl, int n) {
   if (!healthy_alike(pl)) return plan_cost(pl, n);
   double w[1 + AR_MAX_DEGRADED];
-  struct optcc_sums sums;
+  struct optcc_sums sums = {0};
   w[0] = (double)(float)pl->f[0];
   for (int i = 0; i < pl->m; i++) /* a flow's weight: the slower end's factor */
     w[1 + i] = (double)(float)(pl->f[pl->q + i] > pl->f[0] ? pl->f[pl->q + i] : pl->f[0]);
@@ -459,7 +459,7 @@ static int price_optcc(const struct ar_params *p, const struct model_net *net,
 #define OPTCC_NOMINAL_BW 400e9
 
 int ar_optcc_segments(int n, int m, const double *f, int switch_form, double bytes, double bw) {
-  struct model_hw hw = {0, 0, 1e6 / (bw > 0 ? bw : OPTCC_NOMINAL_BW), 0};
+  struct model_hw hw = {.beta = 1e6 / (bw > 0 ? bw : OPTCC_NOMINAL_BW)};
   double t = m ? model_degraded_bound_us(n, m, f, &hw, bytes) : 2.0 * (n - 1) / n * bytes * hw.beta;
   int q = n - (m ? m : 1);
   if (!(t > 0) || q < 1) return 16;

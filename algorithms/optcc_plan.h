@@ -121,13 +121,14 @@ static inline long plan_chunks(const struct optcc_plan *pl) {
 struct optcc_sums {
   int rounds;
   double load, reduce;
+  struct model_cost *ratios; /* where set, each round's load and reduce (model_cost_ratio_add) */
 };
 
 /* optcc_sweep.c: sums the plan's rounds as sched_cost (by_port 0: w[c] weighs a flow touching
  * degraded GPU c - 1, c = 0 one between healthy GPUs, every healthy GPU at the same factor)
  * or a switch (by_port 1: w[p] is the slowdown of internal rank p's ports, the healthy ones
  * alike) prices them, into *sums; returns 0, 1 when it has more events than it keeps, or -1
- * on no memory. */
+ * on no memory (sums->ratios kept). */
 int optcc_plan_sweep(const struct optcc_plan *pl, const double *w, int by_port,
                      struct optcc_sums *sums);
 

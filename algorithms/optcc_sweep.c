@@ -62,7 +62,9 @@ int optcc_plan_sweep(const struct optcc_plan *pl, const double *w, int by_port,
   int q = pl->q, m = pl->m, kq = pl->k * q, P = q + m, C = 1 + m, W = 2 * C + 1;
   int post = pl->u0 + kq + (m > 1 ? m : 0) + 1;
   size_t cap = (size_t)kq * 2 * (4 + 2 * (m - 1)) + 4 * ((size_t)kq + q + 1), nev = 0;
+  struct model_cost *ratios = sums->ratios;
   memset(sums, 0, sizeof(*sums));
+  sums->ratios = ratios;
   if (cap > OPTCC_SWEEP_MAX_EVENTS) return 1;
   struct optcc_event *ev = malloc(sizeof(*ev) * cap);
   int *order = malloc(sizeof(int) * cap);
@@ -149,6 +151,7 @@ int optcc_plan_sweep(const struct optcc_plan *pl, const double *w, int by_port,
       sums->rounds++;
       sums->load += load;
       sums->reduce += reduce;
+      if (ratios) model_cost_ratio_add(ratios, load, reduce, 1);
     }
   }
   rc = 0;
@@ -166,7 +169,7 @@ done:
 int optcc_price_switch(const struct optcc_plan *pl, int n, const struct model_net *net,
                        struct model_price *out) {
   double slow[AR_MAX_RANKS];
-  struct optcc_sums sums;
+  struct optcc_sums sums = {.ratios = &out->main};
   if (net->topology != MODEL_SWITCH) return 0;
   for (int r = 0; r < n; r++) {
     slow[r] = 1;
@@ -174,8 +177,8 @@ int optcc_price_switch(const struct optcc_plan *pl, int n, const struct model_ne
       if (net->degraded[i] == pl->real[r]) slow[r] = net->factor[i];
     if (r > 0 && r < pl->q && slow[r] != slow[0]) return 0;
   }
-  if (optcc_plan_sweep(pl, slow, 1, &sums)) return 0;
   memset(out, 0, sizeof(*out));
+  if (optcc_plan_sweep(pl, slow, 1, &sums)) return 0;
   out->nranks = n;
   out->main.rounds = sums.rounds;
   out->main.hops = sums.rounds;

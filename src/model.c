@@ -68,6 +68,7 @@ static double cost_latency_us(const struct model_cost *c, const struct model_hw 
 }
 
 double model_cost_us(const struct model_cost *c, const struct model_hw *hw, double bytes) {
+  if (hw->sums_overlap && hw->gamma > 0) return model_cost_msg_us(c, hw, 0, bytes, 1);
   return cost_latency_us(c, hw, 0) + bytes * c->load * hw->beta + bytes * c->reduce * hw->gamma;
 }
 
@@ -79,9 +80,58 @@ double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *
   return model_cost_msg_us(c, hw, 0, bytes, k);
 }
 
+/* Adds count rounds of ratio key, their sums load and reduce, to c's ratios (when it has room). */
+static void ratio_put(struct model_cost *c, double key, double load, double reduce, int count) {
+  int i = 0;
+  while (i < c->nratio && c->ratio[i].key != key)
+    i++;
+  if (i == c->nratio) {
+    if (c->nratio == MODEL_RATIOS) return; /* left to the serial sums */
+    c->ratio[c->nratio++] = (struct model_ratio){.key = key};
+  }
+  c->ratio[i].load += load;
+  c->ratio[i].reduce += reduce;
+  c->ratio[i].count += count;
+  c->ratio_rounds += count;
+}
+
+void model_cost_ratio_add(struct model_cost *c, double load, double reduce, int count) {
+  if (!(load > 0) && !(reduce > 0)) { /* nothing moved, nothing summed: costs no bytes */
+    c->ratio_rounds += count;
+    return;
+  }
+  ratio_put(c, load > 0 ? reduce / load : INFINITY, load, reduce, count);
+}
+
+void model_cost_ratio_merge(struct model_cost *a, const struct model_cost *b) {
+  int in = 0;
+  for (int j = 0; j < b->nratio; j++) {
+    in += b->ratio[j].count;
+    ratio_put(a, b->ratio[j].key, b->ratio[j].load, b->ratio[j].reduce, b->ratio[j].count);
+  }
+  a->ratio_rounds += b->ratio_rounds - in; /* b's rounds in no ratio, or of no bytes */
+}
+
+/* Overlapped sums: each ratio's rounds the larger of their bytes' and sums' times, the rounds
+ * in none with their sums after their bytes. */
+static double overlap_us(const struct model_cost *c, const struct model_hw *hw, double bytes) {
+  double t = 0, load = 0, reduce = 0;
+  for (int i = 0; i < c->nratio; i++) {
+    const struct model_ratio *m = &c->ratio[i];
+    double copy = bytes * m->load * hw->beta, sum = bytes * m->reduce * hw->gamma;
+    t += copy > sum ? copy : sum;
+    load += m->load;
+    reduce += m->reduce;
+  }
+  if (c->ratio_rounds < c->rounds)
+    t += bytes * (c->load - load) * hw->beta + bytes * (c->reduce - reduce) * hw->gamma;
+  return t;
+}
+
 double model_cost_msg_us(const struct model_cost *c, const struct model_hw *hw, double msg_us,
                          double bytes, int k) {
   double t = cost_latency_us(c, hw, msg_us), load = c->load, reduce = c->reduce;
+  if (hw->sums_overlap && hw->gamma > 0) return t + overlap_us(c, hw, bytes);
   for (int i = 0; i < c->nclass; i++) {
     const struct model_class *m = &c->cls[i];
     double copy = bytes * m->load * hw->beta, sum = bytes * m->reduce * hw->gamma;

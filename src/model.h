@@ -84,6 +84,9 @@ struct model_hw {
   double hop_us;   /* per hop of the longest route of a round (torus; 1 hop on a switch) */
   double beta;     /* per byte over one link (1e6 / bytes per second) */
   double gamma;    /* per byte reduced at one rank; 0 to ignore reduction cost */
+  int sums_overlap; /* --gamma-overlap: sums hide behind the bytes they sum (rounds: a round
+                     * costs max(bytes' time, sums' time); flows: a reduce's sum runs as its
+                     * bytes land); 0: sums after the bytes */
 };
 /* Beside model_hw, what a message costs (LogGP's o, or g per port), msg_us: every transfer pays
  * it on the port it leaves by before its bytes move, a port's messages one after another (a
@@ -95,6 +98,15 @@ struct model_hw {
 /* Rounds of a pipelined schedule alike in their loads: count rounds of (load, reduce). */
 struct model_class {
   double load, reduce;
+  int count;
+};
+
+#define MODEL_RATIOS 32 /* distinct sums-to-bytes ratios a phase keeps for overlapped sums */
+
+/* Rounds of one ratio reduce / load (key): sum_i max(L_i beta, R_i gamma) over them is
+ * max(L beta, R gamma) of their sums, so overlapped sums price exactly from a few of these. */
+struct model_ratio {
+  double key, load, reduce;
   int count;
 };
 
@@ -111,6 +123,9 @@ struct model_cost {
   double local_us;   /* ... the net's local_alpha_us each (summed here) instead of alpha */
   int nclass;        /* pipelined schedules: its rounds by (load, reduce); the rest serial */
   struct model_class cls[MODEL_CLASSES];
+  int nratio;        /* every schedule: its rounds by reduce / load, for overlapped sums ... */
+  int ratio_rounds;  /* ... covering this many rounds (the rest priced with sums after bytes) */
+  struct model_ratio ratio[MODEL_RATIOS];
 };
 
 struct model_price {
@@ -155,13 +170,22 @@ ar_status model_price_algo(const struct ar_algo *a, const struct ar_params *p,
                            const struct model_net *net, struct model_price *out, char *reason,
                            size_t rlen);
 
-/* Time of one phase for a buffer of `bytes` bytes, its sums after its copies. */
+/* Adds one round's most loaded link and most reduced rank (buffer fractions) to c's ratios. */
+void model_cost_ratio_add(struct model_cost *c, double load, double reduce, int count);
+/* Adds b's ratios into a's (phases summed: threads' parts). */
+void model_cost_ratio_merge(struct model_cost *a, const struct model_cost *b);
+
+/* Time of one phase for a buffer of `bytes` bytes, its sums after its copies (hw->sums_overlap
+ * and gamma: each round the larger of its bytes' and its sums' times, by model_cost_msg_us). */
 double model_cost_us(const struct model_cost *c, const struct model_hw *hw, double bytes);
 /* The same with the rounds of c's classes overlapping sums and copies over k mini-batches
  * (k <= 0: the ce transport's choice per round, about 8 MiB each and at most 8). */
 double model_cost_overlap_us(const struct model_cost *c, const struct model_hw *hw, double bytes,
                              int k);
-/* The same with msg_us per message (the busiest sender's, each round). */
+/* The same with msg_us per message (the busiest sender's, each round). With hw->sums_overlap
+ * (and gamma > 0) every round, pipelined or not, costs its latency + max(bytes x load x beta,
+ * bytes x reduce x gamma): the limit of k -> infinity; rounds beyond the phase's ratios
+ * (more than MODEL_RATIOS distinct) keep their sums after their bytes. */
 double model_cost_msg_us(const struct model_cost *c, const struct model_hw *hw, double msg_us,
                          double bytes, int k);
 
@@ -186,7 +210,8 @@ void model_times_msg(const struct model_price *pr, const struct model_hw *hw, do
  * become ready, ties in schedule order), its bytes move at the rate max-min fair sharing of its
  * route's links gives it (a route split both ways round a ring carries half each way, at one
  * rate), its last byte lands alpha (the local tier's inside a node) + hops x hop latency
- * later, and a reduce then sums at dst (bytes x gamma, a rank's sums one after another). A
+ * later, and a reduce then sums at dst (bytes x gamma, a rank's sums one after another; with
+ * hw->sums_overlap its route ends in dst's summing instead, a link of 1 / gamma). A
  * copy onto its own rank costs nothing. A write into chunks that an earlier transfer still
  * sends does not wait (the lowering lands it in scratch). */
 

@@ -80,6 +80,7 @@ struct sim {
   int **lflow;           /* per link: the route entries of the flows crossing it */
   int *lcount, *lcap;
   double *sender_free, *sum_free; /* per port (a rank or a link), per rank */
+  size_t nls;            /* links: the network's, and with overlapped sums a rank's summing */
   /* a recomputation: links and flows reached, their marks */
   unsigned epoch, *lmark, *fmark;
   int *dirty, ndirty, *lqueue;
@@ -109,14 +110,50 @@ static void dirty(struct sim *s, int l) {
   s->dirty[s->ndirty++] = l;
 }
 
+/* Returns 1 when x's sum overlaps its bytes (--gamma-overlap): its dst's summing, a link of
+ * 1 / gamma bytes a us after the network's (link nlinks + dst), is the last of its route. */
+static int sums_overlap(const struct sim *s, size_t x) {
+  return (s->g->flags[x] & FLOW_REDUCE) && s->hw->gamma > 0 && s->hw->sums_overlap;
+}
+
+#define ROUTE_END ((size_t)-1)
+
+/* x's route entries in order: its links' [route_off[x], route_off[x + 1]), then its summing's
+ * (entry ne + x, where ne = route_off[nx]), until ROUTE_END. */
+static size_t route_first(const struct sim *s, size_t x) {
+  const struct model_flow_graph *g = s->g;
+  if (g->route_off[x] < g->route_off[x + 1]) return g->route_off[x];
+  return sums_overlap(s, x) ? g->route_off[g->nx] + x : ROUTE_END;
+}
+
+static size_t route_next(const struct sim *s, size_t x, size_t e) {
+  const struct model_flow_graph *g = s->g;
+  if (e >= g->route_off[g->nx]) return ROUTE_END;
+  if (e + 1 < g->route_off[x + 1]) return e + 1;
+  return sums_overlap(s, x) ? g->route_off[g->nx] + x : ROUTE_END;
+}
+
+/* Route entry e's link and the share of its flow crossing it. */
+static int entry_link(const struct sim *s, size_t e) {
+  const struct model_flow_graph *g = s->g;
+  size_t ne = g->route_off[g->nx];
+  return e < ne ? g->route_link[e] : (int)g->nlinks + g->dst[e - ne];
+}
+
+static double entry_w(const struct sim *s, size_t e) {
+  return e < s->g->route_off[s->g->nx] ? s->g->route_w[e] : 1.0;
+}
+
+#define FOR_ROUTE(s, x, e) for (size_t e = route_first(s, x); e != ROUTE_END; e = route_next(s, x, e))
+
 /* Puts transfer x's flow on its links. */
 static void flow_start(struct sim *s, size_t x) {
   const struct model_flow_graph *g = s->g;
   s->rem[x] = g->frac[x] * s->bytes;
   s->rate[x] = 0;
   s->last[x] = s->now;
-  for (size_t e = g->route_off[x]; e < g->route_off[x + 1]; e++) {
-    int l = g->route_link[e];
+  FOR_ROUTE(s, x, e) {
+    int l = entry_link(s, e);
     if (s->lcount[l] == s->lcap[l]) {
       int cap = s->lcap[l] ? 2 * s->lcap[l] : 4, *f = realloc(s->lflow[l], cap * sizeof(int));
       if (!f) {
@@ -134,9 +171,8 @@ static void flow_start(struct sim *s, size_t x) {
 
 /* Takes transfer x's flow off its links. */
 static void flow_stop(struct sim *s, size_t x) {
-  const struct model_flow_graph *g = s->g;
-  for (size_t e = g->route_off[x]; e < g->route_off[x + 1]; e++) {
-    int l = g->route_link[e], p = s->pos[e], moved = s->lflow[l][--s->lcount[l]];
+  FOR_ROUTE(s, x, e) {
+    int l = entry_link(s, e), p = s->pos[e], moved = s->lflow[l][--s->lcount[l]];
     s->lflow[l][p] = moved;
     s->pos[moved] = p;
     dirty(s, l);
@@ -144,13 +180,23 @@ static void flow_stop(struct sim *s, size_t x) {
   s->ver[x]++; /* any completion still queued is stale */
 }
 
-/* The flow of x left its last byte: it ends after the latency and, for a reduce, its sum. */
+/* When transfer x's byte leaving at t lands: alpha (the local tier's inside a node) and its
+ * hops later. */
+static double landing(const struct sim *s, size_t x, double t) {
+  const struct model_flow_graph *g = s->g;
+  double alpha = g->flags[x] & FLOW_LOCAL ? g->local_alpha_us : s->hw->alpha_us;
+  return t + alpha + g->hops[x] * s->hw->hop_us;
+}
+
+
+/* The flow of x left its last byte: it ends after the latency and, for a reduce, its sum
+ * (overlapped: its sum kept pace with its bytes). */
 static void bytes_done(struct sim *s, size_t x) {
   const struct model_flow_graph *g = s->g;
-  if (s->hw->beta > 0) flow_stop(s, x); /* else it never was on its links (start) */
-  double alpha = g->flags[x] & FLOW_LOCAL ? g->local_alpha_us : s->hw->alpha_us;
-  double t = s->now + alpha + g->hops[x] * s->hw->hop_us;
-  if ((g->flags[x] & FLOW_REDUCE) && s->hw->gamma > 0) { /* dst's sums one after another */
+  if (s->hw->beta > 0 || sums_overlap(s, x)) flow_stop(s, x); /* else never on its links */
+  double t = landing(s, x, s->now);
+  if ((g->flags[x] & FLOW_REDUCE) && s->hw->gamma > 0 && !s->hw->sums_overlap) {
+    /* dst's sums one after another, after the bytes */
     int d = g->dst[x];
     double at = t > s->sum_free[d] ? t : s->sum_free[d];
     t = s->sum_free[d] = at + g->frac[x] * s->bytes * s->hw->gamma;
@@ -165,10 +211,10 @@ static int held(const struct sim *s, int x, double t) {
          (g->src[x] == s->straggler || g->dst[x] == s->straggler);
 }
 
-/* Transfer x's bytes start moving now (no links, or links infinitely fast: they take none). */
+/* Transfer x's bytes start moving now (no links, or links infinitely fast: they take none;
+ * an overlapped sum's rank takes its bytes at 1 / gamma). */
 static void start(struct sim *s, size_t x) {
-  const struct model_flow_graph *g = s->g;
-  if (!(s->hw->beta > 0) || g->route_off[x] == g->route_off[x + 1]) {
+  if ((!(s->hw->beta > 0) && !sums_overlap(s, x)) || route_first(s, x) == ROUTE_END) {
     s->rem[x] = 0;
     s->ver[x]++;
     push(s, s->now, EV_BYTES, (int)x, s->ver[x]);
@@ -224,6 +270,7 @@ static void node_end(struct sim *s, int v) {
 
 /* Link l's capacity in bytes per us. */
 static double link_cap(const struct sim *s, int l) {
+  if ((size_t)l >= s->g->nlinks) return 1.0 / s->hw->gamma; /* a rank's summing */
   return 1.0 / (s->hw->beta * s->g->link_slow[l]);
 }
 
@@ -235,7 +282,6 @@ static void lheap_push(struct sim *s, int l) {
 /* Collects the flows sharing links with the dirty links (transitively) into s->fqueue;
  * returns their count (the links reached are s->lqueue[0 .. *nl)). */
 static size_t reach(struct sim *s, int *nl) {
-  const struct model_flow_graph *g = s->g;
   size_t nf = 0;
   int n = 0;
   s->epoch++;
@@ -250,8 +296,8 @@ static size_t reach(struct sim *s, int *nl) {
       if (s->fmark[x] == s->epoch) continue;
       s->fmark[x] = s->epoch;
       s->fqueue[nf++] = x;
-      for (size_t e = g->route_off[x]; e < g->route_off[x + 1]; e++) {
-        int l2 = g->route_link[e];
+      FOR_ROUTE(s, x, e) {
+        int l2 = entry_link(s, e);
         if (s->lmark[l2] != s->epoch) {
           s->lmark[l2] = s->epoch;
           s->lqueue[n++] = l2;
@@ -265,7 +311,6 @@ static size_t reach(struct sim *s, int *nl) {
 
 /* Max-min fair rates for the flows reached from the dirty links, and their completions. */
 static void share(struct sim *s) {
-  const struct model_flow_graph *g = s->g;
   int nl;
   size_t nf = reach(s, &nl);
   s->ndirty = 0;
@@ -279,8 +324,8 @@ static void share(struct sim *s) {
   if (nf == 1) { /* alone on its links: the slowest of them, by its share there */
     size_t x = s->fqueue[0];
     double r = INFINITY;
-    for (size_t e = g->route_off[x]; e < g->route_off[x + 1]; e++) {
-      double c = link_cap(s, g->route_link[e]) / g->route_w[e];
+    FOR_ROUTE(s, x, e) {
+      double c = link_cap(s, entry_link(s, e)) / entry_w(s, e);
       r = c < r ? c : r;
     }
     s->rate[x] = r;
@@ -292,7 +337,7 @@ static void share(struct sim *s) {
     s->capr[l] = link_cap(s, l);
     s->wsum[l] = 0;
     for (int j = 0; j < s->lcount[l]; j++)
-      s->wsum[l] += g->route_w[s->lflow[l][j]];
+      s->wsum[l] += entry_w(s, (size_t)s->lflow[l][j]);
     lheap_push(s, l);
   }
   double level = 0;
@@ -307,10 +352,10 @@ static void share(struct sim *s) {
       if (s->frozen[x]) continue;
       s->frozen[x] = 1;
       s->rate[x] = level;
-      for (size_t e = g->route_off[x]; e < g->route_off[x + 1]; e++) {
-        int l2 = g->route_link[e];
-        s->capr[l2] -= g->route_w[e] * level;
-        s->wsum[l2] -= g->route_w[e];
+      FOR_ROUTE(s, x, e) {
+        int l2 = entry_link(s, e);
+        s->capr[l2] -= entry_w(s, e) * level;
+        s->wsum[l2] -= entry_w(s, e);
         if (s->capr[l2] < 0) s->capr[l2] = 0;
         s->lver[l2]++;
         if (l2 != l) lheap_push(s, l2);
@@ -349,7 +394,7 @@ static void take(struct sim *s, struct event ev) {
 
 /* Frees what sim_alloc allocated. */
 static void sim_free(struct sim *s) {
-  for (size_t l = 0; s->lflow && l < s->g->nlinks; l++)
+  for (size_t l = 0; s->lflow && l < s->nls; l++)
     free(s->lflow[l]);
   void *all[] = {s->npl, s->stack, s->readyq, s->rem, s->rate, s->last, s->ver, s->pos, s->owner,
                  s->lflow, s->lcount, s->lcap, s->sender_free, s->sum_free, s->lmark,
@@ -362,7 +407,10 @@ static void sim_free(struct sim *s) {
 /* Allocates the state of one pricing; returns 0, or -1 on no memory. */
 static int sim_alloc(struct sim *s) {
   const struct model_flow_graph *g = s->g;
-  size_t nn = g->nnodes, nx = g->nx, nl = g->nlinks, ne = g->route_off[nx];
+  int sums = s->hw->sums_overlap && s->hw->gamma > 0; /* a summing link a rank, an entry a flow */
+  size_t nn = g->nnodes, nx = g->nx, nl = g->nlinks + (sums ? g->n : 0);
+  size_t ne = g->route_off[nx] + (sums ? nx : 0);
+  s->nls = nl;
   s->npl = malloc(nn * sizeof(int) + 1);
   s->stack = malloc(nn * sizeof(int) + 1);
   s->readyq = malloc(nn * sizeof(int) + 1);
@@ -384,7 +432,7 @@ static int sim_alloc(struct sim *s) {
   s->capr = calloc(nl + 1, sizeof(double));
   s->wsum = calloc(nl + 1, sizeof(double));
   s->lver = calloc(nl + 1, sizeof(int));
-  s->sender_free = calloc(nl + 1, sizeof(double)); /* by port: a rank or a link */
+  s->sender_free = calloc(g->nlinks + 1, sizeof(double)); /* by port: a rank or a link */
   s->sum_free = calloc(g->n, sizeof(double));
   if (!s->npl || !s->stack || !s->readyq || !s->rem || !s->rate || !s->last || !s->ver || !s->frozen ||
       !s->fmark || !s->fqueue || !s->pos || !s->owner || !s->lflow || !s->lcount || !s->lcap ||
@@ -395,6 +443,8 @@ static int sim_alloc(struct sim *s) {
   for (size_t x = 0; x < nx; x++)
     for (size_t e = g->route_off[x]; e < g->route_off[x + 1]; e++)
       s->owner[e] = x;
+  for (size_t x = 0; sums && x < nx; x++)
+    s->owner[g->route_off[nx] + x] = x;
   return 0;
 }
 

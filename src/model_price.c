@@ -472,6 +472,7 @@ void phase_add(struct model_cost *c, const struct round_cost *rc, int pipelined,
   c->load_ideal += rc->ideal;
   c->reduce += rc->reduce;
   c->msgs += rc->msgs;
+  model_cost_ratio_add(c, rc->load, rc->reduce, 1);
   if (!pipelined) return;
   for (int i = 0; i < c->nclass; i++)
     if (c->cls[i].load == rc->load && c->cls[i].reduce == rc->reduce) {
@@ -492,6 +493,7 @@ static void phase_merge(struct model_cost *a, const struct model_cost *b) {
   a->load_ideal += b->load_ideal;
   a->reduce += b->reduce;
   a->msgs += b->msgs;
+  model_cost_ratio_merge(a, b);
   for (int j = 0; j < b->nclass; j++) {
     int i = 0;
     while (i < a->nclass && !(a->cls[i].load == b->cls[j].load && a->cls[i].reduce == b->cls[j].reduce))

@@ -9,14 +9,16 @@ one port each way; on a torus each link it leaves its source by, each link it en
 destination by) and for a straggler's arrival; it then pays the per-message cost on the port(s)
 it leaves by (a port's messages one after another, in the order they become ready), its bytes
 move at the max-min fair rate of its route, it ends alpha + hops x hop latency after its last byte
-and a reduce then sums at its destination (a rank's sums one after another).
+and a reduce then sums at its destination (a rank's sums one after another). With
+--gamma-overlap a reduce sums as its bytes come instead: its destination's summing is one more
+link of its route, of gamma bytes a second, shared max-min fairly by the flows reducing there.
 
 Where src/model_flow.c keeps per-link lists, recomputes only the flows an event touches and
 prices joins as graph nodes, this one keeps sets and recomputes every active flow's rate from
 scratch at every event (textbook progressive filling over all links).
 
 usage: flow_sim.py SCHEDULE.json TOPOLOGY BYTES [--dims AxB] [--alpha US] [--hop US] [--bw BYTES/S]
-                   [--gamma BYTES/S] [--msg US] [--straggler R --delay US]
+                   [--gamma BYTES/S [--gamma-overlap]] [--msg US] [--straggler R --delay US]
 TOPOLOGY: switch (a port each way per rank), mesh (a link per pair, the rank's bandwidth split over
 its n - 1 links) or torus (--dims). Prints `time_us: T` and `pre_us: P`."""
 import argparse
@@ -130,18 +132,20 @@ def build(sched, topo, dims, n):
     return info, deps
 
 
-def capacity(topo, link, n, bw):
+def capacity(topo, link, n, bw, gamma):
+    if link[0] == "sum":  # a rank's summing (--gamma-overlap)
+        return gamma
     return bw / (n - 1) if topo == "mesh" else bw
 
 
-def fair_rates(active, info, topo, n, bw):
+def fair_rates(active, info, topo, n, bw, gamma):
     """Max-min fair rates (bytes/us) of the active flows by progressive filling over every link."""
     rate = {}
     left = {}
     users = {}
     for x in active:
         for l, w in info[x][0].items():
-            left[l] = capacity(topo, l, n, bw) / 1e6
+            left[l] = capacity(topo, l, n, bw, gamma) / 1e6
             users.setdefault(l, []).append((x, w))
     unfrozen = set(active)
     while unfrozen:
@@ -165,11 +169,18 @@ def fair_rates(active, info, topo, n, bw):
     return rate
 
 
-def simulate(sched, topo, dims, nbytes, alpha, hop, bw, gamma, msg, straggler, delay):
+def simulate(sched, topo, dims, nbytes, alpha, hop, bw, gamma, msg, straggler, delay, overlap=False):
     n = sched["ranks"]
     xs = sched["xfers"]
     nchunks = sched["chunks"]
     info, deps = build(sched, topo, dims, n)
+    overlap = overlap and gamma > 0
+    if overlap:  # a reduce's route runs through its destination's summing too
+        for x, tr in enumerate(xs):
+            if tr["op"] == "reduce" and tr["src"] != tr["dst"]:
+                route = dict(info[x][0])
+                route[("sum", tr["dst"])] = 1.0
+                info[x] = (route,) + tuple(info[x][1:])
     waiting = [len(d) for d in deps]
     dependents = [[] for _ in xs]
     for x, d in enumerate(deps):
@@ -218,7 +229,7 @@ def simulate(sched, topo, dims, nbytes, alpha, hop, bw, gamma, msg, straggler, d
                 changed = True
                 tr = xs[x]
                 done = now + alpha + info[x][1] * hop
-                if tr["op"] == "reduce" and gamma > 0:
+                if tr["op"] == "reduce" and gamma > 0 and not overlap:
                     at = max(done, sum_free[tr["dst"]])
                     done = sum_free[tr["dst"]] = at + tr["count"] / nchunks * nbytes / gamma * 1e6
                 heapq.heappush(ends, (done, x))
@@ -251,7 +262,7 @@ def simulate(sched, topo, dims, nbytes, alpha, hop, bw, gamma, msg, straggler, d
             active.add(x)
             changed = True
         if changed:
-            rates = fair_rates(active, info, topo, n, bw)
+            rates = fair_rates(active, info, topo, n, bw, gamma)
     assert all(e is not None for e in end_time), "a transfer never ran"
     total = max([delay if straggler >= 0 else 0.0] + end_time)
     return total, pre_end
@@ -267,6 +278,7 @@ def main():
     ap.add_argument("--hop", type=float, default=0.0)
     ap.add_argument("--bw", type=float, required=True)
     ap.add_argument("--gamma", type=float, default=0.0)
+    ap.add_argument("--gamma-overlap", action="store_true")
     ap.add_argument("--msg", type=float, default=0.0)
     ap.add_argument("--straggler", type=int, default=-1)
     ap.add_argument("--delay", type=float, default=0.0)
@@ -275,7 +287,7 @@ def main():
         sched = json.load(f)
     dims = [int(d) for d in a.dims.split("x")] if a.dims else []
     total, pre = simulate(sched, a.topology, dims, a.bytes, a.alpha, a.hop, a.bw, a.gamma,
-                          a.msg, a.straggler, a.delay)
+                          a.msg, a.straggler, a.delay, a.gamma_overlap)
     print("time_us: %.6f" % total)
     print("pre_us: %.6f" % pre)
 

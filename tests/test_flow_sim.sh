@@ -20,21 +20,24 @@ close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 
 HW=(--alpha 2us --hop-latency 0.5us --bw 100GB/s)
 PY_HW=(--alpha 2 --hop 0.5 --bw 100e9)
-# same ALGO N TOPO DIMS BYTES [MSG_US [GAMMA_BPS [STRAGGLER DELAY_US]]]: the flow mode and flow_sim.py
+# same ALGO N TOPO DIMS BYTES [MSG_US [GAMMA_BPS [STRAGGLER DELAY_US [OVERLAP]]]]: the flow mode and
+# flow_sim.py (OVERLAP 1: --gamma-overlap)
 # agree to 1e-6 and the printed digits on the time (and on the precondition's end where there is
 # one)
 same() {
   local algo=$1 n=$2 topo=$3 dims=$4 bytes=$5 msg=${6:-0} gamma=${7:-0} st=${8:--1} delay=${9:-0}
+  local ov=${10:-0}
   local net=() sched=() extra=() pyx=()
   case $topo in
     torus) net=(--torus "$dims"); sched=(--torus "$dims") ;;
     mesh) net=(--topology mesh) ;;
   esac
   [ "$gamma" != 0 ] && extra+=(--gamma "$gamma") && pyx+=(--gamma "$gamma")
+  [ "$ov" = 1 ] && extra+=(--gamma-overlap) && pyx+=(--gamma-overlap)
   if [ "$st" -ge 0 ]; then
     extra+=(--straggler "$st:${delay}us"); sched+=(--straggler "$st"); pyx+=(--straggler "$st" --delay "$delay")
   fi
-  local what="$algo n=$n $topo $dims ${bytes}B msg=$msg gamma=$gamma straggler=$st:$delay"
+  local what="$algo n=$n $topo $dims ${bytes}B msg=$msg gamma=$gamma straggler=$st:$delay overlap=$ov"
   if ! $A schedule --algo "$algo" --ranks "$n" "${sched[@]}" --format json >"$T/s.json" 2>"$T/err"; then
     bad "$what: schedule: $(cat "$T/err")"; return
   fi
@@ -75,6 +78,24 @@ same rhd-torus 64 torus 8x8 1048576 0.25
 # ports they enter ranks by
 same stragglar 8 torus 2x4 1048576 0 0 3 20
 same stragglar 8 torus 4x2 1048576 0.5 0 5 0
+# sums overlapped with their bytes (--gamma-overlap): a rank's summing shared by the flows that
+# reduce there, binding (gamma below what its ports bring) and not
+same ring 6 switch "" 1048576 0.5 50e9 -1 0 1
+same direct 8 switch "" 1048576 1 300e9 -1 0 1
+same rhd 8 mesh "" 1048576 0 40e9 -1 0 1
+same stragglar 8 switch "" 1048576 0.5 60e9 7 50 1
+same bucket 16 torus 8x2 1048576 1 150e9 -1 0 1
+same swing-mp 32 torus 8x4 1048576 0 250e9 -1 0 1
+same rhd-torus 64 torus 8x8 1048576 0.25 80e9 -1 0 1
+# ... where they hide (gamma above a rank's ports) the same as gamma free; where they bind,
+# faster than summed after the bytes
+t_free=$(value model_time_us "$($A model --algo swing-mp --torus 8x4 --sizes 1M "${HW[@]}" --pricing flows)")
+t_hid=$(value model_time_us "$($A model --algo swing-mp --torus 8x4 --sizes 1M "${HW[@]}" --pricing flows --gamma 400GB/s --gamma-overlap)")
+[ "$t_free" = "$t_hid" ] && ok || bad "swing-mp 8x4, sums hidden at 400 GB/s: $t_hid, free $t_free"
+t_ov=$(value model_time_us "$($A model --algo swing-mp --torus 8x4 --sizes 1M "${HW[@]}" --pricing flows --gamma 250GB/s --gamma-overlap)")
+t_ser=$(value model_time_us "$($A model --algo swing-mp --torus 8x4 --sizes 1M "${HW[@]}" --pricing flows --gamma 250GB/s)")
+awk -v f="$t_free" -v o="$t_ov" -v s="$t_ser" 'BEGIN { exit !(f < o && o < s) }' && ok ||
+  bad "swing-mp 8x4 at 250 GB/s: free $t_free < overlapped $t_ov < after $t_ser"
 
 # the check has teeth: on 8x2 the unsynchronised bucket's rings overlap, so the two pricings
 # differ there (and flow_sim.py agreed with the flow mode above)
@@ -110,4 +131,5 @@ one_line() {
 one_line --pricing events $A model --algo ring --ranks 4 --sizes 1M --pricing events
 one_line --msg-cost -1us $A model --algo ring --ranks 4 --sizes 1M --msg-cost -1us
 one_line --topology mesh $A model --algo ring --ranks 100 --sizes 1M --topology mesh
+one_line --gamma-overlap "" $A model --algo ring --ranks 4 --sizes 1M --gamma-overlap
 finish

@@ -345,7 +345,37 @@ static void test_overlap(void) {
   CHECK(near(ta.time_us, tr.time_us, 1e-12), "small auto %g vs ring %g", ta.time_us, tr.time_us);
 }
 
+/* --gamma-overlap in rounds: each round max(bytes' time, sums' time), kept by ratio (rounds of
+ * one ratio add up exactly); ratios past MODEL_RATIOS keep their sums after their bytes. */
+static void test_sums_overlap(void) {
+  struct model_cost c = {0};
+  struct model_hw hw = {.beta = 1.0, .gamma = 0.5, .sums_overlap = 1};
+  double L[3] = {1, 2, 0.5}, R[3] = {1, 2, 4}; /* ratios 1, 1 (hidden), 8 (binds) */
+  for (int i = 0; i < 3; i++) {
+    c.rounds++;
+    c.load += L[i];
+    c.reduce += R[i];
+    model_cost_ratio_add(&c, L[i], R[i], 1);
+  }
+  CHECK_INT(c.nratio, ==, 2);
+  CHECK(near(model_cost_us(&c, &hw, 10), 10 * (1 + 2 + 2), 1e-12), "overlap %g",
+        model_cost_us(&c, &hw, 10));
+  hw.sums_overlap = 0;
+  CHECK(near(model_cost_us(&c, &hw, 10), 10 * (3.5 + 3.5), 1e-12), "after %g", model_cost_us(&c, &hw, 10));
+  struct model_cost d = {0}; /* more ratios than kept: the rest summed after their bytes */
+  hw.sums_overlap = 1;
+  for (int i = 0; i < MODEL_RATIOS + 2; i++) {
+    d.rounds++;
+    d.load += 1;
+    d.reduce += 0.01 * (i + 1);
+    model_cost_ratio_add(&d, 1, 0.01 * (i + 1), 1);
+  }
+  double want = MODEL_RATIOS + 2 + (0.01 * (MODEL_RATIOS + 1) + 0.01 * (MODEL_RATIOS + 2)) * 0.5;
+  CHECK(near(model_cost_us(&d, &hw, 1), want, 1e-12), "spill %g, want %g", model_cost_us(&d, &hw, 1), want);
+}
+
 int main(void) {
+  test_sums_overlap();
   test_two_tier();
   test_overlap();
   test_dense_runs();

@@ -288,13 +288,13 @@ static void test_plan_counts(void) {
         sweep_row_seconds(&e, 0, ce, 1u << 30, 0), row);
   /* the AllReduce: ring's schedule priced at the transport's round cost and bandwidth (ce:
    * 2(n-1) rounds, 2(n-1)/n of the bytes through the busiest link); nccl as ring at its own */
-  struct model_hw cehw = {27.5, 0, 1e6 / 305e9, 0}, nccl = {1.7, 0, 1e6 / 365e9, 0};
+  struct model_hw cehw = {.alpha_us = 27.5, .beta = 1e6 / 305e9}, nccl = {.alpha_us = 1.7, .beta = 1e6 / 365e9};
   CHECK(fabs(t - model_closed_ring(4, &cehw, 1u << 30)) < 1e-6 * t, "ring/ce %g want %g", t,
         model_closed_ring(4, &cehw, 1u << 30));
   double tn = sweep_est_time_us(&e, 1, nc, 1u << 30, 0);
   CHECK(fabs(tn - model_closed_ring(4, &nccl, 1u << 30)) < 1e-6 * tn, "nccl %g", tn);
   /* ll at its own fit */
-  struct model_hw llhw = {3.2, 0, 1e6 / 271e9, 0};
+  struct model_hw llhw = {.alpha_us = 3.2, .beta = 1e6 / 271e9};
   for (uint64_t b = 1024; b <= (8ull << 30); b *= 64) {
     double l = sweep_est_time_us(&e, 0, ar_transport_at(AR_TP_LL), b, 0),
            want_l = model_closed_ring(4, &llhw, b);

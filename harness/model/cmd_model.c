@@ -184,6 +184,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
                                        {"bw", required_argument, 0, 'W'},
                                        {"transport", required_argument, 0, 'P'},
                                        {"gamma", required_argument, 0, 'G'},
+                                       {"gamma-overlap", no_argument, 0, 'O'},
                                        {"hop-latency", required_argument, 0, 'H'},
                                        {"straggler", required_argument, 0, 's'},
                                        {"degrade", required_argument, 0, 'd'},
@@ -252,6 +253,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
       break;
     case 'P': bad = parse_transports(optarg, o); break;
     case 'G': bad = parse_bw_flag("--gamma", optarg, &o->hw.gamma); break;
+    case 'O': o->hw.sums_overlap = 1; break;
     case 's': bad = args_add_stragglers("--straggler", optarg, 1, o->st, &o->nst); break;
     case 'd': bad = args_add_degrade("--degrade", optarg, &o->dg); break; /* flags add up */
     case 't':
@@ -315,6 +317,10 @@ static int parse_options(int argc, char **argv, struct options *o) {
     snprintf(why, sizeof(why), "not with %s", f);
     return args_bad("--transport", o->transports[0]->name, why), EXIT_BAD_INPUT;
   }
+  if (o->hw.sums_overlap && !(o->hw.gamma > 0)) /* nothing to overlap */
+    return args_bad("--gamma-overlap", "", "needs --gamma RATE"), EXIT_BAD_INPUT;
+  if (o->hw.sums_overlap && o->calibrate) /* the fit takes the sums as after the bytes */
+    return args_bad("--gamma-overlap", "", "not with --calibrate"), EXIT_BAD_INPUT;
   if (o->tdims && torus_implies(o)) return EXIT_BAD_INPUT;
   if (o->topology == MODEL_TWO_TIER && !o->gpus_per_node)
     return args_bad("--gpus-per-node", "", "required by --topology two-tier"), EXIT_BAD_INPUT;
@@ -431,6 +437,7 @@ static void print_single(const struct scenario *sc, const struct options *o,
   printf("alpha_us: %g\nbw_GBps: %g\n", hw->alpha_us, 1e6 / hw->beta / 1e9);
   if (hw->hop_us > 0) printf("hop_latency_us: %g\n", hw->hop_us);
   if (hw->gamma > 0) printf("gamma_GBps: %g\n", 1e6 / hw->gamma / 1e9);
+  if (hw->gamma > 0 && hw->sums_overlap) printf("sums: overlapped with the bytes\n");
   if (msg_us > 0) printf("msg_cost_us: %g\n", msg_us);
   printf("pricing: %s\n", pricing_name(o->pricing));
   if (e->flow) printf("flows: %zu\n", model_flow_xfers(e->flow));

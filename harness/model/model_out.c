@@ -306,7 +306,9 @@ void print_links(const struct options *o) {
     LINKS_ADD("; inside a node %g us and %g GB/s", o->alpha_local_us, 1e6 / o->beta_local / 1e9);
   if (o->hw.hop_us > 0) LINKS_ADD("; %g us a hop", o->hw.hop_us);
   if (o->msg_given) LINKS_ADD("; %g us a message", o->msg_us);
-  if (o->hw.gamma > 0) LINKS_ADD("; sums at %g GB/s", 1e6 / o->hw.gamma / 1e9);
+  if (o->hw.gamma > 0)
+    LINKS_ADD("; sums at %g GB/s%s", 1e6 / o->hw.gamma / 1e9,
+              o->hw.sums_overlap ? ", overlapped with the bytes (--gamma-overlap)" : "");
 #undef LINKS_ADD
   const char *r = wrap_take(text, WRAP_COLUMNS - 9, line, sizeof(line));
   printf("# links: %s\n", line);

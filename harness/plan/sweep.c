@@ -115,7 +115,7 @@ double sweep_lower_bound_us(const struct run_opts *o, int n, uint64_t bytes) {
   if (!o->dg.n || !(o->degrade_bw > 0)) return NAN;
   if (ar_setting_value(&o->settings, AR_SET_DEGRADE_NETWORK_BW) > 0)
     return NAN; /* the bound is one tier's, and only the network between hosts is slow */
-  struct model_hw hw = {0, 0, 1e6 / o->degrade_bw, 0};
+  struct model_hw hw = {.beta = 1e6 / o->degrade_bw};
   double t = model_degraded_bound_us(n, o->dg.n, o->dg.factor, &hw, (double)bytes);
   return t > 0 ? t : NAN;
 }

@@ -365,7 +365,7 @@ static int near_rel(double got, double want, double tol) {
 
 /* The lower bound of optcc.txt (Theorems 1/6 and 2) for dg on n ranks at bandwidth bw, us. */
 static double tsim_bound(int n, const struct tp_degrade *dg, double bytes) {
-  struct model_hw mh = {0, 0, 1e6 / dg->bw, 0};
+  struct model_hw mh = {.beta = 1e6 / dg->bw};
   return model_degraded_bound_us(n, dg->n, dg->factor, &mh, bytes);
 }
 
