@@ -190,6 +190,7 @@ sim_bad "^arbench: --set: bad value 'timing.host_batches=0': out of range" --alg
 sim_bad "^arbench: --set: bad value 'nccl.registration=local': none,registered,symmetric" --algo nccl --set nccl.registration=local
 sim_bad "^arbench: --set: bad value 'timing.mode=cpu': events,host" --algo nccl --set timing.mode=cpu
 sim_bad "^arbench: --set: bad value 'nccl.rotate=on': needs timing.mode=host or graph" --algo nccl --set nccl.rotate=on
+sim_bad "^arbench: --set: bad value 'nccl.rotate=on': moves only the nccl rows, and --algo has none" --algo ring,rhd --set nccl.rotate=on --set timing.mode=host
 sim_bad "^arbench: --set: bad value 'timing.graph_upload=off': needs timing.mode=graph" --algo nccl --set timing.graph_upload=off --set timing.mode=host
 
 # arbench settings lists them

@@ -376,6 +376,11 @@ static int check_timing(const struct run_opts *o) {
       ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 2)
     return args_bad("--set", "timing.graph_upload=off", "needs timing.mode=graph: only a graph "
                     "is uploaded");
+  int native = 0;
+  for (int a = 0; a < o->nalgos; a++) native |= (o->algos[a]->flags & AR_ALGO_NATIVE) != 0;
+  if (ar_setting_value(&o->settings, AR_SET_NCCL_ROTATE) && !native)
+    return args_bad("--set", "nccl.rotate=on", "moves only the nccl rows, and --algo has none "
+                    "(the schedules always run on the buffer's start)");
   if (!ar_setting_value(&o->settings, AR_SET_TIMING_MODE)) {
     if (!ar_setting_value(&o->settings, AR_SET_NCCL_ROTATE)) return 0;
     return args_bad("--set", "nccl.rotate=on", "needs timing.mode=host or graph: events timing "
