@@ -223,6 +223,41 @@ def overlap(a, b):
     return float(a['lo']) <= float(b['hi']) and float(b['lo']) <= float(a['hi'])
 
 
+def verdict(a, c):
+    """a beside c, as a table cell: '-', 'no interval', 'same' or '**slower|faster N%**'"""
+    if a is None or c is None:
+        return '-'
+    if not has_iv(a) or not has_iv(c):
+        return 'no interval'
+    if overlap(a, c):
+        return 'same'
+    d = a['med'] / c['med'] - 1
+    return '**%s**' % ('slower ' + pct(d) if d > 0 else 'faster ' + pct(-d))
+
+
+def tally(pairs):
+    """(compared, same, slower by, faster by, lacking an interval) over (a, c) pairs measured by both"""
+    cmp = nsame = nflag = 0
+    slow, fast = [], []
+    for a, c in pairs:
+        if not has_iv(a) or not has_iv(c):
+            nflag += 1
+            continue
+        cmp += 1
+        d = a['med'] / c['med'] - 1
+        if overlap(a, c):
+            nsame += 1
+        elif d > 0:
+            slow.append(d)
+        else:
+            fast.append(-d)
+    return cmp, nsame, slow, fast, nflag
+
+
+def by_range(v):
+    return ' (by ' + (pct(min(v)) if pct(min(v)) == pct(max(v)) else pct(min(v)) + '-' + pct(max(v))) + ')' if v else ''
+
+
 def group(cands):
     """the fastest candidate (first of equals) and how many others have an interval overlapping its"""
     if not cands:
@@ -304,22 +339,10 @@ def check(md_path, run_dir, logs):
     if both:
         got = table(md, '## NCCL on one buffer against rotating')
         for tm, reg in both:
-            cmp, nsame, slow, fast = 0, 0, [], []
-            for b in sizes:
-                a, c = one.get((tm, reg, b)), rot_an.get((tm, reg, b))
-                if a is None or c is None or not has_iv(a) or not has_iv(c):
-                    continue
-                cmp += 1
-                d = a['med'] / c['med'] - 1
-                if overlap(a, c):
-                    nsame += 1
-                elif d > 0:
-                    slow.append(d)
-                else:
-                    fast.append(-d)
-            rng = lambda v: ' (by ' + (pct(min(v)) if pct(min(v)) == pct(max(v)) else pct(min(v)) + '-' + pct(max(v))) + ')' if v else ''
+            cmp, nsame, slow, fast, _ = tally((one[k], rot_an[k]) for k in ((tm, reg, b) for b in sizes)
+                                              if k in one and k in rot_an)
             line = '- %s timing, %s: one buffer faster at %d of %d sizes%s, same at %d, slower at %d%s' % (
-                tm, reg, len(fast), cmp, rng(fast), nsame, len(slow), rng(slow))
+                tm, reg, len(fast), cmp, by_range(fast), nsame, len(slow), by_range(slow))
             if line not in md.splitlines():
                 fail('one-buffer line: want %r' % line)
             kinds.add('one buffer faster' if fast else 'one buffer not faster')
@@ -327,16 +350,7 @@ def check(md_path, run_dir, logs):
             want = []
             for tm, reg in both:
                 a, c = one.get((tm, reg, b)), rot_an.get((tm, reg, b))
-                v = '-'
-                if a is not None and c is not None:
-                    if not has_iv(a) or not has_iv(c):
-                        v = 'no interval'
-                    elif overlap(a, c):
-                        v = 'same'
-                    else:
-                        d = a['med'] / c['med'] - 1
-                        v = '**%s**' % ('slower ' + pct(d) if d > 0 else 'faster ' + pct(-d))
-                want += [cell(a), cell(c), v]
+                want += [cell(a), cell(c), verdict(a, c)]
             if got.get(size_label(b)) != want:
                 fail('one buffer at %s: compare.md %s, want %s' % (size_label(b), got.get(size_label(b)), want))
     elif '## NCCL on one buffer against rotating' in md:
@@ -356,15 +370,7 @@ def check(md_path, run_dir, logs):
                 a = an.get((tm, reg, b))
                 lab = same(reg, tm == 'graph')
                 c = nt_stat(modes[lab], 'in-place', b) if lab else None
-                if a is None or c is None:
-                    v = '-'
-                elif not has_iv(a) or not has_iv(c):
-                    v = 'no interval'
-                elif overlap(a, c):
-                    v = 'same'
-                else:
-                    d = a['med'] / c['med'] - 1
-                    v = '**%s**' % ('slower ' + pct(d) if d > 0 else 'faster ' + pct(-d))
+                v = verdict(a, c)
                 kinds.add(v.strip('*').split(' ')[0])
                 want += [cell(a), cell(c), v]
             if got.get(size_label(b)) != want:
@@ -374,32 +380,15 @@ def check(md_path, run_dir, logs):
             lab = same(reg, tm == 'graph')
             if not lab or not any(k[:2] == (tm, reg) for k in an):
                 continue
-            cmp = nsame = nflag = 0
-            slow, fast = [], []
-            for b in sizes:
-                a = an.get((tm, reg, b))
-                c = nt_stat(modes[lab], 'in-place', b)
-                if a is None or c is None:
-                    continue
-                if not has_iv(a) or not has_iv(c):
-                    nflag += 1
-                    continue
-                cmp += 1
-                d = a['med'] / c['med'] - 1
-                if overlap(a, c):
-                    nsame += 1
-                elif d > 0:
-                    slow.append(d)
-                else:
-                    fast.append(-d)
+            pairs = ((an.get((tm, reg, b)), nt_stat(modes[lab], 'in-place', b)) for b in sizes)
+            cmp, nsame, slow, fast, nflag = tally((a, c) for a, c in pairs if a is not None and c is not None)
             line = '- %s timing, %s (`%s`): ' % (tm, reg, lab)
-            rng = lambda v: ' (by ' + (pct(min(v)) if pct(min(v)) == pct(max(v)) else pct(min(v)) + '-' + pct(max(v))) + ')' if v else ''
             if not cmp and not nflag:
                 line += 'no size measured by both'
             elif not cmp:
                 line += 'no size with an interval on both sides'
             else:
-                line += 'same at %d of %d sizes, arbench slower at %d%s, faster at %d%s' % (nsame, cmp, len(slow), rng(slow), len(fast), rng(fast))
+                line += 'same at %d of %d sizes, arbench slower at %d%s, faster at %d%s' % (nsame, cmp, len(slow), by_range(slow), len(fast), by_range(fast))
             if nflag:
                 line += '; %d size%s with one side lacking an interval, not counted' % (nflag, '' if nflag == 1 else 's')
             if line not in md.splitlines():
