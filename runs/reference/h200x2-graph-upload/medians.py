@@ -1,14 +1,9 @@
 # Per size, in place: nccl-tests -G's median over its -N cycles beside arbench's graph-timed nccl
 # (rotating) with the graph uploaded before the timed launch and without; python3 medians.py
-import csv, statistics
-def nt(path):
-    v = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) >= 13 and f[0].isdigit(): v.setdefault(int(f[0]), []).append(float(f[9]))
-    return {k: statistics.median(x) for k, x in v.items()}
-def arb(path):
-    return {int(r['bytes']): float(r['time_us_median']) for r in csv.DictReader(open(path))}
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../..', 'tools', 'device'))
+from nt_medians import nccl_tests_inplace as nt, arbench_medians
+arb = arbench_medians
 print('turn mode  size  nccl-tests  arbench-uploaded  arbench-not-uploaded  (us)')
 for turn in (1, 2):
     for R, reg in ((0, 'none'), (1, 'registered')):
