@@ -256,6 +256,9 @@ int hx_bench_run(const struct hx_bench_cfg *cfg) {
   b->nlocal = cfg->nlocal;
   b->procs = hx_procs_count() > 1;
   b->host_timing = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) != 0;
+  /* read once here, not per AllReduce in the timed batches */
+  b->nccl_rotate = ar_setting_value(&o->settings, AR_SET_NCCL_ROTATE) != 0;
+  b->graph_upload = ar_setting_value(&o->settings, AR_SET_TIMING_GRAPH_UPLOAD) == 0;
   b->graph_timing = ar_setting_value(&o->settings, AR_SET_TIMING_MODE) == HX_TIMING_GRAPH;
   b->step = b->host_timing ? (int)ar_setting_value(&o->settings, AR_SET_TIMING_HOST_BATCHES)
                            : o->iters;

@@ -143,6 +143,8 @@ struct bench {
                  * a job's own count is job.total */
   int host_timing; /* timing.mode=host or graph: times[] holds batches, not iterations */
   int graph_timing; /* timing.mode=graph: each batch's AllReduces captured into a CUDA graph */
+  int nccl_rotate;  /* nccl.rotate=on: the nccl rows' AllReduce i of a batch on slice i */
+  int graph_upload; /* timing.graph_upload=on: each batch's graph uploaded before its launch */
   double graph_failed[HX_MAX_DEVS]; /* timing.mode=graph: rank r could not capture (1) */
   int nsamp;       /* time samples per rank in times[] (the stride): iters, or
                     * timing.host_batches; with stats.ci_target, stats.max_iters if more */

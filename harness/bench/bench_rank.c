@@ -111,7 +111,7 @@ void rank_free(struct rank *R) {
 static void *nccl_data(const struct rank *R, int i) {
   const struct bench *b = R->b;
   size_t bytes = b->job.bytes, slices = bytes ? b->cap / bytes : 1;
-  if (!ar_setting_value(&b->o->settings, AR_SET_NCCL_ROTATE) || slices < 2) return R->data;
+  if (!b->nccl_rotate || slices < 2) return R->data;
   return (char *)R->data + ((size_t)i % slices) * bytes;
 }
 
@@ -268,8 +268,7 @@ static int graph_capture(struct rank *R, int iters, cudaGraphExec_t *exec) {
   if (e == cudaSuccess && !R->graph_why[0])
     e = cudaGraphInstantiate(exec, g, 0), step = "cudaGraphInstantiate";
   /* timing.graph_upload=off: the timed launch uploads, as nccl-tests' does */
-  int upload = !ar_setting_value(&b->o->settings, AR_SET_TIMING_GRAPH_UPLOAD);
-  if (e == cudaSuccess && !R->graph_why[0] && upload)
+  if (e == cudaSuccess && !R->graph_why[0] && b->graph_upload)
     e = cudaGraphUpload(*exec, s), step = "cudaGraphUpload";
   if (g) cudaGraphDestroy(g);
   if (e != cudaSuccess && !R->graph_why[0])
