@@ -130,15 +130,23 @@ ar_status sched_repeat_round(struct ar_schedule *s, int round);
 ar_status sched_add_any(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
                         int count, float weight);
 /* The same with a cost weight other than 1 (a transfer touching a degraded GPU). Inline where
- * the table has room (OPTCC at 1024 GPUs adds 2^24 transfers; the call was a third of it). */
+ * the table has room or the schedule streams (OPTCC at 1024 GPUs adds 2^24 transfers; the call
+ * was a third of it). */
 static inline ar_status sched_add_w(struct ar_schedule *s, int round, int op, int src, int dst,
                                     int chunk, int count, float weight) {
-  if (s->sink || s->nxfers == s->cap || src < 0 || src >= s->nranks || dst < 0 ||
-      dst >= s->nranks || chunk < 0 || count < 1 || chunk + count > s->nchunks || round < 0)
+  if (src < 0 || src >= s->nranks || dst < 0 || dst >= s->nranks || chunk < 0 || count < 1 ||
+      chunk + count > s->nchunks || round < 0 || (!s->sink && s->nxfers == s->cap) ||
+      (s->sink && s->stream_bad))
     return sched_add_any(s, round, op, src, dst, chunk, count, weight);
-  s->xfers[s->nxfers++] = (struct ar_xfer){.round = round, .src = src, .dst = dst, .chunk = chunk,
-                                           .count = count, .op = op, .weight = weight};
-  return AR_OK;
+  struct ar_xfer x = {.round = round, .src = src, .dst = dst, .chunk = chunk, .count = count,
+                      .op = op, .weight = weight};
+  if (!s->sink) {
+    s->xfers[s->nxfers++] = x;
+    return AR_OK;
+  }
+  if (round >= s->nrounds) s->nrounds = round + 1;
+  s->nstreamed++;
+  return s->sink(s->sink_ctx, s, &x);
 }
 /* Makes room for nxfers stored transfers at once (a generator that knows about how many it
  * adds: no copies as the table grows); nothing when streamed. Returns AR_ERR_NOMEM or AR_OK. */
