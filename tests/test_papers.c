@@ -5,7 +5,7 @@
  * the figure, prints the paper's figure beside the model's and holds the model to the paper's
  * own words: "more than 2x" is model >= 2, a plain figure within 10% (the papers state no
  * tolerance there). Where docs/papers.md shows the arithmetic of why the paper's figure does
- * not follow from its own text, the model is held to that arithmetic (within 1%) instead, so a
+ * not follow from its own text, the model is held to that arithmetic (within 0.2%) instead, so a
  * change in the model still fails here. Every check prices a schedule: no figure is compared
  * with a constant. OPTCC's figures are tests/test_papers_optcc.c's, AsyncAllReduce's
  * tests/test_papers_async.c's. */
@@ -15,6 +15,7 @@
 
 #include "ar.h"
 #include "claims.h"
+#include "papers_swing_pins.h"
 #include "model.h"
 #include "papers_price.h"
 #include "test.h"
@@ -195,6 +196,15 @@ static double crossover_mib(int side, double xi) {
 static void test_swing_fig8(void) {
   static const int sides[] = {8, 16, 32, 64, 128};
   static const double xi[] = {1.0952, 1.1412, 1.1701, 1.1846, 1.19};
+  /* docs/papers.md's figures (Fig. 8's rows): the largest gain, the worst ratio, the best
+   * known's first lead (MiB; 128x128: none shown), and the same before the per-message cost */
+  static const char *hi_doc[] = {"1.643", "1.873", "1.960", "2.088", "2.162"};
+  static const char *lo_doc[] = {"0.914", "0.880", "0.862", "0.860", "0.871"};
+  static const char *loss_doc[] = {"8", "16", "32", "64", NULL};
+  static const char *hi_before_doc[] = {"1.498", "1.677", "1.725", "1.797", "1.822"};
+  static const char *loss_before_doc[] = {"8", "8", "16", NULL, NULL};
+  /* where the best known leads by 32 MiB: Swing's least gain up to 32 MiB */
+  static const char *lo32_doc[] = {"0.935", "0.930", "0.967", NULL, NULL};
   double last = 0;
   for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
     struct torus t;
@@ -208,6 +218,25 @@ static void test_swing_fig8(void) {
     CHECK(g.hi > last, "Fig.8: the largest gain should grow with the torus (%g after %g)", g.hi,
           last);
     last = g.hi;
+    struct gains before = gains_of(&pc, &sst, BEFORE_MSG_US, 512.0 * (1 << 20));
+    snprintf(what, sizeof(what), "Fig.8 %dx%d: largest gain", n, n);
+    shown(what, g.hi, hi_doc[i]);
+    snprintf(what, sizeof(what), "Fig.8 %dx%d: worst ratio", n, n);
+    shown(what, g.lo, lo_doc[i]);
+    snprintf(what, sizeof(what), "Fig.8 %dx%d: largest gain before the message cost", n, n);
+    shown(what, before.hi, hi_before_doc[i]);
+    if (loss_doc[i]) {
+      snprintf(what, sizeof(what), "Fig.8 %dx%d: the best known's first lead (MiB)", n, n);
+      shown(what, g.loss_mib, loss_doc[i]);
+    }
+    if (lo32_doc[i]) {
+      snprintf(what, sizeof(what), "Fig.8 %dx%d: Swing's least gain up to 32 MiB", n, n);
+      shown(what, gains_of(&pc, &sst, SST_MSG_US, 32.0 * (1 << 20)).lo, lo32_doc[i]);
+    }
+    if (loss_before_doc[i]) {
+      snprintf(what, sizeof(what), "Fig.8 %dx%d: the best known's first lead before (MiB)", n, n);
+      shown(what, before.loss_mib, loss_before_doc[i]);
+    }
     snprintf(what, sizeof(what), "Fig.8 %dx%d: worst goodput ratio (s5.1.1: \"at most ~20%% lower\")",
              n, n);
     claim(what, AT_LEAST, 0.8, g.lo, -1);
@@ -221,7 +250,7 @@ static void test_swing_fig8(void) {
       double bucket = 4 * (n - 1) * 0.6 + g.at * 2.0 * (p - 1) / p / 4 / 50e3;
       snprintf(what, sizeof(what), "Fig.8 %dx%d: largest gain (s1: \"up to 2.2x\")", n, n);
       figure(what, 2.2, g.hi, bucket / swing);
-      missed_before(what, NEAR, 2.2, gains_of(&pc, &sst, BEFORE_MSG_US, 512.0 * (1 << 20)).hi);
+      missed_before(what, NEAR, 2.2, before.hi);
     }
   }
 }
@@ -235,7 +264,10 @@ static void test_swing_rect(void) {
   static const struct {
     int dims[2];
     enum stated how;
-  } shapes[] = {{{128, 8}, NEAR}, {{256, 4}, NEAR}, {{64, 16}, AT_MOST}};
+    const char *hi_doc, *before_doc, *loss_doc, *ring_doc; /* docs/papers.md's rounds figures */
+  } shapes[] = {{{128, 8}, NEAR, "2.802", "2.472", "512", "1.270"},
+                {{256, 4}, NEAR, "2.717", "2.408", "128", "1.762"},
+                {{64, 16}, AT_MOST, "2.726", "2.372", "512", "1.100"}};
   double hi[3];
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct torus t;
@@ -249,6 +281,31 @@ static void test_swing_rect(void) {
            b, g.lo, g.hi, g.at);
     snprintf(what, sizeof(what), "Fig.11 %dx%d: largest gain (s5.2: \"up to 3x\")", a, b);
     claim(what, shapes[i].how, 3.0, hi[i] = g.hi, -1);
+    shown(what, g.hi, shapes[i].hi_doc);
+    double before = gains_of(&pc, &sst, BEFORE_MSG_US, 512.0 * (1 << 20)).hi;
+    snprintf(what, sizeof(what), "Fig.11 %dx%d: largest gain before the message cost", a, b);
+    shown(what, before, shapes[i].before_doc);
+    snprintf(what, sizeof(what), "Fig.11 %dx%d: the best known's first lead (MiB)", a, b);
+    shown(what, g.loss_mib, shapes[i].loss_doc);
+    /* s5.2: "the ring algorithm ... outperforms both the bucket and Swing algorithms for
+     * allreduce larger than 512MiB"; s5.5: on 256x4 "Swing performs around 60% worse than the
+     * ring algorithm on 512MiB" (ring-ham: 2046 steps on two edge-disjoint rings) */
+    CHECK(pc.kn_ok[0] && pc.kn_ok[1], "%dx%d: ring-ham or bucket-sync n/a", a, b);
+    double ring = swing_time(&pc.kn[0], &sst, SST_MSG_US, 1 << 30);
+    double swing = best_of(pc.sw, pc.sw_ok, NSW, &sst, SST_MSG_US, 1 << 30);
+    double bucket = swing_time(&pc.kn[1], &sst, SST_MSG_US, 1 << 30);
+    snprintf(what, sizeof(what), "Fig.11 %dx%d 1GiB: Swing and bucket over ring (ring leads)", a,
+             b);
+    claim(what, AT_LEAST, 1.0, fmin(swing, bucket) / ring, -1);
+    shown(what, fmin(swing, bucket) / ring, shapes[i].ring_doc);
+    if (a == 256) {
+      double big = 512.0 * (1 << 20);
+      ring = swing_time(&pc.kn[0], &sst, SST_MSG_US, big);
+      swing = best_of(pc.sw, pc.sw_ok, NSW, &sst, SST_MSG_US, big);
+      claim("Fig.11 256x4 512MiB: Swing over ring (s5.5: \"around 60% worse\")", NEAR, 1.6,
+            swing / ring, -1);
+      shown("Fig.11 256x4 512MiB: Swing over ring", swing / ring, "1.606");
+    }
     if (a == 256) { /* docs (16): sums at 1 TB/s after the bytes take 256x4 below 2.7 */
       struct model_hw sums = sst;
       sums.gamma = 1e6 / 1e12;
@@ -261,15 +318,16 @@ static void test_swing_rect(void) {
       CHECK(fabs(gg - g.hi) < 1e-9 * g.hi, "256x4, sums overlapped at 1 TB/s: %g, free %g", gg, g.hi);
     }
     /* before the per-message cost: rhd-torus's 20 steps and bucket's 252 .. 1020 cost less */
-    if (shapes[i].how == NEAR)
-      missed_before(what, NEAR, 3.0, gains_of(&pc, &sst, BEFORE_MSG_US, 512.0 * (1 << 20)).hi);
+    snprintf(what, sizeof(what), "Fig.11 %dx%d: largest gain (s5.2: \"up to 3x\")", a, b);
+    if (shapes[i].how == NEAR) missed_before(what, NEAR, 3.0, before);
     snprintf(what, sizeof(what), "Fig.11 %dx%d: Swing leads through 32 MiB (first loss, MiB)", a, b);
     claim(what, AT_LEAST, 64, g.loss_mib ? g.loss_mib : INFINITY, -1);
   }
   /* s5.5: the largest gain grows from 64x16 to 256x4. The model's three lie within 0.09 and
-   * 256x4's is the lowest: to 64x16's within 1% (docs/papers.md, Fig. 11's rows) */
+   * 256x4's is the lowest, 0.997 of 64x16's (docs/papers.md, Fig. 11's rows) */
   claim("Fig.11 s5.5: 128x8's largest gain over 64x16's (grows)", AT_LEAST, 1.0, hi[0] / hi[2], -1);
-  claim("Fig.11 s5.5: 256x4's largest gain over 64x16's (grows)", AT_LEAST, 1.0, hi[1] / hi[2], 1.0);
+  claim("Fig.11 s5.5: 256x4's largest gain over 64x16's (grows)", AT_LEAST, 1.0, hi[1] / hi[2],
+        0.997);
   CHECK(hi[1] < hi[0] && hi[1] < hi[2], "256x4's largest gain %g, not the lowest", hi[1]);
 }
 
@@ -281,6 +339,7 @@ static void test_swing_rect(void) {
 static void test_swing_dims(void) {
   static const int shapes[2][4] = {{8, 8, 8}, {8, 8, 8, 8}};
   static const double xi[2] = {1.0274, 1.0073};
+  static const char *hi_doc[2] = {"1.664", "1.701"}, *before_doc[2] = {"1.532", "1.531"};
   struct torus t;
   struct priced pc;
   square(&t, &pc, 8);
@@ -297,10 +356,23 @@ static void test_swing_dims(void) {
            g.lo, g.hi, g.at);
     snprintf(what, sizeof(what), "Fig.12 8^%d: largest gain (s5.3: \"up to 2x\")", D);
     figure(what, 2.0, g.hi, bucket / swing);
+    shown(what, g.hi, hi_doc[D - 3]);
+    /* s5.5: "it outperforms all the other algorithms at any size"; at 2 GiB the bytes rule and
+     * Swing's congestion leaves it at about 1 / xi of bucket-sync (docs) */
+    snprintf(what, sizeof(what), "Fig.12 8^%d: worst ratio (s5.5: outperforms at any size)", D);
+    claim(what, AT_LEAST, 1.0, g.lo, 1 / xi[D - 3]);
+    snprintf(what, sizeof(what), "Fig.12 8^%d: largest gain before the message cost", D);
+    shown(what, gains_of(&pc, &sst, BEFORE_MSG_US, 2048.0 * (1 << 20)).hi, before_doc[D - 3]);
     CHECK(g.hi > last, "Fig.12: the largest gain should grow with the dimensions (%g after %g)",
           g.hi, last);
     last = g.hi;
   }
+  /* Table 2's 4096-rank 3-D shape, which Fig. 12 does not plot */
+  static const int cube[3] = {16, 16, 16};
+  torus_init(&t, 3, cube);
+  price_torus(&t, &pc);
+  shown("Table 2's 16x16x16: largest gain", gains_of(&pc, &sst, SST_MSG_US, 2048.0 * (1 << 20)).hi,
+        "1.995");
 }
 
 /* Fig. 9: 8x8 at 100 Gb/s .. 3.2 Tb/s; at 3.2 Tb/s the paper's Swing leads even at 512 MiB. */
@@ -325,8 +397,10 @@ static void test_swing_fig9(void) {
 }
 
 /* s5.4: 4096 ranks (64x64) on the torus-like networks, SST's figures as above. Fig. 13:
- * Hx2Mesh (2x2 boards, 32x32 of them): Swing "up to 2.5x for 2MiB"; Fig. 15: HyperX, "the
- * maximum goodput gain increases ... to 3x". The best known here is bucket-sync, rd-torus and
+ * Hx2Mesh (2x2 boards, 32x32 of them): Swing "up to 2.5x for 2MiB"; Fig. 14: Hx4Mesh (4x4
+ * boards); Fig. 15: HyperX, "the maximum goodput gain increases from 2.5x in Hx2Mesh and
+ * Hx4Mesh, to 3x in HyperX". The largest gain is over the paper's sizes (4x apart); docs/papers.md
+ * shows it and the gain at 2 MiB. The best known here is bucket-sync, rd-torus and
  * rhd-torus priced on the network, and the ring's closed form on its 4 ports, 2(p-1) alpha +
  * 2(p-1)/p S beta / 4, a bound no ring beats (ring-ham, 3.4e7 transfers, takes 5 s to build and
  * never leads on these networks: 819 us of alpha alone against 99 us at 2 MiB). */
@@ -335,8 +409,14 @@ static void test_swing_grids(void) {
     int topology;
     const char *what;
     double paper;
-  } nets[] = {{MODEL_HX2MESH, "Fig.13 Hx2Mesh 64x64: largest gain over the best known (2.5x)", 2.5},
-              {MODEL_HYPERX, "Fig.15 HyperX 64x64: largest gain over the best known (3x)", 3.0}};
+    /* docs/papers.md: the largest gain, the gain at 2 MiB and at 4 MiB */
+    const char *hi_doc, *at2_doc, *at4_doc;
+  } nets[] = {{MODEL_HX2MESH, "Fig.13 Hx2Mesh 64x64: largest gain over the best known (2.5x)", 2.5,
+               "2.728", "2.215", "2.713"},
+              {MODEL_HX4MESH, "Fig.14 Hx4Mesh 64x64: largest gain over the best known (2.5x)", 2.5,
+               "2.390", "2.312", "2.915"},
+              {MODEL_HYPERX, "Fig.15 HyperX 64x64: largest gain over the best known (3x)", 3.0,
+               "2.779", "2.779", "3.233"}};
   static const char *const known[] = {"bucket-sync", "rd-torus", "rhd-torus"};
   for (size_t i = 0; i < sizeof(nets) / sizeof(nets[0]); i++) {
     struct torus t;
@@ -350,16 +430,27 @@ static void test_swing_grids(void) {
     for (int k = 0; k < 3; k++)
       ok &= price(known[k], &t.p, &t.net, &kn[k]);
     if (!ok) return;
-    double best = 0, at = 0;
-    for (double b = 32; b <= 512.0 * (1 << 20); b *= 4) {
+    double best = 0, at = 0, at2 = 0, at4 = 0;
+    for (double b = 32; b <= 512.0 * (1 << 20); b *= (b == 2 << 20 || b == 4 << 20) ? 2 : 4) {
       double ring = 2.0 * (t.n - 1) * (sst.alpha_us + SST_MSG_US) +
                     2.0 * (t.n - 1) / t.n * b * sst.beta / 4;
       double g = fmin(best_of(kn, kn_ok, 3, &sst, SST_MSG_US, b), ring) /
                  best_of(sw, sw_ok, NSW, &sst, SST_MSG_US, b);
+      if (b == 4 << 20) { /* between the paper's sizes: shown, not the largest */
+        at4 = g;
+        continue;
+      }
       if (g > best) best = g, at = b;
+      if (b == 2 << 20) at2 = g;
     }
     printf("%s: at %.0f B\n", model_topology_name(nets[i].topology), at);
     figure(nets[i].what, nets[i].paper, best, -1);
+    shown(nets[i].what, best, nets[i].hi_doc);
+    char what[96];
+    snprintf(what, sizeof(what), "%s 64x64: gain at 2 MiB", model_topology_name(nets[i].topology));
+    shown(what, at2, nets[i].at2_doc);
+    snprintf(what, sizeof(what), "%s 64x64: gain at 4 MiB", model_topology_name(nets[i].topology));
+    shown(what, at4, nets[i].at4_doc);
   }
 }
 
@@ -382,6 +473,7 @@ static void test_swing_fig10(void) {
  * log2 p; Psi = D x the no-congestion bandwidth term (each round's busiest first or last
  * link) over the buffer: n/D beta is optimal; Xi = the priced bandwidth term over that. */
 static void test_swing_table2(void) {
+  int within = 0, values = 0;
   static const struct {
     const char *row, *algo;
   } rows[] = {{"Ring", "ring-ham"},         {"Rec.Doub. (L)", "rd-torus"},
@@ -441,8 +533,12 @@ static void test_swing_table2(void) {
       figure(what, pp, psi, dp);
       snprintf(what, sizeof(what), "Table 2 D=%d %-14s Xi", D, rows[i].row);
       figure(what, px, xi, dx);
+      within += claim_met(NEAR, pl, lam) + claim_met(NEAR, pp, psi) + claim_met(NEAR, px, xi);
+      values += 3;
     }
   }
+  shown("Table 2: values within 10%", within, "39");
+  shown("Table 2: values below, explained", values - within, "9");
 }
 
 /* Swing s3.2: an odd p runs Swing on p - 1 ranks while the last trades its blocks directly
@@ -508,6 +604,7 @@ static void test_rhd_elim(void) {
       figure(what, 1.5, psi, elim_deficiency(n));
       snprintf(what, sizeof(what), "Swing s2.3.3: n=%d, RH/D folding in over 2n (rhd)", n);
       printf("%-66s model %9.4g\n", what, psi_fold);
+      if (n == 12) shown(what, psi_fold, "1.875");
     }
     CHECK(fabs(psi - elim_deficiency(n)) <= TOL_DOC * psi, "n=%d: %g against the levels' %g", n,
           psi, elim_deficiency(n));
@@ -522,6 +619,9 @@ static void test_rhd_elim(void) {
          "level (largest %.4g at n=%d); below the fold-in at %d of 57\n", checked, worst, worst_n,
          beaten);
   CHECK_INT(beaten, ==, 57);
+  shown("Swing s2.3.3: the n in 3..64 the first level finishes", checked, "31");
+  shown("Swing s2.3.3: their largest deficiency", worst, "1.469");
+  shown("Swing s2.3.3: ... at n", worst_n, "48");
 }
 
 int main(void) {
@@ -535,5 +635,6 @@ int main(void) {
   test_swing_table2();
   test_swing_odd();
   test_rhd_elim();
+  pin_all(swing_pins, sizeof(swing_pins) / sizeof(swing_pins[0]));
   return TEST_DONE();
 }
