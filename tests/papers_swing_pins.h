@@ -12,6 +12,7 @@ static const struct pinned swing_pins[] = {
     {"Fig.7 64x64 512MiB: Swing goodput / peak (77%)", "0.837"},
     {"Fig.7 64x64 <=32KiB: RD (L) / Swing (L), largest (\"up to 50%\")", "1.709"},
     {"Fig.7 64x64: Swing leads through 32 MiB (bucket's first lead, MiB)", "64"},
+    {"Fig.11 s5.5: 128x8's largest gain over 64x16's (grows)", "1.028"},
     {"Fig.9 8x8 3.2Tb/s 512MiB: best known / Swing (s5.1.2: Swing leads)", "0.924"},
     {"Fig.10 2x4: synchronised bucket's latency deficiency", "4"},
     {"Swing s3.2: p=7, the (p-1)+1 scheme over 2n: 1+1/p", "1.143"},
