@@ -126,7 +126,7 @@ int sched_can_repeat(const struct ar_schedule *s);
 /* Hands the stream round `round`, which repeats round - 1 (see sched_stream_repeats); only
  * where sched_can_repeat(s). Returns the sink's status. */
 ar_status sched_repeat_round(struct ar_schedule *s, int round);
-/* sched_add_w's general case: a streamed schedule, a table to grow, a bad transfer. */
+/* sched_add_w's general case: a table to grow, a bad transfer, a stream gone bad. */
 ar_status sched_add_any(struct ar_schedule *s, int round, int op, int src, int dst, int chunk,
                         int count, float weight);
 /* The same with a cost weight other than 1 (a transfer touching a degraded GPU). Inline where
