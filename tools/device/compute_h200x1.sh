@@ -8,11 +8,10 @@
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0
-. tools/device/lib.sh # stamp, rows_said
+. tools/device/lib.sh # gputest, stamp, rows_said
 nvidia-smi -L
 if [ "${1:-}" != --no-gputest ]; then
-  GPUTEST_OUT=/tmp/gputest B=build bash tests/gpu/run.sh >"$OUT/gputest.log" 2>&1
-  stamp "gputest: exit $?, $(tail -n 1 "$OUT/gputest.log")"
+  gputest "$OUT/gputest.log" /tmp/gputest
 fi
 o=/tmp/compute
 rm -rf "$o" && mkdir -p "$o"

@@ -5,10 +5,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0
-. tools/device/lib.sh # stamp, rows_said
+. tools/device/lib.sh # gputest, stamp, rows_said
 nvidia-smi -L
-GPUTEST_OUT=/tmp/gputest B=build bash tests/gpu/run.sh >"$OUT/gputest.log" 2>&1
-stamp "gputest: exit $?, $(tail -n 1 "$OUT/gputest.log")"
+gputest "$OUT/gputest.log" /tmp/gputest
 for k in gemm membw sm:8; do
   build/arbench run --gpus 0,0,0,0 --algo ring,direct --transport ce,sm,ll --sizes 64M -n 6 -w 2 \
     --compute $k --out /tmp/c-${k%%:*} >"$OUT/compute-${k%%:*}.log" 2>&1

@@ -7,10 +7,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 export NCCL_NVLS_ENABLE=0
-. tools/device/lib.sh # stamp, rows_said
+. tools/device/lib.sh # gputest, stamp, rows_said
 nvidia-smi -L
-GPUTEST_OUT=/tmp/gputest B=build bash tests/gpu/run.sh >"$OUT/gputest.log" 2>&1
-stamp "gputest: exit $?, $(tail -n 1 "$OUT/gputest.log")"
+gputest "$OUT/gputest.log" /tmp/gputest
 for mode in host graph; do
   set_=(--set timing.mode=$mode)
   [ $mode = host ] && set_+=(--set nccl.rotate=on) || set_+=(--set timing.graph_upload=off)

@@ -16,6 +16,13 @@ rows_said() {
     END { for (k in s) printf "%s %d, ", k, s[k]; printf "wrong %d, compute_wrong %d", w, cw }' "$1"
 }
 
+# gputest LOG RUNS: make gputest's suite (tests/gpu/run.sh) with its run folders in RUNS, its
+# output in LOG; says its exit status and closing line
+gputest() {
+  GPUTEST_OUT=$2 B=build bash tests/gpu/run.sh >"$1" 2>&1
+  stamp "gputest: exit $?, $(tail -n 1 "$1")"
+}
+
 # run NAME TIMEOUT CMD...: CMD's output in $out/NAME.log, under TIMEOUT s (at most what is
 # left), its exit status and duration said; returns the status
 run() {
