@@ -198,15 +198,13 @@ static double crossover_mib(int side, double xi) {
 static void test_swing_fig8(void) {
   static const int sides[] = {8, 16, 32, 64, 128};
   static const double xi[] = {1.0952, 1.1412, 1.1701, 1.1846, 1.19};
-  /* docs/papers.md's figures (Fig. 8's rows): the largest gain, the worst ratio, the best
-   * known's first lead (MiB; 128x128: none shown), and the same before the per-message cost */
+  /* docs/papers.md's (Fig. 8's rows): largest gain, worst ratio, first lead (MiB), and before */
   static const char *hi_doc[] = {"1.643", "1.873", "1.960", "2.088", "2.162"};
   static const char *lo_doc[] = {"0.914", "0.880", "0.862", "0.860", "0.871"};
   static const char *loss_doc[] = {"8", "16", "32", "64", NULL};
   static const char *hi_before_doc[] = {"1.498", "1.677", "1.725", "1.797", "1.822"};
   static const char *loss_before_doc[] = {"8", "8", "16", NULL, NULL};
-  /* where the best known leads by 32 MiB: Swing's least gain up to 32 MiB */
-  static const char *lo32_doc[] = {"0.935", "0.930", "0.967", NULL, NULL};
+  static const char *lo32_doc[] = {"0.935", "0.930", "0.967", NULL, NULL}; /* least to 32 MiB */
   double last = 0;
   for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
     struct torus t;
@@ -407,6 +405,14 @@ static void test_swing_fig9(void) {
  * rhd-torus priced on the network, and the ring's closed form on its 4 ports, 2(p-1) alpha +
  * 2(p-1)/p S beta / 4, a bound no ring beats (ring-ham, 3.4e7 transfers, takes 5 s to build and
  * never leads on these networks: 819 us of alpha alone against 99 us at 2 MiB). */
+/* Swing's gain over the best known (kn, or the ring's closed form) on n ranks at b bytes. */
+static double grid_gain(const struct model_price *sw, const int *sw_ok,
+                        const struct model_price *kn, const int *kn_ok, int n, double b) {
+  double ring = 2.0 * (n - 1) * (sst.alpha_us + SST_MSG_US) + 2.0 * (n - 1) / n * b * sst.beta / 4;
+  return fmin(best_of(kn, kn_ok, 3, &sst, SST_MSG_US, b), ring) /
+         best_of(sw, sw_ok, NSW, &sst, SST_MSG_US, b);
+}
+
 static void test_swing_grids(void) {
   static const struct {
     int topology;
@@ -433,19 +439,13 @@ static void test_swing_grids(void) {
     for (int k = 0; k < 3; k++)
       ok &= price(known[k], &t.p, &t.net, &kn[k]);
     if (!ok) return;
-    double best = 0, at = 0, at2 = 0, at4 = 0;
-    for (double b = 32; b <= 512.0 * (1 << 20); b *= (b == 2 << 20 || b == 4 << 20) ? 2 : 4) {
-      double ring = 2.0 * (t.n - 1) * (sst.alpha_us + SST_MSG_US) +
-                    2.0 * (t.n - 1) / t.n * b * sst.beta / 4;
-      double g = fmin(best_of(kn, kn_ok, 3, &sst, SST_MSG_US, b), ring) /
-                 best_of(sw, sw_ok, NSW, &sst, SST_MSG_US, b);
-      if (b == 4 << 20) { /* between the paper's sizes: shown, not the largest */
-        at4 = g;
-        continue;
-      }
+    double best = 0, at = 0;
+    for (double b = 32; b <= 512.0 * (1 << 20); b *= 4) {
+      double g = grid_gain(sw, sw_ok, kn, kn_ok, t.n, b);
       if (g > best) best = g, at = b;
-      if (b == 2 << 20) at2 = g;
     }
+    double at2 = grid_gain(sw, sw_ok, kn, kn_ok, t.n, 2 << 20); /* the paper's words (Hx2Mesh) */
+    double at4 = grid_gain(sw, sw_ok, kn, kn_ok, t.n, 4 << 20); /* between the paper's sizes */
     printf("%s: at %.0f B\n", model_topology_name(nets[i].topology), at);
     figure(nets[i].what, nets[i].paper, best, -1);
     shown(nets[i].what, best, nets[i].hi_doc);
