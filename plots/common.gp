@@ -1,10 +1,10 @@
 # common.gp: the look every picture shares. A driver written by prep.awk sets data (blocks, one
 # per series, in key order), out (path without extension), ptitle, n (series count) and the word
 # lists names, colors, pts, dts, lws and fams (style.awk's family of each series), and may set
-# W and H (the canvas, 1280x720 unless set); plot.sh passes pngterm (pngcairo, or png without
-# cairo). Given `tables` (gnuplot -e 'tables = 1' DRIVER, as tests/test_plot_points.sh does), the
+# W and H (the canvas, 1280x720 unless set) and pngterm (the PNG terminal: pngcairo, which draws
+# anti-aliased lines, else plain png on builds without cairo). Given `tables` (gnuplot -e 'tables = 1' DRIVER, as tests/test_plot_points.sh does), the
 # points of every plot command go to out.table (gnuplot's `set table`) instead of a picture.
-if (!exists("pngterm")) pngterm = "pngcairo"
+if (!exists("pngterm")) pngterm = strstrt(GPVAL_TERMINALS, " pngcairo ") ? "pngcairo" : "png"
 if (!exists("W")) W = 1280
 if (!exists("H")) H = 720
 png_on = sprintf("set terminal %s size %d,%d noenhanced%s; set output out.'.png'", pngterm, W, H, pngterm eq "pngcairo" ? " font 'sans,12'" : "")

@@ -191,12 +191,9 @@ mv "$out/plots/history.md" "$out/plots/history.csv" "$out/" || exit 1
 cat "$tmp/said"
 
 # the trend pictures
-pngterm=pngcairo
 if command -v gnuplot >/dev/null 2>&1; then
-  gnuplot -e 'set terminal pngcairo' </dev/null >/dev/null 2>&1 || pngterm=png
-  while IFS= read -r drv; do
-    err=$(gnuplot -e "pngterm='$pngterm'" "$drv" 2>&1) || echo "history: gnuplot failed on $(basename "$drv" .gp): $err" >&2
-  done <"$tmp/drivers"
+  . "$here/draw.sh"
+  draw_drivers "$tmp/drivers" "$out/plots" history
 else
   echo "history: gnuplot is not installed, so no trend pictures (apt-get install -y gnuplot-nox)" >&2
 fi

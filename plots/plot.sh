@@ -64,10 +64,6 @@ if ! command -v gnuplot >/dev/null 2>&1; then
        "then run: plots/plot.sh $run" >&2
   exit 0
 fi
-# pngcairo draws anti-aliased lines; plain png (libgd) is the fallback on builds without cairo
-pngterm=pngcairo
-gnuplot -e 'set terminal pngcairo' </dev/null >/dev/null 2>&1 || pngterm=png
-
 mkdir -p "$outdir" || exit 1
 # awk and gnuplot see the run folder and the pictures' folder through links whose paths have
 # safe characters only: a quote in the real path would end a gnuplot string, a backslash would be
@@ -132,18 +128,8 @@ if ! awk -f "$here/csv.awk" -f "$here/style.awk" -f "$here/labels.awk" -f "$here
   echo "plot.sh: could not read $run/results.csv's compute columns" >&2
 fi
 
-drawn=0 failed=0
-while IFS= read -r drv; do
-  name=$(basename "$drv" .gp)
-  if ! err=$(gnuplot -e "pngterm='$pngterm'" "$drv" 2>&1); then
-    echo "plot.sh: gnuplot failed on $name:" >&2
-    printf '%s\n' "$err" | sed 's/^/  /' >&2
-    rm -f "$out_abs/$name.png" "$out_abs/$name.svg"   # no half-drawn pictures
-    failed=$((failed + 1)); continue
-  fi
-  [ -n "$err" ] && printf '%s\n' "$err" | sed "s/^/plot.sh: $name: /" >&2
-  drawn=$((drawn + 1))
-done <"$tmp/drivers.txt"
+. "$here/draw.sh"
+draw_drivers "$tmp/drivers.txt" "$out_abs" plot.sh
 if [ "$failed" -gt 0 ]; then echo "plot.sh: $drawn pictures (PNG and SVG) in $outdir, $failed failed" >&2
 else echo "plot.sh: $drawn pictures (PNG and SVG) in $outdir"; fi
 [ "$failed" -eq 0 ]

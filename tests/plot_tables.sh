@@ -12,11 +12,17 @@ d=$1
 if [ "$drawn" = 0 ]; then
   out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$d" 2>&1) || { echo "plot.sh: $out"; exit 1; }
 fi
-# the drivers name the run through plot.sh's temporary link: here they read and write in RUN_DIR
+# the drivers name the run through plot.sh's temporary link: here they read and write in RUN_DIR;
+# all of them in one gnuplot (plots/draw.sh says why), each after `reset session` and a marker
+# that names it in what gnuplot says
 for drv in "$d"/plots/data/*.gp; do
   [ -e "$drv" ] || continue
   sed -i "s|^data = '.*/plots/data/|data = '$d/plots/data/|; s|^out = '.*/plots/|out = '$d/plots/|" "$drv"
-  out=$(gnuplot -e 'tables = 1' "$drv" 2>&1)
-  [ -n "$out" ] && { echo "gnuplot on $(basename "$drv"): $out"; exit 1; }
-done
+  n=${drv##*/} q=${drv//\'/\'\'}
+  printf "reset session\ntables = 1\nprint '@@arbench driver %s'\nload '%s'\n" "${n//\'/\'\'}" "$q"
+done >"$d/plots/data/tables.batch"
+out=$(gnuplot "$d/plots/data/tables.batch" 2>&1)
+rm -f "$d/plots/data/tables.batch"
+said=$(printf '%s\n' "$out" | awk '/^@@arbench driver / { drv = substr($0, 18); next } NF { print "gnuplot on " drv ": " $0 }')
+[ -n "$said" ] && { printf '%s\n' "$said"; exit 1; }
 python3 tests/plot_points.py "$d"

@@ -437,6 +437,30 @@ if command -v python3 >/dev/null 2>&1; then
   pcheck "ci: no key over the data ($out)" test $? -eq 0
 else skip=$((skip + 6)); fi
 
+# ---- plots/draw.sh: every driver in one gnuplot, each failure its own driver's ----
+# four drivers (the second's path has a quote): a warning, an error after its PNG was begun,
+# a clean one, an error; each starts afresh (a variable of the one before is gone)
+if [ "$have_gp" = 1 ]; then
+  g=$tmp/draw && mkdir -p "$g"
+  printf "set terminal svg; set output '%s/w.svg'\nleft = 1\nplot 1\n" "$g" >"$g/w.gp"
+  printf "set terminal svg; set output \"%s/q'x.svg\"\nplot nosuch(x)\n" "$g" >"$g/q'x.gp"
+  printf "if (exists('left')) print 'carried over'\nset terminal svg; set output '%s/c.svg'\nplot x\n" "$g" >"$g/c.gp"
+  printf "undefined_command\n" >"$g/e.gp"
+  printf '%s\n' "$g/w.gp" "$g/q'x.gp" "$g/c.gp" "$g/e.gp" >"$g/list"
+  out=$(. plots/draw.sh && draw_drivers "$g/list" "$g" who 2>&1 && echo "drawn $drawn failed $failed")
+  check "draw.sh: 2 drawn, 2 failed ($out)" has <(printf '%s\n' "$out") '^drawn 2 failed 2$'
+  check "draw.sh: the warning is the first driver's ($out)" has <(printf '%s\n' "$out") '^who: w: Warning: empty y range'
+  check "draw.sh: the error is the second's, indented ($out)" \
+    has <(printf '%s\n' "$out" | grep -A1 "^who: gnuplot failed on q'x:$") "^  .*undefined function: nosuch"
+  check "draw.sh: the last one's error is its own ($out)" \
+    has <(printf '%s\n' "$out" | grep -A1 '^who: gnuplot failed on e:$') '^  .*undefined_command'
+  check "draw.sh: nothing carried from one driver to the next ($out)" not has <(printf '%s\n' "$out") 'carried over'
+  check "draw.sh: the drawn pictures are there, the half-drawn one is gone" \
+    test -s "$g/w.svg" -a -s "$g/c.svg" -a ! -e "$g/q'x.svg"
+  check "draw.sh: every message under its driver ($out)" \
+    test -z "$(printf '%s\n' "$out" | grep -vE '^(who: w: |who: gnuplot failed on (q.x|e):$|  |drawn )')"
+else skip=$((skip + 7)); fi
+
 # ---- any run folder path (#26): a leading '-', an '=', a quote, a backslash, a space (drawn:
 #      the first three; the others under make test-long, as plot.sh reads them through the link
 #      it makes for a quote) ----
