@@ -21,11 +21,14 @@ if [ ${#suites[@]} -eq 0 ]; then
 fi
 out_dir=$(mktemp -d "${TMPDIR:-/tmp}/arbench-suites.XXXXXX")
 trap 'rm -rf "$out_dir"' EXIT
-# python3 straight to the interpreter it runs: a version manager's shim (pyenv's is a bash
-# script) costs a tenth of a CPU second a call, and the suites make hundreds
+# python3 straight to the interpreter it runs (a version manager's shim, pyenv's a bash script,
+# costs a tenth of a CPU second a call, and the suites make hundreds), without the site module
+# (-S): the suites' scripts use the standard library only, and site's start-up (a
+# distribution's .pth files) can cost more than a short script's run
 py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-if [ -x "$py" ] && [ "$(command -v python3)" != "$py" ]; then
-  mkdir "$out_dir/bin" && ln -s "$py" "$out_dir/bin/python3" && export PATH=$out_dir/bin:$PATH
+if [ -x "$py" ]; then
+  mkdir "$out_dir/bin" && printf '#!/bin/sh\nexec %q -S "$@"\n' "$py" >"$out_dir/bin/python3" &&
+    chmod +x "$out_dir/bin/python3" && export PATH=$out_dir/bin:$PATH
 fi
 # one suite more than the CPUs: mpi_sim spends most of its two minutes waiting (mpirun's
 # starts, watchdog timeouts), and a CPU would idle behind it
