@@ -1,6 +1,7 @@
 /* The benchmark's synchronisation: the threads' spinning barrier and the watchdog that names
  * the ranks that did not finish (bench.c has the whole picture). */
 #include "bench/bench_int.h"
+#include "procs/backoff.h"
 #include "procs/procs.h"
 
 int barrier_wait(struct hx_barrier *b, int err) {
@@ -14,10 +15,8 @@ int barrier_wait(struct hx_barrier *b, int err) {
     atomic_store(&b->count, 0);
     atomic_store(&b->gen, gen + 1);
   } else {
-    for (long spins = 0; atomic_load(&b->gen) == gen; spins++) {
-      if (spins > 20000) usleep(20); /* a long phase (a big size): stop burning a core */
-      else if (spins > 200) sched_yield();
-    }
+    /* a long phase (a big size) or busy cores: stop burning a core */
+    for (struct backoff w = {0}; atomic_load(&b->gen) == gen;) backoff_pause(&w, 200, 20000, 20);
   }
   return atomic_load(&b->err[gen & 1]);
 }

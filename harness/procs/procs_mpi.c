@@ -3,11 +3,11 @@
  * process 0 polls, not MPI_Barrier, so that the watchdog can say which processes never came
  * (a dead or hung process) and so that waiting processes yield their core (CI runs four
  * processes on two cores). */
+#include "procs/backoff.h"
 #include "procs/procs.h"
 
 #include <mpi.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,16 +120,14 @@ void hx_procs_abort(int status) {
   _exit(status);
 }
 
-/* Polls req until it completes, yielding the core while it waits. */
+/* Polls req until it completes, yielding the core while it waits (the collectives too: Open
+ * MPI's own wait polls a core as long as it lasts). */
 static int wait_polling(MPI_Request *req) {
   int done = 0;
-  for (long spins = 0; !done; spins++) {
+  for (struct backoff w = {0};; backoff_pause(&w, 100, 2000, 50)) {
     if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
-    if (done) break;
-    if (spins > 2000) usleep(50);
-    else if (spins > 100) sched_yield();
+    if (done) return 0;
   }
-  return 0;
 }
 
 int hx_procs_barrier(int err) {
@@ -148,7 +146,8 @@ int hx_procs_barrier(int err) {
     MPI_Irecv(&got[p], 1, MPI_INT, p, TAG_ARRIVE, MPI_COMM_WORLD, &req[p]);
   }
   atomic_store(&waiting, 1);
-  for (int left = nproc - 1, spins = 0; left > 0; spins++) {
+  struct backoff w = {0};
+  for (int left = nproc - 1; left > 0;) {
     for (int p = 1; p < nproc; p++) {
       int done = 0;
       if (atomic_load(&arrived[p])) continue;
@@ -158,8 +157,7 @@ int hx_procs_barrier(int err) {
       e |= got[p] != 0;
       left--;
     }
-    if (spins > 2000) usleep(50);
-    else if (spins > 100) sched_yield();
+    if (left) backoff_pause(&w, 100, 2000, 50);
   }
   atomic_store(&waiting, 0);
   for (int p = 1; p < nproc; p++) MPI_Send(&e, 1, MPI_INT, p, TAG_RELEASE, MPI_COMM_WORLD);
@@ -168,7 +166,9 @@ int hx_procs_barrier(int err) {
 
 int hx_procs_bcast(void *buf, size_t len, int root) {
   if (nproc == 1) return 0;
-  return MPI_Bcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+  MPI_Request req;
+  if (MPI_Ibcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD, &req) != MPI_SUCCESS) return -1;
+  return wait_polling(&req);
 }
 
 int hx_procs_allgather(const void *mine, void *all, size_t len) {
@@ -176,20 +176,29 @@ int hx_procs_allgather(const void *mine, void *all, size_t len) {
     if (all != mine) memmove(all, mine, len);
     return 0;
   }
-  return MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD) ==
-                 MPI_SUCCESS ? 0 : -1;
+  MPI_Request req;
+  if (MPI_Iallgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD, &req) !=
+      MPI_SUCCESS)
+    return -1;
+  return wait_polling(&req);
 }
 
 int hx_procs_sum_u64(unsigned long long *v, size_t n) {
   if (nproc == 1 || !n) return 0;
-  return MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
-                       MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+  MPI_Request req;
+  if (MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD,
+                     &req) != MPI_SUCCESS)
+    return -1;
+  return wait_polling(&req);
 }
 
 int hx_procs_sum_f64(double *v, size_t n) {
   if (nproc == 1 || !n) return 0;
-  return MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) ==
-                 MPI_SUCCESS ? 0 : -1;
+  MPI_Request req;
+  if (MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req) !=
+      MPI_SUCCESS)
+    return -1;
+  return wait_polling(&req);
 }
 
 /* Process 0, not in a barrier: pings every other process's responder and marks those that do
