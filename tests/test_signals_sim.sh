@@ -35,9 +35,13 @@ mkdir -p "$tmp/abin" && cp "$tmp/awkbin" "$tmp/abin/awk"
 
 # start NAME [ENV...]: a run of ROWS into $tmp/NAME, in a session of its own (so that a signal
 # to its process group is what a Ctrl-C at its terminal sends); sets d and pid
+# A SIGHUP ignored on the way in (the suite under nohup) stays ignored in arbench, as it should:
+# the trials give their runs the default back (env --default-signal, coreutils 8.31)
+dflt=()
+env --default-signal=HUP true 2>/dev/null && dflt=(--default-signal=HUP)
 start() {
   d=$tmp/$1; shift
-  env "$@" setsid "$S" run "${ROWS[@]}" --out "$d" >"$d.out" 2>"$d.err" &
+  env "${dflt[@]}" "$@" setsid "$S" run "${ROWS[@]}" --out "$d" >"$d.out" 2>"$d.err" &
   pid=$!
 }
 # alive PID: the process runs (a zombie waiting to be reaped does not)
