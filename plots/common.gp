@@ -2,8 +2,9 @@
 # per series, in key order), out (path without extension), ptitle, n (series count) and the word
 # lists names, colors, pts, dts, lws and fams (style.awk's family of each series), and may set
 # W and H (the canvas, 1280x720 unless set) and pngterm (the PNG terminal: pngcairo, which draws
-# anti-aliased lines, else plain png on builds without cairo). Given `tables` (gnuplot -e 'tables = 1' DRIVER, as tests/test_plot_points.sh does), the
-# points of every plot command go to out.table (gnuplot's `set table`) instead of a picture.
+# anti-aliased lines, else plain png on builds without cairo). Given `tables` (gnuplot -e
+# 'tables = 1' DRIVER, as tests/plot_tables.sh does), the points of every plot command go to
+# out.table (gnuplot's `set table`) instead of a picture.
 if (!exists("pngterm")) pngterm = strstrt(GPVAL_TERMINALS, " pngcairo ") ? "pngcairo" : "png"
 if (!exists("W")) W = 1280
 if (!exists("H")) H = 720

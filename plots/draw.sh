@@ -7,6 +7,17 @@
 # gnuplot. A failed driver's half-drawn OUT_DIR/NAME.png and .svg are removed and its messages
 # printed ("WHO: gnuplot failed on NAME:"); a drawn one's warnings as "WHO: NAME: ...". Sets
 # drawn and failed (counts). Needs gnuplot 5.2 or later (`reset session`).
+
+# driver_batch LIST FROM [SETUP]: the gnuplot script that runs LIST's drivers from line FROM on,
+# each after `reset session`, SETUP (gnuplot commands, if given) and the marker
+# "@@arbench driver N" (N: its line in LIST)
+driver_batch() {
+  # a single quote inside a gnuplot single-quoted string is written twice
+  awk -v from="$2" -v setup="${3:-}" 'NR >= from { gsub(/\047/, "\047\047")
+    printf "reset session\n%sprint \"@@arbench driver %d\"\nload \047%s\047\n",
+           setup == "" ? "" : setup "\n", NR, $0 }' "$1"
+}
+
 # said_as PREFIX TEXT: TEXT's lines on stderr, each after PREFIX
 said_as() {
   local line
@@ -20,9 +31,7 @@ draw_drivers() {
   mapfile -t names <"$list"
   total=${#names[@]}
   while [ "$from" -le "$total" ]; do
-    # a single quote inside a gnuplot single-quoted string is written twice
-    awk -v from="$from" 'NR >= from { gsub(/\047/, "\047\047"); printf "reset session\nprint \"@@arbench driver %d\"\nload \047%s\047\n", NR, $0 }' \
-      "$list" >"$list.batch"
+    driver_batch "$list" "$from" >"$list.batch"
     out=$(gnuplot "$list.batch" 2>&1); rc=$?
     said=() last=0
     while IFS= read -r line; do

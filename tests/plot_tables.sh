@@ -13,16 +13,18 @@ if [ "$drawn" = 0 ]; then
   out=$(AR_PLOT_KEEP=1 bash plots/plot.sh "$d" 2>&1) || { echo "plot.sh: $out"; exit 1; }
 fi
 # the drivers name the run through plot.sh's temporary link: here they read and write in RUN_DIR;
-# all of them in one gnuplot (plots/draw.sh says why), each after `reset session` and a marker
-# that names it in what gnuplot says
-for drv in "$d"/plots/data/*.gp; do
-  [ -e "$drv" ] || continue
+# all of them in one gnuplot with `tables = 1` (plots/draw.sh), its markers naming each driver
+# in what gnuplot says
+. plots/draw.sh
+ls "$d"/plots/data/*.gp >"$d/plots/data/tables.list" 2>/dev/null
+while IFS= read -r drv; do
   sed -i "s|^data = '.*/plots/data/|data = '$d/plots/data/|; s|^out = '.*/plots/|out = '$d/plots/|" "$drv"
-  n=${drv##*/} q=${drv//\'/\'\'}
-  printf "reset session\ntables = 1\nprint '@@arbench driver %s'\nload '%s'\n" "${n//\'/\'\'}" "$q"
-done >"$d/plots/data/tables.batch"
-out=$(gnuplot "$d/plots/data/tables.batch" 2>&1)
-rm -f "$d/plots/data/tables.batch"
-said=$(printf '%s\n' "$out" | awk '/^@@arbench driver / { drv = substr($0, 18); next } NF { print "gnuplot on " drv ": " $0 }')
+done <"$d/plots/data/tables.list"
+driver_batch "$d/plots/data/tables.list" 1 'tables = 1' >"$d/plots/data/tables.gpi"
+out=$(gnuplot "$d/plots/data/tables.gpi" 2>&1)
+said=$(printf '%s\n' "$out" | awk 'NR == FNR { name[NR] = $0; sub(/.*\//, "", name[NR]); next }
+  /^@@arbench driver / { drv = name[$3]; next }
+  NF { print "gnuplot on " drv ": " $0 }' "$d/plots/data/tables.list" -)
+rm -f "$d/plots/data/tables.list" "$d/plots/data/tables.gpi"
 [ -n "$said" ] && { printf '%s\n' "$said"; exit 1; }
 python3 tests/plot_points.py "$d"

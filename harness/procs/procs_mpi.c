@@ -130,6 +130,11 @@ static int wait_polling(MPI_Request *req) {
   }
 }
 
+/* The status of a nonblocking collective started with status `started` into req, once done. */
+static int waited(int started, MPI_Request *req) {
+  return started == MPI_SUCCESS ? wait_polling(req) : -1;
+}
+
 int hx_procs_barrier(int err) {
   int e = err != 0;
   if (nproc == 1) return e;
@@ -167,8 +172,7 @@ int hx_procs_barrier(int err) {
 int hx_procs_bcast(void *buf, size_t len, int root) {
   if (nproc == 1) return 0;
   MPI_Request req;
-  if (MPI_Ibcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD, &req) != MPI_SUCCESS) return -1;
-  return wait_polling(&req);
+  return waited(MPI_Ibcast(buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD, &req), &req);
 }
 
 int hx_procs_allgather(const void *mine, void *all, size_t len) {
@@ -177,28 +181,22 @@ int hx_procs_allgather(const void *mine, void *all, size_t len) {
     return 0;
   }
   MPI_Request req;
-  if (MPI_Iallgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, MPI_COMM_WORLD, &req) !=
-      MPI_SUCCESS)
-    return -1;
-  return wait_polling(&req);
+  return waited(MPI_Iallgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE,
+                               MPI_COMM_WORLD, &req), &req);
 }
 
 int hx_procs_sum_u64(unsigned long long *v, size_t n) {
   if (nproc == 1 || !n) return 0;
   MPI_Request req;
-  if (MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD,
-                     &req) != MPI_SUCCESS)
-    return -1;
-  return wait_polling(&req);
+  return waited(MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
+                               MPI_COMM_WORLD, &req), &req);
 }
 
 int hx_procs_sum_f64(double *v, size_t n) {
   if (nproc == 1 || !n) return 0;
   MPI_Request req;
-  if (MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req) !=
-      MPI_SUCCESS)
-    return -1;
-  return wait_polling(&req);
+  return waited(MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req),
+                &req);
 }
 
 /* Process 0, not in a barrier: pings every other process's responder and marks those that do
